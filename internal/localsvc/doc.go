@@ -1,0 +1,13 @@
+// Package localsvc runs Verdict's backing services — MariaDB, Redis — as
+// plain child processes in a directory of their own, on loopback.
+//
+// It is shared by the local stack supervisor (deploy/, used by `make run`)
+// and by the test environment (internal/testenv): both need a real MariaDB
+// with its own datadir, socket and port, and a real Redis with its own
+// directory, without touching the machine's system services. Production
+// deployments use their own MySQL and Redis and never this package.
+//
+// A service directory is reusable: starting MariaDB on a directory that
+// already holds a datadir keeps its data; Redis runs with AOF on, so its data
+// survives a restart too.
+package localsvc

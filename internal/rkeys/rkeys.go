@@ -1,0 +1,104 @@
+package rkeys
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// DefaultPrefix is the prefix of every name when none is configured.
+const DefaultPrefix = "verdict"
+
+// Role names a kind of process that registers itself as live in Redis.
+type Role string
+
+// Roles that register in the live registry. The edge routes to them.
+const (
+	RoleWeb Role = "web"
+	RoleHub Role = "hub"
+)
+
+// Names builds Redis names under one prefix. The zero value uses DefaultPrefix.
+type Names struct {
+	prefix string
+}
+
+// New returns Names under prefix; an empty prefix means DefaultPrefix.
+func New(prefix string) Names { return Names{prefix: prefix} }
+
+// Prefix returns the prefix in use.
+func (n Names) Prefix() string {
+	if n.prefix == "" {
+		return DefaultPrefix
+	}
+	return n.prefix
+}
+
+func (n Names) k(parts ...string) string {
+	s := n.Prefix()
+	for _, p := range parts {
+		s += ":" + p
+	}
+	return s
+}
+
+// Registry is the sorted set of live processes of a role. Member: the
+// process's address (host:port); score: the Unix time in milliseconds after
+// which the entry is stale unless renewed. A process renews its entry every
+// few seconds and removes it on a clean shutdown; readers ignore members
+// whose score is in the past.
+func (n Names) Registry(r Role) string { return n.k("registry", string(r)) }
+
+// RegistryChanged is the pub/sub channel on which a process announces that it
+// joined or left the registry of its role, so watchers react without waiting
+// for their next poll.
+func (n Names) RegistryChanged() string { return n.k("registry", "changed") }
+
+// Session is the key of one browser session (a hash), by session id.
+func (n Names) Session(id string) string { return n.k("session", id) }
+
+// Queue is the judge queue: a sorted set of task ids ordered by priority
+// then submission time.
+func (n Names) Queue() string { return n.k("queue") }
+
+// Task is the hash describing one queued or leased task.
+func (n Names) Task(submissionID int64) string {
+	return n.k("task", strconv.FormatInt(submissionID, 10))
+}
+
+// Leases is the sorted set of leased task ids scored by lease deadline (ms).
+func (n Names) Leases() string { return n.k("leases") }
+
+// Results is the stream of final judge results consumed by web nodes.
+func (n Names) Results() string { return n.k("results") }
+
+// ResultsGroup is the consumer group name of web nodes on Results.
+func (n Names) ResultsGroup() string { return "webapp" }
+
+// Scoreboard is the sorted set ranking of a contest.
+func (n Names) Scoreboard(contestID int64) string {
+	return n.k("contest", strconv.FormatInt(contestID, 10), "board")
+}
+
+// Events is the pub/sub channel of live events for one topic (a submission,
+// a user's list, a contest's scoreboard, the queue notice), e.g.
+// Events("submission", 42).
+func (n Names) Events(topic string, id int64) string {
+	return n.k("events", topic, strconv.FormatInt(id, 10))
+}
+
+// Lock is a named mutual-exclusion key (SET NX PX), e.g. Lock("migrate").
+func (n Names) Lock(name string) string { return n.k("lock", name) }
+
+// RateLimit is the counter key of a rate limit bucket.
+func (n Names) RateLimit(kind, subject string) string {
+	return n.k("ratelimit", kind, subject)
+}
+
+// Idempotency is the key remembering the submission made with a client's
+// idempotency key, scoped to the user.
+func (n Names) Idempotency(userID int64, key string) string {
+	return n.k("idem", strconv.FormatInt(userID, 10), key)
+}
+
+// String implements fmt.Stringer for logs.
+func (n Names) String() string { return fmt.Sprintf("rkeys(%s)", n.Prefix()) }

@@ -1,0 +1,41 @@
+package rkeys
+
+import "testing"
+
+func TestNames(t *testing.T) {
+	def := New("")
+	custom := New("t42")
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"default registry web", def.Registry(RoleWeb), "verdict:registry:web"},
+		{"default registry hub", def.Registry(RoleHub), "verdict:registry:hub"},
+		{"custom registry", custom.Registry(RoleWeb), "t42:registry:web"},
+		{"registry changed", def.RegistryChanged(), "verdict:registry:changed"},
+		{"session", def.Session("abc"), "verdict:session:abc"},
+		{"queue", custom.Queue(), "t42:queue"},
+		{"task", def.Task(17), "verdict:task:17"},
+		{"leases", def.Leases(), "verdict:leases"},
+		{"results", def.Results(), "verdict:results"},
+		{"scoreboard", def.Scoreboard(3), "verdict:contest:3:board"},
+		{"events", custom.Events("submission", 9), "t42:events:submission:9"},
+		{"lock", def.Lock("migrate"), "verdict:lock:migrate"},
+		{"ratelimit", def.RateLimit("login", "1.2.3.4"), "verdict:ratelimit:login:1.2.3.4"},
+		{"idempotency", def.Idempotency(5, "k"), "verdict:idem:5:k"},
+		{"zero value", Names{}.Queue(), "verdict:queue"},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestPrefixesDoNotCollide(t *testing.T) {
+	a, b := New("a"), New("b")
+	if a.Events("contest", 1) == b.Events("contest", 1) {
+		t.Fatal("two prefixes produced the same channel name")
+	}
+}
