@@ -117,7 +117,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 		args = append(args, "--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0",
 			"--sync-binlog=0", "--innodb-flush-method=nosync", "--skip-innodb-adaptive-hash-index")
 	}
-	m.proc, err = startProc("mariadb", cfg.Log, dir, args...)
+	m.proc, err = StartProcess("mariadb", cfg.Log, dir, nil, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -22,12 +22,14 @@ type Proc struct {
 	err  error
 }
 
-// startProc starts argv with its output sent to out. The child gets its own
-// process group (so a terminal's Ctrl-C reaches only the supervisor, which
-// then stops children in order) and is killed if this process dies.
-func startProc(name string, out io.Writer, dir string, argv ...string) (*Proc, error) {
+// StartProcess starts argv in dir with its output sent to out and env
+// appended to this process's environment. The child gets its own process
+// group (so a terminal's Ctrl-C reaches only the supervisor, which then stops
+// children in order) and is killed if this process dies.
+func StartProcess(name string, out io.Writer, dir string, env []string, argv ...string) (*Proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -72,7 +72,7 @@ func StartRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
 		aof = "yes"
 	}
 	r := &Redis{cfg: cfg}
-	r.proc, err = startProc("redis", cfg.Log, dir, bin,
+	r.proc, err = StartProcess("redis", cfg.Log, dir, nil, bin,
 		"--port", strconv.Itoa(cfg.Port),
 		"--bind", "127.0.0.1",
 		"--protected-mode", "no",

@@ -1,0 +1,67 @@
+# Verdict — the two commands a new contributor needs are `make run` and
+# `make test`. Everything else is here for the people working on it.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO        ?= go
+BIN       := bin
+MODULE    := github.com/verdict-oj/verdict
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+BUILT     ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS   := -X $(MODULE)/internal/obs.version=$(VERSION) -X $(MODULE)/internal/obs.commit=$(COMMIT) -X $(MODULE)/internal/obs.date=$(BUILT)
+# Components are built when their main package exists.
+COMPONENTS := edge webapp hub judge
+TEST_TIMEOUT ?= 14m
+
+.PHONY: help deps build run test bench lint fmt clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+deps: ## install the missing Debian packages (idempotent; root on Debian)
+	@bash deploy/scripts/deps.sh
+
+build: ## build every component into bin/
+	@mkdir -p $(BIN)
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/verdict-stack ./deploy
+	@for c in $(COMPONENTS); do \
+	  if [ -f $$c/main.go ]; then \
+	    echo "$(GO) build -o $(BIN)/$$c ./$$c"; \
+	    $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/$$c ./$$c || exit 1; \
+	  fi; \
+	done
+	@if [ -f frontend/package.json ]; then $(MAKE) --no-print-directory frontend; fi
+
+.PHONY: frontend
+frontend:
+	cd frontend && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run build
+
+run: deps build ## start the whole local stack under ./var, with demo data; Ctrl-C stops it
+	$(BIN)/verdict-stack up
+
+test: deps ## run the whole test suite against real MariaDB and Redis
+	@mkdir -p $(BIN)
+	@$(GO) build -o $(BIN)/verdict-stack ./deploy
+	@$(BIN)/verdict-stack with-services -- \
+	  $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee $(BIN)/test.log; \
+	status=$${PIPESTATUS[0]}; \
+	ok=$$(grep -cE '^ok[[:space:]]' $(BIN)/test.log || true); \
+	failpk=$$(grep -cE '^FAIL[[:space:]]+[^[:space:]]+[[:space:]]' $(BIN)/test.log || true); \
+	echo "packages: $$ok passed, $$failpk failed"; \
+	exit $$status
+
+bench: build ## print the benchmark figures (docs/benchmarks.md explains them)
+	@if $(BIN)/judge sandbox bench --help >/dev/null 2>&1; then $(BIN)/judge sandbox bench; \
+	else echo "sandbox bench: not available yet (judge sandbox bench)"; fi
+
+lint: ## go vet and staticcheck
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+fmt: ## gofmt the tree
+	gofmt -s -w $$(git ls-files '*.go')
+
+clean: ## remove build output (not ./var, which holds the stack's data)
+	rm -rf $(BIN)
