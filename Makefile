@@ -10,7 +10,7 @@ MODULE    := github.com/verdict-oj/verdict
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 BUILT     ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-LDFLAGS   := -X $(MODULE)/internal/obs.version=$(VERSION) -X $(MODULE)/internal/obs.commit=$(COMMIT) -X $(MODULE)/internal/obs.date=$(BUILT)
+LDFLAGS   := -X $(MODULE)/internal/obs.version=$(VERSION) -X $(MODULE)/internal/obs.commit=$(COMMIT) -X $(MODULE)/internal/obs.buildDate=$(BUILT)
 # Components are built when their main package exists.
 COMPONENTS := edge webapp hub judge
 TEST_TIMEOUT ?= 14m

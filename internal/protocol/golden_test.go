@@ -1,0 +1,196 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden is one canonical message per type: the golden files are these,
+// marshalled and indented.
+type golden struct {
+	typ     Type
+	id      string
+	payload any
+}
+
+func goldenMessages() []golden {
+	cases := []CaseResult{
+		{Case: 1, Verdict: VerdictAC, CPUMs: 12, WallMs: 15, MemoryKiB: 3120, Score: 10},
+		{Case: 2, Verdict: VerdictWA, CPUMs: 8, WallMs: 9, MemoryKiB: 3088, Score: 0, Message: "line 1: expected 3, found 4"},
+	}
+	ref := TaskRef{SubmissionID: 1042, Attempt: 1}
+	data := TestData{
+		Hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		URL:  "https://web.verdict.example/api/judge/testdata/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+	}
+	sub := Channel{Kind: ChannelSubmission, ID: 1042}
+	return []golden{
+		{TypeHello, "", Hello{
+			JudgeID: "judge-a1", Token: "example-token-not-a-secret", AgentVersion: "0.1.0",
+			Cores: 8, MemoryBytes: 17179869184,
+			Languages:   []Language{{ID: "c11", Version: "gcc 12.2.0"}, {ID: "cpp17", Version: "g++ 12.2.0"}, {ID: "py3", Version: "Python 3.11.2"}},
+			CachedData:  []string{data.Hash},
+			MaxParallel: 4,
+		}},
+		{TypeWelcome, "", Welcome{Accepted: true, HubID: "hub-1", HeartbeatIntervalMs: 3000}},
+		{TypeHeartbeat, "", Heartbeat{Running: 2, Queued: 1, Load1: 1.75, MemUsedRatio: 0.42, Cores: 8,
+			Tasks: []TaskRef{ref, {SubmissionID: 1043, Attempt: 2}}}},
+		{TypeTask, "", Task{
+			TaskRef: ref, ProblemID: 7, TestData: data, Language: "cpp17",
+			Source: "#include <cstdio>\nint main(){int a,b;scanf(\"%d%d\",&a,&b);printf(\"%d\\n\",a+b);}\n",
+			Limits: Limits{TimeMs: 1000, WallTimeMs: 3000, MemoryKiB: 262144, OutputBytes: 67108864},
+			Mode:   ModeIOI, Checker: Checker{Kind: CheckerFloat, Tolerance: 1e-6}, Priority: PriorityContest,
+		}},
+		{TypeAccept, "", Accept{TaskRef: ref}},
+		{TypeReject, "", Reject{TaskRef: ref, Reason: RejectLanguage, Message: "language py3 is not installed"}},
+		{TypeProgress, "", Progress{TaskRef: ref, Status: VerdictJudging, Cases: cases}},
+		{TypeResult, "", Result{TaskRef: ref, Verdict: VerdictWA, Score: 10, Cases: cases, JudgeID: "judge-a1"}},
+		{TypeEvict, "", Evict{ProblemID: 7, DataHash: data.Hash}},
+		{TypePrefetch, "", Prefetch{ProblemID: 7, TestData: data}},
+		{TypeDrain, "", Drain{Reason: "hub restarting", RetryAfterMs: 2000}},
+
+		{TypeSubscribe, "s1", Subscribe{Channel: sub, SinceSeq: 3}},
+		{TypeUnsubscribe, "s2", Unsubscribe{Channel: sub}},
+		{TypeSnapshot, "s1", Snapshot{Channel: sub, Seq: 3,
+			State: mustJSON(SubmissionState{SubmissionID: 1042, Status: VerdictJudging, Score: 10, Cases: cases[:1]})}},
+		{TypeEvent, "", Event{Channel: sub, Seq: 4, Kind: EventCases,
+			Body: mustJSON(SubmissionState{SubmissionID: 1042, Status: VerdictJudging, Score: 10, Cases: cases[1:]})}},
+		{TypeQueue, "", QueueNotice{QueueLength: 120, Position: 17, ETASeconds: 45, Overloaded: true}},
+		{TypeError, "s3", Error{Code: ErrorForbidden, Message: "not your submission", Channel: &Channel{Kind: ChannelSubmission, ID: 99}}},
+	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := marshalNoEscape(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func goldenPath(t Type) string {
+	link, _ := LinkOf(t)
+	return filepath.Join("testdata", link.String(), string(t)+".json")
+}
+
+func indent(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, b, "", "  "); err != nil {
+		t.Fatalf("indent: %v", err)
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes()
+}
+
+func TestGoldenCoversEveryType(t *testing.T) {
+	seen := map[Type]bool{}
+	for _, g := range goldenMessages() {
+		if seen[g.typ] {
+			t.Errorf("type %q has two golden messages", g.typ)
+		}
+		seen[g.typ] = true
+	}
+	for typ := range registry {
+		if !seen[typ] {
+			t.Errorf("type %q has no golden message", typ)
+		}
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, g := range goldenMessages() {
+		t.Run(string(g.typ), func(t *testing.T) {
+			b, err := Marshal(g.typ, g.id, g.payload)
+			if err != nil {
+				t.Fatalf("Marshal: %v", err)
+			}
+			got := indent(t, b)
+			path := goldenPath(g.typ)
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("read golden (run with -update to create): %v", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from Marshal output (run with -update if intended)\ngot:\n%s\nwant:\n%s", path, got, want)
+			}
+
+			// The file decodes back to the canonical value.
+			link, _ := LinkOf(g.typ)
+			env, err := Decode(link, want)
+			if err != nil {
+				t.Fatalf("Decode(%s): %v", path, err)
+			}
+			if env.Type != g.typ || env.ID != g.id || env.V != Version {
+				t.Errorf("envelope = v%d %q %q, want v%d %q %q", env.V, env.Type, env.ID, Version, g.typ, g.id)
+			}
+			payload, err := decodePayload(env)
+			if err != nil {
+				t.Fatalf("decode payload: %v", err)
+			}
+			if !reflect.DeepEqual(payload, g.payload) {
+				t.Errorf("decoded payload\n%#v\nwant\n%#v", payload, g.payload)
+			}
+		})
+	}
+}
+
+func TestGoldenCloseCodes(t *testing.T) {
+	b, err := json.Marshal(CloseCodes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := indent(t, b)
+	path := filepath.Join("testdata", "close_codes.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update if intended)\ngot:\n%s", path, got)
+	}
+	var back []CloseCodeInfo
+	if err := json.Unmarshal(want, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, CloseCodes()) {
+		t.Errorf("%s decodes to %v, want %v", path, back, CloseCodes())
+	}
+}
+
+// TestGoldenFilesHaveNoStrays fails if a golden file exists for a type that
+// no longer does, so the frontend does not test against a dead message.
+func TestGoldenFilesHaveNoStrays(t *testing.T) {
+	for _, link := range []Link{LinkJudge, LinkLive} {
+		files, err := filepath.Glob(filepath.Join("testdata", link.String(), "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			typ := Type(filepath.Base(f[:len(f)-len(".json")]))
+			if l, ok := LinkOf(typ); !ok || l != link {
+				t.Errorf("stray golden file %s: no %s message type %q", f, link, typ)
+			}
+		}
+	}
+}

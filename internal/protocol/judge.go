@@ -1,0 +1,380 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// DefaultHeartbeatInterval is the heartbeat period a hub announces in Welcome
+// unless configured otherwise.
+const DefaultHeartbeatInterval = 3 * time.Second
+
+// ProgressBatchInterval is the longest a judge holds a finished case before
+// sending it in a progress message.
+const ProgressBatchInterval = 250 * time.Millisecond
+
+// Sizes judges truncate text to before sending it, so results stay far below
+// MaxJudgeMessage.
+const (
+	MaxCompileMessage = 64 << 10 // Result.CompileMessage, bytes
+	MaxCaseMessage    = 1 << 10  // CaseResult.Message, bytes
+)
+
+// Language is a language a judge can compile and run.
+type Language struct {
+	ID      string `json:"id"`      // e.g. "cpp17", matches the webapp's language ids
+	Version string `json:"version"` // compiler/runtime version, e.g. "g++ 12.2.0"
+}
+
+// Hello is the first message of a judge. The hub checks the token against
+// the judge's stored hash; on failure it closes with CloseBadToken.
+type Hello struct {
+	JudgeID      string     `json:"judge_id"`
+	Token        string     `json:"token"`
+	AgentVersion string     `json:"agent_version"`
+	Cores        int        `json:"cores"`
+	MemoryBytes  int64      `json:"memory_bytes"`
+	Languages    []Language `json:"languages"`
+	// CachedData lists the content hashes of test data the judge holds, so
+	// the hub can prefer it for those problems.
+	CachedData []string `json:"cached_data"`
+	// MaxParallel is how many tasks the judge runs at once.
+	MaxParallel int `json:"max_parallel"`
+}
+
+// Validate checks the fields the hub relies on.
+func (h Hello) Validate() error {
+	var errs []error
+	if h.JudgeID == "" {
+		errs = append(errs, errors.New("judge_id is empty"))
+	}
+	if h.Token == "" {
+		errs = append(errs, errors.New("token is empty"))
+	}
+	if h.Cores < 1 {
+		errs = append(errs, fmt.Errorf("cores %d < 1", h.Cores))
+	}
+	if h.MaxParallel < 1 {
+		errs = append(errs, fmt.Errorf("max_parallel %d < 1", h.MaxParallel))
+	}
+	if h.MemoryBytes < 0 {
+		errs = append(errs, fmt.Errorf("memory_bytes %d < 0", h.MemoryBytes))
+	}
+	for i, l := range h.Languages {
+		if l.ID == "" {
+			errs = append(errs, fmt.Errorf("languages[%d].id is empty", i))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// LogValue implements slog.LogValuer and leaves the token out of logs.
+func (h Hello) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("judge_id", h.JudgeID),
+		slog.String("agent_version", h.AgentVersion),
+		slog.Int("cores", h.Cores),
+		slog.Int64("memory_bytes", h.MemoryBytes),
+		slog.Int("languages", len(h.Languages)),
+		slog.Int("cached_data", len(h.CachedData)),
+		slog.Int("max_parallel", h.MaxParallel),
+	)
+}
+
+// Welcome is the hub's answer to Hello. A refused judge also gets a close
+// code saying whether to retry.
+type Welcome struct {
+	Accepted bool `json:"accepted"`
+	// Reason explains a refusal; empty when accepted.
+	Reason string `json:"reason,omitempty"`
+	// HubID names the hub instance, for logs.
+	HubID string `json:"hub_id,omitempty"`
+	// HeartbeatIntervalMs is the heartbeat period the judge must keep.
+	HeartbeatIntervalMs int64 `json:"heartbeat_interval_ms"`
+}
+
+// Validate checks the heartbeat interval of an accepted judge.
+func (w Welcome) Validate() error {
+	if w.Accepted && w.HeartbeatIntervalMs <= 0 {
+		return fmt.Errorf("heartbeat_interval_ms %d <= 0", w.HeartbeatIntervalMs)
+	}
+	return nil
+}
+
+// HeartbeatInterval returns HeartbeatIntervalMs as a duration.
+func (w Welcome) HeartbeatInterval() time.Duration {
+	return time.Duration(w.HeartbeatIntervalMs) * time.Millisecond
+}
+
+// TaskRef names one attempt of a submission. Everything about a task is
+// keyed by it: a message for another attempt is stale.
+type TaskRef struct {
+	SubmissionID int64 `json:"submission_id"`
+	Attempt      int   `json:"attempt"`
+}
+
+// Validate checks that the ref names a real attempt (ids and attempts start
+// at 1).
+func (r TaskRef) Validate() error {
+	var errs []error
+	if r.SubmissionID < 1 {
+		errs = append(errs, fmt.Errorf("submission_id %d < 1", r.SubmissionID))
+	}
+	if r.Attempt < 1 {
+		errs = append(errs, fmt.Errorf("attempt %d < 1", r.Attempt))
+	}
+	return errors.Join(errs...)
+}
+
+// Heartbeat reports a judge's load. The hub renews the leases of the tasks
+// listed and treats the numbers as a snapshot up to one interval old.
+type Heartbeat struct {
+	Running      int     `json:"running"`        // tasks compiling or running now
+	Queued       int     `json:"queued"`         // accepted tasks waiting locally
+	Load1        float64 `json:"load1"`          // 1-minute load average
+	MemUsedRatio float64 `json:"mem_used_ratio"` // used / total memory, 0..1
+	Cores        int     `json:"cores"`
+	// Tasks lists every attempt the judge holds (running or queued).
+	Tasks []TaskRef `json:"tasks"`
+}
+
+// Validate checks ranges.
+func (h Heartbeat) Validate() error {
+	var errs []error
+	if h.Running < 0 || h.Queued < 0 {
+		errs = append(errs, fmt.Errorf("negative running %d or queued %d", h.Running, h.Queued))
+	}
+	if h.Load1 < 0 || h.Load1 != h.Load1 {
+		errs = append(errs, fmt.Errorf("load1 %v is not a non-negative number", h.Load1))
+	}
+	if !(h.MemUsedRatio >= 0 && h.MemUsedRatio <= 1) {
+		errs = append(errs, fmt.Errorf("mem_used_ratio %v outside [0,1]", h.MemUsedRatio))
+	}
+	if h.Cores < 1 {
+		errs = append(errs, fmt.Errorf("cores %d < 1", h.Cores))
+	}
+	for i, r := range h.Tasks {
+		if err := r.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("tasks[%d]: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// TestData identifies a problem's test data by content hash; URL is where a
+// judge downloads it if it is not cached.
+type TestData struct {
+	Hash string `json:"hash"` // hex SHA-256 of the package
+	URL  string `json:"url"`
+}
+
+// Limits of one run of one case.
+type Limits struct {
+	TimeMs int64 `json:"time_ms"` // CPU time, from the cgroup
+	// WallTimeMs is the wall-clock limit; 0 means the judge's default
+	// (a multiple of TimeMs).
+	WallTimeMs  int64 `json:"wall_time_ms,omitempty"`
+	MemoryKiB   int64 `json:"memory_kib"`   // cgroup peak memory
+	OutputBytes int64 `json:"output_bytes"` // stdout size
+}
+
+// Checker says how outputs are judged.
+type Checker struct {
+	Kind CheckerKind `json:"kind"`
+	// Tolerance is the absolute or relative error allowed by CheckerFloat.
+	Tolerance float64 `json:"tolerance,omitempty"`
+}
+
+// Task is one attempt of a submission pushed to a judge.
+type Task struct {
+	TaskRef
+	ProblemID int64    `json:"problem_id"`
+	TestData  TestData `json:"test_data"`
+	Language  string   `json:"language"` // Language.ID
+	Source    string   `json:"source"`
+	Limits    Limits   `json:"limits"`
+	Mode      Mode     `json:"mode"`
+	Checker   Checker  `json:"checker"`
+	Priority  Priority `json:"priority"`
+}
+
+// Validate checks every field a judge needs.
+func (t Task) Validate() error {
+	errs := []error{t.TaskRef.Validate()}
+	if t.ProblemID < 1 {
+		errs = append(errs, fmt.Errorf("problem_id %d < 1", t.ProblemID))
+	}
+	if t.TestData.Hash == "" {
+		errs = append(errs, errors.New("test_data.hash is empty"))
+	}
+	if t.Language == "" {
+		errs = append(errs, errors.New("language is empty"))
+	}
+	if t.Limits.TimeMs <= 0 || t.Limits.MemoryKiB <= 0 || t.Limits.OutputBytes <= 0 || t.Limits.WallTimeMs < 0 {
+		errs = append(errs, fmt.Errorf("limits %+v: time, memory and output must be > 0", t.Limits))
+	}
+	if !t.Mode.Valid() {
+		errs = append(errs, fmt.Errorf("mode %q unknown", t.Mode))
+	}
+	if !t.Checker.Kind.Valid() {
+		errs = append(errs, fmt.Errorf("checker kind %q unknown", t.Checker.Kind))
+	}
+	if t.Checker.Kind == CheckerFloat && !(t.Checker.Tolerance > 0) {
+		errs = append(errs, fmt.Errorf("float checker tolerance %v <= 0", t.Checker.Tolerance))
+	}
+	if !t.Priority.Valid() {
+		errs = append(errs, fmt.Errorf("priority %d unknown", t.Priority))
+	}
+	return errors.Join(errs...)
+}
+
+// Accept takes a task.
+type Accept struct {
+	TaskRef
+}
+
+// RejectReason is the machine-readable cause of a Reject.
+type RejectReason string
+
+// Reject reasons.
+const (
+	RejectBusy     RejectReason = "busy"     // no free slot in the local queue
+	RejectLanguage RejectReason = "language" // language not installed
+	RejectDraining RejectReason = "draining" // the judge is shutting down
+	RejectData     RejectReason = "data"     // test data cannot be fetched
+	RejectInvalid  RejectReason = "invalid"  // the task is malformed
+)
+
+// Reject refuses a task; the hub requeues it without counting an attempt.
+type Reject struct {
+	TaskRef
+	Reason  RejectReason `json:"reason"`
+	Message string       `json:"message,omitempty"`
+}
+
+// Validate requires a ref and a reason.
+func (r Reject) Validate() error {
+	errs := []error{r.TaskRef.Validate()}
+	if r.Reason == "" {
+		errs = append(errs, errors.New("reason is empty"))
+	}
+	return errors.Join(errs...)
+}
+
+// CaseResult is the outcome of one test case.
+type CaseResult struct {
+	Case      int     `json:"case"` // 1-based index
+	Verdict   Verdict `json:"verdict"`
+	CPUMs     int64   `json:"cpu_ms"`
+	WallMs    int64   `json:"wall_ms"`
+	MemoryKiB int64   `json:"memory_kib"`
+	Score     float64 `json:"score"`
+	// Message is the checker's comment or the signal name, truncated to
+	// MaxCaseMessage.
+	Message string `json:"message,omitempty"`
+}
+
+// Validate checks the index and verdict.
+func (c CaseResult) Validate() error {
+	var errs []error
+	if c.Case < 1 {
+		errs = append(errs, fmt.Errorf("case %d < 1", c.Case))
+	}
+	if !c.Verdict.Final() || c.Verdict == VerdictCE {
+		errs = append(errs, fmt.Errorf("case verdict %q is not a case outcome", c.Verdict))
+	}
+	if c.CPUMs < 0 || c.WallMs < 0 || c.MemoryKiB < 0 {
+		errs = append(errs, errors.New("negative cpu_ms, wall_ms or memory_kib"))
+	}
+	return errors.Join(errs...)
+}
+
+func validateCases(cs []CaseResult) error {
+	var errs []error
+	for i, c := range cs {
+		if err := c.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("cases[%d]: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Progress reports cases finished since the last progress of this attempt,
+// and the phase the attempt is in.
+type Progress struct {
+	TaskRef
+	// Status is VerdictCompiling or VerdictJudging.
+	Status Verdict      `json:"status"`
+	Cases  []CaseResult `json:"cases"`
+}
+
+// Validate checks the ref, status and cases.
+func (p Progress) Validate() error {
+	errs := []error{p.TaskRef.Validate(), validateCases(p.Cases)}
+	if p.Status != VerdictCompiling && p.Status != VerdictJudging {
+		errs = append(errs, fmt.Errorf("status %q is not compiling or judging", p.Status))
+	}
+	return errors.Join(errs...)
+}
+
+// Result is the final outcome of an attempt.
+type Result struct {
+	TaskRef
+	Verdict        Verdict      `json:"verdict"`
+	Score          float64      `json:"score"`
+	CompileMessage string       `json:"compile_message,omitempty"`
+	Cases          []CaseResult `json:"cases"`
+	JudgeID        string       `json:"judge_id"`
+}
+
+// Validate checks the ref, the verdict and every case.
+func (r Result) Validate() error {
+	errs := []error{r.TaskRef.Validate(), validateCases(r.Cases)}
+	if !r.Verdict.Final() || r.Verdict == VerdictSkipped {
+		errs = append(errs, fmt.Errorf("verdict %q is not a submission outcome", r.Verdict))
+	}
+	if r.JudgeID == "" {
+		errs = append(errs, errors.New("judge_id is empty"))
+	}
+	return errors.Join(errs...)
+}
+
+// Evict tells a judge to drop cached test data: the one with DataHash, or
+// every version of ProblemID when DataHash is empty.
+type Evict struct {
+	ProblemID int64  `json:"problem_id,omitempty"`
+	DataHash  string `json:"data_hash,omitempty"`
+}
+
+// Validate requires one of the two.
+func (e Evict) Validate() error {
+	if e.ProblemID < 1 && e.DataHash == "" {
+		return errors.New("neither problem_id nor data_hash is set")
+	}
+	return nil
+}
+
+// Prefetch asks a judge to download a problem's test data now.
+type Prefetch struct {
+	ProblemID int64    `json:"problem_id"`
+	TestData  TestData `json:"test_data"`
+}
+
+// Validate requires the problem and hash.
+func (p Prefetch) Validate() error {
+	if p.ProblemID < 1 || p.TestData.Hash == "" || p.TestData.URL == "" {
+		return errors.New("problem_id, test_data.hash and test_data.url are required")
+	}
+	return nil
+}
+
+// Drain announces a graceful stop. From the hub: stop taking tasks, finish
+// and report the running ones, then expect a close with CloseHubShutdown and
+// reconnect after RetryAfterMs. From a judge: send no more tasks; it closes
+// when its tasks are done.
+type Drain struct {
+	Reason       string `json:"reason,omitempty"`
+	RetryAfterMs int64  `json:"retry_after_ms,omitempty"`
+}

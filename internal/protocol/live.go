@@ -1,0 +1,195 @@
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// ChannelKind is a kind of live channel a browser subscribes to. The kinds
+// match the topics of rkeys.Names.Events, so a channel maps to one Redis
+// pub/sub channel.
+type ChannelKind string
+
+// Channel kinds.
+const (
+	// ChannelSubmission: one submission's status and cases. ID: submission.
+	ChannelSubmission ChannelKind = "submission"
+	// ChannelUser: status changes of a user's submissions. ID: user.
+	ChannelUser ChannelKind = "user"
+	// ChannelContest: a contest's scoreboard. ID: contest.
+	ChannelContest ChannelKind = "contest"
+	// ChannelQueue: the queue notice. ID: 0.
+	ChannelQueue ChannelKind = "queue"
+)
+
+// Valid reports whether k is a known channel kind.
+func (k ChannelKind) Valid() bool {
+	switch k {
+	case ChannelSubmission, ChannelUser, ChannelContest, ChannelQueue:
+		return true
+	}
+	return false
+}
+
+// Channel names one live channel.
+type Channel struct {
+	Kind ChannelKind `json:"kind"`
+	ID   int64       `json:"id"`
+}
+
+// Validate checks the kind and id.
+func (c Channel) Validate() error {
+	if !c.Kind.Valid() {
+		return fmt.Errorf("channel kind %q unknown", c.Kind)
+	}
+	if c.Kind == ChannelQueue {
+		if c.ID != 0 {
+			return fmt.Errorf("queue channel id %d, want 0", c.ID)
+		}
+		return nil
+	}
+	if c.ID < 1 {
+		return fmt.Errorf("channel %s id %d < 1", c.Kind, c.ID)
+	}
+	return nil
+}
+
+// String returns "kind:id".
+func (c Channel) String() string { return fmt.Sprintf("%s:%d", c.Kind, c.ID) }
+
+// Subscribe starts a channel. With SinceSeq > 0 the browser asks to resume
+// after that sequence number: the hub replays the missed events if it still
+// has them and sends a fresh snapshot otherwise.
+type Subscribe struct {
+	Channel  Channel `json:"channel"`
+	SinceSeq uint64  `json:"since_seq,omitempty"`
+}
+
+// Validate checks the channel.
+func (s Subscribe) Validate() error { return s.Channel.Validate() }
+
+// Unsubscribe stops a channel.
+type Unsubscribe struct {
+	Channel Channel `json:"channel"`
+}
+
+// Validate checks the channel.
+func (u Unsubscribe) Validate() error { return u.Channel.Validate() }
+
+// Snapshot is the whole state of a channel as of sequence Seq; the next
+// event of the channel has Seq+1. State's shape depends on the channel kind:
+// SubmissionState for submissions, QueueNotice for the queue, and the
+// webapp's scoreboard and submission-list documents for contests and users.
+type Snapshot struct {
+	Channel Channel         `json:"channel"`
+	Seq     uint64          `json:"seq"`
+	State   json.RawMessage `json:"state"`
+}
+
+// Validate checks the channel and that State is present.
+func (s Snapshot) Validate() error {
+	return errors.Join(s.Channel.Validate(), requireJSON("state", s.State))
+}
+
+// EventKind is what an Event says happened.
+type EventKind string
+
+// Event kinds.
+const (
+	// EventCases: cases finished. Body: SubmissionState with the new cases
+	// only (append them).
+	EventCases EventKind = "cases"
+	// EventStatus: the submission changed status or got its final verdict.
+	// Body: SubmissionState without cases.
+	EventStatus EventKind = "status"
+	// EventScoreboard: scoreboard rows changed. Body: owned by the webapp.
+	EventScoreboard EventKind = "scoreboard"
+)
+
+// Event is one change on a channel. Seq increases by exactly one per event
+// within a channel (per hub-side channel history), so a gap tells the
+// browser it missed something and must resubscribe with SinceSeq.
+type Event struct {
+	Channel Channel         `json:"channel"`
+	Seq     uint64          `json:"seq"`
+	Kind    EventKind       `json:"kind"`
+	Body    json.RawMessage `json:"body"`
+}
+
+// Validate checks the channel, the sequence, the kind and the body.
+func (e Event) Validate() error {
+	var errs []error
+	errs = append(errs, e.Channel.Validate())
+	if e.Seq < 1 {
+		errs = append(errs, errors.New("seq must be >= 1"))
+	}
+	if e.Kind == "" {
+		errs = append(errs, errors.New("kind is empty"))
+	}
+	errs = append(errs, requireJSON("body", e.Body))
+	return errors.Join(errs...)
+}
+
+func requireJSON(field string, raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return fmt.Errorf("%s is missing", field)
+	}
+	return nil
+}
+
+// SubmissionState is the live view of a submission: the snapshot state of a
+// submission channel and the body of its events.
+type SubmissionState struct {
+	SubmissionID   int64        `json:"submission_id"`
+	Status         Verdict      `json:"status"`
+	Score          float64      `json:"score"`
+	CompileMessage string       `json:"compile_message,omitempty"`
+	Cases          []CaseResult `json:"cases,omitempty"`
+}
+
+// QueueNotice tells browsers (and web nodes) how loaded the judges are.
+type QueueNotice struct {
+	QueueLength int `json:"queue_length"`
+	// Position of the browser's own submission in the queue (1-based), 0
+	// when not applicable.
+	Position   int  `json:"position"`
+	ETASeconds int  `json:"eta_seconds"`
+	Overloaded bool `json:"overloaded"` // every judge is skipped as overloaded
+}
+
+// Validate checks ranges.
+func (q QueueNotice) Validate() error {
+	if q.QueueLength < 0 || q.Position < 0 || q.ETASeconds < 0 {
+		return fmt.Errorf("negative field in %+v", q)
+	}
+	return nil
+}
+
+// ErrorCode is the machine-readable cause of an Error.
+type ErrorCode string
+
+// Error codes.
+const (
+	ErrorBadRequest  ErrorCode = "bad_request"  // malformed or invalid request
+	ErrorForbidden   ErrorCode = "forbidden"    // not allowed to see the channel
+	ErrorNotFound    ErrorCode = "not_found"    // no such submission/contest/user
+	ErrorRateLimited ErrorCode = "rate_limited" // too many subscriptions
+	ErrorInternal    ErrorCode = "internal"     // the hub failed; retry later
+)
+
+// Error reports a refused request. The envelope id is that of the request.
+type Error struct {
+	Code    ErrorCode `json:"code"`
+	Message string    `json:"message,omitempty"`
+	// Channel is the channel concerned, if any.
+	Channel *Channel `json:"channel,omitempty"`
+}
+
+// Validate requires a code.
+func (e Error) Validate() error {
+	if e.Code == "" {
+		return errors.New("code is empty")
+	}
+	return nil
+}
