@@ -53,6 +53,16 @@ func (n Names) Registry(r Role) string { return n.k("registry", string(r)) }
 // for their next poll.
 func (n Names) RegistryChanged() string { return n.k("registry", "changed") }
 
+// JudgeTokens is the hash of live judge tokens: field = hex SHA-256 of the
+// token, value = the judge's name. The web nodes, which issue and revoke
+// tokens (system of record: MySQL), keep it in step; the hub checks a
+// judge's hello against it and never reads MySQL.
+func (n Names) JudgeTokens() string { return n.k("judges", "tokens") }
+
+// Judge is the hash of one judge's last reported state (written by the hub,
+// read by the admin pages), by judge name.
+func (n Names) Judge(name string) string { return n.k("judge", name) }
+
 // Session is the key of one browser session (a hash), by session id.
 func (n Names) Session(id string) string { return n.k("session", id) }
 

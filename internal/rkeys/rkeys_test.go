@@ -24,6 +24,8 @@ func TestNames(t *testing.T) {
 		{"lock", def.Lock("migrate"), "verdict:lock:migrate"},
 		{"ratelimit", def.RateLimit("login", "1.2.3.4"), "verdict:ratelimit:login:1.2.3.4"},
 		{"idempotency", def.Idempotency(5, "k"), "verdict:idem:5:k"},
+		{"judge tokens", def.JudgeTokens(), "verdict:judges:tokens"},
+		{"judge", def.Judge("judge-1"), "verdict:judge:judge-1"},
 		{"zero value", Names{}.Queue(), "verdict:queue"},
 	}
 	for _, tc := range tests {
