@@ -48,15 +48,21 @@ func (s *Stack) components() ([]component, error) {
 		env:   env,
 		ready: "http://" + addr(s.cfg.HubPort) + "/readyz",
 	})
+	edge := []string{bin("edge"),
+		"--redis", s.RedisAddr(),
+		"--listen", addr(s.cfg.HTTPPort),
+		"--runtime-dir", filepath.Join(s.cfg.Dir, "nginx"),
+		"--static-dir", s.cfg.StaticDir,
+		"--admin", addr(s.cfg.AdminPort),
+	}
+	if os.Geteuid() == 0 {
+		// nginx's workers would run as nobody and could not read a
+		// checkout under /root: run them as the user who owns the tree.
+		edge = append(edge, "--nginx-user", "root")
+	}
 	out = append(out, component{
 		name: "edge",
-		argv: []string{bin("edge"),
-			"--redis", s.RedisAddr(),
-			"--listen", addr(s.cfg.HTTPPort),
-			"--runtime-dir", filepath.Join(s.cfg.Dir, "nginx"),
-			"--static-dir", s.cfg.StaticDir,
-			"--admin", addr(s.cfg.AdminPort),
-		},
+		argv: edge,
 		env:   env,
 		ready: "http://" + addr(s.cfg.AdminPort) + "/readyz",
 	})

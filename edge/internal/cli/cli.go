@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/verdict-oj/verdict/edge/internal/nginxctl"
+	"github.com/verdict-oj/verdict/edge/internal/render"
+	"github.com/verdict-oj/verdict/internal/rkeys"
+)
+
+// ErrUsage reports bad flags or environment values.
+var ErrUsage = errors.New("edge: usage")
+
+// EnvPrefix is the prefix of the environment variable of every flag.
+const EnvPrefix = "VERDICT_EDGE_"
+
+// Options is everything the edge process is configured with.
+type Options struct {
+	RedisAddr     string
+	RedisDB       int
+	RedisPassword string
+	Prefix        string
+	Admin         string
+	LogFormat     string // "text" or "json"
+	LogLevel      string
+
+	NginxBin     string
+	ManageNginx  bool
+	ConfPath     string
+	PidFile      string
+	PollInterval time.Duration
+	PruneAfter   time.Duration
+	Nginx        render.Params
+}
+
+// Names returns the rkeys names for the configured prefix.
+func (o Options) Names() rkeys.Names { return rkeys.New(o.Prefix) }
+
+// EnvName is the environment variable of a flag.
+func EnvName(flagName string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// Parse reads args (without the program name) and the environment through
+// getenv. Relative directories are made absolute against the working
+// directory. -h prints the usage to out and returns flag.ErrHelp.
+func Parse(args []string, getenv func(string) string, out io.Writer) (Options, error) {
+	var o Options
+	p := &o.Nginx
+	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
+	fs.SetOutput(out)
+	str := func(v *string, name, def, usage string) { fs.StringVar(v, name, def, usage+" ["+EnvName(name)+"]") }
+	dur := func(v *time.Duration, name string, def time.Duration, usage string) {
+		fs.DurationVar(v, name, def, usage+" ["+EnvName(name)+"]")
+	}
+	num := func(v *int, name string, def int, usage string) {
+		fs.IntVar(v, name, def, usage+" ["+EnvName(name)+"]")
+	}
+
+	str(&o.RedisAddr, "redis", "127.0.0.1:6379", "Redis address host:port holding the registry")
+	num(&o.RedisDB, "redis-db", 0, "Redis database number")
+	str(&o.RedisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
+	str(&o.Prefix, "prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
+	str(&o.Admin, "admin", "127.0.0.1:8070", "admin address serving /healthz, /readyz and /metrics")
+	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
+	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+
+	str(&o.NginxBin, "nginx", nginxctl.DefaultBinary, "nginx binary (also VERDICT_NGINX)")
+	fs.BoolVar(&o.ManageNginx, "manage-nginx", true, "run nginx as a child process; false: reload an external nginx through --pid-file ["+EnvName("manage-nginx")+"]")
+	str(&o.ConfPath, "conf", "", "where to write the rendered nginx.conf (default <runtime-dir>/nginx.conf)")
+	str(&o.PidFile, "pid-file", "", "pid file of an external nginx, with --manage-nginx=false (default <runtime-dir>/nginx.pid)")
+	dur(&o.PollInterval, "poll", time.Second, "registry poll interval (changes announced on pub/sub apply at once)")
+	dur(&o.PruneAfter, "prune-after", 5*time.Second, "stale grace: delete registry members expired longer than this")
+
+	str(&p.Listen, "listen", "127.0.0.1:8080", "address nginx listens on (ip:port, [ip6]:port or *:port)")
+	fs.BoolVar(&p.ListenReusePort, "listen-reuseport", false, "add reuseport to nginx's listen ["+EnvName("listen-reuseport")+"]")
+	str(&p.RuntimeDir, "runtime-dir", filepath.Join(os.TempDir(), "verdict-edge"), "directory for nginx.conf, pid, logs and temp files")
+	str(&p.StaticDir, "static-dir", "frontend/dist", "built frontend served at /")
+	str(&p.User, "nginx-user", "", "nginx user directive (\"user [group]\") when run as root; empty: nginx's default (nobody)")
+	str(&p.WorkerProcesses, "worker-processes", "auto", "nginx worker_processes")
+	num(&p.WorkerConnections, "worker-connections", 4096, "nginx worker_connections")
+	dur(&p.WorkerShutdownTimeout, "worker-shutdown-timeout", 10*time.Second, "how long old workers keep WebSockets open after a reload")
+	str(&p.ErrorLog, "error-log", "", "nginx error log path or stderr (default <runtime-dir>/error.log)")
+	str(&p.ErrorLogLevel, "error-log-level", "warn", "nginx error log level")
+	str(&p.AccessLog, "access-log", "", "nginx access log path or off (default <runtime-dir>/access.log)")
+	str(&p.ClientMaxBodySize, "client-max-body-size", "64m", "largest request body (test data uploads)")
+	str(&p.LoginRate, "login-rate", "10r/m", "per-client rate of POST /api/login and /api/session")
+	num(&p.LoginBurst, "login-burst", 5, "burst above --login-rate")
+	str(&p.SubmitRate, "submit-rate", "30r/m", "per-client rate of POST /api/submissions")
+	num(&p.SubmitBurst, "submit-burst", 10, "burst above --submit-rate")
+	num(&p.MaxFails, "max-fails", 2, "failures before nginx skips a server for --fail-timeout")
+	dur(&p.FailTimeout, "fail-timeout", 10*time.Second, "how long a failing server is skipped")
+	num(&p.Keepalive, "keepalive", 32, "idle keepalive connections to web nodes per worker")
+	dur(&p.ConnectTimeout, "connect-timeout", 2*time.Second, "upstream connect timeout")
+	dur(&p.APIReadTimeout, "api-read-timeout", 60*time.Second, "read timeout of /api")
+	dur(&p.WSReadTimeout, "ws-read-timeout", 75*time.Second, "read timeout of /ws and /judge; keep above the hub's ping interval")
+	realIP := fs.String("real-ip-from", "", "comma-separated trusted proxies (CIDR or IP) in front of the edge ["+EnvName("real-ip-from")+"]")
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] {
+			return
+		}
+		v := getenv(EnvName(f.Name))
+		if v == "" {
+			switch f.Name { // names shared with the rest of the stack
+			case "nginx":
+				v = getenv("VERDICT_NGINX")
+			case "log-format":
+				v = getenv("VERDICT_LOG_FORMAT")
+			}
+		}
+		if v == "" {
+			return
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s=%q: %w", ErrUsage, EnvName(f.Name), v, err))
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return o, err
+	}
+	if *realIP != "" {
+		for _, s := range strings.Split(*realIP, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				p.RealIPFrom = append(p.RealIPFrom, s)
+			}
+		}
+	}
+	for _, d := range []*string{&p.RuntimeDir, &p.StaticDir, &o.ConfPath, &o.PidFile} {
+		if *d == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*d)
+		if err != nil {
+			return o, fmt.Errorf("%w: %s: %w", ErrUsage, *d, err)
+		}
+		*d = abs
+	}
+	switch o.LogFormat {
+	case "json", "text":
+	default:
+		return o, fmt.Errorf("%w: --log-format %q: want json or text", ErrUsage, o.LogFormat)
+	}
+	switch o.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return o, fmt.Errorf("%w: --log-level %q: want debug, info, warn or error", ErrUsage, o.LogLevel)
+	}
+	if _, err := render.Render(o.Nginx, render.Upstreams{}); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return o, nil
+}

@@ -1,0 +1,365 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/verdict-oj/verdict/nginx"
+)
+
+// Errors returned by this package.
+var (
+	// ErrInvalidParam reports a setting that cannot be rendered safely.
+	ErrInvalidParam = errors.New("render: invalid parameter")
+	// ErrInvalidMember reports a registry member that is not host:port.
+	ErrInvalidMember = errors.New("render: invalid registry member")
+)
+
+// Params are the edge's nginx settings. The zero value of each field means
+// its documented default (see WithDefaults).
+type Params struct {
+	// Listen is the address nginx serves on. Default "127.0.0.1:8080".
+	Listen string
+	// ListenReusePort adds "reuseport" to the listen directive. Default false.
+	ListenReusePort bool
+	// RuntimeDir holds the pid file, logs and every temp dir. Required,
+	// absolute.
+	RuntimeDir string
+	// StaticDir is the built frontend (index.html, assets/). Required,
+	// absolute.
+	StaticDir string
+	// User is nginx's "user" directive (only meaningful when the master runs
+	// as root). Default: omitted.
+	User string
+	// WorkerProcesses: default "auto".
+	WorkerProcesses string
+	// WorkerConnections per worker. Default 4096.
+	WorkerConnections int
+	// WorkerShutdownTimeout bounds how long an old worker keeps open
+	// connections (WebSockets) after a reload. Default 10s.
+	WorkerShutdownTimeout time.Duration
+	// ErrorLog path, or "stderr". Default RuntimeDir/error.log.
+	ErrorLog string
+	// ErrorLogLevel: default "warn".
+	ErrorLogLevel string
+	// AccessLog path, or "off". Default RuntimeDir/access.log.
+	AccessLog string
+	// ClientMaxBodySize is nginx's client_max_body_size (test data uploads).
+	// Default "64m".
+	ClientMaxBodySize string
+	// LoginRate is the per-client rate of POST /api/login and /api/session,
+	// as nginx writes it ("10r/m"). Default "10r/m"; LoginBurst default 5.
+	LoginRate  string
+	LoginBurst int
+	// SubmitRate is the per-client rate of POST /api/submissions. Default
+	// "30r/m"; SubmitBurst default 10.
+	SubmitRate  string
+	SubmitBurst int
+	// MaxFails and FailTimeout are the passive health check of every
+	// upstream server. Defaults 2 and 10s.
+	MaxFails    int
+	FailTimeout time.Duration
+	// Keepalive is the number of idle connections to web nodes each worker
+	// keeps. Default 32.
+	Keepalive int
+	// ConnectTimeout to an upstream server. Default 2s.
+	ConnectTimeout time.Duration
+	// APIReadTimeout for /api. Default 60s.
+	APIReadTimeout time.Duration
+	// WSReadTimeout for /ws and /judge; must exceed the hub's ping interval.
+	// Default 75s.
+	WSReadTimeout time.Duration
+	// RealIPFrom lists trusted proxies (CIDR or address) in front of the
+	// edge whose X-Forwarded-For is believed. Default none: the edge is the
+	// outermost hop.
+	RealIPFrom []string
+}
+
+// WithDefaults returns p with every zero field set to its default.
+func (p Params) WithDefaults() Params {
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	defInt := func(n *int, v int) {
+		if *n == 0 {
+			*n = v
+		}
+	}
+	defDur := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&p.Listen, "127.0.0.1:8080")
+	def(&p.WorkerProcesses, "auto")
+	defInt(&p.WorkerConnections, 4096)
+	defDur(&p.WorkerShutdownTimeout, 10*time.Second)
+	if p.RuntimeDir != "" {
+		def(&p.ErrorLog, filepath.Join(p.RuntimeDir, "error.log"))
+		def(&p.AccessLog, filepath.Join(p.RuntimeDir, "access.log"))
+	}
+	def(&p.ErrorLogLevel, "warn")
+	def(&p.ClientMaxBodySize, "64m")
+	def(&p.LoginRate, "10r/m")
+	defInt(&p.LoginBurst, 5)
+	def(&p.SubmitRate, "30r/m")
+	defInt(&p.SubmitBurst, 10)
+	defInt(&p.MaxFails, 2)
+	defDur(&p.FailTimeout, 10*time.Second)
+	defInt(&p.Keepalive, 32)
+	defDur(&p.ConnectTimeout, 2*time.Second)
+	defDur(&p.APIReadTimeout, 60*time.Second)
+	defDur(&p.WSReadTimeout, 75*time.Second)
+	return p
+}
+
+// Upstreams are the live servers, as "host:port" with host an IP literal
+// (see Member). Order and duplicates do not matter: Render sorts and
+// deduplicates so equal sets render equal bytes.
+type Upstreams struct {
+	Web []string
+	Hub []string
+}
+
+// data is what the template sees: every value already in nginx syntax.
+type data struct {
+	Listen                string
+	ListenReusePort       bool
+	RuntimeDir            string
+	StaticDir             string
+	User                  string
+	WorkerProcesses       string
+	WorkerConnections     int
+	WorkerShutdownTimeout string
+	PidFile               string
+	ErrorLog              string
+	ErrorLogLevel         string
+	AccessLog             string
+	ClientMaxBodySize     string
+	LoginRate             string
+	LoginBurst            int
+	SubmitRate            string
+	SubmitBurst           int
+	MaxFails              int
+	FailTimeout           string
+	Keepalive             int
+	ConnectTimeout        string
+	APIReadTimeout        string
+	WSReadTimeout         string
+	RealIPFrom            []string
+	Web                   []string
+	Hub                   []string
+}
+
+var tmpl = template.Must(template.New("nginx.conf").Option("missingkey=error").Parse(nginx.Template))
+
+// PidFile is where nginx writes its pid for the given runtime directory.
+func PidFile(runtimeDir string) string { return filepath.Join(runtimeDir, "nginx.pid") }
+
+// Render returns the complete nginx.conf for p (defaults applied) and u.
+func Render(p Params, u Upstreams) ([]byte, error) {
+	p = p.WithDefaults()
+	if err := validate(p); err != nil {
+		return nil, err
+	}
+	web, err := canonical(u.Web)
+	if err != nil {
+		return nil, fmt.Errorf("render web upstream: %w", err)
+	}
+	hub, err := canonical(u.Hub)
+	if err != nil {
+		return nil, fmt.Errorf("render hub upstream: %w", err)
+	}
+	d := data{
+		Listen:                p.Listen,
+		ListenReusePort:       p.ListenReusePort,
+		RuntimeDir:            p.RuntimeDir,
+		StaticDir:             p.StaticDir,
+		User:                  p.User,
+		WorkerProcesses:       p.WorkerProcesses,
+		WorkerConnections:     p.WorkerConnections,
+		WorkerShutdownTimeout: Duration(p.WorkerShutdownTimeout),
+		PidFile:               PidFile(p.RuntimeDir),
+		ErrorLog:              p.ErrorLog,
+		ErrorLogLevel:         p.ErrorLogLevel,
+		AccessLog:             p.AccessLog,
+		ClientMaxBodySize:     p.ClientMaxBodySize,
+		LoginRate:             p.LoginRate,
+		LoginBurst:            p.LoginBurst,
+		SubmitRate:            p.SubmitRate,
+		SubmitBurst:           p.SubmitBurst,
+		MaxFails:              p.MaxFails,
+		FailTimeout:           Duration(p.FailTimeout),
+		Keepalive:             p.Keepalive,
+		ConnectTimeout:        Duration(p.ConnectTimeout),
+		APIReadTimeout:        Duration(p.APIReadTimeout),
+		WSReadTimeout:         Duration(p.WSReadTimeout),
+		RealIPFrom:            p.RealIPFrom,
+		Web:                   web,
+		Hub:                   hub,
+	}
+	var b bytes.Buffer
+	if err := tmpl.Execute(&b, d); err != nil {
+		return nil, fmt.Errorf("render nginx.conf: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// Duration writes d in nginx time syntax: whole seconds as "10s", anything
+// else in milliseconds ("1500ms"). Negative durations render as "0s".
+func Duration(d time.Duration) string {
+	if d <= 0 {
+		return "0s"
+	}
+	if d%time.Second == 0 {
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	ms := d.Milliseconds()
+	if ms == 0 {
+		ms = 1
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+var (
+	// safeToken is what may appear unquoted in a directive argument: no
+	// whitespace, quotes, semicolons, braces, '$' (variables) or '#'.
+	safeToken = regexp.MustCompile(`^[A-Za-z0-9_./:@+,=%~\[\]-]+$`)
+	rateRe    = regexp.MustCompile(`^[0-9]+r/[sm]$`)
+	sizeRe    = regexp.MustCompile(`^[0-9]+[kKmMgG]?$`)
+	levelRe   = regexp.MustCompile(`^(debug|info|notice|warn|error|crit|alert|emerg)$`)
+	userRe    = regexp.MustCompile(`^[a-z_][a-z0-9_-]*(\s[a-z_][a-z0-9_-]*)?$`)
+	workersRe = regexp.MustCompile(`^(auto|[1-9][0-9]*)$`)
+)
+
+func invalid(field, val, why string) error {
+	return fmt.Errorf("%w: %s=%q: %s", ErrInvalidParam, field, val, why)
+}
+
+func validate(p Params) error {
+	if _, err := netip.ParseAddrPort(p.Listen); err != nil {
+		if h, port, err2 := net.SplitHostPort(p.Listen); err2 != nil || h != "" && h != "*" || !validPort(port) {
+			return invalid("Listen", p.Listen, "want ip:port, [ip6]:port or *:port")
+		}
+	}
+	for _, f := range []struct{ name, val string }{
+		{"RuntimeDir", p.RuntimeDir}, {"StaticDir", p.StaticDir},
+	} {
+		if f.val == "" || !filepath.IsAbs(f.val) {
+			return invalid(f.name, f.val, "want an absolute path")
+		}
+		if !safeToken.MatchString(f.val) {
+			return invalid(f.name, f.val, "unsafe character for nginx.conf")
+		}
+	}
+	for _, f := range []struct{ name, val string }{
+		{"ErrorLog", p.ErrorLog}, {"AccessLog", p.AccessLog},
+	} {
+		if !safeToken.MatchString(f.val) {
+			return invalid(f.name, f.val, "unsafe character for nginx.conf")
+		}
+	}
+	if p.User != "" && !userRe.MatchString(p.User) {
+		return invalid("User", p.User, "want user [group]")
+	}
+	if !workersRe.MatchString(p.WorkerProcesses) {
+		return invalid("WorkerProcesses", p.WorkerProcesses, "want auto or a positive number")
+	}
+	if !levelRe.MatchString(p.ErrorLogLevel) {
+		return invalid("ErrorLogLevel", p.ErrorLogLevel, "want an nginx log level")
+	}
+	if !sizeRe.MatchString(p.ClientMaxBodySize) {
+		return invalid("ClientMaxBodySize", p.ClientMaxBodySize, "want a size like 64m")
+	}
+	for _, f := range []struct{ name, val string }{
+		{"LoginRate", p.LoginRate}, {"SubmitRate", p.SubmitRate},
+	} {
+		if !rateRe.MatchString(f.val) || strings.HasPrefix(f.val, "0") {
+			return invalid(f.name, f.val, "want a rate like 10r/m")
+		}
+	}
+	for _, f := range []struct {
+		name string
+		val  int
+	}{
+		{"WorkerConnections", p.WorkerConnections}, {"LoginBurst", p.LoginBurst},
+		{"SubmitBurst", p.SubmitBurst}, {"MaxFails", p.MaxFails}, {"Keepalive", p.Keepalive},
+	} {
+		if f.val < 0 {
+			return invalid(f.name, strconv.Itoa(f.val), "must not be negative")
+		}
+	}
+	for _, c := range p.RealIPFrom {
+		if _, err := netip.ParsePrefix(c); err != nil {
+			if _, err := netip.ParseAddr(c); err != nil {
+				return invalid("RealIPFrom", c, "want a CIDR or an IP address")
+			}
+		}
+	}
+	return nil
+}
+
+func validPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0 && n <= 65535 && strconv.Itoa(n) == s
+}
+
+// canonical checks every address is an IP:port, writes it in one canonical
+// form, sorts and deduplicates.
+func canonical(addrs []string) ([]string, error) {
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		ap, err := netip.ParseAddrPort(a)
+		if err != nil || ap.Port() == 0 || !ap.Addr().IsValid() || ap.Addr().Zone() != "" {
+			return nil, fmt.Errorf("%w: %q is not ip:port", ErrInvalidMember, a)
+		}
+		out = append(out, netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String())
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// hostRe is a DNS name as a registry member may carry it.
+var hostRe = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$`)
+
+// Member is a parsed registry member: either Addr is set (the host was an
+// IP literal) or Host is a DNS name that still needs resolving.
+type Member struct {
+	Addr netip.AddrPort
+	Host string
+	Port uint16
+}
+
+// ParseMember parses a registry member "host:port" (host an IP literal,
+// [IPv6] or a DNS name). Anything else — empty, no port, port 0, spaces,
+// nginx syntax — is ErrInvalidMember, so nothing a process writes into the
+// registry can inject configuration.
+func ParseMember(s string) (Member, error) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil || !validPort(port) {
+		return Member{}, fmt.Errorf("%w: %q", ErrInvalidMember, s)
+	}
+	p, _ := strconv.Atoi(port)
+	if a, err := netip.ParseAddr(host); err == nil {
+		if a.Zone() != "" {
+			return Member{}, fmt.Errorf("%w: %q: zoned address", ErrInvalidMember, s)
+		}
+		return Member{Addr: netip.AddrPortFrom(a.Unmap(), uint16(p))}, nil
+	}
+	if len(host) > 253 || !hostRe.MatchString(host) {
+		return Member{}, fmt.Errorf("%w: %q", ErrInvalidMember, s)
+	}
+	return Member{Host: strings.TrimSuffix(strings.ToLower(host), "."), Port: uint16(p)}, nil
+}

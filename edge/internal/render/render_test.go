@@ -1,0 +1,344 @@
+package render_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verdict-oj/verdict/edge/internal/nginxctl"
+	"github.com/verdict-oj/verdict/edge/internal/render"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.conf from the current template")
+
+// Fixed paths in the goldens; replaced by temp dirs to run nginx -t.
+const (
+	goldenRuntime = "/verdict-golden/run"
+	goldenStatic  = "/verdict-golden/static"
+)
+
+func goldenParams() render.Params {
+	return render.Params{RuntimeDir: goldenRuntime, StaticDir: goldenStatic}
+}
+
+func nginxBin(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("VERDICT_NGINX")
+	if bin == "" {
+		bin = nginxctl.DefaultBinary
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("these tests run the real nginx and cannot find it at %s (set VERDICT_NGINX or run make deps): %v", bin, err)
+	}
+	return bin
+}
+
+// nginxTest writes conf (with the golden paths moved into a temp dir) and
+// runs the real nginx -t on it.
+func nginxTest(t *testing.T, conf []byte) error {
+	t.Helper()
+	dir := t.TempDir()
+	run, static := filepath.Join(dir, "run"), filepath.Join(dir, "static")
+	for _, d := range []string{run, static} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conf = bytes.ReplaceAll(conf, []byte(goldenRuntime), []byte(run))
+	conf = bytes.ReplaceAll(conf, []byte(goldenStatic), []byte(static))
+	path := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(path, conf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return nginxctl.Test(ctx, nginxBin(t), path)
+}
+
+func TestGolden(t *testing.T) {
+	web3 := []string{"10.0.0.3:8080", "10.0.0.1:8080", "[2001:db8::7]:8080"}
+	hub2 := []string{"10.0.1.2:9000", "10.0.1.1:9000"}
+	tests := []struct {
+		file string
+		p    render.Params
+		u    render.Upstreams
+	}{
+		{"web0_hub0.conf", goldenParams(), render.Upstreams{}},
+		{"web1_hub0.conf", goldenParams(), render.Upstreams{Web: []string{"10.0.0.1:8080"}}},
+		{"web3_hub0.conf", goldenParams(), render.Upstreams{Web: web3}},
+		{"web0_hub2.conf", goldenParams(), render.Upstreams{Hub: hub2}},
+		{"web1_hub2.conf", goldenParams(), render.Upstreams{Web: []string{"10.0.0.1:8080"}, Hub: hub2}},
+		{"web3_hub2.conf", goldenParams(), render.Upstreams{Web: web3, Hub: hub2}},
+		{"custom.conf", func() render.Params {
+			p := goldenParams()
+			p.Listen = "*:8443"
+			p.ListenReusePort = true
+			p.User = "www-data www-data"
+			p.WorkerProcesses = "2"
+			p.ClientMaxBodySize = "256m"
+			p.LoginRate = "5r/m"
+			p.SubmitRate = "2r/s"
+			p.AccessLog = "off"
+			p.ErrorLog = "stderr"
+			p.WSReadTimeout = 1500 * time.Millisecond
+			p.RealIPFrom = []string{"10.0.0.0/8", "192.0.2.1"}
+			return p
+		}(), render.Upstreams{Web: []string{"10.0.0.1:8080"}, Hub: []string{"10.0.1.1:9000"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			got, err := render.Render(tc.p, tc.u)
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			path := filepath.Join("testdata", tc.file)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("rendered config differs from %s (go test -update rewrites it):\n%s", path, firstDiff(got, want))
+			}
+			if err := nginxTest(t, want); err != nil {
+				t.Fatalf("nginx rejects %s: %v", path, err)
+			}
+		})
+	}
+}
+
+func firstDiff(got, want []byte) string {
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
+		}
+	}
+	return "(no line differs)"
+}
+
+// The rendered config must carry the choices the edge promises, whatever
+// the golden files say.
+func TestRenderedChoices(t *testing.T) {
+	conf, err := render.Render(goldenParams(), render.Upstreams{Web: []string{"10.0.0.1:8080"}, Hub: []string{"10.0.1.1:9000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := directives(conf)
+	for _, want := range []string{
+		"least_conn;",
+		"zone webapp 64k;",
+		"keepalive 32;",
+		"server 10.0.0.1:8080 max_fails=2 fail_timeout=10s;",
+		"server 10.0.1.1:9000 max_fails=2 fail_timeout=10s;",
+		`proxy_set_header Connection "";`,
+		"proxy_set_header Connection $verdict_connection_upgrade;",
+		"proxy_set_header Upgrade $http_upgrade;",
+		"proxy_next_upstream error timeout;",
+		"proxy_read_timeout 75s;",
+		"worker_shutdown_timeout 10s;",
+		"client_max_body_size 64m;",
+		"limit_req zone=verdict_login",
+		"limit_req zone=verdict_submit",
+		"listen 127.0.0.1:8080;",
+		"pid " + goldenRuntime + "/nginx.pid;",
+		"client_body_temp_path " + goldenRuntime + "/client_body;",
+		"root " + goldenStatic + ";",
+		"stub_status;",
+		"gzip on;",
+		"X-Forwarded-Proto $scheme",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("rendered config lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"non_idempotent", "daemon ", "/var/", "/etc/"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("rendered config contains %q", bad)
+		}
+	}
+}
+
+// directives is conf without comments.
+func directives(conf []byte) string {
+	var b strings.Builder
+	for _, l := range strings.Split(string(conf), "\n") {
+		if i := strings.Index(l, "#"); i >= 0 && !strings.Contains(l[:i], "'") {
+			l = l[:i]
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+func TestRenderDeterministic(t *testing.T) {
+	a, err := render.Render(goldenParams(), render.Upstreams{Web: []string{"10.0.0.2:1", "10.0.0.1:1", "10.0.0.2:1"}, Hub: []string{"[::ffff:10.0.0.9]:2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := render.Render(goldenParams(), render.Upstreams{Web: []string{"10.0.0.1:1", "10.0.0.2:1"}, Hub: []string{"10.0.0.9:2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatal("equal sets (order, duplicates, v4-mapped) render differently")
+	}
+	if n := strings.Count(string(a), "server 10.0.0.2:1 "); n != 1 {
+		t.Fatalf("duplicate member rendered %d times", n)
+	}
+}
+
+func TestRenderRejects(t *testing.T) {
+	params := func(f func(*render.Params)) render.Params {
+		p := goldenParams()
+		f(&p)
+		return p
+	}
+	tests := []struct {
+		name string
+		p    render.Params
+		u    render.Upstreams
+		want error
+	}{
+		{"relative runtime", params(func(p *render.Params) { p.RuntimeDir = "run" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"no static", params(func(p *render.Params) { p.StaticDir = "" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"space in static", params(func(p *render.Params) { p.StaticDir = "/a b" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"injection in static", params(func(p *render.Params) { p.StaticDir = "/a;}" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"variable in log", params(func(p *render.Params) { p.AccessLog = "/x/$host.log" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"listen hostname", params(func(p *render.Params) { p.Listen = "localhost:80" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"listen no port", params(func(p *render.Params) { p.Listen = "127.0.0.1" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"bad rate", params(func(p *render.Params) { p.LoginRate = "10/m" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"zero rate", params(func(p *render.Params) { p.SubmitRate = "0r/s" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"bad size", params(func(p *render.Params) { p.ClientMaxBodySize = "64 MB" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"bad level", params(func(p *render.Params) { p.ErrorLogLevel = "loud" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"bad user", params(func(p *render.Params) { p.User = "root;" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"bad workers", params(func(p *render.Params) { p.WorkerProcesses = "0" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"bad realip", params(func(p *render.Params) { p.RealIPFrom = []string{"unix:"} }), render.Upstreams{}, render.ErrInvalidParam},
+		{"negative burst", params(func(p *render.Params) { p.LoginBurst = -1 }), render.Upstreams{}, render.ErrInvalidParam},
+		{"hostname member", goldenParams(), render.Upstreams{Web: []string{"web1:8080"}}, render.ErrInvalidMember},
+		{"member injection", goldenParams(), render.Upstreams{Hub: []string{"10.0.0.1:80; server evil"}}, render.ErrInvalidMember},
+		{"member port 0", goldenParams(), render.Upstreams{Web: []string{"10.0.0.1:0"}}, render.ErrInvalidMember},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := render.Render(tc.p, tc.u)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Render err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDuration(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"}, {-time.Second, "0s"}, {time.Second, "1s"}, {90 * time.Second, "90s"},
+		{1500 * time.Millisecond, "1500ms"}, {time.Microsecond, "1ms"},
+	}
+	for _, tc := range tests {
+		if got := render.Duration(tc.d); got != tc.want {
+			t.Errorf("Duration(%v) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
+
+func TestParseMember(t *testing.T) {
+	tests := []struct {
+		in       string
+		addr     string // canonical ip:port when the host is an IP
+		host     string
+		port     uint16
+		wantFail bool
+	}{
+		{in: "10.0.0.1:8080", addr: "10.0.0.1:8080"},
+		{in: "[::1]:9000", addr: "[::1]:9000"},
+		{in: "[::ffff:10.0.0.1]:80", addr: "10.0.0.1:80"},
+		{in: "Web-1.Internal.:8080", host: "web-1.internal", port: 8080},
+		{in: "web1:1", host: "web1", port: 1},
+		{in: "", wantFail: true},
+		{in: "10.0.0.1", wantFail: true},
+		{in: "10.0.0.1:0", wantFail: true},
+		{in: "10.0.0.1:65536", wantFail: true},
+		{in: "10.0.0.1:08080", wantFail: true},
+		{in: ":8080", wantFail: true},
+		{in: "[fe80::1%eth0]:80", wantFail: true},
+		{in: "web_1:80", wantFail: true},
+		{in: "-web:80", wantFail: true},
+		{in: "a b:80", wantFail: true},
+		{in: "web;down:80", wantFail: true},
+		{in: "unix:/tmp/x.sock", wantFail: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			m, err := render.ParseMember(tc.in)
+			if tc.wantFail {
+				if !errors.Is(err, render.ErrInvalidMember) {
+					t.Fatalf("ParseMember(%q) = %+v, %v; want ErrInvalidMember", tc.in, m, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseMember(%q): %v", tc.in, err)
+			}
+			if tc.addr != "" {
+				if !m.Addr.IsValid() || m.Addr.String() != tc.addr || m.Host != "" {
+					t.Fatalf("ParseMember(%q) = %+v, want addr %s", tc.in, m, tc.addr)
+				}
+				return
+			}
+			if m.Addr.IsValid() || m.Host != tc.host || m.Port != tc.port {
+				t.Fatalf("ParseMember(%q) = %+v, want host %s port %d", tc.in, m, tc.host, tc.port)
+			}
+		})
+	}
+}
+
+// FuzzParseMember: whatever a process writes into the registry, an accepted
+// member renders into a config without any nginx syntax of its own.
+func FuzzParseMember(f *testing.F) {
+	for _, s := range []string{"10.0.0.1:8080", "[::1]:1", "web-1:80", "a;b:1", "x:y:z", "[::1%lo]:80", "host.:65535"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := render.ParseMember(s)
+		if err != nil {
+			if !errors.Is(err, render.ErrInvalidMember) {
+				t.Fatalf("error %v does not wrap ErrInvalidMember", err)
+			}
+			return
+		}
+		if m.Addr.IsValid() {
+			conf, err := render.Render(goldenParams(), render.Upstreams{Web: []string{m.Addr.String()}})
+			if err != nil {
+				t.Fatalf("accepted member %q does not render: %v", s, err)
+			}
+			if !strings.Contains(string(conf), "server "+m.Addr.String()+" max_fails") {
+				t.Fatalf("member %q not rendered as one server line", s)
+			}
+			return
+		}
+		if m.Port == 0 || m.Host == "" || strings.ContainsAny(m.Host, " \t\n;{}$#'\"\\") {
+			t.Fatalf("accepted %q as %+v", s, m)
+		}
+	})
+}

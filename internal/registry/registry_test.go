@@ -1,0 +1,252 @@
+package registry_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/registry"
+	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func TestNewValidates(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer c.Close()
+	tests := []struct {
+		name string
+		cfg  registry.Config
+		ok   bool
+	}{
+		{"ok", registry.Config{Client: c, Role: rkeys.RoleWeb, Addr: "10.0.0.1:8080"}, true},
+		{"ok hub ipv6", registry.Config{Client: c, Role: rkeys.RoleHub, Addr: "[::1]:9000"}, true},
+		{"ok dns", registry.Config{Client: c, Role: rkeys.RoleWeb, Addr: "web-1.internal:8080"}, true},
+		{"no client", registry.Config{Role: rkeys.RoleWeb, Addr: "10.0.0.1:8080"}, false},
+		{"bad role", registry.Config{Client: c, Role: "judge", Addr: "10.0.0.1:8080"}, false},
+		{"wildcard", registry.Config{Client: c, Role: rkeys.RoleWeb, Addr: ":8080"}, false},
+		{"zero host", registry.Config{Client: c, Role: rkeys.RoleWeb, Addr: "0.0.0.0:8080"}, false},
+		{"no port", registry.Config{Client: c, Role: rkeys.RoleWeb, Addr: "10.0.0.1"}, false},
+		{"port 0", registry.Config{Client: c, Role: rkeys.RoleWeb, Addr: "10.0.0.1:0"}, false},
+		{"tiny interval", registry.Config{Client: c, Role: rkeys.RoleWeb, Addr: "10.0.0.1:1", Interval: time.Millisecond}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := registry.New(tc.cfg)
+			if tc.ok != (err == nil) {
+				t.Fatalf("New: err=%v, want ok=%v", err, tc.ok)
+			}
+			if err != nil && !errors.Is(err, registry.ErrConfig) {
+				t.Fatalf("error %v does not wrap ErrConfig", err)
+			}
+			if err == nil && tc.cfg.Interval == 0 && r.Expiry() != registry.ExpiryFactor*registry.DefaultInterval {
+				t.Fatalf("Expiry = %v", r.Expiry())
+			}
+		})
+	}
+}
+
+// events collects RegistryChanged messages.
+func events(t *testing.T, c *redis.Client, names rkeys.Names) <-chan registry.Event {
+	t.Helper()
+	ctx := context.Background()
+	ps := c.Subscribe(ctx, names.RegistryChanged())
+	if _, err := ps.Receive(ctx); err != nil { // subscription confirmed
+		t.Fatalf("subscribe: %v", err)
+	}
+	t.Cleanup(func() { ps.Close() })
+	out := make(chan registry.Event, 16)
+	go func() {
+		for m := range ps.Channel() {
+			var e registry.Event
+			if err := json.Unmarshal([]byte(m.Payload), &e); err != nil {
+				e.Kind = "bad payload: " + m.Payload
+			}
+			out <- e
+		}
+	}()
+	return out
+}
+
+func expectEvent(t *testing.T, ch <-chan registry.Event, want registry.Event) {
+	t.Helper()
+	select {
+	case got := <-ch:
+		if got != want {
+			t.Fatalf("event %+v, want %+v", got, want)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatalf("no event, want %+v", want)
+	}
+}
+
+func expectNoEvent(t *testing.T, ch <-chan registry.Event) {
+	t.Helper()
+	select {
+	case got := <-ch:
+		t.Fatalf("unexpected event %+v", got)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func live(t *testing.T, env *testenv.RedisEnv, role rkeys.Role, prune time.Duration) ([]string, int) {
+	t.Helper()
+	m, n, err := registry.Live(context.Background(), env.Client, env.Names, role, prune)
+	if err != nil {
+		t.Fatalf("Live: %v", err)
+	}
+	slices.Sort(m)
+	return m, n
+}
+
+func TestRegisterRenewDeregister(t *testing.T) {
+	env := testenv.Redis(t)
+	ctx := context.Background()
+	ev := events(t, env.Client, env.Names)
+	r, err := registry.New(registry.Config{Client: env.Client, Names: env.Names, Role: rkeys.RoleWeb, Addr: "10.0.0.1:8080", Interval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined, err := r.Register(ctx)
+	if err != nil || !joined {
+		t.Fatalf("first Register: joined=%v err=%v", joined, err)
+	}
+	expectEvent(t, ev, registry.Event{Role: rkeys.RoleWeb, Addr: "10.0.0.1:8080", Kind: registry.Join})
+
+	joined, err = r.Register(ctx)
+	if err != nil || joined {
+		t.Fatalf("renewal: joined=%v err=%v", joined, err)
+	}
+	expectNoEvent(t, ev)
+
+	score, err := env.Client.ZScore(ctx, env.Names.Registry(rkeys.RoleWeb), "10.0.0.1:8080").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := env.Client.Time(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := time.UnixMilli(int64(score)).Sub(now); left < 2500*time.Millisecond || left > 3*time.Second {
+		t.Fatalf("entry expires in %v, want about 3s (3 × interval)", left)
+	}
+	if got, _ := live(t, env, rkeys.RoleWeb, 0); !slices.Equal(got, []string{"10.0.0.1:8080"}) {
+		t.Fatalf("live web = %v", got)
+	}
+	if got, _ := live(t, env, rkeys.RoleHub, 0); len(got) != 0 {
+		t.Fatalf("live hub = %v, want none", got)
+	}
+
+	if err := r.Deregister(ctx); err != nil {
+		t.Fatal(err)
+	}
+	expectEvent(t, ev, registry.Event{Role: rkeys.RoleWeb, Addr: "10.0.0.1:8080", Kind: registry.Leave})
+	if err := r.Deregister(ctx); err != nil {
+		t.Fatal(err)
+	}
+	expectNoEvent(t, ev) // leaving twice is one leave
+	if got, _ := live(t, env, rkeys.RoleWeb, 0); len(got) != 0 {
+		t.Fatalf("live web after deregister = %v", got)
+	}
+}
+
+func TestExpiryAndPrune(t *testing.T) {
+	env := testenv.Redis(t)
+	ctx := context.Background()
+	ev := events(t, env.Client, env.Names)
+	short, err := registry.New(registry.Config{Client: env.Client, Names: env.Names, Role: rkeys.RoleHub, Addr: "10.0.0.2:9000", Interval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := registry.New(registry.Config{Client: env.Client, Names: env.Names, Role: rkeys.RoleHub, Addr: "10.0.0.3:9000", Interval: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*registry.Registrar{short, long} {
+		if _, err := r.Register(ctx); err != nil {
+			t.Fatal(err)
+		}
+		<-ev
+	}
+	if got, _ := live(t, env, rkeys.RoleHub, time.Hour); len(got) != 2 {
+		t.Fatalf("live = %v, want both", got)
+	}
+	time.Sleep(250 * time.Millisecond) // short's 150 ms expiry passes
+
+	// Expired but within the prune grace: not live, not deleted.
+	got, pruned := live(t, env, rkeys.RoleHub, time.Hour)
+	if !slices.Equal(got, []string{"10.0.0.3:9000"}) || pruned != 0 {
+		t.Fatalf("live = %v pruned %d, want only the long one, none pruned", got, pruned)
+	}
+	if n := env.Client.ZCard(ctx, env.Names.Registry(rkeys.RoleHub)).Val(); n != 2 {
+		t.Fatalf("zcard = %d, want 2 before prune", n)
+	}
+	got, pruned = live(t, env, rkeys.RoleHub, 0)
+	if !slices.Equal(got, []string{"10.0.0.3:9000"}) || pruned != 1 {
+		t.Fatalf("live = %v pruned %d, want the long one, 1 pruned", got, pruned)
+	}
+	if n := env.Client.ZCard(ctx, env.Names.Registry(rkeys.RoleHub)).Val(); n != 1 {
+		t.Fatalf("zcard = %d, want 1 after prune", n)
+	}
+
+	// Coming back after expiry is a join again, even before a prune.
+	if _, err := short.Register(ctx); err != nil {
+		t.Fatal(err)
+	}
+	expectEvent(t, ev, registry.Event{Role: rkeys.RoleHub, Addr: "10.0.0.2:9000", Kind: registry.Join})
+	time.Sleep(200 * time.Millisecond)
+	joined, err := short.Register(ctx) // expired, not pruned
+	if err != nil || !joined {
+		t.Fatalf("Register after expiry: joined=%v err=%v", joined, err)
+	}
+	expectEvent(t, ev, registry.Event{Role: rkeys.RoleHub, Addr: "10.0.0.2:9000", Kind: registry.Join})
+}
+
+func TestRunRenewsAndLeaves(t *testing.T) {
+	env := testenv.Redis(t)
+	ev := events(t, env.Client, env.Names)
+	r, err := registry.New(registry.Config{Client: env.Client, Names: env.Names, Role: rkeys.RoleWeb, Addr: "10.0.0.4:8080", Interval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	expectEvent(t, ev, registry.Event{Role: rkeys.RoleWeb, Addr: "10.0.0.4:8080", Kind: registry.Join})
+	// Live across several expiries: the heartbeat renews it.
+	for range 6 {
+		time.Sleep(100 * time.Millisecond)
+		if got, _ := live(t, env, rkeys.RoleWeb, 0); len(got) != 1 {
+			t.Fatalf("live = %v while Run renews", got)
+		}
+	}
+	expectNoEvent(t, ev)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	expectEvent(t, ev, registry.Event{Role: rkeys.RoleWeb, Addr: "10.0.0.4:8080", Kind: registry.Leave})
+	if got, _ := live(t, env, rkeys.RoleWeb, 0); len(got) != 0 {
+		t.Fatalf("live after Run = %v", got)
+	}
+}
+
+func TestRunFailsWithoutRedis(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	defer c.Close()
+	r, err := registry.New(registry.Config{Client: c, Role: rkeys.RoleWeb, Addr: "10.0.0.5:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := r.Run(ctx); err == nil {
+		t.Fatal("Run without Redis succeeded")
+	}
+}
