@@ -12,14 +12,15 @@ import (
 
 	"github.com/verdict-oj/verdict/edge/internal/nginxctl"
 	"github.com/verdict-oj/verdict/edge/internal/render"
+	"github.com/verdict-oj/verdict/internal/envflag"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
 // ErrUsage reports bad flags or environment values.
 var ErrUsage = errors.New("edge: usage")
 
-// EnvPrefix is the prefix of the environment variable of every flag.
-const EnvPrefix = "VERDICT_EDGE_"
+// envPrefix is the prefix of the environment variable of every flag.
+const envPrefix = "VERDICT_EDGE"
 
 // Options is everything the edge process is configured with.
 type Options struct {
@@ -44,9 +45,7 @@ type Options struct {
 func (o Options) Names() rkeys.Names { return rkeys.New(o.Prefix) }
 
 // EnvName is the environment variable of a flag.
-func EnvName(flagName string) string {
-	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
+func EnvName(flagName string) string { return envflag.Name(envPrefix, flagName) }
 
 // Parse reads args (without the program name) and the environment through
 // getenv. Relative directories are made absolute against the working
@@ -112,31 +111,9 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var errs []error
-	fs.VisitAll(func(f *flag.Flag) {
-		if set[f.Name] {
-			return
-		}
-		v := getenv(EnvName(f.Name))
-		if v == "" {
-			switch f.Name { // names shared with the rest of the stack
-			case "nginx":
-				v = getenv("VERDICT_NGINX")
-			case "log-format":
-				v = getenv("VERDICT_LOG_FORMAT")
-			}
-		}
-		if v == "" {
-			return
-		}
-		if err := fs.Set(f.Name, v); err != nil {
-			errs = append(errs, fmt.Errorf("%w: %s=%q: %w", ErrUsage, EnvName(f.Name), v, err))
-		}
-	})
-	if err := errors.Join(errs...); err != nil {
-		return o, err
+	aliases := map[string]string{"nginx": "VERDICT_NGINX", "log-format": "VERDICT_LOG_FORMAT"}
+	if err := envflag.Apply(fs, envPrefix, getenv, aliases); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if *realIP != "" {
 		for _, s := range strings.Split(*realIP, ",") {
