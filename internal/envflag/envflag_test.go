@@ -73,4 +73,3 @@ func TestName(t *testing.T) {
 		t.Errorf("Usage = %q", got)
 	}
 }
-

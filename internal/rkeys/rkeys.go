@@ -110,5 +110,40 @@ func (n Names) Idempotency(userID int64, key string) string {
 	return n.k("idem", strconv.FormatInt(userID, 10), key)
 }
 
+// QueueChanged is the pub/sub channel on which an enqueue (or a requeue)
+// announces new work, so hubs dispatch at once instead of on their next tick.
+func (n Names) QueueChanged() string { return n.k("queue", "changed") }
+
+// QueueNotice is the string key holding the current queue notice (JSON of
+// protocol.QueueNotice without a position), written by the hub that leads
+// the notice and read by web nodes on submit.
+func (n Names) QueueNotice() string { return n.k("queue", "notice") }
+
+// HubCapacity is the hash in which each hub reports whether its judges can
+// take more work: field = hub id, value = "<saturated 0|1>:<expiry ms>".
+func (n Names) HubCapacity() string { return n.k("queue", "capacity") }
+
+// Completions is the sorted set of recent final results (member
+// "submission:attempt", score = completion time in ms), from which the
+// completion rate and the queue ETA are computed.
+func (n Names) Completions() string { return n.k("queue", "completions") }
+
+// LiveState is the hash holding the live state of one channel (kind as in
+// Events): its last event sequence number and the state its snapshot is
+// built from.
+func (n Names) LiveState(kind string, id int64) string {
+	return n.k("live", kind, strconv.FormatInt(id, 10))
+}
+
+// JudgeEvict is the pub/sub channel on which web nodes announce that a
+// problem's test data changed (JSON of protocol.Evict); every hub forwards
+// it to its judges.
+func (n Names) JudgeEvict() string { return n.k("judges", "evict") }
+
+// JudgeConnected is the pub/sub channel on which a hub announces a judge's
+// new connection, so another hub holding an older connection of the same
+// judge closes it as superseded.
+func (n Names) JudgeConnected() string { return n.k("judges", "connected") }
+
 // String implements fmt.Stringer for logs.
 func (n Names) String() string { return fmt.Sprintf("rkeys(%s)", n.Prefix()) }

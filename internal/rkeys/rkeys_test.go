@@ -26,6 +26,13 @@ func TestNames(t *testing.T) {
 		{"idempotency", def.Idempotency(5, "k"), "verdict:idem:5:k"},
 		{"judge tokens", def.JudgeTokens(), "verdict:judges:tokens"},
 		{"judge", def.Judge("judge-1"), "verdict:judge:judge-1"},
+		{"queue changed", def.QueueChanged(), "verdict:queue:changed"},
+		{"queue notice", def.QueueNotice(), "verdict:queue:notice"},
+		{"hub capacity", def.HubCapacity(), "verdict:queue:capacity"},
+		{"completions", def.Completions(), "verdict:queue:completions"},
+		{"live state", custom.LiveState("submission", 7), "t42:live:submission:7"},
+		{"judge evict", def.JudgeEvict(), "verdict:judges:evict"},
+		{"judge connected", def.JudgeConnected(), "verdict:judges:connected"},
 		{"zero value", Names{}.Queue(), "verdict:queue"},
 	}
 	for _, tc := range tests {
