@@ -1,0 +1,192 @@
+// Package cli implements the judge's command line: `judge sandbox ...` for
+// admins and tests (run one command in the sandbox, describe the host,
+// benchmark). The agent's own commands are added by the agent.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/verdict-oj/verdict/judge/internal/sandbox"
+)
+
+// Usage is printed for `judge` without a known command.
+const Usage = `usage:
+  judge sandbox run [flags] -- PROGRAM [ARGS...]   run one command in the sandbox, print the result as JSON
+  judge sandbox info                               describe this host's sandbox support as JSON
+  judge sandbox bench [--n N]                      compare bare fork+exec+wait with sandboxed runs
+
+run flags:
+  --time 1s      CPU time limit (cgroup CPU time)
+  --wall 3s      wall-clock limit (default 2*time+1s)
+  --mem 256M     memory limit (cgroup, swap off)
+  --output 64M   output limit (stdout capture and RLIMIT_FSIZE)
+  --procs N      processes+threads (cgroup pids; >1 allows fork/threads under run)
+  --profile run|compile
+  --dir WORKDIR  host directory mounted at /w, the current directory (default: a fresh temporary one)
+  --stdin FILE   file given as standard input (default /dev/null)
+  --cpu N        pin the run to CPU N
+`
+
+// Main runs the command line and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 || args[0] != "sandbox" {
+		fmt.Fprint(stderr, Usage)
+		return 2
+	}
+	if len(args) < 2 {
+		fmt.Fprint(stderr, Usage)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch args[1] {
+	case "run":
+		return runCmd(ctx, args[2:], stdout, stderr, log)
+	case "info":
+		return infoCmd(args[2:], stdout, stderr, log)
+	case "bench":
+		return benchCmd(ctx, args[2:], stdout, stderr, log)
+	}
+	fmt.Fprint(stderr, Usage)
+	return 2
+}
+
+// sizeFlag is a flag.Value for "256M"-style sizes.
+type sizeFlag struct{ v *int64 }
+
+func (f sizeFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return fmt.Sprint(*f.v)
+}
+func (f sizeFlag) Set(s string) error {
+	v, err := sandbox.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*f.v = v
+	return nil
+}
+
+// runFlags is what `judge sandbox run` parsed.
+type runFlags struct {
+	spec sandbox.Spec
+	tmp  bool // dir was not given: create and remove one
+}
+
+func parseRun(args []string, stderr io.Writer) (runFlags, error) {
+	var rf runFlags
+	fs := flag.NewFlagSet("judge sandbox run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, Usage) }
+	lim := &rf.spec.Limits
+	fs.DurationVar(&lim.CPU, "time", time.Second, "CPU time limit")
+	fs.DurationVar(&lim.Wall, "wall", 0, "wall-clock limit (default 2*time+1s)")
+	lim.Memory = 256 << 20
+	fs.Var(sizeFlag{&lim.Memory}, "mem", "memory limit")
+	lim.Output = 64 << 20
+	fs.Var(sizeFlag{&lim.Output}, "output", "output limit")
+	fs.IntVar(&lim.Procs, "procs", 0, "processes+threads (default 1 for run, 64 for compile)")
+	profile := fs.String("profile", "run", "seccomp profile: run or compile")
+	fs.StringVar(&rf.spec.Dir, "dir", "", "work directory (mounted at /w)")
+	fs.StringVar(&rf.spec.StdinFile, "stdin", "", "standard input file")
+	cpu := fs.Int("cpu", -1, "pin to this CPU")
+	if err := fs.Parse(args); err != nil {
+		return rf, err
+	}
+	rf.spec.Argv = fs.Args()
+	if len(rf.spec.Argv) == 0 {
+		return rf, errors.New("no program given (put it after --)")
+	}
+	switch sandbox.Profile(*profile) {
+	case sandbox.ProfileRun, sandbox.ProfileCompile:
+		rf.spec.Profile = sandbox.Profile(*profile)
+	default:
+		return rf, fmt.Errorf("unknown profile %q", *profile)
+	}
+	if *cpu >= 0 {
+		rf.spec.CPU = cpu
+	}
+	rf.tmp = rf.spec.Dir == ""
+	return rf, nil
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *slog.Logger) int {
+	rf, err := parseRun(args, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "judge sandbox run: %v\n", err)
+		return 2
+	}
+	cfg := sandbox.Config{Slots: 1, Logger: log}
+	sb, err := sandbox.New(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "judge sandbox run: %v\n", err)
+		return 1
+	}
+	defer sb.Close()
+	if rf.tmp {
+		dir, err := os.MkdirTemp("", "verdict-run-")
+		if err != nil {
+			fmt.Fprintf(stderr, "judge sandbox run: %v\n", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		// The sandbox user must be able to write its work dir.
+		_ = os.Chown(dir, 65534, 65534)
+		rf.spec.Dir = dir
+	}
+	res, runErr := sb.Run(ctx, rf.spec)
+	enc := json.NewEncoder(stdout)
+	if err := enc.Encode(res); err != nil {
+		fmt.Fprintf(stderr, "judge sandbox run: %v\n", err)
+		return 1
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "judge sandbox run: %v\n", runErr)
+		return 1
+	}
+	return 0
+}
+
+func infoCmd(args []string, stdout, stderr io.Writer, log *slog.Logger) int {
+	if len(args) > 0 {
+		fmt.Fprint(stderr, Usage)
+		return 2
+	}
+	info := sandbox.HostInfo()
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(info); err != nil {
+		fmt.Fprintf(stderr, "judge sandbox info: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *slog.Logger) int {
+	fs := flag.NewFlagSet("judge sandbox bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("n", 1000, "runs per mode")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	rep, err := sandbox.Bench(ctx, *n, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "judge sandbox bench: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(stdout, rep.String())
+	return 0
+}

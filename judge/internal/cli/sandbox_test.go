@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verdict-oj/verdict/judge/internal/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	// `judge sandbox run` re-executes this test binary as the container init.
+	sandbox.MaybeInit()
+	os.Exit(m.Run())
+}
+
+func TestParseRun(t *testing.T) {
+	tests := []struct {
+		args []string
+		ok   bool
+		chk  func(rf runFlags) bool
+	}{
+		{[]string{"--", "./a.out"}, true, func(rf runFlags) bool {
+			return rf.spec.Limits.CPU == time.Second && rf.spec.Limits.Memory == 256<<20 && rf.tmp && rf.spec.Profile == sandbox.ProfileRun && rf.spec.CPU == nil
+		}},
+		{[]string{"--time", "2s", "--wall", "5s", "--mem", "64M", "--output", "1M", "--procs", "4", "--profile", "compile", "--dir", "/w", "--stdin", "in.txt", "--cpu", "1", "--", "gcc", "-c", "x.c"}, true, func(rf runFlags) bool {
+			l := rf.spec.Limits
+			return l.CPU == 2*time.Second && l.Wall == 5*time.Second && l.Memory == 64<<20 && l.Output == 1<<20 && l.Procs == 4 &&
+				rf.spec.Profile == sandbox.ProfileCompile && rf.spec.Dir == "/w" && !rf.tmp && rf.spec.StdinFile == "in.txt" &&
+				*rf.spec.CPU == 1 && strings.Join(rf.spec.Argv, " ") == "gcc -c x.c"
+		}},
+		{[]string{"--mem", "lots", "--", "x"}, false, nil},
+		{[]string{"--profile", "root", "--", "x"}, false, nil},
+		{[]string{"--time", "1s"}, false, nil},
+	}
+	for _, tc := range tests {
+		rf, err := parseRun(tc.args, &bytes.Buffer{})
+		if (err == nil) != tc.ok {
+			t.Errorf("parseRun(%v): err %v, want ok=%v", tc.args, err, tc.ok)
+			continue
+		}
+		if tc.chk != nil && !tc.chk(rf) {
+			t.Errorf("parseRun(%v) = %+v", tc.args, rf.spec)
+		}
+	}
+}
+
+func TestRunCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Main([]string{"sandbox", "run", "--time", "1s", "--mem", "64M", "--", "/bin/echo", "hi"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r sandbox.Result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, out.String())
+	}
+	if r.Status != sandbox.StatusOK || r.Stdout != "hi\n" || r.Cgroup == "" {
+		t.Errorf("result %+v", r)
+	}
+	out.Reset()
+	code = Main([]string{"sandbox", "run", "--", "/bin/sh", "-c", "exec /bin/true"}, &out, &errb)
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || code != 0 || r.Status != sandbox.StatusForbiddenSyscall {
+		t.Errorf("sh exec: code %d %v %+v", code, err, r)
+	}
+}
+
+func TestInfoAndUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Main([]string{"sandbox", "info"}, &out, &errb); code != 0 {
+		t.Fatalf("info exit %d: %s", code, errb.String())
+	}
+	var in sandbox.Info
+	if err := json.Unmarshal(out.Bytes(), &in); err != nil || (in.Cgroup != "v1" && in.Cgroup != "v2") {
+		t.Errorf("info: %v %+v", err, in)
+	}
+	for _, args := range [][]string{nil, {"sandbox"}, {"agent"}, {"sandbox", "nope"}} {
+		errb.Reset()
+		if code := Main(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "usage:") {
+			t.Errorf("Main(%v) = %d, %q", args, code, errb.String())
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/containerd/cgroups/v3"
+)
+
+// cgLimits are the cgroup-enforced limits of one run.
+type cgLimits struct {
+	memory int64
+	pids   int64
+	cpus   string // cpuset, "" = inherit
+}
+
+// cgDriver creates per-run cgroups on one hierarchy version.
+type cgDriver interface {
+	version() string // "v1" or "v2"
+	// create makes a fresh cgroup without limits (spares are made ahead).
+	create(name string) (runCgroup, error)
+	// children lists the run cgroups currently under the parent.
+	children() ([]string, error)
+	remove(name string) error
+	swapAccounting() bool
+}
+
+// runCgroup is one fresh cgroup for one run.
+type runCgroup interface {
+	// apply sets the run's limits; called once, before anything joins.
+	apply(l cgLimits) error
+	// procsFiles are the cgroup.procs files a process writes "0" into to
+	// join (one per v1 hierarchy, one on v2).
+	procsFiles() []string
+	cpuUsage() (time.Duration, error)
+	memoryPeak() (int64, error)
+	oomKilled() (bool, error)
+	// kill SIGKILLs every process in the cgroup and waits until it is empty.
+	kill() error
+	destroy() error
+}
+
+// newCgDriver detects the host's mode and returns the matching driver.
+func newCgDriver(parent string) (cgDriver, error) {
+	switch cgroups.Mode() {
+	case cgroups.Unified:
+		return newV2Driver("/sys/fs/cgroup", parent)
+	case cgroups.Legacy, cgroups.Hybrid:
+		return newV1Driver("/sys/fs/cgroup", parent)
+	}
+	return nil, fmt.Errorf("cgroups: no usable hierarchy mounted at /sys/fs/cgroup")
+}
+
+// CgroupMode reports the cgroup mode of this host as containerd sees it:
+// "v1" (legacy or hybrid: the controllers are on v1) or "v2" (unified).
+func CgroupMode() string {
+	switch cgroups.Mode() {
+	case cgroups.Unified:
+		return "v2"
+	case cgroups.Legacy, cgroups.Hybrid:
+		return "v1"
+	}
+	return "none"
+}
+
+// parseUintFile parses a file holding one unsigned integer ("max" = -1).
+func parseUintFile(b []byte) (int64, error) {
+	s := strings.TrimSpace(string(b))
+	if s == "max" {
+		return -1, nil
+	}
+	v, err := strconv.ParseUint(s, 10, 63)
+	if err != nil {
+		return 0, fmt.Errorf("parse %q: %w", s, err)
+	}
+	return int64(v), nil
+}
+
+// parseKeyed returns the value of key in a "key value" per line file
+// (cpu.stat, memory.events, memory.oom_control, memory.stat).
+func parseKeyed(b []byte, key string) (int64, bool, error) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 || f[0] != key {
+			continue
+		}
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("parse %s %q: %w", key, f[1], err)
+		}
+		return v, true, nil
+	}
+	return 0, false, nil
+}
+
+func readInt(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return parseUintFile(b)
+}
+
+func readKeyed(path, key string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	v, ok, err := parseKeyed(b, key)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if !ok {
+		return 0, fmt.Errorf("%s: no %q", path, key)
+	}
+	return v, nil
+}
+
+// parsePids parses cgroup.procs.
+func parsePids(b []byte) []int {
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if v, err := strconv.Atoi(f); err == nil && v > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ownCgroup returns this process's path in the hierarchy named by ctrl
+// ("" for the v2 unified line "0::").
+func ownCgroup(procSelfCgroup []byte, ctrl string) (string, error) {
+	for _, line := range strings.Split(string(procSelfCgroup), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if ctrl == "" && parts[0] == "0" && parts[1] == "" {
+			return parts[2], nil
+		}
+		if ctrl != "" {
+			for _, c := range strings.Split(parts[1], ",") {
+				if c == ctrl {
+					return parts[2], nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("no %q line in /proc/self/cgroup", ctrl)
+}
+
+// runName is the cgroup name of one run: the judge's pid lets a restarted
+// judge remove what a crashed one left.
+func runName(pid int, seq uint64) string { return fmt.Sprintf("run-%d-%d", pid, seq) }
+
+// runOwner parses the judge pid back out of a run cgroup name.
+func runOwner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "run-")
+	if !ok {
+		return 0, false
+	}
+	p, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.Atoi(p)
+	return v, err == nil && v > 0
+}
+
+// listRunDirs lists run-* directories under dir.
+func listRunDirs(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "run-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// killPidsLoop SIGKILLs the pids read from procs until it is empty.
+func killPidsLoop(procs string, kill func(pid int) error, deadline time.Duration) error {
+	end := time.Now().Add(deadline)
+	for {
+		b, err := os.ReadFile(procs)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		pids := parsePids(b)
+		if len(pids) == 0 {
+			return nil
+		}
+		for _, p := range pids {
+			_ = kill(p)
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("cgroup %s still has %d processes", filepath.Dir(procs), len(pids))
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}

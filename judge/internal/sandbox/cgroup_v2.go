@@ -1,0 +1,195 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/containerd/cgroups/v3/cgroup2"
+)
+
+type v2Driver struct {
+	mount  string // /sys/fs/cgroup
+	parent string // relative to mount
+}
+
+// newV2Driver prepares parent for run cgroups. When parent is the judge's
+// own cgroup (systemd Delegate=yes gives the service its cgroup to manage),
+// the judge first moves itself into parent/supervisor: cgroup v2 forbids
+// processes in a cgroup that distributes controllers to children.
+func newV2Driver(mount, parent string) (*v2Driver, error) {
+	d := &v2Driver{mount: mount, parent: parent}
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil, fmt.Errorf("cgroup v2: %w", err)
+	}
+	own, err := ownCgroup(self, "")
+	if err != nil {
+		return nil, fmt.Errorf("cgroup v2: %w", err)
+	}
+	if strings.Trim(own, "/") == parent {
+		sup := filepath.Join(mount, parent, "supervisor")
+		if err := os.MkdirAll(sup, 0o755); err != nil {
+			return nil, fmt.Errorf("cgroup v2: supervisor leaf: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(sup, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0); err != nil {
+			return nil, fmt.Errorf("cgroup v2: move judge to supervisor leaf: %w", err)
+		}
+	}
+	// Give the parent's children the controllers a run needs; containerd
+	// writes cgroup.subtree_control from the root down to the parent.
+	if err := os.MkdirAll(filepath.Join(mount, parent), 0o755); err != nil {
+		return nil, fmt.Errorf("cgroup v2: parent: %w", err)
+	}
+	probe, err := cgroup2.Load("/"+path.Join(parent, "probe"), cgroup2.WithMountpoint(mount))
+	if err != nil {
+		return nil, fmt.Errorf("cgroup v2: %w", err)
+	}
+	if err := probe.ToggleControllers(v2Controllers, cgroup2.Enable); err != nil {
+		return nil, fmt.Errorf("cgroup v2: enable controllers %v under %s (delegated?): %w", v2Controllers, parent, err)
+	}
+	return d, nil
+}
+
+// v2Controllers are enabled for run cgroups.
+var v2Controllers = []string{"cpu", "cpuset", "memory", "pids"}
+
+func (d *v2Driver) version() string { return "v2" }
+
+// swapAccounting: v2 always has memory.swap.max when swap is compiled in;
+// it is set to 0 per run.
+func (d *v2Driver) swapAccounting() bool {
+	_, err := os.Stat(filepath.Join(d.mount, d.parent, "memory.swap.max"))
+	return err == nil
+}
+
+// v2Resources builds the containerd resources of one run. Pure.
+func v2Resources(l cgLimits, swap bool) *cgroup2.Resources {
+	mem := l.memory
+	r := &cgroup2.Resources{
+		Memory: &cgroup2.Memory{Max: &mem},
+		Pids:   &cgroup2.Pids{Max: l.pids},
+	}
+	if swap {
+		zero := int64(0)
+		r.Memory.Swap = &zero
+	}
+	if l.cpus != "" {
+		r.CPU = &cgroup2.CPU{Cpus: l.cpus}
+	}
+	return r
+}
+
+func (d *v2Driver) create(name string) (runCgroup, error) {
+	group := "/" + path.Join(d.parent, name)
+	m, err := cgroup2.NewManager(d.mount, group, &cgroup2.Resources{})
+	if err != nil {
+		_ = os.Remove(filepath.Join(d.mount, group))
+		return nil, fmt.Errorf("cgroup v2 create %s: %w", group, err)
+	}
+	return &v2Run{mount: d.mount, dir: filepath.Join(d.mount, group), m: m, swap: d.swapAccounting()}, nil
+}
+
+func (d *v2Driver) children() ([]string, error) {
+	return listRunDirs(filepath.Join(d.mount, d.parent))
+}
+
+func (d *v2Driver) remove(name string) error {
+	r := &v2Run{mount: d.mount, dir: filepath.Join(d.mount, d.parent, name)}
+	return r.destroy()
+}
+
+type v2Run struct {
+	mount string
+	dir   string
+	m     *cgroup2.Manager
+	swap  bool
+}
+
+func (r *v2Run) apply(l cgLimits) error {
+	if err := r.m.Update(v2Resources(l, r.swap)); err != nil {
+		return fmt.Errorf("cgroup v2 limits %s: %w", r.dir, err)
+	}
+	return nil
+}
+
+func (r *v2Run) procsFiles() []string { return []string{filepath.Join(r.dir, "cgroup.procs")} }
+
+// parseCPUStatUsage returns usage_usec of a cpu.stat file. Pure.
+func parseCPUStatUsage(b []byte) (time.Duration, error) {
+	v, ok, err := parseKeyed(b, "usage_usec")
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, errors.New("cpu.stat: no usage_usec")
+	}
+	return time.Duration(v) * time.Microsecond, nil
+}
+
+func (r *v2Run) cpuUsage() (time.Duration, error) {
+	b, err := os.ReadFile(filepath.Join(r.dir, "cpu.stat"))
+	if err != nil {
+		return 0, err
+	}
+	return parseCPUStatUsage(b)
+}
+
+func (r *v2Run) memoryPeak() (int64, error) {
+	v, err := readInt(filepath.Join(r.dir, "memory.peak"))
+	if errors.Is(err, os.ErrNotExist) {
+		// Kernels before 5.19 have no memory.peak.
+		return 0, fmt.Errorf("cgroup v2: memory.peak needs Linux 5.19+: %w", err)
+	}
+	return v, err
+}
+
+func (r *v2Run) oomKilled() (bool, error) {
+	v, err := readKeyed(filepath.Join(r.dir, "memory.events"), "oom_kill")
+	return v > 0, err
+}
+
+func (r *v2Run) kill() error {
+	procs := filepath.Join(r.dir, "cgroup.procs")
+	b, err := os.ReadFile(procs)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cgroup v2 kill: %w", err)
+	}
+	if len(parsePids(b)) == 0 {
+		return nil
+	}
+	m := r.m
+	if m == nil {
+		m, err = cgroup2.Load(strings.TrimPrefix(r.dir, r.mount), cgroup2.WithMountpoint(r.mount))
+		if err != nil {
+			return fmt.Errorf("cgroup v2 kill: %w", err)
+		}
+	}
+	if err := m.Kill(); err != nil {
+		return fmt.Errorf("cgroup v2 kill: %w", err)
+	}
+	return killPidsLoop(procs, func(int) error { return nil }, 5*time.Second)
+}
+
+func (r *v2Run) destroy() error {
+	if err := r.kill(); err != nil {
+		return err
+	}
+	var err error
+	for i := 0; i < 50; i++ {
+		err = os.Remove(r.dir)
+		if err == nil || errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return fmt.Errorf("cgroup v2 destroy %s: %w", r.dir, err)
+}

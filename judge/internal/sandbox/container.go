@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// container is the judge's handle on one pre-forked container init.
+type container struct {
+	cmd  *exec.Cmd
+	ctl  *net.UnixConn
+	dead bool // protocol broken or init gone: discard, never reuse
+	runs int
+}
+
+const containerFlags = unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWNET
+
+func startContainer(cfg Config) (*container, error) {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("container: socketpair: %w", err)
+	}
+	ours := os.NewFile(uintptr(pair[0]), "sandbox-ctl")
+	theirs := os.NewFile(uintptr(pair[1]), "sandbox-ctl-init")
+	defer theirs.Close()
+	c, err := net.FileConn(ours)
+	_ = ours.Close()
+	if err != nil {
+		return nil, fmt.Errorf("container: control conn: %w", err)
+	}
+	ctl := c.(*net.UnixConn)
+
+	ic, err := json.Marshal(initConfig{UID: cfg.UID, GID: cfg.GID, Binds: cfg.Binds, EtcFiles: cfg.EtcFiles})
+	if err != nil {
+		ctl.Close()
+		return nil, fmt.Errorf("container: %w", err)
+	}
+	cmd := exec.Command(cfg.InitPath)
+	cmd.Args = []string{"verdict-sandbox-init"}
+	cmd.Env = []string{initEnv + "=1", initConfigEnv + "=" + string(ic)}
+	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: containerFlags, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		ctl.Close()
+		return nil, fmt.Errorf("container: start init: %w", err)
+	}
+	ct := &container{cmd: cmd, ctl: ctl}
+	var hello initHello
+	if _, err := recvMsg(ctl, &hello, time.Now().Add(20*time.Second)); err != nil {
+		ct.close()
+		return nil, fmt.Errorf("container: init hello: %w", err)
+	}
+	if hello.Err != "" {
+		ct.close()
+		return nil, fmt.Errorf("container: init setup: %s", hello.Err)
+	}
+	return ct, nil
+}
+
+// close kills the init (and with it everything in its PID namespace).
+func (c *container) close() {
+	c.dead = true
+	_ = c.ctl.Close()
+	if c.cmd.Process != nil {
+		_ = c.cmd.Process.Kill()
+		_ = c.cmd.Wait()
+	}
+}
+
+// send sends one run request with its descriptors.
+func (c *container) send(req runRequest, fds []int) error {
+	if err := sendMsg(c.ctl, req, fds); err != nil {
+		c.dead = true
+		return fmt.Errorf("container: %w", err)
+	}
+	return nil
+}
+
+type doneMsg struct {
+	d   runDone
+	err error
+}
+
+func (c *container) await() <-chan doneMsg {
+	ch := make(chan doneMsg, 1)
+	go func() {
+		var d runDone
+		fds, err := recvMsg(c.ctl, &d, time.Time{})
+		closeFds(fds)
+		ch <- doneMsg{d: d, err: err}
+	}()
+	return ch
+}
+
+// interrupt makes a pending await return (used when the init hangs).
+func (c *container) interrupt() {
+	c.dead = true
+	_ = c.ctl.SetReadDeadline(time.Unix(1, 0))
+}

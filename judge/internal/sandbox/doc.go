@@ -1,0 +1,101 @@
+// Package sandbox runs untrusted programs for the judge: isolated by
+// namespaces, a read-only root, an unprivileged user and a seccomp filter;
+// bounded and measured by a fresh cgroup per run (v1 or v2, through
+// containerd/cgroups/v3). It owns everything between "run this argv in this
+// directory with these limits" and a Result; the agent decides what to run.
+//
+// # Design: pre-forked containers plus a C fork/exec shim
+//
+// Go cannot run code between fork and exec, and a sandboxed process needs
+// several steps there (join cgroups, rlimits, drop credentials, no_new_privs,
+// load seccomp). Three ways were weighed:
+//
+//   - Re-exec the judge binary per run as a helper that builds namespaces and
+//     mounts, then execs the program. Simple and fresh, but every run pays a Go
+//     runtime start (a cgo binary with libseccomp), namespace creation and
+//     teardown (mount-namespace teardown waits for an RCU grace period in the
+//     exiting task), and the program would be PID 1 of its namespace, where
+//     signals without handlers are dropped (abort() would not report SIGABRT).
+//   - One container per run, built by Go's SysProcAttr: it cannot load seccomp
+//     or set rlimits in the child.
+//   - What this package does (as go-judge does in spirit): a pool of
+//     pre-forked containers, one per concurrent slot. Each container is the
+//     judge binary re-executed (MaybeInit) into new mount, PID, IPC, UTS and
+//     network namespaces; it builds the root once and stays as PID 1. Per run
+//     the judge sends it a request over a SOCK_SEQPACKET pair with the
+//     descriptors attached (stdio, the work dir as a detached open_tree clone,
+//     the run cgroup's cgroup.procs files). The init attaches the work dir at
+//     /w (move_mount), mounts a fresh size-capped /tmp, and starts the program
+//     through spawn_linux.c: a clone(CLONE_VM|CLONE_VFORK) child that makes
+//     only raw system calls — reset signal handlers, setsid, write "0" to each
+//     cgroup.procs (so it is in the run's cgroup before exec; CPU and memory
+//     from the first instruction are counted), dup stdio, mark every other fd
+//     close-on-exec, set rlimits, chdir /w, empty the capability bounding set,
+//     setgroups/setresgid/setresuid to the sandbox user (which clears the
+//     other capability sets), no_new_privs, seccomp with a user-notification
+//     listener, hand the listener to the init, execve.
+//
+// Costs of the choice: a long-lived init per slot (a few MiB each); state
+// could leak between runs of one container, so the init detaches /w and /tmp
+// after every run, and kill(-1, SIGKILL) from PID 1 plus reaping leaves no
+// process behind (a task with SIGKILL pending cannot fork, so the sweep is
+// complete); the judge's cgroup kill is the second net. The shim is C and
+// must stay async-signal-safe: no malloc, no glibc set*id wrappers (they
+// signal the "other threads", which in a CLONE_VM child are the Go runtime's).
+//
+// # seccomp
+//
+// Profiles (profile.go): run is an allow-list; compile allows everything but
+// a deny-list (network setup, mount, ptrace, bpf, io_uring, keyctl, module
+// and clock calls...). Anything denied is SECCOMP_RET_USER_NOTIF: the
+// init's notifier reads the notification, names the syscall (libseccomp),
+// and kills the run, which is then reported as a forbidden syscall with that
+// name. Other ABIs (x32, i386 int 0x80) hit the filter's bad-arch action,
+// SIGKILL-by-SIGSYS, reported as a forbidden syscall named "?".
+//
+// Exactly one execve under run: the filter allows execve only when its
+// filename pointer equals the address of a page the init mapped at a random
+// address (about 2^34 choices) into which the shim copies the path. After
+// exec the program's address space is new; it cannot read its own filter
+// (that needs CAP_SYS_ADMIN), and a wrong guess is itself fatal, so execve of
+// /bin/sh (or anything) is denied. execveat is never allowed. clone3 returns
+// ENOSYS (its flags live in memory the filter cannot see; glibc falls back
+// to clone, whose flags are checked: no namespace flags). fork/clone are
+// allowed only when Limits.Procs > 1, the pids cgroup bounding how many.
+//
+// # cgroups
+//
+// cgroups.Mode() picks the hierarchy: v2 when unified, else the v1
+// controllers (cpuacct, memory, pids, cpuset, freezer). Every run gets a
+// cgroup nobody used: spares are created ahead and used ones removed in the
+// background, off the run's critical path. CPU time is cpuacct.usage (v1) or
+// cpu.stat usage_usec (v2), read after everything in the cgroup is dead;
+// while the run lives the judge polls it, sleeping no longer than the
+// remaining CPU time divided by the CPUs the run may use, so a time limit is
+// enforced within about a millisecond (RLIMIT_CPU at limit+1 s is the
+// backstop). The memory peak is memory.max_usage_in_bytes (v1) or
+// memory.peak (v2, Linux 5.19+); swap is off (v1: memsw limit = memory limit
+// when swap accounting exists, else there is nothing to limit; v2:
+// memory.swap.max 0). OOM kills are read from memory.oom_control or
+// memory.events. Killing: v2 cgroup.kill; v1 freezer FROZEN, SIGKILL every
+// member, THAWED, and wait until empty.
+//
+// v2 hosts: the judge needs a delegated subtree. Under systemd give the
+// service Delegate=yes and set Config.CgroupParent to the service's own
+// cgroup (e.g. system.slice/verdict-judge.service); the judge then moves
+// itself into a "supervisor" leaf (cgroup v2 forbids processes in a cgroup
+// that hands controllers to children) and enables cpu, cpuset, memory and
+// pids for the runs. Without systemd, any parent works as root.
+//
+// # Limits and output
+//
+// Wall time is enforced by the judge (default 2×CPU+1 s). RLIMIT_AS is
+// 2× the memory limit (-1: unlimited, for the JVM), RLIMIT_STACK the memory
+// limit (glibc then gives new threads stacks of that size too: programs
+// with Procs > 1 may want a smaller Limits.Stack), RLIMIT_NOFILE,
+// RLIMIT_FSIZE = the output limit for files; core, memlock and msgqueue 0.
+// stdout is read through a bounded buffer: past Limits.Output the run is
+// killed as an output limit and nothing more is kept; stderr is truncated
+// silently. The judge's memory is bounded by these limits whatever the
+// program prints.
+package sandbox

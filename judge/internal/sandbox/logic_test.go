@@ -1,0 +1,339 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	seccomp "github.com/seccomp/libseccomp-golang"
+	"golang.org/x/sys/unix"
+)
+
+func TestClassify(t *testing.T) {
+	l := Limits{CPU: time.Second, Memory: 64 << 20}.withDefaults(ProfileRun)
+	tests := []struct {
+		name string
+		o    observation
+		want Status
+		sc   string
+	}{
+		{"clean exit", observation{exited: true, cpu: 10 * time.Millisecond}, StatusOK, ""},
+		{"non-zero exit", observation{exited: true, exitCode: 3}, StatusRuntimeError, ""},
+		{"segfault", observation{signal: unix.SIGSEGV}, StatusRuntimeError, ""},
+		{"abort", observation{signal: unix.SIGABRT}, StatusRuntimeError, ""},
+		{"judge killed for cpu", observation{signal: unix.SIGKILL, killed: killCPU, cpu: 1001 * time.Millisecond}, StatusTimeLimit, ""},
+		{"exited after the cpu limit", observation{exited: true, cpu: 1100 * time.Millisecond}, StatusTimeLimit, ""},
+		{"rlimit cpu", observation{signal: unix.SIGXCPU, cpu: 900 * time.Millisecond}, StatusTimeLimit, ""},
+		{"oom kill", observation{signal: unix.SIGKILL, oomKilled: true, memPeak: 64 << 20}, StatusMemoryLimit, ""},
+		{"oom of a child, main exit 0", observation{exited: true, oomKilled: true}, StatusOK, ""},
+		{"bad_alloc at the limit", observation{signal: unix.SIGABRT, memPeak: 64 << 20}, StatusMemoryLimit, ""},
+		{"file too large", observation{signal: unix.SIGXFSZ}, StatusOutputLimit, ""},
+		{"stdout overflow", observation{signal: unix.SIGKILL, killed: killOutput, stdoutOvf: true}, StatusOutputLimit, ""},
+		{"wall", observation{signal: unix.SIGKILL, killed: killWall, cpu: 5 * time.Millisecond}, StatusWallTimeLimit, ""},
+		{"wall but cpu over", observation{signal: unix.SIGKILL, killed: killWall, cpu: 2 * time.Second}, StatusTimeLimit, ""},
+		{"forbidden", observation{signal: unix.SIGKILL, forbidden: "socket"}, StatusForbiddenSyscall, "socket"},
+		{"forbidden beats cpu", observation{signal: unix.SIGKILL, forbidden: "execve", cpu: 2 * time.Second}, StatusForbiddenSyscall, "execve"},
+		{"bad arch", observation{signal: unix.SIGSYS}, StatusForbiddenSyscall, "?"},
+		{"sandbox error beats all", observation{sandboxErr: "boom", forbidden: "x"}, StatusSandboxError, ""},
+		{"cancelled", observation{signal: unix.SIGKILL, killed: killCancel}, StatusSandboxError, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, sc := classify(tc.o, l)
+			if got != tc.want || sc != tc.sc {
+				t.Errorf("classify = %s %q, want %s %q", got, sc, tc.want, tc.sc)
+			}
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"4096", 4096, false},
+		{"256M", 256 << 20, false},
+		{"256MiB", 256 << 20, false},
+		{"64mb", 64 << 20, false},
+		{"1G", 1 << 30, false},
+		{"512k", 512 << 10, false},
+		{"1.5K", 1536, false},
+		{" 2 M ", 2 << 20, false},
+		{"", 0, true},
+		{"M", 0, true},
+		{"-1M", 0, true},
+		{"abc", 0, true},
+		{"99999999999T", 0, true},
+		{"NaN", 0, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseSize(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d, err=%v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"1", "256M", "1.5GiB", "k", "-3", "1e30T"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseSize(s)
+		if err == nil && v < 0 {
+			t.Fatalf("ParseSize(%q) = %d < 0", s, v)
+		}
+	})
+}
+
+func TestLimitsDefaults(t *testing.T) {
+	l := Limits{}.withDefaults(ProfileRun)
+	if l.CPU != time.Second || l.Wall != 3*time.Second || l.Memory != 256<<20 ||
+		l.AddressSpace != 512<<20 || l.Stack != 256<<20 || l.Procs != 1 || l.OpenFiles != 64 {
+		t.Errorf("run defaults: %+v", l)
+	}
+	c := Limits{CPU: 5 * time.Second}.withDefaults(ProfileCompile)
+	if c.Wall != 11*time.Second || c.Procs != 64 || c.OpenFiles != 256 {
+		t.Errorf("compile defaults: %+v", c)
+	}
+	j := Limits{AddressSpace: -1}.withDefaults(ProfileRun)
+	for _, r := range rlimits(j) {
+		if r.Resource == unix.RLIMIT_AS && r.Cur != unix.RLIM_INFINITY {
+			t.Errorf("AddressSpace -1 gives RLIMIT_AS %d", r.Cur)
+		}
+	}
+}
+
+func TestRlimits(t *testing.T) {
+	l := Limits{CPU: 1500 * time.Millisecond, Memory: 64 << 20, Output: 1 << 20}.withDefaults(ProfileRun)
+	got := map[int]rlimit{}
+	for _, r := range rlimits(l) {
+		got[r.Resource] = r
+	}
+	want := map[int]uint64{
+		unix.RLIMIT_CPU: 3, unix.RLIMIT_AS: 128 << 20, unix.RLIMIT_STACK: 64 << 20,
+		unix.RLIMIT_FSIZE: 1 << 20, unix.RLIMIT_NOFILE: 64, unix.RLIMIT_CORE: 0, unix.RLIMIT_MEMLOCK: 0,
+	}
+	for res, v := range want {
+		if got[res].Cur != v {
+			t.Errorf("rlimit %d = %d, want %d", res, got[res].Cur, v)
+		}
+	}
+	if len(got) > 12 {
+		t.Errorf("%d rlimits, the shim takes 12", len(got))
+	}
+}
+
+func TestSpecValidate(t *testing.T) {
+	bad := []Spec{
+		{},
+		{Argv: []string{""}, Dir: "/tmp"},
+		{Argv: []string{"x"}},
+		{Argv: []string{"x"}, Dir: "/tmp", Profile: "root"},
+		{Argv: []string{"x"}, Dir: "/tmp", Limits: Limits{Procs: 100000}},
+	}
+	for i, s := range bad {
+		if err := s.validate(); err == nil {
+			t.Errorf("spec %d: no error", i)
+		}
+	}
+	if err := (Spec{Argv: []string{"x"}, Dir: "/tmp"}).validate(); err != nil {
+		t.Errorf("good spec: %v", err)
+	}
+}
+
+func TestCPUPollDelay(t *testing.T) {
+	tests := []struct {
+		limit, used time.Duration
+		par         int
+		want        time.Duration
+	}{
+		{time.Second, 0, 2, 100 * time.Millisecond},
+		{time.Second, 900 * time.Millisecond, 2, 50 * time.Millisecond},
+		{time.Second, 900 * time.Millisecond, 1, 100 * time.Millisecond},
+		{time.Second, 999 * time.Millisecond, 2, time.Millisecond},
+		{time.Second, 2 * time.Second, 2, time.Millisecond},
+		{100 * time.Millisecond, 0, 0, 100 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		if got := cpuPollDelay(tc.limit, tc.used, tc.par); got != tc.want {
+			t.Errorf("cpuPollDelay(%v, %v, %d) = %v, want %v", tc.limit, tc.used, tc.par, got, tc.want)
+		}
+	}
+}
+
+func TestCgroupParsers(t *testing.T) {
+	cpuStat := "usage_usec 1234567\nuser_usec 1000000\nsystem_usec 234567\nnr_periods 0\n"
+	if d, err := parseCPUStatUsage([]byte(cpuStat)); err != nil || d != 1234567*time.Microsecond {
+		t.Errorf("cpu.stat: %v %v", d, err)
+	}
+	if _, err := parseCPUStatUsage([]byte("user_usec 1\n")); err == nil {
+		t.Error("cpu.stat without usage_usec: no error")
+	}
+	if _, err := parseCPUStatUsage([]byte("usage_usec x\n")); err == nil {
+		t.Error("cpu.stat garbage: no error")
+	}
+	events := "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n"
+	if v, ok, err := parseKeyed([]byte(events), "oom_kill"); err != nil || !ok || v != 1 {
+		t.Errorf("memory.events oom_kill: %d %v %v", v, ok, err)
+	}
+	oomControl := "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n"
+	if v, _, _ := parseKeyed([]byte(oomControl), "oom_kill"); v != 3 {
+		t.Errorf("memory.oom_control oom_kill = %d", v)
+	}
+	for in, want := range map[string]int64{"67108864\n": 64 << 20, "max\n": -1, "0": 0} {
+		if v, err := parseUintFile([]byte(in)); err != nil || v != want {
+			t.Errorf("parseUintFile(%q) = %d %v", in, v, err)
+		}
+	}
+	if _, err := parseUintFile([]byte("-5")); err == nil {
+		t.Error("parseUintFile(-5): no error")
+	}
+	if got := parsePids([]byte("12\n345\n\nx\n")); !slices.Equal(got, []int{12, 345}) {
+		t.Errorf("parsePids = %v", got)
+	}
+	self := "12:pids:/user.slice\n4:memory:/process_api/abc\n3:cpu,cpuacct:/x\n0::/system.slice/judge.service\n"
+	for ctrl, want := range map[string]string{"": "/system.slice/judge.service", "memory": "/process_api/abc", "cpuacct": "/x"} {
+		if got, err := ownCgroup([]byte(self), ctrl); err != nil || got != want {
+			t.Errorf("ownCgroup(%q) = %q %v, want %q", ctrl, got, err, want)
+		}
+	}
+	if _, err := ownCgroup([]byte(self), "freezer"); err == nil {
+		t.Error("ownCgroup(freezer): no error")
+	}
+	if p, ok := runOwner(runName(4242, 7)); !ok || p != 4242 {
+		t.Errorf("runOwner(runName(4242,7)) = %d %v", p, ok)
+	}
+	for _, bad := range []string{"supervisor", "run-", "run-x-1", "run-12"} {
+		if _, ok := runOwner(bad); ok {
+			t.Errorf("runOwner(%q) ok", bad)
+		}
+	}
+}
+
+func TestCgroupResources(t *testing.T) {
+	l := cgLimits{memory: 64 << 20, pids: 16, cpus: "1"}
+	v2 := v2Resources(l, true)
+	if *v2.Memory.Max != 64<<20 || *v2.Memory.Swap != 0 || v2.Pids.Max != 16 || v2.CPU.Cpus != "1" {
+		t.Errorf("v2 resources: %+v %+v %+v", v2.Memory, v2.Pids, v2.CPU)
+	}
+	vals := map[string]bool{}
+	for _, c := range v2.EnabledControllers() {
+		vals[c] = true
+	}
+	for _, c := range []string{"memory", "pids", "cpuset"} {
+		if !vals[c] {
+			t.Errorf("v2 resources do not enable %s", c)
+		}
+	}
+	if r := v2Resources(cgLimits{memory: 1, pids: 1}, false); r.Memory.Swap != nil || r.CPU != nil {
+		t.Errorf("v2 without swap/cpus: %+v", r)
+	}
+	v1 := v1Resources(l, true)
+	if *v1.Memory.Limit != 64<<20 || *v1.Memory.Swap != 64<<20 || *v1.Pids.Limit != 16 || v1.CPU.Cpus != "1" {
+		t.Errorf("v1 resources: %+v", v1)
+	}
+	if r := v1Resources(cgLimits{memory: 1, pids: 1}, false); r.Memory.Swap != nil || r.CPU != nil {
+		t.Errorf("v1 without memsw: %+v", r)
+	}
+}
+
+// The list of calls the run profile must never allow.
+var runMustDeny = []string{
+	"socket", "socketpair", "connect", "ptrace", "mount", "umount2", "mlock", "mlock2",
+	"mlockall", "personality", "io_uring_setup", "io_uring_enter", "io_uring_register",
+	"keyctl", "add_key", "request_key", "bpf", "perf_event_open", "execveat", "unshare",
+	"setns", "process_vm_readv", "process_vm_writev", "pivot_root", "chroot", "userfaultfd",
+}
+
+func TestProfileTables(t *testing.T) {
+	allowed := map[string]bool{}
+	for _, n := range runAllowed {
+		if allowed[n] {
+			t.Errorf("%s listed twice", n)
+		}
+		allowed[n] = true
+		if n != "futex_waitv" && n != "epoll_pwait2" {
+			if _, err := seccomp.GetSyscallFromName(n); err != nil {
+				t.Errorf("run allow-list: %s unknown to libseccomp", n)
+			}
+		}
+	}
+	for _, n := range append(runMustDeny, runProcessCalls...) {
+		if allowed[n] {
+			t.Errorf("run profile allows %s unconditionally", n)
+		}
+	}
+	denied := map[string]bool{}
+	for _, n := range compileDenied {
+		denied[n] = true
+	}
+	for _, n := range []string{"ptrace", "mount", "bpf", "perf_event_open", "io_uring_setup", "keyctl", "unshare", "setns", "connect"} {
+		if !denied[n] {
+			t.Errorf("compile profile does not forbid %s", n)
+		}
+	}
+	for _, n := range compileRefused {
+		if denied[n] {
+			t.Errorf("%s both refused and forbidden", n)
+		}
+	}
+	if got := splitFlags(unix.CLONE_NEWNS | unix.CLONE_NEWNET); len(got) != 2 {
+		t.Errorf("splitFlags = %v", got)
+	}
+}
+
+func TestBuildFilter(t *testing.T) {
+	for _, k := range []filterKey{{ProfileRun, false}, {ProfileRun, true}, {ProfileCompile, false}, {ProfileCompile, true}} {
+		b, err := buildFilter(k, 0x123456789000, 100)
+		if err != nil {
+			t.Fatalf("buildFilter(%v): %v", k, err)
+		}
+		if len(b) < 8*20 || len(b)%8 != 0 || len(b)/8 > 4096 {
+			t.Errorf("buildFilter(%v): %d bytes", k, len(b))
+		}
+	}
+	if name := syscallName(int32(unix.SYS_SOCKET)); name != "socket" {
+		t.Errorf("syscallName(SYS_SOCKET) = %q", name)
+	}
+	if name := syscallName(99999); name == "" {
+		t.Errorf("syscallName(99999) = %q", name)
+	}
+}
+
+func TestResultJSON(t *testing.T) {
+	r := Result{Status: StatusForbiddenSyscall, CPUMs: 3, WallMs: 4, MemoryKB: 256, ExitCode: -1,
+		Signal: 9, SignalName: "SIGKILL", Syscall: "socket", Cgroup: "v1", CPU: time.Second}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"status", "cpu_ms", "wall_ms", "memory_kb", "exit_code", "signal", "syscall", "stdout", "stderr", "cgroup"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON has no %q: %s", k, b)
+		}
+	}
+	if m["status"] != "forbidden_syscall" {
+		t.Errorf("status = %v", m["status"])
+	}
+}
+
+func TestLookPath(t *testing.T) {
+	if p, err := lookPath("./a.out", nil); err != nil || p != "./a.out" {
+		t.Errorf("lookPath(./a.out) = %q %v", p, err)
+	}
+	if p, err := lookPath("sh", []string{"PATH=/usr/bin:/bin"}); err != nil || !strings.HasSuffix(p, "/sh") {
+		t.Errorf("lookPath(sh) = %q %v", p, err)
+	}
+	if _, err := lookPath("no-such-program-xyz", nil); err == nil {
+		t.Error("lookPath(missing): no error")
+	}
+}

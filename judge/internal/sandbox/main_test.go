@@ -1,0 +1,106 @@
+package sandbox
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testSB is shared by the tests that run programs; made in TestMain.
+var testSB *Sandbox
+
+const testCgroupParent = "verdict-sandbox-test"
+
+func TestMain(m *testing.M) {
+	// The test binary is also the container init it re-executes.
+	MaybeInit()
+	if os.Geteuid() != 0 {
+		fmt.Fprintln(os.Stderr, "sandbox tests need root (namespaces, cgroups, mounts); run them as root")
+		os.Exit(1)
+	}
+	for _, tool := range []string{"gcc", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			fmt.Fprintf(os.Stderr, "sandbox tests need %s (make deps installs it): %v\n", tool, err)
+			os.Exit(1)
+		}
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	sb, err := New(Config{Slots: 2, CgroupParent: testCgroupParent, Logger: log})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
+		os.Exit(1)
+	}
+	testSB = sb
+	code := m.Run()
+	if err := sb.Close(); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox close: %v\n", err)
+		code = 1
+	}
+	// Nothing the tests made may outlive them.
+	if left := leftoverCgroups(); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "leftover run cgroups: %v\n", left)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// leftoverCgroups lists this process's run cgroups still present.
+func leftoverCgroups() []string {
+	var out []string
+	prefix := fmt.Sprintf("run-%d-", os.Getpid())
+	var dirs []string
+	switch CgroupMode() {
+	case "v2":
+		dirs = []string{filepath.Join("/sys/fs/cgroup", testCgroupParent)}
+	default:
+		for _, c := range v1Controllers {
+			dirs = append(dirs, filepath.Join("/sys/fs/cgroup", string(c), testCgroupParent))
+		}
+	}
+	for _, d := range dirs {
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
+				out = append(out, filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	return out
+}
+
+// buildC compiles src with gcc into dir/name (static when asked).
+func buildC(t testing.TB, dir, name, src string, static bool, extra ...string) string {
+	t.Helper()
+	srcPath := filepath.Join(dir, name+".c")
+	if err := os.WriteFile(srcPath, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, name)
+	args := []string{"-O1", "-o", bin, srcPath}
+	if static {
+		args = append(args, "-static")
+	}
+	args = append(args, extra...)
+	out, err := exec.Command("gcc", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gcc %s: %v\n%s", name, err, out)
+	}
+	return bin
+}
+
+// workDir is a fresh directory the sandbox user may write.
+func workDir(t testing.TB) string {
+	t.Helper()
+	d := t.TempDir()
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(d, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -1,0 +1,594 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	seccomp "github.com/seccomp/libseccomp-golang"
+	"golang.org/x/sys/unix"
+)
+
+// Sandbox runs programs in pre-forked containers, one run per container at
+// a time, up to Config.Slots at once. Safe for concurrent use.
+type Sandbox struct {
+	cfg Config
+	log *slog.Logger
+	cg  cgDriver
+	sem chan struct{}
+	seq atomic.Uint64
+
+	// spare holds fresh, empty cgroups made ahead of time; used ones are
+	// destroyed in the background. Both keep cgroup mkdir/rmdir off a run's
+	// critical path while every run still gets a cgroup nobody used before.
+	spare chan runCgroup
+	bg    sync.WaitGroup
+
+	mu     sync.Mutex
+	idle   []*container
+	closed bool
+}
+
+// New checks the host (root, cgroups, seccomp), removes run cgroups left by
+// dead judges, and starts Config.Prewarm containers.
+func New(cfg Config) (*Sandbox, error) {
+	cfg = cfg.withDefaults()
+	if os.Geteuid() != 0 {
+		return nil, fmt.Errorf("sandbox new: %w: must run as root (namespaces, cgroups, mounts)", ErrSandbox)
+	}
+	if api, err := seccomp.GetAPI(); err != nil || api < 5 {
+		return nil, fmt.Errorf("sandbox new: %w: libseccomp API level %d < 5 (user notification needs libseccomp >= 2.5 and Linux >= 5.0): %v", ErrSandbox, api, err)
+	}
+	cg, err := newCgDriver(cfg.CgroupParent)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox new: %w: %w", ErrSandbox, err)
+	}
+	s := &Sandbox{cfg: cfg, log: cfg.Logger.With("component", "sandbox"), cg: cg,
+		sem: make(chan struct{}, cfg.Slots), spare: make(chan runCgroup, cfg.Slots)}
+	s.removeStale()
+	for i := 0; i < cfg.Slots; i++ {
+		c, err := s.newCgroup()
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("sandbox new: %w: %w", ErrSandbox, err)
+		}
+		s.spare <- c
+	}
+	for i := 0; i < cfg.Prewarm; i++ {
+		c, err := startContainer(cfg)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("sandbox new: %w: %w", ErrSandbox, err)
+		}
+		s.idle = append(s.idle, c)
+	}
+	if !cg.swapAccounting() && hostHasSwap() {
+		s.log.Warn("host has swap but no swap accounting: runs could use swap beyond their memory limit (boot with swapaccount=1 or disable swap)")
+	}
+	s.log.Info("sandbox ready", "cgroup", cg.version(), "cgroup_mode", CgroupMode(),
+		"swap_accounting", cg.swapAccounting(), "cgroup_parent", cfg.CgroupParent,
+		"slots", cfg.Slots, "uid", cfg.UID)
+	return s, nil
+}
+
+// hostHasSwap reports whether any swap area is active.
+func hostHasSwap() bool {
+	b, err := os.ReadFile("/proc/swaps")
+	if err != nil {
+		return false
+	}
+	lines := 0
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines++
+		}
+	}
+	return lines > 1 // the header line
+}
+
+// removeStale deletes run cgroups whose judge process is gone.
+func (s *Sandbox) removeStale() {
+	names, err := s.cg.children()
+	if err != nil {
+		s.log.Warn("list run cgroups", "err", err)
+		return
+	}
+	for _, n := range names {
+		pid, ok := runOwner(n)
+		if !ok || pid == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
+			continue
+		}
+		if err := s.cg.remove(n); err != nil {
+			s.log.Warn("remove stale run cgroup", "cgroup", n, "err", err)
+		} else {
+			s.log.Info("removed stale run cgroup", "cgroup", n)
+		}
+	}
+}
+
+// Close waits for running runs to end (their wall limits bound that), kills
+// the containers and removes every cgroup the sandbox made.
+func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	for i := 0; i < cap(s.sem); i++ {
+		s.sem <- struct{}{}
+	}
+	s.mu.Lock()
+	idle := s.idle
+	s.idle = nil
+	s.mu.Unlock()
+	for _, c := range idle {
+		c.close()
+	}
+	s.bg.Wait()
+	var errs []error
+	for {
+		select {
+		case c := <-s.spare:
+			errs = append(errs, c.destroy())
+			continue
+		default:
+		}
+		break
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("sandbox close: %w", err)
+	}
+	return nil
+}
+
+func (s *Sandbox) newCgroup() (runCgroup, error) {
+	return s.cg.create(runName(os.Getpid(), s.seq.Add(1)))
+}
+
+// takeCgroup returns a fresh cgroup, from the spares when there is one.
+func (s *Sandbox) takeCgroup() (runCgroup, error) {
+	select {
+	case c := <-s.spare:
+		return c, nil
+	default:
+		return s.newCgroup()
+	}
+}
+
+// recycle destroys a used cgroup and makes a spare, in the background.
+func (s *Sandbox) recycle(used runCgroup) {
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		if err := used.destroy(); err != nil {
+			s.log.Error("destroy run cgroup", "err", err)
+		}
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return
+		}
+		c, err := s.newCgroup()
+		if err != nil {
+			s.log.Error("create spare cgroup", "err", err)
+			return
+		}
+		select {
+		case s.spare <- c:
+		default:
+			if err := c.destroy(); err != nil {
+				s.log.Error("destroy spare cgroup", "err", err)
+			}
+		}
+	}()
+}
+
+// CgroupVersion is "v1" or "v2": what this sandbox measures with.
+func (s *Sandbox) CgroupVersion() string { return s.cg.version() }
+
+func (s *Sandbox) getContainer() (*container, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if n := len(s.idle); n > 0 {
+		c := s.idle[n-1]
+		s.idle = s.idle[:n-1]
+		s.mu.Unlock()
+		return c, nil
+	}
+	s.mu.Unlock()
+	return startContainer(s.cfg)
+}
+
+func (s *Sandbox) putContainer(c *container) {
+	s.mu.Lock()
+	if c.dead || s.closed {
+		s.mu.Unlock()
+		c.close()
+		return
+	}
+	s.idle = append(s.idle, c)
+	s.mu.Unlock()
+}
+
+// rlimits derives the run's resource limits.
+func rlimits(l Limits) []rlimit {
+	inf := uint64(unix.RLIM_INFINITY)
+	cpuSec := uint64((l.CPU+time.Second-1)/time.Second) + 1
+	as := inf
+	if l.AddressSpace > 0 {
+		as = uint64(l.AddressSpace)
+	}
+	return []rlimit{
+		{unix.RLIMIT_CPU, cpuSec, cpuSec + 1},
+		{unix.RLIMIT_AS, as, as},
+		{unix.RLIMIT_STACK, uint64(l.Stack), uint64(l.Stack)},
+		{unix.RLIMIT_FSIZE, uint64(l.Output), uint64(l.Output)},
+		{unix.RLIMIT_NOFILE, uint64(l.OpenFiles), uint64(l.OpenFiles)},
+		{unix.RLIMIT_CORE, 0, 0},
+		{unix.RLIMIT_MEMLOCK, 0, 0},
+		{unix.RLIMIT_MSGQUEUE, 0, 0},
+	}
+}
+
+var defaultEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/w", "LANG=C.UTF-8"}
+
+// Run runs spec to completion and reports it. The error is non-nil only
+// for an invalid spec (ErrInvalidSpec), a closed sandbox (ErrClosed) or a
+// sandbox failure (ErrSandbox, with Result.Status SandboxError); a program
+// that misbehaves is a Result, not an error.
+func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
+	res := Result{Cgroup: s.cg.version(), ExitCode: -1}
+	fail := func(err error) (Result, error) {
+		res.Status = StatusSandboxError
+		res.Error = err.Error()
+		return res, err
+	}
+	if err := spec.validate(); err != nil {
+		return fail(err)
+	}
+	if spec.Profile == "" {
+		spec.Profile = ProfileRun
+	}
+	if spec.Env == nil {
+		spec.Env = defaultEnv
+	}
+	lim := spec.Limits.withDefaults(spec.Profile)
+
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return fail(fmt.Errorf("sandbox run: %w", ctx.Err()))
+	}
+	defer func() { <-s.sem }()
+	c, err := s.getContainer()
+	if err != nil {
+		if errors.Is(err, ErrClosed) {
+			return fail(err)
+		}
+		return fail(fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err))
+	}
+	defer s.putContainer(c)
+	c.runs++
+
+	r := &runState{s: s, c: c, spec: spec, lim: lim}
+	defer r.cleanup()
+	if err := r.prepare(); err != nil {
+		return fail(fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err))
+	}
+	obs, err := r.execute(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err))
+	}
+	res.Status, res.Syscall = classify(obs, lim)
+	res.CPU = obs.cpu
+	res.CPUMs = obs.cpu.Milliseconds()
+	res.Wall = r.wall
+	res.WallMs = r.wall.Milliseconds()
+	res.MemoryKB = obs.memPeak / 1024
+	res.ExitCode = obs.exitCode
+	if !obs.exited {
+		res.ExitCode = -1
+		res.Signal = int(obs.signal)
+		res.SignalName = unix.SignalName(obs.signal)
+	}
+	if r.stdout != nil {
+		res.Stdout, res.StdoutTruncated = r.stdout.result()
+	}
+	res.Stderr, res.StderrTruncated = r.stderr.result()
+	if obs.sandboxErr != "" {
+		res.Error = obs.sandboxErr
+		return res, fmt.Errorf("sandbox run: %w: %s", ErrSandbox, obs.sandboxErr)
+	}
+	if obs.killed == killCancel {
+		res.Error = ctx.Err().Error()
+		return res, fmt.Errorf("sandbox run: %w", ctx.Err())
+	}
+	return res, nil
+}
+
+// runState holds one run's resources.
+type runState struct {
+	s    *Sandbox
+	c    *container
+	spec Spec
+	lim  Limits
+
+	cg       runCgroup
+	childFds []int      // sent to the init, closed after sending
+	files    []*os.File // ours, closed at cleanup
+	stdinW   *os.File
+	stdout   *capture
+	stderr   *capture
+	wall     time.Duration
+}
+
+func (r *runState) cleanup() {
+	closeFds(r.childFds)
+	r.childFds = nil
+	for _, f := range r.files {
+		_ = f.Close()
+	}
+	if r.cg != nil {
+		r.s.recycle(r.cg)
+	}
+}
+
+func (r *runState) addChild(fd int) { r.childFds = append(r.childFds, fd) }
+
+func (r *runState) prepare() error {
+	cpus := ""
+	if r.spec.CPU != nil && *r.spec.CPU >= 0 {
+		cpus = strconv.Itoa(*r.spec.CPU)
+	}
+	cg, err := r.s.takeCgroup()
+	if err != nil {
+		return err
+	}
+	r.cg = cg
+	if err := cg.apply(cgLimits{memory: r.lim.Memory, pids: int64(r.lim.Procs), cpus: cpus}); err != nil {
+		return err
+	}
+
+	// stdin
+	switch {
+	case r.spec.StdinFile != "":
+		fd, err := unix.Open(r.spec.StdinFile, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("stdin %s: %w", r.spec.StdinFile, err)
+		}
+		r.addChild(fd)
+	case r.spec.Stdin != nil:
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return fmt.Errorf("stdin pipe: %w", err)
+		}
+		fd, err := unix.Dup(int(pr.Fd()))
+		_ = pr.Close()
+		if err != nil {
+			pw.Close()
+			return fmt.Errorf("stdin pipe: %w", err)
+		}
+		unix.CloseOnExec(fd)
+		r.addChild(fd)
+		r.stdinW = pw
+		r.files = append(r.files, pw)
+	default:
+		fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("stdin: %w", err)
+		}
+		r.addChild(fd)
+	}
+	// stdout
+	if r.spec.StdoutFile != "" {
+		fd, err := unix.Open(r.spec.StdoutFile, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_CLOEXEC, 0o644)
+		if err != nil {
+			return fmt.Errorf("stdout %s: %w", r.spec.StdoutFile, err)
+		}
+		r.addChild(fd)
+	} else {
+		fd, cap, err := r.newCapture(r.lim.Output, true)
+		if err != nil {
+			return err
+		}
+		r.addChild(fd)
+		r.stdout = cap
+	}
+	fd, cap, err := r.newCapture(r.lim.Stderr, false)
+	if err != nil {
+		return err
+	}
+	r.addChild(fd)
+	r.stderr = cap
+	// work dir: a detached clone of the mount, attached at /w by the init
+	tree, err := unix.OpenTree(unix.AT_FDCWD, r.spec.Dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("work dir %s: %w", r.spec.Dir, err)
+	}
+	r.addChild(tree)
+	for _, p := range cg.procsFiles() {
+		fd, err := unix.Open(p, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("cgroup: %w", err)
+		}
+		r.addChild(fd)
+	}
+	return nil
+}
+
+// newCapture returns the write end for the child and a bounded reader.
+func (r *runState) newCapture(limit int64, overflowIsLimit bool) (int, *capture, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return -1, nil, fmt.Errorf("output pipe: %w", err)
+	}
+	fd, err := unix.Dup(int(pw.Fd()))
+	_ = pw.Close()
+	if err != nil {
+		pr.Close()
+		return -1, nil, fmt.Errorf("output pipe: %w", err)
+	}
+	unix.CloseOnExec(fd)
+	r.files = append(r.files, pr)
+	c := newCapture(pr, limit, overflowIsLimit)
+	return fd, c, nil
+}
+
+func (r *runState) execute(ctx context.Context) (observation, error) {
+	var o observation
+	req := runRequest{
+		Argv:    r.spec.Argv,
+		Env:     r.spec.Env,
+		Rlimits: rlimits(r.lim),
+		Profile: r.spec.Profile,
+		Multi:   r.lim.Procs > 1,
+		TmpSize: r.s.cfg.TmpSize,
+		NCgroup: len(r.cg.procsFiles()),
+	}
+	if err := r.c.send(req, r.childFds); err != nil {
+		return o, err
+	}
+	closeFds(r.childFds)
+	r.childFds = nil
+	start := time.Now()
+	doneCh := r.c.await()
+	if r.stdinW != nil {
+		go func(w *os.File, src io.Reader) {
+			_, _ = io.Copy(w, src)
+			_ = w.Close()
+		}(r.stdinW, r.spec.Stdin)
+	}
+
+	parallel := runtime.NumCPU()
+	if r.spec.CPU != nil && *r.spec.CPU >= 0 {
+		parallel = 1
+	}
+	wallTimer := time.NewTimer(r.lim.Wall)
+	defer wallTimer.Stop()
+	cpuTimer := time.NewTimer(cpuPollDelay(r.lim.CPU, 0, parallel))
+	defer cpuTimer.Stop()
+	var hang <-chan time.Time
+	var overflow <-chan struct{}
+	if r.stdout != nil {
+		overflow = r.stdout.overflow
+	}
+	kill := func(why killReason) {
+		if o.killed == killNone {
+			o.killed = why
+		}
+		if err := r.cg.kill(); err != nil {
+			r.s.log.Error("kill run cgroup", "err", err)
+		}
+		if hang == nil {
+			hang = time.After(5 * time.Second)
+		}
+	}
+	ctxDone := ctx.Done()
+	var dm doneMsg
+wait:
+	for {
+		select {
+		case dm = <-doneCh:
+			break wait
+		case <-cpuTimer.C:
+			used, err := r.cg.cpuUsage()
+			if err != nil {
+				r.s.log.Error("read cpu usage", "err", err)
+			}
+			if used >= r.lim.CPU {
+				kill(killCPU)
+			} else {
+				cpuTimer.Reset(cpuPollDelay(r.lim.CPU, used, parallel))
+			}
+		case <-wallTimer.C:
+			kill(killWall)
+		case <-overflow:
+			overflow = nil
+			kill(killOutput)
+		case <-ctxDone:
+			ctxDone = nil
+			kill(killCancel)
+		case <-hang:
+			r.c.interrupt()
+			dm = <-doneCh
+			o.sandboxErr = "container init did not report the end of the run"
+			break wait
+		}
+	}
+	r.wall = time.Since(start)
+	if dm.err != nil {
+		r.c.dead = true
+		if o.sandboxErr == "" {
+			o.sandboxErr = fmt.Sprintf("container init: %v", dm.err)
+		}
+		_ = r.cg.kill()
+		return o, nil
+	}
+	d := dm.d
+	if d.Fatal {
+		r.c.dead = true
+	}
+	if d.Err != "" {
+		o.sandboxErr = d.Err
+	}
+	if d.WallNs > 0 {
+		r.wall = time.Duration(d.WallNs)
+	}
+	// Anything still in the cgroup is dead now; only then is the CPU
+	// counter final.
+	if err := r.cg.kill(); err != nil && o.sandboxErr == "" {
+		o.sandboxErr = err.Error()
+	}
+	o.exited, o.exitCode, o.signal, o.forbidden = d.Exited, d.ExitCode, syscall.Signal(d.Signal), d.Forbidden
+	var err error
+	if o.cpu, err = r.cg.cpuUsage(); err != nil && o.sandboxErr == "" {
+		o.sandboxErr = fmt.Sprintf("read cpu usage: %v", err)
+	}
+	if o.memPeak, err = r.cg.memoryPeak(); err != nil && o.sandboxErr == "" {
+		o.sandboxErr = fmt.Sprintf("read memory peak: %v", err)
+	}
+	if o.oomKilled, err = r.cg.oomKilled(); err != nil && o.sandboxErr == "" {
+		o.sandboxErr = fmt.Sprintf("read oom events: %v", err)
+	}
+	if r.stdout != nil {
+		o.stdoutOvf = r.stdout.wait()
+	}
+	r.stderr.wait()
+	return o, nil
+}
+
+// cpuPollDelay is how long the judge may sleep before the run could have
+// used its remaining CPU time, running on `parallel` CPUs at most.
+func cpuPollDelay(limit, used time.Duration, parallel int) time.Duration {
+	if parallel < 1 {
+		parallel = 1
+	}
+	d := (limit - used) / time.Duration(parallel)
+	const lo, hi = time.Millisecond, 100 * time.Millisecond
+	if d < lo {
+		return lo
+	}
+	if d > hi {
+		return hi
+	}
+	return d
+}
