@@ -1,0 +1,200 @@
+package testpkg
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ManifestName is the manifest's file name inside a package.
+const ManifestName = "manifest.json"
+
+// FormatVersion is the manifest format written by Build.
+const FormatVersion = 1
+
+// ErrInvalid reports a malformed package; the message names the bad file.
+var ErrInvalid = errors.New("testpkg: invalid package")
+
+// Case is one test: its input and the expected answer.
+type Case struct {
+	In  []byte
+	Ans []byte
+}
+
+// Subtask groups cases (1-based indexes) for partial scoring (IOI).
+type Subtask struct {
+	Name   string `json:"name"`
+	Points int    `json:"points"`
+	Cases  []int  `json:"cases"`
+}
+
+// CaseFile names one case's files in the manifest.
+type CaseFile struct {
+	Index int    `json:"index"`
+	In    string `json:"in"`
+	Ans   string `json:"ans"`
+}
+
+// Manifest is manifest.json.
+type Manifest struct {
+	Version  int        `json:"version"`
+	Cases    []CaseFile `json:"cases"`
+	Subtasks []Subtask  `json:"subtasks,omitempty"`
+}
+
+// epoch is the modification time of every entry, for reproducible bytes.
+var epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Build packages cases and subtasks; it checks the subtasks like Read does.
+func Build(cases []Case, subtasks []Subtask) ([]byte, Manifest, error) {
+	m := Manifest{Version: FormatVersion, Subtasks: subtasks}
+	for i := range cases {
+		n := strconv.Itoa(i + 1)
+		m.Cases = append(m.Cases, CaseFile{Index: i + 1, In: n + ".in", Ans: n + ".ans"})
+	}
+	if err := m.check(); err != nil {
+		return nil, Manifest{}, err
+	}
+	mj, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	add := func(name string, b []byte) error {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: epoch})
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	if err := add(ManifestName, mj); err != nil {
+		return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+	}
+	for i, c := range cases {
+		if err := add(m.Cases[i].In, c.In); err != nil {
+			return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+		}
+		if err := add(m.Cases[i].Ans, c.Ans); err != nil {
+			return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+	}
+	return buf.Bytes(), m, nil
+}
+
+func (m *Manifest) check() error {
+	if len(m.Cases) == 0 {
+		return fmt.Errorf("%w: %s: no test cases", ErrInvalid, ManifestName)
+	}
+	n := len(m.Cases)
+	seen := map[int]string{}
+	for _, st := range m.Subtasks {
+		if st.Name == "" {
+			return fmt.Errorf("%w: %s: a subtask has no name", ErrInvalid, ManifestName)
+		}
+		if st.Points < 0 {
+			return fmt.Errorf("%w: %s: subtask %q has negative points", ErrInvalid, ManifestName, st.Name)
+		}
+		if len(st.Cases) == 0 {
+			return fmt.Errorf("%w: %s: subtask %q has no cases", ErrInvalid, ManifestName, st.Name)
+		}
+		for _, c := range st.Cases {
+			if c < 1 || c > n {
+				return fmt.Errorf("%w: %s: subtask %q names case %d, package has 1..%d", ErrInvalid, ManifestName, st.Name, c, n)
+			}
+			if other, dup := seen[c]; dup {
+				return fmt.Errorf("%w: %s: case %d is in subtasks %q and %q", ErrInvalid, ManifestName, c, other, st.Name)
+			}
+			seen[c] = st.Name
+		}
+	}
+	return nil
+}
+
+// Read validates a package and returns its manifest. A package without
+// manifest.json gets one derived from its N.in/N.ans pairs. Errors wrap
+// ErrInvalid and name the offending file.
+func Read(zipBytes []byte) (Manifest, error) {
+	zr, err := zip.NewReader(bytes.NewReader(zipBytes), int64(len(zipBytes)))
+	if err != nil {
+		return Manifest{}, fmt.Errorf("%w: not a zip file: %w", ErrInvalid, err)
+	}
+	ins, anss := map[int]bool{}, map[int]bool{}
+	var manifest *zip.File
+	for _, f := range zr.File {
+		name := f.Name
+		if strings.HasSuffix(name, "/") {
+			continue
+		}
+		if name != path.Clean(name) || strings.Contains(name, "/") || strings.Contains(name, `\`) {
+			return Manifest{}, fmt.Errorf("%w: %s: files must be at the top level of the zip", ErrInvalid, name)
+		}
+		if name == ManifestName {
+			manifest = f
+			continue
+		}
+		base, ext, ok := strings.Cut(name, ".")
+		idx, err := strconv.Atoi(base)
+		if !ok || err != nil || idx < 1 || strconv.Itoa(idx) != base || (ext != "in" && ext != "ans") {
+			return Manifest{}, fmt.Errorf("%w: %s: unexpected file; want N.in, N.ans or %s", ErrInvalid, name, ManifestName)
+		}
+		if ext == "in" {
+			ins[idx] = true
+		} else {
+			anss[idx] = true
+		}
+	}
+	n := len(ins)
+	for i := 1; i <= max(n, len(anss)); i++ {
+		if !ins[i] {
+			return Manifest{}, fmt.Errorf("%w: %d.in: missing (cases must be numbered 1..N without gaps)", ErrInvalid, i)
+		}
+		if !anss[i] {
+			return Manifest{}, fmt.Errorf("%w: %d.ans: missing (every N.in needs its N.ans)", ErrInvalid, i)
+		}
+	}
+	m := Manifest{Version: FormatVersion}
+	for i := 1; i <= n; i++ {
+		m.Cases = append(m.Cases, CaseFile{Index: i, In: strconv.Itoa(i) + ".in", Ans: strconv.Itoa(i) + ".ans"})
+	}
+	if manifest != nil {
+		rc, err := manifest.Open()
+		if err != nil {
+			return Manifest{}, fmt.Errorf("%w: %s: %w", ErrInvalid, ManifestName, err)
+		}
+		b, err := io.ReadAll(io.LimitReader(rc, 1<<20))
+		rc.Close()
+		if err != nil {
+			return Manifest{}, fmt.Errorf("%w: %s: %w", ErrInvalid, ManifestName, err)
+		}
+		var got Manifest
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&got); err != nil {
+			return Manifest{}, fmt.Errorf("%w: %s: %w", ErrInvalid, ManifestName, err)
+		}
+		if got.Version != 0 && got.Version != FormatVersion {
+			return Manifest{}, fmt.Errorf("%w: %s: version %d, want %d", ErrInvalid, ManifestName, got.Version, FormatVersion)
+		}
+		if len(got.Cases) > 0 && !slices.Equal(got.Cases, m.Cases) {
+			return Manifest{}, fmt.Errorf("%w: %s: its case list does not match the N.in/N.ans files", ErrInvalid, ManifestName)
+		}
+		m.Subtasks = got.Subtasks
+	}
+	if err := m.check(); err != nil {
+		return Manifest{}, err
+	}
+	return m, nil
+}
