@@ -63,6 +63,11 @@ func (n Names) JudgeTokens() string { return n.k("judges", "tokens") }
 // read by the admin pages), by judge name.
 func (n Names) Judge(name string) string { return n.k("judge", name) }
 
+// Cache is a key of the web nodes' read cache, e.g. Cache("problems",
+// "gen") or Cache("problems", "public", "17"). Entries are invalidated on
+// write (by bumping a generation key) and expire on their own.
+func (n Names) Cache(parts ...string) string { return n.k(append([]string{"cache"}, parts...)...) }
+
 // Session is the key of one browser session (a hash), by session id.
 func (n Names) Session(id string) string { return n.k("session", id) }
 

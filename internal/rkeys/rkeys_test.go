@@ -33,6 +33,7 @@ func TestNames(t *testing.T) {
 		{"live state", custom.LiveState("submission", 7), "t42:live:submission:7"},
 		{"judge evict", def.JudgeEvict(), "verdict:judges:evict"},
 		{"judge connected", def.JudgeConnected(), "verdict:judges:connected"},
+		{"cache", def.Cache("problems", "public", "3"), "verdict:cache:problems:public:3"},
 		{"zero value", Names{}.Queue(), "verdict:queue"},
 	}
 	for _, tc := range tests {

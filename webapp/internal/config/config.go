@@ -1,0 +1,192 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/envflag"
+	"github.com/verdict-oj/verdict/internal/rkeys"
+)
+
+// ErrUsage reports bad flags or environment values.
+var ErrUsage = errors.New("webapp: usage")
+
+// envPrefix is the prefix of every flag's environment variable.
+const envPrefix = "VERDICT_WEBAPP"
+
+// Subcommands.
+const (
+	CmdServe   = "serve"
+	CmdDemo    = "demo"
+	CmdMigrate = "migrate"
+)
+
+// Options is everything the webapp is configured with. Fields that a
+// subcommand does not use keep their defaults.
+type Options struct {
+	Command string
+
+	MySQL         string
+	RedisAddr     string
+	RedisDB       int
+	RedisPassword string
+	RedisPrefix   string
+	BlobDir       string
+	LogLevel      string
+	LogFormat     string
+
+	// serve
+	Listen          string
+	Advertise       string
+	DrainDelay      time.Duration
+	ShutdownTimeout time.Duration
+	SessionTTL      time.Duration
+	MaxBodyBytes    int64
+	TrustedProxies  string
+
+	// demo
+	LoginsFile    string
+	JudgeTokenDir string
+	Judges        int
+}
+
+// Names returns the rkeys names under the configured prefix.
+func (o Options) Names() rkeys.Names { return rkeys.New(o.RedisPrefix) }
+
+// EnvName is the environment variable of a flag.
+func EnvName(flagName string) string { return envflag.Name(envPrefix, flagName) }
+
+const usageHead = `Usage:
+  webapp [flags]           serve the API (applies migrations first)
+  webapp migrate [flags]   apply database migrations and exit
+  webapp demo [flags]      create or refresh the demo data and exit (idempotent)
+
+Every flag can also be set by the environment variable in brackets; a flag
+on the command line wins.
+
+Flags of %q:
+`
+
+// Parse reads args (without the program name) and the environment through
+// getenv. -h prints the usage to out and returns flag.ErrHelp.
+func Parse(args []string, getenv func(string) string, out io.Writer) (Options, error) {
+	o := Options{Command: CmdServe}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case CmdServe, CmdDemo, CmdMigrate:
+			o.Command = args[0]
+			args = args[1:]
+		default:
+			return o, fmt.Errorf("%w: unknown subcommand %q (want serve, migrate or demo)", ErrUsage, args[0])
+		}
+	}
+	fs := flag.NewFlagSet("webapp "+o.Command, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintf(out, usageHead, o.Command)
+		fs.PrintDefaults()
+	}
+	str := func(v *string, name, def, usage string) { fs.StringVar(v, name, def, usage+" ["+EnvName(name)+"]") }
+	num := func(v *int, name string, def int, usage string) {
+		fs.IntVar(v, name, def, usage+" ["+EnvName(name)+"]")
+	}
+	dur := func(v *time.Duration, name string, def time.Duration, usage string) {
+		fs.DurationVar(v, name, def, usage+" ["+EnvName(name)+"]")
+	}
+
+	str(&o.MySQL, "mysql", "", "MySQL DSN (go-sql-driver format), e.g. verdict:pw@tcp(127.0.0.1:3306)/verdict; required")
+	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
+	if o.Command != CmdMigrate {
+		str(&o.RedisAddr, "redis", "127.0.0.1:6379", "Redis address host:port")
+		num(&o.RedisDB, "redis-db", 0, "Redis database number")
+		str(&o.RedisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
+		str(&o.RedisPrefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
+		str(&o.BlobDir, "blob-dir", "blobs", "directory of the content-addressed test data blob store")
+	}
+	switch o.Command {
+	case CmdServe:
+		str(&o.Listen, "listen", "127.0.0.1:8081", "HTTP listen address host:port")
+		str(&o.Advertise, "advertise", "", "host:port the edge reaches this node at (default: the listen address; required when listening on a wildcard)")
+		dur(&o.DrainDelay, "drain-delay", 2*time.Second, "on SIGTERM: time between leaving the registry (and failing /readyz) and closing the listener")
+		dur(&o.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "on SIGTERM: how long in-flight requests may finish")
+		dur(&o.SessionTTL, "session-ttl", 7*24*time.Hour, "session lifetime since the last use")
+		fs.Int64Var(&o.MaxBodyBytes, "max-body", 1<<20, "largest JSON request body in bytes ["+EnvName("max-body")+"]")
+		str(&o.TrustedProxies, "trusted-proxies", "127.0.0.1/32,::1/128", "comma-separated CIDRs whose X-Forwarded-For and X-Forwarded-Proto are believed")
+	case CmdDemo:
+		str(&o.LoginsFile, "logins", "demo-logins.txt", "file recording the demo logins and passwords (mode 0600)")
+		str(&o.JudgeTokenDir, "judge-token-dir", "", "write judge tokens to <dir>/judge-N/token (required with --judges > 0)")
+		num(&o.Judges, "judges", 0, "number of judge tokens to issue: judge-1 … judge-N")
+	}
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	}
+	if err := envflag.Apply(fs, envPrefix, getenv, map[string]string{"log-format": "VERDICT_LOG_FORMAT"}); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return o, o.check()
+}
+
+func (o *Options) check() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, a...)...)
+	}
+	if o.MySQL == "" {
+		return bad("--mysql is required")
+	}
+	switch o.LogFormat {
+	case "json", "text":
+	default:
+		return bad("--log-format %q: want json or text", o.LogFormat)
+	}
+	switch o.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return bad("--log-level %q: want debug, info, warn or error", o.LogLevel)
+	}
+	if o.RedisDB < 0 {
+		return bad("--redis-db %d: must be ≥ 0", o.RedisDB)
+	}
+	for _, d := range []*string{&o.BlobDir, &o.LoginsFile, &o.JudgeTokenDir} {
+		if *d == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*d)
+		if err != nil {
+			return bad("%s: %v", *d, err)
+		}
+		*d = abs
+	}
+	switch o.Command {
+	case CmdServe:
+		if o.SessionTTL < time.Minute {
+			return bad("--session-ttl %v: too short", o.SessionTTL)
+		}
+		if o.MaxBodyBytes < 1024 {
+			return bad("--max-body %d: too small", o.MaxBodyBytes)
+		}
+		if o.DrainDelay < 0 || o.ShutdownTimeout <= 0 {
+			return bad("--drain-delay and --shutdown-timeout must be positive")
+		}
+	case CmdDemo:
+		if o.Judges < 0 || o.Judges > 1000 {
+			return bad("--judges %d: want 0..1000", o.Judges)
+		}
+		if o.Judges > 0 && o.JudgeTokenDir == "" {
+			return bad("--judge-token-dir is required with --judges %d", o.Judges)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	cwd, _ := filepath.Abs(".")
+	tests := []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		check func(t *testing.T, o Options)
+		err   string
+	}{
+		{name: "serve defaults", args: []string{"--mysql", "u@/db"}, check: func(t *testing.T, o Options) {
+			if o.Command != CmdServe || o.Listen != "127.0.0.1:8081" || o.RedisAddr != "127.0.0.1:6379" ||
+				o.Names().Prefix() != "verdict" || o.LogFormat != "json" || o.SessionTTL != 7*24*time.Hour ||
+				o.BlobDir != filepath.Join(cwd, "blobs") {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		{name: "stack serve line", args: []string{"--listen", "127.0.0.1:9001", "--mysql", "u:p@tcp(127.0.0.1:3306)/verdict?parseTime=true",
+			"--redis", "127.0.0.1:6380", "--blob-dir", "/x/blobs"},
+			env: map[string]string{"VERDICT_LOG_FORMAT": "text"},
+			check: func(t *testing.T, o Options) {
+				if o.Listen != "127.0.0.1:9001" || o.RedisAddr != "127.0.0.1:6380" || o.BlobDir != "/x/blobs" || o.LogFormat != "text" {
+					t.Fatalf("%+v", o)
+				}
+			}},
+		{name: "stack demo line", args: []string{"demo", "--mysql", "u@/db", "--redis", "h:1", "--blob-dir", "/b",
+			"--logins", "/s/demo-logins.txt", "--judge-token-dir", "/s", "--judges", "2"},
+			check: func(t *testing.T, o Options) {
+				if o.Command != CmdDemo || o.LoginsFile != "/s/demo-logins.txt" || o.JudgeTokenDir != "/s" || o.Judges != 2 {
+					t.Fatalf("%+v", o)
+				}
+			}},
+		{name: "migrate", args: []string{"migrate", "--mysql", "u@/db"}, check: func(t *testing.T, o Options) {
+			if o.Command != CmdMigrate {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		{name: "env fills flags, flags win", args: []string{"--redis-db", "3"},
+			env: map[string]string{"VERDICT_WEBAPP_MYSQL": "e@/db", "VERDICT_WEBAPP_REDIS_DB": "5", "VERDICT_WEBAPP_LOG_FORMAT": "text", "VERDICT_LOG_FORMAT": "json"},
+			check: func(t *testing.T, o Options) {
+				if o.MySQL != "e@/db" || o.RedisDB != 3 || o.LogFormat != "text" {
+					t.Fatalf("%+v", o)
+				}
+			}},
+		{name: "no mysql", args: nil, err: "--mysql is required"},
+		{name: "bad subcommand", args: []string{"frobnicate"}, err: "unknown subcommand"},
+		{name: "bad env", args: []string{"--mysql", "x@/y"}, env: map[string]string{"VERDICT_WEBAPP_REDIS_DB": "many"}, err: "VERDICT_WEBAPP_REDIS_DB"},
+		{name: "bad format", args: []string{"--mysql", "x@/y", "--log-format", "xml"}, err: "--log-format"},
+		{name: "judges need dir", args: []string{"demo", "--mysql", "x@/y", "--judges", "2"}, err: "--judge-token-dir"},
+		{name: "demo flag on serve", args: []string{"--mysql", "x@/y", "--judges", "2"}, err: "not defined"},
+		{name: "stray argument", args: []string{"--mysql", "x@/y", "extra"}, err: "unexpected argument"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := Parse(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+			if tc.err != "" {
+				if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want ErrUsage containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, o)
+		})
+	}
+}
+
+func TestHelpListsEnv(t *testing.T) {
+	var buf bytes.Buffer
+	_, err := Parse([]string{"demo", "-h"}, func(string) string { return "" }, &buf)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{"VERDICT_WEBAPP_LOGINS", "VERDICT_WEBAPP_JUDGES", "VERDICT_LOG_FORMAT", "webapp demo"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, buf.String())
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package judgetokens
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+
+	"github.com/verdict-oj/verdict/internal/testenv"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func hash(tok string) []byte { h := sha256.Sum256([]byte(tok)); return h[:] }
+
+func TestSyncMirrorsActiveJudges(t *testing.T) {
+	ctx := context.Background()
+	my := testenv.MySQL(t)
+	rd := testenv.Redis(t)
+	if _, err := store.Migrate(ctx, my.DB.DB, store.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st := store.New(my.DB)
+	for _, name := range []string{"judge-1", "judge-2", "lab-3"} {
+		if err := st.SetJudgeToken(ctx, name, hash("tok-"+name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A stale entry from before (a revoked judge) must vanish.
+	if err := rd.Client.HSet(ctx, rd.Names.JudgeTokens(), "deadbeef", "revoked").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB.ExecContext(ctx, "UPDATE judges SET revoked_at = NOW() WHERE name = 'lab-3'"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := Sync(ctx, st, rd.Client, rd.Names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("synced %d judges, want 2", n)
+	}
+	got, err := rd.Client.HGetAll(ctx, rd.Names.JudgeTokens()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		hex.EncodeToString(hash("tok-judge-1")): "judge-1",
+		hex.EncodeToString(hash("tok-judge-2")): "judge-2",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("hash = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("hash[%s] = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+type failing struct{}
+
+func (failing) ActiveJudges(context.Context) ([]store.Judge, error) {
+	return nil, context.DeadlineExceeded
+}
+
+func TestSyncKeepsRedisWhenMySQLFails(t *testing.T) {
+	ctx := context.Background()
+	rd := testenv.Redis(t)
+	if err := rd.Client.HSet(ctx, rd.Names.JudgeTokens(), "aa", "judge-1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Sync(ctx, failing{}, rd.Client, rd.Names); err == nil {
+		t.Fatal("Sync succeeded with a failing source")
+	}
+	if v, _ := rd.Client.HGet(ctx, rd.Names.JudgeTokens(), "aa").Result(); v != "judge-1" {
+		t.Error("a failed read of MySQL emptied the tokens in Redis")
+	}
+}

@@ -1,0 +1,117 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Error codes of the API. docs/api.md lists them.
+const (
+	CodeBadRequest         = "bad_request"
+	CodeInvalidJSON        = "invalid_json"
+	CodeValidation         = "validation"
+	CodeUnauthorized       = "unauthorized"
+	CodeInvalidCredentials = "invalid_credentials"
+	CodeForbidden          = "forbidden"
+	CodeCSRF               = "csrf"
+	CodeNotFound           = "not_found"
+	CodeMethodNotAllowed   = "method_not_allowed"
+	CodeConflict           = "conflict"
+	CodeTooLarge           = "payload_too_large"
+	CodeUnsupportedMedia   = "unsupported_media_type"
+	CodeRateLimited        = "rate_limited"
+	CodeInternal           = "internal"
+	CodeUnavailable        = "unavailable"
+)
+
+// APIError is an error the client sees.
+type APIError struct {
+	Status     int           `json:"-"`
+	Code       string        `json:"code"`
+	Message    string        `json:"message"`
+	Field      string        `json:"field,omitempty"`
+	RetryAfter time.Duration `json:"-"`
+}
+
+func (e *APIError) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
+
+func apiErr(status int, code, msg string) *APIError {
+	return &APIError{Status: status, Code: code, Message: msg}
+}
+
+func fieldErr(status int, code, field, msg string) *APIError {
+	return &APIError{Status: status, Code: code, Message: msg, Field: field}
+}
+
+var (
+	errUnauthorized = apiErr(http.StatusUnauthorized, CodeUnauthorized, "log in first")
+	errNotFound     = apiErr(http.StatusNotFound, CodeNotFound, "no such resource")
+)
+
+type errorBody struct {
+	Error *APIError `json:"error"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeAPIError(w http.ResponseWriter, e *APIError) {
+	if e.RetryAfter > 0 {
+		secs := int((e.RetryAfter + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+	}
+	writeJSON(w, e.Status, errorBody{Error: e})
+}
+
+// decodeJSON reads one JSON object into v: the body must be
+// application/json, within the body limit, without unknown fields or
+// trailing data.
+func decodeJSON(r *http.Request, v any) *APIError {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return apiErr(http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "the body must be JSON with Content-Type: application/json")
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonErr(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			return jsonErr(err)
+		}
+		return apiErr(http.StatusBadRequest, CodeInvalidJSON, "the body must hold exactly one JSON object")
+	}
+	return nil
+}
+
+func jsonErr(err error) *APIError {
+	var mbe *http.MaxBytesError
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &mbe):
+		return apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge, fmt.Sprintf("the body is larger than %d bytes", mbe.Limit))
+	case errors.Is(err, io.EOF):
+		return apiErr(http.StatusBadRequest, CodeInvalidJSON, "the body is empty")
+	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
+		return apiErr(http.StatusBadRequest, CodeInvalidJSON, "the body is not valid JSON")
+	case errors.As(err, &te):
+		return fieldErr(http.StatusBadRequest, CodeValidation, te.Field, "must be of type "+te.Type.String())
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return fieldErr(http.StatusBadRequest, CodeValidation, f, "unknown field")
+	}
+	return apiErr(http.StatusBadRequest, CodeInvalidJSON, "the body is not a valid JSON object")
+}

@@ -1,0 +1,272 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/webapp/internal/session"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+type ctxKey int
+
+const (
+	keyRequestID ctxKey = iota
+	keyAuth
+)
+
+// auth is who made the request, from the session cookie only.
+type auth struct {
+	user *store.User
+	sess *session.Session
+}
+
+func authOf(r *http.Request) auth {
+	a, _ := r.Context().Value(keyAuth).(auth)
+	return a
+}
+
+func requestIDOf(r *http.Request) string {
+	id, _ := r.Context().Value(keyRequestID).(string)
+	return id
+}
+
+func validRequestID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// requestID takes X-Request-Id from a trusted proxy or makes one, and
+// echoes it in the response.
+func (s *Server) requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !s.fromTrustedProxy(r) || !validRequestID(id) {
+			var b [8]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyRequestID, id)))
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// accessLog logs each request and records its metrics by route pattern
+// (never the raw path, which would explode label cardinality).
+func (s *Server) accessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		route := "unmatched"
+		if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
+			route = rc.RoutePattern()
+		}
+		d := time.Since(start)
+		s.requests.WithLabelValues(route, r.Method, strconv.Itoa(sw.status)).Inc()
+		s.latency.WithLabelValues(route, r.Method).Observe(d.Seconds())
+		level := slogLevelFor(route, sw.status)
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "route", route, "status", sw.status,
+			"bytes", sw.bytes, "duration_ms", float64(d.Microseconds()) / 1000,
+			"request_id", requestIDOf(r), "client", s.clientIP(r)}
+		if a := authOf(r); a.user != nil {
+			attrs = append(attrs, "user_id", a.user.ID)
+		}
+		s.log.Log(r.Context(), level, "request", attrs...)
+	})
+}
+
+// recoverer turns a panic into a JSON 500 and logs the stack.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("panic in handler", "panic", p, "request_id", requestIDOf(r), "stack", string(debug.Stack()))
+			writeAPIError(w, apiErr(http.StatusInternalServerError, CodeInternal, "internal error (request "+requestIDOf(r)+")"))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authenticate resolves the session cookie to a user. A missing, expired
+// or unknown session, or a disabled user, is anonymous; Redis or MySQL
+// failing is a 503 (the request cannot be judged either way).
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(SessionCookie)
+		if err != nil || c.Value == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		sess, err := s.sessions.Get(r.Context(), c.Value)
+		if errors.Is(err, session.ErrNotFound) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		u, err := s.cfg.Store.UserByID(r.Context(), sess.UserID)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && u.Disabled) {
+			_ = s.sessions.Delete(r.Context(), sess.ID)
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		ctx := context.WithValue(r.Context(), keyAuth, auth{user: &u, sess: &sess})
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// csrf requires, on unsafe methods of a cookie-authenticated request, the
+// header X-CSRF-Token equal to the session's token.
+func (s *Server) csrf(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := authOf(r)
+		if a.sess != nil && !safeMethod(r.Method) {
+			got := r.Header.Get("X-CSRF-Token")
+			if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(a.sess.CSRF)) != 1 {
+				writeAPIError(w, apiErr(http.StatusForbidden, CodeCSRF,
+					"missing or wrong X-CSRF-Token header (take it from POST /api/session or GET /api/me)"))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) peer(r *http.Request) (netip.Addr, bool) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.Unmap(), true
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) fromTrustedProxy(r *http.Request) bool {
+	a, ok := s.peer(r)
+	return ok && s.trusted(a)
+}
+
+// clientIP is the peer address, or, when the peer is a trusted proxy, the
+// right-most X-Forwarded-For address that is not a trusted proxy.
+func (s *Server) clientIP(r *http.Request) string {
+	a, ok := s.peer(r)
+	if !ok {
+		return r.RemoteAddr
+	}
+	if !s.trusted(a) {
+		return a.String()
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		h, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		h = h.Unmap()
+		if !s.trusted(h) {
+			return h.String()
+		}
+	}
+	return a.String()
+}
+
+// secure reports whether the browser reached us over TLS.
+func (s *Server) secure(r *http.Request) bool {
+	return r.TLS != nil || (s.fromTrustedProxy(r) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https"))
+}
+
+// internal logs err and answers with a generic error.
+func (s *Server) internal(w http.ResponseWriter, r *http.Request, err error, status int) {
+	s.log.Error("request failed", obs.Err(err), "request_id", requestIDOf(r), "path", r.URL.Path)
+	code, msg := CodeInternal, "internal error"
+	if status == http.StatusServiceUnavailable {
+		code, msg = CodeUnavailable, "a backing service is unavailable; try again shortly"
+	}
+	writeAPIError(w, apiErr(status, code, msg+" (request "+requestIDOf(r)+")"))
+}

@@ -1,0 +1,292 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/registry"
+	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/webapp/internal/catalog"
+	"github.com/verdict-oj/verdict/webapp/internal/ratelimit"
+	"github.com/verdict-oj/verdict/webapp/internal/session"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// ErrConfig reports an unusable Config.
+var ErrConfig = errors.New("server: invalid config")
+
+// Defaults of Config.
+const (
+	DefaultListen          = "127.0.0.1:8081"
+	DefaultSessionTTL      = 7 * 24 * time.Hour
+	DefaultMaxBodyBytes    = 1 << 20
+	DefaultDrainDelay      = 2 * time.Second
+	DefaultShutdownTimeout = 15 * time.Second
+	DefaultLoginWindow     = 15 * time.Minute
+	DefaultLoginPerUser    = 10 // failed logins per account per window
+	DefaultLoginPerIP      = 50 // failed logins per client address per window
+)
+
+// SessionCookie is the name of the session cookie.
+const SessionCookie = "verdict_session"
+
+// Config configures New. Zero values take the documented defaults.
+type Config struct {
+	Store *store.Store          // required
+	Redis redis.UniversalClient // required
+	Names rkeys.Names
+	Obs   *obs.Obs // required: logger, metrics registry, readiness checks
+
+	// Listen is the TCP address Run listens on. Default DefaultListen.
+	Listen string
+	// Advertise is the host:port the edge reaches this node at, put in the
+	// registry. Default: the listener's address.
+	Advertise string
+	// RegistryInterval is the registry heartbeat. Default
+	// registry.DefaultInterval.
+	RegistryInterval time.Duration
+	// DrainDelay: on shutdown, time between leaving the registry (and
+	// failing /readyz) and closing the listener, so the edge stops routing
+	// here first. Default DefaultDrainDelay.
+	DrainDelay time.Duration
+	// ShutdownTimeout bounds in-flight requests after the listener closes.
+	ShutdownTimeout time.Duration
+
+	SessionTTL   time.Duration // default DefaultSessionTTL
+	MaxBodyBytes int64         // default DefaultMaxBodyBytes
+	// TrustedProxies are the peers whose X-Forwarded-For/-Proto headers are
+	// believed. Default: loopback.
+	TrustedProxies []netip.Prefix
+	// Login failure limits per window. Defaults DefaultLoginPerUser,
+	// DefaultLoginPerIP, DefaultLoginWindow.
+	LoginPerUser, LoginPerIP int
+	LoginWindow              time.Duration
+	// PasswordCost is the bcrypt cost of new passwords (0: the default).
+	PasswordCost int
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Server is one web node.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	sessions *session.Store
+	limiter  *ratelimit.Limiter
+	catalog  *catalog.Catalog
+	handler  http.Handler
+	draining atomic.Bool
+
+	loginUser, loginIP ratelimit.Rule
+
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+// New checks cfg, registers metrics and readiness checks, and builds the
+// router. It does not listen.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil || cfg.Redis == nil || cfg.Obs == nil {
+		return nil, fmt.Errorf("%w: Store, Redis and Obs are required", ErrConfig)
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = DefaultListen
+	}
+	def(&cfg.SessionTTL, DefaultSessionTTL)
+	def(&cfg.DrainDelay, DefaultDrainDelay)
+	def(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
+	def(&cfg.LoginWindow, DefaultLoginWindow)
+	def(&cfg.RegistryInterval, registry.DefaultInterval)
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.LoginPerUser <= 0 {
+		cfg.LoginPerUser = DefaultLoginPerUser
+	}
+	if cfg.LoginPerIP <= 0 {
+		cfg.LoginPerIP = DefaultLoginPerIP
+	}
+	if cfg.TrustedProxies == nil {
+		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	log := cfg.Obs.Logger
+	cat, err := catalog.New(catalog.Config{Store: cfg.Store, Redis: cfg.Redis, Names: cfg.Names, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:       cfg,
+		log:       log,
+		sessions:  session.NewStore(cfg.Redis, cfg.Names, cfg.SessionTTL),
+		limiter:   ratelimit.New(cfg.Redis, cfg.Names),
+		catalog:   cat,
+		loginUser: ratelimit.Rule{Kind: "login-user", Limit: cfg.LoginPerUser, Window: cfg.LoginWindow},
+		loginIP:   ratelimit.Rule{Kind: "login-ip", Limit: cfg.LoginPerIP, Window: cfg.LoginWindow},
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_webapp_http_requests_total",
+			Help: "HTTP requests served, by route pattern, method and status code.",
+		}, []string{"route", "method", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "verdict_webapp_http_request_duration_seconds",
+			Help:    "HTTP request latency by route pattern and method.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 10),
+		}, []string{"route", "method"}),
+	}
+	for _, c := range []prometheus.Collector{s.requests, s.latency} {
+		if err := cfg.Obs.Registry.Register(c); err != nil {
+			return nil, fmt.Errorf("server: register metrics: %w", err)
+		}
+	}
+	cfg.Obs.AddReadyCheck("mysql", func(ctx context.Context) error { return cfg.Store.DB.PingContext(ctx) })
+	cfg.Obs.AddReadyCheck("redis", func(ctx context.Context) error { return cfg.Redis.Ping(ctx).Err() })
+	cfg.Obs.AddReadyCheck("draining", func(context.Context) error {
+		if s.draining.Load() {
+			return errors.New("draining for shutdown")
+		}
+		return nil
+	})
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Catalog is the cached problem list, for writers that must invalidate it.
+func (s *Server) Catalog() *catalog.Catalog { return s.catalog }
+
+// Handler is the whole HTTP surface of the node.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func (s *Server) routes() http.Handler {
+	r := chi.NewRouter()
+	r.Use(s.requestID, s.accessLog, s.recoverer, s.limitBody)
+	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeAPIError(w, errNotFound) })
+	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
+		writeAPIError(w, apiErr(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method not allowed on this resource"))
+	})
+	oh := s.cfg.Obs.Handler()
+	r.Method(http.MethodGet, "/healthz", oh)
+	r.Method(http.MethodGet, "/readyz", oh)
+	r.Method(http.MethodGet, "/metrics", oh)
+
+	r.Route("/api", func(r chi.Router) {
+		r.Use(s.authenticate)
+		// Login and registration happen before a session exists: no CSRF
+		// token to check. Both require a JSON body, which a cross-site form
+		// cannot send without a CORS preflight.
+		r.Post("/session", s.handleLogin)
+		r.Post("/users", s.handleRegister)
+		r.Group(func(r chi.Router) {
+			r.Use(s.csrf)
+			r.Delete("/session", s.handleLogout)
+			r.Get("/me", s.handleMe)
+			r.Get("/problems", s.handleProblems)
+			r.Get("/problems/{slug}", s.handleProblem)
+			r.Get("/contests", s.handleContests)
+			r.Get("/contests/{slug}", s.handleContest)
+		})
+	})
+	return r
+}
+
+// Run listens on Config.Listen, registers the node in the live registry,
+// and serves until ctx ends. Then it drains: /readyz turns 503 and the node
+// leaves the registry, it waits DrainDelay for the edge to stop routing
+// here, and shuts the server down, letting in-flight requests finish within
+// ShutdownTimeout.
+func (s *Server) Run(ctx context.Context) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("server: listen %s: %w", s.cfg.Listen, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is Run on an existing listener.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	adv := s.cfg.Advertise
+	if adv == "" {
+		adv = ln.Addr().String()
+	}
+	reg, err := registry.New(registry.Config{Client: s.cfg.Redis, Names: s.cfg.Names, Role: rkeys.RoleWeb,
+		Addr: adv, Interval: s.cfg.RegistryInterval, Logger: s.log})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("server: %w (set --advertise)", err)
+	}
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "advertise", adv)
+
+	regCtx, stopReg := context.WithCancel(context.WithoutCancel(ctx))
+	regDone := make(chan struct{})
+	go func() {
+		defer close(regDone)
+		for {
+			err := reg.Run(regCtx)
+			if regCtx.Err() != nil {
+				return
+			}
+			s.log.Warn("cannot register in the live registry; retrying", obs.Err(err))
+			select {
+			case <-regCtx.Done():
+				return
+			case <-time.After(s.cfg.RegistryInterval):
+			}
+		}
+	}()
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		runErr = fmt.Errorf("server: serve %s: %w", ln.Addr(), err)
+	}
+	s.draining.Store(true)
+	stopReg()
+	<-regDone
+	if runErr != nil {
+		return runErr
+	}
+	s.log.Info("draining", "delay", s.cfg.DrainDelay)
+	time.Sleep(s.cfg.DrainDelay)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("server: shutdown: %w", err)
+	}
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("server: serve: %w", err)
+	}
+	s.log.Info("stopped")
+	return nil
+}

@@ -1,0 +1,104 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/rkeys"
+)
+
+// ErrNotFound: no live session has that id.
+var ErrNotFound = errors.New("session: not found")
+
+// Session is one logged-in browser.
+type Session struct {
+	ID        string // the cookie value
+	UserID    int64
+	CSRF      string
+	CreatedAt time.Time
+}
+
+// Store keeps sessions in Redis.
+type Store struct {
+	rdb   redis.UniversalClient
+	names rkeys.Names
+	ttl   time.Duration
+}
+
+// NewStore returns a Store whose sessions expire ttl after their last use.
+func NewStore(rdb redis.UniversalClient, names rkeys.Names, ttl time.Duration) *Store {
+	return &Store{rdb: rdb, names: names, ttl: ttl}
+}
+
+// TTL is the idle lifetime of a session.
+func (s *Store) TTL() time.Duration { return s.ttl }
+
+func (s *Store) key(id string) string {
+	h := sha256.Sum256([]byte(id))
+	return s.names.Session(hex.EncodeToString(h[:]))
+}
+
+func random() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Create starts a session for userID.
+func (s *Store) Create(ctx context.Context, userID int64) (Session, error) {
+	ss := Session{ID: random(), UserID: userID, CSRF: random(), CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
+	k := s.key(ss.ID)
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, k, "user_id", userID, "csrf", ss.CSRF, "created_ms", ss.CreatedAt.UnixMilli())
+		p.PExpire(ctx, k, s.ttl)
+		return nil
+	})
+	if err != nil {
+		return Session{}, fmt.Errorf("session create: %w", err)
+	}
+	return ss, nil
+}
+
+// Get returns the live session with this id and extends its life, or
+// ErrNotFound.
+func (s *Store) Get(ctx context.Context, id string) (Session, error) {
+	if len(id) != 43 { // base64url of 32 bytes
+		return Session{}, ErrNotFound
+	}
+	k := s.key(id)
+	var all *redis.MapStringStringCmd
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		all = p.HGetAll(ctx, k)
+		p.PExpire(ctx, k, s.ttl) // no-op on a missing key
+		return nil
+	})
+	if err != nil {
+		return Session{}, fmt.Errorf("session get: %w", err)
+	}
+	m := all.Val()
+	uid, err := strconv.ParseInt(m["user_id"], 10, 64)
+	if len(m) == 0 || err != nil || m["csrf"] == "" {
+		return Session{}, ErrNotFound
+	}
+	ms, _ := strconv.ParseInt(m["created_ms"], 10, 64)
+	return Session{ID: id, UserID: uid, CSRF: m["csrf"], CreatedAt: time.UnixMilli(ms).UTC()}, nil
+}
+
+// Delete ends a session (a no-op if it is gone).
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if err := s.rdb.Del(ctx, s.key(id)).Err(); err != nil {
+		return fmt.Errorf("session delete: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,10 @@
+// Package store owns the webapp's MySQL schema and every SQL statement the
+// webapp runs: versioned migrations embedded from migrations/*.sql (applied
+// under a MySQL named lock so that N nodes starting together migrate once),
+// opening the pool with the session settings the schema relies on (UTC
+// times), and typed queries for users, problems, test data versions,
+// contests and judges.
+//
+// MySQL is the system of record; caches in Redis are derived from it and
+// owned by the packages that serve them.
+package store

@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
+)
+
+// Errors of queries.
+var (
+	// ErrNotFound: no row matched.
+	ErrNotFound = errors.New("store: not found")
+	// ErrDuplicate: a unique key was violated (wrapped in *DuplicateError).
+	ErrDuplicate = errors.New("store: duplicate")
+)
+
+// DuplicateError says which unique key a write violated.
+type DuplicateError struct {
+	Key string // e.g. "uk_users_username"
+}
+
+func (e *DuplicateError) Error() string { return "store: duplicate value for " + e.Key }
+
+// Unwrap makes errors.Is(err, ErrDuplicate) true.
+func (e *DuplicateError) Unwrap() error { return ErrDuplicate }
+
+// OpenOptions tunes the connection pool. Zero values take the defaults.
+type OpenOptions struct {
+	MaxOpenConns    int           // default 32
+	MaxIdleConns    int           // default 16
+	ConnMaxLifetime time.Duration // default 5m
+}
+
+// Store runs the webapp's queries on a MySQL pool.
+type Store struct {
+	DB *sqlx.DB
+}
+
+// New wraps an open pool.
+func New(db *sqlx.DB) *Store { return &Store{DB: db} }
+
+// Open connects to dsn (a go-sql-driver DSN) with the settings the schema
+// relies on: parseTime, times in UTC on both sides, utf8mb4. It pings
+// before returning.
+func Open(ctx context.Context, dsn string, opt OpenOptions) (*sqlx.DB, error) {
+	cfg, err := FixDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sqlx.Open("mysql", cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store open: %w", err)
+	}
+	db.SetMaxOpenConns(orDefault(opt.MaxOpenConns, 32))
+	db.SetMaxIdleConns(orDefault(opt.MaxIdleConns, 16))
+	db.SetConnMaxLifetime(orDefault(opt.ConnMaxLifetime, 5*time.Minute))
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store open: ping: %w", err)
+	}
+	return db, nil
+}
+
+// FixDSN returns dsn with parseTime on, the UTC location and session time
+// zone, and utf8mb4, whatever the caller passed for those.
+func FixDSN(dsn string) (string, error) {
+	c, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "", fmt.Errorf("store: parse mysql dsn: %w", err)
+	}
+	c.ParseTime = true
+	c.Loc = time.UTC
+	if c.Params == nil {
+		c.Params = map[string]string{}
+	}
+	c.Params["time_zone"] = "'+00:00'"
+	if c.Collation == "" || c.Collation == "utf8mb4_general_ci" {
+		c.Collation = "utf8mb4_unicode_ci"
+	}
+	return c.FormatDSN(), nil
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// mapErr turns driver errors into this package's sentinels.
+func mapErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if me, ok := errors.AsType[*mysql.MySQLError](err); ok && me.Number == 1062 {
+		return fmt.Errorf("%s: %w", op, &DuplicateError{Key: duplicateKey(me.Message)})
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// duplicateKey extracts the key name from "Duplicate entry 'x' for key
+// 'uk_users_username'" (MySQL 8 prefixes it with the table name).
+func duplicateKey(msg string) string {
+	const marker = "for key '"
+	i := len(msg) - 1
+	for ; i >= 0; i-- {
+		if i+len(marker) <= len(msg) && msg[i:i+len(marker)] == marker {
+			break
+		}
+	}
+	if i < 0 {
+		return ""
+	}
+	k := msg[i+len(marker):]
+	if n := len(k); n > 0 && k[n-1] == '\'' {
+		k = k[:n-1]
+	}
+	for j := len(k) - 1; j >= 0; j-- {
+		if k[j] == '.' {
+			return k[j+1:]
+		}
+	}
+	return k
+}
+
+func sqlxIn(q string, args ...any) (string, []any, error) {
+	q, a, err := sqlx.In(q, args...)
+	if err != nil {
+		return "", nil, fmt.Errorf("store: expand IN: %w", err)
+	}
+	return q, a, nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/webapp/internal/blob"
+	"github.com/verdict-oj/verdict/webapp/internal/catalog"
+	"github.com/verdict-oj/verdict/webapp/internal/config"
+	"github.com/verdict-oj/verdict/webapp/internal/demo"
+	"github.com/verdict-oj/verdict/webapp/internal/judgetokens"
+	"github.com/verdict-oj/verdict/webapp/internal/server"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+func main() {
+	o, err := config.Parse(os.Args[1:], os.Getenv, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	ob, err := obs.New(obs.Config{Component: "webapp", Log: obs.LogConfig{Level: o.LogLevel, Format: o.LogFormat}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o, ob); err != nil {
+		ob.Logger.Error("webapp failed", "command", o.Command, obs.Err(err))
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o config.Options, ob *obs.Obs) error {
+	db, err := store.Open(ctx, o.MySQL, store.OpenOptions{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := store.Migrate(ctx, db.DB, store.MigrateOptions{Logger: ob.Logger}); err != nil {
+		return err
+	}
+	if o.Command == config.CmdMigrate {
+		return nil
+	}
+	st := store.New(db)
+	rdb := redis.NewClient(&redis.Options{Addr: o.RedisAddr, DB: o.RedisDB, Password: o.RedisPassword})
+	defer rdb.Close()
+
+	if o.Command == config.CmdDemo {
+		blobs, err := blob.NewDir(o.BlobDir)
+		if err != nil {
+			return err
+		}
+		cat, err := catalog.New(catalog.Config{Store: st, Redis: rdb, Names: o.Names(), Logger: ob.Logger})
+		if err != nil {
+			return err
+		}
+		res, err := demo.Load(ctx, demo.Config{Store: st, Blobs: blobs, Cache: cat, LoginsFile: o.LoginsFile,
+			JudgeTokenDir: o.JudgeTokenDir, Judges: o.Judges, Logger: ob.Logger})
+		if err != nil {
+			return err
+		}
+		if _, err := judgetokens.Sync(ctx, st, rdb, o.Names()); err != nil {
+			return err
+		}
+		ob.Logger.Info("demo data ready", "logins_file", o.LoginsFile, "problems", strings.Join(res.Problems, ","),
+			"judges", len(res.JudgeNames))
+		return nil
+	}
+
+	var proxies []netip.Prefix
+	for _, p := range strings.Split(o.TrustedProxies, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		pfx, err := netip.ParsePrefix(p)
+		if err != nil {
+			return fmt.Errorf("--trusted-proxies %q: %w", p, err)
+		}
+		proxies = append(proxies, pfx)
+	}
+	srv, err := server.New(server.Config{
+		Store: st, Redis: rdb, Names: o.Names(), Obs: ob,
+		Listen: o.Listen, Advertise: o.Advertise,
+		DrainDelay: o.DrainDelay, ShutdownTimeout: o.ShutdownTimeout,
+		SessionTTL: o.SessionTTL, MaxBodyBytes: o.MaxBodyBytes, TrustedProxies: proxies,
+	})
+	if err != nil {
+		return err
+	}
+	// The hub checks judge tokens in Redis; keep them in step with MySQL.
+	go judgetokens.Keep(ctx, st, rdb, o.Names(), 30*time.Second, ob.Logger)
+	return srv.Run(ctx)
+}
