@@ -105,6 +105,7 @@ func (s *Stack) loadDemo(ctx context.Context) error {
 		"--judges", strconv.Itoa(s.cfg.Judges),
 	}
 	cmd := exec.CommandContext(ctx, web, args...)
+	cmd.Env = append(os.Environ(), "VERDICT_LOG_FORMAT=text")
 	cmd.Stdout = s.con.prefixed("demo", s.next())
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Run(); err != nil {

@@ -254,6 +254,9 @@ func (s *Stack) Banner() string {
 	if s.demoLogins != "" {
 		fmt.Fprintf(&b, "\n  Demo logins:\n")
 		for _, l := range strings.Split(strings.TrimSpace(s.demoLogins), "\n") {
+			if strings.HasPrefix(l, "#") {
+				continue
+			}
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
 	}
