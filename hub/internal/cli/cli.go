@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/rkeys"
+)
+
+// ErrUsage reports bad flags or environment values.
+var ErrUsage = errors.New("hub: usage")
+
+// EnvPrefix is the prefix of the environment variable of every flag.
+const EnvPrefix = "VERDICT_HUB_"
+
+// EnvName is the environment variable of a flag, e.g. VERDICT_HUB_REDIS_DB.
+func EnvName(flagName string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// Options is everything the hub process is configured with.
+type Options struct {
+	Listen        string
+	Advertise     string
+	RedisAddr     string
+	RedisDB       int
+	RedisPassword string
+	Prefix        string
+	LogLevel      string
+	LogFormat     string
+
+	Policy           string
+	LoadFactor       float64
+	LocalQueue       int
+	Heartbeat        time.Duration
+	MissedHeartbeats int
+	Lease            time.Duration
+	Reap             time.Duration
+	Dispatch         time.Duration
+	MaxAttempts      int
+	SendQueue        int
+	Coalesce         time.Duration
+	Origins          []string
+}
+
+// Names returns the rkeys names for the configured prefix.
+func (o Options) Names() rkeys.Names { return rkeys.New(o.Prefix) }
+
+// Policy builds the configured scheduling policy.
+func (o Options) SchedPolicy() (sched.Policy, error) {
+	if o.Policy == sched.NameDefault {
+		return sched.NewBounded(sched.BoundedConfig{LoadFactor: o.LoadFactor, LocalQueue: o.LocalQueue}), nil
+	}
+	return sched.New(o.Policy)
+}
+
+// Parse reads args (without the program name) and the environment through
+// getenv: a flag not given on the command line takes its environment
+// variable (EnvName), and --log-format also VERDICT_LOG_FORMAT. -h prints
+// the usage to out and returns flag.ErrHelp.
+func Parse(args []string, getenv func(string) string, out io.Writer) (Options, error) {
+	var o Options
+	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
+	fs.SetOutput(out)
+	env := func(name string) string { return " [" + EnvName(name) + "]" }
+	str := func(v *string, name, def, usage string) { fs.StringVar(v, name, def, usage+env(name)) }
+	num := func(v *int, name string, def int, usage string) { fs.IntVar(v, name, def, usage+env(name)) }
+	dur := func(v *time.Duration, name string, def time.Duration, usage string) {
+		fs.DurationVar(v, name, def, usage+env(name))
+	}
+	str(&o.Listen, "listen", "127.0.0.1:8090", "address serving /judge, /ws, /healthz, /readyz and /metrics")
+	str(&o.Advertise, "advertise", "", "host:port the edge reaches this hub at, for the live registry (default --listen unless it is a wildcard)")
+	str(&o.RedisAddr, "redis", "127.0.0.1:6379", "Redis address host:port")
+	num(&o.RedisDB, "redis-db", 0, "Redis database number")
+	str(&o.RedisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
+	str(&o.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
+	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
+	str(&o.Policy, "policy", sched.NameDefault, "scheduling policy: "+strings.Join(sched.Names(), " or "))
+	fs.Float64Var(&o.LoadFactor, "load-factor", 1.25, "default policy: bounded-load factor of cache affinity"+env("load-factor"))
+	num(&o.LocalQueue, "local-queue", 0, "default policy: tasks a judge may hold beyond its free slots")
+	dur(&o.Heartbeat, "heartbeat", protocol.DefaultHeartbeatInterval, "heartbeat interval announced to judges")
+	num(&o.MissedHeartbeats, "missed-heartbeats", 3, "heartbeats a judge may miss before it is dead")
+	dur(&o.Lease, "lease", 0, "lease timeout without renewal (default (missed-heartbeats+1) × heartbeat)")
+	dur(&o.Reap, "reap-interval", 0, "how often expired leases are requeued (default heartbeat/2)")
+	dur(&o.Dispatch, "dispatch-interval", 250*time.Millisecond, "dispatch tick when nothing wakes the dispatcher earlier")
+	num(&o.MaxAttempts, "max-attempts", 3, "attempts whose lease may expire before a system error")
+	num(&o.SendQueue, "send-queue", 64, "messages that may wait for one browser before it is dropped as a slow consumer")
+	dur(&o.Coalesce, "coalesce", 500*time.Millisecond, "minimum time between two scoreboard pushes of one contest")
+	origins := fs.String("allowed-origins", "", "comma-separated extra browser origin host patterns for /ws"+env("allowed-origins"))
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] {
+			return
+		}
+		v := getenv(EnvName(f.Name))
+		if v == "" && f.Name == "log-format" {
+			v = getenv("VERDICT_LOG_FORMAT")
+		}
+		if v == "" {
+			return
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s=%q: %w", ErrUsage, EnvName(f.Name), v, err))
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return o, err
+	}
+	for _, s := range strings.Split(*origins, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			o.Origins = append(o.Origins, s)
+		}
+	}
+	return o, o.check()
+}
+
+func (o *Options) check() error {
+	switch o.LogFormat {
+	case "json", "text":
+	default:
+		return fmt.Errorf("%w: --log-format %q: want json or text", ErrUsage, o.LogFormat)
+	}
+	switch o.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("%w: --log-level %q: want debug, info, warn or error", ErrUsage, o.LogLevel)
+	}
+	if _, err := o.SchedPolicy(); err != nil {
+		return fmt.Errorf("%w: --policy: %w", ErrUsage, err)
+	}
+	host, port, err := net.SplitHostPort(o.Listen)
+	if err != nil || port == "" {
+		return fmt.Errorf("%w: --listen %q: want host:port", ErrUsage, o.Listen)
+	}
+	if o.Advertise == "" {
+		if host == "" || host == "0.0.0.0" || host == "::" {
+			return fmt.Errorf("%w: --listen %q is a wildcard: set --advertise", ErrUsage, o.Listen)
+		}
+		o.Advertise = o.Listen
+	}
+	if o.Heartbeat < 10*time.Millisecond || o.MissedHeartbeats < 1 || o.MaxAttempts < 1 || o.SendQueue < 1 || o.LocalQueue < 0 {
+		return fmt.Errorf("%w: --heartbeat >= 10ms, --missed-heartbeats, --max-attempts and --send-queue >= 1, --local-queue >= 0", ErrUsage)
+	}
+	if o.Lease != 0 && o.Lease <= o.Heartbeat {
+		return fmt.Errorf("%w: --lease %v must exceed --heartbeat %v", ErrUsage, o.Lease, o.Heartbeat)
+	}
+	if o.LoadFactor <= 1 {
+		return fmt.Errorf("%w: --load-factor %v must be > 1", ErrUsage, o.LoadFactor)
+	}
+	return nil
+}

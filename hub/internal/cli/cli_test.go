@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		check func(Options) bool
+		err   bool
+	}{
+		{"defaults", nil, nil, func(o Options) bool {
+			return o.Listen == "127.0.0.1:8090" && o.Advertise == o.Listen && o.Policy == "default" &&
+				o.Heartbeat == 3*time.Second && o.LogFormat == "json" && o.Prefix == "verdict"
+		}, false},
+		{"stack command line", []string{"--listen", "127.0.0.1:8090", "--redis", "127.0.0.1:16379"},
+			map[string]string{"VERDICT_LOG_FORMAT": "text"}, func(o Options) bool {
+				return o.RedisAddr == "127.0.0.1:16379" && o.LogFormat == "text"
+			}, false},
+		{"env fallback", nil, map[string]string{"VERDICT_HUB_POLICY": "guide", "VERDICT_HUB_REDIS_DB": "4",
+			"VERDICT_HUB_HEARTBEAT": "1s", "VERDICT_HUB_ALLOWED_ORIGINS": "a.example, b.example"}, func(o Options) bool {
+			return o.Policy == "guide" && o.RedisDB == 4 && o.Heartbeat == time.Second && len(o.Origins) == 2
+		}, false},
+		{"flag beats env", []string{"--policy", "default"}, map[string]string{"VERDICT_HUB_POLICY": "guide"},
+			func(o Options) bool { return o.Policy == "default" }, false},
+		{"unknown policy", []string{"--policy", "random"}, nil, nil, true},
+		{"wildcard without advertise", []string{"--listen", ":8090"}, nil, nil, true},
+		{"wildcard with advertise", []string{"--listen", ":8090", "--advertise", "10.0.0.5:8090"}, nil,
+			func(o Options) bool { return o.Advertise == "10.0.0.5:8090" }, false},
+		{"lease too short", []string{"--lease", "1s"}, nil, nil, true},
+		{"bad env value", nil, map[string]string{"VERDICT_HUB_REDIS_DB": "x"}, nil, true},
+		{"bad log level", []string{"--log-level", "loud"}, nil, nil, true},
+		{"stray argument", []string{"serve"}, nil, nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := Parse(tc.args, func(k string) string { return tc.env[k] }, &bytes.Buffer{})
+			if tc.err {
+				if !errors.Is(err, ErrUsage) {
+					t.Fatalf("err = %v, want ErrUsage", err)
+				}
+				return
+			}
+			if err != nil || !tc.check(o) {
+				t.Fatalf("Parse = %+v, %v", o, err)
+			}
+		})
+	}
+}
+
+func TestHelpNamesEnvironment(t *testing.T) {
+	var out bytes.Buffer
+	_, err := Parse([]string{"-h"}, func(string) string { return "" }, &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"VERDICT_HUB_LISTEN", "VERDICT_HUB_REDIS_PREFIX", "VERDICT_HUB_POLICY", "VERDICT_HUB_LEASE", "VERDICT_HUB_HEARTBEAT"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--help does not mention %s", want)
+		}
+	}
+}

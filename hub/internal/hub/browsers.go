@@ -1,0 +1,627 @@
+package hub
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/internal/rkeys"
+)
+
+// SessionCookie is the browser session cookie set by the web nodes.
+const SessionCookie = "verdict_session"
+
+// Roles a session may carry.
+const (
+	RoleAdmin   = "admin"
+	RoleSetter  = "setter"
+	RoleStudent = "student"
+)
+
+// ErrNoSession: the cookie names no live session.
+var ErrNoSession = errors.New("hub: no session")
+
+// Session is who a browser is.
+type Session struct {
+	UserID int64
+	Role   string
+}
+
+// readSession reads the session a browser's cookie names.
+//
+// CONTRACT (webapp/internal/session): the web nodes store a session as a
+// Redis hash at rkeys.Session(hex(sha256(cookie value))) with field
+// "user_id" (decimal) and, when the web node writes it, "role"
+// (admin|setter|student). A session without "role" is treated as a
+// student: the hub cannot tell admins apart until the web nodes store it.
+// The hub only reads (it never extends the session's TTL).
+func readSession(ctx context.Context, c redis.UniversalClient, n rkeys.Names, cookie string) (Session, error) {
+	if cookie == "" || len(cookie) > 256 {
+		return Session{}, ErrNoSession
+	}
+	sum := sha256.Sum256([]byte(cookie))
+	v, err := c.HMGet(ctx, n.Session(hex.EncodeToString(sum[:])), "user_id", "role").Result()
+	if err != nil {
+		return Session{}, fmt.Errorf("hub: read session: %w", err)
+	}
+	uidStr, _ := v[0].(string)
+	uid, err := strconv.ParseInt(uidStr, 10, 64)
+	if err != nil || uid < 1 {
+		return Session{}, ErrNoSession
+	}
+	role, _ := v[1].(string)
+	if role == "" {
+		role = RoleStudent
+	}
+	return Session{UserID: uid, Role: role}, nil
+}
+
+// browserConn is one connected browser.
+type browserConn struct {
+	h      *Hub
+	ws     *websocket.Conn
+	sess   Session
+	cookie string
+	log    *slog.Logger
+	send   chan []byte
+	quit   chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+	once   sync.Once
+	dead   atomic.Bool
+
+	mu   sync.Mutex
+	subs map[protocol.Channel]*subscription
+}
+
+// subscription is one browser's subscription to one channel.
+type subscription struct {
+	c   *browserConn
+	ch  protocol.Channel
+	key string
+
+	mu       sync.Mutex
+	pending  bool // snapshot not sent yet: buffer events
+	buf      []buffered
+	overflow bool
+	lastSeq  uint64
+}
+
+type buffered struct {
+	seq uint64
+	b   []byte
+}
+
+const maxPendingEvents = 256
+
+// deliver sends a pre-encoded event (or pushed snapshot) with sequence
+// number seq, once, in order.
+func (s *subscription) deliver(seq uint64, b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending {
+		if len(s.buf) >= maxPendingEvents {
+			s.overflow = true
+			return
+		}
+		s.buf = append(s.buf, buffered{seq, b})
+		return
+	}
+	if seq <= s.lastSeq {
+		return
+	}
+	s.lastSeq = seq
+	s.c.enqueue(b)
+}
+
+// enqueue queues one message without blocking; a full queue drops the
+// connection as a slow consumer.
+func (c *browserConn) enqueue(b []byte) {
+	if c.dead.Load() {
+		return
+	}
+	select {
+	case c.send <- b:
+	default:
+		c.h.m.droppedClients.WithLabelValues("slow_consumer").Inc()
+		c.close(protocol.CloseSlowConsumer, "send buffer overflow")
+	}
+}
+
+func (c *browserConn) close(code protocol.CloseCode, reason string) {
+	c.once.Do(func() {
+		c.dead.Store(true)
+		close(c.quit)
+		c.log.Debug("closing browser connection", "code", code.String(), "reason", reason)
+		go func() {
+			_ = c.ws.Close(websocket.StatusCode(code), limitReason(reason))
+			c.cancel()
+		}()
+	})
+}
+
+func (c *browserConn) writer() {
+	for {
+		select {
+		case <-c.quit:
+			return
+		case b := <-c.send:
+			ctx, cancel := context.WithTimeout(context.Background(), c.h.cfg.WriteTimeout)
+			err := c.ws.Write(ctx, websocket.MessageText, b)
+			cancel()
+			if err != nil {
+				if !c.dead.Load() {
+					c.h.m.droppedClients.WithLabelValues("write_failed").Inc()
+				}
+				c.close(protocol.CloseSlowConsumer, "write failed")
+				return
+			}
+		}
+	}
+}
+
+func (c *browserConn) keepalive() {
+	ping := time.NewTicker(c.h.cfg.PingInterval)
+	defer ping.Stop()
+	check := time.NewTicker(c.h.cfg.SessionCheck)
+	defer check.Stop()
+	for {
+		select {
+		case <-c.quit:
+			return
+		case <-ping.C:
+			ctx, cancel := context.WithTimeout(c.ctx, c.h.cfg.WriteTimeout)
+			err := c.ws.Ping(ctx)
+			cancel()
+			if err != nil {
+				c.close(protocol.CloseGoingAway, "ping failed")
+				return
+			}
+		case <-check.C:
+			s, err := readSession(c.ctx, c.h.cfg.Redis, c.h.n, c.cookie)
+			if errors.Is(err, ErrNoSession) || (err == nil && s.UserID != c.sess.UserID) {
+				c.close(protocol.CloseSessionExpired, "session ended")
+				return
+			}
+		}
+	}
+}
+
+func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
+	if h.draining.Load() {
+		http.Error(w, "hub draining", http.StatusServiceUnavailable)
+		return
+	}
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		Subprotocols:   []string{protocol.SubprotocolLive},
+		OriginPatterns: h.cfg.OriginPatterns,
+	})
+	if err != nil {
+		return
+	}
+	h.conns.Add(1)
+	defer h.conns.Done()
+	if ws.Subprotocol() != protocol.SubprotocolLive {
+		_ = ws.Close(websocket.StatusCode(protocol.CloseUnsupportedVersion), "subprotocol "+protocol.SubprotocolLive+" required")
+		return
+	}
+	var cookie string
+	if ck, err := r.Cookie(SessionCookie); err == nil {
+		cookie = ck.Value
+	}
+	sess, err := readSession(r.Context(), h.cfg.Redis, h.n, cookie)
+	if err != nil {
+		code := protocol.CloseBadToken
+		if !errors.Is(err, ErrNoSession) {
+			code = protocol.CloseInternalError
+		}
+		_ = ws.Close(websocket.StatusCode(code), "no session")
+		return
+	}
+	ws.SetReadLimit(protocol.MaxLiveInbound)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	c := &browserConn{
+		h: h, ws: ws, sess: sess, cookie: cookie,
+		log:  h.log.With("user_id", sess.UserID),
+		send: make(chan []byte, h.cfg.SendQueue), quit: make(chan struct{}),
+		ctx: ctx, cancel: cancel, subs: map[protocol.Channel]*subscription{},
+	}
+	h.mu.Lock()
+	h.browsers[c] = struct{}{}
+	h.m.browsers.Set(float64(len(h.browsers)))
+	h.mu.Unlock()
+	var wg sync.WaitGroup
+	wg.Go(c.writer)
+	wg.Go(c.keepalive)
+	c.reader()
+	c.close(protocol.CloseNormal, "")
+	wg.Wait()
+	c.cancel()
+	c.unsubscribeAll()
+	h.mu.Lock()
+	delete(h.browsers, c)
+	h.m.browsers.Set(float64(len(h.browsers)))
+	h.mu.Unlock()
+}
+
+func (c *browserConn) reader() {
+	for {
+		typ, b, err := c.ws.Read(c.ctx)
+		if err != nil {
+			return
+		}
+		if typ != websocket.MessageText {
+			c.close(protocol.CloseUnsupportedData, "text frames only")
+			return
+		}
+		env, err := protocol.Decode(protocol.LinkLive, b)
+		if errors.Is(err, protocol.ErrUnknownType) {
+			continue
+		}
+		if err != nil {
+			c.close(protocol.CloseBadEnvelope, "bad message")
+			return
+		}
+		switch env.Type {
+		case protocol.TypeSubscribe:
+			s, err := protocol.DecodeData[protocol.Subscribe](env)
+			if err != nil {
+				c.replyError(env.ID, protocol.ErrorBadRequest, err.Error(), nil)
+				continue
+			}
+			c.subscribe(env.ID, s.Channel)
+		case protocol.TypeUnsubscribe:
+			u, err := protocol.DecodeData[protocol.Unsubscribe](env)
+			if err != nil {
+				c.replyError(env.ID, protocol.ErrorBadRequest, err.Error(), nil)
+				continue
+			}
+			c.unsubscribe(u.Channel)
+		default:
+			c.replyError(env.ID, protocol.ErrorBadRequest, "browsers send subscribe and unsubscribe only", nil)
+		}
+	}
+}
+
+func (c *browserConn) replyError(id string, code protocol.ErrorCode, msg string, ch *protocol.Channel) {
+	if len(msg) > 200 {
+		msg = msg[:200]
+	}
+	b, err := protocol.Marshal(protocol.TypeError, id, protocol.Error{Code: code, Message: msg, Channel: ch})
+	if err == nil {
+		c.enqueue(b)
+	}
+}
+
+// authorize checks that the browser may watch ch. For a submission it also
+// returns its live state (read for the owner).
+func (c *browserConn) authorize(ch protocol.Channel) (protocol.ErrorCode, string) {
+	admin := c.sess.Role == RoleAdmin
+	switch ch.Kind {
+	case protocol.ChannelSubmission:
+		snap, err := c.h.q.Submission(c.ctx, ch.ID)
+		if errors.Is(err, queue.ErrNoState) {
+			return protocol.ErrorNotFound, "no live state for this submission"
+		}
+		if err != nil {
+			return protocol.ErrorInternal, "state unavailable"
+		}
+		if snap.Owner != c.sess.UserID && !admin {
+			return protocol.ErrorForbidden, "not your submission"
+		}
+	case protocol.ChannelUser:
+		if ch.ID != c.sess.UserID && !admin {
+			return protocol.ErrorForbidden, "not your submissions"
+		}
+	case protocol.ChannelContest, protocol.ChannelQueue:
+		// Every logged-in user; the web nodes publish only what the
+		// contest's rules let everyone see.
+	}
+	return "", ""
+}
+
+func (c *browserConn) subscribe(id string, ch protocol.Channel) {
+	if code, msg := c.authorize(ch); code != "" {
+		c.replyError(id, code, msg, &ch)
+		return
+	}
+	c.mu.Lock()
+	if old := c.subs[ch]; old != nil {
+		delete(c.subs, ch)
+		c.mu.Unlock()
+		c.h.removeSub(old)
+		c.mu.Lock()
+	}
+	if len(c.subs) >= c.h.cfg.MaxSubscriptions {
+		c.mu.Unlock()
+		c.replyError(id, protocol.ErrorRateLimited, "too many subscriptions", &ch)
+		return
+	}
+	s := &subscription{c: c, ch: ch, key: c.h.n.Events(string(ch.Kind), ch.ID), pending: true}
+	c.subs[ch] = s
+	c.mu.Unlock()
+
+	if err := c.h.addSub(c.ctx, s); err != nil {
+		c.forget(s)
+		c.replyError(id, protocol.ErrorInternal, "subscribe failed", &ch)
+		return
+	}
+	for try := 0; ; try++ {
+		seq, state, err := c.h.snapshot(c.ctx, ch, c)
+		if err != nil || try == 3 {
+			c.forget(s)
+			c.h.removeSub(s)
+			c.replyError(id, protocol.ErrorInternal, "snapshot unavailable", &ch)
+			return
+		}
+		b, err := protocol.Marshal(protocol.TypeSnapshot, id, protocol.Snapshot{Channel: ch, Seq: seq, State: state})
+		if err != nil {
+			c.forget(s)
+			c.h.removeSub(s)
+			c.replyError(id, protocol.ErrorInternal, "snapshot too large", &ch)
+			return
+		}
+		s.mu.Lock()
+		if s.overflow { // too much happened while reading: read again
+			s.overflow, s.buf = false, nil
+			s.mu.Unlock()
+			continue
+		}
+		c.enqueue(b)
+		s.pending, s.lastSeq = false, seq
+		for _, e := range s.buf {
+			if e.seq > s.lastSeq {
+				s.lastSeq = e.seq
+				c.enqueue(e.b)
+			}
+		}
+		s.buf = nil
+		s.mu.Unlock()
+		return
+	}
+}
+
+func (c *browserConn) forget(s *subscription) {
+	c.mu.Lock()
+	if c.subs[s.ch] == s {
+		delete(c.subs, s.ch)
+	}
+	c.mu.Unlock()
+}
+
+func (c *browserConn) unsubscribe(ch protocol.Channel) {
+	c.mu.Lock()
+	s := c.subs[ch]
+	delete(c.subs, ch)
+	c.mu.Unlock()
+	if s != nil {
+		c.h.removeSub(s)
+	}
+}
+
+func (c *browserConn) unsubscribeAll() {
+	c.mu.Lock()
+	subs := c.subs
+	c.subs = map[protocol.Channel]*subscription{}
+	c.mu.Unlock()
+	for _, s := range subs {
+		c.h.removeSub(s)
+	}
+}
+
+// submissionIDs lists the submissions the browser watches.
+func (c *browserConn) submissionIDs() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ids []int64
+	for ch := range c.subs {
+		if ch.Kind == protocol.ChannelSubmission {
+			ids = append(ids, ch.ID)
+		}
+	}
+	return ids
+}
+
+func (c *browserConn) watchesQueue() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.subs[protocol.Channel{Kind: protocol.ChannelQueue}] != nil
+}
+
+// snapshot reads a channel's current state and sequence number.
+func (h *Hub) snapshot(ctx context.Context, ch protocol.Channel, c *browserConn) (uint64, json.RawMessage, error) {
+	switch ch.Kind {
+	case protocol.ChannelSubmission:
+		s, err := h.q.Submission(ctx, ch.ID)
+		if err != nil {
+			return 0, nil, err
+		}
+		b, err := json.Marshal(s.State)
+		return s.Seq, b, err
+	case protocol.ChannelQueue:
+		n, err := h.currentNotice(ctx)
+		if err != nil {
+			return 0, nil, err
+		}
+		pos, err := h.q.Positions(ctx, c.submissionIDs())
+		if err != nil {
+			return 0, nil, err
+		}
+		n.Position = bestPosition(pos)
+		b, err := json.Marshal(n)
+		return 0, b, err
+	}
+	seq, state, err := h.q.Doc(ctx, ch)
+	if err != nil {
+		return 0, nil, err
+	}
+	if state == nil {
+		state = json.RawMessage(`{}`)
+	}
+	return seq, state, nil
+}
+
+func bestPosition(pos []int) int {
+	best := 0
+	for _, p := range pos {
+		if p > 0 && (best == 0 || p < best) {
+			best = p
+		}
+	}
+	return best
+}
+
+// topic is the local fan-out of one Redis events channel.
+type topic struct {
+	h    *Hub
+	key  string
+	kind protocol.ChannelKind
+	ch   protocol.Channel
+
+	mu        sync.Mutex
+	subs      map[*subscription]struct{}
+	scheduled bool
+	lastPush  time.Time
+}
+
+func (h *Hub) addSub(ctx context.Context, s *subscription) error {
+	if s.ch.Kind == protocol.ChannelQueue {
+		return nil // the queue channel is always subscribed; see pushNotice
+	}
+	h.mu.Lock()
+	t := h.topics[s.key]
+	if t == nil {
+		t = &topic{h: h, key: s.key, kind: s.ch.Kind, ch: s.ch, subs: map[*subscription]struct{}{}}
+		h.topics[s.key] = t
+	}
+	t.mu.Lock()
+	t.subs[s] = struct{}{}
+	t.mu.Unlock()
+	h.m.subscriptions.Inc()
+	h.mu.Unlock()
+	if err := h.ps.subscribe(ctx, s.key); err != nil {
+		h.removeSubLocal(s)
+		return err
+	}
+	return nil
+}
+
+// removeSub undoes addSub.
+func (h *Hub) removeSub(s *subscription) {
+	if s.ch.Kind == protocol.ChannelQueue {
+		return
+	}
+	if h.removeSubLocal(s) {
+		h.ps.unsubscribe(context.Background(), s.key)
+	}
+}
+
+func (h *Hub) removeSubLocal(s *subscription) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.topics[s.key]
+	if t == nil {
+		return false
+	}
+	t.mu.Lock()
+	_, ok := t.subs[s]
+	delete(t.subs, s)
+	empty := len(t.subs) == 0
+	t.mu.Unlock()
+	if ok {
+		h.m.subscriptions.Dec()
+	}
+	if empty {
+		delete(h.topics, s.key)
+	}
+	return ok
+}
+
+func (t *topic) snapshotSubs() []*subscription {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*subscription, 0, len(t.subs))
+	for s := range t.subs {
+		out = append(out, s)
+	}
+	return out
+}
+
+// onEvent handles one message of the topic's Redis channel (on the pub/sub
+// goroutine: no Redis calls here).
+func (t *topic) onEvent(payload string) {
+	if t.kind == protocol.ChannelContest {
+		t.scheduleContestPush()
+		return
+	}
+	var head struct {
+		Seq uint64 `json:"seq"`
+	}
+	if err := json.Unmarshal([]byte(payload), &head); err != nil || head.Seq == 0 {
+		t.h.log.Warn("bad event on channel", "channel", t.key, "err", err)
+		return
+	}
+	// Encoded once, shared by every subscriber.
+	b, err := protocol.Encode(protocol.LinkLive, protocol.Envelope{V: protocol.Version, Type: protocol.TypeEvent, Data: json.RawMessage(payload)})
+	if err != nil {
+		t.h.log.Warn("bad event on channel", "channel", t.key, "err", err)
+		return
+	}
+	t.h.m.broadcasts.WithLabelValues(string(t.kind)).Inc()
+	for _, s := range t.snapshotSubs() {
+		s.deliver(head.Seq, b)
+	}
+}
+
+// scheduleContestPush coalesces scoreboard changes: at most one snapshot
+// push per Coalesce interval per contest, always of the latest state.
+func (t *topic) scheduleContestPush() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.scheduled {
+		return
+	}
+	t.scheduled = true
+	delay := max(0, time.Until(t.lastPush.Add(t.h.cfg.Coalesce)))
+	time.AfterFunc(delay, t.pushContest)
+}
+
+func (t *topic) pushContest() {
+	t.mu.Lock()
+	t.scheduled = false
+	t.lastPush = time.Now()
+	t.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	seq, state, err := t.h.q.Doc(ctx, t.ch)
+	if err != nil {
+		t.h.log.Warn("read scoreboard failed", "channel", t.key, "err", err)
+		return
+	}
+	if state == nil {
+		state = json.RawMessage(`{}`)
+	}
+	b, err := protocol.Marshal(protocol.TypeSnapshot, "", protocol.Snapshot{Channel: t.ch, Seq: seq, State: state})
+	if err != nil {
+		t.h.log.Warn("scoreboard push failed", "channel", t.key, "err", err)
+		return
+	}
+	t.h.m.broadcasts.WithLabelValues(string(t.kind)).Inc()
+	for _, s := range t.snapshotSubs() {
+		s.deliver(seq, b)
+	}
+}

@@ -1,0 +1,193 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+)
+
+func (h *Hub) dispatchLoop(ctx context.Context) {
+	t := time.NewTicker(h.cfg.DispatchInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.wake:
+		case <-t.C:
+		}
+		for ctx.Err() == nil {
+			more, err := h.dispatchOnce(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					h.log.Warn("dispatch failed", "err", err)
+				}
+				break
+			}
+			if !more {
+				break
+			}
+		}
+	}
+}
+
+// dispatchOnce runs one pass over the head of the queue. It reports
+// whether another pass may place more right away.
+func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
+	now := time.Now()
+	h.mu.Lock()
+	conns := make([]*judgeConn, 0, len(h.judges))
+	views := make([]sched.Judge, 0, len(h.judges))
+	for _, j := range h.judges {
+		if !j.ready || j.closing.Load() {
+			continue
+		}
+		conns = append(conns, j)
+		views = append(views, j.view(now))
+	}
+	h.mu.Unlock()
+
+	tasks, err := h.q.Peek(ctx, h.cfg.PeekWindow)
+	if err != nil {
+		return false, err
+	}
+	if len(tasks) == 0 {
+		h.setSaturated(false)
+		return false, nil
+	}
+	if len(views) == 0 {
+		h.setSaturated(true)
+		return false, nil
+	}
+	placed, busy := 0, false
+	for _, qt := range tasks {
+		t := qt.Task
+		d := h.cfg.Policy.Pick(now, sched.Task{
+			SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, DataHash: t.TestData.Hash,
+			Language: t.Language, Priority: int(t.Priority),
+		}, views)
+		if d.Judge < 0 {
+			if d.Hold == sched.HoldBusy {
+				busy = true
+			}
+			continue
+		}
+		j := conns[d.Judge]
+		if _, err := h.q.Lease(ctx, t.TaskRef, j.id, h.cfg.LeaseTimeout); err != nil {
+			if errors.Is(err, queue.ErrNotQueued) {
+				continue // another hub took it, or a rejudge replaced it
+			}
+			return false, err
+		}
+		b, err := protocol.Marshal(protocol.TypeTask, "", t)
+		if err != nil { // cannot happen for a task that passed Enqueue
+			h.log.Error("encode task", obs.SubmissionID(t.SubmissionID), "err", err)
+			_ = h.q.Release(ctx, t.TaskRef, j.id)
+			continue
+		}
+		h.mu.Lock()
+		ok := !j.closing.Load() && j.enqueue(b)
+		if ok {
+			j.assigned[t.SubmissionID] = &assignment{attempt: t.Attempt, user: qt.UserID, contest: qt.ContestID, at: now}
+		}
+		h.mu.Unlock()
+		if !ok {
+			_ = h.q.Release(ctx, t.TaskRef, j.id)
+			continue
+		}
+		j.addData(t.TestData.Hash)
+		views[d.Judge].Assigned++
+		views[d.Judge].SinceHeartbeat++
+		placed++
+		h.m.dispatches.WithLabelValues(j.id).Inc()
+		h.m.waitSeconds.Observe(max(0, now.Sub(qt.EnqueuedAt).Seconds()))
+		j.log.Debug("task dispatched", obs.SubmissionID(t.SubmissionID), obs.Attempt(t.Attempt), "reason", d.Reason)
+		if d.Prefetch {
+			h.prefetch(t)
+		}
+	}
+	h.setSaturated(busy)
+	return placed > 0 && len(tasks) == h.cfg.PeekWindow, nil
+}
+
+// prefetch sends a hot problem's test data to every judge that lacks it.
+func (h *Hub) prefetch(t protocol.Task) {
+	if t.TestData.URL == "" {
+		return
+	}
+	b, err := protocol.Marshal(protocol.TypePrefetch, "", protocol.Prefetch{ProblemID: t.ProblemID, TestData: t.TestData})
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, j := range h.judges {
+		if j.addData(t.TestData.Hash) {
+			j.enqueue(b)
+			h.m.prefetches.Inc()
+		}
+	}
+}
+
+func (h *Hub) setSaturated(v bool) {
+	h.mu.Lock()
+	h.saturated = v
+	h.mu.Unlock()
+}
+
+func (h *Hub) reapLoop(ctx context.Context) {
+	t := time.NewTicker(h.cfg.ReapInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for ctx.Err() == nil {
+			exp, err := h.q.Reap(ctx, 100)
+			if err != nil {
+				if ctx.Err() == nil {
+					h.log.Warn("reap failed", "err", err)
+				}
+				break
+			}
+			for _, e := range exp {
+				h.onExpired(ctx, e)
+			}
+			if len(exp) < 100 {
+				break
+			}
+		}
+	}
+}
+
+func (h *Hub) onExpired(ctx context.Context, e queue.Expired) {
+	h.mu.Lock()
+	for _, j := range h.judges {
+		if a := j.assigned[e.Ref.SubmissionID]; a != nil && (a.attempt < e.Ref.Attempt || !e.Requeued) {
+			delete(j.assigned, e.Ref.SubmissionID)
+		}
+	}
+	h.mu.Unlock()
+	log := h.log.With(obs.SubmissionID(e.Ref.SubmissionID), obs.Attempt(e.Ref.Attempt), obs.JudgeID(e.Judge))
+	u := queue.SubmissionUpdate{SubmissionID: e.Ref.SubmissionID, Attempt: e.Ref.Attempt, Owner: e.UserID, Guard: queue.GuardAttempt}
+	if e.Requeued {
+		h.m.leaseExpiries.WithLabelValues("requeued").Inc()
+		log.Warn("lease expired; requeued")
+		u.Status = protocol.VerdictQueued
+		h.wakeDispatcher()
+	} else {
+		h.m.leaseExpiries.WithLabelValues("system_error").Inc()
+		log.Error("lease expired on the last attempt; system error")
+		u.Status = protocol.VerdictSE
+	}
+	if _, err := h.q.PublishSubmission(ctx, u); err != nil {
+		log.Warn("publish expiry failed", "err", err)
+	}
+}

@@ -1,0 +1,594 @@
+package hub_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/verdict-oj/verdict/hub/internal/hub"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// Fast timings for tests: heartbeats every 50 ms, dead after 3 missed,
+// leases expire 200 ms after the last renewal.
+const (
+	hbInterval = 50 * time.Millisecond
+	leaseTime  = 200 * time.Millisecond
+)
+
+type testHub struct {
+	h      *hub.Hub
+	srv    *httptest.Server
+	reg    *prometheus.Registry
+	cancel context.CancelFunc
+	done   chan error
+	once   sync.Once
+}
+
+func (th *testHub) url(path string) string {
+	return "ws" + strings.TrimPrefix(th.srv.URL, "http") + path
+}
+
+// stop kills the hub: its listener and every connection go away.
+func (th *testHub) stop(t *testing.T) {
+	t.Helper()
+	th.once.Do(func() { th.kill(t) })
+}
+
+func (th *testHub) kill(t *testing.T) {
+	th.cancel()
+	select {
+	case err := <-th.done:
+		if err != nil {
+			t.Errorf("hub Run: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Error("hub did not stop")
+	}
+	th.srv.CloseClientConnections()
+	th.srv.Close()
+}
+
+// smallSendBuffers gives accepted connections a small kernel send buffer,
+// so that a peer that stops reading pushes back on the hub after tens of
+// kilobytes instead of the megabytes Linux would otherwise absorb.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(16 << 10)
+	}
+	return c, err
+}
+
+func startHub(t *testing.T, env *testenv.RedisEnv, mod func(*hub.Config)) *testHub {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	cfg := hub.Config{
+		Redis: env.Client, Names: env.Names, HeartbeatInterval: hbInterval, LeaseTimeout: leaseTime,
+		ReapInterval: 25 * time.Millisecond, DispatchInterval: 50 * time.Millisecond, NoticeInterval: 50 * time.Millisecond,
+		Metrics: reg, Logger: testLogger(t),
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	h, err := hub.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := httptest.NewUnstartedServer(h.Handler())
+	srv.Listener = smallSendBuffers{srv.Listener}
+	srv.Start()
+	th := &testHub{h: h, srv: srv, reg: reg, cancel: cancel, done: make(chan error, 1)}
+	go func() { th.done <- h.Run(ctx) }()
+	eventually(t, 5*time.Second, "hub ready", func() bool { return h.Ready(context.Background()) == nil })
+	t.Cleanup(func() { th.stop(t) })
+	return th
+}
+
+// testLogger discards hub logs unless VERDICT_TEST_LOG is set.
+func testLogger(t *testing.T) *slog.Logger {
+	if os.Getenv("VERDICT_TEST_LOG") == "" {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("test", t.Name())
+}
+
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func metric(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range mf.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if v, ok := labels[lp.GetName()]; ok && v != lp.GetValue() {
+					continue next
+				}
+			}
+			switch {
+			case m.Counter != nil:
+				sum += m.Counter.GetValue()
+			case m.Gauge != nil:
+				sum += m.Gauge.GetValue()
+			case m.Histogram != nil:
+				sum += float64(m.Histogram.GetSampleCount())
+			}
+		}
+	}
+	return sum
+}
+
+func sha(s string) string {
+	b := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(b[:])
+}
+
+func addToken(t *testing.T, env *testenv.RedisEnv, judge, token string) {
+	t.Helper()
+	if err := env.Client.HSet(context.Background(), env.Names.JudgeTokens(), sha(token), judge).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func addSession(t *testing.T, env *testenv.RedisEnv, cookie string, user int64, role string) {
+	t.Helper()
+	args := []any{"user_id", user, "csrf", "x", "created_ms", 1}
+	if role != "" {
+		args = append(args, "role", role)
+	}
+	if err := env.Client.HSet(context.Background(), env.Names.Session(sha(cookie)), args...).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newTask(id, problem int64, user int64) queue.Task {
+	return queue.Task{
+		Task: protocol.Task{
+			TaskRef: protocol.TaskRef{SubmissionID: id, Attempt: 1}, ProblemID: problem,
+			TestData: protocol.TestData{Hash: fmt.Sprint("data-", problem), URL: fmt.Sprint("http://blobs/", problem)},
+			Language: "cpp17", Source: "int main(){}",
+			Limits: protocol.Limits{TimeMs: 1000, MemoryKiB: 65536, OutputBytes: 1 << 20},
+			Mode:   protocol.ModeICPC, Checker: protocol.Checker{Kind: protocol.CheckerDefault}, Priority: protocol.PriorityPractice,
+		},
+		UserID: user, SubmittedAt: time.Now(),
+	}
+}
+
+func enqueue(t *testing.T, q *queue.Queue, tasks ...queue.Task) {
+	t.Helper()
+	for _, tk := range tasks {
+		if err := q.Enqueue(context.Background(), tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// results reads the results stream: entries per submission.
+func results(t *testing.T, env *testenv.RedisEnv) map[int64][]queue.ResultEntry {
+	t.Helper()
+	msgs, err := env.Client.XRange(context.Background(), env.Names.Results(), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64][]queue.ResultEntry{}
+	for _, m := range msgs {
+		e, err := queue.ParseResult(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.SubmissionID] = append(out[e.SubmissionID], e)
+	}
+	return out
+}
+
+func waitResults(t *testing.T, env *testenv.RedisEnv, n int, d time.Duration) map[int64][]queue.ResultEntry {
+	t.Helper()
+	var rs map[int64][]queue.ResultEntry
+	eventually(t, d, fmt.Sprintf("%d results", n), func() bool {
+		rs = results(t, env)
+		return len(rs) >= n
+	})
+	return rs
+}
+
+// fakeJudge is a scripted judge agent: it speaks the judge protocol for
+// real over a WebSocket, runs each task for a while, reports progress and
+// a result, and reconnects when its connection drops.
+type fakeJudge struct {
+	t     *testing.T
+	id    string
+	token string
+	slots int
+	url   func() string
+	work  func(protocol.Task) time.Duration
+	// gate, when set, holds every task until it is closed.
+	gate chan struct{}
+
+	mu         sync.Mutex
+	conn       *websocket.Conn
+	running    map[int64]protocol.TaskRef
+	pending    []protocol.Result // finished while disconnected
+	peak       int
+	judged     int
+	rejected   int
+	received   []protocol.Type
+	closeCodes []websocket.StatusCode
+	killed     bool
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newFakeJudge(t *testing.T, env *testenv.RedisEnv, id string, slots int, url func() string, work time.Duration) *fakeJudge {
+	t.Helper()
+	token := "token-" + id
+	addToken(t, env, id, token)
+	ctx, cancel := context.WithCancel(context.Background())
+	j := &fakeJudge{
+		t: t, id: id, token: token, slots: slots, url: url,
+		work:    func(protocol.Task) time.Duration { return work },
+		running: map[int64]protocol.TaskRef{}, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+	}
+	t.Cleanup(j.stop)
+	return j
+}
+
+func (j *fakeJudge) start() *fakeJudge {
+	go j.loop()
+	return j
+}
+
+func (j *fakeJudge) stop() {
+	j.cancel()
+	<-j.done
+}
+
+// kill drops the connection without a close frame and stops the judge for
+// good: no more heartbeats, no results.
+func (j *fakeJudge) kill() {
+	j.mu.Lock()
+	j.killed = true
+	c := j.conn
+	j.mu.Unlock()
+	j.cancel()
+	if c != nil {
+		_ = c.CloseNow()
+	}
+	<-j.done
+}
+
+func (j *fakeJudge) loop() {
+	defer close(j.done)
+	for j.ctx.Err() == nil {
+		err := j.session()
+		if j.ctx.Err() != nil {
+			return
+		}
+		var ce websocket.CloseError
+		if errors.As(err, &ce) && !protocol.CloseCode(ce.Code).Retry() {
+			return // told to stop
+		}
+		select {
+		case <-j.ctx.Done():
+			return
+		case <-time.After(30 * time.Millisecond):
+		}
+	}
+}
+
+func (j *fakeJudge) send(c *websocket.Conn, typ protocol.Type, payload any) error {
+	b, err := protocol.Marshal(typ, "", payload)
+	if err != nil {
+		j.t.Errorf("judge %s: marshal %s: %v", j.id, typ, err)
+		return err
+	}
+	ctx, cancel := context.WithTimeout(j.ctx, 2*time.Second)
+	defer cancel()
+	return c.Write(ctx, websocket.MessageText, b)
+}
+
+func (j *fakeJudge) session() error {
+	c, _, err := websocket.Dial(j.ctx, j.url(), &websocket.DialOptions{Subprotocols: []string{protocol.SubprotocolJudge}})
+	if err != nil {
+		return err
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(protocol.MaxJudgeMessage)
+	if err := j.send(c, protocol.TypeHello, protocol.Hello{
+		JudgeID: j.id, Token: j.token, AgentVersion: "test", Cores: j.slots, MemoryBytes: 1 << 30,
+		Languages: []protocol.Language{{ID: "cpp17", Version: "g++"}}, MaxParallel: j.slots,
+	}); err != nil {
+		return err
+	}
+	_, b, err := c.Read(j.ctx)
+	if err != nil {
+		j.noteClose(err)
+		return err
+	}
+	env, err := protocol.Decode(protocol.LinkJudge, b)
+	if err != nil || env.Type != protocol.TypeWelcome {
+		return fmt.Errorf("judge %s: want welcome, got %s (%v)", j.id, b, err)
+	}
+	w, err := protocol.DecodeData[protocol.Welcome](env)
+	if err != nil || !w.Accepted {
+		_, _, err := c.Read(j.ctx) // the close that follows a refusal
+		j.noteClose(err)
+		return err
+	}
+	j.mu.Lock()
+	if j.killed {
+		j.mu.Unlock()
+		return errors.New("killed")
+	}
+	j.conn = c
+	pending := j.pending
+	j.pending = nil
+	j.mu.Unlock()
+	for _, r := range pending { // re-report what finished meanwhile
+		_ = j.send(c, protocol.TypeResult, r)
+	}
+	sctx, stop := context.WithCancel(j.ctx)
+	defer stop()
+	go func() {
+		t := time.NewTicker(w.HeartbeatInterval())
+		defer t.Stop()
+		for {
+			j.heartbeat(c)
+			select {
+			case <-sctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	for {
+		_, b, err := c.Read(sctx)
+		if err != nil {
+			j.noteClose(err)
+			j.mu.Lock()
+			if j.conn == c {
+				j.conn = nil
+			}
+			j.mu.Unlock()
+			return err
+		}
+		env, err := protocol.Decode(protocol.LinkJudge, b)
+		if err != nil {
+			j.t.Errorf("judge %s: bad message %s: %v", j.id, b, err)
+			continue
+		}
+		j.mu.Lock()
+		j.received = append(j.received, env.Type)
+		j.mu.Unlock()
+		if env.Type != protocol.TypeTask {
+			continue
+		}
+		task, err := protocol.DecodeData[protocol.Task](env)
+		if err != nil {
+			j.t.Errorf("judge %s: bad task: %v", j.id, err)
+			continue
+		}
+		j.mu.Lock()
+		busy := len(j.running) >= j.slots
+		if busy {
+			j.rejected++
+		} else {
+			j.running[task.SubmissionID] = task.TaskRef
+			j.peak = max(j.peak, len(j.running))
+		}
+		j.mu.Unlock()
+		if busy {
+			_ = j.send(c, protocol.TypeReject, protocol.Reject{TaskRef: task.TaskRef, Reason: protocol.RejectBusy})
+			continue
+		}
+		_ = j.send(c, protocol.TypeAccept, protocol.Accept{TaskRef: task.TaskRef})
+		go j.judge(task)
+	}
+}
+
+func (j *fakeJudge) heartbeat(c *websocket.Conn) {
+	j.mu.Lock()
+	hb := protocol.Heartbeat{Running: len(j.running), Cores: j.slots, Load1: float64(len(j.running)), MemUsedRatio: 0.1}
+	for _, r := range j.running {
+		hb.Tasks = append(hb.Tasks, r)
+	}
+	j.mu.Unlock()
+	_ = j.send(c, protocol.TypeHeartbeat, hb)
+}
+
+func (j *fakeJudge) current() *websocket.Conn {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.killed {
+		return nil
+	}
+	return j.conn
+}
+
+func (j *fakeJudge) judge(task protocol.Task) {
+	if c := j.current(); c != nil {
+		_ = j.send(c, protocol.TypeProgress, protocol.Progress{TaskRef: task.TaskRef, Status: protocol.VerdictCompiling})
+	}
+	if j.gate != nil {
+		select {
+		case <-j.gate:
+		case <-j.ctx.Done():
+			return
+		}
+	}
+	select {
+	case <-time.After(j.work(task)):
+	case <-j.ctx.Done():
+		return
+	}
+	cs := []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5}}
+	if c := j.current(); c != nil {
+		_ = j.send(c, protocol.TypeProgress, protocol.Progress{TaskRef: task.TaskRef, Status: protocol.VerdictJudging, Cases: cs})
+	}
+	r := protocol.Result{TaskRef: task.TaskRef, Verdict: protocol.VerdictAC, Score: 100, Cases: cs, JudgeID: j.id}
+	j.mu.Lock()
+	delete(j.running, task.SubmissionID)
+	j.judged++
+	c := j.conn
+	if c == nil || j.killed {
+		if !j.killed {
+			j.pending = append(j.pending, r)
+		}
+		j.mu.Unlock()
+		return
+	}
+	j.mu.Unlock()
+	if err := j.send(c, protocol.TypeResult, r); err != nil {
+		j.mu.Lock()
+		j.pending = append(j.pending, r)
+		j.mu.Unlock()
+	}
+}
+
+func (j *fakeJudge) noteClose(err error) {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		j.mu.Lock()
+		j.closeCodes = append(j.closeCodes, ce.Code)
+		j.mu.Unlock()
+	}
+}
+
+func (j *fakeJudge) stats() (peak, judged, rejected int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.peak, j.judged, j.rejected
+}
+
+// browser is a scripted browser on /ws.
+type browser struct {
+	t *testing.T
+	c *websocket.Conn
+}
+
+func dialBrowser(t *testing.T, url, cookie string) (*browser, error) {
+	t.Helper()
+	return dialBrowserWith(t, url, cookie, nil)
+}
+
+// dialSlowBrowser dials with a tiny TCP receive buffer, so a browser that
+// stops reading pushes back on the hub after a few kilobytes.
+func dialSlowBrowser(t *testing.T, url, cookie string) (*browser, error) {
+	t.Helper()
+	d := &net.Dialer{}
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetReadBuffer(4096)
+		}
+		return c, err
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return dialBrowserWith(t, url, cookie, &http.Client{Transport: tr})
+}
+
+func dialBrowserWith(t *testing.T, url, cookie string, hc *http.Client) (*browser, error) {
+	t.Helper()
+	h := http.Header{}
+	if cookie != "" {
+		h.Set("Cookie", hub.SessionCookie+"="+cookie)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{protocol.SubprotocolLive}, HTTPHeader: h, HTTPClient: hc})
+	if err != nil {
+		return nil, err
+	}
+	c.SetReadLimit(protocol.MaxLiveMessage)
+	t.Cleanup(func() { c.CloseNow() })
+	return &browser{t: t, c: c}, nil
+}
+
+func (b *browser) subscribe(id string, ch protocol.Channel) {
+	b.t.Helper()
+	m, err := protocol.Marshal(protocol.TypeSubscribe, id, protocol.Subscribe{Channel: ch})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := b.c.Write(ctx, websocket.MessageText, m); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *browser) next(d time.Duration) (protocol.Envelope, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	_, m, err := b.c.Read(ctx)
+	if err != nil {
+		return protocol.Envelope{}, err
+	}
+	return protocol.Decode(protocol.LinkLive, m)
+}
+
+func (b *browser) expect(typ protocol.Type) protocol.Envelope {
+	b.t.Helper()
+	env, err := b.next(5 * time.Second)
+	if err != nil {
+		b.t.Fatalf("want %s: %v", typ, err)
+	}
+	if env.Type != typ {
+		b.t.Fatalf("want %s, got %s %s", typ, env.Type, env.Data)
+	}
+	return env
+}
+
+func decode[T any](t *testing.T, env protocol.Envelope) T {
+	t.Helper()
+	v, err := protocol.DecodeData[T](env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}

@@ -1,0 +1,259 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/internal/rkeys"
+)
+
+// ErrDraining is reported by Ready once the hub drains.
+var ErrDraining = errors.New("hub: draining")
+
+// Hub holds the WebSockets of judges and browsers, schedules the queue onto
+// the judges and fans live events out to browsers.
+type Hub struct {
+	cfg Config
+	q   *queue.Queue
+	n   rkeys.Names
+	log *slog.Logger
+	m   *metrics
+	ps  *pubsub
+
+	runCtx   context.Context
+	started  atomic.Bool
+	draining atomic.Bool
+	conns    sync.WaitGroup
+	wake     chan struct{}
+	notice   chan struct{}
+
+	mu       sync.Mutex
+	judges   map[string]*judgeConn
+	browsers map[*browserConn]struct{}
+	topics   map[string]*topic // by Redis channel
+	// saturated: the last dispatch pass held tasks because every judge
+	// that could run them was busy (or there were none).
+	saturated bool
+	noticeOn  bool
+}
+
+// New checks cfg and builds a Hub. Nothing runs until Run.
+func New(cfg Config) (*Hub, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	q, err := queue.New(queue.Config{Client: cfg.Redis, Names: cfg.Names, MaxAttempts: cfg.MaxAttempts})
+	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	m, err := newMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hub{
+		cfg: cfg, q: q, n: cfg.Names, log: cfg.Logger.With("hub_id", cfg.HubID), m: m,
+		wake: make(chan struct{}, 1), notice: make(chan struct{}, 1),
+		judges: map[string]*judgeConn{}, browsers: map[*browserConn]struct{}{}, topics: map[string]*topic{},
+	}
+	h.ps = newPubSub(cfg.Redis, h.log, h.onMessage)
+	return h, nil
+}
+
+// ID returns the hub id.
+func (h *Hub) ID() string { return h.cfg.HubID }
+
+// Queue returns the hub's queue handle.
+func (h *Hub) Queue() *queue.Queue { return h.q }
+
+// Handler serves the two WebSocket endpoints: /judge (verdict.judge.v1)
+// and /ws (verdict.live.v1). Mount /healthz, /readyz and /metrics beside it.
+func (h *Hub) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /judge", h.serveJudge)
+	mux.HandleFunc("GET /ws", h.serveBrowser)
+	return mux
+}
+
+// Ready reports whether the hub serves: running, not draining, Redis
+// answering and the pub/sub connection up.
+func (h *Hub) Ready(ctx context.Context) error {
+	if !h.started.Load() {
+		return errors.New("hub: not started")
+	}
+	if h.draining.Load() {
+		return ErrDraining
+	}
+	if err := h.cfg.Redis.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("hub: redis: %w", err)
+	}
+	if !h.ps.isHealthy() {
+		return errors.New("hub: pubsub not connected")
+	}
+	return nil
+}
+
+// Run dispatches, reaps and fans out until ctx is done, then drains: it
+// closes every judge (CloseHubShutdown: they reconnect elsewhere and keep
+// their leases) and browser connection and waits for their goroutines.
+// Stop the HTTP server from accepting first (or together).
+func (h *Hub) Run(ctx context.Context) error {
+	if !h.started.CompareAndSwap(false, true) {
+		return errors.New("hub: Run called twice")
+	}
+	h.runCtx = ctx
+	if err := h.q.EnsureResultsGroup(ctx); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { h.ps.run(ctx) })
+	for _, ch := range []string{h.n.QueueChanged(), h.n.JudgeEvict(), h.n.JudgeConnected(), h.n.Events(string(protocol.ChannelQueue), 0)} {
+		if err := h.ps.subscribe(ctx, ch); err != nil {
+			h.draining.Store(true)
+			wg.Wait()
+			return err
+		}
+	}
+	h.log.Info("hub running", "policy", h.cfg.Policy.Name(), "heartbeat", h.cfg.HeartbeatInterval, "lease", h.cfg.LeaseTimeout)
+	wg.Go(func() { h.dispatchLoop(ctx) })
+	wg.Go(func() { h.reapLoop(ctx) })
+	wg.Go(func() { h.noticeLoop(ctx) })
+	<-ctx.Done()
+	h.draining.Store(true)
+	h.closeAll()
+	wg.Wait()
+	done := make(chan struct{})
+	go func() { h.conns.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		h.log.Warn("connections did not finish within 10s")
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_ = h.cfg.Redis.HDel(dctx, h.n.HubCapacity(), h.cfg.HubID).Err()
+	h.log.Info("hub stopped")
+	return nil
+}
+
+func (h *Hub) closeAll() {
+	h.mu.Lock()
+	js := make([]*judgeConn, 0, len(h.judges))
+	for _, j := range h.judges {
+		js = append(js, j)
+	}
+	bs := make([]*browserConn, 0, len(h.browsers))
+	for b := range h.browsers {
+		bs = append(bs, b)
+	}
+	h.mu.Unlock()
+	for _, j := range js {
+		j.close(protocol.CloseHubShutdown, "hub shutting down")
+	}
+	for _, b := range bs {
+		b.close(protocol.CloseHubShutdown, "hub shutting down")
+	}
+}
+
+func (h *Hub) wakeDispatcher() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// onMessage routes one pub/sub message. It runs on the pub/sub goroutine
+// and must not block on Redis.
+func (h *Hub) onMessage(channel, payload string) {
+	switch channel {
+	case h.n.QueueChanged():
+		h.wakeDispatcher()
+		return
+	case h.n.JudgeEvict():
+		h.onEvict(payload)
+		return
+	case h.n.JudgeConnected():
+		h.onJudgeConnected(payload)
+		return
+	case h.n.Events(string(protocol.ChannelQueue), 0):
+		select {
+		case h.notice <- struct{}{}:
+		default:
+		}
+		return
+	}
+	h.mu.Lock()
+	tp := h.topics[channel]
+	h.mu.Unlock()
+	if tp != nil {
+		tp.onEvent(payload)
+	}
+}
+
+func (h *Hub) onEvict(payload string) {
+	ev, err := decodeEvict(payload)
+	if err != nil {
+		h.log.Warn("bad evict message", "err", err)
+		return
+	}
+	b, err := protocol.Marshal(protocol.TypeEvict, "", ev)
+	if err != nil {
+		h.log.Warn("bad evict message", "err", err)
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, j := range h.judges {
+		j.evict(ev)
+		j.enqueue(b)
+	}
+	h.log.Info("evict broadcast", "problem_id", ev.ProblemID, "data_hash", ev.DataHash, "judges", len(h.judges))
+}
+
+func decodeEvict(payload string) (protocol.Evict, error) {
+	var ev protocol.Evict
+	if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+		return ev, fmt.Errorf("evict %q: %w", payload, err)
+	}
+	if err := ev.Validate(); err != nil {
+		return ev, fmt.Errorf("evict %q: %w", payload, err)
+	}
+	return ev, nil
+}
+
+// judgeConnected is published on rkeys.JudgeConnected.
+type judgeConnected struct {
+	Judge string `json:"judge"`
+	Hub   string `json:"hub"`
+	Conn  string `json:"conn"`
+}
+
+func (h *Hub) onJudgeConnected(payload string) {
+	var jc judgeConnected
+	if err := json.Unmarshal([]byte(payload), &jc); err != nil || jc.Judge == "" {
+		return
+	}
+	h.mu.Lock()
+	old := h.judges[jc.Judge]
+	h.mu.Unlock()
+	if old != nil && old.connID != jc.Conn {
+		old.close(protocol.CloseSuperseded, "judge connected again at hub "+jc.Hub)
+	}
+}
+
+// limitReason trims a close reason to the 123 bytes a close frame allows.
+func limitReason(s string) string {
+	if len(s) > 120 {
+		s = s[:120]
+	}
+	return strings.ToValidUTF8(s, "")
+}

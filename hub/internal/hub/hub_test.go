@@ -1,0 +1,546 @@
+package hub_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/verdict-oj/verdict/hub/internal/hub"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/internal/testenv"
+)
+
+func exactlyOne(t *testing.T, rs map[int64][]queue.ResultEntry, ids []int64) {
+	t.Helper()
+	for _, id := range ids {
+		if n := len(rs[id]); n != 1 {
+			t.Errorf("submission %d has %d results, want exactly 1: %+v", id, n, rs[id])
+			continue
+		}
+		if rs[id][0].Verdict != protocol.VerdictAC {
+			t.Errorf("submission %d: verdict %s (%s)", id, rs[id][0].Verdict, rs[id][0].Reason)
+		}
+	}
+}
+
+func ids(from, to int64) []int64 {
+	var out []int64
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+func TestJudgeAuthentication(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	ctx := context.Background()
+	dialHello := func(id, token string) error {
+		c, _, err := websocket.Dial(ctx, th.url("/judge"), &websocket.DialOptions{Subprotocols: []string{protocol.SubprotocolJudge}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.CloseNow()
+		b, _ := protocol.Marshal(protocol.TypeHello, "", protocol.Hello{JudgeID: id, Token: token, Cores: 1, MaxParallel: 1})
+		if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, _, err := c.Read(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	addToken(t, env, "j1", "good")
+	tests := []struct {
+		name, id, token string
+	}{
+		{"unknown token", "j1", "bad"},
+		{"token of another judge", "j2", "good"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if code := websocket.CloseStatus(dialHello(tc.id, tc.token)); code != websocket.StatusCode(protocol.CloseBadToken) {
+				t.Fatalf("close code %d, want bad_token", code)
+			}
+		})
+	}
+	// Without the judge subprotocol.
+	c, _, err := websocket.Dial(ctx, th.url("/judge"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusCode(protocol.CloseUnsupportedVersion) {
+		t.Fatalf("no subprotocol: %v", err)
+	}
+}
+
+func TestSupersededConnection(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	url := func() string { return th.url("/judge") }
+	first := newFakeJudge(t, env, "twin", 1, url, time.Millisecond).start()
+	eventually(t, 5*time.Second, "first connection", func() bool { return first.current() != nil })
+	second := newFakeJudge(t, env, "twin", 1, url, time.Millisecond).start()
+	eventually(t, 5*time.Second, "first superseded", func() bool {
+		first.mu.Lock()
+		defer first.mu.Unlock()
+		return len(first.closeCodes) > 0 && first.closeCodes[0] == websocket.StatusCode(protocol.CloseSuperseded)
+	})
+	select { // superseded means stop: the first agent must not reconnect
+	case <-first.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("superseded judge kept reconnecting")
+	}
+	eventually(t, 5*time.Second, "second connected", func() bool { return second.current() != nil })
+}
+
+func TestTasksSpreadByLoad(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	q := th.h.Queue()
+	url := func() string { return th.url("/judge") }
+	small := newFakeJudge(t, env, "small", 1, url, 40*time.Millisecond).start()
+	medium := newFakeJudge(t, env, "medium", 2, url, 40*time.Millisecond).start()
+	large := newFakeJudge(t, env, "large", 4, url, 40*time.Millisecond).start()
+	eventually(t, 5*time.Second, "judges connected", func() bool { return metric(t, th.reg, "verdict_hub_judges_connected", nil) == 3 })
+
+	const n = 56
+	var tasks []queue.Task
+	for i := int64(1); i <= n; i++ {
+		tasks = append(tasks, newTask(i, 1+i%5, 7))
+	}
+	enqueue(t, q, tasks...)
+	rs := waitResults(t, env, n, 20*time.Second)
+	exactlyOne(t, rs, ids(1, n))
+
+	counts := map[string]int{}
+	for _, j := range []*fakeJudge{small, medium, large} {
+		peak, judged, rejected := j.stats()
+		if peak > j.slots || rejected > 0 {
+			t.Errorf("judge %s: peak %d tasks on %d slots, %d rejected: the hub overcommitted it", j.id, peak, j.slots, rejected)
+		}
+		counts[j.id] = judged
+	}
+	if !(counts["large"] > counts["medium"] && counts["medium"] > counts["small"]) || counts["small"] == 0 {
+		t.Errorf("tasks per judge %v: want them spread by capacity (4:2:1)", counts)
+	}
+	if got := metric(t, th.reg, "verdict_hub_dispatches_total", map[string]string{"judge": "large"}); got != float64(counts["large"]) {
+		t.Errorf("dispatches_total{judge=large} = %v, want %d", got, counts["large"])
+	}
+	if metric(t, th.reg, "verdict_hub_queue_wait_seconds", nil) != n {
+		t.Errorf("wait histogram has %v samples, want %d", metric(t, th.reg, "verdict_hub_queue_wait_seconds", nil), n)
+	}
+	t.Logf("tasks per judge: %v", counts)
+}
+
+func TestJudgeKilledMidTask(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	q := th.h.Queue()
+	url := func() string { return th.url("/judge") }
+	doomed := newFakeJudge(t, env, "doomed", 1, url, time.Hour)
+	doomed.gate = make(chan struct{}) // never opens: the task hangs
+	doomed.start()
+	eventually(t, 5*time.Second, "doomed ready", func() bool { return doomed.current() != nil })
+	time.Sleep(2 * hbInterval) // its first heartbeat makes it dispatchable
+	enqueue(t, q, newTask(1, 1, 7))
+	eventually(t, 5*time.Second, "task on the doomed judge", func() bool {
+		doomed.mu.Lock()
+		defer doomed.mu.Unlock()
+		return len(doomed.running) == 1
+	})
+	survivor := newFakeJudge(t, env, "survivor", 1, url, 10*time.Millisecond).start()
+	eventually(t, 5*time.Second, "survivor connected", func() bool { return survivor.current() != nil })
+	doomed.kill()
+
+	waitResults(t, env, 1, 10*time.Second)
+	time.Sleep(3 * leaseTime) // nothing more may arrive
+	rs := results(t, env)
+	if len(rs[1]) != 1 {
+		t.Fatalf("results %+v, want exactly one", rs)
+	}
+	r := rs[1][0]
+	if r.JudgeID != "survivor" || r.Attempt != 2 || r.Verdict != protocol.VerdictAC {
+		t.Fatalf("result %+v: want attempt 2 judged by the survivor", r)
+	}
+	if metric(t, th.reg, "verdict_hub_lease_expiries_total", map[string]string{"outcome": "requeued"}) != 1 {
+		t.Fatal("lease expiry not counted")
+	}
+}
+
+func TestHubRestartMidRun(t *testing.T) {
+	env := testenv.Redis(t)
+	var mu sync.Mutex
+	th := startHub(t, env, nil)
+	cur := th
+	url := func() string { mu.Lock(); defer mu.Unlock(); return cur.url("/judge") }
+	judges := []*fakeJudge{
+		newFakeJudge(t, env, "a", 2, url, 60*time.Millisecond).start(),
+		newFakeJudge(t, env, "b", 2, url, 60*time.Millisecond).start(),
+	}
+	eventually(t, 5*time.Second, "judges connected", func() bool { return metric(t, th.reg, "verdict_hub_judges_connected", nil) == 2 })
+	const n = 30
+	var tasks []queue.Task
+	for i := int64(1); i <= n; i++ {
+		tasks = append(tasks, newTask(i, i%3+1, 7))
+	}
+	enqueue(t, th.h.Queue(), tasks...)
+	waitResults(t, env, 5, 10*time.Second)
+
+	th.stop(t) // tasks are running on the judges and more are queued
+	mu.Lock()
+	cur = startHub(t, env, nil)
+	mu.Unlock()
+
+	waitResults(t, env, n, 20*time.Second)
+	time.Sleep(3 * leaseTime)
+	rs := results(t, env)
+	exactlyOne(t, rs, ids(1, n))
+	total := 0
+	for _, j := range judges {
+		_, judged, _ := j.stats()
+		total += judged
+	}
+	// Every result is one judging; a task judged twice would show here
+	// (one of the two results being dropped as stale).
+	if total < n {
+		t.Fatalf("judges judged %d tasks for %d submissions", total, n)
+	}
+}
+
+func TestOverloadNoticePublishedThenCleared(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	q := th.h.Queue()
+	addSession(t, env, "cookie-7", 7, "")
+	b, err := dialBrowser(t, th.url("/ws"), "cookie-7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.subscribe("q", protocol.Channel{Kind: protocol.ChannelQueue})
+	snap := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot))
+	if !strings.Contains(string(snap.State), `"overloaded":false`) {
+		t.Fatalf("initial queue snapshot %s", snap.State)
+	}
+
+	j := newFakeJudge(t, env, "busy", 1, func() string { return th.url("/judge") }, 5*time.Millisecond)
+	j.gate = make(chan struct{})
+	j.start()
+	eventually(t, 5*time.Second, "judge ready", func() bool { return j.current() != nil })
+	time.Sleep(2 * hbInterval)
+	enqueue(t, q, newTask(1, 1, 7), newTask(2, 1, 7), newTask(3, 1, 7))
+	// Watch submission 3 so the notice carries its position.
+	b.subscribe("s3", protocol.Channel{Kind: protocol.ChannelSubmission, ID: 3})
+
+	var up protocol.QueueNotice
+	deadline := time.Now().Add(5 * time.Second)
+	for !up.Overloaded {
+		if time.Now().After(deadline) {
+			t.Fatal("no overload notice")
+		}
+		env, err := b.next(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if env.Type == protocol.TypeQueue {
+			up = decode[protocol.QueueNotice](t, env)
+		}
+	}
+	if up.QueueLength != 2 || up.Position != 2 {
+		t.Fatalf("notice %+v: want 2 queued, submission 3 second", up)
+	}
+	if s, err := env.Client.Get(context.Background(), env.Names.QueueNotice()).Result(); err != nil || !strings.Contains(s, `"overloaded":true`) {
+		t.Fatalf("stored notice %q, %v", s, err)
+	}
+	if metric(t, th.reg, "verdict_hub_overloaded", nil) != 1 {
+		t.Fatal("overloaded gauge not set")
+	}
+
+	close(j.gate) // judges catch up; the queue drains
+	for cleared := false; !cleared; {
+		env, err := b.next(5 * time.Second)
+		if err != nil {
+			t.Fatalf("no clearing notice: %v", err)
+		}
+		if env.Type == protocol.TypeQueue {
+			n := decode[protocol.QueueNotice](t, env)
+			cleared = !n.Overloaded && n.QueueLength == 0
+		}
+	}
+	waitResults(t, env, 3, 5*time.Second)
+	eventually(t, 5*time.Second, "stored notice removed", func() bool {
+		return env.Client.Exists(context.Background(), env.Names.QueueNotice()).Val() == 0
+	})
+}
+
+func TestBrowserAuthorization(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	q := th.h.Queue()
+	addSession(t, env, "owner", 7, "student")
+	addSession(t, env, "other", 8, "student")
+	addSession(t, env, "admin", 9, "admin")
+	enqueue(t, q, newTask(11, 1, 7))
+
+	if b, err := dialBrowser(t, th.url("/ws"), "nobody"); err == nil {
+		if _, err := b.next(5 * time.Second); websocket.CloseStatus(err) != websocket.StatusCode(protocol.CloseBadToken) {
+			t.Fatalf("no session: %v, want bad_token", err)
+		}
+	}
+	sub := protocol.Channel{Kind: protocol.ChannelSubmission, ID: 11}
+	tests := []struct {
+		cookie string
+		ch     protocol.Channel
+		want   protocol.ErrorCode // "" = snapshot
+	}{
+		{"other", sub, protocol.ErrorForbidden},
+		{"other", protocol.Channel{Kind: protocol.ChannelUser, ID: 7}, protocol.ErrorForbidden},
+		{"other", protocol.Channel{Kind: protocol.ChannelSubmission, ID: 999}, protocol.ErrorNotFound},
+		{"other", protocol.Channel{Kind: protocol.ChannelUser, ID: 8}, ""},
+		{"other", protocol.Channel{Kind: protocol.ChannelContest, ID: 1}, ""},
+		{"owner", sub, ""},
+		{"admin", sub, ""},
+		{"admin", protocol.Channel{Kind: protocol.ChannelUser, ID: 7}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%s_%s", tc.cookie, tc.ch), func(t *testing.T) {
+			b, err := dialBrowser(t, th.url("/ws"), tc.cookie)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.subscribe("r1", tc.ch)
+			env, err := b.next(5 * time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if env.ID != "r1" {
+				t.Fatalf("answer id %q", env.ID)
+			}
+			if tc.want == "" {
+				if env.Type != protocol.TypeSnapshot {
+					t.Fatalf("got %s %s, want a snapshot", env.Type, env.Data)
+				}
+				return
+			}
+			if env.Type != protocol.TypeError || decode[protocol.Error](t, env).Code != tc.want {
+				t.Fatalf("got %s %s, want error %s", env.Type, env.Data, tc.want)
+			}
+		})
+	}
+}
+
+func TestSnapshotThenEventsInOrder(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	q := th.h.Queue()
+	addSession(t, env, "owner", 7, "")
+	enqueue(t, q, newTask(5, 1, 7))
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Go(func() { // events keep coming while the browser subscribes
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Status: protocol.VerdictJudging,
+				Cases: []protocol.CaseResult{{Case: i, Verdict: protocol.VerdictAC}}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	})
+	b, err := dialBrowser(t, th.url("/ws"), "owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	b.subscribe("s", protocol.Channel{Kind: protocol.ChannelSubmission, ID: 5})
+	snap := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot))
+	seen := map[int]bool{}
+	var st protocol.SubmissionState
+	if err := json.Unmarshal(snap.State, &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range st.Cases {
+		seen[c.Case] = true
+	}
+	seq := snap.Seq
+	for range 30 {
+		ev := decode[protocol.Event](t, b.expect(protocol.TypeEvent))
+		if ev.Seq != seq+1 {
+			t.Fatalf("event seq %d after %d: gap or duplicate", ev.Seq, seq)
+		}
+		seq = ev.Seq
+		var body protocol.SubmissionState
+		if err := json.Unmarshal(ev.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range body.Cases {
+			if seen[c.Case] {
+				t.Fatalf("case %d delivered twice", c.Case)
+			}
+			seen[c.Case] = true
+		}
+	}
+	close(stop)
+	wg.Wait()
+	for i := 1; i <= len(seen); i++ {
+		if !seen[i] {
+			t.Fatalf("case %d lost (saw %d)", i, len(seen))
+		}
+	}
+}
+
+func TestSlowBrowserDroppedOthersKeepReceiving(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, func(c *hub.Config) {
+		c.SendQueue = 32
+		c.WriteTimeout = 300 * time.Millisecond
+	})
+	q := th.h.Queue()
+	addSession(t, env, "owner", 7, "")
+	enqueue(t, q, newTask(5, 1, 7))
+	ch := protocol.Channel{Kind: protocol.ChannelSubmission, ID: 5}
+	fast, err := dialBrowser(t, th.url("/ws"), "owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := dialSlowBrowser(t, th.url("/ws"), "owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast.subscribe("f", ch)
+	slow.subscribe("s", ch)
+	fast.expect(protocol.TypeSnapshot)
+	slow.expect(protocol.TypeSnapshot) // then it stops reading
+
+	const events = 600
+	big := strings.Repeat("x", 2000)
+	got := make(chan uint64, events)
+	go func() {
+		defer close(got)
+		for {
+			env, err := fast.next(10 * time.Second)
+			if err != nil {
+				return
+			}
+			if env.Type == protocol.TypeEvent {
+				ev, _ := protocol.DecodeData[protocol.Event](env)
+				got <- ev.Seq
+			}
+		}
+	}()
+	ctx := context.Background()
+	for i := 1; i <= events; i++ {
+		if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Status: protocol.VerdictJudging,
+			Cases: []protocol.CaseResult{{Case: i, Verdict: protocol.VerdictAC, Message: big}}}); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 0 {
+			time.Sleep(2 * time.Millisecond) // let the fast reader keep up
+		}
+	}
+	var last uint64
+	for n := 0; n < events; n++ {
+		select {
+		case s, ok := <-got:
+			if !ok {
+				t.Fatalf("fast browser stopped after %d events", n)
+			}
+			if last != 0 && s != last+1 {
+				t.Fatalf("fast browser: seq %d after %d", s, last)
+			}
+			last = s
+		case <-time.After(10 * time.Second):
+			t.Fatalf("fast browser got %d of %d events", n, events)
+		}
+	}
+	eventually(t, 5*time.Second, "slow browser dropped", func() bool {
+		return metric(t, th.reg, "verdict_hub_dropped_clients_total", map[string]string{"reason": "slow_consumer"}) >= 1
+	})
+	eventually(t, 5*time.Second, "one browser left", func() bool { return metric(t, th.reg, "verdict_hub_browsers_connected", nil) == 1 })
+	// The slow browser finds its connection closed once it reads again.
+	var rerr error
+	for rerr == nil {
+		_, rerr = slow.next(5 * time.Second)
+	}
+	if errors.Is(rerr, context.DeadlineExceeded) {
+		t.Fatal("slow browser's connection still open")
+	}
+}
+
+func TestScoreboardCoalesced(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, func(c *hub.Config) { c.Coalesce = 200 * time.Millisecond })
+	q := th.h.Queue()
+	addSession(t, env, "u", 8, "")
+	b, err := dialBrowser(t, th.url("/ws"), "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 3}
+	b.subscribe("c", ch)
+	b.expect(protocol.TypeSnapshot)
+	ctx := context.Background()
+	start := time.Now()
+	const updates = 50
+	for i := 1; i <= updates; i++ {
+		if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, mustJSON(map[string]int{"row": i}), mustJSON(map[string]int{"version": i})); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(4 * time.Millisecond)
+	}
+	pushes := 0
+	for {
+		env, err := b.next(600 * time.Millisecond)
+		if err != nil {
+			break
+		}
+		snap := decode[protocol.Snapshot](t, env)
+		pushes++
+		if snap.Seq == updates {
+			if string(snap.State) != `{"version":50}` {
+				t.Fatalf("last push %s", snap.State)
+			}
+			break
+		}
+	}
+	elapsed := time.Since(start)
+	if max := int(elapsed/(200*time.Millisecond)) + 2; pushes > max || pushes == 0 {
+		t.Fatalf("%d pushes in %v for %d updates: want coalesced to ≤ %d", pushes, elapsed, updates, max)
+	}
+}
+
+func TestEvictBroadcastToJudges(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	j := newFakeJudge(t, env, "j", 1, func() string { return th.url("/judge") }, time.Millisecond).start()
+	eventually(t, 5*time.Second, "judge connected", func() bool { return j.current() != nil })
+	if err := env.Client.Publish(context.Background(), env.Names.JudgeEvict(), `{"problem_id":4,"data_hash":"abc"}`).Err(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "evict received", func() bool {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		for _, typ := range j.received {
+			if typ == protocol.TypeEvict {
+				return true
+			}
+		}
+		return false
+	})
+}

@@ -1,0 +1,519 @@
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+)
+
+// judgeSendQueue bounds the messages waiting for one judge. Judges are
+// trusted and read fast; one that lets this fill is closed.
+const judgeSendQueue = 1024
+
+// assignment is a task this hub knows a judge holds.
+type assignment struct {
+	attempt int
+	user    int64
+	contest int64
+	at      time.Time
+	// inHeartbeat: the judge listed it in its last heartbeat.
+	inHeartbeat bool
+}
+
+// judgeConn is one connected judge.
+type judgeConn struct {
+	h      *Hub
+	id     string
+	connID string
+	ws     *websocket.Conn
+	hello  protocol.Hello
+	langs  []string
+	log    *slog.Logger
+	send   chan []byte
+	// ctx ends once the connection is closed; quit as soon as closing
+	// starts (the close frame still goes out).
+	ctx     context.Context
+	cancel  context.CancelFunc
+	quit    chan struct{}
+	closing atomic.Bool
+	lastHB  atomic.Int64 // unix nanos
+	closed  sync.Once
+
+	// Guarded by h.mu.
+	ready         bool // a heartbeat arrived
+	hb            protocol.Heartbeat
+	assigned      map[int64]*assignment
+	draining      bool
+	rejectedUntil time.Time
+
+	cacheMu sync.RWMutex
+	cached  map[string]bool
+}
+
+func (j *judgeConn) hasData(hash string) bool {
+	j.cacheMu.RLock()
+	defer j.cacheMu.RUnlock()
+	return j.cached[hash]
+}
+
+func (j *judgeConn) addData(hash string) (added bool) {
+	j.cacheMu.Lock()
+	defer j.cacheMu.Unlock()
+	if j.cached[hash] {
+		return false
+	}
+	j.cached[hash] = true
+	return true
+}
+
+// evict forgets cached data. The judge keeps no problem→hash index we
+// know of, so a problem-wide evict forgets everything (affinity rebuilds).
+func (j *judgeConn) evict(ev protocol.Evict) {
+	j.cacheMu.Lock()
+	defer j.cacheMu.Unlock()
+	if ev.DataHash != "" {
+		delete(j.cached, ev.DataHash)
+		return
+	}
+	clear(j.cached)
+}
+
+// enqueue queues a message for the judge without blocking. Callers may
+// hold h.mu.
+func (j *judgeConn) enqueue(b []byte) bool {
+	select {
+	case j.send <- b:
+		return true
+	default:
+		go j.close(protocol.CloseInternalError, "send queue full")
+		return false
+	}
+}
+
+func (j *judgeConn) close(code protocol.CloseCode, reason string) {
+	j.closed.Do(func() {
+		j.log.Info("closing judge connection", "code", code.String(), "reason", reason)
+		j.closing.Store(true)
+		close(j.quit)
+		go func() {
+			_ = j.ws.Close(websocket.StatusCode(code), limitReason(reason))
+			j.cancel()
+		}()
+	})
+}
+
+func (j *judgeConn) writer() {
+	for {
+		select {
+		case <-j.quit:
+			return
+		case <-j.ctx.Done():
+			return
+		case b := <-j.send:
+			ctx, cancel := context.WithTimeout(context.Background(), j.h.cfg.WriteTimeout)
+			err := j.ws.Write(ctx, websocket.MessageText, b)
+			cancel()
+			if err != nil {
+				j.close(protocol.CloseInternalError, "write failed")
+				return
+			}
+		}
+	}
+}
+
+func randomID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// TokenHash is how judge tokens are stored in rkeys.JudgeTokens: the hex
+// SHA-256 of the token.
+func TokenHash(token string) string {
+	s := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(s[:])
+}
+
+func (h *Hub) serveJudge(w http.ResponseWriter, r *http.Request) {
+	if h.draining.Load() {
+		http.Error(w, "hub draining", http.StatusServiceUnavailable)
+		return
+	}
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		Subprotocols: []string{protocol.SubprotocolJudge},
+		// Judges are not browsers: no Origin to check.
+		InsecureSkipVerify: true,
+	})
+	if err != nil {
+		h.m.judgeConnections.WithLabelValues("handshake_failed").Inc()
+		return
+	}
+	h.conns.Add(1)
+	defer h.conns.Done()
+	if ws.Subprotocol() != protocol.SubprotocolJudge {
+		h.m.judgeConnections.WithLabelValues("bad_subprotocol").Inc()
+		_ = ws.Close(websocket.StatusCode(protocol.CloseUnsupportedVersion), "subprotocol "+protocol.SubprotocolJudge+" required")
+		return
+	}
+	ws.SetReadLimit(protocol.MaxJudgeMessage)
+	j, code, reason := h.judgeHello(r.Context(), ws)
+	if j == nil {
+		h.m.judgeConnections.WithLabelValues(code.String()).Inc()
+		h.log.Warn("judge refused", "reason", reason, "code", code.String(), "remote", r.RemoteAddr)
+		_ = ws.Close(websocket.StatusCode(code), limitReason(reason))
+		return
+	}
+	h.m.judgeConnections.WithLabelValues("accepted").Inc()
+	h.runJudge(j)
+}
+
+// judgeHello reads and checks hello. On refusal it returns a nil conn and
+// the close code.
+func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, protocol.CloseCode, string) {
+	rctx, cancel := context.WithTimeout(ctx, h.cfg.HelloTimeout)
+	defer cancel()
+	typ, b, err := ws.Read(rctx)
+	if err != nil {
+		return nil, protocol.CloseBadEnvelope, "no hello"
+	}
+	if typ != websocket.MessageText {
+		return nil, protocol.CloseUnsupportedData, "text frames only"
+	}
+	env, err := protocol.Decode(protocol.LinkJudge, b)
+	if err != nil {
+		if errors.Is(err, protocol.ErrUnsupportedVersion) {
+			return nil, protocol.CloseUnsupportedVersion, "unsupported protocol version"
+		}
+		return nil, protocol.CloseBadEnvelope, "bad hello"
+	}
+	if env.Type != protocol.TypeHello {
+		return nil, protocol.CloseBadEnvelope, "first message must be hello"
+	}
+	hello, err := protocol.DecodeData[protocol.Hello](env)
+	if err != nil {
+		return nil, protocol.CloseBadEnvelope, "bad hello"
+	}
+	name, err := h.cfg.Redis.HGet(ctx, h.n.JudgeTokens(), TokenHash(hello.Token)).Result()
+	switch {
+	case errors.Is(err, redis.Nil) || (err == nil && name != hello.JudgeID):
+		h.refuse(ctx, ws, "bad token")
+		return nil, protocol.CloseBadToken, "bad token"
+	case err != nil:
+		return nil, protocol.CloseInternalError, "token check failed"
+	}
+	if h.draining.Load() {
+		return nil, protocol.CloseHubShutdown, "hub draining"
+	}
+	jctx, jcancel := context.WithCancel(context.WithoutCancel(ctx))
+	j := &judgeConn{
+		h: h, id: hello.JudgeID, connID: randomID(), ws: ws, hello: hello,
+		log: h.log.With(obs.JudgeID(hello.JudgeID)), send: make(chan []byte, judgeSendQueue),
+		ctx: jctx, cancel: jcancel, quit: make(chan struct{}), assigned: map[int64]*assignment{}, cached: map[string]bool{},
+	}
+	for _, l := range hello.Languages {
+		j.langs = append(j.langs, l.ID)
+	}
+	for _, d := range hello.CachedData {
+		j.cached[d] = true
+	}
+	j.lastHB.Store(time.Now().UnixNano())
+	return j, 0, ""
+}
+
+func (h *Hub) refuse(ctx context.Context, ws *websocket.Conn, reason string) {
+	b, err := protocol.Marshal(protocol.TypeWelcome, "", protocol.Welcome{Accepted: false, Reason: reason, HubID: h.cfg.HubID})
+	if err == nil {
+		wctx, cancel := context.WithTimeout(ctx, time.Second)
+		_ = ws.Write(wctx, websocket.MessageText, b)
+		cancel()
+	}
+}
+
+func (h *Hub) runJudge(j *judgeConn) {
+	defer j.cancel()
+	h.mu.Lock()
+	old := h.judges[j.id]
+	h.judges[j.id] = j
+	h.m.judges.Set(float64(len(h.judges)))
+	h.mu.Unlock()
+	if old != nil {
+		old.close(protocol.CloseSuperseded, "judge connected again")
+	}
+	msg, _ := json.Marshal(judgeConnected{Judge: j.id, Hub: h.cfg.HubID, Conn: j.connID})
+	if err := h.cfg.Redis.Publish(j.ctx, h.n.JudgeConnected(), msg).Err(); err != nil {
+		j.log.Warn("announce judge connection failed", "err", err)
+	}
+	welcome, err := protocol.Marshal(protocol.TypeWelcome, "", protocol.Welcome{
+		Accepted: true, HubID: h.cfg.HubID, HeartbeatIntervalMs: h.cfg.HeartbeatInterval.Milliseconds(),
+	})
+	if err == nil {
+		j.send <- welcome
+	}
+	j.log.Info("judge connected", "hello", j.hello)
+
+	var wg sync.WaitGroup
+	wg.Go(j.writer)
+	wg.Go(func() { h.judgeWatchdog(j) })
+	h.judgeReader(j)
+	j.close(protocol.CloseNormal, "")
+	j.cancel()
+	wg.Wait()
+
+	h.mu.Lock()
+	if h.judges[j.id] == j {
+		delete(h.judges, j.id)
+	}
+	h.m.judges.Set(float64(len(h.judges)))
+	h.mu.Unlock()
+	// Its leases stay: if the judge reconnects within the lease timeout,
+	// its heartbeats renew them; otherwise the reaper requeues them.
+	h.wakeDispatcher()
+	j.log.Info("judge disconnected")
+}
+
+func (h *Hub) judgeWatchdog(j *judgeConn) {
+	t := time.NewTicker(h.cfg.HeartbeatInterval / 2)
+	defer t.Stop()
+	limit := time.Duration(h.cfg.MissedHeartbeats) * h.cfg.HeartbeatInterval
+	for {
+		select {
+		case <-j.quit:
+			return
+		case <-t.C:
+			if time.Since(time.Unix(0, j.lastHB.Load())) > limit {
+				j.close(protocol.CloseHeartbeatTimeout, fmt.Sprintf("no heartbeat for %v", limit))
+				return
+			}
+		}
+	}
+}
+
+func (h *Hub) judgeReader(j *judgeConn) {
+	for {
+		typ, b, err := j.ws.Read(j.ctx)
+		if err != nil {
+			if !j.closing.Load() {
+				j.log.Info("judge read ended", "err", err)
+			}
+			return
+		}
+		if typ != websocket.MessageText {
+			j.close(protocol.CloseUnsupportedData, "text frames only")
+			return
+		}
+		env, err := protocol.Decode(protocol.LinkJudge, b)
+		if errors.Is(err, protocol.ErrUnknownType) {
+			j.log.Debug("skipping unknown message", "err", err)
+			continue
+		}
+		if err != nil {
+			j.close(protocol.CloseBadEnvelope, "bad message")
+			return
+		}
+		if err := h.judgeMessage(j, env); err != nil {
+			if errors.Is(err, protocol.ErrInvalidPayload) || errors.Is(err, protocol.ErrPayloadMismatch) {
+				j.close(protocol.CloseBadEnvelope, "bad "+string(env.Type))
+				return
+			}
+			j.log.Warn("handling judge message failed", "type", env.Type, "err", err)
+		}
+	}
+}
+
+func (h *Hub) judgeMessage(j *judgeConn, env protocol.Envelope) error {
+	ctx := j.ctx
+	switch env.Type {
+	case protocol.TypeHeartbeat:
+		hb, err := protocol.DecodeData[protocol.Heartbeat](env)
+		if err != nil {
+			return err
+		}
+		return h.onHeartbeat(ctx, j, hb)
+	case protocol.TypeAccept:
+		_, err := protocol.DecodeData[protocol.Accept](env)
+		return err
+	case protocol.TypeReject:
+		rj, err := protocol.DecodeData[protocol.Reject](env)
+		if err != nil {
+			return err
+		}
+		return h.onReject(ctx, j, rj)
+	case protocol.TypeProgress:
+		p, err := protocol.DecodeData[protocol.Progress](env)
+		if err != nil {
+			return err
+		}
+		return h.onProgress(ctx, j, p)
+	case protocol.TypeResult:
+		r, err := protocol.DecodeData[protocol.Result](env)
+		if err != nil {
+			return err
+		}
+		return h.onResult(ctx, j, r)
+	case protocol.TypeDrain:
+		h.mu.Lock()
+		j.draining = true
+		empty := len(j.assigned) == 0
+		h.mu.Unlock()
+		j.log.Info("judge draining")
+		if empty {
+			j.close(protocol.CloseDrained, "drained")
+		}
+		return nil
+	case protocol.TypeHello:
+		j.close(protocol.CloseBadEnvelope, "hello twice")
+		return nil
+	}
+	j.log.Debug("ignoring message", "type", env.Type)
+	return nil
+}
+
+func (h *Hub) onHeartbeat(ctx context.Context, j *judgeConn, hb protocol.Heartbeat) error {
+	j.lastHB.Store(time.Now().UnixNano())
+	held, err := h.q.Renew(ctx, j.id, hb.Tasks, h.cfg.LeaseTimeout)
+	if err != nil {
+		return err
+	}
+	listed := make(map[int64]int, len(hb.Tasks))
+	for _, r := range hb.Tasks {
+		listed[r.SubmissionID] = r.Attempt
+	}
+	now := time.Now()
+	h.mu.Lock()
+	j.hb = hb
+	j.ready = true
+	for _, a := range held { // adopt leases this hub did not hand out (a restart)
+		if cur, ok := j.assigned[a.Ref.SubmissionID]; !ok || cur.attempt != a.Ref.Attempt {
+			j.assigned[a.Ref.SubmissionID] = &assignment{attempt: a.Ref.Attempt, user: a.UserID, contest: a.ContestID, at: now}
+		}
+	}
+	for id, a := range j.assigned {
+		a.inHeartbeat = listed[id] == a.attempt
+		// Handed out long enough ago that the judge must have seen it, and
+		// not listed: the judge lost it; its lease will expire.
+		if !a.inHeartbeat && now.Sub(a.at) > h.cfg.LeaseTimeout {
+			delete(j.assigned, id)
+		}
+	}
+	empty := j.draining && len(j.assigned) == 0
+	h.mu.Unlock()
+	if empty {
+		j.close(protocol.CloseDrained, "drained")
+	}
+	st := h.n.Judge(j.id)
+	pipe := h.cfg.Redis.Pipeline()
+	pipe.HSet(ctx, st, "hub", h.cfg.HubID, "cores", hb.Cores, "running", hb.Running, "queued", hb.Queued,
+		"load1", hb.Load1, "mem_used_ratio", hb.MemUsedRatio, "max_parallel", j.hello.MaxParallel,
+		"agent_version", j.hello.AgentVersion, "seen_ms", now.UnixMilli())
+	pipe.PExpire(ctx, st, time.Duration(h.cfg.MissedHeartbeats+1)*h.cfg.HeartbeatInterval)
+	if _, err := pipe.Exec(ctx); err != nil {
+		j.log.Warn("record judge state failed", "err", err)
+	}
+	h.wakeDispatcher()
+	return nil
+}
+
+func (h *Hub) forget(j *judgeConn, id int64) {
+	h.mu.Lock()
+	delete(j.assigned, id)
+	empty := j.draining && len(j.assigned) == 0
+	h.mu.Unlock()
+	if empty {
+		j.close(protocol.CloseDrained, "drained")
+	}
+}
+
+func (h *Hub) onReject(ctx context.Context, j *judgeConn, rj protocol.Reject) error {
+	log := j.log.With(obs.SubmissionID(rj.SubmissionID), obs.Attempt(rj.Attempt))
+	log.Info("task rejected", "reason", rj.Reason, "message", rj.Message)
+	h.mu.Lock()
+	// Give the judge one heartbeat interval before offering it more.
+	j.rejectedUntil = time.Now().Add(h.cfg.HeartbeatInterval)
+	if rj.Reason == protocol.RejectDraining {
+		j.draining = true
+	}
+	h.mu.Unlock()
+	h.forget(j, rj.SubmissionID)
+	err := h.q.Release(ctx, rj.TaskRef, j.id)
+	if errors.Is(err, queue.ErrStale) {
+		return nil
+	}
+	h.wakeDispatcher()
+	return err
+}
+
+func (h *Hub) owner(j *judgeConn, id int64) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if a := j.assigned[id]; a != nil {
+		return a.user
+	}
+	return 0
+}
+
+func (h *Hub) onProgress(ctx context.Context, j *judgeConn, p protocol.Progress) error {
+	_, err := h.q.PublishSubmission(ctx, queue.SubmissionUpdate{
+		SubmissionID: p.SubmissionID, Attempt: p.Attempt, Owner: h.owner(j, p.SubmissionID),
+		Status: p.Status, Cases: p.Cases, Guard: queue.GuardLeased,
+	})
+	return err
+}
+
+func (h *Hub) onResult(ctx context.Context, j *judgeConn, r protocol.Result) error {
+	log := j.log.With(obs.SubmissionID(r.SubmissionID), obs.Attempt(r.Attempt))
+	owner := h.owner(j, r.SubmissionID)
+	h.forget(j, r.SubmissionID)
+	defer h.wakeDispatcher()
+	if _, err := h.q.Complete(ctx, j.id, r); err != nil {
+		if errors.Is(err, queue.ErrStale) {
+			h.m.results.WithLabelValues("stale").Inc()
+			log.Info("stale result dropped")
+			return nil
+		}
+		return err
+	}
+	h.m.results.WithLabelValues("recorded").Inc()
+	log.Info("result recorded", "verdict", r.Verdict)
+	_, err := h.q.PublishSubmission(ctx, queue.SubmissionUpdate{
+		SubmissionID: r.SubmissionID, Attempt: r.Attempt, Owner: owner, Status: r.Verdict, Score: r.Score,
+		CompileMessage: r.CompileMessage, Cases: r.Cases, Guard: queue.GuardAttempt,
+	})
+	return err
+}
+
+// view builds the scheduler's picture of the judge. Callers hold h.mu.
+func (j *judgeConn) view(now time.Time) sched.Judge {
+	since := 0
+	for _, a := range j.assigned {
+		if !a.inHeartbeat {
+			since++
+		}
+	}
+	cores := j.hb.Cores
+	if cores < 1 {
+		cores = j.hello.Cores
+	}
+	return sched.Judge{
+		ID: j.id, Cores: cores, Slots: j.hello.MaxParallel, Languages: j.langs,
+		Draining: j.draining || now.Before(j.rejectedUntil),
+		Running:  j.hb.Running, Queued: j.hb.Queued, Load1: j.hb.Load1, MemUsedRatio: j.hb.MemUsedRatio,
+		Assigned: len(j.assigned), SinceHeartbeat: since, Cached: j.hasData,
+	}
+}

@@ -1,0 +1,66 @@
+package hub
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+type metrics struct {
+	queueLength      prometheus.Gauge
+	leased           prometheus.Gauge
+	waitSeconds      prometheus.Histogram
+	dispatches       *prometheus.CounterVec
+	leaseExpiries    *prometheus.CounterVec
+	results          *prometheus.CounterVec
+	judges           prometheus.Gauge
+	browsers         prometheus.Gauge
+	droppedClients   *prometheus.CounterVec
+	overloaded       prometheus.Gauge
+	subscriptions    prometheus.Gauge
+	broadcasts       *prometheus.CounterVec
+	prefetches       prometheus.Counter
+	judgeConnections *prometheus.CounterVec
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		queueLength: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "verdict_hub_queue_length", Help: "Tasks waiting in the judge queue (sampled every notice interval)."}),
+		leased: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "verdict_hub_leased_tasks", Help: "Tasks leased to judges (sampled every notice interval)."}),
+		waitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "verdict_hub_queue_wait_seconds", Help: "Time from enqueue to dispatch, per dispatch by this hub.",
+			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2, 5, 10, 30, 60, 120, 300}}),
+		dispatches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_hub_dispatches_total", Help: "Tasks pushed to judges, by judge."}, []string{"judge"}),
+		leaseExpiries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_hub_lease_expiries_total", Help: "Leases that expired, by outcome (requeued or system_error)."}, []string{"outcome"}),
+		results: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_hub_results_total", Help: "Judge results received, by outcome (recorded or stale)."}, []string{"outcome"}),
+		judges: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "verdict_hub_judges_connected", Help: "Judges connected to this hub."}),
+		browsers: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "verdict_hub_browsers_connected", Help: "Browsers connected to this hub."}),
+		droppedClients: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_hub_dropped_clients_total", Help: "Browser connections closed by the hub, by reason."}, []string{"reason"}),
+		overloaded: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "verdict_hub_overloaded", Help: "1 while the overload notice is up."}),
+		subscriptions: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "verdict_hub_subscriptions", Help: "Live channel subscriptions of browsers on this hub."}),
+		broadcasts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_hub_broadcasts_total", Help: "Messages fanned out to browsers (each encoded once), by channel kind."}, []string{"kind"}),
+		prefetches: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_hub_prefetches_total", Help: "Prefetch messages sent to judges for hot problems."}),
+		judgeConnections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_hub_judge_connections_total", Help: "Judge connection attempts, by outcome."}, []string{"outcome"}),
+	}
+	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.dispatches, m.leaseExpiries,
+		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts,
+		m.prefetches, m.judgeConnections} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("hub: register metrics: %w", err)
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,32 @@
+// Package sched holds the hub's scheduling policies: plain Go, no I/O, no
+// clocks of their own (the caller passes "now"), so the hub and the
+// scheduling simulator drive the very same types.
+//
+// A Policy is asked, for one task at a time, which judge should take it
+// (Pick). The caller describes each judge with a Judge value: what the
+// judge last reported in its heartbeat (stale by up to one interval) and
+// what the caller knows for sure (the tasks it has handed the judge and not
+// yet seen finish). Pick may hold the task (Decision.Judge < 0): the caller
+// keeps it queued and asks again later.
+//
+// Policies:
+//
+//   - "guide" (Guide): the formula of the load-balancing guide, section 3:
+//     score = running/cores×5 + load1/cores×3 + mem_used_ratio×2, lowest
+//     wins; a judge whose load1 > 1.5×cores or whose local queue > 3 is
+//     skipped; when every judge is skipped the task is held. It reads only
+//     heartbeat data, so a burst between two heartbeats herds onto the
+//     judge that looked idlest. Kept as the baseline.
+//   - "default" (Bounded): the guide's flaws fixed. It counts what it
+//     dispatched since the judge's last heartbeat (exact in-flight
+//     accounting); binds late (only to a judge with a free slot, plus an
+//     optional short local queue); prefers a judge that holds the problem's
+//     test data, and otherwise the problem's place on a rendezvous-hash
+//     ring, but only within a bounded load (consistent hashing with bounded
+//     loads, factor 1.25); detects hot problems (heavy hitters over a
+//     sliding window) and spreads them by load while asking the caller to
+//     prefetch their data to every judge; matches languages; and avoids
+//     judges whose load1 says something else eats their CPU.
+//
+// New returns a policy by name, for configuration.
+package sched

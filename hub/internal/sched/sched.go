@@ -1,0 +1,447 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// ErrUnknownPolicy is returned by New for a name it does not know.
+var ErrUnknownPolicy = errors.New("sched: unknown policy")
+
+// Task is what a policy needs to know about one task.
+type Task struct {
+	SubmissionID int64
+	ProblemID    int64
+	// DataHash is the content hash of the problem's test data.
+	DataHash string
+	Language string
+	Priority int
+}
+
+// Judge is one judge as the caller sees it when asking for a decision.
+type Judge struct {
+	ID    string
+	Cores int
+	// Slots is how many tasks the judge runs at once (hello's
+	// max_parallel); < 1 counts as Cores.
+	Slots int
+	// Languages the judge can run; empty means any.
+	Languages []string
+	// Draining judges get nothing.
+	Draining bool
+
+	// From the last heartbeat (up to one interval old).
+	Running      int
+	Queued       int
+	Load1        float64
+	MemUsedRatio float64
+
+	// The caller's own accounting, always current.
+	//
+	// Assigned is how many tasks the caller handed the judge that have not
+	// finished (running, queued at the judge, or in flight).
+	Assigned int
+	// SinceHeartbeat is how many of Assigned were handed out after the
+	// judge took its last heartbeat snapshot.
+	SinceHeartbeat int
+
+	// Cached tells whether the judge holds test data with this hash; nil
+	// means nothing is cached.
+	Cached func(hash string) bool
+	// Speed is the judge's relative per-core speed if known; 0 means 1.
+	Speed float64
+}
+
+func (j *Judge) slots() int {
+	if j.Slots > 0 {
+		return j.Slots
+	}
+	return max(j.Cores, 1)
+}
+
+func (j *Judge) cores() float64 { return float64(max(j.Cores, 1)) }
+
+func (j *Judge) speed() float64 {
+	if j.Speed > 0 {
+		return j.Speed
+	}
+	return 1
+}
+
+func (j *Judge) speaks(lang string) bool {
+	return len(j.Languages) == 0 || slices.Contains(j.Languages, lang)
+}
+
+func (j *Judge) has(hash string) bool { return j.Cached != nil && hash != "" && j.Cached(hash) }
+
+// Hold says why a task was not given to any judge.
+type Hold int
+
+// Hold reasons.
+const (
+	// HoldNone: the task was placed.
+	HoldNone Hold = iota
+	// HoldBusy: judges that could run the task exist, but none may take
+	// more work now (full or overloaded). The overload notice counts these.
+	HoldBusy
+	// HoldNoJudge: no connected judge runs the task's language at all.
+	HoldNoJudge
+)
+
+// String names the hold reason.
+func (h Hold) String() string {
+	switch h {
+	case HoldNone:
+		return "none"
+	case HoldBusy:
+		return "busy"
+	case HoldNoJudge:
+		return "no_judge"
+	}
+	return "hold(" + strconv.Itoa(int(h)) + ")"
+}
+
+// Decision is a policy's answer for one task.
+type Decision struct {
+	// Judge is the index of the chosen judge in the slice passed to Pick,
+	// or -1 to hold the task.
+	Judge int
+	// Hold says why the task was held (Judge < 0).
+	Hold Hold
+	// Prefetch asks the caller to send the task's test data to every judge
+	// that lacks it: the problem is hot and is being spread by load.
+	Prefetch bool
+	// Reason is a short word for logs and tests (e.g. "cached",
+	// "ring", "least_loaded", "hot", "score").
+	Reason string
+}
+
+// Policy chooses a judge for a task. Implementations are not safe for
+// concurrent use: one dispatcher calls them.
+type Policy interface {
+	// Name is the configuration name of the policy.
+	Name() string
+	// Pick decides for task t among judges at time now. A policy with
+	// memory (hot problem detection) records a placed task as dispatched
+	// at now; the caller then hands t to judges[d.Judge] and counts it in
+	// that judge's Assigned.
+	Pick(now time.Time, t Task, judges []Judge) Decision
+}
+
+// Policy names for New.
+const (
+	NameGuide   = "guide"
+	NameDefault = "default"
+)
+
+// Names lists the policies New knows.
+func Names() []string { return []string{NameDefault, NameGuide} }
+
+// New returns the policy called name with its default settings.
+func New(name string) (Policy, error) {
+	switch name {
+	case NameGuide:
+		return Guide{}, nil
+	case NameDefault, "":
+		return NewBounded(BoundedConfig{}), nil
+	}
+	return nil, fmt.Errorf("%w: %q (known: %v)", ErrUnknownPolicy, name, Names())
+}
+
+func hold(h Hold, reason string) Decision { return Decision{Judge: -1, Hold: h, Reason: reason} }
+
+// Guide is the guide's weighted score on heartbeat data, with its skip
+// rules. It is stateless.
+type Guide struct{}
+
+// Guide thresholds.
+const (
+	GuideOverload   = 1.5 // skip when load1 > GuideOverload × cores
+	GuideLocalQueue = 3   // skip when the reported local queue > this
+)
+
+// Name implements Policy.
+func (Guide) Name() string { return NameGuide }
+
+// Score is the guide's score of a judge (lower is better), from its
+// heartbeat only.
+func (Guide) Score(j Judge) float64 {
+	c := j.cores()
+	return float64(j.Running)/c*5 + j.Load1/c*3 + j.MemUsedRatio*2
+}
+
+// Pick implements Policy.
+func (g Guide) Pick(_ time.Time, t Task, judges []Judge) Decision {
+	best, bestScore, capable := -1, math.Inf(1), false
+	for i := range judges {
+		j := &judges[i]
+		if j.Draining || !j.speaks(t.Language) {
+			continue
+		}
+		capable = true
+		if j.Load1 > GuideOverload*j.cores() || j.Queued > GuideLocalQueue {
+			continue
+		}
+		if s := g.Score(*j); s < bestScore {
+			best, bestScore = i, s
+		}
+	}
+	switch {
+	case best >= 0:
+		return Decision{Judge: best, Reason: "score"}
+	case capable:
+		return hold(HoldBusy, "all_skipped")
+	}
+	return hold(HoldNoJudge, "no_judge")
+}
+
+// BoundedConfig configures the default policy. Zero fields take the
+// documented defaults.
+type BoundedConfig struct {
+	// LoadFactor is c of consistent hashing with bounded loads: a judge
+	// may take a task for affinity only while its tasks stay within
+	// c × its fair share of all assigned tasks. Default 1.25.
+	LoadFactor float64
+	// LocalQueue is how many tasks beyond its slots a judge may hold
+	// (waiting locally). Default 0: bind only to a free slot.
+	LocalQueue int
+	// Overload skips a judge whose load1 exceeds Overload × cores:
+	// with late binding its own tasks cannot push it there, so something
+	// else eats its CPU. Default 1.5.
+	Overload float64
+	// HotWindow is the sliding window of hot problem detection. Default 60s.
+	HotWindow time.Duration
+	// HotBuckets splits the window. Default 6.
+	HotBuckets int
+	// HotShare: a problem is hot when it has at least this share of the
+	// dispatches in the window... Default 0.1.
+	HotShare float64
+	// HotMinCount: ...and at least this many. Default 8.
+	HotMinCount int
+	// MaxTracked bounds the distinct problems counted per bucket (the rest
+	// count only towards the total), so memory stays bounded. Default 4096.
+	MaxTracked int
+}
+
+func (c *BoundedConfig) defaults() {
+	if c.LoadFactor <= 1 {
+		c.LoadFactor = 1.25
+	}
+	if c.LocalQueue < 0 {
+		c.LocalQueue = 0
+	}
+	if c.Overload <= 0 {
+		c.Overload = 1.5
+	}
+	if c.HotWindow <= 0 {
+		c.HotWindow = time.Minute
+	}
+	if c.HotBuckets <= 0 {
+		c.HotBuckets = 6
+	}
+	if c.HotShare <= 0 {
+		c.HotShare = 0.1
+	}
+	if c.HotMinCount <= 0 {
+		c.HotMinCount = 8
+	}
+	if c.MaxTracked <= 0 {
+		c.MaxTracked = 4096
+	}
+}
+
+// Bounded is the default policy (see the package doc).
+type Bounded struct {
+	cfg BoundedConfig
+	hot *HeavyHitters
+}
+
+// NewBounded returns the default policy with cfg.
+func NewBounded(cfg BoundedConfig) *Bounded {
+	cfg.defaults()
+	return &Bounded{cfg: cfg, hot: NewHeavyHitters(cfg.HotWindow, cfg.HotBuckets, cfg.MaxTracked)}
+}
+
+// Name implements Policy.
+func (*Bounded) Name() string { return NameDefault }
+
+// Config returns the effective configuration.
+func (b *Bounded) Config() BoundedConfig { return b.cfg }
+
+// Hot reports whether problem is hot at now.
+func (b *Bounded) Hot(now time.Time, problem int64) bool {
+	n, total := b.hot.Count(now, problem)
+	return n >= b.cfg.HotMinCount && float64(n) >= b.cfg.HotShare*float64(total)
+}
+
+// ringWeight is the weighted rendezvous hash of (problem, judge): the
+// judge with the highest weight is the problem's home, and a judge's share
+// of homes is proportional to its slots.
+func ringWeight(problem int64, j *Judge) float64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for i := range 8 {
+		b[i] = byte(problem >> (8 * i))
+	}
+	h.Write(b[:])
+	h.Write([]byte(j.ID))
+	u := (float64(h.Sum64()>>11) + 0.5) / (1 << 53) // (0,1)
+	return float64(j.slots()) / -math.Log(u)
+}
+
+// Pick implements Policy.
+func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
+	var eligible []int
+	capable := false
+	totalAssigned, totalSlots := 0, 0
+	for i := range judges {
+		j := &judges[i]
+		if j.Draining {
+			continue
+		}
+		totalAssigned += j.Assigned
+		totalSlots += j.slots()
+		if !j.speaks(t.Language) {
+			continue
+		}
+		capable = true
+		if j.Assigned >= j.slots()+b.cfg.LocalQueue {
+			continue
+		}
+		if j.Load1 > b.cfg.Overload*j.cores() {
+			continue
+		}
+		eligible = append(eligible, i)
+	}
+	if len(eligible) == 0 {
+		if capable {
+			return hold(HoldBusy, "all_busy")
+		}
+		return hold(HoldNoJudge, "no_judge")
+	}
+	d := b.choose(now, t, judges, eligible, totalAssigned, totalSlots)
+	b.hot.Add(now, t.ProblemID)
+	return d
+}
+
+func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, totalAssigned, totalSlots int) Decision {
+	if b.Hot(now, t.ProblemID) {
+		return Decision{Judge: leastLoaded(judges, eligible), Prefetch: true, Reason: "hot"}
+	}
+	// A judge's bound is c × its fair share of all assigned tasks (this one
+	// included), plus one task of slack so that affinity survives a
+	// near-idle cluster, where the fair share of everyone rounds to zero.
+	within := func(i int) bool {
+		j := &judges[i]
+		bound := 1 + math.Ceil(b.cfg.LoadFactor*float64(totalAssigned+1)*float64(j.slots())/float64(totalSlots))
+		return float64(j.Assigned+1) <= bound
+	}
+	// 1. A judge holding the data, within the bound: the least loaded.
+	var cached []int
+	for _, i := range eligible {
+		if judges[i].has(t.DataHash) && within(i) {
+			cached = append(cached, i)
+		}
+	}
+	if len(cached) > 0 {
+		return Decision{Judge: leastLoaded(judges, cached), Reason: "cached"}
+	}
+	// 2. The problem's home on the ring, walking down while over the bound.
+	best, bestW := -1, -1.0
+	for _, i := range eligible {
+		if !within(i) {
+			continue
+		}
+		if w := ringWeight(t.ProblemID, &judges[i]); w > bestW {
+			best, bestW = i, w
+		}
+	}
+	if best >= 0 {
+		return Decision{Judge: best, Reason: "ring"}
+	}
+	// 3. Work-conserving: a free slot never idles while a task waits.
+	return Decision{Judge: leastLoaded(judges, eligible), Reason: "least_loaded"}
+}
+
+// leastLoaded returns the candidate with the lowest utilisation
+// (Assigned/slots), then the fastest, then the lowest load1 per core, then
+// the earliest in the slice.
+func leastLoaded(judges []Judge, candidates []int) int {
+	best := candidates[0]
+	for _, i := range candidates[1:] {
+		if lessLoaded(&judges[i], &judges[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+func lessLoaded(a, b *Judge) bool {
+	ua := float64(a.Assigned) / float64(a.slots())
+	ub := float64(b.Assigned) / float64(b.slots())
+	if ua != ub {
+		return ua < ub
+	}
+	if a.speed() != b.speed() {
+		return a.speed() > b.speed()
+	}
+	return a.Load1/a.cores() < b.Load1/b.cores()
+}
+
+// HeavyHitters counts events per key over a sliding window split into
+// buckets; each bucket tracks at most maxKeys distinct keys (further keys
+// count only towards the total), so memory is bounded.
+type HeavyHitters struct {
+	width   time.Duration
+	buckets []hhBucket
+	maxKeys int
+}
+
+type hhBucket struct {
+	start  int64 // bucket index (time / width); -1 unused
+	total  int
+	counts map[int64]int
+}
+
+// NewHeavyHitters returns a counter over window split into n buckets.
+func NewHeavyHitters(window time.Duration, n, maxKeys int) *HeavyHitters {
+	h := &HeavyHitters{width: max(window/time.Duration(n), time.Millisecond), buckets: make([]hhBucket, n), maxKeys: maxKeys}
+	for i := range h.buckets {
+		h.buckets[i].start = -1
+	}
+	return h
+}
+
+func (h *HeavyHitters) index(now time.Time) int64 { return now.UnixNano() / int64(h.width) }
+
+// Add counts one event of key at now.
+func (h *HeavyHitters) Add(now time.Time, key int64) {
+	idx := h.index(now)
+	b := &h.buckets[int(idx%int64(len(h.buckets)))]
+	if b.start != idx {
+		*b = hhBucket{start: idx, counts: map[int64]int{}}
+	}
+	b.total++
+	if _, ok := b.counts[key]; ok || len(b.counts) < h.maxKeys {
+		b.counts[key]++
+	}
+}
+
+// Count returns key's events and all events within the window ending at now.
+func (h *HeavyHitters) Count(now time.Time, key int64) (n, total int) {
+	idx := h.index(now)
+	for i := range h.buckets {
+		b := &h.buckets[i]
+		if b.start < 0 || b.start <= idx-int64(len(h.buckets)) || b.start > idx {
+			continue
+		}
+		n += b.counts[key]
+		total += b.total
+	}
+	return n, total
+}

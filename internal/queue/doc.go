@@ -1,0 +1,58 @@
+// Package queue is the Redis side of judging, shared by the web nodes and the
+// hub: the judge queue, leases, the results stream, and the live state and
+// events of submissions that browsers watch.
+//
+// # Life of a task
+//
+//	web node                 hub                          judge
+//	Enqueue ──► queue ──Peek/Lease──► lease ──task──► runs
+//	                 ▲                 │   ▲ Renew (heartbeats)
+//	                 │  Release        │   │
+//	                 ├─────────────────┤   │
+//	                 │  Reap: deadline passed, attempt+1
+//	                 │                 │
+//	                 │                 └─Complete──► results stream ──► web nodes
+//	                                   Reap after MaxAttempts ──► SE result
+//
+// Every move between queue, lease and result is one Lua script, so it is
+// atomic however many hubs run and whenever one of them dies:
+//
+//   - Enqueue is idempotent per (submission id, attempt): enqueueing an
+//     attempt that is already queued, leased or done is a no-op
+//     (ErrDuplicate). Enqueueing a higher attempt (a rejudge) replaces
+//     whatever the older attempt was doing; its result will be stale.
+//   - The queue is a sorted set ordered by priority (contest > practice >
+//     rejudge), then submission time.
+//   - Lease moves one task from the queue to the lease set with a deadline;
+//     it fails (ErrNotQueued) if the task is no longer queued under that
+//     attempt, so two dispatchers never lease one task twice.
+//   - Renew pushes the deadlines of the tasks a judge reports in a
+//     heartbeat, if that judge still holds them.
+//   - Release puts a leased task back in the queue under the same attempt
+//     (a judge rejected it, or it could not be pushed).
+//   - Reap takes every lease whose deadline passed (Redis's clock) and
+//     requeues it with attempt+1 — or, once MaxAttempts attempts of this
+//     enqueue have expired, appends a system error result instead.
+//   - Complete appends a judge's result to the results stream and ends the
+//     lease in one step, only if that judge still holds that attempt. A
+//     result of any other attempt is refused (ErrStale) and never reaches
+//     the stream.
+//
+// The results stream (rkeys.Results) therefore holds at most one result per
+// (submission, attempt) and, per enqueue, exactly one final result. Each
+// entry carries the attempt; a web node drops an entry whose attempt is
+// lower than the submission's current attempt in MySQL (a rejudge started
+// since), see ParseResult.
+//
+// # Live state
+//
+// PublishSubmission keeps the live state of a submission (status, score,
+// cases; hash rkeys.LiveState("submission", id)) and publishes its changes
+// as protocol.Event payloads on rkeys.Events("submission", id) and, for
+// status changes, rkeys.Events("user", owner). Every event carries the
+// channel's next sequence number, taken in the same script that changes the
+// state, so a reader that subscribes first and then reads the snapshot can
+// drop exactly the events already in it. PublishDoc does the same for
+// channels whose document the web nodes own (contest scoreboards, user
+// lists).
+package queue

@@ -1,0 +1,234 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+)
+
+// ErrNoState: the channel has no live state in Redis (never enqueued here,
+// or expired).
+var ErrNoState = errors.New("queue: no live state")
+
+// Guard says when PublishSubmission may change a submission's live state.
+type Guard int
+
+// Guards.
+const (
+	// GuardNone: always (enqueue, or a web node correcting the state).
+	GuardNone Guard = iota
+	// GuardLeased: only while the attempt is the task's current one and
+	// leased (a judge's progress; a stale judge cannot overwrite).
+	GuardLeased
+	// GuardAttempt: only while the attempt is the task's current one
+	// (the final result, published after Complete).
+	GuardAttempt
+)
+
+// SubmissionUpdate is one change of a submission's live state.
+type SubmissionUpdate struct {
+	SubmissionID int64
+	Attempt      int
+	// Owner's user channel also gets the status changes; 0: read the owner
+	// stored with the state, if any.
+	Owner          int64
+	Status         protocol.Verdict
+	Score          float64
+	CompileMessage string
+	// Cases finished (any order; a case already in the state is skipped).
+	Cases []protocol.CaseResult
+	Guard Guard
+}
+
+// KEYS: state, channel, task, user state prefix (user id appended),
+// user channel prefix. ARGV: guard, attempt, sub, status, head json, ttl s,
+// owner, then case index/json pairs.
+// Returns {published 0|1, seq}.
+var publishSubmissionScript = redis.NewScript(`
+local guard = ARGV[1]
+if guard ~= '0' then
+  local t = redis.call('HMGET', KEYS[3], 'attempt', 'state')
+  if t[1] ~= ARGV[2] then return {0, 0} end
+  if guard == '1' and t[2] ~= 'leased' then return {0, 0} end
+end
+local cur = redis.call('HMGET', KEYS[1], 'attempt', 'head', 'owner')
+local owner = ARGV[7]
+if owner == '0' and cur[3] then owner = cur[3] end
+if cur[1] ~= ARGV[2] then
+  local fields = redis.call('HKEYS', KEYS[1])
+  for _, f in ipairs(fields) do
+    if string.sub(f, 1, 2) == 'c:' then redis.call('HDEL', KEYS[1], f) end
+  end
+  redis.call('HSET', KEYS[1], 'attempt', ARGV[2])
+  cur[2] = false
+end
+if owner ~= '0' then redis.call('HSET', KEYS[1], 'owner', owner) end
+local chan = '{"kind":"submission","id":' .. ARGV[3] .. '}'
+local fresh = {}
+for i = 8, #ARGV, 2 do
+  if redis.call('HSETNX', KEYS[1], 'c:' .. ARGV[i], ARGV[i+1]) == 1 then
+    table.insert(fresh, ARGV[i+1])
+  end
+end
+local seq = 0
+local published = 0
+if #fresh > 0 then
+  seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+  local body = '{"submission_id":' .. ARGV[3] .. ',"status":' .. cjson.encode(ARGV[4]) ..
+    ',"cases":[' .. table.concat(fresh, ',') .. ']}'
+  redis.call('PUBLISH', KEYS[2], '{"channel":' .. chan .. ',"seq":' .. seq ..
+    ',"kind":"cases","body":' .. body .. '}')
+  published = 1
+end
+if cur[2] ~= ARGV[5] then
+  redis.call('HSET', KEYS[1], 'head', ARGV[5])
+  seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+  redis.call('PUBLISH', KEYS[2], '{"channel":' .. chan .. ',"seq":' .. seq ..
+    ',"kind":"status","body":' .. ARGV[5] .. '}')
+  published = 1
+  if owner ~= '0' then
+    local us = KEYS[4] .. owner
+    local useq = redis.call('HINCRBY', us, 'seq', 1)
+    redis.call('EXPIRE', us, tonumber(ARGV[6]))
+    redis.call('PUBLISH', KEYS[5] .. owner, '{"channel":{"kind":"user","id":' .. owner ..
+      '},"seq":' .. useq .. ',"kind":"status","body":' .. ARGV[5] .. '}')
+  end
+end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
+return {published, seq}
+`)
+
+// PublishSubmission applies u to the submission's live state and publishes
+// what changed: an EventCases with the cases not seen before, and an
+// EventStatus (also on the owner's user channel) when status, score or
+// compile message changed. A new attempt drops the cases of the previous
+// one. It reports whether anything was published; with a guard that does
+// not hold, nothing changes.
+func (q *Queue) PublishSubmission(ctx context.Context, u SubmissionUpdate) (bool, error) {
+	head, err := json.Marshal(protocol.SubmissionState{
+		SubmissionID: u.SubmissionID, Status: u.Status, Score: u.Score, CompileMessage: u.CompileMessage,
+	})
+	if err != nil {
+		return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
+	}
+	args := make([]any, 0, 7+2*len(u.Cases))
+	args = append(args, int(u.Guard), u.Attempt, u.SubmissionID, string(u.Status), head,
+		int64(q.cfg.LiveTTL.Seconds()), u.Owner)
+	for _, c := range u.Cases {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
+		}
+		args = append(args, c.Case, b)
+	}
+	userState := strings.TrimSuffix(q.n.LiveState("user", 0), "0")
+	userChan := strings.TrimSuffix(q.n.Events("user", 0), "0")
+	res, err := publishSubmissionScript.Run(ctx, q.c, []string{
+		q.n.LiveState(string(protocol.ChannelSubmission), u.SubmissionID),
+		q.n.Events(string(protocol.ChannelSubmission), u.SubmissionID),
+		q.n.Task(u.SubmissionID), userState, userChan,
+	}, args...).Int64Slice()
+	if err != nil {
+		return false, fmt.Errorf("queue: publish %d attempt %d: %w", u.SubmissionID, u.Attempt, err)
+	}
+	return len(res) > 0 && res[0] == 1, nil
+}
+
+// SubmissionSnapshot is a submission's live state and its owner.
+type SubmissionSnapshot struct {
+	Seq   uint64
+	Owner int64
+	State protocol.SubmissionState
+}
+
+// Submission reads a submission's live state (ErrNoState if none).
+func (q *Queue) Submission(ctx context.Context, id int64) (SubmissionSnapshot, error) {
+	var s SubmissionSnapshot
+	m, err := q.c.HGetAll(ctx, q.n.LiveState(string(protocol.ChannelSubmission), id)).Result()
+	if err != nil {
+		return s, fmt.Errorf("queue: live state of %d: %w", id, err)
+	}
+	if len(m) == 0 || m["head"] == "" {
+		return s, fmt.Errorf("queue: live state of %d: %w", id, ErrNoState)
+	}
+	s.Seq, _ = strconv.ParseUint(m["seq"], 10, 64)
+	s.Owner, _ = strconv.ParseInt(m["owner"], 10, 64)
+	if err := json.Unmarshal([]byte(m["head"]), &s.State); err != nil {
+		return s, fmt.Errorf("queue: live state of %d: %w", id, err)
+	}
+	for k, v := range m {
+		if !strings.HasPrefix(k, "c:") {
+			continue
+		}
+		var c protocol.CaseResult
+		if err := json.Unmarshal([]byte(v), &c); err != nil {
+			return s, fmt.Errorf("queue: live state of %d: case %s: %w", id, k, err)
+		}
+		s.State.Cases = append(s.State.Cases, c)
+	}
+	slices.SortFunc(s.State.Cases, func(a, b protocol.CaseResult) int { return a.Case - b.Case })
+	return s, nil
+}
+
+// KEYS: state, channel. ARGV: channel json, event kind, body, state, ttl s.
+var publishDocScript = redis.NewScript(`
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[4]) end
+if tonumber(ARGV[5]) > 0 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5])) end
+redis.call('PUBLISH', KEYS[2], '{"channel":' .. ARGV[1] .. ',"seq":' .. seq ..
+  ',"kind":' .. cjson.encode(ARGV[2]) .. ',"body":' .. ARGV[3] .. '}')
+return seq
+`)
+
+// PublishDoc publishes one event on a channel whose document a web node
+// owns (a contest scoreboard, a user's submission list): it stores state
+// (when not nil) as the channel's snapshot state and publishes an event
+// with the channel's next sequence number. body and state must be JSON.
+// The hub pushes contest channels as coalesced snapshots (at most two a
+// second), so for them state must be the whole document.
+func (q *Queue) PublishDoc(ctx context.Context, ch protocol.Channel, kind protocol.EventKind, body, state json.RawMessage) (uint64, error) {
+	if err := ch.Validate(); err != nil || ch.Kind == protocol.ChannelQueue || ch.Kind == protocol.ChannelSubmission {
+		return 0, fmt.Errorf("%w: PublishDoc is for user and contest channels, got %s", ErrInvalidTask, ch)
+	}
+	if !json.Valid(body) || (state != nil && !json.Valid(state)) {
+		return 0, fmt.Errorf("%w: body or state is not JSON", ErrInvalidTask)
+	}
+	chJSON, _ := json.Marshal(ch)
+	var ttl int64
+	if ch.Kind == protocol.ChannelUser {
+		ttl = int64(q.cfg.LiveTTL.Seconds())
+	}
+	seq, err := publishDocScript.Run(ctx, q.c,
+		[]string{q.n.LiveState(string(ch.Kind), ch.ID), q.n.Events(string(ch.Kind), ch.ID)},
+		chJSON, string(kind), []byte(body), []byte(state), ttl).Uint64()
+	if err != nil {
+		return 0, fmt.Errorf("queue: publish %s: %w", ch, err)
+	}
+	return seq, nil
+}
+
+// Doc reads a web-node-owned channel's sequence number and state; state is
+// nil when none was stored.
+func (q *Queue) Doc(ctx context.Context, ch protocol.Channel) (uint64, json.RawMessage, error) {
+	v, err := q.c.HMGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), "seq", "state").Result()
+	if err != nil {
+		return 0, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
+	}
+	var seq uint64
+	if s, ok := v[0].(string); ok {
+		seq, _ = strconv.ParseUint(s, 10, 64)
+	}
+	var state json.RawMessage
+	if s, ok := v[1].(string); ok && s != "" {
+		state = json.RawMessage(s)
+	}
+	return seq, state, nil
+}

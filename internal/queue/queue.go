@@ -1,0 +1,639 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/rkeys"
+)
+
+// Sentinel errors.
+var (
+	// ErrConfig reports an unusable Config.
+	ErrConfig = errors.New("queue: invalid config")
+	// ErrInvalidTask: the task fails protocol.Task validation or lacks its
+	// owner.
+	ErrInvalidTask = errors.New("queue: invalid task")
+	// ErrDuplicate: this attempt (or a later one) of the submission is
+	// already queued, leased or done. Enqueue is idempotent: treat it as
+	// success.
+	ErrDuplicate = errors.New("queue: attempt already enqueued")
+	// ErrNotQueued: Lease found the task no longer queued under that
+	// attempt (another dispatcher took it, or a rejudge replaced it).
+	ErrNotQueued = errors.New("queue: task not queued")
+	// ErrStale: the judge does not hold this attempt's lease any more; its
+	// result or release is ignored.
+	ErrStale = errors.New("queue: stale attempt")
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxAttempts   = 3
+	DefaultDoneTTL       = 7 * 24 * time.Hour
+	DefaultLiveTTL       = 24 * time.Hour
+	DefaultResultsMaxLen = 1_000_000
+	// CompletionWindow is how long completions are remembered for the rate.
+	CompletionWindow = 10 * time.Minute
+)
+
+// Config configures New.
+type Config struct {
+	// Client is the Redis connection. Required.
+	Client redis.UniversalClient
+	// Names builds key names. Zero value: rkeys.DefaultPrefix.
+	Names rkeys.Names
+	// MaxAttempts is how many attempts of one enqueue may expire before the
+	// submission gets a system error. Default DefaultMaxAttempts (3).
+	MaxAttempts int
+	// DoneTTL is how long a finished task's record is kept, during which
+	// enqueueing the same attempt again is a no-op. Keep it longer than any
+	// reconciler's look-back. Default DefaultDoneTTL.
+	DoneTTL time.Duration
+	// LiveTTL is how long a submission's live state outlives its last
+	// change. Default DefaultLiveTTL.
+	LiveTTL time.Duration
+	// ResultsMaxLen caps the results stream (approximate MAXLEN). Default
+	// DefaultResultsMaxLen; consumers must keep up within it.
+	ResultsMaxLen int64
+}
+
+// Queue is the judge queue in Redis. It is safe for concurrent use.
+type Queue struct {
+	c   redis.UniversalClient
+	n   rkeys.Names
+	cfg Config
+}
+
+// New checks cfg and returns a Queue. It does not touch Redis.
+func New(cfg Config) (*Queue, error) {
+	if cfg.Client == nil {
+		return nil, fmt.Errorf("%w: Client is required", ErrConfig)
+	}
+	if cfg.MaxAttempts == 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	if cfg.MaxAttempts < 1 {
+		return nil, fmt.Errorf("%w: MaxAttempts %d < 1", ErrConfig, cfg.MaxAttempts)
+	}
+	if cfg.DoneTTL == 0 {
+		cfg.DoneTTL = DefaultDoneTTL
+	}
+	if cfg.LiveTTL == 0 {
+		cfg.LiveTTL = DefaultLiveTTL
+	}
+	if cfg.ResultsMaxLen == 0 {
+		cfg.ResultsMaxLen = DefaultResultsMaxLen
+	}
+	if cfg.DoneTTL < time.Second || cfg.LiveTTL < time.Second || cfg.ResultsMaxLen < 1 {
+		return nil, fmt.Errorf("%w: DoneTTL and LiveTTL must be >= 1s, ResultsMaxLen >= 1", ErrConfig)
+	}
+	return &Queue{c: cfg.Client, n: cfg.Names, cfg: cfg}, nil
+}
+
+// Names returns the key names in use.
+func (q *Queue) Names() rkeys.Names { return q.n }
+
+// Client returns the Redis client.
+func (q *Queue) Client() redis.UniversalClient { return q.c }
+
+// MaxAttempts returns the configured attempt limit.
+func (q *Queue) MaxAttempts() int { return q.cfg.MaxAttempts }
+
+// Task is what a web node enqueues: one attempt of a submission and whom it
+// belongs to.
+type Task struct {
+	// Task is the judge task. Attempt is the attempt being enqueued: 1 for
+	// a new submission; for a rejudge, one more than the highest attempt
+	// the submission ever had (see ResultEntry.Attempt).
+	protocol.Task
+	// UserID owns the submission: their user channel gets its status
+	// changes and only they (and admins) may watch it. Required.
+	UserID int64
+	// ContestID is the contest the submission belongs to; 0 outside one.
+	ContestID int64
+	// SubmittedAt orders the queue within a priority. Zero means now.
+	SubmittedAt time.Time
+}
+
+// score orders the queue: lower first. Priority bands are 1e13 ms (~317
+// years) apart, so any submission time fits inside its band, and the whole
+// score stays an exact float64.
+func score(p protocol.Priority, at time.Time) int64 {
+	return int64(protocol.PriorityContest-p)*1e13 + at.UnixMilli()
+}
+
+// KEYS: task, queue, leases, changed. ARGV: sub, attempt, score, payload,
+// user, contest, problem. Returns 1 when enqueued, 0 when a same or later
+// attempt exists.
+var enqueueScript = redis.NewScript(`
+local cur = redis.call('HGET', KEYS[1], 'attempt')
+local a = tonumber(ARGV[2])
+if cur and tonumber(cur) >= a then return 0 end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'attempt', ARGV[2], 'base', ARGV[2], 'state', 'queued',
+  'score', ARGV[3], 'enq_ms', now, 'payload', ARGV[4], 'user', ARGV[5],
+  'contest', ARGV[6], 'problem', ARGV[7], 'judge', '')
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('PUBLISH', KEYS[4], ARGV[1])
+return 1
+`)
+
+// Enqueue adds one attempt of a submission to the queue, idempotently: an
+// attempt that is already queued, leased or done (within DoneTTL) returns
+// ErrDuplicate and changes nothing. A higher attempt than the current one
+// replaces it (a rejudge). It also resets the submission's live state to
+// "queued" and tells its watchers.
+func (q *Queue) Enqueue(ctx context.Context, t Task) error {
+	if err := t.Task.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidTask, err)
+	}
+	if t.UserID < 1 {
+		return fmt.Errorf("%w: user id %d < 1", ErrInvalidTask, t.UserID)
+	}
+	if t.SubmittedAt.IsZero() {
+		t.SubmittedAt = time.Now()
+	}
+	payload, err := json.Marshal(t.Task)
+	if err != nil {
+		return fmt.Errorf("queue: enqueue %d: %w", t.SubmissionID, err)
+	}
+	sub := strconv.FormatInt(t.SubmissionID, 10)
+	n, err := enqueueScript.Run(ctx, q.c,
+		[]string{q.n.Task(t.SubmissionID), q.n.Queue(), q.n.Leases(), q.n.QueueChanged()},
+		sub, t.Attempt, score(t.Priority, t.SubmittedAt), payload, t.UserID, t.ContestID, t.ProblemID).Int()
+	if err != nil {
+		return fmt.Errorf("queue: enqueue %d attempt %d: %w", t.SubmissionID, t.Attempt, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("queue: enqueue %d attempt %d: %w", t.SubmissionID, t.Attempt, ErrDuplicate)
+	}
+	_, err = q.PublishSubmission(ctx, SubmissionUpdate{
+		SubmissionID: t.SubmissionID, Attempt: t.Attempt, Owner: t.UserID,
+		Status: protocol.VerdictQueued, Guard: GuardNone,
+	})
+	return err
+}
+
+// Queued is a task waiting in the queue, as Peek sees it.
+type Queued struct {
+	Task      protocol.Task // Attempt is the current attempt
+	UserID    int64
+	ContestID int64
+	// EnqueuedAt is when the submission entered the queue (Redis's clock),
+	// kept across requeues.
+	EnqueuedAt time.Time
+}
+
+// KEYS: queue. ARGV: limit, task key prefix. Returns flat triples
+// {sub, attempt, payload, user, contest, enq_ms}.
+var peekScript = redis.NewScript(`
+local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local out = {}
+for _, id in ipairs(ids) do
+  local t = redis.call('HMGET', ARGV[2] .. id, 'attempt', 'payload', 'user', 'contest', 'enq_ms', 'state')
+  if t[1] and t[2] and t[6] == 'queued' then
+    table.insert(out, id)
+    table.insert(out, t[1])
+    table.insert(out, t[2])
+    table.insert(out, t[3] or '0')
+    table.insert(out, t[4] or '0')
+    table.insert(out, t[5] or '0')
+  end
+end
+return out
+`)
+
+// taskPrefix is the task key of submission "" minus the id, for scripts
+// that derive task keys from queue members.
+func (q *Queue) taskPrefix() string {
+	k := q.n.Task(0)
+	return strings.TrimSuffix(k, "0")
+}
+
+// Peek returns up to limit tasks from the head of the queue, in queue
+// order, without taking them.
+func (q *Queue) Peek(ctx context.Context, limit int) ([]Queued, error) {
+	if limit < 1 {
+		return nil, nil
+	}
+	res, err := peekScript.Run(ctx, q.c, []string{q.n.Queue()}, limit, q.taskPrefix()).StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("queue: peek: %w", err)
+	}
+	out := make([]Queued, 0, len(res)/6)
+	for i := 0; i+5 < len(res); i += 6 {
+		var qt Queued
+		if err := json.Unmarshal([]byte(res[i+2]), &qt.Task); err != nil {
+			return nil, fmt.Errorf("queue: peek: task %s: %w", res[i], err)
+		}
+		qt.Task.SubmissionID, _ = strconv.ParseInt(res[i], 10, 64)
+		qt.Task.Attempt, _ = strconv.Atoi(res[i+1])
+		qt.UserID, _ = strconv.ParseInt(res[i+3], 10, 64)
+		qt.ContestID, _ = strconv.ParseInt(res[i+4], 10, 64)
+		ms, _ := strconv.ParseInt(res[i+5], 10, 64)
+		qt.EnqueuedAt = time.UnixMilli(ms)
+		out = append(out, qt)
+	}
+	return out, nil
+}
+
+// KEYS: task, queue, leases. ARGV: sub, attempt, judge, lease ms.
+// Returns the Redis time in ms, or false.
+var leaseScript = redis.NewScript(`
+local t = redis.call('HMGET', KEYS[1], 'attempt', 'state')
+if t[1] ~= ARGV[2] or t[2] ~= 'queued' then return false end
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then return false end
+local tm = redis.call('TIME')
+local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+local deadline = now + tonumber(ARGV[4])
+redis.call('HSET', KEYS[1], 'state', 'leased', 'judge', ARGV[3])
+redis.call('ZADD', KEYS[3], deadline, ARGV[1])
+return now
+`)
+
+// Lease moves (submission, attempt) from the queue to a lease held by
+// judge, expiring after d unless renewed. It fails with ErrNotQueued if the
+// task is no longer queued under that attempt. It returns Redis's time of
+// the lease.
+func (q *Queue) Lease(ctx context.Context, ref protocol.TaskRef, judge string, d time.Duration) (time.Time, error) {
+	ms, err := leaseScript.Run(ctx, q.c,
+		[]string{q.n.Task(ref.SubmissionID), q.n.Queue(), q.n.Leases()},
+		ref.SubmissionID, ref.Attempt, judge, d.Milliseconds()).Int64()
+	if errors.Is(err, redis.Nil) {
+		return time.Time{}, fmt.Errorf("queue: lease %d attempt %d: %w", ref.SubmissionID, ref.Attempt, ErrNotQueued)
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("queue: lease %d attempt %d: %w", ref.SubmissionID, ref.Attempt, err)
+	}
+	return time.UnixMilli(ms), nil
+}
+
+// KEYS: leases. ARGV: judge, lease ms, task key prefix, then sub, attempt
+// pairs. Returns flat {sub, attempt, user, contest} of renewed leases.
+var renewScript = redis.NewScript(`
+local tm = redis.call('TIME')
+local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+local deadline = now + tonumber(ARGV[2])
+local out = {}
+for i = 4, #ARGV, 2 do
+  local t = redis.call('HMGET', ARGV[3] .. ARGV[i], 'attempt', 'state', 'judge', 'user', 'contest')
+  if t[1] == ARGV[i+1] and t[2] == 'leased' and t[3] == ARGV[1] then
+    redis.call('ZADD', KEYS[1], 'XX', deadline, ARGV[i])
+    table.insert(out, ARGV[i])
+    table.insert(out, t[1])
+    table.insert(out, t[4] or '0')
+    table.insert(out, t[5] or '0')
+  end
+end
+return out
+`)
+
+// Held is a lease a judge still holds, as Renew reports it.
+type Held struct {
+	Ref       protocol.TaskRef
+	UserID    int64
+	ContestID int64
+}
+
+// Renew extends to now+d the leases among refs that judge still holds and
+// returns those. Refs it does not hold (stale attempts, requeued or
+// finished tasks) are left alone and not returned.
+func (q *Queue) Renew(ctx context.Context, judge string, refs []protocol.TaskRef, d time.Duration) ([]Held, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, 3+2*len(refs))
+	args = append(args, judge, d.Milliseconds(), q.taskPrefix())
+	for _, r := range refs {
+		args = append(args, r.SubmissionID, r.Attempt)
+	}
+	res, err := renewScript.Run(ctx, q.c, []string{q.n.Leases()}, args...).StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("queue: renew leases of %s: %w", judge, err)
+	}
+	out := make([]Held, 0, len(res)/4)
+	for i := 0; i+3 < len(res); i += 4 {
+		var h Held
+		h.Ref.SubmissionID, _ = strconv.ParseInt(res[i], 10, 64)
+		h.Ref.Attempt, _ = strconv.Atoi(res[i+1])
+		h.UserID, _ = strconv.ParseInt(res[i+2], 10, 64)
+		h.ContestID, _ = strconv.ParseInt(res[i+3], 10, 64)
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// KEYS: task, queue, leases, changed. ARGV: sub, attempt, judge.
+var releaseScript = redis.NewScript(`
+local t = redis.call('HMGET', KEYS[1], 'attempt', 'state', 'judge', 'score')
+if t[1] ~= ARGV[2] or t[2] ~= 'leased' or t[3] ~= ARGV[3] then return 0 end
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('HSET', KEYS[1], 'state', 'queued', 'judge', '')
+redis.call('ZADD', KEYS[2], t[4], ARGV[1])
+redis.call('PUBLISH', KEYS[4], ARGV[1])
+return 1
+`)
+
+// Release puts a task judge holds back at its place in the queue under the
+// same attempt (the judge rejected it, or it could not be pushed). It
+// returns ErrStale if judge does not hold that attempt.
+func (q *Queue) Release(ctx context.Context, ref protocol.TaskRef, judge string) error {
+	n, err := releaseScript.Run(ctx, q.c,
+		[]string{q.n.Task(ref.SubmissionID), q.n.Queue(), q.n.Leases(), q.n.QueueChanged()},
+		ref.SubmissionID, ref.Attempt, judge).Int()
+	if err != nil {
+		return fmt.Errorf("queue: release %d attempt %d: %w", ref.SubmissionID, ref.Attempt, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("queue: release %d attempt %d: %w", ref.SubmissionID, ref.Attempt, ErrStale)
+	}
+	return nil
+}
+
+// Result stream entry fields.
+const (
+	FieldSubmissionID = "submission_id"
+	FieldAttempt      = "attempt"
+	FieldVerdict      = "verdict"
+	FieldSource       = "source"   // SourceJudge or SourceHub
+	FieldJudgeID      = "judge_id" // the judge that judged (or last held) it
+	FieldResult       = "result"   // JSON of protocol.Result
+	FieldReason       = "reason"   // why the hub made a system error
+)
+
+// Result sources.
+const (
+	SourceJudge = "judge" // a judge's result
+	SourceHub   = "hub"   // the hub's system error after MaxAttempts
+)
+
+// KEYS: task, leases, results, completions. ARGV: sub, attempt, judge,
+// verdict, result json, done ttl s, maxlen, window ms.
+var completeScript = redis.NewScript(`
+local t = redis.call('HMGET', KEYS[1], 'attempt', 'state', 'judge')
+if t[1] ~= ARGV[2] or t[2] ~= 'leased' or t[3] ~= ARGV[3] then return false end
+redis.call('ZREM', KEYS[2], ARGV[1])
+local id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], '*',
+  'submission_id', ARGV[1], 'attempt', ARGV[2], 'verdict', ARGV[4],
+  'source', 'judge', 'judge_id', ARGV[3], 'result', ARGV[5])
+redis.call('HSET', KEYS[1], 'state', 'done', 'payload', '')
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
+local tm = redis.call('TIME')
+local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+redis.call('ZADD', KEYS[4], now, ARGV[1] .. ':' .. ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[8]))
+return id
+`)
+
+// Complete appends judge's final result to the results stream and ends its
+// lease, atomically, and returns the stream entry id. If judge no longer
+// holds that attempt the result is not appended and ErrStale is returned.
+func (q *Queue) Complete(ctx context.Context, judge string, r protocol.Result) (string, error) {
+	if err := r.Validate(); err != nil {
+		return "", fmt.Errorf("queue: complete %d: %w: %w", r.SubmissionID, ErrInvalidTask, err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return "", fmt.Errorf("queue: complete %d: %w", r.SubmissionID, err)
+	}
+	id, err := completeScript.Run(ctx, q.c,
+		[]string{q.n.Task(r.SubmissionID), q.n.Leases(), q.n.Results(), q.n.Completions()},
+		r.SubmissionID, r.Attempt, judge, string(r.Verdict), b,
+		int64(q.cfg.DoneTTL/time.Second), q.cfg.ResultsMaxLen, CompletionWindow.Milliseconds()).Text()
+	if errors.Is(err, redis.Nil) {
+		return "", fmt.Errorf("queue: complete %d attempt %d from %s: %w", r.SubmissionID, r.Attempt, judge, ErrStale)
+	}
+	if err != nil {
+		return "", fmt.Errorf("queue: complete %d attempt %d: %w", r.SubmissionID, r.Attempt, err)
+	}
+	return id, nil
+}
+
+// KEYS: leases, queue, results, changed, completions. ARGV: task key
+// prefix, max attempts, limit, done ttl s, maxlen, window ms.
+// Returns flat {sub, attempt, outcome, judge, user} per expired lease;
+// attempt is the new attempt for "requeued", the failed one for "failed".
+var reapScript = redis.NewScript(`
+local tm = redis.call('TIME')
+local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+local out = {}
+local requeued = 0
+for _, id in ipairs(due) do
+  redis.call('ZREM', KEYS[1], id)
+  local tk = ARGV[1] .. id
+  local t = redis.call('HMGET', tk, 'attempt', 'base', 'state', 'score', 'judge', 'user')
+  if t[3] == 'leased' then
+    local a = tonumber(t[1])
+    local judge = t[5] or ''
+    if a - tonumber(t[2]) + 1 >= tonumber(ARGV[2]) then
+      local who = judge
+      if who == '' then who = 'hub' end
+      local reason = 'lease expired on attempts ' .. t[2] .. '..' .. t[1] .. ' (last judge ' .. who .. ')'
+      local res = '{"submission_id":' .. id .. ',"attempt":' .. t[1] ..
+        ',"verdict":"SE","score":0,"cases":[],"judge_id":' .. cjson.encode(who) .. '}'
+      redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*',
+        'submission_id', id, 'attempt', t[1], 'verdict', 'SE', 'source', 'hub',
+        'judge_id', who, 'result', res, 'reason', reason)
+      redis.call('HSET', tk, 'state', 'done', 'payload', '')
+      redis.call('EXPIRE', tk, tonumber(ARGV[4]))
+      redis.call('ZADD', KEYS[5], now, id .. ':' .. t[1])
+      table.insert(out, id)
+      table.insert(out, t[1])
+      table.insert(out, 'failed')
+    else
+      redis.call('HSET', tk, 'attempt', a + 1, 'state', 'queued', 'judge', '')
+      redis.call('ZADD', KEYS[2], t[4], id)
+      requeued = requeued + 1
+      table.insert(out, id)
+      table.insert(out, tostring(a + 1))
+      table.insert(out, 'requeued')
+    end
+    table.insert(out, judge)
+    table.insert(out, t[6] or '0')
+  end
+end
+if requeued > 0 then redis.call('PUBLISH', KEYS[4], 'reap') end
+return out
+`)
+
+// Expired is a lease Reap found past its deadline.
+type Expired struct {
+	// Ref is the submission with, when Requeued, its new attempt;
+	// otherwise the attempt that failed last.
+	Ref protocol.TaskRef
+	// Requeued is true when the task went back to the queue, false when it
+	// got a system error result.
+	Requeued bool
+	// Judge held the expired lease.
+	Judge  string
+	UserID int64
+}
+
+// Reap handles up to limit leases whose deadline passed (Redis's clock):
+// each goes back to the queue with attempt+1, or, when it has used
+// MaxAttempts attempts since it was enqueued, gets a system error result.
+// Any number of hubs may reap concurrently.
+func (q *Queue) Reap(ctx context.Context, limit int) ([]Expired, error) {
+	if limit < 1 {
+		limit = 100
+	}
+	res, err := reapScript.Run(ctx, q.c,
+		[]string{q.n.Leases(), q.n.Queue(), q.n.Results(), q.n.QueueChanged(), q.n.Completions()},
+		q.taskPrefix(), q.cfg.MaxAttempts, limit, int64(q.cfg.DoneTTL/time.Second),
+		q.cfg.ResultsMaxLen, CompletionWindow.Milliseconds()).StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("queue: reap: %w", err)
+	}
+	out := make([]Expired, 0, len(res)/5)
+	for i := 0; i+4 < len(res); i += 5 {
+		var e Expired
+		e.Ref.SubmissionID, _ = strconv.ParseInt(res[i], 10, 64)
+		e.Ref.Attempt, _ = strconv.Atoi(res[i+1])
+		e.Requeued = res[i+2] == "requeued"
+		e.Judge = res[i+3]
+		e.UserID, _ = strconv.ParseInt(res[i+4], 10, 64)
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Len returns the number of queued tasks.
+func (q *Queue) Len(ctx context.Context) (int64, error) {
+	n, err := q.c.ZCard(ctx, q.n.Queue()).Result()
+	if err != nil {
+		return 0, fmt.Errorf("queue: length: %w", err)
+	}
+	return n, nil
+}
+
+// Leased returns the number of leased tasks.
+func (q *Queue) Leased(ctx context.Context) (int64, error) {
+	n, err := q.c.ZCard(ctx, q.n.Leases()).Result()
+	if err != nil {
+		return 0, fmt.Errorf("queue: leases: %w", err)
+	}
+	return n, nil
+}
+
+// Position returns the 1-based position of a submission in the queue, or 0
+// when it is not queued.
+func (q *Queue) Position(ctx context.Context, submissionID int64) (int, error) {
+	r, err := q.c.ZRank(ctx, q.n.Queue(), strconv.FormatInt(submissionID, 10)).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("queue: position of %d: %w", submissionID, err)
+	}
+	return int(r) + 1, nil
+}
+
+// Positions returns the 1-based positions of submissions (0: not queued),
+// in one round trip.
+func (q *Queue) Positions(ctx context.Context, ids []int64) ([]int, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	pipe := q.c.Pipeline()
+	cmds := make([]*redis.IntCmd, len(ids))
+	for i, id := range ids {
+		cmds[i] = pipe.ZRank(ctx, q.n.Queue(), strconv.FormatInt(id, 10))
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("queue: positions: %w", err)
+	}
+	out := make([]int, len(ids))
+	for i, c := range cmds {
+		if r, err := c.Result(); err == nil {
+			out[i] = int(r) + 1
+		}
+	}
+	return out, nil
+}
+
+// CompletionRate returns final results per second over the last window
+// (at most CompletionWindow), by Redis's clock.
+func (q *Queue) CompletionRate(ctx context.Context, window time.Duration) (float64, error) {
+	if window <= 0 || window > CompletionWindow {
+		window = CompletionWindow
+	}
+	now, err := q.c.Time(ctx).Result()
+	if err != nil {
+		return 0, fmt.Errorf("queue: completion rate: %w", err)
+	}
+	from := now.Add(-window).UnixMilli()
+	n, err := q.c.ZCount(ctx, q.n.Completions(), strconv.FormatInt(from, 10), "+inf").Result()
+	if err != nil {
+		return 0, fmt.Errorf("queue: completion rate: %w", err)
+	}
+	return float64(n) / window.Seconds(), nil
+}
+
+// EnsureResultsGroup creates the results stream and its consumer group
+// (rkeys.ResultsGroup) reading from the beginning, if missing. Both the hub
+// (at start, so nothing appended before the first web node starts is
+// missed) and the web nodes call it.
+func (q *Queue) EnsureResultsGroup(ctx context.Context) error {
+	err := q.c.XGroupCreateMkStream(ctx, q.n.Results(), q.n.ResultsGroup(), "0").Err()
+	if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+		return fmt.Errorf("queue: create results group: %w", err)
+	}
+	return nil
+}
+
+// ResultEntry is one entry of the results stream.
+type ResultEntry struct {
+	// StreamID is the entry id, to XACK.
+	StreamID     string
+	SubmissionID int64
+	// Attempt is the attempt judged. A web node records it with the
+	// verdict and drops any entry whose attempt is lower than the one it
+	// holds for the submission (stale: a rejudge started since).
+	Attempt int
+	Verdict protocol.Verdict
+	// Source is SourceJudge or SourceHub (system error after MaxAttempts).
+	Source  string
+	JudgeID string
+	Result  protocol.Result
+	// Reason explains a hub-made system error.
+	Reason string
+}
+
+// ParseResult decodes a results stream entry (from XREADGROUP).
+func ParseResult(m redis.XMessage) (ResultEntry, error) {
+	e := ResultEntry{StreamID: m.ID}
+	str := func(k string) string { s, _ := m.Values[k].(string); return s }
+	var err error
+	if e.SubmissionID, err = strconv.ParseInt(str(FieldSubmissionID), 10, 64); err != nil {
+		return e, fmt.Errorf("queue: result %s: submission_id: %w", m.ID, err)
+	}
+	if e.Attempt, err = strconv.Atoi(str(FieldAttempt)); err != nil {
+		return e, fmt.Errorf("queue: result %s: attempt: %w", m.ID, err)
+	}
+	e.Verdict = protocol.Verdict(str(FieldVerdict))
+	e.Source = str(FieldSource)
+	e.JudgeID = str(FieldJudgeID)
+	e.Reason = str(FieldReason)
+	if err := json.Unmarshal([]byte(str(FieldResult)), &e.Result); err != nil {
+		return e, fmt.Errorf("queue: result %s: result: %w", m.ID, err)
+	}
+	if err := e.Result.Validate(); err != nil {
+		return e, fmt.Errorf("queue: result %s: %w", m.ID, err)
+	}
+	if e.Result.SubmissionID != e.SubmissionID || e.Result.Attempt != e.Attempt {
+		return e, fmt.Errorf("queue: result %s: fields and result disagree", m.ID)
+	}
+	return e, nil
+}

@@ -1,0 +1,480 @@
+package queue_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func newQueue(t *testing.T) (*queue.Queue, *testenv.RedisEnv) {
+	t.Helper()
+	env := testenv.Redis(t)
+	q, err := queue.New(queue.Config{Client: env.Client, Names: env.Names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, env
+}
+
+var base = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func task(id int64, attempt int, p protocol.Priority, at time.Time) queue.Task {
+	return queue.Task{
+		Task: protocol.Task{
+			TaskRef:   protocol.TaskRef{SubmissionID: id, Attempt: attempt},
+			ProblemID: 100 + id%3, TestData: protocol.TestData{Hash: "h", URL: "http://x/h"},
+			Language: "cpp17", Source: "int main(){}",
+			Limits: protocol.Limits{TimeMs: 1000, MemoryKiB: 65536, OutputBytes: 1 << 20},
+			Mode:   protocol.ModeICPC, Checker: protocol.Checker{Kind: protocol.CheckerDefault}, Priority: p,
+		},
+		UserID: 7, SubmittedAt: at,
+	}
+}
+
+func ref(id int64, a int) protocol.TaskRef { return protocol.TaskRef{SubmissionID: id, Attempt: a} }
+
+func result(id int64, a int, judge string) protocol.Result {
+	return protocol.Result{TaskRef: ref(id, a), Verdict: protocol.VerdictAC, Score: 100, JudgeID: judge,
+		Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 3}}}
+}
+
+func peekIDs(t *testing.T, q *queue.Queue) []int64 {
+	t.Helper()
+	qs, err := q.Peek(context.Background(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, x := range qs {
+		ids = append(ids, x.Task.SubmissionID)
+	}
+	return ids
+}
+
+func results(t *testing.T, env *testenv.RedisEnv) []queue.ResultEntry {
+	t.Helper()
+	msgs, err := env.Client.XRange(context.Background(), env.Names.Results(), "-", "+").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []queue.ResultEntry
+	for _, m := range msgs {
+		e, err := queue.ParseResult(m)
+		if err != nil {
+			t.Fatalf("ParseResult: %v", err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func TestNewValidates(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer c.Close()
+	for _, cfg := range []queue.Config{{}, {Client: c, MaxAttempts: -1}, {Client: c, DoneTTL: time.Millisecond}} {
+		if _, err := queue.New(cfg); !errors.Is(err, queue.ErrConfig) {
+			t.Errorf("New(%+v) = %v, want ErrConfig", cfg, err)
+		}
+	}
+}
+
+func TestEnqueueValidatesAndIsIdempotent(t *testing.T) {
+	q, _ := newQueue(t)
+	ctx := context.Background()
+	bad := task(1, 1, protocol.PriorityPractice, base)
+	bad.Language = ""
+	if err := q.Enqueue(ctx, bad); !errors.Is(err, queue.ErrInvalidTask) {
+		t.Fatalf("invalid task: %v", err)
+	}
+	noUser := task(1, 1, protocol.PriorityPractice, base)
+	noUser.UserID = 0
+	if err := q.Enqueue(ctx, noUser); !errors.Is(err, queue.ErrInvalidTask) {
+		t.Fatalf("no user: %v", err)
+	}
+	if err := q.Enqueue(ctx, task(1, 1, protocol.PriorityPractice, base)); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Enqueue(ctx, task(1, 1, protocol.PriorityPractice, base)); !errors.Is(err, queue.ErrDuplicate) {
+		t.Fatalf("second enqueue: %v, want ErrDuplicate", err)
+	}
+	if n, _ := q.Len(ctx); n != 1 {
+		t.Fatalf("len %d after duplicate enqueue", n)
+	}
+	// Done attempts stay done: a reconciler re-enqueueing attempt 1 is a no-op.
+	if _, err := q.Lease(ctx, ref(1, 1), "j1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Enqueue(ctx, task(1, 1, protocol.PriorityPractice, base)); !errors.Is(err, queue.ErrDuplicate) {
+		t.Fatalf("enqueue of leased attempt: %v", err)
+	}
+	if _, err := q.Complete(ctx, "j1", result(1, 1, "j1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Enqueue(ctx, task(1, 1, protocol.PriorityPractice, base)); !errors.Is(err, queue.ErrDuplicate) {
+		t.Fatalf("enqueue of done attempt: %v", err)
+	}
+	if n, _ := q.Len(ctx); n != 0 {
+		t.Fatalf("len %d, want 0", n)
+	}
+}
+
+func TestPriorityOrdering(t *testing.T) {
+	q, _ := newQueue(t)
+	ctx := context.Background()
+	// id, priority, minutes after base
+	in := []struct {
+		id  int64
+		p   protocol.Priority
+		min int
+	}{
+		{1, protocol.PriorityRejudge, 0},
+		{2, protocol.PriorityPractice, 5},
+		{3, protocol.PriorityContest, 9},
+		{4, protocol.PriorityPractice, 1},
+		{5, protocol.PriorityContest, 2},
+		{6, protocol.PriorityRejudge, -10},
+	}
+	for _, x := range in {
+		if err := q.Enqueue(ctx, task(x.id, 1, x.p, base.Add(time.Duration(x.min)*time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []int64{5, 3, 4, 2, 6, 1}
+	if got := peekIDs(t, q); !slices.Equal(got, want) {
+		t.Fatalf("queue order %v, want %v", got, want)
+	}
+	pos, err := q.Positions(ctx, []int64{3, 1, 99})
+	if err != nil || !slices.Equal(pos, []int{2, 6, 0}) {
+		t.Fatalf("Positions = %v, %v", pos, err)
+	}
+	if p, _ := q.Position(ctx, 4); p != 3 {
+		t.Fatalf("Position(4) = %d", p)
+	}
+}
+
+func TestLeaseCompleteAndStale(t *testing.T) {
+	q, env := newQueue(t)
+	ctx := context.Background()
+	if err := q.Enqueue(ctx, task(9, 1, protocol.PriorityContest, base)); err != nil {
+		t.Fatal(err)
+	}
+	qs, err := q.Peek(ctx, 10)
+	if err != nil || len(qs) != 1 || qs[0].Task.Attempt != 1 || qs[0].UserID != 7 || qs[0].Task.Source != "int main(){}" {
+		t.Fatalf("Peek = %+v, %v", qs, err)
+	}
+	if _, err := q.Lease(ctx, ref(9, 2), "j1", time.Minute); !errors.Is(err, queue.ErrNotQueued) {
+		t.Fatalf("lease of a wrong attempt: %v", err)
+	}
+	if _, err := q.Lease(ctx, ref(9, 1), "j1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Lease(ctx, ref(9, 1), "j2", time.Minute); !errors.Is(err, queue.ErrNotQueued) {
+		t.Fatalf("second lease: %v", err)
+	}
+	held, err := q.Renew(ctx, "j1", []protocol.TaskRef{ref(9, 1), ref(9, 2), ref(10, 1)}, time.Minute)
+	if err != nil || len(held) != 1 || held[0].Ref != ref(9, 1) || held[0].UserID != 7 {
+		t.Fatalf("Renew = %+v, %v", held, err)
+	}
+	if held, _ := q.Renew(ctx, "j2", []protocol.TaskRef{ref(9, 1)}, time.Minute); len(held) != 0 {
+		t.Fatalf("another judge renewed the lease: %+v", held)
+	}
+	if _, err := q.Complete(ctx, "j2", result(9, 1, "j2")); !errors.Is(err, queue.ErrStale) {
+		t.Fatalf("complete from a judge without the lease: %v", err)
+	}
+	if _, err := q.Complete(ctx, "j1", result(9, 1, "j1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Complete(ctx, "j1", result(9, 1, "j1")); !errors.Is(err, queue.ErrStale) {
+		t.Fatalf("duplicate complete: %v", err)
+	}
+	rs := results(t, env)
+	if len(rs) != 1 || rs[0].SubmissionID != 9 || rs[0].Attempt != 1 || rs[0].Source != queue.SourceJudge ||
+		rs[0].Verdict != protocol.VerdictAC || rs[0].JudgeID != "j1" || len(rs[0].Result.Cases) != 1 {
+		t.Fatalf("results %+v", rs)
+	}
+	if n, _ := q.Leased(ctx); n != 0 {
+		t.Fatalf("%d leases left", n)
+	}
+	if rate, err := q.CompletionRate(ctx, time.Minute); err != nil || rate <= 0 {
+		t.Fatalf("CompletionRate = %v, %v", rate, err)
+	}
+}
+
+func TestReleaseKeepsPlaceAndAttempt(t *testing.T) {
+	q, _ := newQueue(t)
+	ctx := context.Background()
+	for i := int64(1); i <= 3; i++ {
+		if err := q.Enqueue(ctx, task(i, 1, protocol.PriorityPractice, base.Add(time.Duration(i)*time.Second))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.Lease(ctx, ref(1, 1), "j1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Release(ctx, ref(1, 1), "j2"); !errors.Is(err, queue.ErrStale) {
+		t.Fatalf("release by another judge: %v", err)
+	}
+	if err := q.Release(ctx, ref(1, 1), "j1"); err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := q.Peek(ctx, 10)
+	if len(qs) != 3 || qs[0].Task.SubmissionID != 1 || qs[0].Task.Attempt != 1 {
+		t.Fatalf("after release: %+v", qs)
+	}
+}
+
+func TestLeaseExpiryRequeuesThenSystemError(t *testing.T) {
+	q, env := newQueue(t)
+	ctx := context.Background()
+	if err := q.Enqueue(ctx, task(5, 1, protocol.PriorityPractice, base)); err != nil {
+		t.Fatal(err)
+	}
+	const lease = 30 * time.Millisecond
+	for attempt := 1; attempt <= 3; attempt++ {
+		if _, err := q.Lease(ctx, ref(5, attempt), fmt.Sprintf("j%d", attempt), lease); err != nil {
+			t.Fatalf("attempt %d: %v", attempt, err)
+		}
+		// Not yet due.
+		if exp, err := q.Reap(ctx, 10); err != nil || len(exp) != 0 {
+			t.Fatalf("early reap: %+v, %v", exp, err)
+		}
+		time.Sleep(lease + 20*time.Millisecond)
+		exp, err := q.Reap(ctx, 10)
+		if err != nil || len(exp) != 1 {
+			t.Fatalf("reap: %+v, %v", exp, err)
+		}
+		e := exp[0]
+		if attempt < 3 {
+			if !e.Requeued || e.Ref != ref(5, attempt+1) || e.Judge != fmt.Sprintf("j%d", attempt) || e.UserID != 7 {
+				t.Fatalf("attempt %d expired: %+v", attempt, e)
+			}
+			// The stale judge's late result is refused.
+			if _, err := q.Complete(ctx, e.Judge, result(5, attempt, e.Judge)); !errors.Is(err, queue.ErrStale) {
+				t.Fatalf("late result of attempt %d: %v", attempt, err)
+			}
+			if got := peekIDs(t, q); !slices.Equal(got, []int64{5}) {
+				t.Fatalf("not requeued: %v", got)
+			}
+		} else if e.Requeued || e.Ref != ref(5, 3) {
+			t.Fatalf("third expiry: %+v", e)
+		}
+	}
+	rs := results(t, env)
+	if len(rs) != 1 || rs[0].Verdict != protocol.VerdictSE || rs[0].Source != queue.SourceHub ||
+		rs[0].Attempt != 3 || rs[0].JudgeID != "j3" || rs[0].Reason == "" {
+		t.Fatalf("results %+v", rs)
+	}
+	if n, _ := q.Len(ctx); n != 0 {
+		t.Fatalf("queue length %d", n)
+	}
+	// A rejudge (a higher attempt) starts a fresh budget of attempts.
+	if err := q.Enqueue(ctx, task(5, 4, protocol.PriorityRejudge, base)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Lease(ctx, ref(5, 4), "j1", lease); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(lease + 20*time.Millisecond)
+	if exp, _ := q.Reap(ctx, 10); len(exp) != 1 || !exp[0].Requeued || exp[0].Ref != ref(5, 5) {
+		t.Fatalf("rejudge expiry: %+v", exp)
+	}
+}
+
+func TestRejudgeReplacesLeasedAttempt(t *testing.T) {
+	q, env := newQueue(t)
+	ctx := context.Background()
+	if err := q.Enqueue(ctx, task(3, 1, protocol.PriorityPractice, base)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Lease(ctx, ref(3, 1), "j1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Enqueue(ctx, task(3, 2, protocol.PriorityRejudge, base)); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := q.Leased(ctx); n != 0 {
+		t.Fatalf("old lease kept: %d", n)
+	}
+	if _, err := q.Complete(ctx, "j1", result(3, 1, "j1")); !errors.Is(err, queue.ErrStale) {
+		t.Fatalf("result of the replaced attempt: %v", err)
+	}
+	if len(results(t, env)) != 0 {
+		t.Fatal("stale result reached the stream")
+	}
+}
+
+func TestConcurrentDispatchersNeverLeaseTwice(t *testing.T) {
+	q, _ := newQueue(t)
+	ctx := context.Background()
+	const tasks, dispatchers = 150, 6
+	for i := int64(1); i <= tasks; i++ {
+		if err := q.Enqueue(ctx, task(i, 1, protocol.Priority(i%3), base.Add(time.Duration(i)*time.Millisecond))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	leased := map[int64]string{}
+	var dup []string
+	var wg sync.WaitGroup
+	for d := range dispatchers {
+		judge := fmt.Sprintf("j%d", d)
+		wg.Go(func() {
+			for {
+				qs, err := q.Peek(ctx, 8)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(qs) == 0 {
+					return
+				}
+				for _, x := range qs {
+					_, err := q.Lease(ctx, x.Task.TaskRef, judge, time.Minute)
+					if errors.Is(err, queue.ErrNotQueued) {
+						continue
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					if prev, ok := leased[x.Task.SubmissionID]; ok {
+						dup = append(dup, fmt.Sprintf("%d by %s and %s", x.Task.SubmissionID, prev, judge))
+					}
+					leased[x.Task.SubmissionID] = judge
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(dup) > 0 || len(leased) != tasks {
+		t.Fatalf("leased %d of %d tasks; leased twice: %v", len(leased), tasks, dup)
+	}
+	if n, _ := q.Leased(ctx); n != tasks {
+		t.Fatalf("lease set holds %d", n)
+	}
+}
+
+func TestLiveSubmissionState(t *testing.T) {
+	q, env := newQueue(t)
+	ctx := context.Background()
+	ps := env.Client.Subscribe(ctx, env.Names.Events("submission", 4), env.Names.Events("user", 7))
+	defer ps.Close()
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ps.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Enqueue(ctx, task(4, 1, protocol.PriorityPractice, base)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Lease(ctx, ref(4, 1), "j1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ac := func(n int) protocol.CaseResult { return protocol.CaseResult{Case: n, Verdict: protocol.VerdictAC} }
+	upd := func(a int, st protocol.Verdict, g queue.Guard, cs ...protocol.CaseResult) bool {
+		ok, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 4, Attempt: a, Status: st, Cases: cs, Guard: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !upd(1, protocol.VerdictJudging, queue.GuardLeased, ac(2), ac(1)) {
+		t.Fatal("progress not published")
+	}
+	if upd(1, protocol.VerdictJudging, queue.GuardLeased, ac(1)) {
+		t.Fatal("a repeated case was published again")
+	}
+	if upd(2, protocol.VerdictJudging, queue.GuardLeased, ac(3)) {
+		t.Fatal("a stale attempt changed the state")
+	}
+	snap, err := q.Submission(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Owner != 7 || snap.State.Status != protocol.VerdictJudging || len(snap.State.Cases) != 2 || snap.State.Cases[0].Case != 1 {
+		t.Fatalf("snapshot %+v", snap)
+	}
+	// queued (enqueue), cases, judging = 3 submission events; 2 user events.
+	type ev struct {
+		ch  string
+		seq uint64
+		k   protocol.EventKind
+	}
+	var got []ev
+	for range 5 {
+		m, err := ps.ReceiveMessage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e protocol.Event
+		if err := json.Unmarshal([]byte(m.Payload), &e); err != nil {
+			t.Fatalf("event %s: %v", m.Payload, err)
+		}
+		if err := e.Validate(); err != nil {
+			t.Fatalf("event %s: %v", m.Payload, err)
+		}
+		got = append(got, ev{string(e.Channel.Kind), e.Seq, e.Kind})
+	}
+	want := []ev{
+		{"submission", 1, protocol.EventStatus}, {"user", 1, protocol.EventStatus},
+		{"submission", 2, protocol.EventCases}, {"submission", 3, protocol.EventStatus}, {"user", 2, protocol.EventStatus},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	if snap.Seq != 3 {
+		t.Fatalf("snapshot seq %d, want 3", snap.Seq)
+	}
+	if _, err := q.Submission(ctx, 999); !errors.Is(err, queue.ErrNoState) {
+		t.Fatalf("missing state: %v", err)
+	}
+}
+
+func TestPublishDoc(t *testing.T) {
+	q, _ := newQueue(t)
+	ctx := context.Background()
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 3}
+	if _, err := q.PublishDoc(ctx, protocol.Channel{Kind: protocol.ChannelSubmission, ID: 1}, "x", []byte(`{}`), nil); err == nil {
+		t.Fatal("PublishDoc accepted a submission channel")
+	}
+	for i := 1; i <= 2; i++ {
+		seq, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, []byte(`{"rows":[]}`), []byte(fmt.Sprintf(`{"v":%d}`, i)))
+		if err != nil || seq != uint64(i) {
+			t.Fatalf("PublishDoc = %d, %v", seq, err)
+		}
+	}
+	seq, state, err := q.Doc(ctx, ch)
+	if err != nil || seq != 2 || string(state) != `{"v":2}` {
+		t.Fatalf("Doc = %d %s %v", seq, state, err)
+	}
+}
+
+func TestEnsureResultsGroupIdempotent(t *testing.T) {
+	q, env := newQueue(t)
+	ctx := context.Background()
+	for range 2 {
+		if err := q.EnsureResultsGroup(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	groups, err := env.Client.XInfoGroups(ctx, env.Names.Results()).Result()
+	if err != nil || len(groups) != 1 || groups[0].Name != env.Names.ResultsGroup() {
+		t.Fatalf("groups %+v, %v", groups, err)
+	}
+}
