@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/internal/envflag"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
@@ -17,13 +18,11 @@ import (
 // ErrUsage reports bad flags or environment values.
 var ErrUsage = errors.New("hub: usage")
 
-// EnvPrefix is the prefix of the environment variable of every flag.
-const EnvPrefix = "VERDICT_HUB_"
+// envPrefix is the prefix of the environment variable of every flag.
+const envPrefix = "VERDICT_HUB"
 
 // EnvName is the environment variable of a flag, e.g. VERDICT_HUB_REDIS_DB.
-func EnvName(flagName string) string {
-	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
+func EnvName(flagName string) string { return envflag.Name(envPrefix, flagName) }
 
 // Options is everything the hub process is configured with.
 type Options struct {
@@ -105,26 +104,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var errs []error
-	fs.VisitAll(func(f *flag.Flag) {
-		if set[f.Name] {
-			return
-		}
-		v := getenv(EnvName(f.Name))
-		if v == "" && f.Name == "log-format" {
-			v = getenv("VERDICT_LOG_FORMAT")
-		}
-		if v == "" {
-			return
-		}
-		if err := fs.Set(f.Name, v); err != nil {
-			errs = append(errs, fmt.Errorf("%w: %s=%q: %w", ErrUsage, EnvName(f.Name), v, err))
-		}
-	})
-	if err := errors.Join(errs...); err != nil {
-		return o, err
+	if err := envflag.Apply(fs, envPrefix, getenv, map[string]string{"log-format": "VERDICT_LOG_FORMAT"}); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	for _, s := range strings.Split(*origins, ",") {
 		if s = strings.TrimSpace(s); s != "" {
