@@ -45,9 +45,8 @@ type Session struct {
 //
 // CONTRACT (webapp/internal/session): the web nodes store a session as a
 // Redis hash at rkeys.Session(hex(sha256(cookie value))) with field
-// "user_id" (decimal) and, when the web node writes it, "role"
-// (admin|setter|student). A session without "role" is treated as a
-// student: the hub cannot tell admins apart until the web nodes store it.
+// "user_id" (decimal) and "role" (admin|setter|student), written at login.
+// A session without "role" is treated as a student.
 // The hub only reads (it never extends the session's TTL).
 func readSession(ctx context.Context, c redis.UniversalClient, n rkeys.Names, cookie string) (Session, error) {
 	if cookie == "" || len(cookie) > 256 {

@@ -107,7 +107,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(SessionCookie); err == nil {
 		_ = s.sessions.Delete(ctx, c.Value)
 	}
-	sess, err := s.sessions.Create(ctx, u.ID)
+	sess, err := s.sessions.Create(ctx, u.ID, u.Role)
 	if err != nil {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
@@ -289,6 +289,7 @@ func (s *Server) handleProblem(w http.ResponseWriter, r *http.Request) {
 
 // ContestJSON is a contest as the API shows it.
 type ContestJSON struct {
+	ID            int64     `json:"id"` // the live scoreboard channel's id
 	Slug          string    `json:"slug"`
 	Title         string    `json:"title"`
 	Description   string    `json:"description,omitempty"`
@@ -311,7 +312,7 @@ type ContestProblemJSON struct {
 }
 
 func (s *Server) contestJSON(c *store.Contest, staff, withDescription bool) ContestJSON {
-	out := ContestJSON{Slug: c.Slug, Title: c.Title, Rule: c.Rule, StartAt: c.StartAt, EndAt: c.EndAt,
+	out := ContestJSON{ID: c.ID, Slug: c.Slug, Title: c.Title, Rule: c.Rule, StartAt: c.StartAt, EndAt: c.EndAt,
 		FreezeMinutes: c.FreezeMinutes, Registration: c.Registration, Phase: c.Phase(s.cfg.Now())}
 	if withDescription {
 		out.Description = c.Description

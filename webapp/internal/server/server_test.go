@@ -181,6 +181,16 @@ func TestLoginLogoutMe(t *testing.T) {
 	if _, ok := u["password_hash"]; ok {
 		t.Fatal("me leaks the password hash")
 	}
+	// The hub authorises live channels from the session hash alone: it
+	// must carry the user id and the role (CONTRACT with the hub).
+	keys, _ := e.rdb.Keys(context.Background(), e.names.Session("*")).Result()
+	if len(keys) != 1 {
+		t.Fatalf("sessions in Redis: %v", keys)
+	}
+	fields, _ := e.rdb.HMGet(context.Background(), keys[0], "user_id", "role").Result()
+	if fields[0] == nil || fields[1] != store.RoleStudent {
+		t.Errorf("session hash user_id, role = %v, want the user's id and %q", fields, store.RoleStudent)
+	}
 	// Logout needs the CSRF token.
 	wantErr(t, c.do("DELETE", "/api/session", nil), 403, CodeCSRF, "")
 	wantErr(t, c.do("DELETE", "/api/session", nil, "X-CSRF-Token", "wrong"), 403, CodeCSRF, "")
@@ -189,7 +199,7 @@ func TestLoginLogoutMe(t *testing.T) {
 	}
 	wantErr(t, c.do("GET", "/api/me", nil), 401, CodeUnauthorized, "")
 	// The session is gone server-side, not only the cookie.
-	keys, _ := e.rdb.Keys(context.Background(), e.names.Session("*")).Result()
+	keys, _ = e.rdb.Keys(context.Background(), e.names.Session("*")).Result()
 	if len(keys) != 0 {
 		t.Fatalf("sessions left in Redis after logout: %v", keys)
 	}
@@ -418,6 +428,9 @@ func TestContests(t *testing.T) {
 	c, _ := r.body["contest"].(map[string]any)
 	if r.status != 200 || c["phase"] != "running" || len(slugs(r, "problems")) != 1 || c["registered"] != nil {
 		t.Fatalf("running: %s", r.raw)
+	}
+	if id, _ := c["id"].(float64); int64(id) != running {
+		t.Errorf("contest id = %v, want %d (the live scoreboard channel)", c["id"], running)
 	}
 	if r := anon.do("GET", "/api/contests/future", nil); len(slugs(r, "problems")) != 0 {
 		t.Fatalf("future contest reveals its problems: %s", r.raw)

@@ -55,12 +55,15 @@ func random() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Create starts a session for userID.
-func (s *Store) Create(ctx context.Context, userID int64) (Session, error) {
+// Create starts a session for userID. The role is stored beside the user id
+// for the hub, which authorises live channels from the session alone
+// (CONTRACT with hub/internal/hub readSession: fields user_id and role).
+// The web nodes themselves read the role from MySQL on every request.
+func (s *Store) Create(ctx context.Context, userID int64, role string) (Session, error) {
 	ss := Session{ID: random(), UserID: userID, CSRF: random(), CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
 	k := s.key(ss.ID)
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, k, "user_id", userID, "csrf", ss.CSRF, "created_ms", ss.CreatedAt.UnixMilli())
+		p.HSet(ctx, k, "user_id", userID, "role", role, "csrf", ss.CSRF, "created_ms", ss.CreatedAt.UnixMilli())
 		p.PExpire(ctx, k, s.ttl)
 		return nil
 	})
