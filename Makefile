@@ -41,16 +41,8 @@ frontend:
 run: deps build ## start the whole local stack under ./var, with demo data; Ctrl-C stops it
 	$(BIN)/verdict-stack up
 
-test: deps ## run the whole test suite against real MariaDB and Redis
-	@mkdir -p $(BIN)
-	@$(GO) build -o $(BIN)/verdict-stack ./deploy
-	@$(BIN)/verdict-stack with-services -- \
-	  $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee $(BIN)/test.log; \
-	status=$${PIPESTATUS[0]}; \
-	ok=$$(grep -cE '^ok[[:space:]]' $(BIN)/test.log || true); \
-	failpk=$$(grep -cE '^FAIL[[:space:]]+[^[:space:]]+[[:space:]]' $(BIN)/test.log || true); \
-	echo "packages: $$ok passed, $$failpk failed"; \
-	exit $$status
+test: deps ## run the whole suite: frontend unit tests, then go test -race against real MariaDB and Redis
+	@TEST_TIMEOUT=$(TEST_TIMEOUT) GO=$(GO) bash deploy/scripts/test.sh
 
 bench: deps build ## print the benchmark figures (docs/sandbox.md explains the sandbox's)
 	@echo "== sandbox: a trivial static C program, bare vs through the sandbox"

@@ -20,6 +20,19 @@ PACKAGES=(
   iproute2 procps curl ca-certificates git
 )
 
+# The frontend is built with Vite 8, which needs Node.js >= 20.19. Debian 12's
+# own nodejs is 18, so Node is not installed from Debian here: the machines
+# this project runs on come with Node 20. Say so clearly when it is missing.
+node_ok() {
+  command -v node >/dev/null 2>&1 || return 1
+  node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)'
+}
+if ! node_ok; then
+  echo "deps: Node.js >= 20.19 with npm is needed to build and test the frontend (found: $(node --version 2>/dev/null || echo none))." >&2
+  echo "      Install it from your distribution's backports or nodejs.org packages, then rerun." >&2
+  exit 1
+fi
+
 # One dpkg-query for all packages: installed ones print "name ok".
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" 2>/dev/null | awk '$2=="installed"{print $1}') || true
 missing=()

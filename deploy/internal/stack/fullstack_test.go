@@ -1,0 +1,142 @@
+package stack
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildComponents builds every component that has a main package into a
+// temporary bin directory, as `make build` does.
+func buildComponents(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"webapp", "hub", "edge", "judge"} {
+		if _, err := os.Stat(filepath.Join(root, c, "main.go")); err != nil {
+			continue
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, c), "./"+c)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build ./%s: %v\n%s", c, err, out)
+		}
+	}
+	return bin
+}
+
+// processesMentioning returns the pids whose command line contains s.
+func processesMentioning(s string) []string {
+	var pids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), s) && e.Name() != "self" {
+			pids = append(pids, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return pids
+}
+
+func getJSON(t *testing.T, url string, v any) int {
+	t.Helper()
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if v != nil {
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatalf("GET %s: %s: not JSON: %v", url, b, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+// TestFullStack is `make run` twice: the whole stack with demo data comes
+// up, answers through nginx, stops without leaving a process behind, and
+// comes back with the same data and logins.
+func TestFullStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs every component")
+	}
+	bin := buildComponents(t)
+	dir := t.TempDir()
+	out := &syncBuffer{}
+	ports := make([]int, 6)
+	for i := range ports {
+		ports[i] = freePort(t)
+	}
+	cfg := Config{
+		Dir: dir, BinDir: bin, StaticDir: t.TempDir(), Demo: true, Restart: true,
+		HTTPPort: ports[0], MySQLPort: ports[1], RedisPort: ports[2], HubPort: ports[3],
+		WebPorts: []int{ports[4], ports[5]}, AdminPort: freePort(t), Judges: 0,
+		Out: out,
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			lines := strings.Split(out.String(), "\n")
+			t.Logf("last lines of the stack's output:\n%s", strings.Join(lines[max(0, len(lines)-80):], "\n"))
+		}
+	})
+	s, stop := startStack(t, cfg)
+	banner := s.Banner()
+	for _, want := range []string{s.URL(), "admin ", "student "} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("banner lacks %q:\n%s", want, banner)
+		}
+	}
+	var problems struct {
+		Problems []struct {
+			Slug string `json:"slug"`
+		} `json:"problems"`
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code := getJSON(t, s.URL()+"api/problems", &problems)
+		if code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET /api/problems through nginx: status %d", code)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	found := false
+	for _, p := range problems.Problems {
+		found = found || p.Slug == "a-plus-b"
+	}
+	if !found {
+		t.Errorf("demo problem a-plus-b not listed through nginx: %+v", problems)
+	}
+	pids := s.Pids()
+	stop()
+	for name, pid := range pids {
+		if alive(pid) {
+			t.Errorf("%s (pid %d) still runs after the stack stopped", name, pid)
+		}
+	}
+	if left := processesMentioning(dir); len(left) > 0 {
+		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
+	}
+
+	s2, stop2 := startStack(t, cfg)
+	defer stop2()
+	if s2.Banner() != banner {
+		t.Errorf("the second start shows other logins:\n%s\nwant:\n%s", s2.Banner(), banner)
+	}
+	if code := getJSON(t, s2.URL()+"api/problems", nil); code != http.StatusOK {
+		t.Errorf("after restart GET /api/problems = %d", code)
+	}
+}

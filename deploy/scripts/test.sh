@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# test.sh — the whole suite, as `make test` and CI run it:
+#   1. the frontend's unit tests (vitest), when the frontend exists;
+#   2. go test -race over the whole module, with one throwaway MariaDB and
+#      Redis for the run (verdict-stack with-services);
+# then one summary line. Exits non-zero if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+GO=${GO:-go}
+TIMEOUT=${TEST_TIMEOUT:-14m}
+mkdir -p bin
+status=0
+
+if [ -f frontend/package.json ]; then
+  echo "== frontend (vitest)"
+  if ! (cd frontend && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm test); then
+    echo "frontend tests FAILED"
+    status=1
+  fi
+fi
+
+echo "== go test -race ./..."
+"$GO" build -o bin/verdict-stack ./deploy || exit 1
+bin/verdict-stack with-services -- "$GO" test -race -count=1 -timeout "$TIMEOUT" ./... 2>&1 | tee bin/test.log
+gostatus=${PIPESTATUS[0]}
+[ "$gostatus" -eq 0 ] || status=$gostatus
+
+ok=$(grep -cE '^ok[[:space:]]' bin/test.log || true)
+failed=$(grep -cE '^FAIL[[:space:]]+[^[:space:]]+[[:space:]]' bin/test.log || true)
+echo "packages: $ok passed, $failed failed"
+exit "$status"

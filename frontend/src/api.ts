@@ -1,0 +1,308 @@
+// The web node's HTTP API: one fetch wrapper that sends the CSRF token on
+// cookie-authenticated writes, turns error bodies into ApiError, and the
+// typed calls the pages use. docs/frontend.md lists the routes assumed.
+
+export interface User {
+  id: number;
+  username: string;
+  display_name: string;
+  role: "admin" | "setter" | "student" | string;
+}
+
+export interface SessionDoc {
+  user: User;
+  csrf_token: string;
+}
+
+/** An error answer: {"error":{"code","message","field"}} or a network failure. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number, // 0: the request did not get an answer
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+let csrfToken = "";
+export function setCsrfToken(t: string): void {
+  csrfToken = t;
+}
+
+const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Writes that do not need the token (they create the session). */
+const NO_CSRF = new Set(["POST /api/session", "POST /api/register", "POST /api/users"]);
+
+export interface RequestOptions {
+  method?: string;
+  body?: unknown; // JSON-encoded unless FormData
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+async function parseError(res: Response): Promise<ApiError> {
+  let code = `http_${res.status}`;
+  let message = res.statusText || `HTTP ${res.status}`;
+  let field: string | undefined;
+  try {
+    const j = (await res.json()) as { error?: { code?: string; message?: string; field?: string } };
+    if (j && j.error) {
+      code = j.error.code || code;
+      message = j.error.message || message;
+      field = j.error.field || undefined;
+    }
+  } catch {
+    /* not JSON: keep the status text */
+  }
+  const ra = Number(res.headers.get("Retry-After"));
+  return new ApiError(res.status, code, message, field, Number.isFinite(ra) && ra > 0 ? ra : undefined);
+}
+
+export async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+  const method = (opts.method ?? "GET").toUpperCase();
+  const headers: Record<string, string> = { Accept: "application/json", ...opts.headers };
+  let body: BodyInit | undefined;
+  if (opts.body instanceof FormData) body = opts.body;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers["Content-Type"] = "application/json";
+  }
+  const route = `${method} ${path.split("?")[0]}`;
+  if (!SAFE.has(method) && !NO_CSRF.has(route) && csrfToken) headers["X-CSRF-Token"] = csrfToken;
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body, credentials: "same-origin", signal: opts.signal });
+  } catch (e) {
+    if ((e as Error).name === "AbortError") throw e;
+    throw new ApiError(0, "network", (e as Error).message || "network error");
+  }
+  if (!res.ok) throw await parseError(res);
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** newIdempotencyKey is a random UUID v4 for one submit click. */
+export function newIdempotencyKey(): string {
+  // randomUUID needs a secure context (https or localhost); fall back.
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function qs(params: Record<string, string | number | undefined | null>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") u.set(k, String(v));
+  const s = u.toString();
+  return s ? `?${s}` : "";
+}
+
+const enc = encodeURIComponent;
+
+// ---- documents ------------------------------------------------------------
+
+export interface ProblemSummary {
+  id?: number;
+  slug: string;
+  title: string;
+  time_limit_ms: number;
+  memory_limit_kb: number;
+  mode: "icpc" | "ioi" | string;
+  visibility?: string;
+  solved?: boolean;
+}
+
+export interface Problem extends ProblemSummary {
+  statement: string;
+  languages: string[];
+  checker?: string;
+  float_tolerance?: number;
+  case_count?: number;
+}
+
+export interface Language {
+  id: string;
+  name: string;
+  version?: string;
+}
+
+export interface SubmissionSummary {
+  id: number;
+  problem: string;
+  problem_title?: string;
+  contest?: string | null;
+  user?: string;
+  language: string;
+  verdict: string;
+  score: number;
+  time_ms: number | null;
+  memory_kb: number | null;
+  created_at: string;
+}
+
+export interface SubmissionDetail extends SubmissionSummary {
+  status?: string;
+  compile_message?: string | null;
+  case_count?: number | null;
+  cases: { index: number; verdict: string; time_ms: number | null; memory_kb: number | null; score: number | null; message?: string | null }[];
+  source?: string;
+}
+
+export interface ContestProblem {
+  label: string;
+  slug: string;
+  title: string;
+  points: number;
+}
+
+export interface Contest {
+  /** Numeric id: the contest channel of the live protocol is keyed by it. */
+  id?: number;
+  slug: string;
+  title: string;
+  description?: string;
+  rule: "icpc" | "ioi";
+  start_at: string;
+  end_at: string;
+  freeze_minutes: number;
+  frozen?: boolean;
+  phase?: "upcoming" | "running" | "ended";
+  registration?: string;
+  registered?: boolean;
+  problems?: ContestProblem[];
+}
+
+export interface Clarification {
+  id: number;
+  problem?: string | null;
+  question: string;
+  answer?: string | null;
+  public?: boolean;
+  user?: string;
+  created_at: string;
+  answered_at?: string | null;
+}
+
+export interface JudgeInfo {
+  name: string;
+  connected?: boolean;
+  cores?: number;
+  running?: number;
+  queued?: number;
+  load1?: number;
+  mem_used_ratio?: number;
+  languages?: string[];
+  last_seen_at?: string | null;
+  created_at?: string;
+  revoked_at?: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor?: string | null;
+}
+
+// ---- shape tolerance -------------------------------------------------------
+// The web node wraps documents by name ({"problem":{...}}, {"problems":[...]},
+// {"contest":{...},"problems":[...]}); the first API sketch used {items}.
+// These helpers accept both, so the app works with either.
+
+/** list returns a page from {items} or from the first array-valued field named in keys. */
+export function unwrapList<T>(doc: unknown, ...keys: string[]): Page<T> {
+  const d = (doc ?? {}) as Record<string, unknown>;
+  const next = (d.next_cursor as string | null | undefined) ?? null;
+  if (Array.isArray(d.items)) return { items: d.items as T[], next_cursor: next };
+  for (const k of keys) if (Array.isArray(d[k])) return { items: d[k] as T[], next_cursor: next };
+  if (Array.isArray(doc)) return { items: doc as T[], next_cursor: null };
+  return { items: [], next_cursor: next };
+}
+
+/** one returns d[key] when the document is wrapped, else the document. */
+export function unwrapOne<T>(doc: unknown, key: string): T {
+  const d = (doc ?? {}) as Record<string, unknown>;
+  const inner = d[key];
+  return (inner && typeof inner === "object" && !Array.isArray(inner) ? inner : doc) as T;
+}
+
+/** contestDoc merges {"contest":{...},"problems":[...]} into one Contest. */
+export function unwrapContest(doc: unknown): Contest {
+  const d = (doc ?? {}) as Record<string, unknown>;
+  const c = unwrapOne<Contest>(doc, "contest");
+  const problems = Array.isArray(d.problems) ? (d.problems as ContestProblem[]) : c.problems;
+  return { ...c, problems: problems ?? [] };
+}
+
+// ---- calls ----------------------------------------------------------------
+
+export const api = {
+  login: (username: string, password: string) =>
+    request<SessionDoc>("/api/session", { method: "POST", body: { username, password } }),
+  logout: () => request<void>("/api/session", { method: "DELETE" }),
+  me: () => request<SessionDoc>("/api/me"),
+  /** Registers a student; the answer is {user} (it does not log in). */
+  register: (b: { username: string; password: string; display_name?: string; email?: string }) =>
+    request<Partial<SessionDoc>>("/api/users", { method: "POST", body: b }),
+
+  problems: async () => unwrapList<ProblemSummary>(await request<unknown>("/api/problems"), "problems"),
+  problem: async (slug: string) => unwrapOne<Problem>(await request<unknown>(`/api/problems/${enc(slug)}`), "problem"),
+  languages: async () => unwrapList<Language>(await request<unknown>("/api/languages"), "languages"),
+
+  submit: (b: { problem: string; contest?: string; language: string; source: string }, idemKey: string) =>
+    request<{ id: number; status: string }>("/api/submissions", {
+      method: "POST",
+      body: b,
+      headers: { "Idempotency-Key": idemKey },
+    }),
+  submissions: async (f: { mine?: boolean; problem?: string; verdict?: string; contest?: string; cursor?: string | null }) =>
+    unwrapList<SubmissionSummary>(
+      await request<unknown>(
+        `/api/submissions${qs({ mine: f.mine ? 1 : undefined, problem: f.problem, verdict: f.verdict, contest: f.contest, cursor: f.cursor })}`,
+      ),
+      "submissions",
+    ),
+  submission: async (id: number) => unwrapOne<SubmissionDetail>(await request<unknown>(`/api/submissions/${id}`), "submission"),
+
+  contests: async () => unwrapList<Contest>(await request<unknown>("/api/contests"), "contests"),
+  contest: async (slug: string) => unwrapContest(await request<unknown>(`/api/contests/${enc(slug)}`)),
+  scoreboard: async (slug: string) => unwrapOne<unknown>(await request<unknown>(`/api/contests/${enc(slug)}/scoreboard`), "scoreboard"),
+  clarifications: async (slug: string) =>
+    unwrapList<Clarification>(await request<unknown>(`/api/contests/${enc(slug)}/clarifications`), "clarifications"),
+  askClarification: (slug: string, b: { problem?: string; question: string }) =>
+    request<Clarification>(`/api/contests/${enc(slug)}/clarifications`, { method: "POST", body: b }),
+
+  // admin
+  createProblem: (b: Record<string, unknown>) => request<Problem>("/api/problems", { method: "POST", body: b }),
+  updateProblem: (slug: string, b: Record<string, unknown>) =>
+    request<Problem>(`/api/problems/${enc(slug)}`, { method: "PUT", body: b }),
+  uploadTestdata: (slug: string, file: File) => {
+    const fd = new FormData();
+    fd.append("file", file, file.name);
+    return request<{ hash: string; case_count: number; size_bytes?: number }>(`/api/problems/${enc(slug)}/testdata`, {
+      method: "POST",
+      body: fd,
+    });
+  },
+  createContest: (b: Record<string, unknown>) => request<Contest>("/api/contests", { method: "POST", body: b }),
+  updateContest: (slug: string, b: Record<string, unknown>) =>
+    request<Contest>(`/api/contests/${enc(slug)}`, { method: "PUT", body: b }),
+  importUsers: (file: File) => {
+    const fd = new FormData();
+    fd.append("file", file, file.name);
+    return request<{ created: number; updated?: number; errors?: { line: number; message: string }[] }>("/api/users/import", {
+      method: "POST",
+      body: fd,
+    });
+  },
+  judges: async () => unwrapList<JudgeInfo>(await request<unknown>("/api/judges"), "judges"),
+  createJudge: (name: string) => request<{ name: string; token: string }>("/api/judges", { method: "POST", body: { name } }),
+  deleteJudge: (name: string) => request<void>(`/api/judges/${enc(name)}`, { method: "DELETE" }),
+  rejudge: (b: { submission?: number; problem?: string; contest?: string }) =>
+    request<{ queued: number }>("/api/rejudge", { method: "POST", body: b }),
+};

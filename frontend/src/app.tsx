@@ -1,0 +1,164 @@
+// The app shell: header, navigation, language switch, the routed page.
+
+import { useEffect, useState } from "preact/hooks";
+import { api } from "./api";
+import { getLang, LANGS, onLang, setLang, t, type Lang } from "./i18n";
+import { matchPath, navigate, onNavigate, type Route } from "./router";
+import { isStaff, live, session, setSession, useStore } from "./state";
+import { ProblemsPage } from "./pages/problems";
+import { ProblemPage } from "./pages/problem";
+import { SubmissionPage } from "./pages/submission";
+import { SubmissionsPage } from "./pages/submissions";
+import { ContestPage, ContestsPage } from "./pages/contests";
+import { LoginPage, RegisterPage } from "./pages/auth";
+import { AdminPage } from "./pages/admin";
+
+export const ROUTES: readonly Route[] = [
+  { name: "problems", pattern: "/" },
+  { name: "problems", pattern: "/problems" },
+  { name: "problem", pattern: "/problems/:slug" },
+  { name: "submissions", pattern: "/submissions" },
+  { name: "submission", pattern: "/submissions/:id" },
+  { name: "contests", pattern: "/contests" },
+  { name: "contest", pattern: "/contests/:slug" },
+  { name: "contestProblem", pattern: "/contests/:contest/problems/:slug" },
+  { name: "login", pattern: "/login" },
+  { name: "register", pattern: "/register" },
+  { name: "admin", pattern: "/admin" },
+  { name: "admin", pattern: "/admin/:section" },
+];
+
+function useLocation(): { path: string; search: string } {
+  const [loc, setLoc] = useState({ path: location.pathname, search: location.search });
+  useEffect(() => onNavigate(() => setLoc({ path: location.pathname, search: location.search })), []);
+  return loc;
+}
+
+function Page({ path, search }: { path: string; search: string }) {
+  const m = matchPath(ROUTES, path, search);
+  if (!m) return <div class="page"><h1>{t("common.notFound")}</h1></div>;
+  const p = m.params;
+  switch (m.name) {
+    case "problems":
+      return <ProblemsPage />;
+    case "problem":
+      return <ProblemPage key={p.slug} slug={p.slug!} />;
+    case "contestProblem":
+      return <ProblemPage key={`${p.contest}/${p.slug}`} slug={p.slug!} contest={p.contest} />;
+    case "submissions":
+      return <SubmissionsPage query={m.query} />;
+    case "submission":
+      return <SubmissionPage key={p.id} id={p.id!} />;
+    case "contests":
+      return <ContestsPage />;
+    case "contest":
+      return <ContestPage key={p.slug} slug={p.slug!} query={m.query} />;
+    case "login":
+      return <LoginPage query={m.query} />;
+    case "register":
+      return <RegisterPage query={m.query} />;
+    case "admin":
+      return <AdminPage section={p.section} />;
+  }
+  return null;
+}
+
+function LangSwitch() {
+  return (
+    <label class="lang-switch">
+      <span class="sr-only">{t("nav.language")}</span>
+      <select value={getLang()} onChange={(e) => setLang(e.currentTarget.value as Lang)} aria-label={t("nav.language")}>
+        {LANGS.map((l) => (
+          <option key={l.id} value={l.id} lang={l.htmlLang}>
+            {l.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function Header({ path }: { path: string }) {
+  const s = useStore(session);
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path]);
+  const logout = async () => {
+    try {
+      await api.logout();
+    } catch {
+      /* the session may already be gone */
+    }
+    setSession(null, "");
+    live().close();
+    navigate("/");
+  };
+  const link = (href: string, label: string) => {
+    const current = href === "/" ? path === "/" || path.startsWith("/problems") : path.startsWith(href);
+    return (
+      <li>
+        <a href={href} aria-current={current ? "page" : undefined}>
+          {label}
+        </a>
+      </li>
+    );
+  };
+  return (
+    <header class="site-header">
+      <a class="skip" href="#main">
+        {t("app.skip")}
+      </a>
+      <a class="brand" href="/">
+        {t("app.name")}
+      </a>
+      <button type="button" class="menu-btn" aria-expanded={open} aria-controls="main-nav" onClick={() => setOpen(!open)}>
+        <span aria-hidden="true">☰</span>
+        <span class="sr-only">{t("nav.main")}</span>
+      </button>
+      <nav id="main-nav" class={open ? "open" : ""} aria-label={t("nav.main")}>
+        <ul>
+          {link("/", t("nav.problems"))}
+          {link("/contests", t("nav.contests"))}
+          {s.user && link("/submissions", t("nav.submissions"))}
+          {isStaff(s.user) && link("/admin", t("nav.admin"))}
+        </ul>
+        <div class="nav-right">
+          <LangSwitch />
+          {s.loaded && !s.user && (
+            <>
+              <a class="btn btn-small" href={`/login?next=${encodeURIComponent(path)}`}>
+                {t("nav.login")}
+              </a>
+              <a class="btn btn-small btn-ghost" href="/register">
+                {t("nav.register")}
+              </a>
+            </>
+          )}
+          {s.user && (
+            <>
+              <span class="whoami" title={t("nav.signedInAs", { name: s.user.username })}>
+                {s.user.display_name || s.user.username}
+              </span>
+              <button type="button" class="btn btn-small btn-ghost" onClick={logout}>
+                {t("nav.logout")}
+              </button>
+            </>
+          )}
+        </div>
+      </nav>
+    </header>
+  );
+}
+
+export function App() {
+  const loc = useLocation();
+  const [, setLangTick] = useState(0);
+  useEffect(() => onLang(() => setLangTick((n) => n + 1)), []);
+  return (
+    <>
+      <Header path={loc.path} />
+      <main id="main" tabIndex={-1}>
+        <Page path={loc.path} search={loc.search} />
+      </main>
+    </>
+  );
+}

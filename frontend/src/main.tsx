@@ -1,0 +1,12 @@
+import { render } from "preact";
+import "katex/dist/katex.min.css";
+import "./styles.css";
+import { App } from "./app";
+import { initLang } from "./i18n";
+import { installLinkHandler } from "./router";
+import { loadSession } from "./state";
+
+initLang();
+installLinkHandler();
+void loadSession();
+render(<App />, document.getElementById("app")!);

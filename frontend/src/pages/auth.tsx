@@ -1,0 +1,109 @@
+import { useState } from "preact/hooks";
+import { api, ApiError } from "../api";
+import { t } from "../i18n";
+import { navigate } from "../router";
+import { live, setSession } from "../state";
+import { ErrorBox, Field, fieldError, formError, useFocusHeading, useTitle } from "../ui";
+
+function nextPath(query: URLSearchParams): string {
+  const n = query.get("next") ?? "/";
+  // Only local paths: never an open redirect.
+  return n.startsWith("/") && !n.startsWith("//") ? n : "/";
+}
+
+export function LoginPage({ query }: { query: URLSearchParams }) {
+  useTitle(t("login.title"));
+  const h = useFocusHeading();
+  const [username, setUsername] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const s = await api.login(username, password);
+      setSession(s.user, s.csrf_token);
+      live().restart();
+      navigate(nextPath(query), true);
+    } catch (err) {
+      setError(err instanceof ApiError && err.status === 401 ? new ApiError(401, err.code, t("login.failed")) : err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fields = ["username", "password"];
+  return (
+    <div class="page narrow">
+      <h1 ref={h} tabIndex={-1}>
+        {t("login.title")}
+      </h1>
+      <form class="form" onSubmit={submit}>
+        <Field id="username" label={t("login.username")} autoComplete="username" required value={username} error={fieldError(error, "username")} onInput={(e) => setUsername(e.currentTarget.value)} />
+        <Field id="password" label={t("login.password")} type="password" autoComplete="current-password" required value={password} error={fieldError(error, "password")} onInput={(e) => setPassword(e.currentTarget.value)} />
+        {error instanceof ApiError && error.status === 401 ? (
+          <div class="alert alert-error" role="alert">
+            {t("login.failed")}
+          </div>
+        ) : (
+          <ErrorBox error={formError(error, fields)} />
+        )}
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {t("login.submit")}
+        </button>
+      </form>
+      <p>
+        {t("login.noAccount")} <a href="/register">{t("nav.register")}</a>
+      </p>
+    </div>
+  );
+}
+
+export function RegisterPage({ query }: { query: URLSearchParams }) {
+  useTitle(t("register.title"));
+  const h = useFocusHeading();
+  const [f, setF] = useState({ username: "", display_name: "", email: "", password: "" });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const set = (k: keyof typeof f) => (e: { currentTarget: unknown }) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const s = await api.register({ ...f, email: f.email || undefined, display_name: f.display_name || undefined });
+      if (s?.user && s.csrf_token) setSession(s.user, s.csrf_token);
+      else {
+        const s2 = await api.login(f.username, f.password);
+        setSession(s2.user, s2.csrf_token);
+      }
+      live().restart();
+      navigate(nextPath(query), true);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="page narrow">
+      <h1 ref={h} tabIndex={-1}>
+        {t("register.title")}
+      </h1>
+      <form class="form" onSubmit={submit}>
+        <Field id="username" label={t("login.username")} autoComplete="username" required value={f.username} error={fieldError(error, "username")} onInput={set("username")} />
+        <Field id="display_name" label={t("register.displayName")} autoComplete="nickname" value={f.display_name} error={fieldError(error, "display_name")} onInput={set("display_name")} />
+        <Field id="email" label={t("register.email")} type="email" autoComplete="email" value={f.email} error={fieldError(error, "email")} onInput={set("email")} />
+        <Field id="password" label={t("login.password")} type="password" autoComplete="new-password" required value={f.password} error={fieldError(error, "password")} onInput={set("password")} />
+        <ErrorBox error={formError(error, ["username", "display_name", "email", "password"])} />
+        <button type="submit" class="btn btn-primary" disabled={busy}>
+          {t("register.submit")}
+        </button>
+      </form>
+      <p>
+        {t("register.haveAccount")} <a href="/login">{t("nav.login")}</a>
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { decode } from "../src/live/protocol";
+import { applyEvent, applySnapshot, done, fromDoc, rows } from "../src/live/submission";
+import { golden } from "./golden";
+
+describe("live submission view", () => {
+  const snap = decode(golden("snapshot"));
+  const ev = decode(golden("event"));
+  if (snap.type !== "snapshot" || ev.type !== "event") throw new Error("bad golden files");
+
+  it("fills in case by case from the golden snapshot and event", () => {
+    let v = fromDoc({ id: 1042, status: "queued" });
+    v = applySnapshot(v, snap.data.state);
+    expect(v.status).toBe("judging");
+    expect(v.cases.map((c) => [c.index, c.verdict])).toEqual([[1, "AC"]]);
+    v = applyEvent(v, ev.data);
+    expect(v.cases.map((c) => [c.index, c.verdict, c.timeMs, c.memoryKb])).toEqual([
+      [1, "AC", 12, 3120],
+      [2, "WA", 8, 3088],
+    ]);
+    expect(v.cases[1]!.message).toBe("line 1: expected 3, found 4");
+    expect(v.timeMs).toBe(12);
+    expect(v.memoryKb).toBe(3120);
+    expect(done(v)).toBe(false);
+    // Applying the same event twice changes nothing.
+    expect(applyEvent(v, ev.data)).toEqual(v);
+  });
+
+  it("takes the final status", () => {
+    let v = applySnapshot(fromDoc({ id: 1 }), snap.data.state);
+    v = applyEvent(v, { channel: { kind: "submission", id: 1 }, seq: 5, kind: "status", body: { submission_id: 1, status: "WA", score: 10 } });
+    expect(done(v)).toBe(true);
+    expect(v.cases).toHaveLength(1);
+  });
+
+  it("reserves rows for cases not judged yet", () => {
+    const v = applySnapshot(fromDoc({ id: 1 }), snap.data.state);
+    expect(rows(v, 4).map((c) => [c.index, c.verdict])).toEqual([
+      [1, "AC"],
+      [2, ""],
+      [3, ""],
+      [4, ""],
+    ]);
+    const final = { ...v, status: "WA" };
+    expect(rows(final, 3).map((c) => c.verdict)).toEqual(["AC", "SK", "SK"]);
+  });
+
+  it("reads the REST document", () => {
+    const v = fromDoc({
+      id: 9,
+      status: "done",
+      verdict: "CE",
+      compile_message: "a.cpp:1: error",
+      cases: [],
+      time_ms: null,
+    });
+    expect(v.status).toBe("CE");
+    expect(v.compileMessage).toBe("a.cpp:1: error");
+    expect(rows(v, 5)).toEqual([]);
+    const w = fromDoc({ id: 9, status: "judging", verdict: null, cases: [{ index: 2, verdict: "AC", time_ms: 5, memory_kb: 100, score: 50 }, { index: 1, verdict: "AC", time_ms: 4, memory_kb: 90, score: 50 }] });
+    expect(w.status).toBe("judging");
+    expect(w.cases.map((c) => c.index)).toEqual([1, 2]);
+  });
+});
