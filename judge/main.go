@@ -1,6 +1,6 @@
-// Command judge is Verdict's judge. For now it offers the sandbox's
-// command line (`judge sandbox run|info|bench`); the agent that dials the
-// hub is added to the same binary.
+// Command judge is Verdict's judge: `judge agent` dials the hub and judges
+// submissions in the sandbox (docs/judge.md); `judge sandbox run|info|bench`
+// is the sandbox's own command line (docs/sandbox.md).
 package main
 
 import (

@@ -1,7 +1,13 @@
-// Package testpkg builds and reads test data packages (shared: the web nodes
-// build and validate them, the judges unpack them): a zip holding pairs
-// N.in / N.ans (N = 1, 2, … with no gaps) and manifest.json describing the
-// cases and optional subtasks with points. Build is deterministic (sorted
-// entries, fixed timestamps), so the same cases always give the same bytes
-// and therefore the same content hash in the blob store.
+// Package testpkg builds, reads and unpacks test data packages (shared: the
+// web nodes build and validate them, the judges unpack them): a zip holding
+// pairs N.in / N.ans (N = 1, 2, … with no gaps), manifest.json describing the
+// cases and optional subtasks with points, and optionally checker.cpp, a
+// special judge in testlib's convention (the manifest's "checker" names it).
+// Every file sits at the top level of the zip.
+//
+// Build (or Package.Build) is deterministic (sorted entries, fixed
+// timestamps), so the same cases always give the same bytes and therefore
+// the same content hash in the blob store. Unpack writes a package into a
+// directory without ever writing outside it (zip slip) and counts the bytes
+// it really decompresses against a limit (zip bombs).
 package testpkg

@@ -43,11 +43,31 @@ type CaseFile struct {
 	Ans   string `json:"ans"`
 }
 
+// CheckerName is the file name of a special judge's source inside a
+// package: C++ using testlib's convention (`checker input output answer`,
+// exit 0 AC, 1 WA, 2 PE, 3 judge failure, 7 partial points).
+const CheckerName = "checker.cpp"
+
+// MaxCheckerSize bounds the checker source (testlib.h itself is ~200 KiB;
+// a checker that includes it is compiled with the judge's copy, if any).
+const MaxCheckerSize = 1 << 20
+
 // Manifest is manifest.json.
 type Manifest struct {
 	Version  int        `json:"version"`
 	Cases    []CaseFile `json:"cases"`
 	Subtasks []Subtask  `json:"subtasks,omitempty"`
+	// Checker names the special judge's source in the package
+	// (CheckerName), empty when the package has none.
+	Checker string `json:"checker,omitempty"`
+}
+
+// Package is everything a test data package holds.
+type Package struct {
+	Cases    []Case
+	Subtasks []Subtask
+	// Checker is the special judge's C++ source; nil for none.
+	Checker []byte
 }
 
 // epoch is the modification time of every entry, for reproducible bytes.
@@ -55,7 +75,20 @@ var epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Build packages cases and subtasks; it checks the subtasks like Read does.
 func Build(cases []Case, subtasks []Subtask) ([]byte, Manifest, error) {
+	return Package{Cases: cases, Subtasks: subtasks}.Build()
+}
+
+// Build packages p deterministically: the same Package always gives the
+// same bytes. It checks the result like Read does.
+func (p Package) Build() ([]byte, Manifest, error) {
+	cases, subtasks := p.Cases, p.Subtasks
 	m := Manifest{Version: FormatVersion, Subtasks: subtasks}
+	if p.Checker != nil {
+		if len(p.Checker) > MaxCheckerSize {
+			return nil, Manifest{}, fmt.Errorf("%w: %s: %d bytes, limit %d", ErrInvalid, CheckerName, len(p.Checker), MaxCheckerSize)
+		}
+		m.Checker = CheckerName
+	}
 	for i := range cases {
 		n := strconv.Itoa(i + 1)
 		m.Cases = append(m.Cases, CaseFile{Index: i + 1, In: n + ".in", Ans: n + ".ans"})
@@ -79,6 +112,11 @@ func Build(cases []Case, subtasks []Subtask) ([]byte, Manifest, error) {
 	}
 	if err := add(ManifestName, mj); err != nil {
 		return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+	}
+	if p.Checker != nil {
+		if err := add(CheckerName, p.Checker); err != nil {
+			return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+		}
 	}
 	for i, c := range cases {
 		if err := add(m.Cases[i].In, c.In); err != nil {
@@ -127,12 +165,23 @@ func (m *Manifest) check() error {
 // manifest.json gets one derived from its N.in/N.ans pairs. Errors wrap
 // ErrInvalid and name the offending file.
 func Read(zipBytes []byte) (Manifest, error) {
-	zr, err := zip.NewReader(bytes.NewReader(zipBytes), int64(len(zipBytes)))
+	m, _, err := readZip(bytes.NewReader(zipBytes), int64(len(zipBytes)))
+	return m, err
+}
+
+// readZip is Read over any io.ReaderAt; it also returns the zip reader.
+func readZip(r io.ReaderAt, size int64) (Manifest, *zip.Reader, error) {
+	zr, err := zip.NewReader(r, size)
 	if err != nil {
-		return Manifest{}, fmt.Errorf("%w: not a zip file: %w", ErrInvalid, err)
+		return Manifest{}, nil, fmt.Errorf("%w: not a zip file: %w", ErrInvalid, err)
 	}
+	m, err := readManifest(zr)
+	return m, zr, err
+}
+
+func readManifest(zr *zip.Reader) (Manifest, error) {
 	ins, anss := map[int]bool{}, map[int]bool{}
-	var manifest *zip.File
+	var manifest, checker *zip.File
 	for _, f := range zr.File {
 		name := f.Name
 		if strings.HasSuffix(name, "/") {
@@ -145,10 +194,17 @@ func Read(zipBytes []byte) (Manifest, error) {
 			manifest = f
 			continue
 		}
+		if name == CheckerName {
+			if f.UncompressedSize64 > MaxCheckerSize {
+				return Manifest{}, fmt.Errorf("%w: %s: %d bytes, limit %d", ErrInvalid, name, f.UncompressedSize64, MaxCheckerSize)
+			}
+			checker = f
+			continue
+		}
 		base, ext, ok := strings.Cut(name, ".")
 		idx, err := strconv.Atoi(base)
 		if !ok || err != nil || idx < 1 || strconv.Itoa(idx) != base || (ext != "in" && ext != "ans") {
-			return Manifest{}, fmt.Errorf("%w: %s: unexpected file; want N.in, N.ans or %s", ErrInvalid, name, ManifestName)
+			return Manifest{}, fmt.Errorf("%w: %s: unexpected file; want N.in, N.ans, %s or %s", ErrInvalid, name, ManifestName, CheckerName)
 		}
 		if ext == "in" {
 			ins[idx] = true
@@ -192,6 +248,15 @@ func Read(zipBytes []byte) (Manifest, error) {
 			return Manifest{}, fmt.Errorf("%w: %s: its case list does not match the N.in/N.ans files", ErrInvalid, ManifestName)
 		}
 		m.Subtasks = got.Subtasks
+		switch {
+		case got.Checker != "" && got.Checker != CheckerName:
+			return Manifest{}, fmt.Errorf("%w: %s: checker %q, want %q", ErrInvalid, ManifestName, got.Checker, CheckerName)
+		case got.Checker != "" && checker == nil:
+			return Manifest{}, fmt.Errorf("%w: %s: names %s, which the package lacks", ErrInvalid, ManifestName, CheckerName)
+		}
+	}
+	if checker != nil {
+		m.Checker = CheckerName
 	}
 	if err := m.check(); err != nil {
 		return Manifest{}, err

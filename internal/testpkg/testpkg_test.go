@@ -114,3 +114,37 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+func TestBuildWithChecker(t *testing.T) {
+	p := Package{Cases: []Case{{[]byte("1\n"), []byte("1\n")}}, Checker: []byte("int main(){}\n")}
+	a, m, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, _ := p.Build()
+	if !bytes.Equal(a, b) {
+		t.Fatal("Build with a checker is not deterministic")
+	}
+	if m.Checker != CheckerName {
+		t.Fatalf("manifest checker = %q", m.Checker)
+	}
+	got, err := Read(a)
+	if err != nil || got.Checker != CheckerName {
+		t.Fatalf("Read = %+v, %v", got, err)
+	}
+	// Without a checker the bytes are what they always were.
+	plain, _, _ := Build(p.Cases, nil)
+	if got, _ := Read(plain); got.Checker != "" {
+		t.Fatalf("plain package has checker %q", got.Checker)
+	}
+	// A manifest naming a checker the zip lacks is invalid.
+	_, err = Read(mkzip(t, map[string]string{"1.in": "", "1.ans": "", "manifest.json": `{"checker":"checker.cpp"}`}))
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "lacks") {
+		t.Fatalf("err = %v", err)
+	}
+	// A checker without a manifest entry is still found.
+	got, err = Read(mkzip(t, map[string]string{"1.in": "", "1.ans": "", "checker.cpp": "x"}))
+	if err != nil || got.Checker != CheckerName {
+		t.Fatalf("Read = %+v, %v", got, err)
+	}
+}

@@ -1,6 +1,6 @@
-// Package cli implements the judge's command line: `judge sandbox ...` for
-// admins and tests (run one command in the sandbox, describe the host,
-// benchmark). The agent's own commands are added by the agent.
+// Package cli implements the judge's command line: `judge agent` (the
+// judge agent that dials the hub) and `judge sandbox ...` for admins and
+// tests (run one command in the sandbox, describe the host, benchmark).
 package cli
 
 import (
@@ -21,6 +21,8 @@ import (
 
 // Usage is printed for `judge` without a known command.
 const Usage = `usage:
+  judge agent --hub URL --id ID --token-file FILE [flags]
+                                                   the judge agent (judge agent --help for every flag)
   judge sandbox run [flags] -- PROGRAM [ARGS...]   run one command in the sandbox, print the result as JSON
   judge sandbox info                               describe this host's sandbox support as JSON
   judge sandbox bench [--n N]                      compare bare fork+exec+wait with sandboxed runs
@@ -39,6 +41,15 @@ run flags:
 
 // Main runs the command line and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) >= 1 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			fmt.Fprint(stdout, Usage+"\n"+AgentUsage())
+			return 0
+		case "agent":
+			return agentCmd(args[1:], stdout, stderr)
+		}
+	}
 	if len(args) < 1 || args[0] != "sandbox" {
 		fmt.Fprint(stderr, Usage)
 		return 2

@@ -15,6 +15,12 @@ var testSB *Sandbox
 
 const testCgroupParent = "verdict-sandbox-test"
 
+// testUID is the uid (and gid) the sandbox under test runs programs as. It
+// is not the default 65534 so that the host-wide "nothing of the run is
+// left" checks see only this package's programs, not those of another test
+// binary (the judge agent's) sandboxing at the same time.
+const testUID = 64917
+
 func TestMain(m *testing.M) {
 	// The test binary is also the container init it re-executes.
 	MaybeInit()
@@ -29,7 +35,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sb, err := New(Config{Slots: 2, CgroupParent: testCgroupParent, Logger: log})
+	sb, err := New(Config{Slots: 2, CgroupParent: testCgroupParent, Logger: log, UID: testUID, GID: testUID})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
 		os.Exit(1)
@@ -99,7 +105,7 @@ func workDir(t testing.TB) string {
 	if err := os.Chmod(d, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chown(d, 65534, 65534); err != nil {
+	if err := os.Chown(d, testUID, testUID); err != nil {
 		t.Fatal(err)
 	}
 	return d

@@ -80,7 +80,10 @@ var compileDenied = []string{
 }
 
 // compileRefused fail with EACCES under the compile profile, unreported.
-var compileRefused = []string{"socket", "socketpair"}
+// (socketpair is allowed: a connected pair reaches nothing outside the
+// process tree, and the JDK's NIO — javac reads sources through it —
+// fails to initialise without one.)
+var compileRefused = []string{"socket"}
 
 // nsCloneFlags must never be passed to clone inside the sandbox.
 const nsCloneFlags = unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID |
@@ -192,6 +195,12 @@ func buildFilter(k filterKey, execAddr uintptr, notifyFd int) ([]byte, error) {
 			if err := add(n, seccomp.ActAllow); err != nil {
 				return nil, err
 			}
+		}
+		// Managed runtimes (the JVM looking up user.name) probe nscd through
+		// glibc's NSS with an AF_UNIX socket: refuse it quietly. Any other
+		// socket is still a forbidden call.
+		if err := add("socket", seccomp.ActErrno.SetReturnCode(int16(unix.EACCES)), cond(0, seccomp.CompareEqual, unix.AF_UNIX)); err != nil {
+			return nil, err
 		}
 	}
 	// clone3 hides its flags in memory; ENOSYS makes glibc use clone.

@@ -1,0 +1,430 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/judge/internal/cache"
+	"github.com/verdict-oj/verdict/judge/internal/checker"
+	"github.com/verdict-oj/verdict/judge/internal/lang"
+	"github.com/verdict-oj/verdict/judge/internal/sandbox"
+)
+
+// sandboxUID is the user programs run as (sandbox.Config's default).
+const sandboxUID = 65534
+
+// Limits of a special judge's compile and run.
+const (
+	checkerCompileTime = 30 * time.Second
+	checkerRunTime     = 10 * time.Second
+	checkerMemory      = 512 << 20
+)
+
+// judge runs the whole pipeline of one task and returns its result. An
+// error means no result: the task was cancelled (superseded, or the agent
+// stops for good) or must go back to the hub (*rejectError).
+func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) (protocol.Result, error) {
+	res := protocol.Result{TaskRef: t.TaskRef, JudgeID: a.cfg.JudgeID, Cases: []protocol.CaseResult{}}
+	pg := newProgress(a, t.TaskRef)
+	defer pg.stop()
+	pg.status(protocol.VerdictCompiling)
+	sysErr := func(format string, args ...any) (protocol.Result, error) {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		msg := fmt.Sprintf(format, args...)
+		log.Error("system error", "err", msg)
+		res.Verdict, res.Score = protocol.VerdictSE, 0
+		res.CompileMessage = truncate(msg, protocol.MaxCompileMessage)
+		return res, nil
+	}
+
+	l, ok := a.langs[t.Language]
+	if !ok {
+		return res, &rejectError{protocol.RejectLanguage, fmt.Errorf("language %q", t.Language)}
+	}
+	data, err := a.cache.Get(ctx, t.ProblemID, t.TestData.Hash, t.TestData.URL)
+	switch {
+	case ctx.Err() != nil:
+		return res, ctx.Err()
+	case errors.Is(err, cache.ErrDownload), errors.Is(err, cache.ErrClosed):
+		return res, &rejectError{protocol.RejectData, err}
+	case err != nil: // hash mismatch, invalid package: retrying will not help
+		return sysErr("test data %s: %v", t.TestData.Hash, err)
+	}
+	defer data.Release()
+	m := data.Manifest()
+
+	work := filepath.Join(a.cfg.Dir, "work", fmt.Sprintf("slot-%d", slot))
+	if err := resetDir(work, sandboxUID); err != nil {
+		return sysErr("work dir: %v", err)
+	}
+	defer os.RemoveAll(work)
+	scratch := work + "-io" // outputs: the judge's, outside the program's /w
+	if err := resetDir(scratch, 0); err != nil {
+		return sysErr("scratch dir: %v", err)
+	}
+	defer os.RemoveAll(scratch)
+	cpu := a.slotCPU(slot)
+
+	// Compile.
+	src, class, err := l.SourceName(t.Source)
+	if err != nil {
+		res.Verdict, res.CompileMessage = protocol.VerdictCE, err.Error()
+		return res, nil
+	}
+	if err := os.WriteFile(filepath.Join(work, src), []byte(t.Source), 0o644); err != nil {
+		return sysErr("write source: %v", err)
+	}
+	memLimit := l.MemoryLimit(t.Limits.MemoryKiB << 10)
+	if len(l.Compile) > 0 {
+		ct := time.Duration(l.CompileTimeMs) * time.Millisecond
+		if ct <= 0 {
+			ct = 10 * time.Second
+		}
+		cm := l.CompileMemoryKiB << 10
+		if cm <= 0 {
+			cm = 1 << 30
+		}
+		r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
+			Argv: lang.Expand(l.Compile, src, class, memLimit), Env: l.Env, Dir: work,
+			Profile: sandbox.ProfileCompile, CPU: cpu,
+			Limits: sandbox.Limits{CPU: ct, Wall: 3 * ct, Memory: cm, AddressSpace: -1, Stack: 64 << 20,
+				Output: 1 << 20, Stderr: protocol.MaxCompileMessage, Procs: max(l.CompileProcs, 0)},
+		})
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if err != nil || r.Status == sandbox.StatusSandboxError {
+			return sysErr("compile: sandbox: %v %s", err, r.Error)
+		}
+		if r.Status != sandbox.StatusOK {
+			res.Verdict = protocol.VerdictCE
+			res.CompileMessage = truncate(compileMessage(r), protocol.MaxCompileMessage)
+			return res, nil
+		}
+	}
+	// The program may not change its own files from now on.
+	if err := chownTree(work, 0); err != nil {
+		return sysErr("work dir: %v", err)
+	}
+
+	var checkerBin string
+	if t.Checker.Kind == protocol.CheckerSpecial {
+		if m.Checker == "" {
+			return sysErr("the problem uses a special judge but its test data has no %s", testpkg.CheckerName)
+		}
+		checkerBin, err = data.Build(ctx, "checker", func(ctx context.Context, dir string) (string, error) {
+			return a.buildChecker(ctx, cpu, data.Dir(), dir)
+		})
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if err != nil {
+			return sysErr("special judge: %v", err)
+		}
+	}
+
+	pg.status(protocol.VerdictJudging)
+	wall := time.Duration(0)
+	if t.Limits.WallTimeMs > 0 {
+		wall = l.TimeLimit(time.Duration(t.Limits.WallTimeMs) * time.Millisecond)
+	}
+	lim := sandbox.Limits{
+		CPU: l.TimeLimit(time.Duration(t.Limits.TimeMs) * time.Millisecond), Wall: wall,
+		Memory: memLimit, Stack: l.StackKiB << 10, Output: t.Limits.OutputBytes, Procs: max(l.Procs, 1),
+	}
+	if l.UnlimitedAddressSpace {
+		lim.AddressSpace = -1
+	}
+	runArgv := lang.Expand(l.Run, src, class, t.Limits.MemoryKiB<<10)
+	fractions := make([]float64, len(m.Cases))
+	failed := false
+	for i, cf := range m.Cases {
+		cr := protocol.CaseResult{Case: i + 1}
+		if failed && t.Mode == protocol.ModeICPC {
+			cr.Verdict = protocol.VerdictSkipped
+			res.Cases = append(res.Cases, cr)
+			continue
+		}
+		out := filepath.Join(scratch, "output")
+		r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
+			Argv: runArgv, Env: l.Env, Dir: work, StdinFile: filepath.Join(data.Dir(), cf.In),
+			StdoutFile: out, Limits: lim, Profile: sandbox.ProfileRun, CPU: cpu,
+		})
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		cr.CPUMs, cr.WallMs, cr.MemoryKiB = r.CPUMs, r.WallMs, r.MemoryKB
+		if err != nil || r.Status == sandbox.StatusSandboxError {
+			return sysErr("case %d: sandbox: %v %s", i+1, err, r.Error)
+		}
+		cr.Verdict, cr.Message = runVerdict(r, out, t.Limits.OutputBytes)
+		if cr.Verdict == protocol.VerdictAC {
+			var o checker.Outcome
+			if checkerBin != "" {
+				o, err = a.runChecker(ctx, cpu, checkerBin, filepath.Join(data.Dir(), cf.In), out, filepath.Join(data.Dir(), cf.Ans), scratch)
+			} else {
+				o, err = checkFiles(t.Checker, out, filepath.Join(data.Dir(), cf.Ans))
+			}
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			if err != nil {
+				return sysErr("case %d: checker: %v", i+1, err)
+			}
+			if o.Verdict == protocol.VerdictSE {
+				return sysErr("case %d: %s", i+1, o.Message)
+			}
+			cr.Verdict, cr.Message, fractions[i] = o.Verdict, o.Message, o.Fraction
+		}
+		cr.Message = truncate(cr.Message, protocol.MaxCaseMessage)
+		if cr.Verdict != protocol.VerdictAC {
+			failed = true
+		}
+		res.Cases = append(res.Cases, cr)
+		pg.add(cr)
+	}
+	res.Verdict, res.Score = Score(t.Mode, m, res.Cases, fractions)
+	return res, nil
+}
+
+func (a *Agent) slotCPU(slot int) *int {
+	if a.cpus == nil || slot >= len(a.cpus) {
+		return nil
+	}
+	c := a.cpus[slot]
+	return &c
+}
+
+// runVerdict maps a sandbox status to a case verdict (AC: ran fine, still
+// to be checked).
+func runVerdict(r sandbox.Result, out string, outLimit int64) (protocol.Verdict, string) {
+	// Output that reached the limit decides first: RLIMIT_FSIZE stopped
+	// the program (SIGXFSZ, or EFBIG and a non-zero exit for runtimes that
+	// ignore the signal, like CPython), and on cgroup v1 the written page
+	// cache can also push the memory peak to the limit.
+	if r.Status != sandbox.StatusOK && r.Status != sandbox.StatusSandboxError {
+		if st, err := os.Stat(out); err == nil && st.Size() >= outLimit {
+			return protocol.VerdictOLE, ""
+		}
+	}
+	switch r.Status {
+	case sandbox.StatusOK:
+		return protocol.VerdictAC, ""
+	case sandbox.StatusTimeLimit:
+		return protocol.VerdictTLE, "CPU time limit exceeded"
+	case sandbox.StatusWallTimeLimit:
+		return protocol.VerdictTLE, "wall-clock time limit exceeded"
+	case sandbox.StatusMemoryLimit:
+		return protocol.VerdictMLE, ""
+	case sandbox.StatusOutputLimit:
+		return protocol.VerdictOLE, ""
+	case sandbox.StatusForbiddenSyscall:
+		return protocol.VerdictRE, "forbidden system call " + r.Syscall
+	}
+	// The JVM reports its heap limit itself.
+	if strings.Contains(r.Stderr, "java.lang.OutOfMemoryError") {
+		return protocol.VerdictMLE, "java.lang.OutOfMemoryError"
+	}
+	return protocol.VerdictRE, reMessage(r)
+}
+
+// reMessage explains a runtime error.
+func reMessage(r sandbox.Result) string {
+	if r.Signal != 0 {
+		return "killed by " + r.SignalName
+	}
+	return fmt.Sprintf("exit code %d", r.ExitCode)
+}
+
+func compileMessage(r sandbox.Result) string {
+	var b strings.Builder
+	switch r.Status {
+	case sandbox.StatusTimeLimit, sandbox.StatusWallTimeLimit:
+		b.WriteString("compilation time limit exceeded\n")
+	case sandbox.StatusMemoryLimit:
+		b.WriteString("compilation memory limit exceeded\n")
+	case sandbox.StatusOutputLimit:
+		b.WriteString("compiler output limit exceeded\n")
+	case sandbox.StatusForbiddenSyscall:
+		b.WriteString("the compiler made a forbidden system call: " + r.Syscall + "\n")
+	}
+	b.WriteString(r.Stdout)
+	b.WriteString(r.Stderr)
+	return strings.TrimSpace(b.String())
+}
+
+func checkFiles(c protocol.Checker, out, ans string) (checker.Outcome, error) {
+	of, err := os.Open(out)
+	if err != nil {
+		return checker.Outcome{}, err
+	}
+	defer of.Close()
+	af, err := os.Open(ans)
+	if err != nil {
+		return checker.Outcome{}, err
+	}
+	defer af.Close()
+	return checker.Check(c.Kind, c.Tolerance, of, af)
+}
+
+// buildChecker compiles the package's checker.cpp in the sandbox into dir.
+func (a *Agent) buildChecker(ctx context.Context, cpu *int, dataDir, dir string) (string, error) {
+	if err := copyFile(filepath.Join(dataDir, testpkg.CheckerName), filepath.Join(dir, testpkg.CheckerName)); err != nil {
+		return "", err
+	}
+	if err := chownTree(dir, sandboxUID); err != nil {
+		return "", err
+	}
+	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
+		Argv: []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "checker", testpkg.CheckerName},
+		Dir:  dir, Profile: sandbox.ProfileCompile, CPU: cpu,
+		Limits: sandbox.Limits{CPU: checkerCompileTime, Wall: 3 * checkerCompileTime, Memory: 1 << 30,
+			AddressSpace: -1, Stack: 64 << 20, Output: 1 << 20, Stderr: 16 << 10},
+	})
+	if err != nil {
+		return "", fmt.Errorf("compile: %w", err)
+	}
+	if r.Status != sandbox.StatusOK {
+		return "", fmt.Errorf("does not compile: %s", truncate(compileMessage(r), 4<<10))
+	}
+	if err := chownTree(dir, 0); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "checker"), nil
+}
+
+// runChecker runs a compiled special judge on one case. The checker sees
+// a fresh directory holding itself, input, output and answer (hard links).
+func (a *Agent) runChecker(ctx context.Context, cpu *int, bin, in, out, ans, scratch string) (checker.Outcome, error) {
+	dir := filepath.Join(scratch, "check")
+	if err := resetDir(dir, 0); err != nil {
+		return checker.Outcome{}, err
+	}
+	defer os.RemoveAll(dir)
+	for name, src := range map[string]string{"checker": bin, "input": in, "output": out, "answer": ans} {
+		if err := linkOrCopy(src, filepath.Join(dir, name)); err != nil {
+			return checker.Outcome{}, err
+		}
+	}
+	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
+		Argv: []string{"./checker", "input", "output", "answer"}, Dir: dir, Profile: sandbox.ProfileRun, CPU: cpu,
+		Limits: sandbox.Limits{CPU: checkerRunTime, Memory: checkerMemory, Output: 64 << 10, Stderr: 64 << 10},
+	})
+	if err != nil {
+		return checker.Outcome{}, fmt.Errorf("run: %w", err)
+	}
+	switch {
+	case r.Status == sandbox.StatusOK, r.Status == sandbox.StatusRuntimeError && r.Signal == 0:
+		report := r.Stderr
+		if strings.TrimSpace(report) == "" {
+			report = r.Stdout
+		}
+		return checker.Special(r.ExitCode, report), nil
+	}
+	return checker.Outcome{Verdict: protocol.VerdictSE, Message: fmt.Sprintf("special judge failed: %s %s", r.Status, r.SignalName)}, nil
+}
+
+// resetDir makes dir empty, owned by uid, mode 0755.
+func resetDir(dir string, uid int) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return err
+	}
+	return os.Chown(dir, uid, uid)
+}
+
+func chownTree(dir string, uid int) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, uid)
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func linkOrCopy(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	return copyFile(src, dst)
+}
+
+// progress batches finished cases: the first case of a batch starts a
+// timer of ProgressBatchInterval; the batch goes out when it fires, and
+// whatever is left goes out before the result.
+type progress struct {
+	a   *Agent
+	ref protocol.TaskRef
+
+	mu      sync.Mutex
+	pending []protocol.CaseResult
+	timer   *time.Timer
+}
+
+func newProgress(a *Agent, ref protocol.TaskRef) *progress { return &progress{a: a, ref: ref} }
+
+func (p *progress) status(v protocol.Verdict) {
+	p.flush()
+	p.a.send(protocol.TypeProgress, protocol.Progress{TaskRef: p.ref, Status: v, Cases: []protocol.CaseResult{}})
+}
+
+func (p *progress) add(c protocol.CaseResult) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pending = append(p.pending, c)
+	if p.timer == nil {
+		p.timer = time.AfterFunc(protocol.ProgressBatchInterval, p.flush)
+	}
+}
+
+func (p *progress) flush() {
+	p.mu.Lock()
+	cases := p.pending
+	p.pending = nil
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	p.mu.Unlock()
+	if len(cases) > 0 {
+		p.a.send(protocol.TypeProgress, protocol.Progress{TaskRef: p.ref, Status: protocol.VerdictJudging, Cases: cases})
+	}
+}
+
+// stop sends what is pending (the result follows).
+func (p *progress) stop() { p.flush() }

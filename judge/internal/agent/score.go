@@ -1,0 +1,73 @@
+package agent
+
+import (
+	"math"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/testpkg"
+)
+
+// MaxScore is the score of a fully accepted submission.
+const MaxScore = 100
+
+// Score computes the submission verdict and score from its cases (in case
+// order, SK for cases not run) and the fraction of each case earned.
+//
+// Verdict: AC when every case is AC, else the verdict of the first case
+// that is not. Score, ICPC: MaxScore or 0. Score, IOI without subtasks:
+// every case is worth MaxScore/N, times its fraction. IOI with subtasks: a
+// subtask earns its points times the smallest fraction among its cases (so
+// nothing unless all pass; partial points of a special judge scale it);
+// cases in no subtask earn nothing. Each case's Score is set to its share:
+// fraction × (its subtask's points / the subtask's case count), or
+// fraction × MaxScore/N.
+func Score(mode protocol.Mode, m testpkg.Manifest, cases []protocol.CaseResult, fractions []float64) (protocol.Verdict, float64) {
+	verdict := protocol.VerdictAC
+	for _, c := range cases {
+		if c.Verdict != protocol.VerdictAC {
+			verdict = c.Verdict
+			break
+		}
+	}
+	frac := func(i int) float64 {
+		if i < len(fractions) && i < len(cases) && cases[i].Verdict != protocol.VerdictSkipped {
+			return fractions[i]
+		}
+		return 0
+	}
+	n := len(cases)
+	if n == 0 {
+		return verdict, 0
+	}
+	var total float64
+	if mode == protocol.ModeIOI && len(m.Subtasks) > 0 {
+		for _, st := range m.Subtasks {
+			least := 1.0
+			for _, ci := range st.Cases {
+				i := ci - 1
+				if i < 0 || i >= n {
+					least = 0
+					continue
+				}
+				least = math.Min(least, frac(i))
+				cases[i].Score = round(frac(i) * float64(st.Points) / float64(len(st.Cases)))
+			}
+			total += least * float64(st.Points)
+		}
+	} else {
+		for i := range cases {
+			cases[i].Score = round(frac(i) * MaxScore / float64(n))
+			total += frac(i) * MaxScore / float64(n)
+		}
+	}
+	if mode == protocol.ModeICPC {
+		if verdict == protocol.VerdictAC {
+			return verdict, MaxScore
+		}
+		return verdict, 0
+	}
+	return verdict, round(total)
+}
+
+// round keeps three decimals.
+func round(v float64) float64 { return math.Round(v*1000) / 1000 }

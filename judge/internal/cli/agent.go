@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/envflag"
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/judge/internal/agent"
+	"github.com/verdict-oj/verdict/judge/internal/lang"
+	"github.com/verdict-oj/verdict/judge/internal/sandbox"
+)
+
+// EnvPrefix prefixes the environment variable of every `judge agent` flag:
+// --token-file is VERDICT_JUDGE_TOKEN_FILE.
+const EnvPrefix = "VERDICT_JUDGE"
+
+// ExitStopped is the exit status when the hub refused the judge for good
+// (bad token, superseded...): restarting will not help. systemd units can
+// say RestartPreventExitStatus=78.
+const ExitStopped = 78
+
+const agentUsageHead = `usage: judge agent --hub URL --id ID (--token-file FILE | --token TOKEN) [flags]
+
+Dials the hub (one outbound WebSocket; the judge listens on nothing but
+its --admin address), takes tasks, judges them in the sandbox and reports.
+Needs root (namespaces, cgroups). SIGTERM or SIGINT drains: nothing new is
+accepted, held tasks finish, their results are delivered, then it exits 0.
+Exit status 78 when the hub refuses the judge for good (bad token,
+superseded), 1 on other errors, 2 on bad flags.
+
+Every flag can also be set by an environment variable (shown in brackets);
+the command line wins.
+
+flags:
+`
+
+type agentFlags struct {
+	hub, id, token, tokenFile, dir, admin, languages, cgroupParent string
+	parallel, queue                                                int
+	cacheSize                                                      int64
+	logLevel, logFormat, testdataURL                               string
+	deliverTimeout                                                 time.Duration
+}
+
+func agentFlagSet(stderr io.Writer) (*flag.FlagSet, *agentFlags) {
+	f := &agentFlags{cacheSize: 2 << 30}
+	fs := flag.NewFlagSet("judge agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	u := func(name, text string) string { return text + envflag.Usage(EnvPrefix, name) }
+	fs.StringVar(&f.hub, "hub", "", u("hub", "hub judge endpoint, ws://host:port/judge or wss://host/judge (required)"))
+	fs.StringVar(&f.id, "id", "", u("id", "judge id, as registered on the web side with its token (required)"))
+	fs.StringVar(&f.tokenFile, "token-file", "", u("token-file", "file holding the judge token (first line)"))
+	fs.StringVar(&f.token, "token", "", u("token", "the judge token itself (prefer --token-file: arguments are visible in ps)"))
+	fs.StringVar(&f.dir, "dir", "/var/lib/verdict-judge", u("dir", "state directory: test data cache, undelivered results, scratch"))
+	fs.StringVar(&f.admin, "admin", "127.0.0.1:8079", u("admin", "address for /healthz, /readyz (200 once connected to the hub) and /metrics; empty: none"))
+	fs.StringVar(&f.languages, "languages", "", u("languages", "JSON file of languages merged over the built-in ones (see docs/judge.md)"))
+	fs.IntVar(&f.parallel, "parallel", 0, u("parallel", "tasks judged at once, each on its own CPU (default: cores-1, at least 1)"))
+	fs.IntVar(&f.queue, "queue", 2, u("queue", "accepted tasks that may wait for a free slot"))
+	fs.Var(sizeFlag{&f.cacheSize}, "cache-size", u("cache-size", "bound on unpacked test data kept, e.g. 2G (least recently used goes first)"))
+	fs.StringVar(&f.cgroupParent, "cgroup-parent", "", u("cgroup-parent", "parent cgroup of the runs (default verdict-sandbox; systemd v2: the service's cgroup)"))
+	fs.StringVar(&f.testdataURL, "testdata-url", "", u("testdata-url", "base URL test data is downloaded from, the hash appended (default: http(s)://<hub host>/api/judge/testdata/)"))
+	fs.DurationVar(&f.deliverTimeout, "deliver-timeout", 30*time.Second, u("deliver-timeout", "on drain, how long to keep trying to deliver results once all tasks are done"))
+	fs.StringVar(&f.logLevel, "log-level", "info", u("log-level", "debug, info, warn or error"))
+	fs.StringVar(&f.logFormat, "log-format", "json", u("log-format", "json or text"))
+	return fs, f
+}
+
+// AgentUsage returns the full help of `judge agent`.
+func AgentUsage() string {
+	var b strings.Builder
+	b.WriteString(agentUsageHead)
+	fs, _ := agentFlagSet(&b)
+	fs.PrintDefaults()
+	return b.String()
+}
+
+func agentCmd(args []string, stdout, stderr io.Writer) int {
+	fs, f := agentFlagSet(stderr)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, AgentUsage())
+			return 0
+		}
+		fmt.Fprint(stderr, "usage: judge agent --help for the flags\n")
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "judge agent: unexpected arguments %q\nusage: judge agent --help for the flags\n", fs.Args())
+		return 2
+	}
+	if err := envflag.Apply(fs, EnvPrefix, os.Getenv, nil); err != nil {
+		fmt.Fprintf(stderr, "judge agent: %v\n", err)
+		return 2
+	}
+	token, err := agentToken(f)
+	if err == nil && (f.hub == "" || f.id == "") {
+		err = errors.New("--hub and --id are required")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "judge agent: %v\nusage: judge agent --help for the flags\n", err)
+		return 2
+	}
+	o, err := obs.New(obs.Config{Component: "judge", Log: obs.LogConfig{Level: f.logLevel, Format: f.logFormat}, LogOutput: stderr})
+	if err != nil {
+		fmt.Fprintf(stderr, "judge agent: %v\n", err)
+		return 2
+	}
+	log := o.Logger.With(obs.JudgeID(f.id))
+
+	langs, err := lang.Load(f.languages)
+	if err != nil {
+		log.Error("languages", "err", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	avail := lang.Detect(ctx, langs, log)
+	for _, l := range avail {
+		log.Info("language", "id", l.ID, "version", l.VersionText)
+	}
+	parallel := f.parallel
+	cfg := agent.Config{
+		HubURL: f.hub, JudgeID: f.id, Token: token, Dir: f.dir, Languages: avail,
+		MaxParallel: parallel, QueueSize: f.queue, CacheBytes: f.cacheSize,
+		DeliverTimeout: f.deliverTimeout, AgentVersion: o.Build().Version,
+		Logger: o.Logger, Registry: o.Registry, // the agent adds judge_id itself
+	}
+	if f.testdataURL != "" {
+		base := f.testdataURL
+		if !strings.HasSuffix(base, "/") {
+			base += "/"
+		}
+		if _, err := url.Parse(base); err != nil {
+			log.Error("bad --testdata-url", "err", err)
+			return 2
+		}
+		cfg.TestDataURL = func(hash string) string { return base + hash }
+	}
+	if parallel <= 0 {
+		parallel = max(1, runtime.NumCPU()-1)
+		cfg.MaxParallel = parallel
+	}
+	if err := os.MkdirAll(f.dir, 0o700); err != nil {
+		log.Error("state directory", "err", err)
+		return 1
+	}
+	sb, err := sandbox.New(sandbox.Config{Slots: parallel, CgroupParent: f.cgroupParent, Logger: log})
+	if err != nil {
+		log.Error("sandbox", "err", err)
+		return 1
+	}
+	defer sb.Close()
+	log.Info("sandbox ready", "cgroup", sb.CgroupVersion(), "slots", parallel)
+	cfg.Runner = sb
+	a, err := agent.New(cfg)
+	if err != nil {
+		log.Error("agent", "err", err)
+		return 2
+	}
+	o.AddReadyCheck("hub", a.Ready)
+	adminCtx, stopAdmin := context.WithCancel(context.Background())
+	defer stopAdmin()
+	if f.admin != "" {
+		go func() {
+			if err := o.ListenAndServe(adminCtx, f.admin); err != nil {
+				log.Error("admin listener", "addr", f.admin, "err", err)
+			}
+		}()
+	}
+	err = a.Run(ctx)
+	var se *agent.StopError
+	switch {
+	case errors.As(err, &se):
+		fmt.Fprintf(stderr, "judge agent: %v\n", err)
+		return ExitStopped
+	case err != nil:
+		log.Error("agent stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func agentToken(f *agentFlags) (string, error) {
+	if f.token != "" {
+		return strings.TrimSpace(f.token), nil
+	}
+	if f.tokenFile == "" {
+		return "", errors.New("--token-file (or --token) is required")
+	}
+	b, err := os.ReadFile(f.tokenFile)
+	if err != nil {
+		return "", fmt.Errorf("token file: %w", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	if t := strings.TrimSpace(line); t != "" {
+		return t, nil
+	}
+	return "", fmt.Errorf("token file %s is empty", filepath.Clean(f.tokenFile))
+}
