@@ -73,7 +73,7 @@ func agentFlagSet(stderr io.Writer) (*flag.FlagSet, *agentFlags) {
 	fs.StringVar(&f.testdataURL, "testdata-url", "", u("testdata-url", "base URL test data is downloaded from, the hash appended (default: http(s)://<hub host>/api/judge/testdata/)"))
 	fs.DurationVar(&f.deliverTimeout, "deliver-timeout", 30*time.Second, u("deliver-timeout", "on drain, how long to keep trying to deliver results once all tasks are done"))
 	fs.StringVar(&f.logLevel, "log-level", "info", u("log-level", "debug, info, warn or error"))
-	fs.StringVar(&f.logFormat, "log-format", "json", u("log-format", "json or text"))
+	fs.StringVar(&f.logFormat, "log-format", "json", u("log-format", "json or text (also VERDICT_LOG_FORMAT)"))
 	return fs, f
 }
 
@@ -101,7 +101,7 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "judge agent: unexpected arguments %q\nusage: judge agent --help for the flags\n", fs.Args())
 		return 2
 	}
-	if err := envflag.Apply(fs, EnvPrefix, os.Getenv, nil); err != nil {
+	if err := envflag.Apply(fs, EnvPrefix, os.Getenv, map[string]string{"log-format": "VERDICT_LOG_FORMAT"}); err != nil {
 		fmt.Fprintf(stderr, "judge agent: %v\n", err)
 		return 2
 	}
