@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -390,7 +391,7 @@ func TestBadTokenStops(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("agent with a bad token kept running")
 	}
-	if err := ra.a.Ready(nil); err == nil {
+	if err := ra.a.Ready(context.Background()); err == nil {
 		t.Error("ready without a hub")
 	}
 }
