@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test.sh — the whole suite, as `make test` and CI run it:
-#   1. the frontend's unit tests (vitest), when the frontend exists;
+#   1. the frontend's unit tests (vitest) and its build, when it exists;
 #   2. go test -race over the whole module, with one throwaway MariaDB and
 #      Redis for the run (verdict-stack with-services);
 # then one summary line. Exits non-zero if anything failed.
@@ -13,8 +13,9 @@ status=0
 
 if [ -f frontend/package.json ]; then
   echo "== frontend (vitest)"
-  if ! (cd frontend && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm test); then
-    echo "frontend tests FAILED"
+  # Then build it: the browser end-to-end test serves frontend/dist.
+  if ! (cd frontend && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm test && npm run build); then
+    echo "frontend tests or build FAILED"
     status=1
   fi
 fi
