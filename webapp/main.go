@@ -20,6 +20,7 @@ import (
 	"github.com/verdict-oj/verdict/webapp/internal/config"
 	"github.com/verdict-oj/verdict/webapp/internal/demo"
 	"github.com/verdict-oj/verdict/webapp/internal/judgetokens"
+	"github.com/verdict-oj/verdict/webapp/internal/judging"
 	"github.com/verdict-oj/verdict/webapp/internal/server"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -95,8 +96,14 @@ func run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		}
 		proxies = append(proxies, pfx)
 	}
+	blobs, err := blob.NewDir(o.BlobDir)
+	if err != nil {
+		return err
+	}
 	srv, err := server.New(server.Config{
-		Store: st, Redis: rdb, Names: o.Names(), Obs: ob,
+		Blobs: blobs, MaxSourceBytes: o.MaxSourceBytes, SubmitPerMinute: o.SubmitPerMinute,
+		Judging: judging.Config{TestdataURL: o.TestdataURL, NodeID: o.NodeID},
+		Store:   st, Redis: rdb, Names: o.Names(), Obs: ob,
 		Listen: o.Listen, Advertise: o.Advertise,
 		DrainDelay: o.DrainDelay, ShutdownTimeout: o.ShutdownTimeout,
 		SessionTTL: o.SessionTTL, MaxBodyBytes: o.MaxBodyBytes, TrustedProxies: proxies,

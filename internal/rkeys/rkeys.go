@@ -89,7 +89,8 @@ func (n Names) Results() string { return n.k("results") }
 // ResultsGroup is the consumer group name of web nodes on Results.
 func (n Names) ResultsGroup() string { return "webapp" }
 
-// Scoreboard is the sorted set ranking of a contest.
+// Scoreboard is the hash holding a contest's scoreboard cells (field
+// "<user>:<problem>"; see webapp/internal/scoreboard for the values).
 func (n Names) Scoreboard(contestID int64) string {
 	return n.k("contest", strconv.FormatInt(contestID, 10), "board")
 }

@@ -112,6 +112,13 @@ func TestTasksSpreadByLoad(t *testing.T) {
 	medium := newFakeJudge(t, env, "medium", 2, url, 40*time.Millisecond).start()
 	large := newFakeJudge(t, env, "large", 4, url, 40*time.Millisecond).start()
 	eventually(t, 5*time.Second, "judges connected", func() bool { return metric(t, th.reg, "verdict_hub_judges_connected", nil) == 3 })
+	// The judge's state in Redis tells the web nodes its languages
+	// (CONTRACT with webapp/internal/judging).
+	eventually(t, 5*time.Second, "judge state with languages", func() bool {
+		v, _ := env.Client.HGet(context.Background(), env.Names.Judge("small"), "languages").Result()
+		var langs []protocol.Language
+		return json.Unmarshal([]byte(v), &langs) == nil && len(langs) == 1 && langs[0].ID == "cpp17"
+	})
 
 	const n = 56
 	var tasks []queue.Task

@@ -45,8 +45,12 @@ type judgeConn struct {
 	ws     *websocket.Conn
 	hello  protocol.Hello
 	langs  []string
-	log    *slog.Logger
-	send   chan []byte
+	// langsJSON is hello's languages as JSON, recorded in the judge's
+	// state in Redis for the web nodes (CONTRACT: webapp/internal/judging
+	// reads field "languages" as []protocol.Language).
+	langsJSON string
+	log       *slog.Logger
+	send      chan []byte
 	// ctx ends once the connection is closed; quit as soon as closing
 	// starts (the close frame still goes out).
 	ctx     context.Context
@@ -229,6 +233,9 @@ func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, p
 	}
 	for _, l := range hello.Languages {
 		j.langs = append(j.langs, l.ID)
+	}
+	if b, err := json.Marshal(hello.Languages); err == nil {
+		j.langsJSON = string(b)
 	}
 	for _, d := range hello.CachedData {
 		j.cached[d] = true
@@ -421,7 +428,7 @@ func (h *Hub) onHeartbeat(ctx context.Context, j *judgeConn, hb protocol.Heartbe
 	pipe := h.cfg.Redis.Pipeline()
 	pipe.HSet(ctx, st, "hub", h.cfg.HubID, "cores", hb.Cores, "running", hb.Running, "queued", hb.Queued,
 		"load1", hb.Load1, "mem_used_ratio", hb.MemUsedRatio, "max_parallel", j.hello.MaxParallel,
-		"agent_version", j.hello.AgentVersion, "seen_ms", now.UnixMilli())
+		"agent_version", j.hello.AgentVersion, "languages", j.langsJSON, "seen_ms", now.UnixMilli())
 	pipe.PExpire(ctx, st, time.Duration(h.cfg.MissedHeartbeats+1)*h.cfg.HeartbeatInterval)
 	if _, err := pipe.Exec(ctx); err != nil {
 		j.log.Warn("record judge state failed", "err", err)

@@ -48,6 +48,10 @@ type Options struct {
 	SessionTTL      time.Duration
 	MaxBodyBytes    int64
 	TrustedProxies  string
+	MaxSourceBytes  int
+	SubmitPerMinute int
+	TestdataURL     string
+	NodeID          string
 
 	// demo
 	LoginsFile    string
@@ -118,6 +122,10 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		dur(&o.SessionTTL, "session-ttl", 7*24*time.Hour, "session lifetime since the last use")
 		fs.Int64Var(&o.MaxBodyBytes, "max-body", 1<<20, "largest JSON request body in bytes ["+EnvName("max-body")+"]")
 		str(&o.TrustedProxies, "trusted-proxies", "127.0.0.1/32,::1/128", "comma-separated CIDRs whose X-Forwarded-For and X-Forwarded-Proto are believed")
+		num(&o.MaxSourceBytes, "max-source", 64<<10, "largest submission source in bytes")
+		num(&o.SubmitPerMinute, "submit-per-minute", 10, "submissions per user per minute")
+		str(&o.TestdataURL, "testdata-url", "", "base URL judges download test data from, the hash appended (e.g. https://oj.example/api/judge/testdata/); empty: each judge's default (its hub's host)")
+		str(&o.NodeID, "node-id", "", "this node's name as a results consumer and lock holder (default: hostname-pid-random)")
 	case CmdDemo:
 		str(&o.LoginsFile, "logins", "demo-logins.txt", "file recording the demo logins and passwords (mode 0600)")
 		str(&o.JudgeTokenDir, "judge-token-dir", "", "write judge tokens to <dir>/judge-N/token (required with --judges > 0)")
@@ -176,6 +184,18 @@ func (o *Options) check() error {
 		}
 		if o.MaxBodyBytes < 1024 {
 			return bad("--max-body %d: too small", o.MaxBodyBytes)
+		}
+		if o.MaxSourceBytes < 1 || o.MaxSourceBytes > 16<<20 {
+			return bad("--max-source %d: want 1..16777216", o.MaxSourceBytes)
+		}
+		if o.SubmitPerMinute < 1 {
+			return bad("--submit-per-minute %d: must be ≥ 1", o.SubmitPerMinute)
+		}
+		if o.TestdataURL != "" && !strings.HasPrefix(o.TestdataURL, "http://") && !strings.HasPrefix(o.TestdataURL, "https://") {
+			return bad("--testdata-url %q: want an http(s) URL", o.TestdataURL)
+		}
+		if o.TestdataURL != "" && !strings.HasSuffix(o.TestdataURL, "/") {
+			o.TestdataURL += "/"
 		}
 		if o.DrainDelay < 0 || o.ShutdownTimeout <= 0 {
 			return bad("--drain-delay and --shutdown-timeout must be positive")

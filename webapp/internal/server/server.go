@@ -18,7 +18,9 @@ import (
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/registry"
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/catalog"
+	"github.com/verdict-oj/verdict/webapp/internal/judging"
 	"github.com/verdict-oj/verdict/webapp/internal/ratelimit"
 	"github.com/verdict-oj/verdict/webapp/internal/session"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
@@ -37,6 +39,8 @@ const (
 	DefaultLoginWindow     = 15 * time.Minute
 	DefaultLoginPerUser    = 10 // failed logins per account per window
 	DefaultLoginPerIP      = 50 // failed logins per client address per window
+	DefaultMaxSourceBytes  = 64 << 10
+	DefaultSubmitPerMinute = 10
 )
 
 // SessionCookie is the name of the session cookie.
@@ -77,6 +81,22 @@ type Config struct {
 	PasswordCost int
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+
+	// Blobs is the test data blob store judges download from. Required.
+	Blobs *blob.Dir
+	// MaxSourceBytes caps a submission's source. Default
+	// DefaultMaxSourceBytes.
+	MaxSourceBytes int
+	// SubmitPerMinute limits each user's submissions per minute. Default
+	// DefaultSubmitPerMinute.
+	SubmitPerMinute int
+	// Judging configures the judging machinery (results consumer,
+	// reconciler, scoreboards); Store, Redis, Names, Logger, Metrics and
+	// Now are filled in from this Config.
+	Judging judging.Config
+	// NoBackground: Serve does not run the consumer, reconciler and
+	// publisher (tests drive them).
+	NoBackground bool
 }
 
 // Server is one web node.
@@ -86,10 +106,11 @@ type Server struct {
 	sessions *session.Store
 	limiter  *ratelimit.Limiter
 	catalog  *catalog.Catalog
+	judging  *judging.Service
 	handler  http.Handler
 	draining atomic.Bool
 
-	loginUser, loginIP ratelimit.Rule
+	loginUser, loginIP, submitRule ratelimit.Rule
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -98,8 +119,14 @@ type Server struct {
 // New checks cfg, registers metrics and readiness checks, and builds the
 // router. It does not listen.
 func New(cfg Config) (*Server, error) {
-	if cfg.Store == nil || cfg.Redis == nil || cfg.Obs == nil {
-		return nil, fmt.Errorf("%w: Store, Redis and Obs are required", ErrConfig)
+	if cfg.Store == nil || cfg.Redis == nil || cfg.Obs == nil || cfg.Blobs == nil {
+		return nil, fmt.Errorf("%w: Store, Redis, Obs and Blobs are required", ErrConfig)
+	}
+	if cfg.MaxSourceBytes <= 0 {
+		cfg.MaxSourceBytes = DefaultMaxSourceBytes
+	}
+	if cfg.SubmitPerMinute <= 0 {
+		cfg.SubmitPerMinute = DefaultSubmitPerMinute
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
@@ -134,14 +161,22 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	jc := cfg.Judging
+	jc.Store, jc.Redis, jc.Names, jc.Logger, jc.Metrics, jc.Now = cfg.Store, cfg.Redis, cfg.Names, log, cfg.Obs.Registry, cfg.Now
+	js, err := judging.New(jc)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
-		cfg:       cfg,
-		log:       log,
-		sessions:  session.NewStore(cfg.Redis, cfg.Names, cfg.SessionTTL),
-		limiter:   ratelimit.New(cfg.Redis, cfg.Names),
-		catalog:   cat,
-		loginUser: ratelimit.Rule{Kind: "login-user", Limit: cfg.LoginPerUser, Window: cfg.LoginWindow},
-		loginIP:   ratelimit.Rule{Kind: "login-ip", Limit: cfg.LoginPerIP, Window: cfg.LoginWindow},
+		judging:    js,
+		submitRule: ratelimit.Rule{Kind: "submit", Limit: cfg.SubmitPerMinute, Window: time.Minute},
+		cfg:        cfg,
+		log:        log,
+		sessions:   session.NewStore(cfg.Redis, cfg.Names, cfg.SessionTTL),
+		limiter:    ratelimit.New(cfg.Redis, cfg.Names),
+		catalog:    cat,
+		loginUser:  ratelimit.Rule{Kind: "login-user", Limit: cfg.LoginPerUser, Window: cfg.LoginWindow},
+		loginIP:    ratelimit.Rule{Kind: "login-ip", Limit: cfg.LoginPerIP, Window: cfg.LoginWindow},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_webapp_http_requests_total",
 			Help: "HTTP requests served, by route pattern, method and status code.",
@@ -172,6 +207,10 @@ func New(cfg Config) (*Server, error) {
 // Catalog is the cached problem list, for writers that must invalidate it.
 func (s *Server) Catalog() *catalog.Catalog { return s.catalog }
 
+// Judging is the node's judging machinery (consumer, reconciler,
+// scoreboards).
+func (s *Server) Judging() *judging.Service { return s.judging }
+
 // Handler is the whole HTTP surface of the node.
 func (s *Server) Handler() http.Handler { return s.handler }
 
@@ -194,6 +233,8 @@ func (s *Server) routes() http.Handler {
 		// cannot send without a CORS preflight.
 		r.Post("/session", s.handleLogin)
 		r.Post("/users", s.handleRegister)
+		// Judges authenticate with their token, never a session.
+		r.Get("/judge/testdata/{hash}", s.handleJudgeTestdata)
 		r.Group(func(r chi.Router) {
 			r.Use(s.csrf)
 			r.Delete("/session", s.handleLogout)
@@ -202,6 +243,13 @@ func (s *Server) routes() http.Handler {
 			r.Get("/problems/{slug}", s.handleProblem)
 			r.Get("/contests", s.handleContests)
 			r.Get("/contests/{slug}", s.handleContest)
+			r.Get("/contests/{slug}/scoreboard", s.handleScoreboard)
+			r.Post("/contests/{slug}/unfreeze", s.handleUnfreeze)
+			r.Get("/languages", s.handleLanguages)
+			r.Post("/submissions", s.handleSubmit)
+			r.Get("/submissions", s.handleSubmissions)
+			r.Get("/submissions/{id}", s.handleSubmission)
+			r.Post("/rejudge", s.handleRejudge)
 		})
 	})
 	return r
@@ -243,6 +291,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	bgCtx, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	bgDone := make(chan struct{})
+	go func() {
+		defer close(bgDone)
+		if !s.cfg.NoBackground {
+			_ = s.judging.Run(bgCtx)
+		}
+	}()
+	defer func() { stopBG(); <-bgDone }()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	s.log.Info("serving", "addr", ln.Addr().String(), "advertise", adv)

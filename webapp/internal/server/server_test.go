@@ -21,6 +21,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/rkeys"
 	"github.com/verdict-oj/verdict/internal/testenv"
 	"github.com/verdict-oj/verdict/webapp/internal/account"
+	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -51,7 +52,11 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Store: store.New(db), Redis: rd.Client, Names: rd.Names, Obs: o, PasswordCost: 4,
+	blobs, err := blob.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Store: store.New(db), Redis: rd.Client, Names: rd.Names, Obs: o, PasswordCost: 4, Blobs: blobs, NoBackground: true,
 		LoginPerUser: 3, LoginPerIP: 100, DrainDelay: 10 * time.Millisecond, RegistryInterval: 100 * time.Millisecond}
 	if mod != nil {
 		mod(&cfg)

@@ -29,6 +29,24 @@ type Contest struct {
 	CreatedBy     sql.NullInt64 `db:"created_by"`
 	CreatedAt     time.Time     `db:"created_at"`
 	UpdatedAt     time.Time     `db:"updated_at"`
+	// UnfrozenAt is when an admin revealed the frozen scoreboard; NULL
+	// while the freeze holds.
+	UnfrozenAt sql.NullTime `db:"unfrozen_at"`
+}
+
+// FreezeAt is when the public scoreboard stops changing, or the zero time
+// when the contest has no freeze.
+func (c *Contest) FreezeAt() time.Time {
+	if c.FreezeMinutes <= 0 {
+		return time.Time{}
+	}
+	return c.EndAt.Add(-time.Duration(c.FreezeMinutes) * time.Minute)
+}
+
+// Frozen reports whether the public scoreboard hides results at now.
+func (c *Contest) Frozen(now time.Time) bool {
+	f := c.FreezeAt()
+	return !f.IsZero() && !now.Before(f) && !c.UnfrozenAt.Valid
 }
 
 // Phase names where a contest is in time.
@@ -43,7 +61,7 @@ func (c *Contest) Phase(now time.Time) string {
 	}
 }
 
-const contestCols = "id, slug, title, description, rule, start_at, end_at, freeze_minutes, registration, visible, created_by, created_at, updated_at"
+const contestCols = "id, slug, title, description, rule, start_at, end_at, freeze_minutes, registration, visible, created_by, created_at, updated_at, unfrozen_at"
 
 // CreateContest inserts c and returns its id. A taken slug is a
 // *DuplicateError.
@@ -83,6 +101,32 @@ func (s *Store) ContestBySlug(ctx context.Context, slug string) (Contest, error)
 		return Contest{}, fmt.Errorf("store get contest %q: %w", slug, err)
 	}
 	return c, nil
+}
+
+// ContestByID returns one contest or ErrNotFound.
+func (s *Store) ContestByID(ctx context.Context, id int64) (Contest, error) {
+	var c Contest
+	err := s.DB.GetContext(ctx, &c, "SELECT "+contestCols+" FROM contests WHERE id = ?", id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Contest{}, fmt.Errorf("store get contest %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Contest{}, fmt.Errorf("store get contest %d: %w", id, err)
+	}
+	return c, nil
+}
+
+// SetUnfrozen reveals (at) or re-freezes (zero time) a contest's public
+// scoreboard.
+func (s *Store) SetUnfrozen(ctx context.Context, id int64, at time.Time) error {
+	var v any
+	if !at.IsZero() {
+		v = at.UTC()
+	}
+	if _, err := s.DB.ExecContext(ctx, "UPDATE contests SET unfrozen_at = ? WHERE id = ?", v, id); err != nil {
+		return fmt.Errorf("store set contest %d unfrozen: %w", id, err)
+	}
+	return nil
 }
 
 // ListContests returns contests, newest start first; hidden ones only when

@@ -1,0 +1,206 @@
+package judging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// RunConsumer consumes the results stream in the consumer group
+// rkeys.ResultsGroup as consumer NodeID until ctx ends: new entries with
+// XREADGROUP, and, every ClaimIdle/2, entries pending longer than
+// ClaimIdle (a dead node's, or this node's own that failed) with
+// XAUTOCLAIM. An entry is acknowledged once its result is in MySQL and on
+// the scoreboard; one that cannot be written (MySQL down) stays pending and
+// is retried.
+func (s *Service) RunConsumer(ctx context.Context) {
+	log := s.log.With("consumer", s.cfg.NodeID)
+	for ctx.Err() == nil {
+		if err := s.q.EnsureResultsGroup(ctx); err != nil {
+			log.Warn("cannot create the results group; retrying", obs.Err(err))
+			sleep(ctx, time.Second)
+			continue
+		}
+		break
+	}
+	lastClaim := time.Time{}
+	for ctx.Err() == nil {
+		if time.Since(lastClaim) >= s.cfg.ClaimIdle/2 {
+			lastClaim = time.Now()
+			if _, err := s.ClaimStale(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("claiming stale results failed", obs.Err(err))
+			}
+		}
+		n, err := s.ReadOnce(ctx, s.cfg.ReadBlock)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("reading results failed", obs.Err(err))
+			sleep(ctx, time.Second)
+			continue
+		}
+		_ = n
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// ReadOnce reads up to Batch new entries (waiting up to block; 0 or less:
+// do not wait) and handles them. It returns how many it acknowledged.
+func (s *Service) ReadOnce(ctx context.Context, block time.Duration) (int, error) {
+	if block <= 0 {
+		block = -1 // go-redis: no BLOCK argument
+	}
+	res, err := s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: s.n.ResultsGroup(), Consumer: s.cfg.NodeID,
+		Streams: []string{s.n.Results(), ">"}, Count: int64(s.cfg.Batch), Block: block,
+	}).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "NOGROUP") {
+			_ = s.q.EnsureResultsGroup(ctx)
+		}
+		return 0, fmt.Errorf("judging: read results: %w", err)
+	}
+	acked := 0
+	for _, st := range res {
+		n, err := s.handle(ctx, st.Messages)
+		acked += n
+		if err != nil {
+			return acked, err
+		}
+	}
+	return acked, nil
+}
+
+// ClaimStale takes over entries pending longer than ClaimIdle with any
+// consumer and handles them; it returns how many it acknowledged.
+func (s *Service) ClaimStale(ctx context.Context) (int, error) {
+	start := "0-0"
+	acked := 0
+	for {
+		msgs, next, err := s.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+			Stream: s.n.Results(), Group: s.n.ResultsGroup(), Consumer: s.cfg.NodeID,
+			MinIdle: s.cfg.ClaimIdle, Start: start, Count: int64(s.cfg.Batch),
+		}).Result()
+		if err != nil {
+			return acked, fmt.Errorf("judging: claim results: %w", err)
+		}
+		n, err := s.handle(ctx, msgs)
+		acked += n
+		if err != nil {
+			return acked, err
+		}
+		if next == "0-0" || next == "" || len(msgs) == 0 {
+			return acked, nil
+		}
+		start = next
+	}
+}
+
+// handle writes each entry and acknowledges those done. It stops at the
+// first entry that cannot be written (the rest stay pending, retried).
+func (s *Service) handle(ctx context.Context, msgs []redis.XMessage) (int, error) {
+	var done []string
+	var ferr error
+	for _, m := range msgs {
+		if err := s.HandleResult(ctx, m); err != nil {
+			ferr = err
+			break
+		}
+		done = append(done, m.ID)
+	}
+	if len(done) > 0 {
+		if err := s.rdb.XAck(ctx, s.n.Results(), s.n.ResultsGroup(), done...).Err(); err != nil {
+			return 0, fmt.Errorf("judging: ack results: %w", err)
+		}
+	}
+	return len(done), ferr
+}
+
+// HandleResult writes one results stream entry: the verdict, score, time,
+// memory, compile message and cases to MySQL (exactly once per attempt,
+// see store.ApplyResult) and the contest's scoreboard. A nil error means
+// the entry may be acknowledged: it was written, or it is a duplicate, a
+// stale attempt, an unknown submission or undecodable (all logged).
+func (s *Service) HandleResult(ctx context.Context, m redis.XMessage) error {
+	e, err := queue.ParseResult(m)
+	if err != nil {
+		s.results.WithLabelValues("invalid").Inc()
+		s.log.Error("dropping an unreadable result", "stream_id", m.ID, obs.Err(err))
+		return nil
+	}
+	log := s.log.With(obs.SubmissionID(e.SubmissionID), obs.Attempt(e.Attempt), obs.JudgeID(e.JudgeID))
+	outcome, sub, err := s.st.ApplyResult(ctx, resultWrite(e))
+	if err != nil {
+		return err
+	}
+	s.results.WithLabelValues(outcome.String()).Inc()
+	switch outcome {
+	case store.Missing:
+		log.Warn("result for an unknown submission dropped")
+		return nil
+	case store.Stale:
+		log.Info("stale result dropped", "current_attempt", sub.Attempt)
+		return nil
+	case store.Applied:
+		log.Debug("result written", "verdict", sub.Verdict, "score", sub.Score, "source", e.Source)
+	}
+	// Applied, or a duplicate (written before, maybe without its board
+	// update): the board merge is idempotent.
+	return s.UpdateBoard(ctx, &sub)
+}
+
+func resultWrite(e queue.ResultEntry) store.ResultWrite {
+	r := e.Result
+	w := store.ResultWrite{
+		SubmissionID: e.SubmissionID, Attempt: e.Attempt, Verdict: string(r.Verdict), Score: r.Score,
+		CompileMessage: truncate(r.CompileMessage, protocol.MaxCompileMessage), JudgeID: r.JudgeID,
+	}
+	if w.JudgeID == "" {
+		w.JudgeID = e.JudgeID
+	}
+	for _, c := range r.Cases {
+		w.TimeMs = max(w.TimeMs, c.CPUMs)
+		w.MemoryKB = max(w.MemoryKB, c.MemoryKiB)
+		w.Cases = append(w.Cases, store.SubmissionCase{
+			Index: c.Case, Verdict: string(c.Verdict), TimeMs: c.CPUMs, MemoryKB: c.MemoryKiB,
+			Score: c.Score, Message: truncate(c.Message, protocol.MaxCaseMessage),
+		})
+	}
+	if e.Source == queue.SourceHub && e.Reason != "" && w.CompileMessage == "" {
+		w.CompileMessage = "system error: " + e.Reason
+	}
+	return w
+}
+
+// truncate cuts s to at most n bytes on a UTF-8 boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
+		s = s[:len(s)-1]
+	}
+	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
+		s = s[:len(s)-1]
+	}
+	return s
+}

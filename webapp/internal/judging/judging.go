@@ -1,0 +1,325 @@
+package judging
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/webapp/internal/scoreboard"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// ErrConfig reports an unusable Config.
+var ErrConfig = errors.New("judging: invalid config")
+
+// Defaults of Config.
+const (
+	DefaultLiveWindow        = 15 * time.Second
+	DefaultOutputLimit       = 64 << 20
+	DefaultReconcileInterval = 5 * time.Second
+	DefaultReconcileGrace    = 10 * time.Second
+	// DefaultReconcileLookback stays inside queue.DefaultDoneTTL: an older
+	// task record may be gone, and re-enqueueing would judge twice.
+	DefaultReconcileLookback = 6 * 24 * time.Hour
+	DefaultClaimIdle         = 30 * time.Second
+	DefaultReadBlock         = 2 * time.Second
+	DefaultBatch             = 64
+	DefaultPublishInterval   = 500 * time.Millisecond
+	DefaultContestCacheTTL   = 2 * time.Second
+)
+
+// Config configures New.
+type Config struct {
+	Store *store.Store          // required
+	Redis redis.UniversalClient // required
+	Names rkeys.Names
+	// Queue is the judge queue on Redis. Default: queue.New on Redis and
+	// Names with its defaults.
+	Queue  *queue.Queue
+	Logger *slog.Logger // default: discard
+	// Metrics registers the package's metrics when set.
+	Metrics prometheus.Registerer
+	// NodeID names this node as a consumer and a lock holder. Default:
+	// hostname-pid-random.
+	NodeID string
+	// TestdataURL is the base URL judges download test data from, the
+	// hash appended (e.g. "https://oj.example/api/judge/testdata/"). Empty:
+	// tasks carry no URL and each judge uses its own default (its hub's
+	// host, path /api/judge/testdata/).
+	TestdataURL string
+	// LiveWindow: a judge is live when the hub saw it this recently.
+	LiveWindow time.Duration
+	// OutputLimit is the stdout limit of every run, bytes.
+	OutputLimit int64
+	// Reconciler: how often it runs, how old a queued submission must be
+	// before it is checked, and how far back it looks.
+	ReconcileInterval, ReconcileGrace, ReconcileLookback time.Duration
+	// ClaimIdle: a result pending this long with another (dead) consumer
+	// is claimed.
+	ClaimIdle time.Duration
+	// ReadBlock is how long one XREADGROUP waits; Batch how many entries
+	// it takes.
+	ReadBlock time.Duration
+	Batch     int
+	// PublishInterval is the least time between two scoreboard pushes of
+	// one contest from this node.
+	PublishInterval time.Duration
+	// ContestCacheTTL bounds how stale a contest's window and freeze may
+	// be when a result updates its board.
+	ContestCacheTTL time.Duration
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Service is one node's judging machinery.
+type Service struct {
+	cfg   Config
+	st    *store.Store
+	rdb   redis.UniversalClient
+	n     rkeys.Names
+	q     *queue.Queue
+	log   *slog.Logger
+	board *scoreboard.Board
+
+	mu       sync.Mutex
+	dirty    map[int64]bool
+	contests map[int64]cachedContest
+	kick     chan struct{}
+
+	results   *prometheus.CounterVec
+	requeued  prometheus.Counter
+	published prometheus.Counter
+}
+
+type cachedContest struct {
+	c  store.Contest
+	at time.Time
+}
+
+// New checks cfg and returns a Service. It does not touch MySQL or Redis.
+func New(cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Redis == nil {
+		return nil, fmt.Errorf("%w: Store and Redis are required", ErrConfig)
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&cfg.LiveWindow, DefaultLiveWindow)
+	def(&cfg.ReconcileInterval, DefaultReconcileInterval)
+	def(&cfg.ReconcileGrace, DefaultReconcileGrace)
+	def(&cfg.ReconcileLookback, DefaultReconcileLookback)
+	def(&cfg.ClaimIdle, DefaultClaimIdle)
+	def(&cfg.ReadBlock, DefaultReadBlock)
+	def(&cfg.PublishInterval, DefaultPublishInterval)
+	def(&cfg.ContestCacheTTL, DefaultContestCacheTTL)
+	if cfg.OutputLimit <= 0 {
+		cfg.OutputLimit = DefaultOutputLimit
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = DefaultBatch
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NodeID == "" {
+		host, _ := os.Hostname()
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		cfg.NodeID = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+	}
+	if cfg.Queue == nil {
+		q, err := queue.New(queue.Config{Client: cfg.Redis, Names: cfg.Names})
+		if err != nil {
+			return nil, fmt.Errorf("judging: %w", err)
+		}
+		cfg.Queue = q
+	}
+	s := &Service{
+		cfg: cfg, st: cfg.Store, rdb: cfg.Redis, n: cfg.Names, q: cfg.Queue,
+		log: cfg.Logger.With("component", "judging"), board: scoreboard.New(cfg.Redis, cfg.Names),
+		dirty: map[int64]bool{}, contests: map[int64]cachedContest{}, kick: make(chan struct{}, 1),
+		results: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_webapp_results_total",
+			Help: "Judge results consumed from the results stream, by outcome (applied, duplicate, stale, missing, invalid).",
+		}, []string{"outcome"}),
+		requeued: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_webapp_reconciler_enqueued_total",
+			Help: "Queued submissions the reconciler found without a task and enqueued again.",
+		}),
+		published: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_webapp_scoreboard_publishes_total",
+			Help: "Scoreboard documents published to the live contest channels.",
+		}),
+	}
+	if cfg.Metrics != nil {
+		for _, c := range []prometheus.Collector{s.results, s.requeued, s.published} {
+			if err := cfg.Metrics.Register(c); err != nil {
+				return nil, fmt.Errorf("judging: register metrics: %w", err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Queue returns the judge queue.
+func (s *Service) Queue() *queue.Queue { return s.q }
+
+// Board returns the scoreboards.
+func (s *Service) Board() *scoreboard.Board { return s.board }
+
+// NodeID returns this node's consumer and lock name.
+func (s *Service) NodeID() string { return s.cfg.NodeID }
+
+// Run runs the result consumer, the reconciler and the scoreboard
+// publisher until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Go(func() { s.RunConsumer(ctx) })
+	wg.Go(func() { s.RunReconciler(ctx) })
+	wg.Go(func() { s.RunPublisher(ctx) })
+	wg.Wait()
+	return nil
+}
+
+// PriorityOf is the queue priority of a submission's first judging.
+func PriorityOf(sub *store.Submission) protocol.Priority {
+	if sub.ContestID.Valid {
+		return protocol.PriorityContest
+	}
+	return protocol.PriorityPractice
+}
+
+// Task builds the queued task of a submission's current attempt.
+func (s *Service) Task(sub *store.Submission, p *store.Problem, prio protocol.Priority) queue.Task {
+	hash := sub.TestdataHash.String
+	t := protocol.Task{
+		TaskRef:   protocol.TaskRef{SubmissionID: sub.ID, Attempt: sub.Attempt},
+		ProblemID: p.ID,
+		TestData:  protocol.TestData{Hash: hash},
+		Language:  sub.Language,
+		Source:    sub.Source,
+		Limits: protocol.Limits{TimeMs: int64(p.TimeLimitMs), MemoryKiB: int64(p.MemoryLimitKB),
+			OutputBytes: s.cfg.OutputLimit},
+		Mode:     protocol.Mode(p.Mode),
+		Checker:  protocol.Checker{Kind: protocol.CheckerKind(p.Checker)},
+		Priority: prio,
+	}
+	if s.cfg.TestdataURL != "" && hash != "" {
+		t.TestData.URL = s.cfg.TestdataURL + hash
+	}
+	if p.Checker == store.CheckerFloat {
+		t.Checker.Tolerance = p.FloatTolerance
+	}
+	qt := queue.Task{Task: t, UserID: sub.UserID, SubmittedAt: sub.CreatedAt}
+	if sub.ContestID.Valid {
+		qt.ContestID = sub.ContestID.Int64
+	}
+	return qt
+}
+
+// Enqueue puts a submission's current attempt in the judge queue. An
+// attempt already queued, leased or done is success (the queue is
+// idempotent per submission and attempt).
+func (s *Service) Enqueue(ctx context.Context, sub *store.Submission, p *store.Problem, prio protocol.Priority) error {
+	err := s.q.Enqueue(ctx, s.Task(sub, p, prio))
+	if err != nil && !errors.Is(err, queue.ErrDuplicate) {
+		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
+	}
+	return nil
+}
+
+// contest returns a contest from a short-lived cache.
+func (s *Service) contest(ctx context.Context, id int64) (store.Contest, error) {
+	now := time.Now()
+	s.mu.Lock()
+	cc, ok := s.contests[id]
+	s.mu.Unlock()
+	if ok && now.Sub(cc.at) < s.cfg.ContestCacheTTL {
+		return cc.c, nil
+	}
+	c, err := s.st.ContestByID(ctx, id)
+	if err != nil {
+		return store.Contest{}, err
+	}
+	s.mu.Lock()
+	s.contests[id] = cachedContest{c: c, at: now}
+	s.mu.Unlock()
+	return c, nil
+}
+
+// ForgetContest drops a contest from the cache (after it changed).
+func (s *Service) ForgetContest(id int64) {
+	s.mu.Lock()
+	delete(s.contests, id)
+	s.mu.Unlock()
+}
+
+// BoardContest is the scoreboard's view of a contest.
+func BoardContest(c *store.Contest) scoreboard.Contest {
+	return scoreboard.Contest{ID: c.ID, Params: scoreboard.Params{Rule: c.Rule, Start: c.StartAt, FreezeAt: c.FreezeAt()}}
+}
+
+// BoardEntry is a submission as its scoreboard cell's entry: pending until
+// the row holds an outcome.
+func BoardEntry(sub *store.Submission) scoreboard.Entry {
+	e := scoreboard.Entry{SubmissionID: sub.ID, Attempt: sub.Attempt, At: sub.CreatedAt}
+	if sub.Final() {
+		e.Verdict, e.Score = sub.Verdict, sub.Score
+	}
+	return e
+}
+
+// UpdateBoard merges a contest submission's current state into its
+// contest's board and marks the board for publishing. Submissions outside
+// contests are ignored.
+func (s *Service) UpdateBoard(ctx context.Context, sub *store.Submission) error {
+	if !sub.ContestID.Valid {
+		return nil
+	}
+	c, err := s.contest(ctx, sub.ContestID.Int64)
+	if err != nil {
+		return fmt.Errorf("judging: board of submission %d: %w", sub.ID, err)
+	}
+	u := scoreboard.User{ID: sub.UserID, Username: sub.Username, DisplayName: sub.DisplayName}
+	changed, err := s.board.Apply(ctx, BoardContest(&c), u, sub.ProblemID, BoardEntry(sub))
+	if err != nil {
+		return err
+	}
+	if changed {
+		s.markDirty(c.ID)
+	}
+	return nil
+}
+
+func (s *Service) markDirty(contestID int64) {
+	s.mu.Lock()
+	s.dirty[contestID] = true
+	s.mu.Unlock()
+}
+
+// MarkDirty asks the publisher to push a contest's board (after an
+// unfreeze, say).
+func (s *Service) MarkDirty(contestID int64) {
+	s.markDirty(contestID)
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}

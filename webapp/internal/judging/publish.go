@@ -1,0 +1,122 @@
+package judging
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/webapp/internal/scoreboard"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// Scoreboard returns a contest's scoreboard document. public selects what
+// everyone may see: while the contest is frozen, the results of
+// submissions made after the freeze are hidden (shown as pending);
+// otherwise (staff) the live board. A contest whose board is missing from
+// Redis (lost, or never built) is rebuilt from MySQL first.
+func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool) (scoreboard.Doc, error) {
+	views, users, err := s.board.Views(ctx, c.ID)
+	if err != nil {
+		return scoreboard.Doc{}, err
+	}
+	if len(views) == 0 {
+		exists, err := s.board.Exists(ctx, c.ID)
+		if err != nil {
+			return scoreboard.Doc{}, err
+		}
+		if !exists {
+			if err := s.RebuildBoard(ctx, c); err != nil {
+				return scoreboard.Doc{}, err
+			}
+			if views, users, err = s.board.Views(ctx, c.ID); err != nil {
+				return scoreboard.Doc{}, err
+			}
+		}
+	}
+	cps, err := s.st.ContestProblems(ctx, c.ID)
+	if err != nil {
+		return scoreboard.Doc{}, err
+	}
+	labels := make(map[int64]string, len(cps))
+	for _, p := range cps {
+		labels[p.ProblemID] = p.Label
+	}
+	frozen := public && c.Frozen(s.cfg.Now())
+	return scoreboard.Assemble(c.Rule, views, users, labels, frozen, frozen), nil
+}
+
+// RebuildBoard rebuilds a contest's board from its submissions in MySQL.
+func (s *Service) RebuildBoard(ctx context.Context, c *store.Contest) error {
+	subs, err := s.st.ContestSubmissions(ctx, c.ID)
+	if err != nil {
+		return err
+	}
+	users := map[int64]scoreboard.User{}
+	entries := make([]scoreboard.CellEntry, 0, len(subs))
+	for i := range subs {
+		sub := &subs[i]
+		users[sub.UserID] = scoreboard.User{ID: sub.UserID, Username: sub.Username, DisplayName: sub.DisplayName}
+		entries = append(entries, scoreboard.CellEntry{
+			CellKey: scoreboard.CellKey{UserID: sub.UserID, ProblemID: sub.ProblemID}, Entry: BoardEntry(sub)})
+	}
+	if err := s.board.Rebuild(ctx, BoardContest(c), users, entries); err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		s.log.Info("scoreboard rebuilt from MySQL", "contest_id", c.ID, "submissions", len(entries))
+	}
+	return nil
+}
+
+// RunPublisher publishes the public scoreboard of every contest whose board
+// changed, at most once per PublishInterval per contest, until ctx ends.
+func (s *Service) RunPublisher(ctx context.Context) {
+	t := time.NewTicker(s.cfg.PublishInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.kick:
+		}
+		s.mu.Lock()
+		ids := slices.Collect(maps.Keys(s.dirty))
+		clear(s.dirty)
+		s.mu.Unlock()
+		for _, id := range ids {
+			if err := s.PublishScoreboard(ctx, id); err != nil && ctx.Err() == nil {
+				s.log.Warn("scoreboard publish failed; will retry", "contest_id", id, obs.Err(err))
+				s.markDirty(id)
+			}
+		}
+	}
+}
+
+// PublishScoreboard publishes a contest's public scoreboard document on
+// its live channel (the document is also the channel's snapshot state).
+func (s *Service) PublishScoreboard(ctx context.Context, contestID int64) error {
+	c, err := s.st.ContestByID(ctx, contestID)
+	if err != nil {
+		return err
+	}
+	doc, err := s.Scoreboard(ctx, &c, true)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("judging: scoreboard of %d: %w", contestID, err)
+	}
+	if _, err := s.q.PublishDoc(ctx, protocol.Channel{Kind: protocol.ChannelContest, ID: contestID},
+		protocol.EventScoreboard, b, b); err != nil {
+		return err
+	}
+	s.published.Inc()
+	return nil
+}

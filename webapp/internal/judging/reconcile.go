@@ -1,0 +1,162 @@
+package judging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// ReconcilerLock is the name (rkeys.Lock) of the lock whose holder runs the
+// reconciler.
+const ReconcilerLock = "reconciler"
+
+// KEYS: lock. ARGV: holder, ttl ms. Takes the lock or renews it when held
+// by holder; returns 1 when holder holds it now.
+var lockScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur == false then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+if cur == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+`)
+
+// KEYS: lock. ARGV: holder.
+var unlockScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`)
+
+// RunReconciler runs Reconcile every ReconcileInterval while this node
+// holds the reconciler lock, until ctx ends.
+func (s *Service) RunReconciler(ctx context.Context) {
+	key := s.n.Lock(ReconcilerLock)
+	ttl := 3 * s.cfg.ReconcileInterval
+	t := time.NewTicker(s.cfg.ReconcileInterval)
+	defer t.Stop()
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = unlockScript.Run(cctx, s.rdb, []string{key}, s.cfg.NodeID).Err()
+	}()
+	for {
+		held, err := lockScript.Run(ctx, s.rdb, []string{key}, s.cfg.NodeID, ttl.Milliseconds()).Int()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("reconciler lock failed", obs.Err(err))
+		case held == 1:
+			if n, err := s.Reconcile(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("reconcile failed", obs.Err(err))
+			} else if n > 0 {
+				s.log.Info("reconciler enqueued lost tasks", "count", n)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Reconcile enqueues, once, every queued submission older than
+// ReconcileGrace (and younger than ReconcileLookback) whose attempt has no
+// task in Redis: an enqueue lost after the insert, or a Redis that lost its
+// data. It returns how many it enqueued. Enqueueing is idempotent, so a
+// second reconciler or a racing submit cannot make a task twice.
+func (s *Service) Reconcile(ctx context.Context) (int, error) {
+	now := s.cfg.Now()
+	oldest, newest := now.Add(-s.cfg.ReconcileLookback), now.Add(-s.cfg.ReconcileGrace)
+	var after int64
+	enqueued := 0
+	for {
+		refs, err := s.st.QueuedSubmissions(ctx, after, 500)
+		if err != nil {
+			return enqueued, err
+		}
+		if len(refs) == 0 {
+			return enqueued, nil
+		}
+		after = refs[len(refs)-1].ID
+		var due []store.QueuedRef
+		younger := false
+		for _, r := range refs {
+			if r.CreatedAt.After(newest) {
+				younger = true // ids grow with time: the rest are younger too
+				break
+			}
+			if r.CreatedAt.After(oldest) {
+				due = append(due, r)
+			}
+		}
+		if len(due) > 0 {
+			missing, err := s.withoutTask(ctx, due)
+			if err != nil {
+				return enqueued, err
+			}
+			for _, r := range missing {
+				if err := s.reenqueue(ctx, r.ID); err != nil {
+					return enqueued, err
+				}
+				enqueued++
+				s.requeued.Inc()
+			}
+		}
+		if younger {
+			return enqueued, nil
+		}
+	}
+}
+
+// withoutTask returns the refs whose attempt has no task record in Redis
+// (none, or an older attempt's).
+func (s *Service) withoutTask(ctx context.Context, refs []store.QueuedRef) ([]store.QueuedRef, error) {
+	pipe := s.rdb.Pipeline()
+	cmds := make([]*redis.StringCmd, len(refs))
+	for i, r := range refs {
+		cmds[i] = pipe.HGet(ctx, s.n.Task(r.ID), "attempt")
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("judging: read tasks: %w", err)
+	}
+	var out []store.QueuedRef
+	for i, c := range cmds {
+		a, err := strconv.Atoi(c.Val())
+		if err != nil || a < refs[i].Attempt {
+			out = append(out, refs[i])
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) reenqueue(ctx context.Context, id int64) error {
+	sub, err := s.st.SubmissionByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if sub.Verdict != store.StatusQueued {
+		return nil // judged meanwhile
+	}
+	p, err := s.st.ProblemByID(ctx, sub.ProblemID)
+	if err != nil {
+		return err
+	}
+	prio := PriorityOf(&sub)
+	if sub.Attempt > 1 { // only a rejudge queues a later attempt
+		prio = protocol.PriorityRejudge
+	}
+	s.log.Warn("queued submission had no task; enqueueing", obs.SubmissionID(id), obs.Attempt(sub.Attempt))
+	return s.Enqueue(ctx, &sub, &p, prio)
+}

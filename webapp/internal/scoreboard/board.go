@@ -1,0 +1,270 @@
+package scoreboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/rkeys"
+)
+
+// Board is the contests' scoreboards in Redis. Each contest is one hash,
+// rkeys.Scoreboard(contest id), holding per cell "<user>:<problem>":
+//
+//	e:<cell>  the cell's entries (JSON array, every value a string)
+//	n:<cell>  the entries' version, bumped on every change
+//	v:<cell>  the cell's views (JSON of View) derived from that version
+//	u:<user>  the user's names (JSON of User)
+//
+// One hash per contest keeps every update of a contest on one key.
+type Board struct {
+	rdb redis.UniversalClient
+	n   rkeys.Names
+}
+
+// New returns a Board.
+func New(rdb redis.UniversalClient, names rkeys.Names) *Board { return &Board{rdb: rdb, n: names} }
+
+// Contest is what a board update needs to know about the contest.
+type Contest struct {
+	ID     int64
+	Params Params
+}
+
+// wireEntry is an entry inside Redis: strings only, so Lua's cjson never
+// rounds a number.
+type wireEntry struct {
+	S string `json:"s"` // submission id
+	A string `json:"a"` // attempt
+	T string `json:"t"` // submission time, Unix ms
+	V string `json:"v"` // verdict, "" pending
+	P string `json:"p"` // score
+}
+
+func (w wireEntry) entry() (Entry, error) {
+	var e Entry
+	var err error
+	if e.SubmissionID, err = strconv.ParseInt(w.S, 10, 64); err != nil {
+		return e, fmt.Errorf("scoreboard: entry id %q: %w", w.S, err)
+	}
+	if e.Attempt, err = strconv.Atoi(w.A); err != nil {
+		return e, fmt.Errorf("scoreboard: entry attempt %q: %w", w.A, err)
+	}
+	ms, err := strconv.ParseInt(w.T, 10, 64)
+	if err != nil {
+		return e, fmt.Errorf("scoreboard: entry time %q: %w", w.T, err)
+	}
+	e.At = time.UnixMilli(ms).UTC()
+	e.Verdict = w.V
+	if e.Score, err = strconv.ParseFloat(w.P, 64); err != nil {
+		return e, fmt.Errorf("scoreboard: entry score %q: %w", w.P, err)
+	}
+	return e, nil
+}
+
+// KEYS: board. ARGV: cell, sid, attempt, at ms, verdict, score, user id,
+// user json. Merges the entry by Entry.Supersedes; returns {0} when nothing
+// changed, else {1, version, entries json}.
+var upsertScript = redis.NewScript(`
+local ek = 'e:' .. ARGV[1]
+local raw = redis.call('HGET', KEYS[1], ek)
+local es = {}
+if raw then es = cjson.decode(raw) end
+local a = tonumber(ARGV[3])
+local idx = nil
+for i, e in ipairs(es) do
+  if e.s == ARGV[2] then idx = i end
+end
+local new = {s = ARGV[2], a = ARGV[3], t = ARGV[4], v = ARGV[5], p = ARGV[6]}
+if idx then
+  local old = es[idx]
+  local oa = tonumber(old.a)
+  if not (a > oa or (a == oa and old.v == '' and ARGV[5] ~= '')) then
+    return {0}
+  end
+  es[idx] = new
+else
+  table.insert(es, new)
+end
+local enc = cjson.encode(es)
+redis.call('HSET', KEYS[1], ek, enc, 'u:' .. ARGV[7], ARGV[8])
+local ver = redis.call('HINCRBY', KEYS[1], 'n:' .. ARGV[1], 1)
+return {1, ver, enc}
+`)
+
+// KEYS: board. ARGV: cell, version, view json. Stores the view only if the
+// entries are still at that version (a later change stores its own).
+var viewScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'n:' .. ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'v:' .. ARGV[1], ARGV[3])
+return 1
+`)
+
+func cellName(k CellKey) string {
+	return strconv.FormatInt(k.UserID, 10) + ":" + strconv.FormatInt(k.ProblemID, 10)
+}
+
+func parseCell(s string) (CellKey, bool) {
+	u, p, ok := strings.Cut(s, ":")
+	if !ok {
+		return CellKey{}, false
+	}
+	var k CellKey
+	var err1, err2 error
+	k.UserID, err1 = strconv.ParseInt(u, 10, 64)
+	k.ProblemID, err2 = strconv.ParseInt(p, 10, 64)
+	return k, err1 == nil && err2 == nil
+}
+
+// Apply merges one entry into a cell and, if that changed the cell,
+// derives and stores its views. It reports whether the cell changed.
+// Safe to call concurrently from any number of nodes, in any order, any
+// number of times.
+func (b *Board) Apply(ctx context.Context, c Contest, u User, problemID int64, e Entry) (bool, error) {
+	k := CellKey{UserID: u.ID, ProblemID: problemID}
+	cell := cellName(k)
+	uj, _ := json.Marshal(u)
+	res, err := upsertScript.Run(ctx, b.rdb, []string{b.n.Scoreboard(c.ID)},
+		cell, e.SubmissionID, e.Attempt, e.At.UnixMilli(), e.Verdict,
+		strconv.FormatFloat(e.Score, 'g', -1, 64), u.ID, uj).Slice()
+	if err != nil {
+		return false, fmt.Errorf("scoreboard: apply %d to contest %d: %w", e.SubmissionID, c.ID, err)
+	}
+	if len(res) < 3 || res[0] == int64(0) {
+		return false, nil
+	}
+	ver, _ := res[1].(int64)
+	raw, _ := res[2].(string)
+	if err := b.storeView(ctx, c, cell, ver, raw); err != nil {
+		return true, err
+	}
+	return true, nil
+}
+
+func (b *Board) storeView(ctx context.Context, c Contest, cell string, ver int64, raw string) error {
+	var ws []wireEntry
+	if err := json.Unmarshal([]byte(raw), &ws); err != nil {
+		// cjson encodes an empty table as {}; a cell always has entries.
+		return fmt.Errorf("scoreboard: contest %d cell %s: %w", c.ID, cell, err)
+	}
+	es := make([]Entry, 0, len(ws))
+	for _, w := range ws {
+		e, err := w.entry()
+		if err != nil {
+			return err
+		}
+		es = append(es, e)
+	}
+	vj, _ := json.Marshal(Derive(c.Params, es))
+	if err := viewScript.Run(ctx, b.rdb, []string{b.n.Scoreboard(c.ID)}, cell, ver, vj).Err(); err != nil {
+		return fmt.Errorf("scoreboard: store view of contest %d cell %s: %w", c.ID, cell, err)
+	}
+	return nil
+}
+
+// Views reads every cell's views and the users of a contest's board.
+func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, map[int64]User, error) {
+	views := map[CellKey]View{}
+	users := map[int64]User{}
+	key := b.n.Scoreboard(contestID)
+	var cursor uint64
+	for {
+		// Only views and users cross the wire; entries stay in Redis.
+		kv, next, err := b.rdb.HScan(ctx, key, cursor, "[vu]:*", 1000).Result()
+		if err != nil {
+			return nil, nil, fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			f, v := kv[i], kv[i+1]
+			switch {
+			case strings.HasPrefix(f, "v:"):
+				k, ok := parseCell(f[2:])
+				if !ok {
+					continue
+				}
+				var vw View
+				if err := json.Unmarshal([]byte(v), &vw); err != nil {
+					return nil, nil, fmt.Errorf("scoreboard: contest %d cell %s: %w", contestID, f, err)
+				}
+				views[k] = vw
+			case strings.HasPrefix(f, "u:"):
+				var u User
+				if err := json.Unmarshal([]byte(v), &u); err == nil {
+					users[u.ID] = u
+				}
+			}
+		}
+		if cursor = next; cursor == 0 {
+			break
+		}
+	}
+	return views, users, nil
+}
+
+// Exists reports whether a contest has a board in Redis.
+func (b *Board) Exists(ctx context.Context, contestID int64) (bool, error) {
+	n, err := b.rdb.Exists(ctx, b.n.Scoreboard(contestID)).Result()
+	if err != nil {
+		return false, fmt.Errorf("scoreboard: contest %d: %w", contestID, err)
+	}
+	return n > 0, nil
+}
+
+// Rebuild makes a contest's board agree with entries (every submission of
+// the contest, as MySQL has them) and re-derives every cell's views with
+// the current Params (after a Redis loss, or when the contest's window or
+// freeze changed). It merges rather than replaces, so results applied
+// concurrently are not lost.
+func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, entries []CellEntry) error {
+	for _, ce := range entries {
+		u, ok := users[ce.UserID]
+		if !ok {
+			u = User{ID: ce.UserID}
+		}
+		if _, err := b.Apply(ctx, c, u, ce.ProblemID, ce.Entry); err != nil {
+			return err
+		}
+	}
+	// Re-derive every cell, changed or not: Params may differ.
+	key := b.n.Scoreboard(c.ID)
+	var cursor uint64
+	for {
+		kv, next, err := b.rdb.HScan(ctx, key, cursor, "e:*", 1000).Result()
+		if err != nil {
+			return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			cell := kv[i][2:]
+			ver, err := b.rdb.HIncrBy(ctx, key, "n:"+cell, 1).Result()
+			if err != nil {
+				return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+			}
+			raw, err := b.rdb.HGet(ctx, key, "e:"+cell).Result()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+			}
+			if err := b.storeView(ctx, c, cell, ver, raw); err != nil {
+				return err
+			}
+		}
+		if cursor = next; cursor == 0 {
+			break
+		}
+	}
+	return nil
+}
+
+// Delete drops a contest's board (tests, or before a rebuild from
+// scratch).
+func (b *Board) Delete(ctx context.Context, contestID int64) error {
+	if err := b.rdb.Del(ctx, b.n.Scoreboard(contestID)).Err(); err != nil {
+		return fmt.Errorf("scoreboard: delete contest %d: %w", contestID, err)
+	}
+	return nil
+}

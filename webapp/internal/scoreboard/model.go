@@ -1,0 +1,306 @@
+package scoreboard
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Rules of contests.
+const (
+	RuleICPC = "icpc"
+	RuleIOI  = "ioi"
+)
+
+// PenaltyPerTry is the ICPC penalty of one rejected try before the AC.
+const PenaltyPerTry = 20
+
+// Entry is one submission of a user on a problem, as the board knows it.
+type Entry struct {
+	SubmissionID int64
+	Attempt      int
+	// At is when the submission was made (ms precision).
+	At time.Time
+	// Verdict is the final outcome ("AC", "WA", …), or "" while pending.
+	Verdict string
+	Score   float64
+}
+
+// Pending reports whether the entry has no outcome yet.
+func (e Entry) Pending() bool { return e.Verdict == "" }
+
+// Supersedes reports whether e replaces old (same submission) in a cell: a
+// later attempt, or a final verdict for the attempt old is pending on.
+// Every other combination keeps old, which makes merging commutative and
+// idempotent. The Lua upsert in board.go implements the same rule.
+func (e Entry) Supersedes(old Entry) bool {
+	return e.Attempt > old.Attempt || (e.Attempt == old.Attempt && old.Pending() && !e.Pending())
+}
+
+// counts reports whether a final verdict is a try (CE and SE are not).
+func counts(v string) bool { return v != "CE" && v != "SE" }
+
+// Params are the contest facts a cell's view depends on.
+type Params struct {
+	Rule  string
+	Start time.Time
+	// FreezeAt is when the public board stops changing; zero: no freeze.
+	FreezeAt time.Time
+}
+
+// CellState is one view of a cell.
+type CellState struct {
+	Solved   bool `json:"s,omitempty"`
+	Attempts int  `json:"a,omitempty"` // ICPC: tries up to and incl. the AC; IOI: judged submissions
+	TimeMin  int  `json:"m,omitempty"` // ICPC: minutes from the start to the AC
+	Penalty  int  `json:"p,omitempty"` // ICPC: TimeMin + 20 × rejected tries before it
+	Pending  int  `json:"q,omitempty"` // submissions without a (visible) outcome
+	// Scored: at least one (visible) judged submission; Score its best.
+	Scored bool    `json:"sd,omitempty"`
+	Score  float64 `json:"sc,omitempty"`
+	// FirstAC is the accepted submission that solved it (for first to
+	// solve: the lowest across users wins).
+	FirstAC int64 `json:"f,omitempty"`
+}
+
+// View is a cell as everyone sees it live (admins) and as the public sees
+// it while the board is frozen.
+type View struct {
+	Live   CellState `json:"l"`
+	Public CellState `json:"p"`
+}
+
+// Derive computes a cell's views from its entries (any order, at most one
+// per submission).
+func Derive(p Params, entries []Entry) View {
+	es := slices.Clone(entries)
+	slices.SortFunc(es, func(a, b Entry) int { return cmp.Compare(a.SubmissionID, b.SubmissionID) })
+	live := derive(p, es, func(Entry) bool { return true })
+	public := live
+	if !p.FreezeAt.IsZero() {
+		public = derive(p, es, func(e Entry) bool { return e.At.Before(p.FreezeAt) })
+	}
+	return View{Live: live, Public: public}
+}
+
+func derive(p Params, es []Entry, visible func(Entry) bool) CellState {
+	var c CellState
+	if p.Rule == RuleIOI {
+		for _, e := range es {
+			if e.Pending() || !visible(e) {
+				c.Pending++
+				continue
+			}
+			if e.Verdict == "SE" {
+				continue
+			}
+			c.Attempts++
+			if !c.Scored || e.Score > c.Score {
+				c.Score = e.Score
+			}
+			c.Scored = true
+			if e.Verdict == "AC" && !c.Solved {
+				c.Solved, c.FirstAC = true, e.SubmissionID
+			}
+		}
+		return c
+	}
+	tries := 0
+	for _, e := range es {
+		if e.Pending() || !visible(e) {
+			c.Pending++
+			continue
+		}
+		if e.Verdict == "AC" {
+			c.Solved = true
+			c.FirstAC = e.SubmissionID
+			c.TimeMin = max(0, int(e.At.Sub(p.Start)/time.Minute))
+			c.Penalty = c.TimeMin + PenaltyPerTry*tries
+			c.Attempts = tries + 1
+			return c // nothing after the AC matters, pending or not
+		}
+		if counts(e.Verdict) {
+			tries++
+		}
+	}
+	c.Attempts = tries
+	return c
+}
+
+// CellKey names a cell.
+type CellKey struct {
+	UserID    int64
+	ProblemID int64
+}
+
+// CellEntry is an entry with its cell.
+type CellEntry struct {
+	CellKey
+	Entry
+}
+
+// Recompute derives every cell's views from scratch from entries (several
+// per submission allowed: they merge as on the live board).
+func Recompute(p Params, entries []CellEntry) map[CellKey]View {
+	cells := map[CellKey]map[int64]Entry{}
+	for _, ce := range entries {
+		m := cells[ce.CellKey]
+		if m == nil {
+			m = map[int64]Entry{}
+			cells[ce.CellKey] = m
+		}
+		if old, ok := m[ce.SubmissionID]; !ok || ce.Entry.Supersedes(old) {
+			m[ce.SubmissionID] = ce.Entry
+		}
+	}
+	out := make(map[CellKey]View, len(cells))
+	for k, m := range cells {
+		es := make([]Entry, 0, len(m))
+		for _, e := range m {
+			es = append(es, e)
+		}
+		out[k] = Derive(p, es)
+	}
+	return out
+}
+
+// User is a contestant as the board shows them.
+type User struct {
+	ID          int64  `json:"id"`
+	Username    string `json:"n"`
+	DisplayName string `json:"d"`
+}
+
+// Doc is the scoreboard document: GET /api/contests/{slug}/scoreboard and
+// the state of the contest's live channel (frontend/src/scoreboard.ts).
+type Doc struct {
+	Rule   string `json:"rule"`
+	Frozen bool   `json:"frozen"`
+	// Full marks the document as the whole board (a live event body
+	// replaces the browser's board instead of merging rows).
+	Full bool  `json:"full"`
+	Rows []Row `json:"rows"`
+}
+
+// Row is one contestant.
+type Row struct {
+	Rank        int                `json:"rank"`
+	User        string             `json:"user"`
+	UserID      int64              `json:"user_id"`
+	DisplayName string             `json:"display_name"`
+	Solved      int                `json:"solved"`
+	Penalty     int                `json:"penalty"`
+	Score       float64            `json:"score"`
+	Problems    map[string]DocCell `json:"problems"`
+}
+
+// DocCell is one problem of a row, keyed by the problem's label.
+type DocCell struct {
+	Solved     bool     `json:"solved,omitempty"`
+	Attempts   int      `json:"attempts"`
+	TimeMin    *int     `json:"time_min,omitempty"`
+	Pending    int      `json:"pending,omitempty"`
+	FirstBlood bool     `json:"first_blood,omitempty"`
+	Score      *float64 `json:"score,omitempty"`
+}
+
+// Assemble builds the document from cell views: the public views when
+// public is true, the live ones otherwise. labels maps the contest's
+// problems to their labels (cells of other problems are left out); users
+// names the contestants (unknown ones are shown by id).
+func Assemble(rule string, views map[CellKey]View, users map[int64]User, labels map[int64]string, public, frozen bool) Doc {
+	pick := func(v View) CellState {
+		if public {
+			return v.Public
+		}
+		return v.Live
+	}
+	// First to solve: the lowest accepted submission id per problem.
+	first := map[int64]int64{}
+	for k, v := range views {
+		c := pick(v)
+		if _, ok := labels[k.ProblemID]; !ok || !c.Solved {
+			continue
+		}
+		if f, ok := first[k.ProblemID]; !ok || c.FirstAC < f {
+			first[k.ProblemID] = c.FirstAC
+		}
+	}
+	rows := map[int64]*Row{}
+	for k, v := range views {
+		label, ok := labels[k.ProblemID]
+		if !ok {
+			continue
+		}
+		r := rows[k.UserID]
+		if r == nil {
+			u, ok := users[k.UserID]
+			if !ok {
+				u = User{ID: k.UserID}
+			}
+			r = &Row{User: u.Username, UserID: k.UserID, DisplayName: u.DisplayName, Problems: map[string]DocCell{}}
+			if r.User == "" {
+				r.User = "#" + strconv.FormatInt(k.UserID, 10)
+			}
+			if r.DisplayName == "" {
+				r.DisplayName = r.User
+			}
+			rows[k.UserID] = r
+		}
+		c := pick(v)
+		dc := DocCell{Solved: c.Solved, Attempts: c.Attempts, Pending: c.Pending}
+		if rule == RuleIOI {
+			if c.Scored {
+				s := c.Score
+				dc.Score = &s
+				r.Score += c.Score
+			}
+			if c.Solved {
+				r.Solved++
+			}
+		} else if c.Solved {
+			m := c.TimeMin
+			dc.TimeMin = &m
+			dc.FirstBlood = first[k.ProblemID] == c.FirstAC
+			r.Solved++
+			r.Penalty += c.Penalty
+		}
+		r.Problems[label] = dc
+	}
+	doc := Doc{Rule: rule, Frozen: frozen, Full: true, Rows: make([]Row, 0, len(rows))}
+	for _, r := range rows {
+		doc.Rows = append(doc.Rows, *r)
+	}
+	Rank(rule, doc.Rows)
+	return doc
+}
+
+func better(rule string, a, b *Row) int {
+	if rule == RuleIOI {
+		return cmp.Compare(b.Score, a.Score)
+	}
+	if c := cmp.Compare(b.Solved, a.Solved); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Penalty, b.Penalty)
+}
+
+// Rank sorts rows best first (ICPC: more solved, then less penalty; IOI:
+// more score) and numbers them, tied rows sharing a rank (1, 2, 2, 4).
+// Within a tie rows are ordered by user name.
+func Rank(rule string, rows []Row) {
+	slices.SortFunc(rows, func(a, b Row) int {
+		if c := better(rule, &a, &b); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.User, b.User), cmp.Compare(a.UserID, b.UserID))
+	})
+	for i := range rows {
+		if i > 0 && better(rule, &rows[i-1], &rows[i]) == 0 {
+			rows[i].Rank = rows[i-1].Rank
+		} else {
+			rows[i].Rank = i + 1
+		}
+	}
+}

@@ -1,0 +1,317 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/webapp/internal/blob"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// judgeName returns the judge whose token the request bears
+// (Authorization: Bearer <token>), checking hex SHA-256 of the token
+// against rkeys.JudgeTokens and, when Redis does not have it, the judges
+// table. "" means no valid token.
+func (s *Server) judgeName(ctx context.Context, r *http.Request) (string, error) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	tok = strings.TrimSpace(tok)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || len(tok) > 512 {
+		return "", nil
+	}
+	sum := sha256.Sum256([]byte(tok))
+	name, err := s.cfg.Redis.HGet(ctx, s.cfg.Names.JudgeTokens(), hex.EncodeToString(sum[:])).Result()
+	if err == nil && name != "" {
+		return name, nil
+	}
+	if err != nil && !errors.Is(err, redis.Nil) {
+		s.log.Warn("judge token lookup in Redis failed; asking MySQL", obs.Err(err))
+	}
+	j, err := s.cfg.Store.JudgeByTokenHash(ctx, sum[:])
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return j.Name, nil
+}
+
+// handleJudgeTestdata serves a test data package to a judge. Only a judge
+// token opens it: a browser session does not.
+func (s *Server) handleJudgeTestdata(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	name, err := s.judgeName(ctx, r)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if name == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="verdict-judge"`)
+		writeAPIError(w, apiErr(http.StatusUnauthorized, CodeUnauthorized,
+			"this endpoint needs a judge token: Authorization: Bearer <token>"))
+		return
+	}
+	hash := chi.URLParam(r, "hash")
+	if !blob.ValidHash(hash) {
+		writeAPIError(w, errNotFound)
+		return
+	}
+	known, err := s.cfg.Store.TestdataExists(ctx, hash)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if !known {
+		writeAPIError(w, errNotFound)
+		return
+	}
+	f, err := s.cfg.Blobs.Open(ctx, hash)
+	if errors.Is(err, blob.ErrNotFound) {
+		s.log.Error("test data version has no blob", "hash", hash)
+		writeAPIError(w, errNotFound)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	s.log.Debug("test data download", "judge_id", name, "hash", hash, "bytes", st.Size())
+	w.Header().Set("Content-Type", "application/zip")
+	w.Header().Set("ETag", `"`+hash+`"`)
+	w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
+	http.ServeContent(w, r, hash+".zip", st.ModTime(), f)
+}
+
+func (s *Server) visibleContest(w http.ResponseWriter, r *http.Request) (*store.Contest, bool) {
+	c, err := s.cfg.Store.ContestBySlug(r.Context(), chi.URLParam(r, "slug"))
+	a := authOf(r)
+	staff := a.user != nil && a.user.IsStaff()
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !c.Visible && !staff) {
+		writeAPIError(w, errNotFound)
+		return nil, false
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return nil, false
+	}
+	return &c, true
+}
+
+// handleScoreboard serves a contest's scoreboard: the public one (frozen
+// during the freeze) to everyone, the live one to staff (?view=public
+// shows staff the public one).
+func (s *Server) handleScoreboard(w http.ResponseWriter, r *http.Request) {
+	c, ok := s.visibleContest(w, r)
+	if !ok {
+		return
+	}
+	a := authOf(r)
+	staff := a.user != nil && a.user.IsStaff()
+	view := r.URL.Query().Get("view")
+	if view != "" && view != "public" && view != "live" {
+		writeAPIError(w, badField("view", "must be public or live"))
+		return
+	}
+	if view == "live" && !staff {
+		writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "view", "only staff see the live board"))
+		return
+	}
+	public := !staff || view == "public"
+	if c.Phase(s.cfg.Now()) == "upcoming" && !staff {
+		writeJSON(w, http.StatusOK, map[string]any{"rule": c.Rule, "frozen": false, "full": true, "rows": []any{}})
+		return
+	}
+	doc, err := s.judging.Scoreboard(r.Context(), c, public)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// handleUnfreeze reveals a contest's frozen scoreboard (admins).
+func (s *Server) handleUnfreeze(w http.ResponseWriter, r *http.Request) {
+	a := authOf(r)
+	if a.user == nil {
+		writeAPIError(w, errUnauthorized)
+		return
+	}
+	if a.user.Role != store.RoleAdmin {
+		writeAPIError(w, apiErr(http.StatusForbidden, CodeForbidden, "only admins unfreeze a scoreboard"))
+		return
+	}
+	c, ok := s.visibleContest(w, r)
+	if !ok {
+		return
+	}
+	if !c.UnfrozenAt.Valid {
+		if err := s.cfg.Store.SetUnfrozen(r.Context(), c.ID, s.cfg.Now()); err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+	}
+	s.judging.ForgetContest(c.ID)
+	if err := s.judging.PublishScoreboard(r.Context(), c.ID); err != nil {
+		s.log.Warn("publishing the revealed scoreboard failed", obs.Err(err))
+		s.judging.MarkDirty(c.ID)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"contest": c.Slug, "unfrozen": true})
+}
+
+type rejudgeRequest struct {
+	SubmissionID *int64 `json:"submission_id"`
+	Submission   *int64 `json:"submission"` // the frontend's name for submission_id
+	Problem      string `json:"problem"`
+	Contest      string `json:"contest"`
+}
+
+// MaxRejudge bounds the submissions one rejudge request touches.
+const MaxRejudge = 20000
+
+// handleRejudge enqueues the next attempt of one submission, of a
+// problem's or of a contest's submissions, at rejudge priority (staff).
+func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	a := authOf(r)
+	if a.user == nil {
+		writeAPIError(w, errUnauthorized)
+		return
+	}
+	if !a.user.IsStaff() {
+		writeAPIError(w, apiErr(http.StatusForbidden, CodeForbidden, "only admins and problem setters rejudge"))
+		return
+	}
+	var req rejudgeRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if req.SubmissionID == nil {
+		req.SubmissionID = req.Submission
+	} else if req.Submission != nil {
+		writeAPIError(w, badField("submission", "and submission_id are the same field: give one"))
+		return
+	}
+	given := 0
+	for _, b := range []bool{req.SubmissionID != nil, req.Problem != "", req.Contest != ""} {
+		if b {
+			given++
+		}
+	}
+	if given != 1 {
+		writeAPIError(w, badField("submission_id", "give exactly one of submission_id, problem or contest"))
+		return
+	}
+	var ids []int64
+	var err error
+	switch {
+	case req.SubmissionID != nil:
+		if *req.SubmissionID < 1 {
+			writeAPIError(w, badField("submission_id", "must be a submission id"))
+			return
+		}
+		if _, err := s.cfg.Store.SubmissionByID(ctx, *req.SubmissionID); errors.Is(err, store.ErrNotFound) {
+			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "submission_id", "no such submission"))
+			return
+		} else if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		ids = []int64{*req.SubmissionID}
+	case req.Problem != "":
+		p, perr := s.cfg.Store.ProblemBySlug(ctx, req.Problem)
+		if errors.Is(perr, store.ErrNotFound) {
+			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"))
+			return
+		} else if perr != nil {
+			s.internal(w, r, perr, http.StatusServiceUnavailable)
+			return
+		}
+		ids, err = s.cfg.Store.SubmissionIDs(ctx, p.ID, 0)
+	default:
+		c, cerr := s.cfg.Store.ContestBySlug(ctx, req.Contest)
+		if errors.Is(cerr, store.ErrNotFound) {
+			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no such contest"))
+			return
+		} else if cerr != nil {
+			s.internal(w, r, cerr, http.StatusServiceUnavailable)
+			return
+		}
+		ids, err = s.cfg.Store.SubmissionIDs(ctx, 0, c.ID)
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if len(ids) > MaxRejudge {
+		writeAPIError(w, apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge,
+			fmt.Sprintf("%d submissions; rejudge at most %d at once", len(ids), MaxRejudge)))
+		return
+	}
+	n := 0
+	for _, id := range ids {
+		if err := s.rejudgeOne(ctx, id); err != nil {
+			s.log.Warn("rejudge stopped", obs.SubmissionID(id), obs.Err(err), "done", n)
+			s.internal(w, r, fmt.Errorf("rejudged %d of %d: %w", n, len(ids), err), http.StatusServiceUnavailable)
+			return
+		}
+		n++
+	}
+	s.log.Info("rejudge", "user_id", a.user.ID, "submissions", n, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusOK, map[string]any{"queued": n})
+}
+
+// rejudgeOne resets a submission to its next attempt — above any attempt
+// the queue has seen for it (leases may have expired more often than MySQL
+// knows) — and enqueues it at rejudge priority.
+func (s *Server) rejudgeOne(ctx context.Context, id int64) error {
+	min := 0
+	if v, err := s.cfg.Redis.HGet(ctx, s.cfg.Names.Task(id), "attempt").Result(); err == nil {
+		if a, err := strconv.Atoi(v); err == nil {
+			min = a + 1
+		}
+	} else if !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("read task %d: %w", id, err)
+	}
+	sub, err := s.cfg.Store.SubmissionByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	p, err := s.cfg.Store.ProblemByID(ctx, sub.ProblemID)
+	if err != nil {
+		return err
+	}
+	hash := p.TestdataHash.String
+	if hash == "" {
+		hash = sub.TestdataHash.String
+	}
+	sub, err = s.cfg.Store.Rejudge(ctx, id, min, hash)
+	if err != nil {
+		return err
+	}
+	if err := s.judging.UpdateBoard(ctx, &sub); err != nil {
+		s.log.Warn("scoreboard pending mark failed", obs.SubmissionID(id), obs.Err(err))
+	}
+	if hash == "" {
+		return nil // nothing to judge with; stays queued until test data exists
+	}
+	return s.judging.Enqueue(ctx, &sub, &p, protocol.PriorityRejudge)
+}

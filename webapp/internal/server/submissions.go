@@ -1,0 +1,557 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/webapp/internal/judging"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// IdempotencyHeader carries the client's idempotency key of a submit.
+const IdempotencyHeader = "Idempotency-Key"
+
+func validIdemKey(k string) bool {
+	if k == "" || len(k) > 64 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.:", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func validLanguageID(id string) bool {
+	if id == "" || len(id) > 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' || c == '+') {
+			return false
+		}
+	}
+	return true
+}
+
+// LanguagesJSON answers GET /api/languages.
+type LanguagesJSON struct {
+	Languages  []judging.Language `json:"languages"`
+	LiveJudges int                `json:"live_judges"`
+	Notice     string             `json:"notice,omitempty"`
+}
+
+func (s *Server) handleLanguages(w http.ResponseWriter, r *http.Request) {
+	langs, live, err := s.judging.Languages(r.Context())
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	out := LanguagesJSON{Languages: langs, LiveJudges: live}
+	if live == 0 {
+		out.Notice = "no judge is connected right now: submissions cannot be accepted until one is"
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type submitRequest struct {
+	Problem  string `json:"problem"`
+	Contest  string `json:"contest"`
+	Language string `json:"language"`
+	Source   string `json:"source"`
+}
+
+// SubmitJSON answers POST /api/submissions.
+type SubmitJSON struct {
+	ID         int64                 `json:"id"`
+	Status     string                `json:"status"`
+	Submission SubmissionJSON        `json:"submission"`
+	Queue      *protocol.QueueNotice `json:"queue,omitempty"`
+}
+
+func badField(field, msg string) *APIError {
+	return fieldErr(http.StatusBadRequest, CodeValidation, field, field+" "+msg)
+}
+
+func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	a := authOf(r)
+	if a.user == nil {
+		writeAPIError(w, errUnauthorized)
+		return
+	}
+	ctx := r.Context()
+	key := r.Header.Get(IdempotencyHeader)
+	if !validIdemKey(key) {
+		writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, IdempotencyHeader,
+			"the Idempotency-Key header is required: 1 to 64 of A-Z a-z 0-9 - _ . : (a new random one per submit click)"))
+		return
+	}
+	var req submitRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	switch {
+	case req.Problem == "":
+		writeAPIError(w, badField("problem", "is required"))
+		return
+	case req.Language == "":
+		writeAPIError(w, badField("language", "is required"))
+		return
+	case !validLanguageID(req.Language):
+		writeAPIError(w, badField("language", "is not a language id"))
+		return
+	case strings.TrimSpace(req.Source) == "":
+		writeAPIError(w, badField("source", "is required"))
+		return
+	case len(req.Source) > s.cfg.MaxSourceBytes:
+		writeAPIError(w, fieldErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "source",
+			fmt.Sprintf("source is %d bytes, the limit is %d", len(req.Source), s.cfg.MaxSourceBytes)))
+		return
+	}
+	// A retried POST returns what the first one made.
+	if id, err := s.cfg.Store.SubmissionByKey(ctx, a.user.ID, key); err == nil {
+		s.answerSubmit(w, r, id, http.StatusOK)
+		return
+	} else if !errors.Is(err, store.ErrNotFound) {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	n, err := s.limiter.Hit(ctx, s.submitRule, strconv.FormatInt(a.user.ID, 10))
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if n > s.submitRule.Limit {
+		e := apiErr(http.StatusTooManyRequests, CodeRateLimited,
+			fmt.Sprintf("at most %d submissions a minute; wait a little", s.submitRule.Limit))
+		e.RetryAfter = time.Minute
+		if _, wait, err := s.limiter.Blocked(ctx, s.submitRule, strconv.FormatInt(a.user.ID, 10)); err == nil && wait > 0 {
+			e.RetryAfter = wait
+		}
+		writeAPIError(w, e)
+		return
+	}
+	p, c, apiE, err := s.checkSubmit(ctx, a.user, &req)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if apiE != nil {
+		writeAPIError(w, apiE)
+		return
+	}
+	ns := store.NewSubmission{UserID: a.user.ID, ProblemID: p.ID, Language: req.Language, Source: req.Source,
+		TestdataHash: p.TestdataHash.String, IdemKey: key}
+	if c != nil {
+		ns.ContestID = c.ID
+	}
+	id, created, err := s.cfg.Store.CreateSubmission(ctx, ns)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if !created {
+		s.answerSubmit(w, r, id, http.StatusOK)
+		return
+	}
+	log := s.log.With(obs.SubmissionID(id), "user_id", a.user.ID, "request_id", requestIDOf(r))
+	sub, err := s.cfg.Store.SubmissionByID(ctx, id)
+	if err != nil {
+		// The row is committed; the reconciler enqueues it.
+		log.Warn("cannot reread a new submission", obs.Err(err))
+		writeJSON(w, http.StatusCreated, SubmitJSON{ID: id, Status: store.StatusQueued})
+		return
+	}
+	// From here on the submission exists: Redis failing only delays it
+	// (the reconciler enqueues a queued row that has no task).
+	if err := s.judging.UpdateBoard(ctx, &sub); err != nil {
+		log.Warn("scoreboard pending mark failed", obs.Err(err))
+	}
+	if err := s.judging.Enqueue(ctx, &sub, &p, judging.PriorityOf(&sub)); err != nil {
+		log.Warn("enqueue failed; the reconciler will retry", obs.Err(err))
+	}
+	log.Info("submission created", "problem_id", p.ID, "language", sub.Language, "bytes", len(sub.Source))
+	s.writeSubmit(w, r, &sub, http.StatusCreated)
+}
+
+// checkSubmit resolves the problem and contest of a submit and applies the
+// rules: visibility, contest window and registration, test data, language.
+func (s *Server) checkSubmit(ctx context.Context, u *store.User, req *submitRequest) (store.Problem, *store.Contest, *APIError, error) {
+	now := s.cfg.Now()
+	p, err := s.cfg.Store.ProblemBySlug(ctx, req.Problem)
+	if errors.Is(err, store.ErrNotFound) {
+		return p, nil, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"), nil
+	}
+	if err != nil {
+		return p, nil, nil, err
+	}
+	staff := u.IsStaff()
+	var c *store.Contest
+	if req.Contest != "" {
+		ct, err := s.cfg.Store.ContestBySlug(ctx, req.Contest)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && !ct.Visible && !staff) {
+			return p, nil, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no such contest"), nil
+		}
+		if err != nil {
+			return p, nil, nil, err
+		}
+		c = &ct
+		if _, err := s.cfg.Store.ContestHasProblem(ctx, c.ID, p.ID); errors.Is(err, store.ErrNotFound) {
+			return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "problem", "the problem is not in this contest"), nil
+		} else if err != nil {
+			return p, nil, nil, err
+		}
+		switch c.Phase(now) {
+		case "upcoming":
+			return p, nil, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "the contest has not started"), nil
+		case "ended":
+			return p, nil, fieldErr(http.StatusForbidden, CodeForbidden, "contest",
+				"the contest is over: submit without a contest to practise"), nil
+		}
+		reg, err := s.cfg.Store.IsParticipant(ctx, c.ID, u.ID)
+		if err != nil {
+			return p, nil, nil, err
+		}
+		if !reg {
+			if c.Registration != store.RegistrationOpen && !staff {
+				return p, nil, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "you are not registered in this contest"), nil
+			}
+			// Open contests register on the first submission.
+			if err := s.cfg.Store.AddParticipant(ctx, c.ID, u.ID); err != nil {
+				return p, nil, nil, err
+			}
+		}
+	} else if !staff {
+		switch p.Visibility {
+		case store.VisibilityPublic:
+		case store.VisibilityContestOnly:
+			in, err := s.cfg.Store.InStartedContestOf(ctx, u.ID, p.ID, now)
+			if err != nil {
+				return p, nil, nil, err
+			}
+			if !in {
+				return p, nil, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"), nil
+			}
+			return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "contest",
+				"this problem is only judged inside its contest: give the contest"), nil
+		default:
+			return p, nil, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"), nil
+		}
+	}
+	if !p.TestdataHash.Valid {
+		return p, nil, fieldErr(http.StatusConflict, CodeConflict, "problem", "the problem has no test data yet"), nil
+	}
+	if len(p.Languages) > 0 && !slices.Contains(p.Languages, req.Language) {
+		return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "language",
+			fmt.Sprintf("language %q is not allowed for this problem (allowed: %s)", req.Language, strings.Join(p.Languages, ", "))), nil
+	}
+	langs, live, err := s.judging.Languages(ctx)
+	if err != nil {
+		return p, nil, nil, err
+	}
+	if !slices.ContainsFunc(langs, func(l judging.Language) bool { return l.ID == req.Language }) {
+		msg := fmt.Sprintf("no connected judge offers language %q right now (see GET /api/languages)", req.Language)
+		if live == 0 {
+			msg = "no judge is connected right now; try again shortly"
+		}
+		return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "language", msg), nil
+	}
+	return p, c, nil, nil
+}
+
+func (s *Server) answerSubmit(w http.ResponseWriter, r *http.Request, id int64, status int) {
+	sub, err := s.cfg.Store.SubmissionByID(r.Context(), id)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.writeSubmit(w, r, &sub, status)
+}
+
+func (s *Server) writeSubmit(w http.ResponseWriter, r *http.Request, sub *store.Submission, status int) {
+	out := SubmitJSON{ID: sub.ID, Status: sub.Verdict, Submission: submissionJSON(sub)}
+	if n := s.queueNotice(r.Context(), sub.ID); n != nil {
+		out.Queue = n
+	}
+	writeJSON(w, status, out)
+}
+
+// queueNotice returns the hub's overload notice with the submission's
+// position, or nil when there is none (or Redis cannot say).
+func (s *Server) queueNotice(ctx context.Context, id int64) *protocol.QueueNotice {
+	b, err := s.cfg.Redis.Get(ctx, s.cfg.Names.QueueNotice()).Bytes()
+	if err != nil {
+		if !errors.Is(err, redis.Nil) {
+			s.log.Debug("queue notice unreadable", obs.Err(err))
+		}
+		return nil
+	}
+	var n protocol.QueueNotice
+	if json.Unmarshal(b, &n) != nil {
+		return nil
+	}
+	if pos, err := s.judging.Queue().Position(ctx, id); err == nil {
+		n.Position = pos
+	}
+	return &n
+}
+
+// SubmissionJSON is a submission in a list.
+type SubmissionJSON struct {
+	ID           int64     `json:"id"`
+	Problem      string    `json:"problem"`
+	ProblemTitle string    `json:"problem_title"`
+	Contest      *string   `json:"contest"`
+	User         string    `json:"user"`
+	UserDisplay  string    `json:"user_display_name"`
+	Language     string    `json:"language"`
+	Verdict      string    `json:"verdict"`
+	Score        float64   `json:"score"`
+	TimeMs       *int64    `json:"time_ms"`
+	MemoryKB     *int64    `json:"memory_kb"`
+	Attempt      int       `json:"attempt"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+func submissionJSON(sub *store.Submission) SubmissionJSON {
+	out := SubmissionJSON{ID: sub.ID, Problem: sub.ProblemSlug, ProblemTitle: sub.ProblemTitle, User: sub.Username,
+		UserDisplay: sub.DisplayName, Language: sub.Language, Verdict: sub.Verdict, Score: sub.Score,
+		Attempt: sub.Attempt, CreatedAt: sub.CreatedAt}
+	if sub.ContestSlug.Valid {
+		c := sub.ContestSlug.String
+		out.Contest = &c
+	}
+	if sub.TimeMs.Valid {
+		v := sub.TimeMs.Int64
+		out.TimeMs = &v
+	}
+	if sub.MemoryKB.Valid {
+		v := sub.MemoryKB.Int64
+		out.MemoryKB = &v
+	}
+	return out
+}
+
+// SubmissionsJSON answers GET /api/submissions.
+type SubmissionsJSON struct {
+	Submissions []SubmissionJSON `json:"submissions"`
+	NextCursor  *string          `json:"next_cursor"`
+}
+
+func (s *Server) handleSubmissions(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	a := authOf(r)
+	q := r.URL.Query()
+	for k := range q {
+		switch k {
+		case "mine", "user", "problem", "contest", "verdict", "language", "cursor", "limit":
+		default:
+			writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, k, "unknown query parameter "+k))
+			return
+		}
+	}
+	f := store.SubmissionFilter{Limit: 50}
+	staff := a.user != nil && a.user.IsStaff()
+	if !staff {
+		f.Restricted = true
+		if a.user != nil {
+			f.Viewer = a.user.ID
+		}
+	}
+	empty := false
+	if v := q.Get("mine"); v != "" {
+		if v != "1" && v != "true" && v != "0" && v != "false" {
+			writeAPIError(w, badField("mine", "must be 1 or 0"))
+			return
+		}
+		if v == "1" || v == "true" {
+			if a.user == nil {
+				writeAPIError(w, errUnauthorized)
+				return
+			}
+			f.UserID = a.user.ID
+		}
+	}
+	if v := q.Get("user"); v != "" {
+		u, err := s.cfg.Store.UserByUsername(ctx, v)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			empty = true
+		case err != nil:
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		case f.UserID != 0 && f.UserID != u.ID:
+			empty = true
+		default:
+			f.UserID = u.ID
+		}
+	}
+	if v := q.Get("problem"); v != "" {
+		p, err := s.cfg.Store.ProblemBySlug(ctx, v)
+		if errors.Is(err, store.ErrNotFound) {
+			empty = true
+		} else if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		f.ProblemID = p.ID
+	}
+	if v := q.Get("contest"); v != "" {
+		c, err := s.cfg.Store.ContestBySlug(ctx, v)
+		if errors.Is(err, store.ErrNotFound) {
+			empty = true
+		} else if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		f.ContestID = c.ID
+	}
+	if v := q.Get("verdict"); v != "" {
+		if !protocol.Verdict(v).Valid() {
+			writeAPIError(w, badField("verdict", "is not a verdict (AC, WA, TLE, MLE, OLE, RE, CE, PE, SE, queued, …)"))
+			return
+		}
+		f.Verdict = v
+	}
+	if v := q.Get("language"); v != "" {
+		if !validLanguageID(v) {
+			writeAPIError(w, badField("language", "is not a language id"))
+			return
+		}
+		f.Language = v
+	}
+	if v := q.Get("cursor"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			writeAPIError(w, badField("cursor", "must be the next_cursor of the previous page"))
+			return
+		}
+		f.Before = n
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			writeAPIError(w, badField("limit", "must be 1 to 100"))
+			return
+		}
+		f.Limit = n
+	}
+	out := SubmissionsJSON{Submissions: []SubmissionJSON{}}
+	if !empty {
+		rows, err := s.cfg.Store.ListSubmissions(ctx, f)
+		if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		for i := range rows {
+			out.Submissions = append(out.Submissions, submissionJSON(&rows[i]))
+		}
+		if len(rows) == f.Limit {
+			c := strconv.FormatInt(rows[len(rows)-1].ID, 10)
+			out.NextCursor = &c
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// CaseJSON is one case result.
+type CaseJSON struct {
+	Index    int     `json:"index"`
+	Verdict  string  `json:"verdict"`
+	TimeMs   int64   `json:"time_ms"`
+	MemoryKB int64   `json:"memory_kb"`
+	Score    float64 `json:"score"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// SubmissionDetailJSON is one submission.
+type SubmissionDetailJSON struct {
+	SubmissionJSON
+	Status         string     `json:"status"`
+	Final          bool       `json:"final"`
+	CompileMessage *string    `json:"compile_message"`
+	CaseCount      int        `json:"case_count"`
+	Cases          []CaseJSON `json:"cases"`
+	Source         *string    `json:"source,omitempty"`
+	JudgedAt       *time.Time `json:"judged_at"`
+}
+
+// canSee applies the list's rule to one submission.
+func canSee(u *store.User, sub *store.Submission) bool {
+	if u != nil && (u.IsStaff() || u.ID == sub.UserID) {
+		return true
+	}
+	return !sub.ContestID.Valid && sub.Visibility == store.VisibilityPublic
+}
+
+// canReadCode: the owner and staff. (No problem or contest setting shares
+// code yet.)
+func canReadCode(u *store.User, sub *store.Submission) bool {
+	return u != nil && (u.IsStaff() || u.ID == sub.UserID)
+}
+
+func (s *Server) handleSubmission(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil || id < 1 {
+		writeAPIError(w, errNotFound)
+		return
+	}
+	sub, err := s.cfg.Store.SubmissionByID(ctx, id)
+	a := authOf(r)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !canSee(a.user, &sub)) {
+		writeAPIError(w, errNotFound)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	cases, err := s.cfg.Store.SubmissionCases(ctx, id)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	n := 0
+	if sub.TestdataHash.Valid {
+		if n, err = s.cfg.Store.CaseCount(ctx, sub.ProblemID, sub.TestdataHash.String); err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+	}
+	out := SubmissionDetailJSON{SubmissionJSON: submissionJSON(&sub), Status: sub.Verdict, Final: sub.Final(),
+		CaseCount: n, Cases: make([]CaseJSON, 0, len(cases))}
+	for _, c := range cases {
+		out.Cases = append(out.Cases, CaseJSON{Index: c.Index, Verdict: c.Verdict, TimeMs: c.TimeMs,
+			MemoryKB: c.MemoryKB, Score: c.Score, Message: c.Message})
+	}
+	if sub.JudgedAt.Valid {
+		t := sub.JudgedAt.Time
+		out.JudgedAt = &t
+	}
+	if canReadCode(a.user, &sub) {
+		src := sub.Source
+		out.Source = &src
+		if sub.CompileMessage.Valid {
+			m := sub.CompileMessage.String
+			out.CompileMessage = &m
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"submission": out})
+}
