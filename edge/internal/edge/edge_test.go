@@ -385,7 +385,10 @@ func TestEdgeFollowsRegistry(t *testing.T) {
 		return err != nil, fmt.Sprint(err)
 	})
 
-	// A hub joins: WebSockets through /ws and /judge reach it.
+	// A hub joins: WebSockets through /ws and /judge reach it. The dial
+	// carries the Origin a browser on the page sends, and the fake hub
+	// checks it against Host the way the real hub does (coder/websocket's
+	// default): nginx must pass the Host with its port.
 	hub := startNode(t, env, rkeys.RoleHub, "hub-1", 200*time.Millisecond)
 	hub.join(t)
 	for _, path := range []string{"/ws", "/judge"} {
@@ -393,7 +396,9 @@ func TestEdgeFollowsRegistry(t *testing.T) {
 		eventually(t, 3*time.Second, "WebSocket "+path+" through nginx", func() (bool, string) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
-			conn, res, err := websocket.Dial(ctx, "ws://"+p.Listen+path, nil)
+			conn, res, err := websocket.Dial(ctx, "ws://"+p.Listen+path, &websocket.DialOptions{
+				HTTPHeader: http.Header{"Origin": {"http://" + p.Listen}},
+			})
 			if err != nil {
 				code := 0
 				if res != nil {
