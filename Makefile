@@ -15,7 +15,7 @@ LDFLAGS   := -X $(MODULE)/internal/obs.version=$(VERSION) -X $(MODULE)/internal/
 COMPONENTS := edge webapp hub judge
 TEST_TIMEOUT ?= 14m
 
-.PHONY: help deps build run test bench lint fmt clean
+.PHONY: help deps build run test bench sim sim-quick lint fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -47,6 +47,12 @@ test: deps ## run the whole suite: frontend unit tests, then go test -race again
 bench: deps build ## print the benchmark figures (docs/sandbox.md explains the sandbox's)
 	@echo "== sandbox: a trivial static C program, bare vs through the sandbox"
 	$(BIN)/judge sandbox bench --n 1000
+
+sim: ## scheduling lab: every policy on every scenario, writes docs/scheduling.md (about 10 min)
+	$(GO) run ./hub/internal/sched/sim/cmd/sim
+
+sim-quick: ## the scheduling lab on short runs (about 20 s), printing the table only
+	$(GO) run ./hub/internal/sched/sim/cmd/sim -quick -out ""
 
 lint: ## go vet and staticcheck
 	$(GO) vet ./...

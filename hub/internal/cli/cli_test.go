@@ -31,7 +31,7 @@ func TestParse(t *testing.T) {
 		}, false},
 		{"flag beats env", []string{"--policy", "default"}, map[string]string{"VERDICT_HUB_POLICY": "guide"},
 			func(o Options) bool { return o.Policy == "default" }, false},
-		{"unknown policy", []string{"--policy", "random"}, nil, nil, true},
+		{"unknown policy", []string{"--policy", "round_robin"}, nil, nil, true},
 		{"wildcard without advertise", []string{"--listen", ":8090"}, nil, nil, true},
 		{"wildcard with advertise", []string{"--listen", ":8090", "--advertise", "10.0.0.5:8090"}, nil,
 			func(o Options) bool { return o.Advertise == "10.0.0.5:8090" }, false},

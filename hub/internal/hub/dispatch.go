@@ -70,6 +70,9 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 		d := h.cfg.Policy.Pick(now, sched.Task{
 			SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, DataHash: t.TestData.Hash,
 			Language: t.Language, Priority: int(t.Priority),
+			// Redis's clock: the default policy waits at most MaxDefer
+			// past it for a judge holding the test data.
+			EnqueuedAt: qt.EnqueuedAt,
 		}, views)
 		if d.Judge < 0 {
 			if d.Hold == sched.HoldBusy {

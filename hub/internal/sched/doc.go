@@ -20,13 +20,28 @@
 //   - "default" (Bounded): the guide's flaws fixed. It counts what it
 //     dispatched since the judge's last heartbeat (exact in-flight
 //     accounting); binds late (only to a judge with a free slot, plus an
-//     optional short local queue); prefers a judge that holds the problem's
-//     test data, and otherwise the problem's place on a rendezvous-hash
-//     ring, but only within a bounded load (consistent hashing with bounded
-//     loads, factor 1.25); detects hot problems (heavy hitters over a
-//     sliding window) and spreads them by load while asking the caller to
-//     prefetch their data to every judge; matches languages; and avoids
-//     judges whose load1 says something else eats their CPU.
+//     optional short local queue); sends a problem to its homes (the judges
+//     of highest weight on a slot-weighted rendezvous ring: at least two,
+//     more for a problem with a large share of recent dispatches) or to a
+//     judge holding its data, within a bounded load (consistent hashing with
+//     bounded loads, factor 1.25); when every home is busy it holds the task
+//     for at most MaxDefer (1 s, from Task.EnqueuedAt) rather than fetch the
+//     data elsewhere, then takes any free slot (work-conserving); detects
+//     hot problems (heavy hitters over a sliding window) and spreads them by
+//     load while asking the caller to prefetch their data to every judge;
+//     matches languages; and avoids judges whose load1 says something else
+//     eats their CPU.
+//   - Baselines, kept as real policies for the scheduling lab (package
+//     sim) and for comparison in production: "random", "wrr" (LVS weighted
+//     round robin by cores), "swrr" (nginx smooth WRR), "least_conn"
+//     (nginx), "p2c", "least_request" (Envoy, bias 1), "peak_ewma"
+//     (Finagle/Linkerd P2C), "adaptive" (Dubbo 3), "chbl" (consistent
+//     hashing with bounded loads on the problem id) — push balancers that
+//     never hold a task — and "pull" (join-idle-queue: the longest-idle
+//     free slot takes the head of the queue).
+//
+// Policies that learn from outcomes implement Observer; the caller reports
+// each placed task's end (latency from dispatch, or Failed on expiry).
 //
 // New returns a policy by name, for configuration.
 package sched

@@ -3,7 +3,6 @@ package sched
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
 	"strconv"
@@ -21,6 +20,9 @@ type Task struct {
 	DataHash string
 	Language string
 	Priority int
+	// EnqueuedAt is when the task entered the queue; zero means unknown
+	// (the default policy then never defers it for affinity).
+	EnqueuedAt time.Time
 }
 
 // Judge is one judge as the caller sees it when asking for a decision.
@@ -91,6 +93,10 @@ const (
 	HoldBusy
 	// HoldNoJudge: no connected judge runs the task's language at all.
 	HoldNoJudge
+	// HoldAffinity: judges are free, but the task waits (briefly, bounded
+	// by BoundedConfig.MaxDefer) for a judge that holds or is home to its
+	// test data. Not an overload.
+	HoldAffinity
 )
 
 // String names the hold reason.
@@ -102,6 +108,8 @@ func (h Hold) String() string {
 		return "busy"
 	case HoldNoJudge:
 		return "no_judge"
+	case HoldAffinity:
+		return "affinity"
 	}
 	return "hold(" + strconv.Itoa(int(h)) + ")"
 }
@@ -135,20 +143,71 @@ type Policy interface {
 
 // Policy names for New.
 const (
-	NameGuide   = "guide"
-	NameDefault = "default"
+	NameGuide        = "guide"
+	NameDefault      = "default"
+	NameRandom       = "random"
+	NameWRR          = "wrr"
+	NameSmoothWRR    = "swrr"
+	NameLeastConn    = "least_conn"
+	NameP2C          = "p2c"
+	NameLeastRequest = "least_request"
+	NamePeakEWMA     = "peak_ewma"
+	NameAdaptive     = "adaptive"
+	NameCHBL         = "chbl"
+	NamePull         = "pull"
 )
 
-// Names lists the policies New knows.
-func Names() []string { return []string{NameDefault, NameGuide} }
+// Names lists the policies New knows, the default first.
+func Names() []string {
+	return []string{NameDefault, NameGuide, NameRandom, NameWRR, NameSmoothWRR, NameLeastConn, NameP2C,
+		NameLeastRequest, NamePeakEWMA, NameAdaptive, NameCHBL, NamePull}
+}
+
+// Options are the settings New passes to a policy. Zero values take the
+// documented defaults.
+type Options struct {
+	// Seed seeds the policies that draw random numbers (random, p2c,
+	// least_request, peak_ewma, adaptive). Default 1.
+	Seed uint64
+	// Bounded configures the default policy.
+	Bounded BoundedConfig
+	// LoadFactor is c of chbl. Default 1.25.
+	LoadFactor float64
+}
 
 // New returns the policy called name with its default settings.
-func New(name string) (Policy, error) {
+func New(name string) (Policy, error) { return NewWith(name, Options{}) }
+
+// NewWith returns the policy called name with o.
+func NewWith(name string, o Options) (Policy, error) {
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
 	switch name {
 	case NameGuide:
 		return Guide{}, nil
 	case NameDefault, "":
-		return NewBounded(BoundedConfig{}), nil
+		return NewBounded(o.Bounded), nil
+	case NameRandom:
+		return NewRandom(o.Seed), nil
+	case NameWRR:
+		return &WRR{}, nil
+	case NameSmoothWRR:
+		return NewSmoothWRR(), nil
+	case NameLeastConn:
+		return &LeastConn{}, nil
+	case NameP2C:
+		return NewP2C(o.Seed), nil
+	case NameLeastRequest:
+		return NewLeastRequest(o.Seed), nil
+	case NamePeakEWMA:
+		return NewPeakEWMA(o.Seed), nil
+	case NameAdaptive:
+		return NewAdaptive(o.Seed), nil
+	case NameCHBL:
+		return NewCHBL(o.LoadFactor), nil
+	case NamePull:
+		return NewPull(), nil
 	}
 	return nil, fmt.Errorf("%w: %q (known: %v)", ErrUnknownPolicy, name, Names())
 }
@@ -226,6 +285,15 @@ type BoundedConfig struct {
 	// MaxTracked bounds the distinct problems counted per bucket (the rest
 	// count only towards the total), so memory stays bounded. Default 4096.
 	MaxTracked int
+	// HomeJudges is the least number of judges a problem calls home (its
+	// highest weights on the rendezvous ring). A problem with a larger
+	// share of recent dispatches gets more homes: enough that their slots
+	// cover LoadFactor × its share of all slots. Default 2.
+	HomeJudges int
+	// MaxDefer is how long a task may wait for a free slot on one of its
+	// homes (or a judge holding its data) while other judges are free,
+	// measured from Task.EnqueuedAt. Default 1s; negative disables it.
+	MaxDefer time.Duration
 }
 
 func (c *BoundedConfig) defaults() {
@@ -252,6 +320,12 @@ func (c *BoundedConfig) defaults() {
 	}
 	if c.MaxTracked <= 0 {
 		c.MaxTracked = 4096
+	}
+	if c.HomeJudges <= 0 {
+		c.HomeJudges = 2
+	}
+	if c.MaxDefer == 0 {
+		c.MaxDefer = time.Second
 	}
 }
 
@@ -282,15 +356,13 @@ func (b *Bounded) Hot(now time.Time, problem int64) bool {
 // ringWeight is the weighted rendezvous hash of (problem, judge): the
 // judge with the highest weight is the problem's home, and a judge's share
 // of homes is proportional to its slots.
+//
+// The hash is FNV-1a finished with a 64-bit mixer: plain FNV-1a of
+// (problem, judge) ranks judges almost identically for every problem (its
+// high bits barely depend on the last bytes), which sent every problem
+// home to the same judge; the scheduling simulator found it.
 func ringWeight(problem int64, j *Judge) float64 {
-	h := fnv.New64a()
-	var b [8]byte
-	for i := range 8 {
-		b[i] = byte(problem >> (8 * i))
-	}
-	h.Write(b[:])
-	h.Write([]byte(j.ID))
-	u := (float64(h.Sum64()>>11) + 0.5) / (1 << 53) // (0,1)
+	u := (float64(hash64(problemKey(problem), []byte(j.ID))>>11) + 0.5) / (1 << 53) // (0,1)
 	return float64(j.slots()) / -math.Log(u)
 }
 
@@ -325,8 +397,50 @@ func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
 		return hold(HoldNoJudge, "no_judge")
 	}
 	d := b.choose(now, t, judges, eligible, totalAssigned, totalSlots)
-	b.hot.Add(now, t.ProblemID)
+	if d.Judge >= 0 {
+		b.hot.Add(now, t.ProblemID)
+	}
 	return d
+}
+
+// homes marks the problem's home judges: the capable judges of highest
+// rendezvous weight, at least HomeJudges of them and enough that their
+// slots cover LoadFactor × the problem's share of recent dispatches.
+func (b *Bounded) homes(now time.Time, t Task, judges []Judge, totalSlots int) []bool {
+	type ranked struct {
+		i int
+		w float64
+	}
+	var rs []ranked
+	for i := range judges {
+		if j := &judges[i]; !j.Draining && j.speaks(t.Language) {
+			rs = append(rs, ranked{i, ringWeight(t.ProblemID, j)})
+		}
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		switch {
+		case a.w > b.w:
+			return -1
+		case a.w < b.w:
+			return 1
+		}
+		return 0
+	})
+	n, total := b.hot.Count(now, t.ProblemID)
+	need := 0.0
+	if total > 0 {
+		need = b.cfg.LoadFactor * float64(n) / float64(total) * float64(totalSlots)
+	}
+	home := make([]bool, len(judges))
+	slots := 0
+	for k, r := range rs {
+		if k >= b.cfg.HomeJudges && float64(slots) >= need {
+			break
+		}
+		home[r.i] = true
+		slots += judges[r.i].slots()
+	}
+	return home
 }
 
 func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, totalAssigned, totalSlots int) Decision {
@@ -341,18 +455,52 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 		bound := 1 + math.Ceil(b.cfg.LoadFactor*float64(totalAssigned+1)*float64(j.slots())/float64(totalSlots))
 		return float64(j.Assigned+1) <= bound
 	}
-	// 1. A judge holding the data, within the bound: the least loaded.
-	var cached []int
+	home := b.homes(now, t, judges, totalSlots)
+	// Rank the free judges within the bound: home and holding the data,
+	// then home, then holding the data; ties by ring weight (stable, so a
+	// problem keeps to the same judges and their caches stay warm).
+	best, bestClass, bestW := -1, 0, 0.0
 	for _, i := range eligible {
-		if judges[i].has(t.DataHash) && within(i) {
-			cached = append(cached, i)
+		if !within(i) {
+			continue
+		}
+		j := &judges[i]
+		class := 0
+		if home[i] {
+			class += 2
+		}
+		if j.has(t.DataHash) {
+			class++
+		}
+		if class == 0 {
+			continue
+		}
+		w := ringWeight(t.ProblemID, j)
+		if best < 0 || class > bestClass || (class == bestClass && w > bestW) {
+			best, bestClass, bestW = i, class, w
 		}
 	}
-	if len(cached) > 0 {
-		return Decision{Judge: leastLoaded(judges, cached), Reason: "cached"}
+	if best >= 0 && bestClass >= 2 {
+		reason := "home"
+		if bestClass == 3 {
+			reason = "cached"
+		}
+		return Decision{Judge: best, Reason: reason}
 	}
-	// 2. The problem's home on the ring, walking down while over the bound.
-	best, bestW := -1, -1.0
+	// No home is free. Wait a little for one rather than fetch the data
+	// elsewhere, if a home is merely busy.
+	if b.cfg.MaxDefer > 0 && !t.EnqueuedAt.IsZero() && now.Sub(t.EnqueuedAt) < b.cfg.MaxDefer {
+		for i := range judges {
+			if j := &judges[i]; home[i] && j.Assigned >= j.slots()+b.cfg.LocalQueue && j.Load1 <= b.cfg.Overload*j.cores() {
+				return hold(HoldAffinity, "affinity")
+			}
+		}
+	}
+	if best >= 0 {
+		return Decision{Judge: best, Reason: "cached"}
+	}
+	// The problem's next judge on the ring within the bound.
+	bestW = -1
 	for _, i := range eligible {
 		if !within(i) {
 			continue
@@ -364,7 +512,7 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 	if best >= 0 {
 		return Decision{Judge: best, Reason: "ring"}
 	}
-	// 3. Work-conserving: a free slot never idles while a task waits.
+	// Work-conserving: a free slot never idles while a task waits.
 	return Decision{Judge: leastLoaded(judges, eligible), Reason: "least_loaded"}
 }
 

@@ -130,7 +130,7 @@ func TestBoundedPick(t *testing.T) {
 		}, -1, HoldBusy, "all_busy", false},
 		{"local queue allows one more", BoundedConfig{LocalQueue: 1}, []Judge{
 			{ID: "a", Cores: 2, Slots: 2, Assigned: 2},
-		}, 0, HoldNone, "ring", false},
+		}, 0, HoldNone, "home", false},
 		{"the only free slot", BoundedConfig{}, []Judge{
 			{ID: "a", Cores: 2, Slots: 2, Assigned: 2},
 			{ID: "b", Cores: 4, Slots: 4, Assigned: 3},
@@ -144,7 +144,7 @@ func TestBoundedPick(t *testing.T) {
 			{ID: "a", Cores: 4, Slots: 4, Assigned: 0},
 			{ID: "b", Cores: 4, Slots: 4, Assigned: 3, Cached: cachedSet("d42")},
 			{ID: "c", Cores: 4, Slots: 4, Assigned: 0},
-		}, -2, HoldNone, "ring", false},
+		}, -2, HoldNone, "home", false},
 		{"language matched", BoundedConfig{}, []Judge{
 			{ID: "a", Cores: 4, Slots: 4, Languages: []string{"py3"}},
 			{ID: "b", Cores: 1, Slots: 1, Assigned: 0, Languages: []string{"py3", "cpp"}},
@@ -288,7 +288,7 @@ func TestNew(t *testing.T) {
 			t.Fatalf("New(%q) = %v, %v", name, p, err)
 		}
 	}
-	if _, err := New("random"); !errors.Is(err, ErrUnknownPolicy) {
-		t.Fatalf("New(random) = %v", err)
+	if _, err := New("round_robin"); !errors.Is(err, ErrUnknownPolicy) {
+		t.Fatalf("New(round_robin) = %v", err)
 	}
 }

@@ -1,0 +1,131 @@
+package sim
+
+// JudgeSpec is one judge of the simulated cluster.
+type JudgeSpec struct {
+	ID    string
+	Cores int     // also its slots (max_parallel)
+	Speed float64 // per-core speed relative to 1
+}
+
+// DefaultCluster is the heterogeneous cluster of every scenario: 8 judges,
+// 2 to 16 cores, per-core speed 0.5 to 1.5, 60 cores and a capacity of
+// 62.2 speed-1 cores. Judge 2 (8 cores, speed 1) is the one disturbances
+// hit.
+func DefaultCluster() []JudgeSpec {
+	return []JudgeSpec{
+		{"j0", 16, 1.3}, {"j1", 12, 0.7}, {"j2", 8, 1.0}, {"j3", 8, 1.5},
+		{"j4", 6, 0.5}, {"j5", 4, 1.2}, {"j6", 4, 0.8}, {"j7", 2, 1.0},
+	}
+}
+
+// Capacity is Σ cores × speed.
+func Capacity(c []JudgeSpec) float64 {
+	s := 0.0
+	for _, j := range c {
+		s += float64(j.Cores) * j.Speed
+	}
+	return s
+}
+
+// DisturbanceKind names what goes wrong.
+type DisturbanceKind int
+
+// Disturbances. The traffic ones (flash crowd, burst) live in Traffic;
+// the others hit judge Disturbance.Judge.
+const (
+	DisturbNone DisturbanceKind = iota
+	// DisturbDrop: the judge's capacity drops to Factor (a noisy
+	// neighbour: its cores run at Factor speed and load1 shows the
+	// foreign threads).
+	DisturbDrop
+	// DisturbCrash: the judge dies (its tasks are lost; leases expire and
+	// are requeued) and comes back after Length with its disk cache.
+	DisturbCrash
+	// DisturbGray: the judge runs at Factor speed but reports healthy.
+	DisturbGray
+	// DisturbSilent: the judge works but sends no heartbeats for Length.
+	DisturbSilent
+)
+
+// Disturbance is a fault injected into one judge.
+type Disturbance struct {
+	Kind       DisturbanceKind
+	Judge      int
+	At, Length float64 // seconds
+	Factor     float64
+}
+
+// lru is a judge's test data cache: problem → time the data is (or will
+// be) on disk, least recently used evicted beyond capacity.
+type lru struct {
+	cap   int
+	items map[int]*lruItem
+	head  lruItem // sentinel: head.next is the most recent
+}
+
+type lruItem struct {
+	key        int
+	readyAt    float64
+	prev, next *lruItem
+}
+
+func newLRU(capacity int) *lru {
+	l := &lru{cap: capacity, items: map[int]*lruItem{}}
+	l.head.next, l.head.prev = &l.head, &l.head
+	return l
+}
+
+func (l *lru) unlink(it *lruItem) { it.prev.next, it.next.prev = it.next, it.prev }
+
+func (l *lru) front(it *lruItem) {
+	it.next, it.prev = l.head.next, &l.head
+	l.head.next.prev = it
+	l.head.next = it
+}
+
+// get returns the entry for key (touching it) or nil.
+func (l *lru) get(key int) *lruItem {
+	it := l.items[key]
+	if it != nil {
+		l.unlink(it)
+		l.front(it)
+	}
+	return it
+}
+
+// put adds key, ready at readyAt, evicting the least recently used.
+func (l *lru) put(key int, readyAt float64) *lruItem {
+	if it := l.get(key); it != nil {
+		return it
+	}
+	if len(l.items) >= l.cap {
+		old := l.head.prev
+		l.unlink(old)
+		delete(l.items, old.key)
+	}
+	it := &lruItem{key: key, readyAt: readyAt}
+	l.items[key] = it
+	l.front(it)
+	return it
+}
+
+// dropPending forgets downloads not finished at now (a crash).
+func (l *lru) dropPending(now float64) {
+	for k, it := range l.items {
+		if it.readyAt > now {
+			l.unlink(it)
+			delete(l.items, k)
+		}
+	}
+}
+
+// ready lists the keys on disk at now, most recent first.
+func (l *lru) ready(now float64) []int {
+	var ks []int
+	for it := l.head.next; it != &l.head; it = it.next {
+		if it.readyAt <= now {
+			ks = append(ks, it.key)
+		}
+	}
+	return ks
+}

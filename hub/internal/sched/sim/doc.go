@@ -1,0 +1,27 @@
+// Package sim is the scheduling lab: a discrete-event simulator of the hub,
+// its judges and their workload that drives the real policy types of
+// package sched (not copies) through the same view the hub builds, and
+// compares them against an ideal reference.
+//
+// What it owns:
+//
+//   - the event engine (Engine: a deterministic time-ordered heap);
+//   - the workload (Trace: heavy-tailed job sizes as sums of per-case run
+//     times, Zipf problem popularity, a contest-start flash crowd, a 10×
+//     burst on one problem), generated per seed and shared by every policy
+//     of a cell (common random numbers);
+//   - the cluster (judges of 2–16 cores, per-core speeds 0.5–1.5, a local
+//     FIFO queue beyond their slots, an LRU test data cache with download
+//     cost, heartbeats every 0.5/3/10 s carrying stale snapshots, load1
+//     averaged like Linux, capacity drops, crashes, gray failure, silent
+//     reporters);
+//   - the hub model (central queue, dispatch passes of PeekWindow tasks,
+//     exact in-flight accounting, leases renewed by heartbeats, the reaper,
+//     heartbeat timeouts, prefetch), as in hub/internal/hub;
+//   - the ideal reference (one central queue, perfect knowledge, binds only
+//     when a slot frees, fastest free slot first);
+//   - metrics (Result), statistics over seeds (Summary), the experiment
+//     grid (Experiment), the Markdown report and a small SVG line plotter.
+//
+// cmd/sim runs the grid and writes docs/scheduling.md.
+package sim

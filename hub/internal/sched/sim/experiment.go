@@ -1,0 +1,258 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
+)
+
+// Scenario is one row of the experiment: a heartbeat interval, a traffic
+// shape and a fault.
+type Scenario struct {
+	Name, Title string
+	Heartbeat   float64
+	// Set fills the scenario's traffic and fault for a timeline.
+	Set func(tl Timeline, tr *Traffic, d *Disturbance)
+}
+
+// Timeline places a run: warm-up, the measured window and the moment the
+// disturbance (if any) starts, all in seconds.
+type Timeline struct {
+	Warmup, Measured, DisturbAt float64
+}
+
+// Full is the timeline of the full run: 5 min warm-up, 20 min measured,
+// disturbance 10 min after the start.
+var Full = Timeline{Warmup: 300, Measured: 1200, DisturbAt: 600}
+
+// Quick is the CI-sized timeline: 2 min warm-up, 10 min measured,
+// disturbance 5 min after the start.
+var Quick = Timeline{Warmup: 120, Measured: 600, DisturbAt: 300}
+
+// The judge every fault hits (8 cores, speed 1).
+const faultJudge = 2
+
+// Scenarios returns every scenario.
+func Scenarios() []Scenario {
+	none := func(Timeline, *Traffic, *Disturbance) {}
+	return []Scenario{
+		{"steady", "steady Zipf traffic, heartbeat 3 s", 3, none},
+		{"hb0.5", "steady, heartbeat 0.5 s", 0.5, none},
+		{"hb10", "steady, heartbeat 10 s", 10, none},
+		{"flash", "contest start: 6 new problems, +2× rate decaying (τ 5 min)", 3, func(tl Timeline, tr *Traffic, _ *Disturbance) {
+			tr.ContestProblems, tr.ContestAt, tr.ContestPeak, tr.ContestTau = 6, tl.DisturbAt, 2, 300
+		}},
+		{"burst", "10× burst on the 8th most popular problem for 5 min", 3, func(tl Timeline, tr *Traffic, _ *Disturbance) {
+			tr.BurstRank, tr.BurstFactor, tr.BurstAt, tr.BurstLen = 8, 10, tl.DisturbAt, 300
+		}},
+		{"drop", "judge j2 at 50% capacity (noisy neighbour) for 60 s", 3, func(tl Timeline, _ *Traffic, d *Disturbance) {
+			*d = Disturbance{Kind: DisturbDrop, Judge: faultJudge, At: tl.DisturbAt, Length: 60, Factor: 0.5}
+		}},
+		{"crash", "judge j2 crashes, back after 120 s", 3, func(tl Timeline, _ *Traffic, d *Disturbance) {
+			*d = Disturbance{Kind: DisturbCrash, Judge: faultJudge, At: tl.DisturbAt, Length: 120}
+		}},
+		{"gray", "judge j2 5× slower for 10 min, reporting healthy", 3, func(tl Timeline, _ *Traffic, d *Disturbance) {
+			*d = Disturbance{Kind: DisturbGray, Judge: faultJudge, At: tl.DisturbAt, Length: 600, Factor: 0.2}
+		}},
+		{"silent", "judge j2's heartbeats stop for 120 s (it keeps working)", 3, func(tl Timeline, _ *Traffic, d *Disturbance) {
+			*d = Disturbance{Kind: DisturbSilent, Judge: faultJudge, At: tl.DisturbAt, Length: 120}
+		}},
+	}
+}
+
+// Loads are the offered loads of the grid.
+var Loads = []float64{0.5, 0.7, 0.85, 0.95, 1.1}
+
+// Policies returns the compared policies: the ideal reference first, the
+// hub's default second, then the guide and the baselines.
+func Policies() []string { return append([]string{Ideal}, sched.Names()...) }
+
+// Experiment is a grid of runs.
+type Experiment struct {
+	Timeline  Timeline
+	Scenarios []Scenario
+	Loads     []float64
+	Policies  []string
+	Seeds     int
+	Workers   int // default GOMAXPROCS
+	Workload  Workload
+	Cluster   []JudgeSpec
+	// Progress, if set, is called after each cell.
+	Progress func(done, total int)
+}
+
+// Cell holds the runs of one (scenario, load, policy), one per seed.
+type Cell struct {
+	Runs []*Result
+}
+
+// Results are indexed [scenario][load][policy].
+type Results struct {
+	Exp   *Experiment
+	Cells [][][]Cell
+}
+
+// Cell returns the cell of scenario s, load l, policy p (names), or nil.
+func (r *Results) Cell(s string, load float64, p string) *Cell {
+	for i, sc := range r.Exp.Scenarios {
+		if sc.Name != s {
+			continue
+		}
+		for k, l := range r.Exp.Loads {
+			if l != load {
+				continue
+			}
+			for m, name := range r.Exp.Policies {
+				if name == p {
+					return &r.Cells[i][k][m]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// ConfigFor builds the trace traffic and run config of one cell.
+func ConfigFor(tl Timeline, sc Scenario, rho float64, seed uint64, cluster []JudgeSpec) (Traffic, Config) {
+	end := tl.Warmup + tl.Measured
+	tr := Traffic{Rho: rho, Start: 0, End: end}
+	var d Disturbance
+	sc.Set(tl, &tr, &d)
+	if d.Kind != DisturbNone && d.At+d.Length > end {
+		d.Length = end - d.At
+	}
+	cfg := Config{Seed: seed, Cluster: cluster, Heartbeat: sc.Heartbeat, Warmup: tl.Warmup, End: end, Disturbance: d, MeasureDecision: true}
+	if d.Kind != DisturbNone || tr.BurstRank > 0 || tr.ContestProblems > 0 {
+		cfg.RecoveryFrom = tl.DisturbAt
+	}
+	if tr.BurstRank > 0 {
+		cfg.HotFrom, cfg.HotTo = tr.BurstAt, tr.BurstAt+tr.BurstLen
+	}
+	return tr, cfg
+}
+
+// Run runs the grid on Workers goroutines. Each (scenario, load, seed)
+// generates one trace that every policy replays.
+func (e *Experiment) Run() (*Results, error) {
+	if len(e.Cluster) == 0 {
+		e.Cluster = DefaultCluster()
+	}
+	if e.Workers <= 0 {
+		e.Workers = runtime.GOMAXPROCS(0)
+	}
+	res := &Results{Exp: e, Cells: make([][][]Cell, len(e.Scenarios))}
+	type job struct{ s, l, seed int }
+	var jobs []job
+	for s := range e.Scenarios {
+		res.Cells[s] = make([][]Cell, len(e.Loads))
+		for l := range e.Loads {
+			res.Cells[s][l] = make([]Cell, len(e.Policies))
+			for p := range e.Policies {
+				res.Cells[s][l][p].Runs = make([]*Result, e.Seeds)
+			}
+			for seed := range e.Seeds {
+				jobs = append(jobs, job{s, l, seed})
+			}
+		}
+	}
+	ch := make(chan job)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		done     int
+	)
+	for range e.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for jb := range ch {
+				sc := e.Scenarios[jb.s]
+				seed := uint64(jb.seed + 1)
+				tr, cfg := ConfigFor(e.Timeline, sc, e.Loads[jb.l], seed, e.Cluster)
+				trace := Generate(e.Workload, tr, Capacity(e.Cluster), seed)
+				cfg.Hot = trace.Hot
+				for p, name := range e.Policies {
+					c := cfg
+					c.Policy = name
+					r, err := Run(c, trace)
+					mu.Lock()
+					if err != nil && firstErr == nil {
+						firstErr = fmt.Errorf("sim: %s ρ=%v %s seed %d: %w", sc.Name, e.Loads[jb.l], name, seed, err)
+					}
+					res.Cells[jb.s][jb.l][p].Runs[jb.seed] = r
+					mu.Unlock()
+				}
+				mu.Lock()
+				done++
+				if e.Progress != nil {
+					e.Progress(done, len(jobs))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, jb := range jobs {
+		ch <- jb
+	}
+	close(ch)
+	wg.Wait()
+	return res, firstErr
+}
+
+// Stat is a mean over seeds with the half-width of its 95% confidence
+// interval (Student's t).
+type Stat struct {
+	Mean, CI float64
+	N        int
+}
+
+var t975 = []float64{math.NaN(), 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+	2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+
+// Mean95 returns the mean of xs (NaNs skipped) with its 95% CI.
+func Mean95(xs []float64) Stat {
+	var s Stat
+	sum := 0.0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			sum += x
+			s.N++
+		}
+	}
+	if s.N == 0 {
+		return Stat{Mean: math.NaN(), CI: math.NaN()}
+	}
+	s.Mean = sum / float64(s.N)
+	if s.N < 2 {
+		s.CI = math.NaN()
+		return s
+	}
+	v := 0.0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			v += (x - s.Mean) * (x - s.Mean)
+		}
+	}
+	t := 1.96
+	if s.N-1 < len(t975) {
+		t = t975[s.N-1]
+	}
+	s.CI = t * math.Sqrt(v/float64(s.N-1)/float64(s.N))
+	return s
+}
+
+// Stat aggregates f over the cell's runs.
+func (c *Cell) Stat(f func(*Result) float64) Stat {
+	xs := make([]float64, 0, len(c.Runs))
+	for _, r := range c.Runs {
+		if r != nil {
+			xs = append(xs, f(r))
+		}
+	}
+	return Mean95(xs)
+}

@@ -1,0 +1,794 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
+)
+
+// Ideal is the policy name of the ideal reference.
+const Ideal = "ideal"
+
+// Config is one simulation run. Zero fields take the documented defaults.
+type Config struct {
+	// Policy is a sched policy name or Ideal.
+	Policy string
+	// NewPolicy, if set, builds the policy instead of sched.NewWith.
+	NewPolicy func(seed uint64) sched.Policy
+	// Seed seeds the policy and the heartbeat phases (the trace has its
+	// own seed).
+	Seed    uint64
+	Cluster []JudgeSpec
+	// Heartbeat is the judges' heartbeat interval (s). Default 3.
+	Heartbeat float64
+	// MissedHeartbeats of silence close a judge; a lease lives
+	// (MissedHeartbeats+1) × Heartbeat without renewal; the reaper runs
+	// every Heartbeat/2. Default 3 (the hub's defaults).
+	MissedHeartbeats int
+	// MaxAttempts expired leases lose a task. Default 3.
+	MaxAttempts int
+	// PeekWindow tasks per dispatch pass. Default 64.
+	PeekWindow int
+	// CacheCapacity is how many problems' test data a judge keeps.
+	// Default 100 (about 2.5 GB at the mean data size of 25 MB).
+	CacheCapacity int
+	// Warmup..End is the measured window (s): jobs arriving in it are
+	// measured, time averages are taken over it.
+	Warmup, End float64
+	// MaxDrain bounds how long after End the run continues to finish the
+	// measured jobs. Default End - Warmup.
+	MaxDrain    float64
+	Disturbance Disturbance
+	// Hot and HotFrom..HotTo: count where the hot problem's tasks go
+	// during the burst (HotSkew).
+	Hot             int
+	HotFrom, HotTo  float64
+	RecoveryBucket  float64 // s, default 10
+	RecoveryFrom    float64 // disturbance start for Recovery; 0: none
+	MeasureDecision bool    // time every Pick with the wall clock
+}
+
+func (c *Config) defaults() {
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = 3
+	}
+	if c.MissedHeartbeats <= 0 {
+		c.MissedHeartbeats = 3
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 3
+	}
+	if c.PeekWindow <= 0 {
+		c.PeekWindow = 64
+	}
+	if c.CacheCapacity <= 0 {
+		c.CacheCapacity = 100
+	}
+	if c.MaxDrain <= 0 {
+		c.MaxDrain = c.End - c.Warmup
+	}
+	if c.RecoveryBucket <= 0 {
+		c.RecoveryBucket = 10
+	}
+	if len(c.Cluster) == 0 {
+		c.Cluster = DefaultCluster()
+	}
+}
+
+type phase uint8
+
+const (
+	phNone  phase = iota // not on a judge
+	phLocal              // in the judge's local queue
+	phFetch              // holds a slot, waits for test data
+	phRun                // computing
+	phDead               // lost with a crashed judge
+)
+
+// attempt is one lease of a job.
+type attempt struct {
+	job   *jobState
+	n     int
+	judge int
+	ver   uint32
+	phase phase
+
+	rate, rateSince, remaining float64
+	runStart                   float64
+
+	dispatched   float64
+	hubAssigned  bool
+	inHB         bool
+	leaseActive  bool
+	leaseExpires float64
+	leaseIdx     int
+}
+
+type jobState struct {
+	job      *Job
+	measured bool
+	done     bool
+	lost     bool
+}
+
+type hubView struct {
+	connected bool // link open and a heartbeat received (ready)
+	lastHB    float64
+	running   int
+	queued    int
+	load1     float64
+	mem       float64
+	assigned  int
+	since     int
+	data      map[string]bool
+	leases    []*attempt
+	// minExpiry is at most the earliest lease expiry (renewals only raise
+	// expiries), so the reaper skips the judge until then.
+	minExpiry float64
+}
+
+type judge struct {
+	spec      JudgeSpec
+	idx       int
+	up        bool
+	silent    bool
+	factor    float64
+	foreign   float64
+	running   []*attempt
+	local     []*attempt
+	cache     *lru
+	load1     float64
+	computing int
+	busy      float64 // core-seconds computing inside the window
+	hub       hubView
+	cached    func(string) bool
+	hot       int
+}
+
+type sim struct {
+	cfg    Config
+	tr     *Trace
+	eng    Engine
+	ideal  bool
+	policy sched.Policy
+	obs    sched.Observer
+	base   time.Time
+	judges []*judge
+	queue  []*attempt
+	jobs   []jobState
+	next   int // next job to arrive
+	lease  float64
+
+	views []sched.Judge
+	conns []*judge
+	kept  []*attempt
+
+	// accounting
+	pending    int // measured jobs not done nor lost
+	inSystem   int
+	lastT      float64
+	res        Result
+	waits      []float64
+	sojourns   []float64
+	slowdowns  []float64
+	arrivals   []float64
+	inSysArea  float64
+	overArea   float64
+	starts     int
+	hits       int
+	decisionNs int64
+	messages   int
+	completedW int
+}
+
+// Run simulates cfg on trace tr and returns the measurements.
+func Run(cfg Config, tr *Trace) (*Result, error) {
+	cfg.defaults()
+	s := &sim{cfg: cfg, tr: tr, ideal: cfg.Policy == Ideal, base: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s.lease = float64(cfg.MissedHeartbeats+1) * cfg.Heartbeat
+	if !s.ideal {
+		if cfg.NewPolicy != nil {
+			s.policy = cfg.NewPolicy(cfg.Seed)
+		} else {
+			p, err := sched.NewWith(cfg.Policy, sched.Options{Seed: cfg.Seed})
+			if err != nil {
+				return nil, fmt.Errorf("sim: policy: %w", err)
+			}
+			s.policy = p
+		}
+		s.obs, _ = s.policy.(sched.Observer)
+	}
+	s.res.Policy = cfg.Policy
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x4b))
+	for i, spec := range cfg.Cluster {
+		j := &judge{spec: spec, idx: i, up: true, factor: 1, cache: newLRU(cfg.CacheCapacity), hot: 0}
+		j.hub.data = map[string]bool{}
+		h := &j.hub
+		j.cached = func(hash string) bool { return h.data[hash] }
+		s.judges = append(s.judges, j)
+		if !s.ideal {
+			s.eng.schedule(event{t: rng.Float64() * cfg.Heartbeat, kind: evHeartbeat, idx: i})
+		}
+	}
+	s.jobs = make([]jobState, len(tr.Jobs))
+	for i := range tr.Jobs {
+		s.jobs[i] = jobState{job: &tr.Jobs[i], measured: tr.Jobs[i].Arrival >= cfg.Warmup && tr.Jobs[i].Arrival < cfg.End}
+		if s.jobs[i].measured {
+			s.pending++
+		}
+	}
+	if len(tr.Jobs) > 0 {
+		s.eng.schedule(event{t: tr.Jobs[0].Arrival, kind: evArrival})
+	}
+	s.eng.schedule(event{t: 5, kind: evLoadTick})
+	if !s.ideal {
+		s.eng.schedule(event{t: cfg.Heartbeat / 2, kind: evReap})
+	}
+	if d := cfg.Disturbance; d.Kind != DisturbNone {
+		s.eng.schedule(event{t: d.At, kind: evDisturb, idx: 0})
+		s.eng.schedule(event{t: d.At + d.Length, kind: evDisturb, idx: 1})
+	}
+	hardEnd := cfg.End + cfg.MaxDrain
+	for {
+		ev, ok := s.eng.next()
+		if !ok || ev.t > hardEnd {
+			break
+		}
+		s.integrate(ev.t)
+		s.handle(ev)
+		if s.next >= len(tr.Jobs) && s.pending == 0 && s.eng.now >= cfg.End {
+			break
+		}
+	}
+	s.integrate(math.Max(s.eng.now, cfg.End))
+	s.finish()
+	return &s.res, nil
+}
+
+func (s *sim) now() float64 { return s.eng.now }
+
+func (s *sim) inWindow(t float64) bool { return t >= s.cfg.Warmup && t < s.cfg.End }
+
+// integrate advances the time averages to t.
+func (s *sim) integrate(t float64) {
+	lo, hi := math.Max(s.lastT, s.cfg.Warmup), math.Min(t, s.cfg.End)
+	s.lastT = t
+	if hi <= lo {
+		return
+	}
+	dt := hi - lo
+	over := false
+	for _, j := range s.judges {
+		j.busy += float64(j.computing) * dt
+		over = over || len(j.local) > 0
+	}
+	s.inSysArea += float64(s.inSystem) * dt
+	if over {
+		s.overArea += dt
+	}
+}
+
+func (s *sim) handle(ev event) {
+	switch ev.kind {
+	case evArrival:
+		js := &s.jobs[s.next]
+		s.next++
+		if s.next < len(s.tr.Jobs) {
+			s.eng.schedule(event{t: s.tr.Jobs[s.next].Arrival, kind: evArrival})
+		}
+		s.inSystem++
+		s.enqueue(&attempt{job: js, n: 1, judge: -1})
+		s.dispatch()
+	case evRunStart:
+		if ev.a.ver == ev.ver && ev.a.phase == phFetch {
+			s.runStart(ev.a)
+		}
+	case evComplete:
+		if ev.a.ver == ev.ver && ev.a.phase == phRun {
+			s.complete(ev.a)
+		}
+	case evHeartbeat:
+		s.heartbeat(s.judges[ev.idx])
+		s.eng.schedule(event{t: s.now() + s.cfg.Heartbeat, kind: evHeartbeat, idx: ev.idx})
+	case evLoadTick:
+		decay := math.Exp(-5.0 / 60)
+		for _, j := range s.judges {
+			if j.up {
+				j.load1 = j.load1*decay + (float64(j.computing)+j.foreign)*(1-decay)
+			}
+		}
+		s.eng.schedule(event{t: s.now() + 5, kind: evLoadTick})
+	case evReap:
+		s.reap()
+		s.eng.schedule(event{t: s.now() + s.cfg.Heartbeat/2, kind: evReap})
+	case evDisturb:
+		s.disturb(ev.idx == 0)
+	case evFunc:
+		if ev.fn != nil {
+			ev.fn()
+		}
+	}
+}
+
+// enqueue puts a into the central queue in arrival order (a requeued
+// attempt keeps its job's place).
+func (s *sim) enqueue(a *attempt) {
+	at := a.job.job.Arrival
+	i := len(s.queue)
+	if i > 0 && s.queue[i-1].job.job.Arrival > at {
+		i, _ = slices.BinarySearchFunc(s.queue, at, func(q *attempt, t float64) int {
+			if q.job.job.Arrival <= t {
+				return -1
+			}
+			return 1
+		})
+	}
+	s.queue = slices.Insert(s.queue, i, a)
+}
+
+func (s *sim) task(a *attempt) sched.Task {
+	j := a.job.job
+	return sched.Task{SubmissionID: int64(j.ID + 1), ProblemID: int64(j.Problem), DataHash: s.tr.Problems[j.Problem].Hash, Language: "cpp",
+		EnqueuedAt: s.base.Add(time.Duration(j.Arrival * float64(time.Second)))}
+}
+
+func (s *sim) dispatch() {
+	if s.ideal {
+		s.dispatchIdeal()
+		return
+	}
+	for len(s.queue) > 0 {
+		s.views, s.conns = s.views[:0], s.conns[:0]
+		for _, j := range s.judges {
+			if !j.hub.connected {
+				continue
+			}
+			h := &j.hub
+			s.conns = append(s.conns, j)
+			s.views = append(s.views, sched.Judge{
+				ID: j.spec.ID, Cores: j.spec.Cores, Slots: j.spec.Cores,
+				Running: h.running, Queued: h.queued, Load1: h.load1, MemUsedRatio: h.mem,
+				Assigned: h.assigned, SinceHeartbeat: h.since, Cached: j.cached,
+			})
+		}
+		if len(s.views) == 0 {
+			return
+		}
+		n := min(s.cfg.PeekWindow, len(s.queue))
+		now := s.base.Add(time.Duration(s.now() * float64(time.Second)))
+		placed, seen := 0, 0
+		s.kept = s.kept[:0]
+		for _, a := range s.queue[:n] {
+			seen++
+			var t0 time.Time
+			if s.cfg.MeasureDecision {
+				t0 = time.Now()
+			}
+			d := s.policy.Pick(now, s.task(a), s.views)
+			if s.cfg.MeasureDecision {
+				s.decisionNs += time.Since(t0).Nanoseconds()
+			}
+			s.res.Decisions++
+			if d.Judge < 0 {
+				s.kept = append(s.kept, a)
+				// A busy hold depends only on the judges (one language
+				// here): the rest of the window would be held too.
+				if d.Hold == sched.HoldBusy || d.Hold == sched.HoldNoJudge {
+					break
+				}
+				continue
+			}
+			j := s.conns[d.Judge]
+			s.views[d.Judge].Assigned++
+			s.views[d.Judge].SinceHeartbeat++
+			s.place(a, j)
+			if d.Prefetch {
+				s.prefetch(a)
+			}
+			placed++
+		}
+		if placed == 0 {
+			return
+		}
+		// Put the held ones back in front, in order.
+		rest := s.queue[seen:]
+		s.queue = append(append(make([]*attempt, 0, len(s.kept)+len(rest)), s.kept...), rest...)
+		if placed < n {
+			return
+		}
+	}
+}
+
+func (s *sim) place(a *attempt, j *judge) {
+	now := s.now()
+	a.judge = j.idx
+	a.dispatched = now
+	a.hubAssigned, a.inHB = true, false
+	j.hub.assigned++
+	j.hub.since++
+	a.leaseActive = true
+	a.leaseExpires = now + s.lease
+	a.leaseIdx = len(j.hub.leases)
+	j.hub.leases = append(j.hub.leases, a)
+	j.hub.minExpiry = math.Min(j.hub.minExpiry, a.leaseExpires)
+	j.hub.data[s.tr.Problems[a.job.job.Problem].Hash] = true
+	s.messages++
+	s.countHot(a, j)
+	s.deliver(a, j)
+}
+
+func (s *sim) countHot(a *attempt, j *judge) {
+	if s.cfg.HotTo > 0 && a.job.job.Problem == s.cfg.Hot && s.now() >= s.cfg.HotFrom && s.now() < s.cfg.HotTo {
+		j.hot++
+	}
+}
+
+// prefetch sends a's test data to every connected judge the hub thinks
+// lacks it; the download runs in the background.
+func (s *sim) prefetch(a *attempt) {
+	p := a.job.job.Problem
+	hash := s.tr.Problems[p].Hash
+	for _, j := range s.judges {
+		if !j.hub.connected || j.hub.data[hash] {
+			continue
+		}
+		j.hub.data[hash] = true
+		s.messages++
+		s.res.Prefetches++
+		if j.up && j.cache.get(p) == nil {
+			j.cache.put(p, s.now()+s.tr.Problems[p].Download)
+		}
+	}
+}
+
+// deliver hands a to judge j (physically).
+func (s *sim) deliver(a *attempt, j *judge) {
+	a.remaining = a.job.job.Size
+	if !j.up {
+		a.phase = phDead
+		return
+	}
+	if len(j.running) < j.spec.Cores {
+		s.start(a, j)
+		return
+	}
+	a.phase = phLocal
+	j.local = append(j.local, a)
+}
+
+func (s *sim) start(a *attempt, j *judge) {
+	now := s.now()
+	p := a.job.job.Problem
+	a.phase = phFetch
+	j.running = append(j.running, a)
+	it := j.cache.get(p)
+	hit := it != nil && it.readyAt <= now
+	if it == nil {
+		it = j.cache.put(p, now+s.tr.Problems[p].Download)
+	}
+	if s.inWindow(now) {
+		s.starts++
+		if hit || s.tr.Problems[p].Download == 0 {
+			s.hits++
+		}
+	}
+	if it.readyAt <= now {
+		s.runStart(a)
+		return
+	}
+	s.eng.schedule(event{t: it.readyAt, kind: evRunStart, a: a, ver: a.ver})
+}
+
+func (s *sim) runStart(a *attempt) {
+	j := s.judges[a.judge]
+	a.phase = phRun
+	a.runStart = s.now()
+	j.computing++
+	a.rate = j.spec.Speed * j.factor
+	a.rateSince = s.now()
+	s.eng.schedule(event{t: s.now() + a.remaining/a.rate, kind: evComplete, a: a, ver: a.ver})
+}
+
+func (s *sim) removeRunning(j *judge, a *attempt) {
+	i := slices.Index(j.running, a)
+	j.running = slices.Delete(j.running, i, i+1)
+}
+
+func (s *sim) complete(a *attempt) {
+	j := s.judges[a.judge]
+	j.computing--
+	a.phase = phNone
+	s.removeRunning(j, a)
+	s.fill(j)
+	s.result(a, j)
+}
+
+// fill starts locally queued tasks on free slots.
+func (s *sim) fill(j *judge) {
+	for len(j.running) < j.spec.Cores && len(j.local) > 0 {
+		a := j.local[0]
+		j.local = j.local[1:]
+		s.start(a, j)
+	}
+	if len(j.local) == 0 {
+		j.local = nil
+	}
+}
+
+// result is a's result reaching the hub.
+func (s *sim) result(a *attempt, j *judge) {
+	if s.ideal {
+		s.done(a)
+		s.dispatch()
+		return
+	}
+	if !a.leaseActive { // the lease expired and the task was requeued
+		s.res.Wasted++
+		return
+	}
+	s.releaseLease(a)
+	s.unassign(a)
+	s.done(a)
+	if s.obs != nil {
+		s.obs.Observe(s.base.Add(time.Duration(s.now()*float64(time.Second))), sched.Outcome{
+			Judge: j.spec.ID, Task: s.task(a), Latency: time.Duration((s.now() - a.dispatched) * float64(time.Second)),
+		})
+	}
+	s.dispatch()
+}
+
+func (s *sim) done(a *attempt) {
+	js := a.job
+	if js.done || js.lost {
+		return
+	}
+	js.done = true
+	s.inSystem--
+	now := s.now()
+	if s.inWindow(now) {
+		s.completedW++
+	}
+	if !js.measured {
+		return
+	}
+	s.pending--
+	job := js.job
+	s.arrivals = append(s.arrivals, job.Arrival)
+	s.waits = append(s.waits, a.runStart-job.Arrival)
+	s.sojourns = append(s.sojourns, now-job.Arrival)
+	s.slowdowns = append(s.slowdowns, (now-job.Arrival)/math.Max(job.Size, 1e-9))
+}
+
+func (s *sim) releaseLease(a *attempt) {
+	if !a.leaseActive {
+		return
+	}
+	a.leaseActive = false
+	l := &s.judges[a.judge].hub.leases
+	last := len(*l) - 1
+	(*l)[a.leaseIdx] = (*l)[last]
+	(*l)[a.leaseIdx].leaseIdx = a.leaseIdx
+	(*l)[last] = nil
+	*l = (*l)[:last]
+}
+
+func (s *sim) unassign(a *attempt) {
+	if !a.hubAssigned {
+		return
+	}
+	a.hubAssigned = false
+	h := &s.judges[a.judge].hub
+	h.assigned--
+	if !a.inHB {
+		h.since--
+	}
+}
+
+func (s *sim) heartbeat(j *judge) {
+	if !j.up || j.silent {
+		return
+	}
+	h := &j.hub
+	if !h.connected { // (re)connect: hello lists the cached data
+		h.connected = true
+		clear(h.data)
+		for _, p := range j.cache.ready(s.now()) {
+			h.data[s.tr.Problems[p].Hash] = true
+		}
+		h.assigned, h.since = 0, 0
+	}
+	h.lastHB = s.now()
+	h.running, h.queued = len(j.running), len(j.local)
+	h.load1 = j.load1
+	h.mem = math.Min(1, 0.25+0.5*float64(len(j.running))/float64(j.spec.Cores))
+	s.messages++
+	held := func(a *attempt) {
+		if !a.leaseActive || a.judge != j.idx {
+			return
+		}
+		a.leaseExpires = s.now() + s.lease
+		switch {
+		case !a.hubAssigned: // adopt (after a reconnect)
+			a.hubAssigned, a.inHB = true, true
+			h.assigned++
+		case !a.inHB:
+			a.inHB = true
+			h.since--
+		}
+	}
+	for _, a := range j.running {
+		held(a)
+	}
+	for _, a := range j.local {
+		held(a)
+	}
+	s.dispatch()
+}
+
+// reap is the hub's watchdog and lease reaper.
+func (s *sim) reap() {
+	now := s.now()
+	changed := false
+	for _, j := range s.judges {
+		h := &j.hub
+		if h.connected && now-h.lastHB > float64(s.cfg.MissedHeartbeats)*s.cfg.Heartbeat {
+			h.connected = false // closed: heartbeat_timeout
+			for _, a := range h.leases {
+				a.hubAssigned = false
+			}
+			h.assigned, h.since = 0, 0
+		}
+		if now < h.minExpiry {
+			continue
+		}
+		h.minExpiry = math.Inf(1)
+		for i := 0; i < len(h.leases); {
+			a := h.leases[i]
+			if a.leaseExpires > now {
+				h.minExpiry = math.Min(h.minExpiry, a.leaseExpires)
+				i++
+				continue
+			}
+			s.expire(a)
+			changed = true
+		}
+	}
+	if changed {
+		s.dispatch()
+	}
+}
+
+func (s *sim) expire(a *attempt) {
+	s.releaseLease(a)
+	s.unassign(a)
+	if s.obs != nil {
+		s.obs.Observe(s.base.Add(time.Duration(s.now()*float64(time.Second))), sched.Outcome{
+			Judge: s.judges[a.judge].spec.ID, Task: s.task(a), Failed: true,
+			Latency: time.Duration((s.now() - a.dispatched) * float64(time.Second)),
+		})
+	}
+	s.requeue(a)
+}
+
+func (s *sim) requeue(a *attempt) {
+	js := a.job
+	if js.done || js.lost {
+		return
+	}
+	if a.n >= s.cfg.MaxAttempts {
+		js.lost = true
+		s.inSystem--
+		s.res.Lost++
+		if js.measured {
+			s.pending--
+		}
+		return
+	}
+	s.res.Requeues++
+	s.enqueue(&attempt{job: js, n: a.n + 1, judge: -1})
+}
+
+func (s *sim) disturb(begin bool) {
+	d := s.cfg.Disturbance
+	j := s.judges[d.Judge]
+	switch d.Kind {
+	case DisturbDrop:
+		if begin {
+			s.setFactor(j, d.Factor)
+			j.foreign = float64(j.spec.Cores) * (1/d.Factor - 1)
+		} else {
+			s.setFactor(j, 1)
+			j.foreign = 0
+		}
+	case DisturbGray:
+		if begin {
+			s.setFactor(j, d.Factor)
+		} else {
+			s.setFactor(j, 1)
+		}
+	case DisturbSilent:
+		j.silent = begin
+	case DisturbCrash:
+		if begin {
+			s.crash(j)
+		} else {
+			j.up = true
+			j.load1 = 0
+			s.dispatch()
+		}
+	}
+}
+
+func (s *sim) crash(j *judge) {
+	j.up = false
+	killed := append(slices.Clone(j.running), j.local...)
+	for _, a := range killed {
+		a.phase = phDead
+		a.ver++
+	}
+	j.running, j.local, j.computing = nil, nil, 0
+	j.cache.dropPending(s.now())
+	if s.ideal { // perfect knowledge: requeue at once
+		for _, a := range killed {
+			s.requeue(a)
+		}
+		s.dispatch()
+	}
+}
+
+// setFactor changes j's speed factor; computing attempts continue at the
+// new rate.
+func (s *sim) setFactor(j *judge, f float64) {
+	now := s.now()
+	j.factor = f
+	for _, a := range j.running {
+		if a.phase != phRun {
+			continue
+		}
+		a.remaining -= (now - a.rateSince) * a.rate
+		a.remaining = math.Max(a.remaining, 0)
+		a.rate = j.spec.Speed * f
+		a.rateSince = now
+		a.ver++
+		s.eng.schedule(event{t: now + a.remaining/a.rate, kind: evComplete, a: a, ver: a.ver})
+	}
+	if s.ideal {
+		s.dispatch()
+	}
+}
+
+// dispatchIdeal binds the head of the queue while a slot is free, to the
+// free slot that would finish it first (data fetch + size / true speed).
+func (s *sim) dispatchIdeal() {
+	for len(s.queue) > 0 {
+		a := s.queue[0]
+		p := a.job.job.Problem
+		best, bestT := (*judge)(nil), math.Inf(1)
+		for _, j := range s.judges {
+			if !j.up || len(j.running) >= j.spec.Cores {
+				continue
+			}
+			fetch := s.tr.Problems[p].Download
+			if it := j.cache.items[p]; it != nil {
+				fetch = math.Max(0, it.readyAt-s.now())
+			}
+			if t := fetch + a.job.job.Size/(j.spec.Speed*j.factor); t < bestT {
+				best, bestT = j, t
+			}
+		}
+		if best == nil {
+			return
+		}
+		s.queue = s.queue[1:]
+		s.res.Decisions++
+		a.judge = best.idx
+		a.dispatched = s.now()
+		s.messages++
+		s.countHot(a, best)
+		s.deliver(a, best)
+	}
+}
