@@ -301,7 +301,7 @@ func TestHelloLogValueHidesToken(t *testing.T) {
 
 func TestTypesAndLinks(t *testing.T) {
 	judge, live := Types(LinkJudge), Types(LinkLive)
-	if len(judge) != 11 || len(live) != 6 {
+	if len(judge) != 12 || len(live) != 6 {
 		t.Fatalf("Types: judge %v, live %v", judge, live)
 	}
 	for _, typ := range append(judge, live...) {

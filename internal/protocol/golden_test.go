@@ -39,7 +39,7 @@ func goldenMessages() []golden {
 			CachedData:  []string{data.Hash},
 			MaxParallel: 4,
 		}},
-		{TypeWelcome, "", Welcome{Accepted: true, HubID: "hub-1", HeartbeatIntervalMs: 3000}},
+		{TypeWelcome, "", Welcome{Accepted: true, HubID: "hub-1", HeartbeatIntervalMs: 3000, ResultAcks: true}},
 		{TypeHeartbeat, "", Heartbeat{Running: 2, Queued: 1, Load1: 1.75, MemUsedRatio: 0.42, Cores: 8,
 			Tasks: []TaskRef{ref, {SubmissionID: 1043, Attempt: 2}}}},
 		{TypeTask, "", Task{
@@ -49,6 +49,7 @@ func goldenMessages() []golden {
 			Mode:   ModeIOI, Checker: Checker{Kind: CheckerFloat, Tolerance: 1e-6}, Priority: PriorityContest,
 		}},
 		{TypeAccept, "", Accept{TaskRef: ref}},
+		{TypeResultAck, "", ResultAck{TaskRef: ref}},
 		{TypeReject, "", Reject{TaskRef: ref, Reason: RejectLanguage, Message: "language py3 is not installed"}},
 		{TypeProgress, "", Progress{TaskRef: ref, Status: VerdictJudging, Cases: cases}},
 		{TypeResult, "", Result{TaskRef: ref, Verdict: VerdictWA, Score: 10, Cases: cases, JudgeID: "judge-a1"}},

@@ -93,6 +93,10 @@ type Welcome struct {
 	HubID string `json:"hub_id,omitempty"`
 	// HeartbeatIntervalMs is the heartbeat period the judge must keep.
 	HeartbeatIntervalMs int64 `json:"heartbeat_interval_ms"`
+	// ResultAcks says the hub answers every result with a result_ack; the
+	// judge then keeps each result (and resends it) until acknowledged.
+	// Without it a judge forgets a result once written to the socket.
+	ResultAcks bool `json:"result_acks,omitempty"`
 }
 
 // Validate checks the heartbeat interval of an accepted judge.
@@ -232,6 +236,11 @@ func (t Task) Validate() error {
 
 // Accept takes a task.
 type Accept struct {
+	TaskRef
+}
+
+// ResultAck acknowledges the result of one attempt.
+type ResultAck struct {
 	TaskRef
 }
 

@@ -33,6 +33,11 @@ const (
 	// TypeResult (judge → hub) is the final outcome of an attempt.
 	// Payload: Result.
 	TypeResult Type = "result"
+	// TypeResultAck (hub → judge) confirms that a result was recorded, or
+	// recognised as a duplicate or a stale attempt: the judge may forget it.
+	// A judge keeps resending a result until it is acknowledged (when the
+	// hub's welcome says it acknowledges results). Payload: ResultAck.
+	TypeResultAck Type = "result_ack"
 	// TypeEvict (hub → judge) drops cached test data. Payload: Evict.
 	TypeEvict Type = "evict"
 	// TypePrefetch (hub → judge) asks a judge to download test data before
@@ -78,6 +83,7 @@ var registry = map[Type]typeInfo{
 	TypeReject:    {LinkJudge, reflect.TypeFor[Reject]()},
 	TypeProgress:  {LinkJudge, reflect.TypeFor[Progress]()},
 	TypeResult:    {LinkJudge, reflect.TypeFor[Result]()},
+	TypeResultAck: {LinkJudge, reflect.TypeFor[ResultAck]()},
 	TypeEvict:     {LinkJudge, reflect.TypeFor[Evict]()},
 	TypePrefetch:  {LinkJudge, reflect.TypeFor[Prefetch]()},
 	TypeDrain:     {LinkJudge, reflect.TypeFor[Drain]()},

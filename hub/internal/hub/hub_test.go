@@ -137,6 +137,20 @@ func TestTasksSpreadByLoad(t *testing.T) {
 		}
 		counts[j.id] = judged
 	}
+	// Every result was acknowledged, so the judges may forget them.
+	for _, j := range []*fakeJudge{small, medium, large} {
+		eventually(t, 5*time.Second, "result acks for judge "+j.id, func() bool {
+			j.mu.Lock()
+			defer j.mu.Unlock()
+			acks := 0
+			for _, typ := range j.received {
+				if typ == protocol.TypeResultAck {
+					acks++
+				}
+			}
+			return acks == counts[j.id]
+		})
+	}
 	if !(counts["large"] > counts["medium"] && counts["medium"] > counts["small"]) || counts["small"] == 0 {
 		t.Errorf("tasks per judge %v: want them spread by capacity (4:2:1)", counts)
 	}

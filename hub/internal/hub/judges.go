@@ -111,6 +111,14 @@ func (j *judgeConn) enqueue(b []byte) bool {
 	}
 }
 
+// ackResult tells the judge its result is safe (recorded in the results
+// stream, or known stale), so it can drop it from its outbox.
+func (j *judgeConn) ackResult(ref protocol.TaskRef) {
+	if b, err := protocol.Marshal(protocol.TypeResultAck, "", protocol.ResultAck{TaskRef: ref}); err == nil {
+		j.enqueue(b)
+	}
+}
+
 func (j *judgeConn) close(code protocol.CloseCode, reason string) {
 	j.closed.Do(func() {
 		j.log.Info("closing judge connection", "code", code.String(), "reason", reason)
@@ -269,6 +277,7 @@ func (h *Hub) runJudge(j *judgeConn) {
 	}
 	welcome, err := protocol.Marshal(protocol.TypeWelcome, "", protocol.Welcome{
 		Accepted: true, HubID: h.cfg.HubID, HeartbeatIntervalMs: h.cfg.HeartbeatInterval.Milliseconds(),
+		ResultAcks: true,
 	})
 	if err == nil {
 		j.send <- welcome
@@ -492,12 +501,14 @@ func (h *Hub) onResult(ctx context.Context, j *judgeConn, r protocol.Result) err
 		if errors.Is(err, queue.ErrStale) {
 			h.m.results.WithLabelValues("stale").Inc()
 			log.Info("stale result dropped")
+			j.ackResult(r.TaskRef) // nothing more will come of it: the judge may forget it
 			return nil
 		}
-		return err
+		return err // no ack: the judge resends it
 	}
 	h.m.results.WithLabelValues("recorded").Inc()
 	log.Info("result recorded", "verdict", r.Verdict)
+	j.ackResult(r.TaskRef)
 	_, err := h.q.PublishSubmission(ctx, queue.SubmissionUpdate{
 		SubmissionID: r.SubmissionID, Attempt: r.Attempt, Owner: owner, Status: r.Verdict, Score: r.Score,
 		CompileMessage: r.CompileMessage, Cases: r.Cases, Guard: queue.GuardAttempt,

@@ -40,7 +40,8 @@ type Agent struct {
 	queueOK  bool // queue open
 	running  int
 	queued   int
-	recent   []protocol.Result // last delivered results, to answer a repeated task
+	recent   []protocol.Result           // last delivered results, to answer a repeated task
+	sent     map[protocol.TaskRef]sentOn // outbox results written, not yet acknowledged
 	draining atomic.Bool
 
 	hubDraining atomic.Bool  // the hub asked us to drain: reject until reconnect
@@ -92,7 +93,7 @@ func New(cfg Config) (*Agent, error) {
 		cfg: cfg, log: cfg.Logger.With(obs.JudgeID(cfg.JudgeID)), langs: map[string]lang.Available{},
 		cache: c, outbox: ob, cpus: slotCPUs(cfg.CPUs, cfg.MaxParallel),
 		tasks: map[int64]*task{}, queue: make(chan *task, cfg.MaxParallel+cfg.QueueSize), queueOK: true,
-		flushKick: make(chan struct{}, 1), prefetch: make(chan struct{}, 2),
+		flushKick: make(chan struct{}, 1), prefetch: make(chan struct{}, 2), sent: map[protocol.TaskRef]sentOn{},
 	}
 	a.m = newMetrics(cfg.Registry, a)
 	for _, l := range cfg.Languages {
@@ -346,20 +347,43 @@ func (a *Agent) kickFlush() {
 	}
 }
 
-// flusher delivers outbox results whenever kicked.
+// flusher delivers outbox results whenever kicked, and every resendCheck
+// resends results a hub that acknowledges has not acknowledged in time.
 func (a *Agent) flusher(ctx context.Context) {
+	t := time.NewTicker(resendCheck)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-a.flushKick:
 			a.flush()
+		case <-t.C:
+			if a.outbox.len() > 0 {
+				a.flush()
+			}
 		}
 	}
 }
 
-// flush writes every pending result to the current connection; each
-// written one leaves the outbox.
+// Resending unacknowledged results: a result sent on the current link is
+// sent again only after resendAfter (the hub failed to record it, e.g.
+// Redis was down); on a new link at once. The hub treats a repeat of a
+// recorded result as stale and acknowledges it.
+const (
+	resendAfter = 10 * time.Second
+	resendCheck = 2 * time.Second
+)
+
+// sentOn remembers where and when a result was last written.
+type sentOn struct {
+	link *link
+	at   time.Time
+}
+
+// flush writes every pending result to the current connection. Against a
+// hub that acknowledges, a result leaves the outbox on its result_ack;
+// otherwise once written.
 func (a *Agent) flush() {
 	a.sendMu.Lock()
 	defer a.sendMu.Unlock()
@@ -367,6 +391,12 @@ func (a *Agent) flush() {
 		l := a.link.Load()
 		if l == nil {
 			return
+		}
+		a.mu.Lock()
+		prev, sent := a.sent[r.TaskRef]
+		a.mu.Unlock()
+		if sent && prev.link == l && time.Since(prev.at) < resendAfter {
+			continue
 		}
 		if !a.sendResultOn(l, r) {
 			return
@@ -380,6 +410,15 @@ func (a *Agent) sendResult(r protocol.Result) {
 	}
 }
 
+// onResultAck forgets an acknowledged result.
+func (a *Agent) onResultAck(ref protocol.TaskRef) {
+	a.outbox.done(ref)
+	a.mu.Lock()
+	delete(a.sent, ref)
+	a.mu.Unlock()
+	a.log.Debug("result acknowledged", obs.SubmissionID(ref.SubmissionID), obs.Attempt(ref.Attempt))
+}
+
 func (a *Agent) sendResultOn(l *link, r protocol.Result) bool {
 	b, err := protocol.Marshal(protocol.TypeResult, "", r)
 	if err != nil {
@@ -390,7 +429,13 @@ func (a *Agent) sendResultOn(l *link, r protocol.Result) bool {
 	if err := l.write(b); err != nil {
 		return false
 	}
-	a.outbox.done(r.TaskRef)
+	if l.acks {
+		a.mu.Lock()
+		a.sent[r.TaskRef] = sentOn{link: l, at: time.Now()}
+		a.mu.Unlock()
+	} else {
+		a.outbox.done(r.TaskRef)
+	}
 	a.mu.Lock()
 	a.recent = append(a.recent, r)
 	if len(a.recent) > recentResults {

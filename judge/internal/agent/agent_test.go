@@ -267,6 +267,55 @@ func TestSpecialJudgeAndVersionChange(t *testing.T) {
 	}
 }
 
+// TestResultKeptUntilAcknowledged: against a hub that acknowledges results,
+// a result written to a connection that then drops is not forgotten: it is
+// resent on the next connection and leaves the outbox only on result_ack.
+func TestResultKeptUntilAcknowledged(t *testing.T) {
+	h := newFakeHub(t)
+	h.acks.Store(true)
+	hash := h.addPackage(aplusb())
+	ra := startAgent(t, h, "", nil)
+	h.waitConn(1, 10*time.Second)
+	c := newCollector(h)
+
+	task := mkTask(1, hash, "py3", "a,b=map(int,input().split())\nprint(a+b)\n")
+	h.send(protocol.TypeTask, task)
+	c.result(task.TaskRef, 30*time.Second)
+	if n := ra.a.outbox.len(); n != 1 {
+		t.Fatalf("outbox holds %d results after an unacknowledged send, want 1", n)
+	}
+	// The link drops before the hub acknowledged: the result comes again.
+	h.drop()
+	h.waitConn(2, 10*time.Second)
+	c.until("the result resent on connection 2", 10*time.Second, func() bool {
+		for _, r := range c.results[task.TaskRef] {
+			if r.conn == 2 {
+				return true
+			}
+		}
+		return false
+	})
+	if r := c.results[task.TaskRef]; r[len(r)-1].r.Verdict != r[0].r.Verdict {
+		t.Errorf("resent result differs: %+v vs %+v", r[len(r)-1].r, r[0].r)
+	}
+	h.send(protocol.TypeResultAck, protocol.ResultAck{TaskRef: task.TaskRef})
+	deadline := time.Now().Add(5 * time.Second)
+	for ra.a.outbox.len() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the acknowledged result stayed in the outbox")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Heartbeats stop listing it, so the hub may let its lease go.
+	beats := len(c.beats)
+	c.until("a heartbeat after the ack", 5*time.Second, func() bool { return len(c.beats) > beats+1 })
+	for _, ref := range c.beats[len(c.beats)-1].hb.Tasks {
+		if ref == task.TaskRef {
+			t.Error("a heartbeat after the ack still lists the task")
+		}
+	}
+}
+
 func TestReconnectDeliversResult(t *testing.T) {
 	h := newFakeHub(t)
 	hash := h.addPackage(aplusb())

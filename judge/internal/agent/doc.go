@@ -13,9 +13,11 @@
 // from compile to last case. The reader goroutine only decides (accept,
 // reject, evict, prefetch); judging never blocks it.
 //
-// Delivery: the hub does not acknowledge results, so a result leaves the
-// outbox once it was written to the WebSocket. A result written into a
-// connection that then drops may be lost by the hub; its lease then expires
-// and the hub requeues the task with attempt+1. Until it is written, a
-// result is listed in heartbeats as a held task, so the hub keeps its lease.
+// Delivery: a hub whose welcome says result_acks answers each result with
+// result_ack once it is recorded (or known stale); until then the result
+// stays in the outbox, is listed in heartbeats as a held task (so the hub
+// keeps its lease), and is resent on the next connection, or on the same
+// one after 10 s. Nothing judged is lost to a dropped link, a hub restart
+// or an agent restart. Against a hub that does not acknowledge, a result
+// leaves the outbox once written to the WebSocket.
 package agent

@@ -81,6 +81,7 @@ type fakeHub struct {
 	nconns  int
 	hellos  []protocol.Hello
 	down    atomic.Bool // refuse WebSocket upgrades (503)
+	acks    atomic.Bool // welcome says the hub acknowledges results
 	msgs    chan hubMsg
 	fetches atomic.Int32
 }
@@ -147,7 +148,7 @@ func (h *fakeHub) serveJudge(w http.ResponseWriter, r *http.Request) {
 		ws.Close(websocket.StatusCode(protocol.CloseBadToken), "bad token")
 		return
 	}
-	wb, _ := protocol.Marshal(protocol.TypeWelcome, "", protocol.Welcome{Accepted: true, HubID: "fake", HeartbeatIntervalMs: 300})
+	wb, _ := protocol.Marshal(protocol.TypeWelcome, "", protocol.Welcome{Accepted: true, HubID: "fake", HeartbeatIntervalMs: 300, ResultAcks: h.acks.Load()})
 	if err := ws.Write(ctx, websocket.MessageText, wb); err != nil {
 		return
 	}

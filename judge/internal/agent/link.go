@@ -37,6 +37,9 @@ func (e *StopError) Error() string {
 type link struct {
 	conn *websocket.Conn
 	once sync.Once
+	// acks: the hub answers each result with result_ack (welcome said so);
+	// results then stay in the outbox until acknowledged.
+	acks bool
 }
 
 const writeTimeout = 10 * time.Second
@@ -166,7 +169,8 @@ func (a *Agent) session(ctx context.Context) (connected bool, err error) {
 		interval = protocol.DefaultHeartbeatInterval
 	}
 	a.hubDraining.Store(false)
-	a.log.Info("connected to the hub", "hub_id", w.HubID, "heartbeat", interval)
+	l.acks = w.ResultAcks
+	a.log.Info("connected to the hub", "hub_id", w.HubID, "heartbeat", interval, "result_acks", w.ResultAcks)
 
 	// Undelivered results first, then a heartbeat listing what we hold:
 	// the hub renews those leases instead of requeueing them.
@@ -287,6 +291,13 @@ func (a *Agent) onMessage(env protocol.Envelope) {
 			a.retryAfter.Store(int64(time.Duration(d.RetryAfterMs) * time.Millisecond))
 		}
 		a.log.Info("hub is draining; new tasks are refused until reconnect", "reason", d.Reason)
+	case protocol.TypeResultAck:
+		ack, err := protocol.DecodeData[protocol.ResultAck](env)
+		if err != nil {
+			a.log.Warn("invalid result_ack", "err", err)
+			return
+		}
+		a.onResultAck(ack.TaskRef)
 	case protocol.TypeWelcome:
 	default:
 		a.log.Debug("ignoring message", "type", env.Type)

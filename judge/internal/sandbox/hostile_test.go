@@ -421,7 +421,6 @@ func trim(s string) string {
 	return s
 }
 
-
 // procsOfUID lists host pids whose real uid is uid (zombies excluded).
 func procsOfUID(t *testing.T, uid int) []string {
 	ents, err := os.ReadDir("/proc")
