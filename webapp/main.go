@@ -102,6 +102,7 @@ func run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 	}
 	srv, err := server.New(server.Config{
 		Blobs: blobs, MaxSourceBytes: o.MaxSourceBytes, SubmitPerMinute: o.SubmitPerMinute,
+		MaxTestdataBytes: o.MaxTestdata, MaxImportRows: o.MaxImportRows,
 		Judging: judging.Config{TestdataURL: o.TestdataURL, NodeID: o.NodeID},
 		Store:   st, Redis: rdb, Names: o.Names(), Obs: ob,
 		Listen: o.Listen, Advertise: o.Advertise,

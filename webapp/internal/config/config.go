@@ -50,6 +50,8 @@ type Options struct {
 	TrustedProxies  string
 	MaxSourceBytes  int
 	SubmitPerMinute int
+	MaxTestdata     int64
+	MaxImportRows   int
 	TestdataURL     string
 	NodeID          string
 
@@ -124,6 +126,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		str(&o.TrustedProxies, "trusted-proxies", "127.0.0.1/32,::1/128", "comma-separated CIDRs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 		num(&o.MaxSourceBytes, "max-source", 64<<10, "largest submission source in bytes")
 		num(&o.SubmitPerMinute, "submit-per-minute", 10, "submissions per user per minute")
+		fs.Int64Var(&o.MaxTestdata, "max-testdata", 64<<20, "largest test data zip upload in bytes (keep nginx's client_max_body_size at least this) ["+EnvName("max-testdata")+"]")
+		num(&o.MaxImportRows, "max-import-rows", 500, "most users in one CSV import (each new user costs a bcrypt hash)")
 		str(&o.TestdataURL, "testdata-url", "", "base URL judges download test data from, the hash appended (e.g. https://oj.example/api/judge/testdata/); empty: each judge's default (its hub's host)")
 		str(&o.NodeID, "node-id", "", "this node's name as a results consumer and lock holder (default: hostname-pid-random)")
 	case CmdDemo:
@@ -190,6 +194,12 @@ func (o *Options) check() error {
 		}
 		if o.SubmitPerMinute < 1 {
 			return bad("--submit-per-minute %d: must be ≥ 1", o.SubmitPerMinute)
+		}
+		if o.MaxTestdata < 1024 || o.MaxTestdata > 4<<30 {
+			return bad("--max-testdata %d: want 1024..4294967296", o.MaxTestdata)
+		}
+		if o.MaxImportRows < 1 || o.MaxImportRows > 100000 {
+			return bad("--max-import-rows %d: want 1..100000", o.MaxImportRows)
 		}
 		if o.TestdataURL != "" && !strings.HasPrefix(o.TestdataURL, "http://") && !strings.HasPrefix(o.TestdataURL, "https://") {
 			return bad("--testdata-url %q: want an http(s) URL", o.TestdataURL)

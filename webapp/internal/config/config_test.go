@@ -61,6 +61,14 @@ func TestParse(t *testing.T) {
 		{name: "judges need dir", args: []string{"demo", "--mysql", "x@/y", "--judges", "2"}, err: "--judge-token-dir"},
 		{name: "demo flag on serve", args: []string{"--mysql", "x@/y", "--judges", "2"}, err: "not defined"},
 		{name: "stray argument", args: []string{"--mysql", "x@/y", "extra"}, err: "unexpected argument"},
+		{name: "upload limits", args: []string{"--mysql", "x@/y", "--max-testdata", "1048576"},
+			env: map[string]string{"VERDICT_WEBAPP_MAX_IMPORT_ROWS": "50"}, check: func(t *testing.T, o Options) {
+				if o.MaxTestdata != 1<<20 || o.MaxImportRows != 50 {
+					t.Fatalf("max testdata %d, import rows %d", o.MaxTestdata, o.MaxImportRows)
+				}
+			}},
+		{name: "tiny testdata limit", args: []string{"--mysql", "x@/y", "--max-testdata", "10"}, err: "--max-testdata"},
+		{name: "no import rows", args: []string{"--mysql", "x@/y", "--max-import-rows", "0"}, err: "--max-import-rows"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

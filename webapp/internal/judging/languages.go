@@ -166,3 +166,7 @@ func (s *Service) Languages(ctx context.Context) ([]Language, int, error) {
 	})
 	return out, len(js), nil
 }
+
+// LiveWindow is how recently the hub must have seen a judge for it to be
+// live.
+func (s *Service) LiveWindow() time.Duration { return s.cfg.LiveWindow }

@@ -145,10 +145,28 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+			r.Body = http.MaxBytesReader(w, r.Body, s.bodyLimit(r))
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// multipartSlack is room for the multipart framing around an uploaded file.
+const multipartSlack = 64 << 10
+
+// bodyLimit is MaxBodyBytes, except for the uploads: a test data zip
+// (MaxTestdataBytes) and a user CSV (MaxImportBytes).
+func (s *Server) bodyLimit(r *http.Request) int64 {
+	if r.Method == http.MethodPost {
+		p := r.URL.Path
+		if strings.HasPrefix(p, "/api/problems/") && strings.HasSuffix(p, "/testdata") {
+			return s.cfg.MaxTestdataBytes + multipartSlack
+		}
+		if p == "/api/users/import" {
+			return max(s.cfg.MaxBodyBytes, MaxImportBytes+multipartSlack)
+		}
+	}
+	return s.cfg.MaxBodyBytes
 }
 
 // authenticate resolves the session cookie to a user. A missing, expired

@@ -41,6 +41,11 @@ const (
 	DefaultLoginPerIP      = 50 // failed logins per client address per window
 	DefaultMaxSourceBytes  = 64 << 10
 	DefaultSubmitPerMinute = 10
+	// DefaultMaxTestdataBytes matches nginx's client_max_body_size.
+	DefaultMaxTestdataBytes = 64 << 20
+	// DefaultMaxImportRows bounds a user import: every new user costs a
+	// bcrypt hash (~0.1 s of one core at the default cost).
+	DefaultMaxImportRows = 500
 )
 
 // SessionCookie is the name of the session cookie.
@@ -90,6 +95,12 @@ type Config struct {
 	// SubmitPerMinute limits each user's submissions per minute. Default
 	// DefaultSubmitPerMinute.
 	SubmitPerMinute int
+	// MaxTestdataBytes caps an uploaded test data zip. Default
+	// DefaultMaxTestdataBytes.
+	MaxTestdataBytes int64
+	// MaxImportRows caps the rows of one user import. Default
+	// DefaultMaxImportRows.
+	MaxImportRows int
 	// Judging configures the judging machinery (results consumer,
 	// reconciler, scoreboards); Store, Redis, Names, Logger, Metrics and
 	// Now are filled in from this Config.
@@ -127,6 +138,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.SubmitPerMinute <= 0 {
 		cfg.SubmitPerMinute = DefaultSubmitPerMinute
+	}
+	if cfg.MaxTestdataBytes <= 0 {
+		cfg.MaxTestdataBytes = DefaultMaxTestdataBytes
+	}
+	if cfg.MaxImportRows <= 0 {
+		cfg.MaxImportRows = DefaultMaxImportRows
 	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
@@ -250,6 +267,20 @@ func (s *Server) routes() http.Handler {
 			r.Get("/submissions", s.handleSubmissions)
 			r.Get("/submissions/{id}", s.handleSubmission)
 			r.Post("/rejudge", s.handleRejudge)
+
+			r.Get("/judges", s.handleJudges)
+			r.Post("/judges", s.handleIssueJudge)
+			r.Delete("/judges/{name}", s.handleRevokeJudge)
+			r.Post("/users/import", s.handleImportUsers)
+			r.Post("/problems", s.handleCreateProblem)
+			r.Put("/problems/{slug}", s.handleUpdateProblem)
+			r.Post("/problems/{slug}/testdata", s.handleUploadTestdata)
+			r.Post("/contests", s.handleCreateContest)
+			r.Put("/contests/{slug}", s.handleUpdateContest)
+			r.Post("/contests/{slug}/register", s.handleRegisterContest)
+			r.Get("/contests/{slug}/clarifications", s.handleClarifications)
+			r.Post("/contests/{slug}/clarifications", s.handleAsk)
+			r.Post("/contests/{slug}/clarifications/{id}/answer", s.handleAnswer)
 		})
 	})
 	return r

@@ -50,3 +50,38 @@ func (s *Store) ActiveJudges(ctx context.Context) ([]Judge, error) {
 	}
 	return js, nil
 }
+
+// ListJudges returns every judge, revoked ones too, by name.
+func (s *Store) ListJudges(ctx context.Context) ([]Judge, error) {
+	js := []Judge{}
+	if err := s.DB.SelectContext(ctx, &js, "SELECT "+judgeCols+" FROM judges ORDER BY name"); err != nil {
+		return nil, fmt.Errorf("store list judges: %w", err)
+	}
+	return js, nil
+}
+
+// RevokeJudge revokes a judge's token at now; revoking a revoked judge
+// keeps the first revocation time. ErrNotFound when no judge has the name.
+func (s *Store) RevokeJudge(ctx context.Context, name string, now time.Time) error {
+	res, err := s.DB.ExecContext(ctx,
+		"UPDATE judges SET revoked_at = COALESCE(revoked_at, ?) WHERE name = ?", now.UTC(), name)
+	if err != nil {
+		return fmt.Errorf("store revoke judge %q: %w", name, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := s.JudgeByName(ctx, name); err != nil {
+			return fmt.Errorf("store revoke judge: %w", err)
+		}
+	}
+	return nil
+}
+
+// TouchJudgeSeen raises a judge's last_seen_at to at (never lowers it).
+func (s *Store) TouchJudgeSeen(ctx context.Context, name string, at time.Time) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE judges SET last_seen_at = ?
+		WHERE name = ? AND (last_seen_at IS NULL OR last_seen_at < ?)`, at.UTC(), name, at.UTC())
+	if err != nil {
+		return fmt.Errorf("store touch judge %q: %w", name, err)
+	}
+	return nil
+}

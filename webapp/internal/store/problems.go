@@ -203,3 +203,46 @@ func (s *Store) TestdataVersions(ctx context.Context, problemID int64) ([]Testda
 	}
 	return out, nil
 }
+
+// UpdateProblem rewrites the editable columns of problem p.ID (slug,
+// title, statement, limits, checker, tolerance, mode, visibility,
+// languages). A taken slug is a *DuplicateError; an unknown id ErrNotFound.
+func (s *Store) UpdateProblem(ctx context.Context, p Problem) error {
+	res, err := s.DB.ExecContext(ctx, `UPDATE problems SET slug = ?, title = ?, statement = ?, time_limit_ms = ?,
+		memory_limit_kb = ?, checker = ?, float_tolerance = ?, mode = ?, visibility = ?, languages = ? WHERE id = ?`,
+		p.Slug, p.Title, p.Statement, p.TimeLimitMs, p.MemoryLimitKB, p.Checker, p.FloatTolerance,
+		p.Mode, p.Visibility, p.Languages, p.ID)
+	if err != nil {
+		return mapErr("store update problem "+p.Slug, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := s.ProblemByID(ctx, p.ID); err != nil {
+			return fmt.Errorf("store update problem: %w", err)
+		}
+	}
+	return nil
+}
+
+// ProblemIDsBySlug maps the given slugs to problem ids; unknown slugs are
+// absent from the map.
+func (s *Store) ProblemIDsBySlug(ctx context.Context, slugs []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if len(slugs) == 0 {
+		return out, nil
+	}
+	q, args, err := sqlxIn("SELECT id, slug FROM problems WHERE slug IN (?)", slugs)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		ID   int64  `db:"id"`
+		Slug string `db:"slug"`
+	}
+	if err := s.DB.SelectContext(ctx, &rows, q, args...); err != nil {
+		return nil, fmt.Errorf("store problem ids: %w", err)
+	}
+	for _, r := range rows {
+		out[r.Slug] = r.ID
+	}
+	return out, nil
+}

@@ -1,0 +1,244 @@
+package server
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// Limits of clarifications.
+const (
+	MaxQuestionChars = 2000
+	MaxAnswerChars   = 4000
+)
+
+// ClarificationJSON is a clarification or an announcement.
+type ClarificationJSON struct {
+	ID int64 `json:"id"`
+	// Problem is the problem's label in the contest; null for a general
+	// question.
+	Problem *string `json:"problem"`
+	// Question is null for an announcement (whose text is in Answer).
+	Question     *string    `json:"question"`
+	Answer       *string    `json:"answer"`
+	Public       bool       `json:"public"`
+	Announcement bool       `json:"announcement"`
+	User         string     `json:"user,omitempty"` // the asker: to staff and to the asker only
+	CreatedAt    time.Time  `json:"created_at"`
+	AnsweredAt   *time.Time `json:"answered_at"`
+}
+
+func clarJSON(c *store.Clarification, viewer *store.User) ClarificationJSON {
+	out := ClarificationJSON{ID: c.ID, Public: c.Public, Announcement: c.IsAnnouncement(), CreatedAt: c.CreatedAt}
+	str := func(v sql.NullString) *string {
+		if !v.Valid {
+			return nil
+		}
+		s := v.String
+		return &s
+	}
+	out.Problem, out.Question, out.Answer = str(c.Label), str(c.Question), str(c.Answer)
+	if c.AnsweredAt.Valid {
+		t := c.AnsweredAt.Time
+		out.AnsweredAt = &t
+	}
+	if viewer != nil && (viewer.IsStaff() || (c.UserID.Valid && c.UserID.Int64 == viewer.ID)) && !c.IsAnnouncement() {
+		out.User = c.Username.String
+	}
+	return out
+}
+
+// handleClarifications lists a contest's clarifications, newest first:
+// staff see all, others the public ones and their own.
+func (s *Server) handleClarifications(w http.ResponseWriter, r *http.Request) {
+	c, ok := s.visibleContest(w, r)
+	if !ok {
+		return
+	}
+	a := authOf(r)
+	staff := a.user != nil && a.user.IsStaff()
+	var viewer int64
+	if a.user != nil {
+		viewer = a.user.ID
+	}
+	list, err := s.cfg.Store.Clarifications(r.Context(), c.ID, staff, viewer)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	out := make([]ClarificationJSON, 0, len(list))
+	for i := range list {
+		out = append(out, clarJSON(&list[i], a.user))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"clarifications": out})
+}
+
+type askRequest struct {
+	Problem      string `json:"problem"`
+	Question     string `json:"question"`
+	Announcement string `json:"announcement"`
+}
+
+func validText(s string, max int) bool {
+	if strings.TrimSpace(s) == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > max {
+		return false
+	}
+	for _, r := range s {
+		if (r < 0x20 && r != '\n' && r != '\r' && r != '\t') || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// handleAsk records a participant's question, or (staff) an announcement.
+func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
+	a := authOf(r)
+	if a.user == nil {
+		writeAPIError(w, errUnauthorized)
+		return
+	}
+	c, ok := s.visibleContest(w, r)
+	if !ok {
+		return
+	}
+	var req askRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	staff := a.user.IsStaff()
+	switch {
+	case req.Announcement != "" && !staff:
+		writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "announcement", "only staff make announcements"))
+		return
+	case req.Announcement != "" && req.Question != "":
+		writeAPIError(w, badField("question", "give a question or an announcement, not both"))
+		return
+	case req.Announcement != "" && !validText(req.Announcement, MaxAnswerChars):
+		writeAPIError(w, badField("announcement", fmt.Sprintf("must be 1 to %d characters", MaxAnswerChars)))
+		return
+	case req.Announcement == "" && !validText(req.Question, MaxQuestionChars):
+		writeAPIError(w, badField("question", fmt.Sprintf("must be 1 to %d characters", MaxQuestionChars)))
+		return
+	}
+	ctx := r.Context()
+	cl := store.Clarification{ContestID: c.ID}
+	cl.UserID.Int64, cl.UserID.Valid = a.user.ID, true
+	if req.Problem != "" {
+		// The label ("A") or the problem's slug (what the contest page sends).
+		cps, err := s.cfg.Store.ContestProblems(ctx, c.ID)
+		if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		for _, p := range cps {
+			if strings.EqualFold(p.Label, req.Problem) || p.Slug == req.Problem {
+				cl.ProblemID.Int64, cl.ProblemID.Valid = p.ProblemID, true
+				break
+			}
+		}
+		if !cl.ProblemID.Valid {
+			writeAPIError(w, badField("problem", "is not a problem of this contest (give its label or slug)"))
+			return
+		}
+	}
+	if req.Announcement != "" {
+		cl.Answer.String, cl.Answer.Valid = req.Announcement, true
+		cl.Public = true
+		cl.AnsweredBy = cl.UserID
+	} else {
+		if !staff {
+			if c.Phase(s.cfg.Now()) == "ended" {
+				writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "the contest has ended"))
+				return
+			}
+			if c.Registration == store.RegistrationList {
+				reg, err := s.cfg.Store.IsParticipant(ctx, c.ID, a.user.ID)
+				if err != nil {
+					s.internal(w, r, err, http.StatusServiceUnavailable)
+					return
+				}
+				if !reg {
+					writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "you are not registered in this contest"))
+					return
+				}
+			}
+		}
+		cl.Question.String, cl.Question.Valid = req.Question, true
+	}
+	stored, err := s.cfg.Store.AddClarification(ctx, cl)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.log.Info("clarification posted", "contest_id", c.ID, "clarification_id", stored.ID,
+		"announcement", stored.IsAnnouncement(), "user_id", a.user.ID, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusCreated, map[string]any{"clarification": clarJSON(&stored, a.user)})
+}
+
+type answerRequest struct {
+	Answer string `json:"answer"`
+	Public *bool  `json:"public"`
+}
+
+// handleAnswer answers (or re-answers) a clarification (staff).
+func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
+	u, ok := requireStaff(w, r, "answer clarifications")
+	if !ok {
+		return
+	}
+	c, ok := s.visibleContest(w, r)
+	if !ok {
+		return
+	}
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil || id < 1 {
+		writeAPIError(w, errNotFound)
+		return
+	}
+	var req answerRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if !validText(req.Answer, MaxAnswerChars) {
+		writeAPIError(w, badField("answer", fmt.Sprintf("must be 1 to %d characters", MaxAnswerChars)))
+		return
+	}
+	if req.Public == nil {
+		writeAPIError(w, badField("public", "is required (true: everyone sees it; false: the asker only)"))
+		return
+	}
+	ctx := r.Context()
+	cur, err := s.cfg.Store.ClarificationByID(ctx, c.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		writeAPIError(w, errNotFound)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if cur.IsAnnouncement() && !*req.Public {
+		writeAPIError(w, badField("public", "an announcement is always public"))
+		return
+	}
+	stored, err := s.cfg.Store.AnswerClarification(ctx, c.ID, id, req.Answer, *req.Public, u.ID, s.cfg.Now())
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.log.Info("clarification answered", "contest_id", c.ID, "clarification_id", id, "public", *req.Public,
+		"user_id", u.ID, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusOK, map[string]any{"clarification": clarJSON(&stored, u)})
+}

@@ -1,0 +1,334 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// Limits of contest fields.
+const (
+	MaxContestProblems    = 52
+	MaxContestPoints      = 100000
+	MaxContestDescription = 256 << 10
+	MaxContestLength      = 366 * 24 * time.Hour
+	MaxContestLabelLength = 8
+)
+
+type contestProblemRequest struct {
+	Label  string `json:"label"`
+	Slug   string `json:"slug"`
+	Points *int   `json:"points"`
+}
+
+// contestRequest is the body of POST /api/contests and PUT
+// /api/contests/{slug}. On PUT an absent field keeps its value (problems:
+// the set is replaced only when given).
+type contestRequest struct {
+	Slug          *string                  `json:"slug"`
+	Title         *string                  `json:"title"`
+	Description   *string                  `json:"description"`
+	Rule          *string                  `json:"rule"`
+	StartAt       *string                  `json:"start_at"`
+	EndAt         *string                  `json:"end_at"`
+	FreezeMinutes *int                     `json:"freeze_minutes"`
+	Registration  *string                  `json:"registration"`
+	Visible       *bool                    `json:"visible"`
+	Problems      *[]contestProblemRequest `json:"problems"`
+}
+
+func parseTime(field, v string) (time.Time, *APIError) {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v))
+	if err != nil {
+		return time.Time{}, badField(field, "must be an RFC 3339 time like 2026-03-01T10:00:00Z")
+	}
+	return t.UTC().Truncate(time.Millisecond), nil
+}
+
+func validLabel(s string) bool {
+	if s == "" || len(s) > MaxContestLabelLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// apply merges req into c, validates it, and resolves the problems (nil
+// when the request does not set them).
+func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store.Contest) ([]store.ContestProblemRef, *APIError, error) {
+	if req.Slug != nil {
+		c.Slug = strings.TrimSpace(*req.Slug)
+	}
+	if req.Title != nil {
+		c.Title = strings.TrimSpace(*req.Title)
+	}
+	if req.Description != nil {
+		c.Description = *req.Description
+	}
+	if req.Rule != nil {
+		c.Rule = *req.Rule
+	}
+	if req.StartAt != nil {
+		t, e := parseTime("start_at", *req.StartAt)
+		if e != nil {
+			return nil, e, nil
+		}
+		c.StartAt = t
+	}
+	if req.EndAt != nil {
+		t, e := parseTime("end_at", *req.EndAt)
+		if e != nil {
+			return nil, e, nil
+		}
+		c.EndAt = t
+	}
+	if req.FreezeMinutes != nil {
+		c.FreezeMinutes = *req.FreezeMinutes
+	}
+	if req.Registration != nil {
+		c.Registration = *req.Registration
+	}
+	if req.Visible != nil {
+		c.Visible = *req.Visible
+	}
+	switch {
+	case !validSlug(c.Slug):
+		return nil, badField("slug", "must be 1 to 64 of a-z 0-9 -, starting with a letter or digit"), nil
+	case c.Title == "" || utf8.RuneCountInString(c.Title) > MaxTitleChars || !utf8.ValidString(c.Title) || hasControl(c.Title):
+		return nil, badField("title", fmt.Sprintf("must be 1 to %d characters without control characters", MaxTitleChars)), nil
+	case len(c.Description) > MaxContestDescription || !utf8.ValidString(c.Description):
+		return nil, badField("description", fmt.Sprintf("must be valid UTF-8 of at most %d bytes", MaxContestDescription)), nil
+	case c.Rule != store.ModeICPC && c.Rule != store.ModeIOI:
+		return nil, badField("rule", "must be icpc or ioi"), nil
+	case c.StartAt.IsZero():
+		return nil, badField("start_at", "is required"), nil
+	case c.EndAt.IsZero():
+		return nil, badField("end_at", "is required"), nil
+	case !c.EndAt.After(c.StartAt):
+		return nil, badField("end_at", "must be after start_at"), nil
+	case c.EndAt.Sub(c.StartAt) > MaxContestLength:
+		return nil, badField("end_at", "the contest may last at most 366 days"), nil
+	case c.FreezeMinutes < 0 || time.Duration(c.FreezeMinutes)*time.Minute > c.EndAt.Sub(c.StartAt):
+		return nil, badField("freeze_minutes", "must be 0 to the contest's length in minutes"), nil
+	case c.Registration != store.RegistrationOpen && c.Registration != store.RegistrationList:
+		return nil, badField("registration", "must be open or list"), nil
+	}
+	if req.Problems == nil {
+		return nil, nil, nil
+	}
+	ps := *req.Problems
+	if len(ps) > MaxContestProblems {
+		return nil, badField("problems", fmt.Sprintf("at most %d problems", MaxContestProblems)), nil
+	}
+	slugs := make([]string, 0, len(ps))
+	labels, seen := map[string]bool{}, map[string]bool{}
+	for i, p := range ps {
+		at := fmt.Sprintf("problem %d: ", i+1)
+		switch {
+		case !validLabel(p.Label):
+			return nil, badField("problems", at+"label must be 1 to 8 of A-Z a-z 0-9"), nil
+		case labels[strings.ToUpper(p.Label)]:
+			return nil, badField("problems", at+"label "+p.Label+" is used twice"), nil
+		case p.Slug == "":
+			return nil, badField("problems", at+"slug is required"), nil
+		case seen[p.Slug]:
+			return nil, badField("problems", at+"problem "+p.Slug+" is in the contest twice"), nil
+		case p.Points != nil && (*p.Points < 0 || *p.Points > MaxContestPoints):
+			return nil, badField("problems", fmt.Sprintf("%spoints must be 0 to %d", at, MaxContestPoints)), nil
+		}
+		labels[strings.ToUpper(p.Label)], seen[p.Slug] = true, true
+		slugs = append(slugs, p.Slug)
+	}
+	ids, err := s.cfg.Store.ProblemIDsBySlug(ctx, slugs)
+	if err != nil {
+		return nil, nil, err
+	}
+	refs := make([]store.ContestProblemRef, 0, len(ps))
+	for _, p := range ps {
+		id, ok := ids[p.Slug]
+		if !ok {
+			return nil, badField("problems", "no problem has the slug "+p.Slug), nil
+		}
+		points := 100
+		if p.Points != nil {
+			points = *p.Points
+		}
+		refs = append(refs, store.ContestProblemRef{ProblemID: id, Label: p.Label, Points: points})
+	}
+	return refs, nil, nil
+}
+
+// writeContestDoc answers with the contest as GET /api/contests/{slug}
+// shows it to staff.
+func (s *Server) writeContestDoc(w http.ResponseWriter, r *http.Request, status int, id int64) {
+	ctx := r.Context()
+	c, err := s.cfg.Store.ContestByID(ctx, id)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	cps, err := s.cfg.Store.ContestProblems(ctx, c.ID)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	problems := make([]ContestProblemJSON, 0, len(cps))
+	for _, p := range cps {
+		problems = append(problems, ContestProblemJSON{Label: p.Label, Slug: p.Slug, Title: p.Title, Points: p.Points})
+	}
+	writeJSON(w, status, map[string]any{"contest": s.contestJSON(&c, true, true), "problems": problems})
+}
+
+func contestConflict(err error) *APIError {
+	var dup *store.DuplicateError
+	if !errors.As(err, &dup) {
+		return nil
+	}
+	if dup.Key == "uk_contests_slug" {
+		return fieldErr(http.StatusConflict, CodeConflict, "slug", "slug is already taken")
+	}
+	return fieldErr(http.StatusConflict, CodeConflict, "problems", "a label or a problem is used twice")
+}
+
+// handleCreateContest creates a contest with its problems (staff).
+func (s *Server) handleCreateContest(w http.ResponseWriter, r *http.Request) {
+	u, ok := requireStaff(w, r, "create contests")
+	if !ok {
+		return
+	}
+	var req contestRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	for f, v := range map[string]bool{"slug": req.Slug == nil, "title": req.Title == nil, "start_at": req.StartAt == nil, "end_at": req.EndAt == nil} {
+		if v {
+			writeAPIError(w, badField(f, "is required"))
+			return
+		}
+	}
+	c := store.Contest{Rule: store.ModeICPC, Registration: store.RegistrationOpen, Visible: true}
+	ctx := r.Context()
+	refs, e, err := s.applyContest(ctx, &req, &c)
+	if e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	c.CreatedBy.Int64, c.CreatedBy.Valid = u.ID, true
+	id, err := s.cfg.Store.CreateContestWithProblems(ctx, c, refs)
+	if e := contestConflict(err); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.log.Info("contest created", "slug", c.Slug, "contest_id", id, "user_id", u.ID, "request_id", requestIDOf(r))
+	s.writeContestDoc(w, r, http.StatusCreated, id)
+}
+
+// handleUpdateContest changes a contest (staff). A change of the window,
+// the freeze, the rule or the problems rebuilds its scoreboard.
+func (s *Server) handleUpdateContest(w http.ResponseWriter, r *http.Request) {
+	u, ok := requireStaff(w, r, "edit contests")
+	if !ok {
+		return
+	}
+	var req contestRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	ctx := r.Context()
+	c, err := s.cfg.Store.ContestBySlug(ctx, chi.URLParam(r, "slug"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeAPIError(w, errNotFound)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	before := c
+	refs, e, err := s.applyContest(ctx, &req, &c)
+	if e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	err = s.cfg.Store.UpdateContest(ctx, c, refs)
+	if e := contestConflict(err); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.judging.ForgetContest(c.ID)
+	if refs != nil || !before.StartAt.Equal(c.StartAt) || !before.EndAt.Equal(c.EndAt) ||
+		before.FreezeMinutes != c.FreezeMinutes || before.Rule != c.Rule {
+		if err := s.judging.RebuildBoard(ctx, &c); err != nil {
+			s.log.Warn("scoreboard rebuild after a contest change failed", "contest_id", c.ID, obs.Err(err))
+		}
+		s.judging.MarkDirty(c.ID)
+	}
+	s.log.Info("contest updated", "slug", c.Slug, "contest_id", c.ID, "user_id", u.ID, "request_id", requestIDOf(r))
+	s.writeContestDoc(w, r, http.StatusOK, c.ID)
+}
+
+// handleRegisterContest registers the caller in an open contest before
+// its end (idempotent).
+func (s *Server) handleRegisterContest(w http.ResponseWriter, r *http.Request) {
+	a := authOf(r)
+	if a.user == nil {
+		writeAPIError(w, errUnauthorized)
+		return
+	}
+	c, ok := s.visibleContest(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	if c.Phase(s.cfg.Now()) == "ended" {
+		writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "the contest has ended"))
+		return
+	}
+	if c.Registration != store.RegistrationOpen {
+		reg, err := s.cfg.Store.IsParticipant(ctx, c.ID, a.user.ID)
+		if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		if !reg {
+			writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "registration is by list: ask the organisers"))
+			return
+		}
+	} else if err := s.cfg.Store.AddParticipant(ctx, c.ID, a.user.ID); err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"contest": c.Slug, "registered": true})
+}

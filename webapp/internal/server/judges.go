@@ -1,0 +1,225 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/webapp/internal/judgetokens"
+	"github.com/verdict-oj/verdict/webapp/internal/judging"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// JudgeJSON is a judge as GET /api/judges shows it: the MySQL row and,
+// while the hub has state for it, its live load.
+type JudgeJSON struct {
+	Name       string     `json:"name"`
+	CreatedAt  time.Time  `json:"created_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+	LastSeenAt *time.Time `json:"last_seen_at"`
+	// Connected: the hub saw a heartbeat within the live window (15 s).
+	Connected bool `json:"connected"`
+	// The rest is the hub's last heartbeat record (rkeys.Judge(name));
+	// absent when the hub holds none (never connected, or silent for a
+	// few heartbeats).
+	Hub          string   `json:"hub,omitempty"`
+	Cores        *int     `json:"cores,omitempty"`
+	Running      *int     `json:"running,omitempty"`
+	Queued       *int     `json:"queued,omitempty"`
+	MaxParallel  *int     `json:"max_parallel,omitempty"`
+	Load1        *float64 `json:"load1,omitempty"`
+	MemUsedRatio *float64 `json:"mem_used_ratio,omitempty"`
+	AgentVersion string   `json:"agent_version,omitempty"`
+	Languages    []string `json:"languages,omitempty"`
+}
+
+// validJudgeName: 1–64 of A-Z a-z 0-9 . _ -, starting with a letter or a
+// digit. The name is part of Redis keys, so no ':'.
+func validJudgeName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || (c != '.' && c != '_' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) handleJudges(w http.ResponseWriter, r *http.Request) {
+	if _, ok := requireStaff(w, r, "see the judges"); !ok {
+		return
+	}
+	ctx := r.Context()
+	js, err := s.cfg.Store.ListJudges(ctx)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	pipe := s.cfg.Redis.Pipeline()
+	cmds := make([]*redis.MapStringStringCmd, len(js))
+	for i := range js {
+		cmds[i] = pipe.HGetAll(ctx, s.cfg.Names.Judge(js[i].Name))
+	}
+	if len(js) > 0 {
+		if _, err := pipe.Exec(ctx); err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+	}
+	live := s.judging.LiveWindow()
+	now := s.cfg.Now()
+	out := make([]JudgeJSON, 0, len(js))
+	for i, j := range js {
+		o := JudgeJSON{Name: j.Name, CreatedAt: j.CreatedAt}
+		if j.RevokedAt.Valid {
+			t := j.RevokedAt.Time
+			o.RevokedAt = &t
+		}
+		if j.LastSeenAt.Valid {
+			t := j.LastSeenAt.Time
+			o.LastSeenAt = &t
+		}
+		m := cmds[i].Val()
+		if ms, err := strconv.ParseInt(m[judging.FieldSeenMs], 10, 64); err == nil {
+			seen := time.UnixMilli(ms).UTC()
+			o.Connected = now.Sub(seen) < live
+			if o.LastSeenAt == nil || seen.After(*o.LastSeenAt) {
+				// The hub's state expires a few heartbeats after the judge
+				// goes silent: keep the time in MySQL, at most once a minute.
+				if o.LastSeenAt == nil || seen.Sub(*o.LastSeenAt) > time.Minute {
+					if err := s.cfg.Store.TouchJudgeSeen(ctx, j.Name, seen); err != nil {
+						s.log.Warn("cannot record when a judge was last seen", "judge_id", j.Name, obs.Err(err))
+					}
+				}
+				o.LastSeenAt = &seen
+			}
+			o.Hub, o.AgentVersion = m["hub"], m["agent_version"]
+			o.Cores, o.Running, o.Queued, o.MaxParallel = atoiPtr(m["cores"]), atoiPtr(m["running"]), atoiPtr(m["queued"]), atoiPtr(m["max_parallel"])
+			o.Load1, o.MemUsedRatio = floatPtr(m["load1"]), floatPtr(m["mem_used_ratio"])
+			var langs []protocol.Language
+			if raw := m[judging.FieldLanguages]; raw != "" && json.Unmarshal([]byte(raw), &langs) == nil {
+				o.Languages = make([]string, 0, len(langs))
+				for _, l := range langs {
+					o.Languages = append(o.Languages, l.ID)
+				}
+			}
+		}
+		out = append(out, o)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"judges": out})
+}
+
+func atoiPtr(s string) *int {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
+func floatPtr(s string) *float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
+type issueJudgeRequest struct {
+	Name string `json:"name"`
+}
+
+// handleIssueJudge makes a new token for a judge (a new judge, or a new
+// token replacing the old one). The token is in this answer only; MySQL
+// keeps its SHA-256.
+func (s *Server) handleIssueJudge(w http.ResponseWriter, r *http.Request) {
+	u, ok := requireAdmin(w, r, "issue judge tokens")
+	if !ok {
+		return
+	}
+	var req issueJudgeRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if !validJudgeName(req.Name) {
+		writeAPIError(w, badField("name", "must be 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit"))
+		return
+	}
+	ctx := r.Context()
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	token := hex.EncodeToString(raw[:])
+	sum := sha256.Sum256([]byte(token))
+	_, existed := s.cfg.Store.JudgeByName(ctx, req.Name)
+	if err := s.cfg.Store.SetJudgeToken(ctx, req.Name, sum[:]); err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if !s.syncJudgeTokens(w, r) {
+		return
+	}
+	j, err := s.cfg.Store.JudgeByName(ctx, req.Name)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	status := http.StatusCreated
+	if existed == nil {
+		status = http.StatusOK // a reissue: the old token no longer works
+	}
+	s.log.Info("judge token issued", "judge_id", req.Name, "user_id", u.ID, "reissued", existed == nil, "request_id", requestIDOf(r))
+	writeJSON(w, status, map[string]any{"name": j.Name, "token": token, "created_at": j.CreatedAt, "reissued": existed == nil})
+}
+
+// handleRevokeJudge revokes a judge's token (idempotent).
+func (s *Server) handleRevokeJudge(w http.ResponseWriter, r *http.Request) {
+	u, ok := requireAdmin(w, r, "revoke judge tokens")
+	if !ok {
+		return
+	}
+	name := chi.URLParam(r, "name")
+	err := s.cfg.Store.RevokeJudge(r.Context(), name, s.cfg.Now())
+	if errors.Is(err, store.ErrNotFound) {
+		writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "name", "no judge has that name"))
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if !s.syncJudgeTokens(w, r) {
+		return
+	}
+	s.log.Info("judge token revoked", "judge_id", name, "user_id", u.ID, "request_id", requestIDOf(r))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// syncJudgeTokens rewrites the hub's token hash from MySQL. When Redis
+// fails the change is in MySQL but the hub does not know it yet: answer
+// 503 so the admin retries (both writes are idempotent); the periodic
+// sync would catch up too.
+func (s *Server) syncJudgeTokens(w http.ResponseWriter, r *http.Request) bool {
+	if _, err := judgetokens.Sync(r.Context(), s.cfg.Store, s.cfg.Redis, s.cfg.Names); err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,413 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// Limits of problem fields.
+const (
+	MinTimeLimitMs    = 100
+	MaxTimeLimitMs    = 60000
+	MinMemoryLimitKB  = 1024
+	MaxMemoryLimitKB  = 8 << 20 // 8 GiB
+	MaxStatementBytes = 512 << 10
+	MaxTitleChars     = 200
+	MaxLanguages      = 32
+	MaxFloatTolerance = 1.0
+)
+
+// problemRequest is the body of POST /api/problems and PUT
+// /api/problems/{slug}. On PUT an absent field keeps its value.
+type problemRequest struct {
+	Slug           *string   `json:"slug"`
+	Title          *string   `json:"title"`
+	Statement      *string   `json:"statement"`
+	TimeLimitMs    *int      `json:"time_limit_ms"`
+	MemoryLimitKB  *int      `json:"memory_limit_kb"`
+	Checker        *string   `json:"checker"`
+	FloatTolerance *float64  `json:"float_tolerance"`
+	Mode           *string   `json:"mode"`
+	Visibility     *string   `json:"visibility"`
+	Languages      *[]string `json:"languages"`
+}
+
+// apply merges req into p and validates the result.
+func (req *problemRequest) apply(p *store.Problem) *APIError {
+	if req.Slug != nil {
+		p.Slug = strings.TrimSpace(*req.Slug)
+	}
+	if req.Title != nil {
+		p.Title = strings.TrimSpace(*req.Title)
+	}
+	if req.Statement != nil {
+		p.Statement = *req.Statement
+	}
+	if req.TimeLimitMs != nil {
+		p.TimeLimitMs = *req.TimeLimitMs
+	}
+	if req.MemoryLimitKB != nil {
+		p.MemoryLimitKB = *req.MemoryLimitKB
+	}
+	if req.Checker != nil {
+		p.Checker = *req.Checker
+	}
+	if req.FloatTolerance != nil {
+		p.FloatTolerance = *req.FloatTolerance
+	}
+	if req.Mode != nil {
+		p.Mode = *req.Mode
+	}
+	if req.Visibility != nil {
+		p.Visibility = *req.Visibility
+	}
+	if req.Languages != nil {
+		p.Languages = store.Languages(*req.Languages)
+	}
+	switch {
+	case !validSlug(p.Slug):
+		return badField("slug", "must be 1 to 64 of a-z 0-9 -, starting with a letter or digit")
+	case p.Title == "" || utf8.RuneCountInString(p.Title) > MaxTitleChars || !utf8.ValidString(p.Title) || hasControl(p.Title):
+		return badField("title", fmt.Sprintf("must be 1 to %d characters without control characters", MaxTitleChars))
+	case len(p.Statement) > MaxStatementBytes || !utf8.ValidString(p.Statement):
+		return badField("statement", fmt.Sprintf("must be valid UTF-8 of at most %d bytes", MaxStatementBytes))
+	case p.TimeLimitMs < MinTimeLimitMs || p.TimeLimitMs > MaxTimeLimitMs:
+		return badField("time_limit_ms", fmt.Sprintf("must be %d to %d", MinTimeLimitMs, MaxTimeLimitMs))
+	case p.MemoryLimitKB < MinMemoryLimitKB || p.MemoryLimitKB > MaxMemoryLimitKB:
+		return badField("memory_limit_kb", fmt.Sprintf("must be %d to %d", MinMemoryLimitKB, MaxMemoryLimitKB))
+	case p.Checker != store.CheckerExact && p.Checker != store.CheckerDefault && p.Checker != store.CheckerFloat && p.Checker != store.CheckerSpecial:
+		return badField("checker", "must be exact, default, float or special")
+	case p.Mode != store.ModeICPC && p.Mode != store.ModeIOI:
+		return badField("mode", "must be icpc or ioi")
+	case p.Visibility != store.VisibilityPublic && p.Visibility != store.VisibilityPrivate && p.Visibility != store.VisibilityContestOnly:
+		return badField("visibility", "must be public, private or contest-only")
+	}
+	if p.Checker == store.CheckerFloat {
+		if !(p.FloatTolerance > 0 && p.FloatTolerance <= MaxFloatTolerance) {
+			return badField("float_tolerance", "must be above 0 and at most 1 with the float checker")
+		}
+	} else {
+		// Only the float checker has a tolerance; a form that switched
+		// checkers may still send the old one.
+		p.FloatTolerance = 0
+	}
+	if len(p.Languages) > MaxLanguages {
+		return badField("languages", fmt.Sprintf("at most %d languages", MaxLanguages))
+	}
+	langs := store.Languages{}
+	for _, l := range p.Languages {
+		if !validLanguageID(l) {
+			return badField("languages", fmt.Sprintf("%q is not a language id (1 to 32 of a-z 0-9 _ + . -)", l))
+		}
+		if !containsString(langs, l) {
+			langs = append(langs, l)
+		}
+	}
+	p.Languages = langs
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) problemJSON(p *store.Problem) ProblemJSON {
+	out := ProblemJSON{Slug: p.Slug, Title: p.Title, Statement: p.Statement, TimeLimitMs: p.TimeLimitMs,
+		MemoryLimitKB: p.MemoryLimitKB, Checker: p.Checker, Mode: p.Mode, Visibility: p.Visibility,
+		Languages: p.Languages, UpdatedAt: p.UpdatedAt}
+	if out.Languages == nil {
+		out.Languages = []string{}
+	}
+	if p.Checker == store.CheckerFloat {
+		out.FloatTolerance = p.FloatTolerance
+	}
+	if p.TestdataHash.Valid {
+		out.TestdataHash = p.TestdataHash.String
+	}
+	return out
+}
+
+func slugConflict(err error, field string) *APIError {
+	var dup *store.DuplicateError
+	if errors.As(err, &dup) {
+		return fieldErr(http.StatusConflict, CodeConflict, field, field+" is already taken")
+	}
+	return nil
+}
+
+// handleCreateProblem creates a problem (staff). Absent fields take the
+// defaults: limits 1000 ms / 262144 KiB, checker default, mode icpc,
+// visibility private, every language.
+func (s *Server) handleCreateProblem(w http.ResponseWriter, r *http.Request) {
+	u, ok := requireStaff(w, r, "create problems")
+	if !ok {
+		return
+	}
+	var req problemRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if req.Slug == nil {
+		writeAPIError(w, badField("slug", "is required"))
+		return
+	}
+	if req.Title == nil {
+		writeAPIError(w, badField("title", "is required"))
+		return
+	}
+	p := store.Problem{TimeLimitMs: 1000, MemoryLimitKB: 262144, Checker: store.CheckerDefault, Mode: store.ModeICPC,
+		Visibility: store.VisibilityPrivate, Languages: store.Languages{}}
+	if e := req.apply(&p); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	p.CreatedBy.Int64, p.CreatedBy.Valid = u.ID, true
+	ctx := r.Context()
+	id, err := s.cfg.Store.CreateProblem(ctx, p)
+	if e := slugConflict(err, "slug"); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.invalidateProblems(ctx)
+	stored, err := s.cfg.Store.ProblemByID(ctx, id)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.log.Info("problem created", "slug", p.Slug, "user_id", u.ID, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusCreated, map[string]any{"problem": s.problemJSON(&stored)})
+}
+
+// handleUpdateProblem changes a problem (staff); absent fields keep their
+// values, a new slug renames it.
+func (s *Server) handleUpdateProblem(w http.ResponseWriter, r *http.Request) {
+	u, ok := requireStaff(w, r, "edit problems")
+	if !ok {
+		return
+	}
+	var req problemRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	ctx := r.Context()
+	p, err := s.cfg.Store.ProblemBySlug(ctx, chi.URLParam(r, "slug"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeAPIError(w, errNotFound)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if e := req.apply(&p); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	err = s.cfg.Store.UpdateProblem(ctx, p)
+	if e := slugConflict(err, "slug"); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.invalidateProblems(ctx)
+	stored, err := s.cfg.Store.ProblemByID(ctx, p.ID)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.log.Info("problem updated", "slug", p.Slug, "user_id", u.ID, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusOK, map[string]any{"problem": s.problemJSON(&stored)})
+}
+
+// invalidateProblems drops the cached problem list after a committed
+// write. A failure is logged: the entry expires on its own (catalog TTL).
+func (s *Server) invalidateProblems(ctx context.Context) {
+	if err := s.catalog.InvalidateProblems(ctx); err != nil {
+		s.log.Warn("cannot invalidate the problem cache; it expires on its own", obs.Err(err))
+	}
+}
+
+// readUpload returns the uploaded file: the multipart field "file", or the
+// whole body when its Content-Type is one of raw. At most limit bytes.
+func readUpload(r *http.Request, limit int64, raw ...string) ([]byte, *APIError) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	tooBig := func() *APIError {
+		return fieldErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "file", fmt.Sprintf("the file is larger than %d bytes", limit))
+	}
+	readAll := func(rd io.Reader) ([]byte, *APIError) {
+		b, err := io.ReadAll(io.LimitReader(rd, limit+1))
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			return nil, tooBig()
+		}
+		if err != nil {
+			return nil, fieldErr(http.StatusBadRequest, CodeValidation, "file", "the upload was cut short: "+err.Error())
+		}
+		if int64(len(b)) > limit {
+			return nil, tooBig()
+		}
+		return b, nil
+	}
+	switch {
+	case err != nil:
+	case mt == "multipart/form-data":
+		if params["boundary"] == "" {
+			break
+		}
+		mr := multipart.NewReader(r.Body, params["boundary"])
+		for {
+			part, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				return nil, badField("file", "is required (a multipart field named file)")
+			}
+			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+				return nil, tooBig()
+			}
+			if err != nil {
+				return nil, fieldErr(http.StatusBadRequest, CodeValidation, "file", "the multipart body is malformed: "+err.Error())
+			}
+			if part.FormName() != "file" {
+				part.Close()
+				continue
+			}
+			b, e := readAll(part)
+			part.Close()
+			return b, e
+		}
+	default:
+		for _, m := range raw {
+			if mt == m {
+				return readAll(r.Body)
+			}
+		}
+	}
+	return nil, apiErr(http.StatusUnsupportedMediaType, CodeUnsupportedMedia,
+		"send the file as multipart/form-data (field file) or as "+strings.Join(raw, " or "))
+}
+
+// TestdataJSON answers a test data upload.
+type TestdataJSON struct {
+	Hash      string `json:"hash"`
+	CaseCount int    `json:"case_count"`
+	SizeBytes int64  `json:"size_bytes"`
+	Subtasks  int    `json:"subtasks"`
+	Checker   bool   `json:"checker"`
+	// Previous is the hash the problem had before, if any.
+	Previous string `json:"previous,omitempty"`
+}
+
+// handleUploadTestdata validates a test data zip, stores it in the blob
+// store by content hash, records the version and makes it current, and
+// tells the judges to drop the old one (staff).
+func (s *Server) handleUploadTestdata(w http.ResponseWriter, r *http.Request) {
+	u, ok := requireStaff(w, r, "upload test data")
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	p, err := s.cfg.Store.ProblemBySlug(ctx, chi.URLParam(r, "slug"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeAPIError(w, errNotFound)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	zipBytes, e := readUpload(r, s.cfg.MaxTestdataBytes, "application/zip", "application/x-zip-compressed")
+	if e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if len(zipBytes) == 0 {
+		writeAPIError(w, badField("file", "is empty"))
+		return
+	}
+	m, err := testpkg.Read(zipBytes)
+	if err != nil {
+		// testpkg's message names the bad file inside the zip.
+		msg := strings.TrimPrefix(err.Error(), testpkg.ErrInvalid.Error()+": ")
+		writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, "file", "invalid test data package: "+msg))
+		return
+	}
+	if p.Checker == store.CheckerSpecial && m.Checker == "" {
+		writeAPIError(w, badField("file", "the problem uses a special checker: the package needs "+testpkg.CheckerName))
+		return
+	}
+	mj, err := json.Marshal(m)
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	hash, size, err := s.cfg.Blobs.Put(ctx, bytes.NewReader(zipBytes))
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	v := store.TestdataVersion{ProblemID: p.ID, Hash: hash, SizeBytes: size, CaseCount: len(m.Cases), Manifest: mj}
+	v.UploadedBy.Int64, v.UploadedBy.Valid = u.ID, true
+	if err := s.cfg.Store.AddTestdataVersion(ctx, v); err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	prev := p.TestdataHash.String
+	if prev != "" && prev != hash {
+		s.evict(ctx, protocol.Evict{ProblemID: p.ID, DataHash: prev})
+	}
+	s.invalidateProblems(ctx)
+	s.log.Info("test data uploaded", "slug", p.Slug, "hash", hash, "cases", len(m.Cases), "bytes", size,
+		"previous", prev, "user_id", u.ID, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusCreated, TestdataJSON{Hash: hash, CaseCount: len(m.Cases), SizeBytes: size,
+		Subtasks: len(m.Subtasks), Checker: m.Checker != "", Previous: prev})
+}
+
+// evict tells every hub (and so every judge) that a problem's test data
+// version is obsolete. Best effort: a judge that misses it still uses the
+// new hash each task carries, and the old cache entry ages out.
+func (s *Server) evict(ctx context.Context, ev protocol.Evict) {
+	b, err := json.Marshal(ev)
+	if err == nil {
+		err = s.cfg.Redis.Publish(ctx, s.cfg.Names.JudgeEvict(), b).Err()
+	}
+	if err != nil {
+		s.log.Warn("cannot publish a test data eviction", "problem_id", ev.ProblemID, "hash", ev.DataHash, obs.Err(err))
+	}
+}

@@ -1,0 +1,113 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// ImportUser is one row of a bulk user import.
+type ImportUser struct {
+	Line        int // the source line, for errors
+	Username    string
+	DisplayName string
+	Email       sql.NullString
+	Role        string
+	// PasswordHash replaces the password; "" keeps an existing user's
+	// password (a new user needs one).
+	PasswordHash string
+}
+
+// ImportLineError says why one row of an import failed.
+type ImportLineError struct {
+	Line    int    `json:"line"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// ErrImportRejected: at least one row failed; nothing was written.
+var ErrImportRejected = errors.New("store: import rejected")
+
+// UsersByUsername returns the existing users among names, by username.
+func (s *Store) UsersByUsername(ctx context.Context, names []string) (map[string]User, error) {
+	out := map[string]User{}
+	for start := 0; start < len(names); start += 1000 {
+		chunk := names[start:min(start+1000, len(names))]
+		q, args, err := sqlxIn("SELECT "+userCols+" FROM users WHERE username IN (?)", chunk)
+		if err != nil {
+			return nil, err
+		}
+		var us []User
+		if err := s.DB.SelectContext(ctx, &us, q, args...); err != nil {
+			return nil, fmt.Errorf("store users by username: %w", err)
+		}
+		for _, u := range us {
+			out[u.Username] = u
+		}
+	}
+	return out, nil
+}
+
+// ImportUsers creates or updates every user in one transaction: all or
+// nothing. When any row fails (a taken e-mail, say) it returns the
+// per-line errors and ErrImportRejected, having written nothing.
+func (s *Store) ImportUsers(ctx context.Context, users []ImportUser) (created, updated int, lineErrs []ImportLineError, err error) {
+	err = s.inTx(ctx, "store import users", func(tx *sqlx.Tx) error {
+		for _, u := range users {
+			var id int64
+			err := tx.GetContext(ctx, &id, "SELECT id FROM users WHERE username = ? FOR UPDATE", u.Username)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				if u.PasswordHash == "" {
+					lineErrs = append(lineErrs, ImportLineError{Line: u.Line, Field: "password", Message: "a new user needs a password"})
+					continue
+				}
+				_, err = tx.ExecContext(ctx, `INSERT INTO users (username, display_name, email, role, password_hash)
+					VALUES (?, ?, ?, ?, ?)`, u.Username, u.DisplayName, u.Email, u.Role, u.PasswordHash)
+				if err == nil {
+					created++
+				}
+			case err != nil:
+				return err
+			case u.PasswordHash == "":
+				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ? WHERE id = ?",
+					u.DisplayName, u.Email, u.Role, id)
+				if err == nil {
+					updated++
+				}
+			default:
+				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, password_hash = ? WHERE id = ?",
+					u.DisplayName, u.Email, u.Role, u.PasswordHash, id)
+				if err == nil {
+					updated++
+				}
+			}
+			if err == nil {
+				continue
+			}
+			// A unique violation fails only its statement; the transaction
+			// goes on so that every bad line is reported at once.
+			var dup *DuplicateError
+			if errors.As(mapErr("", err), &dup) {
+				field := "username"
+				if dup.Key == "uk_users_email" {
+					field = "email"
+				}
+				lineErrs = append(lineErrs, ImportLineError{Line: u.Line, Field: field, Message: field + " is already taken"})
+				continue
+			}
+			return err
+		}
+		if len(lineErrs) > 0 {
+			return ErrImportRejected
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, lineErrs, err
+	}
+	return created, updated, nil, nil
+}
