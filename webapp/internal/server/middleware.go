@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/webapp/internal/session"
@@ -140,6 +142,24 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// deadline bounds the request's context by Config.RequestTimeout: every
+// query and Redis call made with it gives up in time.
+func (s *Server) deadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// unavailable reports whether err means a backing service did not answer
+// (a deadline, a refused or broken connection) rather than a bug.
+func unavailable(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, mysql.ErrInvalidConn) || errors.As(err, &ne)
 }
 
 func (s *Server) limitBody(next http.Handler) http.Handler {
@@ -282,6 +302,9 @@ func (s *Server) secure(r *http.Request) bool {
 // internal logs err and answers with a generic error.
 func (s *Server) internal(w http.ResponseWriter, r *http.Request, err error, status int) {
 	s.log.Error("request failed", obs.Err(err), "request_id", requestIDOf(r), "path", r.URL.Path)
+	if status == http.StatusInternalServerError && unavailable(err) {
+		status = http.StatusServiceUnavailable
+	}
 	code, msg := CodeInternal, "internal error"
 	if status == http.StatusServiceUnavailable {
 		code, msg = CodeUnavailable, "a backing service is unavailable; try again shortly"

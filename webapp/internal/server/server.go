@@ -31,10 +31,13 @@ var ErrConfig = errors.New("server: invalid config")
 
 // Defaults of Config.
 const (
-	DefaultListen          = "127.0.0.1:8081"
-	DefaultSessionTTL      = 7 * 24 * time.Hour
-	DefaultMaxBodyBytes    = 1 << 20
-	DefaultDrainDelay      = 2 * time.Second
+	DefaultListen       = "127.0.0.1:8081"
+	DefaultSessionTTL   = 7 * 24 * time.Hour
+	DefaultMaxBodyBytes = 1 << 20
+	DefaultDrainDelay   = 2 * time.Second
+	// DefaultRequestTimeout bounds the work of one API request, so a
+	// database that stops answering costs a user a 503, not a hang.
+	DefaultRequestTimeout  = 15 * time.Second
 	DefaultShutdownTimeout = 15 * time.Second
 	DefaultLoginWindow     = 15 * time.Minute
 	DefaultLoginPerUser    = 10 // failed logins per account per window
@@ -72,6 +75,10 @@ type Config struct {
 	DrainDelay time.Duration
 	// ShutdownTimeout bounds in-flight requests after the listener closes.
 	ShutdownTimeout time.Duration
+
+	// RequestTimeout is the deadline of every API request's context.
+	// Default DefaultRequestTimeout.
+	RequestTimeout time.Duration
 
 	SessionTTL   time.Duration // default DefaultSessionTTL
 	MaxBodyBytes int64         // default DefaultMaxBodyBytes
@@ -155,6 +162,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	def(&cfg.SessionTTL, DefaultSessionTTL)
 	def(&cfg.DrainDelay, DefaultDrainDelay)
+	def(&cfg.RequestTimeout, DefaultRequestTimeout)
 	def(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
 	def(&cfg.LoginWindow, DefaultLoginWindow)
 	def(&cfg.RegistryInterval, registry.DefaultInterval)
@@ -233,7 +241,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.requestID, s.accessLog, s.recoverer, s.limitBody)
+	r.Use(s.requestID, s.accessLog, s.recoverer, s.limitBody, s.deadline)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeAPIError(w, errNotFound) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
 		writeAPIError(w, apiErr(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method not allowed on this resource"))

@@ -3,7 +3,10 @@ package server
 import (
 	"bytes"
 	"context"
+	"database/sql/driver"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/obs"
@@ -568,5 +573,65 @@ func TestRunRegistersAndDrains(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
 		t.Fatal("still listening after shutdown")
+	}
+}
+
+// TestFrozenDatabaseAnswers503: a MySQL that accepts connections and never
+// answers (a frozen mariadbd) must cost a request a prompt 503 with a
+// clear message, not a hang.
+func TestFrozenDatabaseAnswers503(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // hold it open, say nothing
+		}
+	}()
+	dsn, err := store.FixDSN("root@tcp(" + ln.Addr().String() + ")/verdict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	frozen, err := sqlx.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer frozen.Close()
+	e := newEnv(t, func(c *Config) {
+		c.Store = store.New(frozen)
+		c.RequestTimeout = 500 * time.Millisecond
+	})
+	c := e.client()
+	start := time.Now()
+	r := c.login("alice", "alice-password")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("login against a frozen database took %v", took)
+	}
+	wantErr(t, r, http.StatusServiceUnavailable, CodeUnavailable, "")
+}
+
+func TestUnavailableClassifiesBackendFailures(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"deadline", fmt.Errorf("store get user: %w", context.DeadlineExceeded), true},
+		{"bad connection", fmt.Errorf("q: %w", driver.ErrBadConn), true},
+		{"invalid connection", mysql.ErrInvalidConn, true},
+		{"refused", &net.OpError{Op: "dial", Err: errors.New("connection refused")}, true},
+		{"a bug", errors.New("nil map"), false},
+		{"not found", store.ErrNotFound, false},
+	}
+	for _, tc := range tests {
+		if got := unavailable(tc.err); got != tc.want {
+			t.Errorf("%s: unavailable = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

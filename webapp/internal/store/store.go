@@ -74,6 +74,18 @@ func FixDSN(dsn string) (string, error) {
 	}
 	c.ParseTime = true
 	c.Loc = time.UTC
+	// A server that stops answering must not hang a web node: bounded
+	// dial, and reads and writes that give up (callers' contexts are
+	// shorter still). Explicit values in the DSN win.
+	if c.Timeout == 0 {
+		c.Timeout = 5 * time.Second
+	}
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = 30 * time.Second
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = 30 * time.Second
+	}
 	if c.Params == nil {
 		c.Params = map[string]string{}
 	}
