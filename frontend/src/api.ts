@@ -182,7 +182,7 @@ export interface Contest {
 export interface Clarification {
   id: number;
   problem?: string | null;
-  question: string;
+  question: string | null; // null for an announcement
   answer?: string | null;
   public?: boolean;
   user?: string;
@@ -292,10 +292,10 @@ export const api = {
   createContest: (b: Record<string, unknown>) => request<Contest>("/api/contests", { method: "POST", body: b }),
   updateContest: (slug: string, b: Record<string, unknown>) =>
     request<Contest>(`/api/contests/${enc(slug)}`, { method: "PUT", body: b }),
-  importUsers: (file: File) => {
+  importUsers: (file: File): Promise<ImportResult> => {
     const fd = new FormData();
     fd.append("file", file, file.name);
-    return request<{ created: number; updated?: number; errors?: { line: number; message: string }[] }>("/api/users/import", {
+    return request<ImportResult>("/api/users/import", {
       method: "POST",
       body: fd,
     });
@@ -306,3 +306,12 @@ export const api = {
   rejudge: (b: { submission?: number; problem?: string; contest?: string }) =>
     request<{ queued: number }>("/api/rejudge", { method: "POST", body: b }),
 };
+
+/** The answer of a CSV user import. passwords holds the passwords the
+ * server generated for new users without one: shown once, never again. */
+export interface ImportResult {
+  created: number;
+  updated?: number;
+  errors?: { line: number; message: string }[];
+  passwords?: Record<string, string>;
+}

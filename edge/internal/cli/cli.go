@@ -89,7 +89,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&p.ErrorLog, "error-log", "", "nginx error log path or stderr (default <runtime-dir>/error.log)")
 	str(&p.ErrorLogLevel, "error-log-level", "warn", "nginx error log level")
 	str(&p.AccessLog, "access-log", "", "nginx access log path or off (default <runtime-dir>/access.log)")
-	str(&p.ClientMaxBodySize, "client-max-body-size", "64m", "largest request body (test data uploads)")
+	str(&p.ClientMaxBodySize, "client-max-body-size", "65m", "largest request body: the web nodes' --max-testdata (64 MiB) plus multipart framing")
 	str(&p.LoginRate, "login-rate", "10r/m", "per-client rate of POST /api/login and /api/session")
 	num(&p.LoginBurst, "login-burst", 5, "burst above --login-rate")
 	str(&p.SubmitRate, "submit-rate", "30r/m", "per-client rate of POST /api/submissions")

@@ -26,7 +26,7 @@ func TestParse(t *testing.T) {
 	}{
 		{name: "defaults", check: func(t *testing.T, o cli.Options) {
 			if o.RedisAddr != "127.0.0.1:6379" || o.Nginx.Listen != "127.0.0.1:8080" || !o.ManageNginx ||
-				o.PollInterval != time.Second || o.Nginx.ClientMaxBodySize != "64m" || o.Names().Prefix() != "verdict" {
+				o.PollInterval != time.Second || o.Nginx.ClientMaxBodySize != "65m" || o.Names().Prefix() != "verdict" {
 				t.Fatalf("defaults: %+v", o)
 			}
 			if o.Nginx.StaticDir != filepath.Join(cwd, "frontend/dist") {

@@ -55,7 +55,8 @@ type Params struct {
 	// AccessLog path, or "off". Default RuntimeDir/access.log.
 	AccessLog string
 	// ClientMaxBodySize is nginx's client_max_body_size (test data uploads).
-	// Default "64m".
+	// Default "65m": the web nodes accept test data up to 64 MiB, plus the
+	// multipart framing around it.
 	ClientMaxBodySize string
 	// LoginRate is the per-client rate of POST /api/login and /api/session,
 	// as nginx writes it ("10r/m"). Default "10r/m"; LoginBurst default 5.
@@ -111,7 +112,7 @@ func (p Params) WithDefaults() Params {
 		def(&p.AccessLog, filepath.Join(p.RuntimeDir, "access.log"))
 	}
 	def(&p.ErrorLogLevel, "warn")
-	def(&p.ClientMaxBodySize, "64m")
+	def(&p.ClientMaxBodySize, "65m")
 	def(&p.LoginRate, "10r/m")
 	defInt(&p.LoginBurst, 5)
 	def(&p.SubmitRate, "30r/m")

@@ -155,7 +155,7 @@ func TestRenderedChoices(t *testing.T) {
 		"proxy_next_upstream error timeout;",
 		"proxy_read_timeout 75s;",
 		"worker_shutdown_timeout 10s;",
-		"client_max_body_size 64m;",
+		"client_max_body_size 65m;",
 		"limit_req zone=verdict_login",
 		"limit_req zone=verdict_submit",
 		"listen 127.0.0.1:8080;",

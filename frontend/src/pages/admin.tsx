@@ -5,7 +5,7 @@
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { api, ApiError, type JudgeInfo } from "../api";
+import { api, ApiError, type ImportResult, type JudgeInfo } from "../api";
 import { getLang, t, type Key } from "../i18n";
 import { dateTime, fromLocalInput, toLocalInput } from "../format";
 import { renderMarkdown } from "../markdown";
@@ -371,7 +371,7 @@ function ContestAdmin() {
 
 function UsersAdmin() {
   const [file, setFile] = useState<File | null>(null);
-  const imp = useSubmit<{ created: number; updated?: number; errors?: { line: number; message: string }[] }>();
+  const imp = useSubmit<ImportResult>();
   return (
     <Section title={t("admin.users")}>
       <form
@@ -384,6 +384,29 @@ function UsersAdmin() {
         <Field id="u-file" label={t("admin.csv")} type="file" accept=".csv,text/csv" required error={fieldError(imp.error, "file")} onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
         <ErrorBox error={formError(imp.error, ["file"])} />
         {imp.result && <Notice kind="ok">{t("admin.imported", { created: imp.result.created, updated: imp.result.updated ?? 0 })}</Notice>}
+        {imp.result?.passwords && Object.keys(imp.result.passwords).length > 0 && (
+          <div class="alert alert-warn" role="alert">
+            <p>{t("admin.generatedPasswords")}</p>
+            <table class="list">
+              <thead>
+                <tr>
+                  <th scope="col">{t("login.username")}</th>
+                  <th scope="col">{t("login.password")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(imp.result.passwords).map(([u, pw]) => (
+                  <tr key={u}>
+                    <td>{u}</td>
+                    <td>
+                      <code>{pw}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
         {imp.result?.errors && imp.result.errors.length > 0 && (
           <div class="alert alert-warn" role="alert">
             <p>{t("admin.importErrors")}</p>

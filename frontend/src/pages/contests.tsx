@@ -264,7 +264,7 @@ function Clarifications({ contest }: { contest: Contest }) {
               {c.problem ? `${c.problem} · ` : ""}
               {dateTime(c.created_at, lang)}
             </p>
-            <p class="clar-q">{c.question}</p>
+            {c.question && <p class="clar-q">{c.question}</p>}
             {c.answer ? (
               <div class="clar-a">
                 <strong>{t("clar.answer")}:</strong> <span>{c.answer}</span>
