@@ -144,11 +144,16 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 	})
 }
 
-// deadline bounds the request's context by Config.RequestTimeout: every
-// query and Redis call made with it gives up in time.
+// deadline bounds the request's context by Config.RequestTimeout (uploads,
+// whose body transfer counts too, by UploadTimeout): every query and Redis
+// call made with it gives up in time.
 func (s *Server) deadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		d := s.cfg.RequestTimeout
+		if upload(r) != uploadNone {
+			d = s.cfg.UploadTimeout
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
@@ -177,16 +182,34 @@ const multipartSlack = 64 << 10
 // bodyLimit is MaxBodyBytes, except for the uploads: a test data zip
 // (MaxTestdataBytes) and a user CSV (MaxImportBytes).
 func (s *Server) bodyLimit(r *http.Request) int64 {
-	if r.Method == http.MethodPost {
-		p := r.URL.Path
-		if strings.HasPrefix(p, "/api/problems/") && strings.HasSuffix(p, "/testdata") {
-			return s.cfg.MaxTestdataBytes + multipartSlack
-		}
-		if p == "/api/users/import" {
-			return max(s.cfg.MaxBodyBytes, MaxImportBytes+multipartSlack)
-		}
+	switch upload(r) {
+	case uploadTestdata:
+		return s.cfg.MaxTestdataBytes + multipartSlack
+	case uploadUsers:
+		return max(s.cfg.MaxBodyBytes, MaxImportBytes+multipartSlack)
 	}
 	return s.cfg.MaxBodyBytes
+}
+
+// The routes that take a file: their bodies are large and slow to arrive.
+const (
+	uploadNone = iota
+	uploadTestdata
+	uploadUsers
+)
+
+func upload(r *http.Request) int {
+	if r.Method != http.MethodPost {
+		return uploadNone
+	}
+	p := r.URL.Path
+	switch {
+	case strings.HasPrefix(p, "/api/problems/") && strings.HasSuffix(p, "/testdata"):
+		return uploadTestdata
+	case p == "/api/users/import":
+		return uploadUsers
+	}
+	return uploadNone
 }
 
 // authenticate resolves the session cookie to a user. A missing, expired

@@ -35,9 +35,13 @@ const (
 	DefaultSessionTTL   = 7 * 24 * time.Hour
 	DefaultMaxBodyBytes = 1 << 20
 	DefaultDrainDelay   = 2 * time.Second
-	// DefaultRequestTimeout bounds the work of one API request, so a
-	// database that stops answering costs a user a 503, not a hang.
-	DefaultRequestTimeout  = 15 * time.Second
+	// DefaultRequestTimeout bounds the work of one API request (they take
+	// milliseconds), so a database that stops answering costs a user a
+	// prompt 503, not a hang.
+	DefaultRequestTimeout = 5 * time.Second
+	// DefaultUploadTimeout bounds a test data or user import upload, body
+	// transfer included.
+	DefaultUploadTimeout   = 5 * time.Minute
 	DefaultShutdownTimeout = 15 * time.Second
 	DefaultLoginWindow     = 15 * time.Minute
 	DefaultLoginPerUser    = 10 // failed logins per account per window
@@ -79,6 +83,9 @@ type Config struct {
 	// RequestTimeout is the deadline of every API request's context.
 	// Default DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// UploadTimeout replaces it for file uploads. Default
+	// DefaultUploadTimeout.
+	UploadTimeout time.Duration
 
 	SessionTTL   time.Duration // default DefaultSessionTTL
 	MaxBodyBytes int64         // default DefaultMaxBodyBytes
@@ -163,6 +170,7 @@ func New(cfg Config) (*Server, error) {
 	def(&cfg.SessionTTL, DefaultSessionTTL)
 	def(&cfg.DrainDelay, DefaultDrainDelay)
 	def(&cfg.RequestTimeout, DefaultRequestTimeout)
+	def(&cfg.UploadTimeout, DefaultUploadTimeout)
 	def(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
 	def(&cfg.LoginWindow, DefaultLoginWindow)
 	def(&cfg.RegistryInterval, registry.DefaultInterval)
