@@ -15,7 +15,7 @@ LDFLAGS   := -X $(MODULE)/internal/obs.version=$(VERSION) -X $(MODULE)/internal/
 COMPONENTS := edge webapp hub judge
 TEST_TIMEOUT ?= 14m
 
-.PHONY: help deps build run test bench sim sim-quick lint fmt clean
+.PHONY: help deps build run test bench chaos sim sim-quick lint fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -47,6 +47,9 @@ test: deps ## run the whole suite: frontend unit tests, then go test -race again
 bench: deps build ## print the benchmark figures (docs/sandbox.md explains the sandbox's)
 	@echo "== sandbox: a trivial static C program, bare vs through the sandbox"
 	$(BIN)/judge sandbox bench --n 1000
+
+chaos: deps build ## fault drills against a fresh local stack (root; a few minutes); fails unless all pass
+	$(BIN)/verdict-stack chaos
 
 sim: ## scheduling lab: every policy on every scenario, writes docs/scheduling.md (about 10 min)
 	$(GO) run ./hub/internal/sched/sim/cmd/sim

@@ -19,6 +19,7 @@ Usage:
   verdict-stack up [flags]              start the whole stack; Ctrl-C stops it
   verdict-stack with-services -- CMD    run CMD with a throwaway MariaDB and Redis
                                         (sets VERDICT_TEST_MYSQL_DSN, VERDICT_TEST_REDIS_ADDR)
+  verdict-stack chaos [--only a,b]      fault drills against a fresh stack (make chaos; root)
 
 Flags of up (environment variable in brackets):
 `
@@ -62,6 +63,8 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 		}
 		os.Exit(code)
+	case "chaos":
+		os.Exit(runChaos(ctx, os.Args[2:]))
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		upFlags(&stack.Config{}).PrintDefaults()

@@ -19,7 +19,7 @@ func (s *Stack) components() ([]component, error) {
 	}
 	bin := func(name string) string { return filepath.Join(s.cfg.BinDir, name) }
 	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
-	env := []string{"VERDICT_LOG_FORMAT=text"}
+	env := append([]string{"VERDICT_LOG_FORMAT=text"}, s.cfg.Env...)
 	var out []component
 
 	for i, port := range s.cfg.WebPorts {
@@ -44,6 +44,10 @@ func (s *Stack) components() ([]component, error) {
 		argv: []string{bin("hub"),
 			"--listen", addr(s.cfg.HubPort),
 			"--redis", s.RedisAddr(),
+			// Every process of the local stack shares this machine's cores,
+			// so load1 counts the judges' own work, the databases and the
+			// web nodes: it says nothing about a judge's foreign load. Off.
+			"--overload", "1000",
 		},
 		env:   env,
 		ready: "http://" + addr(s.cfg.HubPort) + "/readyz",
@@ -60,9 +64,12 @@ func (s *Stack) components() ([]component, error) {
 		// checkout under /root: run them as the user who owns the tree.
 		edge = append(edge, "--nginx-user", "root")
 	}
+	if s.cfg.NginxWorkerConnections > 0 {
+		edge = append(edge, "--worker-connections", strconv.Itoa(s.cfg.NginxWorkerConnections))
+	}
 	out = append(out, component{
-		name: "edge",
-		argv: edge,
+		name:  "edge",
+		argv:  edge,
 		env:   env,
 		ready: "http://" + addr(s.cfg.AdminPort) + "/readyz",
 	})
@@ -102,7 +109,7 @@ func (s *Stack) loadDemo(ctx context.Context) error {
 		"--blob-dir", filepath.Join(s.cfg.Dir, "blobs"),
 		"--logins", logins,
 		"--judge-token-dir", s.cfg.Dir, // writes <dir>/judge-N/token
-		"--judges", strconv.Itoa(s.cfg.Judges),
+		"--judges", strconv.Itoa(s.cfg.Judges + s.cfg.SpareJudges),
 	}
 	cmd := exec.CommandContext(ctx, web, args...)
 	cmd.Env = append(os.Environ(), "VERDICT_LOG_FORMAT=text")

@@ -34,6 +34,17 @@ type Config struct {
 	AdminPort int
 	// Judges is the number of judge agents. Default 2.
 	Judges int
+	// SpareJudges is how many more judge tokens the demo data issues
+	// (judge-(Judges+1) … judge-(Judges+SpareJudges), token files under
+	// Dir) for agents the caller starts itself; the fault drills run such
+	// judges in a network namespace or under a CPU quota. Default 0.
+	SpareJudges int
+	// Env is added to the environment of every component (e.g.
+	// VERDICT_WEBAPP_SUBMIT_PER_MINUTE for load tests).
+	Env []string
+	// NginxWorkerConnections, when > 0, is passed to the edge as
+	// --worker-connections.
+	NginxWorkerConnections int
 	// Demo loads the demo data (logins, problems, a contest) after start.
 	Demo bool
 	// Restart restarts a component that exits unexpectedly. Default true
@@ -70,6 +81,9 @@ func (c *Config) setDefaults() error {
 	def(&c.Judges, 2)
 	if c.WebPorts == nil {
 		c.WebPorts = []int{8081, 8082}
+	}
+	if c.SpareJudges < 0 || c.Judges+c.SpareJudges > 16 {
+		return fmt.Errorf("stack: judges %d + spare %d out of range 0..16", c.Judges, c.SpareJudges)
 	}
 	if c.Judges < 0 || c.Judges > 16 {
 		return fmt.Errorf("stack: judges %d out of range 0..16", c.Judges)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,15 +20,8 @@ func buildComponents(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []string{"webapp", "hub", "edge", "judge"} {
-		if _, err := os.Stat(filepath.Join(root, c, "main.go")); err != nil {
-			continue
-		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, c), "./"+c)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build ./%s: %v\n%s", c, err, out)
-		}
+	if err := Build(root, bin); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

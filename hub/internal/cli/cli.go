@@ -37,6 +37,7 @@ type Options struct {
 
 	Policy           string
 	LoadFactor       float64
+	Overload         float64
 	LocalQueue       int
 	Heartbeat        time.Duration
 	MissedHeartbeats int
@@ -55,7 +56,7 @@ func (o Options) Names() rkeys.Names { return rkeys.New(o.Prefix) }
 // Policy builds the configured scheduling policy.
 func (o Options) SchedPolicy() (sched.Policy, error) {
 	if o.Policy == sched.NameDefault {
-		return sched.NewBounded(sched.BoundedConfig{LoadFactor: o.LoadFactor, LocalQueue: o.LocalQueue}), nil
+		return sched.NewBounded(sched.BoundedConfig{LoadFactor: o.LoadFactor, LocalQueue: o.LocalQueue, Overload: o.Overload}), nil
 	}
 	return sched.New(o.Policy)
 }
@@ -84,6 +85,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
 	str(&o.Policy, "policy", sched.NameDefault, "scheduling policy: "+strings.Join(sched.Names(), " or "))
 	fs.Float64Var(&o.LoadFactor, "load-factor", 1.25, "default policy: bounded-load factor of cache affinity"+env("load-factor"))
+	fs.Float64Var(&o.Overload, "overload", 1.5, "default policy: skip a judge whose load1 exceeds this × its cores (foreign load)"+env("overload"))
 	num(&o.LocalQueue, "local-queue", 0, "default policy: tasks a judge may hold beyond its free slots")
 	dur(&o.Heartbeat, "heartbeat", protocol.DefaultHeartbeatInterval, "heartbeat interval announced to judges")
 	num(&o.MissedHeartbeats, "missed-heartbeats", 3, "heartbeats a judge may miss before it is dead")
