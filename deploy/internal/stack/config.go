@@ -32,7 +32,8 @@ type Config struct {
 	// AdminPort is the first of the ports for processes whose only HTTP is
 	// /healthz, /readyz and /metrics: the edge, then each judge. Default 8070.
 	AdminPort int
-	// Judges is the number of judge agents. Default 2.
+	// Judges is the number of judge agents; 0 means none (verdict-stack up
+	// defaults to 2).
 	Judges int
 	// SpareJudges is how many more judge tokens the demo data issues
 	// (judge-(Judges+1) … judge-(Judges+SpareJudges), token files under
@@ -78,7 +79,6 @@ func (c *Config) setDefaults() error {
 	def(&c.RedisPort, 16379)
 	def(&c.HubPort, 8090)
 	def(&c.AdminPort, 8070)
-	def(&c.Judges, 2)
 	if c.WebPorts == nil {
 		c.WebPorts = []int{8081, 8082}
 	}

@@ -183,9 +183,10 @@ func TestBrowserEndToEnd(t *testing.T) {
 		}
 	})
 	cfg := Config{
-		Dir: t.TempDir(), BinDir: bin, StaticDir: static, Demo: true, Restart: false,
-		HTTPPort: freePort(t), MySQLPort: freePort(t), RedisPort: freePort(t), HubPort: freePort(t),
-		WebPorts: []int{freePort(t), freePort(t)}, AdminPort: freePort(t) + 0, Judges: 2, Out: out,
+		Dir: t.TempDir(), BinDir: bin, StaticDir: static, Demo: true, Restart: false, Judges: 2, Out: out,
+	}
+	if err := UseFreePorts(&cfg); err != nil {
+		t.Fatal(err)
 	}
 	s, stop := startStack(t, cfg)
 	defer stop()

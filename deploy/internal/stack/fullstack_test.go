@@ -66,15 +66,11 @@ func TestFullStack(t *testing.T) {
 	bin := buildComponents(t)
 	dir := t.TempDir()
 	out := &syncBuffer{}
-	ports := make([]int, 6)
-	for i := range ports {
-		ports[i] = freePort(t)
-	}
 	cfg := Config{
-		Dir: dir, BinDir: bin, StaticDir: t.TempDir(), Demo: true, Restart: true,
-		HTTPPort: ports[0], MySQLPort: ports[1], RedisPort: ports[2], HubPort: ports[3],
-		WebPorts: []int{ports[4], ports[5]}, AdminPort: freePort(t), Judges: 0,
-		Out: out,
+		Dir: dir, BinDir: bin, StaticDir: t.TempDir(), Demo: true, Restart: true, Judges: 0, Out: out,
+	}
+	if err := UseFreePorts(&cfg); err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -172,7 +172,7 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 	if err := c.setDefaults(); err != nil {
 		t.Fatal(err)
 	}
-	if c.HTTPPort != 8080 || c.MySQLPort != 13306 || c.RedisPort != 16379 || len(c.WebPorts) != 2 || c.Judges != 2 || c.Dir != "var" {
+	if c.HTTPPort != 8080 || c.MySQLPort != 13306 || c.RedisPort != 16379 || len(c.WebPorts) != 2 || c.Judges != 0 || c.Dir != "var" {
 		t.Errorf("defaults = %+v", c)
 	}
 	bad := Config{Judges: 99}

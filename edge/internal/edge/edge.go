@@ -166,7 +166,31 @@ func (e *Edge) Ready() error {
 	if stale := max(3*e.cfg.PollInterval, 5*time.Second); time.Since(e.lastRead) > stale {
 		return fmt.Errorf("%w: registry not read for %v", ErrNotReady, time.Since(e.lastRead).Round(time.Millisecond))
 	}
+	// Started is not serving: nginx binds its port a moment after it runs
+	// (and fails to when the port is taken). Ready means it accepts.
+	if err := accepts(e.cfg.Nginx.Listen); err != nil {
+		return fmt.Errorf("%w: nginx does not accept on %s: %w", ErrNotReady, e.cfg.Nginx.Listen, err)
+	}
 	return nil
+}
+
+// accepts dials nginx's listen address ("ip:port", "[ip6]:port" or
+// "*:port", which is dialled on loopback).
+func accepts(listen string) error {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return err
+	}
+	if host == "*" || host == "" || host == "0.0.0.0" {
+		host = "127.0.0.1"
+	} else if host == "::" {
+		host = "::1"
+	}
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, port), 500*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	return c.Close()
 }
 
 // Run renders and applies the first config, starts nginx (or reloads the

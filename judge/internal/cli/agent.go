@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"os/signal"
@@ -174,8 +175,15 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 	adminCtx, stopAdmin := context.WithCancel(context.Background())
 	defer stopAdmin()
 	if f.admin != "" {
+		// Bind before judging: a judge whose /readyz nobody can reach would
+		// look dead to its supervisor forever; better to fail now, loudly.
+		ln, err := net.Listen("tcp", f.admin)
+		if err != nil {
+			log.Error("admin listener", "addr", f.admin, "err", err)
+			return 1
+		}
 		go func() {
-			if err := o.ListenAndServe(adminCtx, f.admin); err != nil {
+			if err := o.Serve(adminCtx, ln); err != nil {
 				log.Error("admin listener", "addr", f.admin, "err", err)
 			}
 		}()
