@@ -44,9 +44,10 @@ run: deps build ## start the whole local stack under ./var, with demo data; Ctrl
 test: deps ## run the whole suite: frontend unit tests, then go test -race against real MariaDB and Redis
 	@TEST_TIMEOUT=$(TEST_TIMEOUT) GO=$(GO) bash deploy/scripts/test.sh
 
-bench: deps build ## print the benchmark figures (docs/sandbox.md explains the sandbox's)
-	@echo "== sandbox: a trivial static C program, bare vs through the sandbox"
+bench: deps build ## print the benchmark figures (docs/benchmarks.md explains them; about 2 min)
+	@echo "== 1. sandbox: a trivial static C program, bare vs through the sandbox"
 	$(BIN)/judge sandbox bench --n 1000
+	$(BIN)/verdict-stack bench --go $(GO)
 
 chaos: deps build ## fault drills against a fresh local stack (root; a few minutes); fails unless all pass
 	$(BIN)/verdict-stack chaos

@@ -20,6 +20,7 @@ Usage:
   verdict-stack with-services -- CMD    run CMD with a throwaway MariaDB and Redis
                                         (sets VERDICT_TEST_MYSQL_DSN, VERDICT_TEST_REDIS_ADDR)
   verdict-stack chaos [--only a,b]      fault drills against a fresh stack (make chaos; root)
+  verdict-stack bench [--only a,b]      benchmarks on loopback (make bench)
 
 Flags of up (environment variable in brackets):
 `
@@ -65,6 +66,8 @@ func main() {
 		os.Exit(code)
 	case "chaos":
 		os.Exit(runChaos(ctx, os.Args[2:]))
+	case "bench":
+		os.Exit(runBench(ctx, os.Args[2:]))
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		upFlags(&stack.Config{}).PrintDefaults()
