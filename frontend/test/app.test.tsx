@@ -4,7 +4,7 @@
 // languages. (The browser end-to-end test lives elsewhere.)
 import { render } from "preact";
 import { act } from "preact/test-utils";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { App } from "../src/app";
 import { setLang } from "../src/i18n";
 import { session } from "../src/state";
@@ -22,6 +22,14 @@ const flush = async () => {
 };
 
 describe("App", () => {
+  // Preact runs effects after paint: requestAnimationFrame with a 100 ms
+  // setTimeout fallback. Let those timers fire while jsdom still exists;
+  // otherwise one can fire after teardown ("cancelAnimationFrame is not
+  // defined") and fail the run at random.
+  afterAll(async () => {
+    await new Promise((r) => setTimeout(r, 250));
+  });
+
   afterEach(() => {
     vi.unstubAllGlobals();
     setLang("en");
