@@ -729,6 +729,16 @@ func TestTwoConsumersExactlyOnce(t *testing.T) {
 	if judged != n || je.count("submission_cases") != 2*n {
 		t.Fatalf("%d judged rows, %d case rows", judged, je.count("submission_cases"))
 	}
+	// Each row carries the verdict its one result had, not a replay's.
+	for i, sid := range ids {
+		var v string
+		if err := je.st.DB.Get(&v, "SELECT verdict FROM submissions WHERE id = ?", sid); err != nil {
+			t.Fatal(err)
+		}
+		if want := []protocol.Verdict{protocol.VerdictAC, protocol.VerdictWA}[i%2]; v != string(want) {
+			t.Errorf("submission %d: verdict %s, want %s", sid, v, want)
+		}
+	}
 }
 
 // TestScoreboardFreeze: the public board hides results of submissions
