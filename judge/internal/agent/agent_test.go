@@ -192,6 +192,22 @@ public class Solution {
 	}
 }
 
+// TestGo: a Go submission compiles in the sandbox (its build directory and
+// the standard library's archives are larger than the sandbox's /tmp and
+// than a naive compile file-size limit) and is accepted.
+func TestGo(t *testing.T) {
+	h := newFakeHub(t)
+	hash := h.addPackage(aplusb())
+	startAgent(t, h, "", nil)
+	h.waitConn(1, 10*time.Second)
+	c := newCollector(h)
+	task := mkTask(1, hash, "go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar a, b int64\n\tfmt.Scan(&a, &b)\n\tfmt.Println(a + b)\n}\n")
+	h.send(protocol.TypeTask, task)
+	if r := c.result(task.TaskRef, 120*time.Second); r.Verdict != protocol.VerdictAC {
+		t.Errorf("go: %s %q", r.Verdict, r.CompileMessage)
+	}
+}
+
 // A minimal testlib-style checker: AC when the output equals the answer,
 // 7 with half the points for "half", WA otherwise.
 const partialChecker = `#include <cstdio>

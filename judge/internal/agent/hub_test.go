@@ -51,13 +51,13 @@ func TestMain(m *testing.M) {
 	testSB = sb
 	var want []lang.Language
 	for _, l := range lang.Defaults() {
-		if l.ID == "cpp17" || l.ID == "py3" || l.ID == "java17" {
+		if l.ID == "cpp17" || l.ID == "py3" || l.ID == "java17" || l.ID == "go" {
 			want = append(want, l)
 		}
 	}
 	testLangs = lang.Detect(context.Background(), want, log)
-	if len(testLangs) != 3 {
-		fmt.Fprintf(os.Stderr, "agent tests need C++, Python 3 and Java 17; found %d of them\n", len(testLangs))
+	if len(testLangs) != 4 {
+		fmt.Fprintf(os.Stderr, "agent tests need C++, Python 3, Java 17 and Go (the toolchain running them, at /usr/local/go); found %d of them\n", len(testLangs))
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -97,11 +97,18 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		if cm <= 0 {
 			cm = 1 << 30
 		}
+		cf := l.CompileFileKiB << 10
+		if cf <= 0 {
+			cf = lang.DefaultCompileFileKiB << 10
+		}
+		// The compiler's stdout goes to a file, not to the judge's memory:
+		// the file-size limit is large for toolchains' intermediates.
+		compilerOut := filepath.Join(work, ".compiler-stdout")
 		r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
 			Argv: lang.Expand(l.Compile, src, class, memLimit), Env: l.Env, Dir: work,
-			Profile: sandbox.ProfileCompile, CPU: cpu,
+			Profile: sandbox.ProfileCompile, CPU: cpu, StdoutFile: compilerOut,
 			Limits: sandbox.Limits{CPU: ct, Wall: 3 * ct, Memory: cm, AddressSpace: -1, Stack: 64 << 20,
-				Output: 1 << 20, Stderr: protocol.MaxCompileMessage, Procs: max(l.CompileProcs, 0)},
+				Output: cf, Stderr: protocol.MaxCompileMessage, Procs: max(l.CompileProcs, 0)},
 		})
 		if ctx.Err() != nil {
 			return res, ctx.Err()
@@ -111,6 +118,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		}
 		if r.Status != sandbox.StatusOK {
 			res.Verdict = protocol.VerdictCE
+			r.Stdout = headOf(compilerOut, protocol.MaxCompileMessage)
 			res.CompileMessage = truncate(compileMessage(r), protocol.MaxCompileMessage)
 			return res, nil
 		}
@@ -247,6 +255,17 @@ func reMessage(r sandbox.Result) string {
 		return "killed by " + r.SignalName
 	}
 	return fmt.Sprintf("exit code %d", r.ExitCode)
+}
+
+// headOf returns up to n bytes from the start of a file ("" if unreadable).
+func headOf(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, int64(n)))
+	return string(b)
 }
 
 func compileMessage(r sandbox.Result) string {

@@ -79,7 +79,10 @@ type Language struct {
 	// Defaults 10000 ms CPU (wall 3x), 1 GiB, 64.
 	CompileTimeMs    int64 `json:"compile_time_ms,omitempty"`
 	CompileMemoryKiB int64 `json:"compile_memory_kib,omitempty"`
-	CompileProcs     int   `json:"compile_procs,omitempty"`
+	// CompileFileKiB bounds every file the compiler writes (RLIMIT_FSIZE):
+	// object files, archives, the binary. Default DefaultCompileFileKiB.
+	CompileFileKiB int64 `json:"compile_file_kib,omitempty"`
+	CompileProcs   int   `json:"compile_procs,omitempty"`
 
 	// Disabled removes a built-in language in a configuration file.
 	Disabled bool `json:"disabled,omitempty"`
@@ -120,12 +123,19 @@ func Defaults() []Language {
 			Compile: []string{"go", "build", "-o", "main", "{src}"},
 			Run:     []string{"./main"}, Version: []string{"go", "version"},
 			Env: []string{"PATH=/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin", "HOME=/w", "LANG=C.UTF-8",
-				"GOCACHE=/w/.gocache", "GOPATH=/w/.gopath", "GO111MODULE=off", "CGO_ENABLED=0", "GOTOOLCHAIN=local"},
+				// GOTMPDIR: the sandbox's /tmp is a small tmpfs; the go
+				// command's build directory goes in the work directory.
+				"GOCACHE=/w/.gocache", "GOPATH=/w/.gopath", "GOTMPDIR=/w", "GO111MODULE=off", "CGO_ENABLED=0", "GOTOOLCHAIN=local"},
 			ExtraPath: []string{"/usr/local/go/bin"},
 			Procs:     16, StackKiB: 8 << 10, UnlimitedAddressSpace: true,
 			CompileTimeMs: 60000, CompileMemoryKiB: 2 << 20},
 	}
 }
+
+// DefaultCompileFileKiB is the default CompileFileKiB: big enough for
+// toolchains that write multi-megabyte intermediates (Go's runtime archive),
+// small enough that a compile bomb cannot fill the judge's disk.
+const DefaultCompileFileKiB = 256 << 10
 
 // File is the JSON configuration file: languages merged over the defaults
 // by id (a listed id replaces the built-in one entirely; "disabled": true
