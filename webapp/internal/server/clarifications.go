@@ -2,7 +2,6 @@ package server
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -221,12 +220,7 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	cur, err := s.cfg.Store.ClarificationByID(ctx, c.ID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, errNotFound)
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
+	if !s.found(w, r, err) {
 		return
 	}
 	if cur.IsAnnouncement() && !*req.Public {

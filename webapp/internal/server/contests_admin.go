@@ -260,12 +260,7 @@ func (s *Server) handleUpdateContest(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	c, err := s.cfg.Store.ContestBySlug(ctx, chi.URLParam(r, "slug"))
-	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, errNotFound)
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
+	if !s.found(w, r, err) {
 		return
 	}
 	before := c

@@ -252,12 +252,7 @@ type ProblemJSON struct {
 
 func (s *Server) handleProblem(w http.ResponseWriter, r *http.Request) {
 	p, err := s.cfg.Store.ProblemBySlug(r.Context(), chi.URLParam(r, "slug"))
-	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, errNotFound)
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
+	if !s.found(w, r, err) {
 		return
 	}
 	a := authOf(r)

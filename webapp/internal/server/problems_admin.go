@@ -227,12 +227,7 @@ func (s *Server) handleUpdateProblem(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	p, err := s.cfg.Store.ProblemBySlug(ctx, chi.URLParam(r, "slug"))
-	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, errNotFound)
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
+	if !s.found(w, r, err) {
 		return
 	}
 	if e := req.apply(&p); e != nil {
@@ -344,12 +339,7 @@ func (s *Server) handleUploadTestdata(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	p, err := s.cfg.Store.ProblemBySlug(ctx, chi.URLParam(r, "slug"))
-	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, errNotFound)
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
+	if !s.found(w, r, err) {
 		return
 	}
 	zipBytes, e := readUpload(r, s.cfg.MaxTestdataBytes, "application/zip", "application/x-zip-compressed")
