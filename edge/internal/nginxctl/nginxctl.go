@@ -73,8 +73,11 @@ func Start(bin, conf string, logger *slog.Logger) (*Child, error) {
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	// Our own signals (Ctrl-C in a terminal) must not reach nginx directly:
-	// the edge decides how it stops.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// the edge decides how it stops. But if the edge dies without stopping
+	// it (SIGKILL, a crash), nginx must go too: an orphan would keep the
+	// port and serve a stale configuration, and the restarted edge's nginx
+	// could not bind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return nil, fmt.Errorf("start nginx: %w", err)

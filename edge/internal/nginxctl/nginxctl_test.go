@@ -3,11 +3,17 @@ package nginxctl_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/verdict-oj/verdict/edge/internal/nginxctl"
 )
@@ -61,4 +67,90 @@ func TestReadPid(t *testing.T) {
 			t.Errorf("ReloadPidFile(%s) = %v, want ErrNoPid", name, err)
 		}
 	}
+}
+
+// TestChildDiesWithItsParent: an nginx started by a process that is then
+// SIGKILLed (an edge that crashed) must not live on holding the port.
+func TestChildDiesWithItsParent(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	conf := filepath.Join(dir, "nginx.conf")
+	cfg := fmt.Sprintf(`pid %[1]s/nginx.pid; error_log %[1]s/error.log;
+events {}
+http {
+  access_log off;
+  client_body_temp_path %[1]s/body; proxy_temp_path %[1]s/proxy;
+  fastcgi_temp_path %[1]s/fastcgi; uwsgi_temp_path %[1]s/uwsgi; scgi_temp_path %[1]s/scgi;
+  server { listen 127.0.0.1:%[2]d; return 204; }
+}
+`, dir, port)
+	if os.Geteuid() == 0 {
+		cfg = "user root;\n" + cfg
+	}
+	if err := os.WriteFile(conf, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	helper := exec.Command(os.Args[0], "-test.run=^TestChildDiesWithItsParent$")
+	helper.Env = append(os.Environ(), "NGINXCTL_HELPER_CONF="+conf)
+	out, err := helper.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil {
+		_ = helper.Process.Kill()
+		t.Fatalf("the helper did not report nginx's pid: %v", err)
+	}
+	// nginx serves before its parent dies.
+	serving := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(serving) {
+			_ = helper.Process.Kill()
+			t.Fatalf("nginx (pid %d) never accepted on port %d: %v\n%s", pid, port, err, readFile(filepath.Join(dir, "error.log")))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = helper.Process.Kill() // SIGKILL: no chance to stop nginx itself
+	_ = helper.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("nginx (pid %d) outlived its parent by 10 s", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestMain doubles as the helper of TestChildDiesWithItsParent: it starts
+// nginx, prints its pid and waits to be killed.
+func TestMain(m *testing.M) {
+	if conf := os.Getenv("NGINXCTL_HELPER_CONF"); conf != "" {
+		c, err := nginxctl.Start("", conf, slog.New(slog.DiscardHandler))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(c.Pid())
+		select {}
+	}
+	os.Exit(m.Run())
+}
+
+func readFile(p string) string {
+	b, _ := os.ReadFile(p)
+	return string(b)
 }
