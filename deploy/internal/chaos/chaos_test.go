@@ -61,9 +61,6 @@ func TestRetryable(t *testing.T) {
 // killed with SIGKILL while it holds a task; the task must be judged by the
 // other judge, exactly once. `make chaos` runs every drill.
 func TestKillJudgeDrill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the whole stack")
-	}
 	if os.Geteuid() != 0 {
 		t.Fatal("the judges' sandbox needs root")
 	}

@@ -60,9 +60,6 @@ func getJSON(t *testing.T, url string, v any) int {
 // up, answers through nginx, stops without leaving a process behind, and
 // comes back with the same data and logins.
 func TestFullStack(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs every component")
-	}
 	bin := buildComponents(t)
 	dir := t.TempDir()
 	out := &syncBuffer{}
