@@ -260,6 +260,9 @@ func TestPayloadValidate(t *testing.T) {
 		{"heartbeat ratio > 1", Heartbeat{Cores: 2, MemUsedRatio: 1.5}, false},
 		{"heartbeat bad task ref", Heartbeat{Cores: 2, Tasks: []TaskRef{{0, 1}}}, false},
 		{"reject no reason", Reject{TaskRef: TaskRef{1, 1}}, false},
+		{"cancel ok", Cancel{TaskRef: TaskRef{1, 2}, Reason: CancelLeaseLost}, true},
+		{"cancel no reason", Cancel{TaskRef: TaskRef{1, 2}}, false},
+		{"cancel attempt 0", Cancel{TaskRef: TaskRef{1, 0}, Reason: CancelLeaseLost}, false},
 		{"progress ok", Progress{TaskRef: TaskRef{1, 1}, Status: VerdictJudging, Cases: []CaseResult{okCase}}, true},
 		{"progress final status", Progress{TaskRef: TaskRef{1, 1}, Status: VerdictAC}, false},
 		{"progress case 0", Progress{TaskRef: TaskRef{1, 1}, Status: VerdictJudging, Cases: []CaseResult{{Verdict: VerdictAC}}}, false},
@@ -301,7 +304,7 @@ func TestHelloLogValueHidesToken(t *testing.T) {
 
 func TestTypesAndLinks(t *testing.T) {
 	judge, live := Types(LinkJudge), Types(LinkLive)
-	if len(judge) != 12 || len(live) != 6 {
+	if len(judge) != 13 || len(live) != 6 {
 		t.Fatalf("Types: judge %v, live %v", judge, live)
 	}
 	for _, typ := range append(judge, live...) {

@@ -53,6 +53,7 @@ func goldenMessages() []golden {
 		{TypeReject, "", Reject{TaskRef: ref, Reason: RejectLanguage, Message: "language py3 is not installed"}},
 		{TypeProgress, "", Progress{TaskRef: ref, Status: VerdictJudging, Cases: cases}},
 		{TypeResult, "", Result{TaskRef: ref, Verdict: VerdictWA, Score: 10, Cases: cases, JudgeID: "judge-a1"}},
+		{TypeCancel, "", Cancel{TaskRef: ref, Reason: CancelLeaseLost}},
 		{TypeEvict, "", Evict{ProblemID: 7, DataHash: data.Hash}},
 		{TypePrefetch, "", Prefetch{ProblemID: 7, TestData: data}},
 		{TypeDrain, "", Drain{Reason: "hub restarting", RetryAfterMs: 2000}},

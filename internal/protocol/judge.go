@@ -244,6 +244,33 @@ type ResultAck struct {
 	TaskRef
 }
 
+// CancelReason is the machine-readable cause of a Cancel.
+type CancelReason string
+
+// Cancel reasons.
+const (
+	// CancelLeaseLost: the attempt is not leased to this judge any more (the
+	// lease expired while the judge was silent, the task was requeued or
+	// judged elsewhere, or a rejudge made a newer attempt).
+	CancelLeaseLost CancelReason = "lease_lost"
+)
+
+// Cancel withdraws one attempt from the judge holding it.
+type Cancel struct {
+	TaskRef
+	Reason CancelReason `json:"reason"`
+}
+
+// Validate checks the ref and that a reason is given.
+func (c Cancel) Validate() error {
+	var errs []error
+	errs = append(errs, c.TaskRef.Validate())
+	if c.Reason == "" {
+		errs = append(errs, errors.New("reason is empty"))
+	}
+	return errors.Join(errs...)
+}
+
 // RejectReason is the machine-readable cause of a Reject.
 type RejectReason string
 

@@ -58,9 +58,10 @@ func (c Channel) Validate() error {
 // String returns "kind:id".
 func (c Channel) String() string { return fmt.Sprintf("%s:%d", c.Kind, c.ID) }
 
-// Subscribe starts a channel. With SinceSeq > 0 the browser asks to resume
-// after that sequence number: the hub replays the missed events if it still
-// has them and sends a fresh snapshot otherwise.
+// Subscribe starts a channel. SinceSeq > 0 says what the browser already
+// applied; the hub answers with a fresh snapshot either way (it keeps no
+// event history), so a hub that replays missed events instead stays
+// compatible with browsers.
 type Subscribe struct {
 	Channel  Channel `json:"channel"`
 	SinceSeq uint64  `json:"since_seq,omitempty"`

@@ -38,6 +38,11 @@ const (
 	// A judge keeps resending a result until it is acknowledged (when the
 	// hub's welcome says it acknowledges results). Payload: ResultAck.
 	TypeResultAck Type = "result_ack"
+	// TypeCancel (hub → judge) withdraws an attempt the judge holds but no
+	// longer owns (its lease expired and the task went elsewhere, or it was
+	// judged or superseded meanwhile): the judge stops it and sends nothing
+	// for it, freeing the slot. Payload: Cancel.
+	TypeCancel Type = "cancel"
 	// TypeEvict (hub → judge) drops cached test data. Payload: Evict.
 	TypeEvict Type = "evict"
 	// TypePrefetch (hub → judge) asks a judge to download test data before
@@ -84,6 +89,7 @@ var registry = map[Type]typeInfo{
 	TypeProgress:  {LinkJudge, reflect.TypeFor[Progress]()},
 	TypeResult:    {LinkJudge, reflect.TypeFor[Result]()},
 	TypeResultAck: {LinkJudge, reflect.TypeFor[ResultAck]()},
+	TypeCancel:    {LinkJudge, reflect.TypeFor[Cancel]()},
 	TypeEvict:     {LinkJudge, reflect.TypeFor[Evict]()},
 	TypePrefetch:  {LinkJudge, reflect.TypeFor[Prefetch]()},
 	TypeDrain:     {LinkJudge, reflect.TypeFor[Drain]()},

@@ -253,6 +253,10 @@ type fakeJudge struct {
 	received   []protocol.Type
 	closeCodes []websocket.StatusCode
 	killed     bool
+	// silent: connected but sending no heartbeats (a judge whose reports
+	// stopped).
+	silent    bool
+	cancelled []protocol.TaskRef
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -400,6 +404,20 @@ func (j *fakeJudge) session() error {
 		j.mu.Lock()
 		j.received = append(j.received, env.Type)
 		j.mu.Unlock()
+		if env.Type == protocol.TypeCancel {
+			cn, err := protocol.DecodeData[protocol.Cancel](env)
+			if err != nil {
+				j.t.Errorf("judge %s: bad cancel: %v", j.id, err)
+				continue
+			}
+			j.mu.Lock()
+			j.cancelled = append(j.cancelled, cn.TaskRef)
+			if j.running[cn.SubmissionID] == cn.TaskRef {
+				delete(j.running, cn.SubmissionID)
+			}
+			j.mu.Unlock()
+			continue
+		}
 		if env.Type != protocol.TypeTask {
 			continue
 		}
@@ -428,6 +446,10 @@ func (j *fakeJudge) session() error {
 
 func (j *fakeJudge) heartbeat(c *websocket.Conn) {
 	j.mu.Lock()
+	if j.silent {
+		j.mu.Unlock()
+		return
+	}
 	hb := protocol.Heartbeat{Running: len(j.running), Cores: j.slots, Load1: float64(len(j.running)), MemUsedRatio: 0.1}
 	for _, r := range j.running {
 		hb.Tasks = append(hb.Tasks, r)

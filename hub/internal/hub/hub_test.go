@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -195,6 +196,61 @@ func TestJudgeKilledMidTask(t *testing.T) {
 	}
 	if metric(t, th.reg, "verdict_hub_lease_expiries_total", map[string]string{"outcome": "requeued"}) != 1 {
 		t.Fatal("lease expiry not counted")
+	}
+}
+
+// TestSilentJudgeGetsItsStaleAttemptCancelled: a judge whose reports stop
+// loses its lease; the task is judged elsewhere; when the judge speaks again
+// and still lists the old attempt, the hub withdraws it (once), so the
+// judge's slot is not wasted on work whose result would be stale.
+func TestSilentJudgeGetsItsStaleAttemptCancelled(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	url := func() string { return th.url("/judge") }
+	quiet := newFakeJudge(t, env, "quiet", 1, url, time.Hour)
+	quiet.gate = make(chan struct{}) // the task never finishes by itself
+	quiet.start()
+	eventually(t, 5*time.Second, "quiet ready", func() bool { return quiet.current() != nil })
+	time.Sleep(2 * hbInterval)
+	enqueue(t, th.h.Queue(), newTask(1, 1, 7))
+	eventually(t, 5*time.Second, "task on the quiet judge", func() bool {
+		quiet.mu.Lock()
+		defer quiet.mu.Unlock()
+		return len(quiet.running) == 1
+	})
+	quiet.mu.Lock()
+	quiet.silent = true
+	quiet.mu.Unlock()
+
+	survivor := newFakeJudge(t, env, "survivor", 1, url, 10*time.Millisecond).start()
+	waitResults(t, env, 1, 10*time.Second)
+	if r := results(t, env)[1]; len(r) != 1 || r[0].JudgeID != "survivor" || r[0].Attempt != 2 {
+		t.Fatalf("results %+v: want attempt 2 by the survivor", r)
+	}
+
+	quiet.mu.Lock()
+	quiet.silent = false
+	quiet.mu.Unlock()
+	eventually(t, 5*time.Second, "stale attempt cancelled", func() bool {
+		quiet.mu.Lock()
+		defer quiet.mu.Unlock()
+		return len(quiet.running) == 0
+	})
+	time.Sleep(5 * hbInterval) // more heartbeats: no second cancel
+	quiet.mu.Lock()
+	cancelled := slices.Clone(quiet.cancelled)
+	quiet.mu.Unlock()
+	if want := (protocol.TaskRef{SubmissionID: 1, Attempt: 1}); len(cancelled) != 1 || cancelled[0] != want {
+		t.Fatalf("cancels %+v, want exactly one for %+v", cancelled, want)
+	}
+	if got := metric(t, th.reg, "verdict_hub_cancels_total", nil); got != 1 {
+		t.Fatalf("cancel metric %v, want 1", got)
+	}
+	// The survivor's own attempt is never cancelled.
+	survivor.mu.Lock()
+	defer survivor.mu.Unlock()
+	if len(survivor.cancelled) != 0 {
+		t.Fatalf("survivor got cancels %+v", survivor.cancelled)
 	}
 }
 

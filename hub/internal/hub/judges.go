@@ -69,6 +69,10 @@ type judgeConn struct {
 
 	cacheMu sync.RWMutex
 	cached  map[string]bool
+
+	// cancelled: attempts withdrawn on this connection (reader goroutine
+	// only).
+	cancelled map[protocol.TaskRef]bool
 }
 
 func (j *judgeConn) hasData(hash string) bool {
@@ -238,6 +242,7 @@ func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, p
 		h: h, id: hello.JudgeID, connID: randomID(), ws: ws, hello: hello,
 		log: h.log.With(obs.JudgeID(hello.JudgeID)), send: make(chan []byte, judgeSendQueue),
 		ctx: jctx, cancel: jcancel, quit: make(chan struct{}), assigned: map[int64]*assignment{}, cached: map[string]bool{},
+		cancelled: map[protocol.TaskRef]bool{},
 	}
 	for _, l := range hello.Languages {
 		j.langs = append(j.langs, l.ID)
@@ -407,6 +412,7 @@ func (h *Hub) onHeartbeat(ctx context.Context, j *judgeConn, hb protocol.Heartbe
 	if err != nil {
 		return err
 	}
+	h.cancelUnheld(j, hb.Tasks, held)
 	listed := make(map[int64]int, len(hb.Tasks))
 	for _, r := range hb.Tasks {
 		listed[r.SubmissionID] = r.Attempt
@@ -444,6 +450,40 @@ func (h *Hub) onHeartbeat(ctx context.Context, j *judgeConn, hb protocol.Heartbe
 	}
 	h.wakeDispatcher()
 	return nil
+}
+
+// cancelUnheld withdraws the attempts a judge lists but does not hold: its
+// lease expired while it was silent (the task went back to the queue or was
+// judged elsewhere), or a rejudge superseded it. Without this the judge
+// would spend its slots on work whose result is stale, while its heartbeat
+// counts them as busy. A judge ignores a cancel for an attempt it is not
+// running (a result waiting for its ack, say). Each attempt is cancelled
+// once per connection.
+func (h *Hub) cancelUnheld(j *judgeConn, listed []protocol.TaskRef, held []queue.Held) {
+	own := make(map[protocol.TaskRef]bool, len(held))
+	for _, a := range held {
+		own[a.Ref] = true
+	}
+	seen := make(map[protocol.TaskRef]bool, len(listed))
+	for _, r := range listed {
+		seen[r] = true
+		if own[r] || j.cancelled[r] {
+			continue
+		}
+		b, err := protocol.Marshal(protocol.TypeCancel, "", protocol.Cancel{TaskRef: r, Reason: protocol.CancelLeaseLost})
+		if err != nil || !j.enqueue(b) {
+			continue
+		}
+		j.cancelled[r] = true
+		h.m.cancels.Inc()
+		j.log.Info("attempt withdrawn: the judge no longer holds its lease",
+			obs.SubmissionID(r.SubmissionID), obs.Attempt(r.Attempt))
+	}
+	for r := range j.cancelled {
+		if !seen[r] {
+			delete(j.cancelled, r)
+		}
+	}
 }
 
 func (h *Hub) forget(j *judgeConn, id int64) {

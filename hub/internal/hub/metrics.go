@@ -21,6 +21,7 @@ type metrics struct {
 	broadcasts       *prometheus.CounterVec
 	prefetches       prometheus.Counter
 	judgeConnections *prometheus.CounterVec
+	cancels          prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -54,10 +55,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "verdict_hub_prefetches_total", Help: "Prefetch messages sent to judges for hot problems."}),
 		judgeConnections: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_judge_connections_total", Help: "Judge connection attempts, by outcome."}, []string{"outcome"}),
+		cancels: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_hub_cancels_total", Help: "Attempts withdrawn from judges that still ran them without holding the lease."}),
 	}
 	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts,
-		m.prefetches, m.judgeConnections} {
+		m.prefetches, m.judgeConnections, m.cancels} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("hub: register metrics: %w", err)
 		}

@@ -258,6 +258,39 @@ func (a *Agent) handleTask(t protocol.Task) {
 	a.send(protocol.TypeAccept, protocol.Accept{TaskRef: ref})
 }
 
+// onCancel stops an attempt the hub says this judge no longer holds: a
+// queued task is skipped, a running one killed (its sandbox run ends with
+// the context); nothing is sent for it. A cancel for an attempt not held
+// (already finished, its result waiting for an ack, or a newer attempt) is
+// ignored.
+func (a *Agent) onCancel(c protocol.Cancel) {
+	a.mu.Lock()
+	t, ok := a.tasks[c.SubmissionID]
+	if ok && t.Attempt == c.Attempt {
+		delete(a.tasks, c.SubmissionID)
+		t.cancel()
+	}
+	a.mu.Unlock()
+	log := a.log.With(obs.SubmissionID(c.SubmissionID), obs.Attempt(c.Attempt))
+	if !ok || t.Attempt != c.Attempt {
+		log.Debug("cancel for an attempt not held; ignored", "reason", c.Reason)
+		return
+	}
+	a.m.tasks.WithLabelValues("cancelled").Inc()
+	log.Info("task cancelled by the hub", "reason", c.Reason)
+}
+
+// heldTasks lists the attempts queued or running here.
+func (a *Agent) heldTasks() []protocol.TaskRef {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	refs := make([]protocol.TaskRef, 0, len(a.tasks))
+	for _, t := range a.tasks {
+		refs = append(refs, t.TaskRef)
+	}
+	return refs
+}
+
 // finishedLocked finds a result already produced for ref.
 func (a *Agent) finishedLocked(ref protocol.TaskRef) (protocol.Result, bool) {
 	if r, ok := a.outbox.get(ref); ok {

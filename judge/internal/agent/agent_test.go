@@ -374,6 +374,68 @@ func TestReconnectDeliversResult(t *testing.T) {
 	}
 }
 
+// TestCancelStopsTheRun: the hub withdraws an attempt (its lease was lost):
+// the running program is killed at once, nothing is reported for it, the
+// slot is free again and the next heartbeat no longer lists it. A cancel
+// for another attempt is ignored.
+func TestCancelStopsTheRun(t *testing.T) {
+	h := newFakeHub(t)
+	hash := h.addPackage(aplusb())
+	ra := startAgent(t, h, "", nil)
+	h.waitConn(1, 10*time.Second)
+	c := newCollector(h)
+
+	spin := mkTask(1, hash, "py3", "while True:\n    pass\n",
+		func(t *protocol.Task) { t.Limits.TimeMs = 20000; t.Limits.WallTimeMs = 30000 })
+	h.send(protocol.TypeTask, spin)
+	c.until("the spinning task running", 20*time.Second, func() bool {
+		for _, b := range c.beats {
+			if b.hb.Running == 1 {
+				return true
+			}
+		}
+		return false
+	})
+	// Another attempt of the same submission: not held, ignored.
+	h.send(protocol.TypeCancel, protocol.Cancel{TaskRef: protocol.TaskRef{SubmissionID: spin.SubmissionID, Attempt: spin.Attempt + 1}, Reason: protocol.CancelLeaseLost})
+	time.Sleep(300 * time.Millisecond)
+	if n := len(ra.a.heldTasks()); n != 1 {
+		t.Fatalf("a cancel for another attempt dropped the task (%d held)", n)
+	}
+	sent := time.Now()
+	h.send(protocol.TypeCancel, protocol.Cancel{TaskRef: spin.TaskRef, Reason: protocol.CancelLeaseLost})
+	beats := len(c.beats)
+	c.until("a heartbeat with the slot free", 10*time.Second, func() bool {
+		for _, b := range c.beats[beats:] {
+			if b.hb.Running == 0 && b.hb.Queued == 0 && len(b.hb.Tasks) == 0 {
+				return true
+			}
+		}
+		return false
+	})
+	if took := time.Since(sent); took > 5*time.Second {
+		t.Errorf("the run stopped %v after the cancel", took)
+	}
+	for end := time.After(500 * time.Millisecond); ; { // whatever else comes
+		select {
+		case m := <-h.msgs:
+			c.take(m)
+			continue
+		case <-end:
+		}
+		break
+	}
+	if r := c.results[spin.TaskRef]; len(r) != 0 {
+		t.Fatalf("a cancelled attempt reported %+v", r)
+	}
+	// The slot takes new work.
+	ok := mkTask(1, hash, "py3", "a,b=map(int,input().split())\nprint(a+b)\n")
+	h.send(protocol.TypeTask, ok)
+	if r := c.result(ok.TaskRef, 30*time.Second); r.Verdict != protocol.VerdictAC {
+		t.Fatalf("next task: %+v", r)
+	}
+}
+
 // TestDrainAndRestart: a drain finishes held tasks and refuses new ones; a
 // result that cannot be delivered stays on disk and the next agent on the
 // same directory delivers it.

@@ -291,6 +291,13 @@ func (a *Agent) onMessage(env protocol.Envelope) {
 			a.retryAfter.Store(int64(time.Duration(d.RetryAfterMs) * time.Millisecond))
 		}
 		a.log.Info("hub is draining; new tasks are refused until reconnect", "reason", d.Reason)
+	case protocol.TypeCancel:
+		cn, err := protocol.DecodeData[protocol.Cancel](env)
+		if err != nil {
+			a.log.Warn("invalid cancel", "err", err)
+			return
+		}
+		a.onCancel(cn)
 	case protocol.TypeResultAck:
 		ack, err := protocol.DecodeData[protocol.ResultAck](env)
 		if err != nil {
