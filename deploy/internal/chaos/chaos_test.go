@@ -57,27 +57,30 @@ func TestRetryable(t *testing.T) {
 	}
 }
 
-// TestKillJudgeDrill is the one drill CI runs: a real stack, a judge
-// killed with SIGKILL while it holds a task; the task must be judged by the
-// other judge, exactly once. `make chaos` runs every drill.
-func TestKillJudgeDrill(t *testing.T) {
+// TestKillDrills are the drills CI runs, on one real stack: a judge killed
+// with SIGKILL while it holds a task (judged by the other judge, exactly
+// once), then the hub killed with SIGKILL mid-run and restarted (every
+// submission still gets exactly one verdict). `make chaos` runs every drill.
+func TestKillDrills(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Fatal("the judges' sandbox needs root")
 	}
 	root, _ := filepath.Abs("../../..")
 	var out bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	e, stop, err := Start(ctx, Options{Root: root, Dir: t.TempDir(), Out: &syncWriter{w: &out}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
-	r := Run(ctx, e, Drill{"kill-judge", KillJudge})
-	var rep bytes.Buffer
-	r.Format(&rep)
-	t.Log("\n" + rep.String())
-	if !r.Passed() {
-		t.Errorf("drill failed:\n%s", rep.String())
+	for _, d := range []Drill{{"kill-judge", KillJudge}, {"kill-hub", KillHub}} {
+		r := Run(ctx, e, d)
+		var rep bytes.Buffer
+		r.Format(&rep)
+		t.Log("\n" + rep.String())
+		if !r.Passed() {
+			t.Errorf("drill %s failed:\n%s", d.Name, rep.String())
+		}
 	}
 }
