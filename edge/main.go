@@ -9,8 +9,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/verdict-oj/verdict/edge/internal/cli"
 	"github.com/verdict-oj/verdict/edge/internal/edge"
 	"github.com/verdict-oj/verdict/internal/obs"
@@ -39,8 +37,12 @@ func run(o cli.Options) error {
 	if err != nil {
 		return err
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: o.RedisAddr, DB: o.RedisDB, Password: o.RedisPassword})
+	rdb, err := o.Redis.Client()
+	if err != nil {
+		return err
+	}
 	defer rdb.Close()
+	ob.Logger.Info("redis", "target", o.Redis.String())
 
 	e, err := edge.New(edge.Config{
 		Redis:         rdb,

@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/verdict-oj/verdict/hub/internal/cli"
 	"github.com/verdict-oj/verdict/hub/internal/hub"
 	"github.com/verdict-oj/verdict/internal/obs"
@@ -47,8 +45,12 @@ func run(o cli.Options) error {
 	if err != nil {
 		return err
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: o.RedisAddr, DB: o.RedisDB, Password: o.RedisPassword})
+	rdb, err := o.Redis.Client()
+	if err != nil {
+		return err
+	}
 	defer rdb.Close()
+	ob.Logger.Info("redis", "target", o.Redis.String())
 	policy, err := o.SchedPolicy()
 	if err != nil {
 		return err

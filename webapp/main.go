@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/catalog"
@@ -60,7 +58,11 @@ func run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		return nil
 	}
 	st := store.New(db)
-	rdb := redis.NewClient(&redis.Options{Addr: o.RedisAddr, DB: o.RedisDB, Password: o.RedisPassword})
+	rdb, err := o.Redis.Client()
+	if err != nil {
+		return err
+	}
+	ob.Logger.Info("redis", "target", o.Redis.String())
 	defer rdb.Close()
 
 	if o.Command == config.CmdDemo {

@@ -10,4 +10,8 @@
 // A service directory is reusable: starting MariaDB on a directory that
 // already holds a datadir keeps its data; Redis runs with AOF on, so its data
 // survives a restart too.
+//
+// For tests of the other Redis deployments it also starts a Redis Cluster of
+// masters (StartRedisCluster) and a Sentinel watching a Redis
+// (StartSentinel).
 package localsvc

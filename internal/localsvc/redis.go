@@ -27,6 +27,8 @@ type RedisConfig struct {
 	ReadyTimeout time.Duration
 	// Log receives the server's output. Default io.Discard.
 	Log io.Writer
+	// Args are extra server arguments (e.g. cluster mode), appended last.
+	Args []string
 }
 
 // Redis is a running local Redis server.
@@ -72,7 +74,7 @@ func StartRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
 		aof = "yes"
 	}
 	r := &Redis{cfg: cfg}
-	r.proc, err = StartProcess("redis", cfg.Log, dir, nil, bin,
+	argv := []string{bin,
 		"--port", strconv.Itoa(cfg.Port),
 		"--bind", "127.0.0.1",
 		"--protected-mode", "no",
@@ -83,7 +85,8 @@ func StartRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
 		"--appendfsync", "everysec",
 		"--databases", strconv.Itoa(cfg.Databases),
 		"--pidfile", filepath.Join(dir, "redis.pid"),
-	)
+	}
+	r.proc, err = StartProcess("redis", cfg.Log, dir, nil, append(argv, cfg.Args...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/verdict-oj/verdict/edge/internal/nginxctl"
 	"github.com/verdict-oj/verdict/edge/internal/render"
 	"github.com/verdict-oj/verdict/internal/envflag"
+	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
@@ -24,13 +25,12 @@ const envPrefix = "VERDICT_EDGE"
 
 // Options is everything the edge process is configured with.
 type Options struct {
-	RedisAddr     string
-	RedisDB       int
-	RedisPassword string
-	Prefix        string
-	Admin         string
-	LogFormat     string // "text" or "json"
-	LogLevel      string
+	// Redis says how to reach Redis (one server, Sentinel or Cluster) and
+	// holds the key prefix.
+	Redis     redisconn.Options
+	Admin     string
+	LogFormat string // "text" or "json"
+	LogLevel  string
 
 	NginxBin     string
 	ManageNginx  bool
@@ -42,7 +42,7 @@ type Options struct {
 }
 
 // Names returns the rkeys names for the configured prefix.
-func (o Options) Names() rkeys.Names { return rkeys.New(o.Prefix) }
+func (o Options) Names() rkeys.Names { return o.Redis.Names() }
 
 // EnvName is the environment variable of a flag.
 func EnvName(flagName string) string { return envflag.Name(envPrefix, flagName) }
@@ -63,10 +63,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		fs.IntVar(v, name, def, usage+" ["+EnvName(name)+"]")
 	}
 
-	str(&o.RedisAddr, "redis", "127.0.0.1:6379", "Redis address host:port holding the registry")
-	num(&o.RedisDB, "redis-db", 0, "Redis database number")
-	str(&o.RedisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
-	str(&o.Prefix, "prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
+	o.Redis.Flags(fs, "127.0.0.1:6379", func(name string) string { return " [" + EnvName(name) + "]" })
+	str(&o.Redis.Prefix, "prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
 	str(&o.Admin, "admin", "127.0.0.1:8070", "admin address serving /healthz, /readyz and /metrics")
 	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
 	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -143,6 +141,9 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		return o, fmt.Errorf("%w: --log-level %q: want debug, info, warn or error", ErrUsage, o.LogLevel)
 	}
 	if _, err := render.Render(o.Nginx, render.Upstreams{}); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if err := o.Redis.Validate(); err != nil {
 		return o, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	return o, nil

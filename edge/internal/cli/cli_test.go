@@ -25,7 +25,7 @@ func TestParse(t *testing.T) {
 		fail  bool
 	}{
 		{name: "defaults", check: func(t *testing.T, o cli.Options) {
-			if o.RedisAddr != "127.0.0.1:6379" || o.Nginx.Listen != "127.0.0.1:8080" || !o.ManageNginx ||
+			if o.Redis.Addrs[0] != "127.0.0.1:6379" || o.Nginx.Listen != "127.0.0.1:8080" || !o.ManageNginx ||
 				o.PollInterval != time.Second || o.Nginx.ClientMaxBodySize != "65m" || o.Names().Prefix() != "verdict" {
 				t.Fatalf("defaults: %+v", o)
 			}
@@ -36,7 +36,7 @@ func TestParse(t *testing.T) {
 		{name: "flags", args: []string{"--redis", "10.0.0.9:6380", "--redis-db", "3", "--listen", "*:80",
 			"--manage-nginx=false", "--poll", "250ms", "--real-ip-from", "10.0.0.0/8, 192.0.2.1", "--prefix", "t1"},
 			check: func(t *testing.T, o cli.Options) {
-				if o.RedisAddr != "10.0.0.9:6380" || o.RedisDB != 3 || o.Nginx.Listen != "*:80" || o.ManageNginx ||
+				if o.Redis.Addrs[0] != "10.0.0.9:6380" || o.Redis.DB != 3 || o.Nginx.Listen != "*:80" || o.ManageNginx ||
 					o.PollInterval != 250*time.Millisecond || o.Names().Prefix() != "t1" ||
 					!slices.Equal(o.Nginx.RealIPFrom, []string{"10.0.0.0/8", "192.0.2.1"}) {
 					t.Fatalf("flags: %+v", o)

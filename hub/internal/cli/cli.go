@@ -12,6 +12,7 @@ import (
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/envflag"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
@@ -26,14 +27,13 @@ func EnvName(flagName string) string { return envflag.Name(envPrefix, flagName) 
 
 // Options is everything the hub process is configured with.
 type Options struct {
-	Listen        string
-	Advertise     string
-	RedisAddr     string
-	RedisDB       int
-	RedisPassword string
-	Prefix        string
-	LogLevel      string
-	LogFormat     string
+	Listen    string
+	Advertise string
+	// Redis says how to reach Redis (one server, Sentinel or Cluster) and
+	// holds the key prefix.
+	Redis     redisconn.Options
+	LogLevel  string
+	LogFormat string
 
 	Policy           string
 	LoadFactor       float64
@@ -51,7 +51,7 @@ type Options struct {
 }
 
 // Names returns the rkeys names for the configured prefix.
-func (o Options) Names() rkeys.Names { return rkeys.New(o.Prefix) }
+func (o Options) Names() rkeys.Names { return o.Redis.Names() }
 
 // Policy builds the configured scheduling policy.
 func (o Options) SchedPolicy() (sched.Policy, error) {
@@ -77,10 +77,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	}
 	str(&o.Listen, "listen", "127.0.0.1:8090", "address serving /judge, /ws, /healthz, /readyz and /metrics")
 	str(&o.Advertise, "advertise", "", "host:port the edge reaches this hub at, for the live registry (default --listen unless it is a wildcard)")
-	str(&o.RedisAddr, "redis", "127.0.0.1:6379", "Redis address host:port")
-	num(&o.RedisDB, "redis-db", 0, "Redis database number")
-	str(&o.RedisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
-	str(&o.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
+	o.Redis.Flags(fs, "127.0.0.1:6379", env)
+	str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
 	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
 	str(&o.Policy, "policy", sched.NameDefault, "scheduling policy: "+strings.Join(sched.Names(), " or "))
@@ -130,6 +128,9 @@ func (o *Options) check() error {
 	}
 	if _, err := o.SchedPolicy(); err != nil {
 		return fmt.Errorf("%w: --policy: %w", ErrUsage, err)
+	}
+	if err := o.Redis.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	host, port, err := net.SplitHostPort(o.Listen)
 	if err != nil || port == "" {

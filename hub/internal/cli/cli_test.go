@@ -19,16 +19,23 @@ func TestParse(t *testing.T) {
 	}{
 		{"defaults", nil, nil, func(o Options) bool {
 			return o.Listen == "127.0.0.1:8090" && o.Advertise == o.Listen && o.Policy == "default" &&
-				o.Heartbeat == 3*time.Second && o.LogFormat == "json" && o.Prefix == "verdict"
+				o.Heartbeat == 3*time.Second && o.LogFormat == "json" && o.Names().Prefix() == "verdict"
 		}, false},
 		{"stack command line", []string{"--listen", "127.0.0.1:8090", "--redis", "127.0.0.1:16379"},
 			map[string]string{"VERDICT_LOG_FORMAT": "text"}, func(o Options) bool {
-				return o.RedisAddr == "127.0.0.1:16379" && o.LogFormat == "text"
+				return o.Redis.Addrs[0] == "127.0.0.1:16379" && o.LogFormat == "text"
 			}, false},
 		{"env fallback", nil, map[string]string{"VERDICT_HUB_POLICY": "guide", "VERDICT_HUB_REDIS_DB": "4",
 			"VERDICT_HUB_HEARTBEAT": "1s", "VERDICT_HUB_ALLOWED_ORIGINS": "a.example, b.example"}, func(o Options) bool {
-			return o.Policy == "guide" && o.RedisDB == 4 && o.Heartbeat == time.Second && len(o.Origins) == 2
+			return o.Policy == "guide" && o.Redis.DB == 4 && o.Heartbeat == time.Second && len(o.Origins) == 2
 		}, false},
+		{"redis cluster by env", nil, map[string]string{"VERDICT_HUB_REDIS": "10.0.0.1:7000,10.0.0.2:7000"}, func(o Options) bool {
+			return o.Redis.Mode() == "cluster" && len(o.Redis.Addrs) == 2 && o.Names().Prefix() == "{verdict}"
+		}, false},
+		{"redis sentinel", []string{"--redis", "s1:26379,s2:26379", "--redis-master", "oj"}, nil, func(o Options) bool {
+			return o.Redis.Mode() == "sentinel" && o.Names().Prefix() == "verdict"
+		}, false},
+		{"redis cluster with a db", []string{"--redis-cluster", "--redis-db", "2"}, nil, nil, true},
 		{"flag beats env", []string{"--policy", "default"}, map[string]string{"VERDICT_HUB_POLICY": "guide"},
 			func(o Options) bool { return o.Policy == "default" }, false},
 		{"unknown policy", []string{"--policy", "round_robin"}, nil, nil, true},

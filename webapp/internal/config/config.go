@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/envflag"
+	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
@@ -31,14 +32,13 @@ const (
 type Options struct {
 	Command string
 
-	MySQL         string
-	RedisAddr     string
-	RedisDB       int
-	RedisPassword string
-	RedisPrefix   string
-	BlobDir       string
-	LogLevel      string
-	LogFormat     string
+	MySQL string
+	// Redis says how to reach Redis (one server, Sentinel or Cluster) and
+	// holds the key prefix.
+	Redis     redisconn.Options
+	BlobDir   string
+	LogLevel  string
+	LogFormat string
 
 	// serve
 	Listen          string
@@ -62,7 +62,7 @@ type Options struct {
 }
 
 // Names returns the rkeys names under the configured prefix.
-func (o Options) Names() rkeys.Names { return rkeys.New(o.RedisPrefix) }
+func (o Options) Names() rkeys.Names { return o.Redis.Names() }
 
 // EnvName is the environment variable of a flag.
 func EnvName(flagName string) string { return envflag.Name(envPrefix, flagName) }
@@ -109,10 +109,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
 	if o.Command != CmdMigrate {
-		str(&o.RedisAddr, "redis", "127.0.0.1:6379", "Redis address host:port")
-		num(&o.RedisDB, "redis-db", 0, "Redis database number")
-		str(&o.RedisPassword, "redis-password", "", "Redis password (prefer the environment variable)")
-		str(&o.RedisPrefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
+		o.Redis.Flags(fs, "127.0.0.1:6379", func(name string) string { return " [" + EnvName(name) + "]" })
+		str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
 		str(&o.BlobDir, "blob-dir", "blobs", "directory of the content-addressed test data blob store")
 	}
 	switch o.Command {
@@ -168,8 +166,8 @@ func (o *Options) check() error {
 	default:
 		return bad("--log-level %q: want debug, info, warn or error", o.LogLevel)
 	}
-	if o.RedisDB < 0 {
-		return bad("--redis-db %d: must be ≥ 0", o.RedisDB)
+	if err := o.Redis.Validate(); err != nil {
+		return bad("%v", err)
 	}
 	for _, d := range []*string{&o.BlobDir, &o.LoginsFile, &o.JudgeTokenDir} {
 		if *d == "" {

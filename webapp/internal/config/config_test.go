@@ -21,7 +21,7 @@ func TestParse(t *testing.T) {
 		err   string
 	}{
 		{name: "serve defaults", args: []string{"--mysql", "u@/db"}, check: func(t *testing.T, o Options) {
-			if o.Command != CmdServe || o.Listen != "127.0.0.1:8081" || o.RedisAddr != "127.0.0.1:6379" ||
+			if o.Command != CmdServe || o.Listen != "127.0.0.1:8081" || o.Redis.Addrs[0] != "127.0.0.1:6379" ||
 				o.Names().Prefix() != "verdict" || o.LogFormat != "json" || o.SessionTTL != 7*24*time.Hour ||
 				o.BlobDir != filepath.Join(cwd, "blobs") {
 				t.Fatalf("%+v", o)
@@ -31,7 +31,7 @@ func TestParse(t *testing.T) {
 			"--redis", "127.0.0.1:6380", "--blob-dir", "/x/blobs"},
 			env: map[string]string{"VERDICT_LOG_FORMAT": "text"},
 			check: func(t *testing.T, o Options) {
-				if o.Listen != "127.0.0.1:9001" || o.RedisAddr != "127.0.0.1:6380" || o.BlobDir != "/x/blobs" || o.LogFormat != "text" {
+				if o.Listen != "127.0.0.1:9001" || o.Redis.Addrs[0] != "127.0.0.1:6380" || o.BlobDir != "/x/blobs" || o.LogFormat != "text" {
 					t.Fatalf("%+v", o)
 				}
 			}},
@@ -50,7 +50,7 @@ func TestParse(t *testing.T) {
 		{name: "env fills flags, flags win", args: []string{"--redis-db", "3"},
 			env: map[string]string{"VERDICT_WEBAPP_MYSQL": "e@/db", "VERDICT_WEBAPP_REDIS_DB": "5", "VERDICT_WEBAPP_LOG_FORMAT": "text", "VERDICT_LOG_FORMAT": "json"},
 			check: func(t *testing.T, o Options) {
-				if o.MySQL != "e@/db" || o.RedisDB != 3 || o.LogFormat != "text" {
+				if o.MySQL != "e@/db" || o.Redis.DB != 3 || o.LogFormat != "text" {
 					t.Fatalf("%+v", o)
 				}
 			}},

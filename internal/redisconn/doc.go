@@ -1,0 +1,18 @@
+// Package redisconn turns the Redis settings every Verdict component shares
+// (addresses, Sentinel master name, cluster mode, database, password, key
+// prefix) into a go-redis UniversalClient and the matching rkeys.Names.
+//
+// Three deployments, chosen by configuration only:
+//
+//   - one server: --redis host:port (the default, and the local stack);
+//   - Sentinel: --redis-master NAME with --redis listing the Sentinels;
+//     the client follows failovers;
+//   - Redis Cluster: --redis-cluster, or --redis listing several seed nodes.
+//     Verdict's Lua scripts touch several keys at once (task, queue, lease,
+//     live state), which Redis Cluster allows only within one hash slot, so
+//     in cluster mode the key prefix is wrapped in a hash tag ("verdict"
+//     becomes "{verdict}") and every key and channel lands in the same slot.
+//     The cluster then gives failover and one address book, not sharding of
+//     Verdict's data; a prefix that already holds a tag is kept as it is.
+//     Every component of one installation must use the same settings.
+package redisconn
