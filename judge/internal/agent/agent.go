@@ -31,6 +31,7 @@ type Agent struct {
 	langs  map[string]lang.Available
 	cache  *cache.Cache
 	outbox *outbox
+	builds *buildCache
 	cpus   []int // per slot, nil: not pinned
 	m      *metrics
 
@@ -91,7 +92,7 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a := &Agent{
 		cfg: cfg, log: cfg.Logger.With(obs.JudgeID(cfg.JudgeID)), langs: map[string]lang.Available{},
-		cache: c, outbox: ob, cpus: slotCPUs(cfg.CPUs, cfg.MaxParallel),
+		cache: c, outbox: ob, builds: newBuildCache(filepath.Join(cfg.Dir, "buildcache"), cfg.BuildCacheBytes), cpus: slotCPUs(cfg.CPUs, cfg.MaxParallel),
 		tasks: map[int64]*task{}, queue: make(chan *task, cfg.MaxParallel+cfg.QueueSize), queueOK: true,
 		flushKick: make(chan struct{}, 1), prefetch: make(chan struct{}, 2), sent: map[protocol.TaskRef]sentOn{},
 	}

@@ -198,14 +198,36 @@ public class Solution {
 func TestGo(t *testing.T) {
 	h := newFakeHub(t)
 	hash := h.addPackage(aplusb())
-	startAgent(t, h, "", nil)
+	ra := startAgent(t, h, "", nil)
 	h.waitConn(1, 10*time.Second)
 	c := newCollector(h)
 	task := mkTask(1, hash, "go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar a, b int64\n\tfmt.Scan(&a, &b)\n\tfmt.Println(a + b)\n}\n")
+	start := time.Now()
 	h.send(protocol.TypeTask, task)
 	if r := c.result(task.TaskRef, 120*time.Second); r.Verdict != protocol.VerdictAC {
-		t.Errorf("go: %s %q", r.Verdict, r.CompileMessage)
+		t.Fatalf("go: %s %q", r.Verdict, r.CompileMessage)
 	}
+	cold := time.Since(start)
+	// The first compile's build cache (the standard library) is kept and
+	// seeds the next compile, which must still be right.
+	kept, _ := filepath.Glob(filepath.Join(ra.a.cfg.Dir, "buildcache", "go-*"))
+	if len(kept) != 1 || dirSize(kept[0]) < 1<<20 {
+		t.Fatalf("kept build cache %v (%d bytes): want the standard library's archives", kept, dirSizeOf(kept))
+	}
+	task2 := mkTask(1, hash, "go", "package main\n\nimport (\n\t\"bufio\"\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tin := bufio.NewReader(os.Stdin)\n\tvar a, b int64\n\tfmt.Fscan(in, &a, &b)\n\tfmt.Println(a + b)\n}\n")
+	start = time.Now()
+	h.send(protocol.TypeTask, task2)
+	if r := c.result(task2.TaskRef, 120*time.Second); r.Verdict != protocol.VerdictAC {
+		t.Fatalf("go with a kept build cache: %s %q", r.Verdict, r.CompileMessage)
+	}
+	t.Logf("go: first submission judged in %v (cold build cache), second in %v", cold.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+}
+
+func dirSizeOf(dirs []string) int64 {
+	if len(dirs) == 0 {
+		return 0
+	}
+	return dirSize(dirs[0])
 }
 
 // A minimal testlib-style checker: AC when the output equals the answer,

@@ -57,6 +57,10 @@ type Config struct {
 	CPUs []int
 	// CacheBytes bounds the unpacked test data kept. Default 2 GiB.
 	CacheBytes int64
+	// BuildCacheBytes bounds each language's kept compiler build cache
+	// (languages with a BuildCache, i.e. Go). Default 512 MiB; negative
+	// turns the build cache off (every compile starts cold).
+	BuildCacheBytes int64
 	// TestDataURL builds the download URL of a package when a task carries
 	// none. Default: the hub URL's host over http(s),
 	// /api/judge/testdata/{hash}.
@@ -117,6 +121,9 @@ func (c Config) withDefaults() (Config, error) {
 				}
 			}
 		}
+	}
+	if c.BuildCacheBytes == 0 {
+		c.BuildCacheBytes = 512 << 20
 	}
 	if c.CacheBytes <= 0 {
 		c.CacheBytes = 2 << 30

@@ -101,6 +101,11 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		if cf <= 0 {
 			cf = lang.DefaultCompileFileKiB << 10
 		}
+		if a.builds.enabled(l) {
+			if err := a.builds.seed(l, work, sandboxUID); err != nil {
+				log.Warn("compiling without the kept build cache", "err", err)
+			}
+		}
 		// The compiler's stdout goes to a file, not to the judge's memory:
 		// the file-size limit is large for toolchains' intermediates.
 		compilerOut := filepath.Join(work, ".compiler-stdout")
@@ -121,6 +126,17 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			r.Stdout = headOf(compilerOut, protocol.MaxCompileMessage)
 			res.CompileMessage = truncate(compileMessage(r), protocol.MaxCompileMessage)
 			return res, nil
+		}
+		if a.builds.enabled(l) {
+			// Before the program ever runs, with the compile's cgroup empty.
+			if n, err := a.builds.harvest(l, work); err != nil {
+				log.Warn("keeping the build cache failed", "err", err)
+			} else if n > 0 {
+				log.Info("build cache grew", "language", l.ID, "files", n)
+			}
+			if err := os.RemoveAll(filepath.Join(work, l.BuildCache)); err != nil {
+				return sysErr("work dir: %v", err)
+			}
 		}
 	}
 	// The program may not change its own files from now on.

@@ -50,13 +50,13 @@ flags:
 type agentFlags struct {
 	hub, id, token, tokenFile, dir, admin, languages, cgroupParent string
 	parallel, queue                                                int
-	cacheSize                                                      int64
+	cacheSize, buildCacheSize                                      int64
 	logLevel, logFormat, testdataURL                               string
 	deliverTimeout                                                 time.Duration
 }
 
 func agentFlagSet(stderr io.Writer) (*flag.FlagSet, *agentFlags) {
-	f := &agentFlags{cacheSize: 2 << 30}
+	f := &agentFlags{cacheSize: 2 << 30, buildCacheSize: 512 << 20}
 	fs := flag.NewFlagSet("judge agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	u := func(name, text string) string { return text + envflag.Usage(EnvPrefix, name) }
@@ -70,6 +70,7 @@ func agentFlagSet(stderr io.Writer) (*flag.FlagSet, *agentFlags) {
 	fs.IntVar(&f.parallel, "parallel", 0, u("parallel", "tasks judged at once, each on its own CPU (default: cores-1, at least 1)"))
 	fs.IntVar(&f.queue, "queue", 2, u("queue", "accepted tasks that may wait for a free slot"))
 	fs.Var(sizeFlag{&f.cacheSize}, "cache-size", u("cache-size", "bound on unpacked test data kept, e.g. 2G (least recently used goes first)"))
+	fs.Var(sizeFlag{&f.buildCacheSize}, "build-cache-size", u("build-cache-size", "bound on each language's kept compiler build cache (Go's compiled standard library), e.g. 512M; 0: none, every Go compile starts cold"))
 	fs.StringVar(&f.cgroupParent, "cgroup-parent", "", u("cgroup-parent", "parent cgroup of the runs (default verdict-sandbox; systemd v2: the service's cgroup)"))
 	fs.StringVar(&f.testdataURL, "testdata-url", "", u("testdata-url", "base URL test data is downloaded from, the hash appended (default: http(s)://<hub host>/api/judge/testdata/)"))
 	fs.DurationVar(&f.deliverTimeout, "deliver-timeout", 30*time.Second, u("deliver-timeout", "on drain, how long to keep trying to deliver results once all tasks are done"))
@@ -136,7 +137,8 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 	cfg := agent.Config{
 		HubURL: f.hub, JudgeID: f.id, Token: token, Dir: f.dir, Languages: avail,
 		MaxParallel: parallel, QueueSize: f.queue, CacheBytes: f.cacheSize,
-		DeliverTimeout: f.deliverTimeout, AgentVersion: o.Build().Version,
+		BuildCacheBytes: buildCacheBytes(f.buildCacheSize),
+		DeliverTimeout:  f.deliverTimeout, AgentVersion: o.Build().Version,
 		Logger: o.Logger, Registry: o.Registry, // the agent adds judge_id itself
 	}
 	if f.testdataURL != "" {
@@ -217,4 +219,12 @@ func agentToken(f *agentFlags) (string, error) {
 		return t, nil
 	}
 	return "", fmt.Errorf("token file %s is empty", filepath.Clean(f.tokenFile))
+}
+
+// buildCacheBytes maps --build-cache-size to agent.Config: 0 turns it off.
+func buildCacheBytes(n int64) int64 {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

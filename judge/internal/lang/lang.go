@@ -84,6 +84,14 @@ type Language struct {
 	CompileFileKiB int64 `json:"compile_file_kib,omitempty"`
 	CompileProcs   int   `json:"compile_procs,omitempty"`
 
+	// BuildCache is a directory, relative to the work directory, where the
+	// compiler keeps a build cache (Go: ".gocache", with GOCACHE=/w/.gocache
+	// in Env). The judge seeds each compile with a private copy of the cache
+	// it kept from earlier successful compiles and keeps what a successful
+	// compile added, so the toolchain's standard library is compiled once
+	// per judge, not once per submission. Empty: none.
+	BuildCache string `json:"build_cache,omitempty"`
+
 	// Disabled removes a built-in language in a configuration file.
 	Disabled bool `json:"disabled,omitempty"`
 }
@@ -126,8 +134,8 @@ func Defaults() []Language {
 				// GOTMPDIR: the sandbox's /tmp is a small tmpfs; the go
 				// command's build directory goes in the work directory.
 				"GOCACHE=/w/.gocache", "GOPATH=/w/.gopath", "GOTMPDIR=/w", "GO111MODULE=off", "CGO_ENABLED=0", "GOTOOLCHAIN=local"},
-			ExtraPath: []string{"/usr/local/go/bin"},
-			Procs:     16, StackKiB: 8 << 10, UnlimitedAddressSpace: true,
+			ExtraPath: []string{"/usr/local/go/bin"}, BuildCache: ".gocache",
+			Procs: 16, StackKiB: 8 << 10, UnlimitedAddressSpace: true,
 			CompileTimeMs: 60000, CompileMemoryKiB: 2 << 20},
 	}
 }
@@ -215,6 +223,12 @@ func (l Language) Validate() error {
 	}
 	if l.TimeScale < 0 || l.MemoryScale < 0 || l.TimeExtraMs < 0 || l.MemoryExtraKiB < 0 || l.Procs < 0 || l.StackKiB < 0 {
 		errs = append(errs, errors.New("negative scale, extra, procs or stack"))
+	}
+	if c := l.BuildCache; c != "" {
+		clean := filepath.Clean(c)
+		if filepath.IsAbs(c) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || clean == l.Source {
+			errs = append(errs, fmt.Errorf("build_cache %q: want a directory inside the work directory", c))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: language %q: %w", ErrConfig, l.ID, err)

@@ -95,3 +95,25 @@ func TestDetect(t *testing.T) {
 		t.Fatalf("Detect = %+v", got)
 	}
 }
+
+func TestValidateBuildCache(t *testing.T) {
+	base := Language{ID: "x", Source: "main.x", Run: []string{"./main"}, Version: []string{"x", "-v"}}
+	for _, tc := range []struct {
+		dir string
+		ok  bool
+	}{
+		{"", true}, {".gocache", true}, {"cache/go", true},
+		{"/tmp/cache", false}, {"..", false}, {"../up", false}, {".", false}, {"a/../..", false}, {"main.x", false},
+	} {
+		l := base
+		l.BuildCache = tc.dir
+		if err := l.Validate(); (err == nil) != tc.ok {
+			t.Errorf("build_cache %q: Validate = %v, want ok %v", tc.dir, err, tc.ok)
+		}
+	}
+	for _, l := range Defaults() {
+		if err := l.Validate(); err != nil {
+			t.Errorf("default %s: %v", l.ID, err)
+		}
+	}
+}
