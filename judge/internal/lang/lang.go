@@ -89,7 +89,9 @@ type Language struct {
 	// in Env). The judge seeds each compile with a private copy of the cache
 	// it kept from earlier successful compiles and keeps what a successful
 	// compile added, so the toolchain's standard library is compiled once
-	// per judge, not once per submission. Empty: none.
+	// per judge, not once per submission. Only for toolchains that never
+	// run the submission's code while compiling (Go with cgo off): what a
+	// compile writes there is trusted by later compiles. Empty: none.
 	BuildCache string `json:"build_cache,omitempty"`
 
 	// Disabled removes a built-in language in a configuration file.
