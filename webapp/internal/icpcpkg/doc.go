@@ -1,0 +1,27 @@
+// Package icpcpkg imports a problem from an ICPC problem package (the
+// format of problemtools and Kattis, https://icpc.io/problem-package-format/,
+// legacy and 2023-07 layouts) into Verdict's terms: the problem's title,
+// Markdown statement, limits, checker and mode, and a test data package
+// (internal/testpkg). It is pure: bytes in, values out, no I/O.
+//
+// What maps and what does not:
+//
+//   - problem.yaml: name (a string or a map by language, English first),
+//     type/validation (scoring → IOI mode), validator_flags
+//     (float_tolerance, float_absolute_tolerance, float_relative_tolerance →
+//     the float checker; case_sensitive and space_change_sensitive → the
+//     exact checker when both are set), limits.time_limit (seconds; or the
+//     legacy .timelimit file) and limits.memory (MiB).
+//   - Statement: problem_statement/ or statement/ problem.<lang>.md or
+//     problem.md, English preferred. A LaTeX-only statement is not
+//     converted (a note says so) and images are not imported.
+//   - Test data: data/sample then data/secret, each .in with its .ans, in
+//     path order (the format's order). For scoring problems each group
+//     directory under data/secret is a subtask; its points come from its
+//     testdata.yaml (score, max_score, or the upper end of range), else the
+//     groups share 100 equally; samples form a 0-point subtask.
+//   - Custom output validators (the Kattis validator interface) are refused
+//     with a clear error: Verdict's special judges use testlib's interface.
+//     Input validators, generators, submissions and attachments are ignored
+//     and listed in Notes.
+package icpcpkg

@@ -1,0 +1,504 @@
+package icpcpkg
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/verdict-oj/verdict/internal/testpkg"
+)
+
+// Errors. Every error wraps one of them and names the file at fault.
+var (
+	// ErrInvalid: not a readable ICPC package.
+	ErrInvalid = errors.New("icpc package: invalid")
+	// ErrUnsupported: a feature Verdict cannot import (custom output
+	// validators, interactive problems).
+	ErrUnsupported = errors.New("icpc package: unsupported")
+)
+
+// Limits bound what Convert reads.
+type Limits struct {
+	// MaxFiles in the zip. Default 20000.
+	MaxFiles int
+	// MaxBytes decompressed in total. Default 1 GiB.
+	MaxBytes int64
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxFiles <= 0 {
+		l.MaxFiles = 20000
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = 1 << 30
+	}
+	return l
+}
+
+// Checkers, as the web node names them.
+const (
+	CheckerDefault = "default"
+	CheckerExact   = "exact"
+	CheckerFloat   = "float"
+)
+
+// Modes, as the web node names them.
+const (
+	ModeICPC = "icpc"
+	ModeIOI  = "ioi"
+)
+
+// Problem is what the package says about the problem. Zero limits mean the
+// package does not give one (the caller keeps its default).
+type Problem struct {
+	// ShortName is the package's directory name when the zip has one (a
+	// slug suggestion), else "".
+	ShortName      string
+	Title          string
+	Statement      string
+	TimeLimitMs    int
+	MemoryLimitKB  int
+	Checker        string
+	FloatTolerance float64
+	Mode           string
+	// Notes lists what was not imported, for the person importing.
+	Notes []string
+}
+
+// Convert reads an ICPC problem package (a zip) and returns the problem and
+// its test data package.
+func Convert(zipBytes []byte, lim Limits) (Problem, testpkg.Package, error) {
+	lim = lim.withDefaults()
+	var p Problem
+	var pkg testpkg.Package
+	zr, err := zip.NewReader(bytes.NewReader(zipBytes), int64(len(zipBytes)))
+	if err != nil {
+		return p, pkg, fmt.Errorf("%w: not a zip file: %w", ErrInvalid, err)
+	}
+	if len(zr.File) > lim.MaxFiles {
+		return p, pkg, fmt.Errorf("%w: %d files, limit %d", ErrInvalid, len(zr.File), lim.MaxFiles)
+	}
+	files, root, err := readAll(zr, lim.MaxBytes)
+	if err != nil {
+		return p, pkg, err
+	}
+	p.ShortName = root
+	meta := map[string]any{}
+	if b, ok := files["problem.yaml"]; ok {
+		if err := yaml.Unmarshal(b, &meta); err != nil {
+			return p, pkg, fmt.Errorf("%w: problem.yaml: %w", ErrInvalid, err)
+		}
+		if meta == nil {
+			meta = map[string]any{}
+		}
+	} else {
+		p.Notes = append(p.Notes, "no problem.yaml: default name, limits and checker")
+	}
+	if err := p.readMeta(meta, files); err != nil {
+		return p, pkg, err
+	}
+	if err := p.readStatement(files); err != nil {
+		return p, pkg, err
+	}
+	if err := p.checkUnsupported(meta, files); err != nil {
+		return p, pkg, err
+	}
+	pkg, err = p.readData(files)
+	if err != nil {
+		return p, pkg, err
+	}
+	for _, dir := range []string{"input_format_validators/", "input_validators/", "generators/", "submissions/", "attachments/", "problem_statement/", "statement/"} {
+		for name := range files {
+			if strings.HasPrefix(name, dir) && !strings.HasSuffix(name, ".md") {
+				if dir == "problem_statement/" || dir == "statement/" {
+					if !strings.HasSuffix(name, ".tex") {
+						p.Notes = append(p.Notes, "statement files such as images are not imported ("+dir+")")
+					}
+				} else {
+					p.Notes = append(p.Notes, strings.TrimSuffix(dir, "/")+" ignored")
+				}
+				break
+			}
+		}
+	}
+	slices.Sort(p.Notes)
+	p.Notes = slices.Compact(p.Notes)
+	return p, pkg, nil
+}
+
+// readAll decompresses every file, counting real bytes against max, with
+// names relative to the package root (a single top directory is stripped).
+func readAll(zr *zip.Reader, max int64) (map[string][]byte, string, error) {
+	var names []string
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		n := strings.ReplaceAll(f.Name, `\`, "/")
+		if n != path.Clean(n) || strings.HasPrefix(n, "/") || strings.HasPrefix(n, "../") || n == ".." {
+			return nil, "", fmt.Errorf("%w: %s: unsafe file name", ErrInvalid, f.Name)
+		}
+		names = append(names, n)
+	}
+	// A package zipped with its directory: problem.yaml or data/ under one
+	// top-level directory.
+	root := ""
+	if len(names) > 0 {
+		first, _, ok := strings.Cut(names[0], "/")
+		all := ok
+		for _, n := range names {
+			if !strings.HasPrefix(n, first+"/") {
+				all = false
+				break
+			}
+		}
+		if all {
+			root = first
+		}
+	}
+	files := map[string][]byte{}
+	var total int64
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		n := strings.ReplaceAll(f.Name, `\`, "/")
+		if root != "" {
+			n = strings.TrimPrefix(n, root+"/")
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: %s: %w", ErrInvalid, f.Name, err)
+		}
+		b, err := io.ReadAll(io.LimitReader(rc, max-total+1))
+		rc.Close()
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: %s: %w", ErrInvalid, f.Name, err)
+		}
+		total += int64(len(b))
+		if total > max {
+			return nil, "", fmt.Errorf("%w: more than %d bytes decompressed (at %s)", ErrInvalid, max, f.Name)
+		}
+		files[n] = b
+	}
+	return files, root, nil
+}
+
+func (p *Problem) readMeta(meta map[string]any, files map[string][]byte) error {
+	switch name := meta["name"].(type) {
+	case string:
+		p.Title = strings.TrimSpace(name)
+	case map[string]any:
+		for _, lang := range preferredLangs(keys(name)) {
+			if s, ok := name[lang].(string); ok && strings.TrimSpace(s) != "" {
+				p.Title = strings.TrimSpace(s)
+				break
+			}
+		}
+	}
+	p.Mode = ModeICPC
+	typ, _ := meta["type"].(string)
+	validation, _ := meta["validation"].(string)
+	if typ == "scoring" || strings.Contains(validation, "score") {
+		p.Mode = ModeIOI
+	}
+	p.Checker = CheckerDefault
+	flags, _ := meta["validator_flags"].(string)
+	if err := p.readFlags(flags); err != nil {
+		return err
+	}
+	if lm, ok := meta["limits"].(map[string]any); ok {
+		if v, ok := number(lm["time_limit"]); ok {
+			if v <= 0 || v > 3600 {
+				return fmt.Errorf("%w: problem.yaml: limits.time_limit %v is not a number of seconds", ErrInvalid, lm["time_limit"])
+			}
+			p.TimeLimitMs = int(math.Round(v * 1000))
+		}
+		if v, ok := number(lm["memory"]); ok {
+			if v <= 0 || v > 1<<20 {
+				return fmt.Errorf("%w: problem.yaml: limits.memory %v is not a number of MiB", ErrInvalid, lm["memory"])
+			}
+			p.MemoryLimitKB = int(v) * 1024
+		}
+	}
+	if b, ok := files[".timelimit"]; ok && p.TimeLimitMs == 0 {
+		v, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+		if err != nil || v <= 0 || v > 3600 {
+			return fmt.Errorf("%w: .timelimit: %q is not a number of seconds", ErrInvalid, strings.TrimSpace(string(b)))
+		}
+		p.TimeLimitMs = int(math.Round(v * 1000))
+	}
+	if p.TimeLimitMs == 0 {
+		p.Notes = append(p.Notes, "no time limit in the package (problemtools derives it from the submissions): set one")
+	}
+	return nil
+}
+
+// readFlags maps the default output validator's flags to a checker.
+func (p *Problem) readFlags(flags string) error {
+	f := strings.Fields(flags)
+	caseSens, spaceSens := false, false
+	for i := 0; i < len(f); i++ {
+		switch f[i] {
+		case "case_sensitive":
+			caseSens = true
+		case "space_change_sensitive":
+			spaceSens = true
+		case "float_tolerance", "float_absolute_tolerance", "float_relative_tolerance":
+			if i+1 >= len(f) {
+				return fmt.Errorf("%w: problem.yaml: validator_flags: %s needs a value", ErrInvalid, f[i])
+			}
+			v, err := strconv.ParseFloat(f[i+1], 64)
+			if err != nil || !(v > 0 && v <= 1) {
+				return fmt.Errorf("%w: problem.yaml: validator_flags: %s %q is not in (0, 1]", ErrInvalid, f[i], f[i+1])
+			}
+			i++
+			if p.Checker != CheckerFloat || v > p.FloatTolerance {
+				p.FloatTolerance = v
+			}
+			p.Checker = CheckerFloat
+		default:
+			p.Notes = append(p.Notes, "validator flag "+strconv.Quote(f[i])+" ignored")
+		}
+	}
+	switch {
+	case p.Checker == CheckerFloat:
+		if caseSens || spaceSens {
+			p.Notes = append(p.Notes, "case and space sensitivity do not apply to the float checker")
+		}
+	case caseSens && spaceSens:
+		p.Checker = CheckerExact
+	case caseSens:
+		// Verdict's default checker compares tokens case-sensitively.
+	case spaceSens:
+		p.Notes = append(p.Notes, "space_change_sensitive without case_sensitive: the default checker (tokens, case-sensitive) is used")
+	default:
+		p.Notes = append(p.Notes, "the ICPC default validator ignores case; Verdict's default checker compares tokens case-sensitively")
+	}
+	return nil
+}
+
+func (p *Problem) readStatement(files map[string][]byte) error {
+	var mds, texs []string
+	for name := range files {
+		dir, base := path.Split(name)
+		if dir != "problem_statement/" && dir != "statement/" {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(base, "problem") && strings.HasSuffix(base, ".md"):
+			mds = append(mds, name)
+		case strings.HasPrefix(base, "problem") && strings.HasSuffix(base, ".tex"):
+			texs = append(texs, name)
+		}
+	}
+	pick := func(names []string) string {
+		slices.Sort(names)
+		for _, lang := range []string{"en", "", "zh"} {
+			for _, n := range names {
+				base := path.Base(n)
+				if (lang == "" && (base == "problem.md" || base == "problem.tex")) ||
+					(lang != "" && strings.Contains(base, "."+lang+".")) {
+					return n
+				}
+			}
+		}
+		return names[0]
+	}
+	if len(mds) > 0 {
+		b := files[pick(mds)]
+		if !utf8Valid(b) {
+			return fmt.Errorf("%w: %s: not UTF-8", ErrInvalid, pick(mds))
+		}
+		p.Statement = string(b)
+		return nil
+	}
+	if len(texs) > 0 {
+		p.Notes = append(p.Notes, "the statement is LaTeX ("+pick(texs)+"): not converted; write it in Markdown")
+		return nil
+	}
+	p.Notes = append(p.Notes, "no statement in the package")
+	return nil
+}
+
+func (p *Problem) checkUnsupported(meta map[string]any, files map[string][]byte) error {
+	validation, _ := meta["validation"].(string)
+	if strings.Contains(validation, "interactive") {
+		return fmt.Errorf("%w: problem.yaml: interactive problems are not supported", ErrUnsupported)
+	}
+	if strings.HasPrefix(validation, "custom") {
+		return fmt.Errorf("%w: problem.yaml: validation %q: custom output validators (the Kattis interface) are not supported; "+
+			"upload the problem with a testlib checker (checker.cpp) instead", ErrUnsupported, validation)
+	}
+	for name := range files {
+		if strings.HasPrefix(name, "output_validators/") || strings.HasPrefix(name, "output_validator/") {
+			return fmt.Errorf("%w: %s: custom output validators (the Kattis interface) are not supported; "+
+				"upload the problem with a testlib checker (checker.cpp) instead", ErrUnsupported, name)
+		}
+		if strings.HasSuffix(name, ".interaction") {
+			return fmt.Errorf("%w: %s: interactive problems are not supported", ErrUnsupported, name)
+		}
+	}
+	return nil
+}
+
+// readData collects data/sample and data/secret cases in path order and,
+// for scoring problems, the groups of data/secret as subtasks.
+func (p *Problem) readData(files map[string][]byte) (testpkg.Package, error) {
+	var pkg testpkg.Package
+	type group struct {
+		name  string
+		cases []int
+		score float64
+		has   bool
+	}
+	var groups []*group
+	byName := map[string]*group{}
+	for _, part := range []string{"data/sample/", "data/secret/"} {
+		var ins []string
+		for name := range files {
+			if strings.HasPrefix(name, part) && strings.HasSuffix(name, ".in") {
+				ins = append(ins, name)
+			}
+		}
+		sort.Strings(ins)
+		for _, in := range ins {
+			ansName := strings.TrimSuffix(in, ".in") + ".ans"
+			ans, ok := files[ansName]
+			if !ok {
+				return pkg, fmt.Errorf("%w: %s has no %s", ErrInvalid, in, path.Base(ansName))
+			}
+			pkg.Cases = append(pkg.Cases, testpkg.Case{In: files[in], Ans: ans})
+			gname := "sample"
+			if part == "data/secret/" {
+				rest := strings.TrimPrefix(in, part)
+				gname = "secret"
+				if dir, _, ok := strings.Cut(rest, "/"); ok {
+					gname = dir
+				}
+			}
+			g := byName[gname]
+			if g == nil {
+				g = &group{name: gname}
+				if part == "data/secret/" && gname != "secret" {
+					g.score, g.has = groupScore(files["data/secret/"+gname+"/testdata.yaml"])
+				}
+				byName[gname] = g
+				groups = append(groups, g)
+			}
+			g.cases = append(g.cases, len(pkg.Cases))
+		}
+	}
+	if len(pkg.Cases) == 0 {
+		return pkg, fmt.Errorf("%w: data/: no test cases (data/sample/*.in and data/secret/*.in with their .ans)", ErrInvalid)
+	}
+	if p.Mode != ModeIOI {
+		return pkg, nil
+	}
+	var scored []*group
+	for _, g := range groups {
+		if g.name != "sample" {
+			scored = append(scored, g)
+		}
+	}
+	if len(scored) == 0 {
+		return pkg, fmt.Errorf("%w: data/secret: a scoring problem needs secret test cases", ErrInvalid)
+	}
+	given := 0
+	for _, g := range scored {
+		if g.has {
+			given++
+		}
+	}
+	if given != 0 && given != len(scored) {
+		p.Notes = append(p.Notes, "some groups have no score in testdata.yaml: the groups share 100 points equally")
+	}
+	for i, g := range scored {
+		pts := int(math.Round(g.score))
+		if given != len(scored) {
+			pts = 100 / len(scored)
+			if i < 100%len(scored) {
+				pts++
+			}
+		}
+		pkg.Subtasks = append(pkg.Subtasks, testpkg.Subtask{Name: g.name, Points: pts, Cases: g.cases})
+	}
+	if g := byName["sample"]; g != nil {
+		pkg.Subtasks = append([]testpkg.Subtask{{Name: "sample", Points: 0, Cases: g.cases}}, pkg.Subtasks...)
+	}
+	return pkg, nil
+}
+
+// groupScore reads a group's points from its testdata.yaml.
+func groupScore(b []byte) (float64, bool) {
+	if b == nil {
+		return 0, false
+	}
+	m := map[string]any{}
+	if yaml.Unmarshal(b, &m) != nil {
+		return 0, false
+	}
+	for _, k := range []string{"score", "max_score"} {
+		if v, ok := number(m[k]); ok && v >= 0 {
+			return v, true
+		}
+	}
+	if r, ok := m["range"].(string); ok {
+		if f := strings.Fields(r); len(f) == 2 {
+			if v, err := strconv.ParseFloat(f[1], 64); err == nil && v >= 0 {
+				return v, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case float64:
+		return n, true
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// preferredLangs orders language codes: English, then Chinese, then the rest.
+func preferredLangs(langs []string) []string {
+	rank := func(l string) int {
+		switch {
+		case l == "en":
+			return 0
+		case strings.HasPrefix(l, "zh"):
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(langs, func(i, j int) bool { return rank(langs[i]) < rank(langs[j]) })
+	return langs
+}
+
+func utf8Valid(b []byte) bool { return utf8.Valid(b) }
