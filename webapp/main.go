@@ -19,6 +19,7 @@ import (
 	"github.com/verdict-oj/verdict/webapp/internal/demo"
 	"github.com/verdict-oj/verdict/webapp/internal/judgetokens"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
+	"github.com/verdict-oj/verdict/webapp/internal/partition"
 	"github.com/verdict-oj/verdict/webapp/internal/server"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -66,7 +67,7 @@ func run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 	defer rdb.Close()
 
 	if o.Command == config.CmdDemo {
-		blobs, err := blob.NewDir(o.BlobDir)
+		blobs, err := openBlobs(ctx, o)
 		if err != nil {
 			return err
 		}
@@ -98,15 +99,16 @@ func run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		}
 		proxies = append(proxies, pfx)
 	}
-	blobs, err := blob.NewDir(o.BlobDir)
+	blobs, err := openBlobs(ctx, o)
 	if err != nil {
 		return err
 	}
 	srv, err := server.New(server.Config{
 		Blobs: blobs, MaxSourceBytes: o.MaxSourceBytes, SubmitPerMinute: o.SubmitPerMinute,
 		MaxTestdataBytes: o.MaxTestdata, MaxImportRows: o.MaxImportRows,
-		Judging: judging.Config{TestdataURL: o.TestdataURL, NodeID: o.NodeID},
-		Store:   st, Redis: rdb, Names: o.Names(), Obs: ob,
+		Judging:    judging.Config{TestdataURL: o.TestdataURL, NodeID: o.NodeID},
+		Partitions: partition.Config{Interval: o.PartitionInterval, Size: o.PartitionSize, Headroom: o.PartitionHeadroom},
+		Store:      st, Redis: rdb, Names: o.Names(), Obs: ob,
 		Listen: o.Listen, Advertise: o.Advertise,
 		DrainDelay: o.DrainDelay, ShutdownTimeout: o.ShutdownTimeout,
 		SessionTTL: o.SessionTTL, MaxBodyBytes: o.MaxBodyBytes, TrustedProxies: proxies,
@@ -117,4 +119,19 @@ func run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 	// The hub checks judge tokens in Redis; keep them in step with MySQL.
 	go judgetokens.Keep(ctx, st, rdb, o.Names(), 30*time.Second, ob.Logger)
 	return srv.Run(ctx)
+}
+
+// openBlobs opens the test data store: the S3 bucket of --blob-s3 (its
+// existence checked within 15 s), else the directory --blob-dir.
+func openBlobs(ctx context.Context, o config.Options) (blob.Store, error) {
+	if o.BlobS3 == "" {
+		return blob.NewDir(o.BlobDir)
+	}
+	cfg, err := blob.ParseS3URL(o.BlobS3)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	return blob.NewS3(cctx, cfg)
 }

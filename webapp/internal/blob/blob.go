@@ -21,7 +21,7 @@ var (
 	ErrBadHash = errors.New("blob: bad hash")
 )
 
-// Dir stores blobs as files <root>/sha256/<h[0:2]>/<h>.
+// Dir stores blobs as files <root>/sha256/<h[0:2]>/<h>. It is a Store.
 type Dir struct {
 	root string
 }
@@ -114,7 +114,7 @@ func (d *Dir) PutBytes(ctx context.Context, b []byte) (string, error) {
 }
 
 // Open returns the blob named h, or ErrNotFound.
-func (d *Dir) Open(_ context.Context, h string) (*os.File, error) {
+func (d *Dir) Open(_ context.Context, h string) (*Object, error) {
 	if !ValidHash(h) {
 		return nil, fmt.Errorf("blob open %q: %w", h, ErrBadHash)
 	}
@@ -125,7 +125,12 @@ func (d *Dir) Open(_ context.Context, h string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("blob open %s: %w", h, err)
 	}
-	return f, nil
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("blob open %s: %w", h, err)
+	}
+	return &Object{rsc: f, Size: st.Size(), ModTime: st.ModTime()}, nil
 }
 
 // Has reports whether the blob named h exists.

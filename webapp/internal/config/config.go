@@ -12,6 +12,8 @@ import (
 	"github.com/verdict-oj/verdict/internal/envflag"
 	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/webapp/internal/blob"
+	"github.com/verdict-oj/verdict/webapp/internal/partition"
 )
 
 // ErrUsage reports bad flags or environment values.
@@ -35,8 +37,11 @@ type Options struct {
 	MySQL string
 	// Redis says how to reach Redis (one server, Sentinel or Cluster) and
 	// holds the key prefix.
-	Redis     redisconn.Options
-	BlobDir   string
+	Redis   redisconn.Options
+	BlobDir string
+	// BlobS3 is an s3:// URL (blob.ParseS3URL); when set, test data lives
+	// in that bucket instead of BlobDir.
+	BlobS3    string
 	LogLevel  string
 	LogFormat string
 
@@ -54,6 +59,10 @@ type Options struct {
 	MaxImportRows   int
 	TestdataURL     string
 	NodeID          string
+	// The partition job (webapp/internal/partition).
+	PartitionInterval time.Duration
+	PartitionSize     int64
+	PartitionHeadroom int64
 
 	// demo
 	LoginsFile    string
@@ -112,6 +121,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		o.Redis.Flags(fs, "127.0.0.1:6379", func(name string) string { return " [" + EnvName(name) + "]" })
 		str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
 		str(&o.BlobDir, "blob-dir", "blobs", "directory of the content-addressed test data blob store")
+		str(&o.BlobS3, "blob-s3", "", "keep test data in S3-compatible storage instead of --blob-dir: s3://BUCKET[/PREFIX][?endpoint=HOST:PORT&region=R&insecure=true&path-style=true]; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN) or ~/.aws/credentials")
 	}
 	switch o.Command {
 	case CmdServe:
@@ -128,6 +138,9 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		num(&o.MaxImportRows, "max-import-rows", 500, "most users in one CSV import (each new user costs a bcrypt hash)")
 		str(&o.TestdataURL, "testdata-url", "", "base URL judges download test data from, the hash appended (e.g. https://oj.example/api/judge/testdata/); empty: each judge's default (its hub's host)")
 		str(&o.NodeID, "node-id", "", "this node's name as a results consumer and lock holder (default: hostname-pid-random)")
+		dur(&o.PartitionInterval, "partition-interval", partition.DefaultInterval, "how often the node checks that the submission partitions are ahead of the ids (one node at a time, under a MySQL lock)")
+		fs.Int64Var(&o.PartitionSize, "partition-size", partition.DefaultSize, "ids per new submission partition ["+EnvName("partition-size")+"]")
+		fs.Int64Var(&o.PartitionHeadroom, "partition-headroom", partition.DefaultHeadroom, "add the next partitions when the highest submission id comes this close to the last partition's bound ["+EnvName("partition-headroom")+"]")
 	case CmdDemo:
 		str(&o.LoginsFile, "logins", "demo-logins.txt", "file recording the demo logins and passwords (mode 0600)")
 		str(&o.JudgeTokenDir, "judge-token-dir", "", "write judge tokens to <dir>/judge-N/token (required with --judges > 0)")
@@ -169,6 +182,11 @@ func (o *Options) check() error {
 	if err := o.Redis.Validate(); err != nil {
 		return bad("%v", err)
 	}
+	if o.BlobS3 != "" {
+		if _, err := blob.ParseS3URL(o.BlobS3); err != nil {
+			return bad("--blob-s3: %v", err)
+		}
+	}
 	for _, d := range []*string{&o.BlobDir, &o.LoginsFile, &o.JudgeTokenDir} {
 		if *d == "" {
 			continue
@@ -207,6 +225,15 @@ func (o *Options) check() error {
 		}
 		if o.DrainDelay < 0 || o.ShutdownTimeout <= 0 {
 			return bad("--drain-delay and --shutdown-timeout must be positive")
+		}
+		if o.PartitionInterval < 10*time.Second {
+			return bad("--partition-interval %v: want at least 10s", o.PartitionInterval)
+		}
+		if o.PartitionSize < 1000 {
+			return bad("--partition-size %d: want at least 1000", o.PartitionSize)
+		}
+		if o.PartitionHeadroom < 1 {
+			return bad("--partition-headroom %d: must be ≥ 1", o.PartitionHeadroom)
 		}
 	case CmdDemo:
 		if o.Judges < 0 || o.Judges > 1000 {

@@ -69,6 +69,29 @@ func TestParse(t *testing.T) {
 			}},
 		{name: "tiny testdata limit", args: []string{"--mysql", "x@/y", "--max-testdata", "10"}, err: "--max-testdata"},
 		{name: "no import rows", args: []string{"--mysql", "x@/y", "--max-import-rows", "0"}, err: "--max-import-rows"},
+		{name: "blob s3 and partitions", args: []string{"--mysql", "x@/y", "--blob-s3", "s3://oj-data/verdict?endpoint=127.0.0.1:9000&insecure=true",
+			"--partition-size", "5000"}, env: map[string]string{"VERDICT_WEBAPP_PARTITION_INTERVAL": "1m", "VERDICT_WEBAPP_PARTITION_HEADROOM": "2500"},
+			check: func(t *testing.T, o Options) {
+				if o.BlobS3 != "s3://oj-data/verdict?endpoint=127.0.0.1:9000&insecure=true" || o.PartitionSize != 5000 ||
+					o.PartitionInterval != time.Minute || o.PartitionHeadroom != 2500 {
+					t.Fatalf("%+v", o)
+				}
+			}},
+		{name: "partition defaults", args: []string{"--mysql", "x@/y"}, check: func(t *testing.T, o Options) {
+			if o.BlobS3 != "" || o.PartitionSize != 1_000_000 || o.PartitionHeadroom != 1_000_000 || o.PartitionInterval != 10*time.Minute {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		{name: "demo takes blob s3", args: []string{"demo", "--mysql", "x@/y", "--blob-s3", "s3://oj-data"}, check: func(t *testing.T, o Options) {
+			if o.BlobS3 != "s3://oj-data" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		{name: "bad blob s3", args: []string{"--mysql", "x@/y", "--blob-s3", "https://bucket"}, err: "--blob-s3"},
+		{name: "blob s3 with credentials", args: []string{"--mysql", "x@/y", "--blob-s3", "s3://k:s@bucket"}, err: "credentials"},
+		{name: "tiny partitions", args: []string{"--mysql", "x@/y", "--partition-size", "10"}, err: "--partition-size"},
+		{name: "no headroom", args: []string{"--mysql", "x@/y", "--partition-headroom", "0"}, err: "--partition-headroom"},
+		{name: "hasty partition checks", args: []string{"--mysql", "x@/y", "--partition-interval", "1s"}, err: "--partition-interval"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -45,7 +45,7 @@ type Invalidator interface {
 // Config configures Load.
 type Config struct {
 	Store *store.Store // required
-	Blobs *blob.Dir    // required
+	Blobs blob.Store   // required
 	// Cache is invalidated when problems were created. Optional.
 	Cache Invalidator
 	// LoginsFile records the demo logins; required.

@@ -289,6 +289,9 @@ func (s *Server) handleUpdateContest(w http.ResponseWriter, r *http.Request) {
 			s.log.Warn("scoreboard rebuild after a contest change failed", "contest_id", c.ID, obs.Err(err))
 		}
 		s.judging.MarkDirty(c.ID)
+	} else if before.Registration != c.Registration {
+		// Who is on the board changed (a list contest shows only its list).
+		s.judging.MarkDirty(c.ID)
 	}
 	s.log.Info("contest updated", "slug", c.Slug, "contest_id", c.ID, "user_id", u.ID, "request_id", requestIDOf(r))
 	s.writeContestDoc(w, r, http.StatusOK, c.ID)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/redis/go-redis/v9"
@@ -84,20 +85,23 @@ func (s *Server) handleJudgeTestdata(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
+		// The blob store (S3, say) did not answer.
+		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
+	// A package takes longer to send than an API answer: the upload
+	// timeout bounds it (the context, set by deadline, and the write
+	// deadline of the connection).
+	if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.UploadTimeout)); err != nil {
+		s.log.Debug("cannot extend the write deadline of a download", obs.Err(err))
 	}
-	s.log.Debug("test data download", "judge_id", name, "hash", hash, "bytes", st.Size())
+	s.log.Debug("test data download", "judge_id", name, "hash", hash, "bytes", f.Size)
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("ETag", `"`+hash+`"`)
 	w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
-	http.ServeContent(w, r, hash+".zip", st.ModTime(), f)
+	// Streams from the store (a Range asks the store for that range only).
+	http.ServeContent(w, r, hash+".zip", f.ModTime, f)
 }
 
 func (s *Server) visibleContest(w http.ResponseWriter, r *http.Request) (*store.Contest, bool) {

@@ -145,12 +145,13 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 }
 
 // deadline bounds the request's context by Config.RequestTimeout (uploads,
-// whose body transfer counts too, by UploadTimeout): every query and Redis
-// call made with it gives up in time.
+// whose body transfer counts too, and test data downloads, streamed from
+// the blob store with this context, by UploadTimeout): every query, Redis
+// call and blob read made with it gives up in time.
 func (s *Server) deadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d := s.cfg.RequestTimeout
-		if upload(r) != uploadNone {
+		if upload(r) != uploadNone || (r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/judge/testdata/")) {
 			d = s.cfg.UploadTimeout
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), d)

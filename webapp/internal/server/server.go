@@ -21,6 +21,7 @@ import (
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/catalog"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
+	"github.com/verdict-oj/verdict/webapp/internal/partition"
 	"github.com/verdict-oj/verdict/webapp/internal/ratelimit"
 	"github.com/verdict-oj/verdict/webapp/internal/session"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
@@ -101,8 +102,9 @@ type Config struct {
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 
-	// Blobs is the test data blob store judges download from. Required.
-	Blobs *blob.Dir
+	// Blobs is the test data blob store judges download from (a blob.Dir
+	// or a blob.S3). Required.
+	Blobs blob.Store
 	// MaxSourceBytes caps a submission's source. Default
 	// DefaultMaxSourceBytes.
 	MaxSourceBytes int
@@ -119,8 +121,12 @@ type Config struct {
 	// reconciler, scoreboards); Store, Redis, Names, Logger, Metrics and
 	// Now are filled in from this Config.
 	Judging judging.Config
-	// NoBackground: Serve does not run the consumer, reconciler and
-	// publisher (tests drive them).
+	// Partitions configures the job that adds submission partitions before
+	// ids reach the catch-all; DB, Logger and Metrics are filled in from
+	// this Config.
+	Partitions partition.Config
+	// NoBackground: Serve does not run the consumer, reconciler,
+	// publisher and partition job (tests drive them).
 	NoBackground bool
 }
 
@@ -132,6 +138,8 @@ type Server struct {
 	limiter  *ratelimit.Limiter
 	catalog  *catalog.Catalog
 	judging  *judging.Service
+	parts    *partition.Job
+	router   *chi.Mux
 	handler  http.Handler
 	draining atomic.Bool
 
@@ -200,8 +208,15 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	pc := cfg.Partitions
+	pc.DB, pc.Logger, pc.Metrics = cfg.Store.DB.DB, log, cfg.Obs.Registry
+	parts, err := partition.New(pc)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		judging:    js,
+		parts:      parts,
 		submitRule: ratelimit.Rule{Kind: "submit", Limit: cfg.SubmitPerMinute, Window: time.Minute},
 		cfg:        cfg,
 		log:        log,
@@ -233,12 +248,16 @@ func New(cfg Config) (*Server, error) {
 		}
 		return nil
 	})
-	s.handler = s.routes()
+	s.router = s.routes()
+	s.handler = s.router
 	return s, nil
 }
 
 // Catalog is the cached problem list, for writers that must invalidate it.
 func (s *Server) Catalog() *catalog.Catalog { return s.catalog }
+
+// Partitions is the node's partition job.
+func (s *Server) Partitions() *partition.Job { return s.parts }
 
 // Judging is the node's judging machinery (consumer, reconciler,
 // scoreboards).
@@ -247,7 +266,11 @@ func (s *Server) Judging() *judging.Service { return s.judging }
 // Handler is the whole HTTP surface of the node.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-func (s *Server) routes() http.Handler {
+// Routes is the node's router, for walking its routes (chi.Walk): the
+// OpenAPI test checks docs/openapi.json against it.
+func (s *Server) Routes() chi.Routes { return s.router }
+
+func (s *Server) routes() *chi.Mux {
 	r := chi.NewRouter()
 	r.Use(s.requestID, s.accessLog, s.recoverer, s.limitBody, s.deadline)
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeAPIError(w, errNotFound) })
@@ -294,6 +317,9 @@ func (s *Server) routes() http.Handler {
 			r.Post("/contests", s.handleCreateContest)
 			r.Put("/contests/{slug}", s.handleUpdateContest)
 			r.Post("/contests/{slug}/register", s.handleRegisterContest)
+			r.Get("/contests/{slug}/participants", s.handleParticipants)
+			r.Post("/contests/{slug}/participants", s.handleAddParticipants)
+			r.Delete("/contests/{slug}/participants/{username}", s.handleRemoveParticipant)
 			r.Get("/contests/{slug}/clarifications", s.handleClarifications)
 			r.Post("/contests/{slug}/clarifications", s.handleAsk)
 			r.Post("/contests/{slug}/clarifications/{id}/answer", s.handleAnswer)
@@ -342,9 +368,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	bgDone := make(chan struct{})
 	go func() {
 		defer close(bgDone)
-		if !s.cfg.NoBackground {
-			_ = s.judging.Run(bgCtx)
+		if s.cfg.NoBackground {
+			return
 		}
+		done := make(chan struct{})
+		go func() { defer close(done); _ = s.parts.Run(bgCtx) }()
+		_ = s.judging.Run(bgCtx)
+		<-done
 	}()
 	defer func() { stopBG(); <-bgDone }()
 	serveErr := make(chan error, 1)

@@ -31,7 +31,7 @@ const judgeToken = "judge-token-0123456789abcdef0123456789abcdef"
 type judgeEnv struct {
 	*env
 	q       *queue.Queue
-	blobs   *blob.Dir
+	blobs   blob.Store
 	problem store.Problem
 	hash    string
 	zip     []byte
@@ -39,7 +39,7 @@ type judgeEnv struct {
 
 func newJudgeEnv(t *testing.T, mod func(*Config)) *judgeEnv {
 	t.Helper()
-	var blobs *blob.Dir
+	var blobs blob.Store
 	e := newEnv(t, func(c *Config) {
 		blobs = c.Blobs
 		c.SubmitPerMinute = 1000

@@ -29,6 +29,16 @@ type ImportJSON struct {
 	// Passwords holds the generated password of every created user whose
 	// row had none, by username. It is in this answer only.
 	Passwords map[string]string `json:"passwords,omitempty"`
+	// Contest is present when the import registered the users in a
+	// contest (?contest=<slug>).
+	Contest *ImportContestJSON `json:"contest,omitempty"`
+}
+
+// ImportContestJSON says how an import registered its users in a contest.
+type ImportContestJSON struct {
+	Slug    string `json:"slug"`
+	Added   int    `json:"added"`   // newly registered
+	Already int    `json:"already"` // registered before
 }
 
 // importError is the 400 body of a rejected import: the usual error plus
@@ -161,6 +171,25 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	ctx := r.Context()
+	// ?contest=<slug> also registers every imported user in that contest.
+	var contest *store.Contest
+	for k, v := range r.URL.Query() {
+		if k != "contest" || len(v) != 1 {
+			writeAPIError(w, badField(k, "is not a parameter of the import (only contest=<slug>, once)"))
+			return
+		}
+		c, err := s.cfg.Store.ContestBySlug(ctx, v[0])
+		if errors.Is(err, store.ErrNotFound) {
+			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no contest has the slug "+v[0]))
+			return
+		}
+		if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		contest = &c
+	}
 	data, e := readUpload(r, MaxImportBytes, "text/csv", "text/plain")
 	if e != nil {
 		writeAPIError(w, e)
@@ -171,7 +200,6 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, e)
 		return
 	}
-	ctx := r.Context()
 	names := make([]string, len(rows))
 	for i, row := range rows {
 		names[i] = row.username
@@ -232,7 +260,11 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, hashErr, http.StatusInternalServerError)
 		return
 	}
-	created, updated, lineErrs, err := s.cfg.Store.ImportUsers(ctx, users)
+	var contestID int64
+	if contest != nil {
+		contestID = contest.ID
+	}
+	res, lineErrs, err := s.cfg.Store.ImportUsers(ctx, users, contestID)
 	if errors.Is(err, store.ErrImportRejected) {
 		s.rejectImport(w, lineErrs)
 		return
@@ -241,10 +273,15 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}
-	s.log.Info("users imported", "created", created, "updated", updated, "user_id", admin.ID, "request_id", requestIDOf(r))
-	out := ImportJSON{Created: created, Updated: updated, Errors: []store.ImportLineError{}}
+	s.log.Info("users imported", "created", res.Created, "updated", res.Updated, "contest_id", contestID,
+		"registered", res.Registered, "user_id", admin.ID, "request_id", requestIDOf(r))
+	out := ImportJSON{Created: res.Created, Updated: res.Updated, Errors: []store.ImportLineError{}}
 	if len(passwords) > 0 {
 		out.Passwords = passwords
+	}
+	if contest != nil {
+		out.Contest = &ImportContestJSON{Slug: contest.Slug, Added: res.Registered, Already: len(users) - res.Registered}
+		s.participantsChanged(contest)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

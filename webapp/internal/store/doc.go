@@ -3,7 +3,8 @@
 // under a MySQL named lock so that N nodes starting together migrate once),
 // opening the pool with the session settings the schema relies on (UTC
 // times), and typed queries for users, problems, test data versions,
-// contests and judges.
+// contests and their participants, submissions and judges. The partition
+// job that extends the submission tables lives in webapp/internal/partition.
 //
 // MySQL is the system of record; caches in Redis are derived from it and
 // owned by the packages that serve them.

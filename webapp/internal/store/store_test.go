@@ -250,15 +250,18 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 		}
 		tx.MustExec("INSERT INTO submissions (user_id, problem_id, contest_id, language, source) VALUES (?, ?, ?, 'c11', '')",
 			i%50, i%40, contest)
+		tx.MustExec("INSERT INTO submission_cases (submission_id, case_index, verdict) VALUES (?, 1, 'AC'), (?, 2, 'AC')", i+1, i+1)
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	s.DB.MustExec("ANALYZE TABLE submissions")
+	s.DB.MustExec("ANALYZE TABLE submissions, submission_cases")
 	for _, tc := range []struct {
 		query string
 		index string
 	}{
+		{"SELECT id FROM submissions WHERE id = 1234", "PRIMARY"},
+		{"SELECT case_index, verdict FROM submission_cases WHERE submission_id = 1234 ORDER BY case_index", "PRIMARY"},
 		{"SELECT id, verdict FROM submissions WHERE user_id = 7 AND id < 1500 ORDER BY id DESC LIMIT 20", "ix_submissions_user"},
 		{"SELECT id, verdict FROM submissions WHERE problem_id = 3 ORDER BY id DESC LIMIT 20", "ix_submissions_problem"},
 		{"SELECT id, verdict FROM submissions WHERE contest_id = 2 ORDER BY id DESC LIMIT 20", "ix_submissions_contest"},
@@ -282,6 +285,32 @@ func TestHotQueriesUseIndexes(t *testing.T) {
 		rows.Close()
 		if len(keys) != 1 || keys[0] != tc.index {
 			t.Errorf("EXPLAIN %s\n  uses %v, want %s", tc.query, keys, tc.index)
+		}
+	}
+	// Partition pruning: a lookup by id, or a page below an id cursor,
+	// reads one partition (p0 holds ids below 1,000,000).
+	for _, q := range []string{
+		"SELECT id FROM submissions WHERE id = 1234",
+		"SELECT case_index FROM submission_cases WHERE submission_id = 1234",
+		"SELECT id FROM submissions WHERE user_id = 7 AND id < 1500 ORDER BY id DESC LIMIT 20",
+	} {
+		var parts []string
+		rows, err := s.DB.QueryxContext(ctx, "EXPLAIN PARTITIONS "+q) // MariaDB's syntax
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			m := map[string]any{}
+			if err := rows.MapScan(m); err != nil {
+				t.Fatal(err)
+			}
+			if p, ok := m["partitions"].([]byte); ok {
+				parts = append(parts, string(p))
+			}
+		}
+		rows.Close()
+		if fmt.Sprint(parts) != "[p0]" {
+			t.Errorf("EXPLAIN PARTITIONS %s\n  reads partitions %v, want [p0]", q, parts)
 		}
 	}
 }

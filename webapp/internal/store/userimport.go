@@ -51,11 +51,22 @@ func (s *Store) UsersByUsername(ctx context.Context, names []string) (map[string
 	return out, nil
 }
 
+// ImportResult says what ImportUsers did.
+type ImportResult struct {
+	Created, Updated int
+	// Registered counts the imported users newly registered in the
+	// contest (the others already were); 0 without a contest.
+	Registered int
+}
+
 // ImportUsers creates or updates every user in one transaction: all or
-// nothing. When any row fails (a taken e-mail, say) it returns the
-// per-line errors and ErrImportRejected, having written nothing.
-func (s *Store) ImportUsers(ctx context.Context, users []ImportUser) (created, updated int, lineErrs []ImportLineError, err error) {
+// nothing. With contestID not 0 it also registers every imported user in
+// that contest, in the same transaction. When any row fails (a taken
+// e-mail, say) it returns the per-line errors and ErrImportRejected,
+// having written nothing.
+func (s *Store) ImportUsers(ctx context.Context, users []ImportUser, contestID int64) (res ImportResult, lineErrs []ImportLineError, err error) {
 	err = s.inTx(ctx, "store import users", func(tx *sqlx.Tx) error {
+		ids := make([]int64, 0, len(users))
 		for _, u := range users {
 			var id int64
 			err := tx.GetContext(ctx, &id, "SELECT id FROM users WHERE username = ? FOR UPDATE", u.Username)
@@ -65,10 +76,12 @@ func (s *Store) ImportUsers(ctx context.Context, users []ImportUser) (created, u
 					lineErrs = append(lineErrs, ImportLineError{Line: u.Line, Field: "password", Message: "a new user needs a password"})
 					continue
 				}
-				_, err = tx.ExecContext(ctx, `INSERT INTO users (username, display_name, email, role, password_hash)
+				var r sql.Result
+				r, err = tx.ExecContext(ctx, `INSERT INTO users (username, display_name, email, role, password_hash)
 					VALUES (?, ?, ?, ?, ?)`, u.Username, u.DisplayName, u.Email, u.Role, u.PasswordHash)
 				if err == nil {
-					created++
+					res.Created++
+					id, err = r.LastInsertId()
 				}
 			case err != nil:
 				return err
@@ -76,16 +89,17 @@ func (s *Store) ImportUsers(ctx context.Context, users []ImportUser) (created, u
 				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ? WHERE id = ?",
 					u.DisplayName, u.Email, u.Role, id)
 				if err == nil {
-					updated++
+					res.Updated++
 				}
 			default:
 				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, password_hash = ? WHERE id = ?",
 					u.DisplayName, u.Email, u.Role, u.PasswordHash, id)
 				if err == nil {
-					updated++
+					res.Updated++
 				}
 			}
 			if err == nil {
+				ids = append(ids, id)
 				continue
 			}
 			// A unique violation fails only its statement; the transaction
@@ -104,10 +118,15 @@ func (s *Store) ImportUsers(ctx context.Context, users []ImportUser) (created, u
 		if len(lineErrs) > 0 {
 			return ErrImportRejected
 		}
-		return nil
+		if contestID == 0 {
+			return nil
+		}
+		n, err := insertParticipants(ctx, tx, contestID, ids)
+		res.Registered = n
+		return err
 	})
 	if err != nil {
-		return 0, 0, lineErrs, err
+		return ImportResult{}, lineErrs, err
 	}
-	return created, updated, nil, nil
+	return res, nil, nil
 }
