@@ -22,6 +22,9 @@ export class ApiError extends Error {
     message: string,
     readonly field?: string,
     readonly retryAfter?: number,
+    /** The whole parsed error body, for answers that carry more than
+     * {code,message,field} (e.g. "unknown" usernames, per-line "errors"). */
+    readonly body?: unknown,
   ) {
     super(message);
     this.name = "ApiError";
@@ -48,8 +51,10 @@ async function parseError(res: Response): Promise<ApiError> {
   let code = `http_${res.status}`;
   let message = res.statusText || `HTTP ${res.status}`;
   let field: string | undefined;
+  let body: unknown;
   try {
     const j = (await res.json()) as { error?: { code?: string; message?: string; field?: string } };
+    body = j;
     if (j && j.error) {
       code = j.error.code || code;
       message = j.error.message || message;
@@ -59,7 +64,26 @@ async function parseError(res: Response): Promise<ApiError> {
     /* not JSON: keep the status text */
   }
   const ra = Number(res.headers.get("Retry-After"));
-  return new ApiError(res.status, code, message, field, Number.isFinite(ra) && ra > 0 ? ra : undefined);
+  return new ApiError(res.status, code, message, field, Number.isFinite(ra) && ra > 0 ? ra : undefined, body);
+}
+
+/** unknownUsernames reads the "unknown" list of a participants 422. */
+export function unknownUsernames(e: unknown): string[] {
+  if (!(e instanceof ApiError)) return [];
+  const b = e.body as { error?: { unknown?: unknown }; unknown?: unknown } | undefined;
+  const u = b?.error?.unknown ?? b?.unknown;
+  return Array.isArray(u) ? u.filter((x): x is string => typeof x === "string") : [];
+}
+
+/** importErrors reads the per-line errors of a refused CSV import. */
+export function importErrors(e: unknown): { line: number; field?: string; message: string }[] {
+  if (!(e instanceof ApiError)) return [];
+  const list = (e.body as { errors?: unknown } | undefined)?.errors;
+  if (!Array.isArray(list)) return [];
+  return list.filter(
+    (x): x is { line: number; field?: string; message: string } =>
+      !!x && typeof x === "object" && typeof (x as { line?: unknown }).line === "number" && typeof (x as { message?: unknown }).message === "string",
+  );
 }
 
 export async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
@@ -174,9 +198,17 @@ export interface Contest {
   freeze_minutes: number;
   frozen?: boolean;
   phase?: "upcoming" | "running" | "ended";
-  registration?: string;
+  registration?: "open" | "list" | string;
   registered?: boolean;
+  /** Staff only: hidden contests are 404 to everyone else. */
+  visible?: boolean;
   problems?: ContestProblem[];
+}
+
+export interface Participant {
+  user_id: number;
+  username: string;
+  registered_at: string;
 }
 
 export interface Clarification {
@@ -185,6 +217,7 @@ export interface Clarification {
   question: string | null; // null for an announcement
   answer?: string | null;
   public?: boolean;
+  announcement?: boolean;
   user?: string;
   created_at: string;
   answered_at?: string | null;
@@ -276,6 +309,17 @@ export const api = {
     unwrapList<Clarification>(await request<unknown>(`/api/contests/${enc(slug)}/clarifications`), "clarifications"),
   askClarification: (slug: string, b: { problem?: string; question: string }) =>
     request<Clarification>(`/api/contests/${enc(slug)}/clarifications`, { method: "POST", body: b }),
+  /** Staff: an announcement (public at once). */
+  announce: (slug: string, b: { problem?: string; announcement: string }) =>
+    request<unknown>(`/api/contests/${enc(slug)}/clarifications`, { method: "POST", body: b }),
+  /** Staff: answer (or re-answer) a question; public: everyone sees it, else the asker only. */
+  answerClarification: async (slug: string, id: number, b: { answer: string; public: boolean }) =>
+    unwrapOne<Clarification>(
+      await request<unknown>(`/api/contests/${enc(slug)}/clarifications/${id}/answer`, { method: "POST", body: b }),
+      "clarification",
+    ),
+  registerContest: (slug: string) =>
+    request<{ contest: string; registered: boolean }>(`/api/contests/${enc(slug)}/register`, { method: "POST" }),
 
   // admin
   createProblem: (b: Record<string, unknown>) => request<Problem>("/api/problems", { method: "POST", body: b }),
@@ -292,6 +336,12 @@ export const api = {
   createContest: (b: Record<string, unknown>) => request<Contest>("/api/contests", { method: "POST", body: b }),
   updateContest: (slug: string, b: Record<string, unknown>) =>
     request<Contest>(`/api/contests/${enc(slug)}`, { method: "PUT", body: b }),
+  participants: async (slug: string) =>
+    unwrapList<Participant>(await request<unknown>(`/api/contests/${enc(slug)}/participants`), "participants"),
+  addParticipants: (slug: string, usernames: string[]) =>
+    request<{ added: number; already: number }>(`/api/contests/${enc(slug)}/participants`, { method: "POST", body: { usernames } }),
+  removeParticipant: (slug: string, username: string) =>
+    request<void>(`/api/contests/${enc(slug)}/participants/${enc(username)}`, { method: "DELETE" }),
   importUsers: (file: File): Promise<ImportResult> => {
     const fd = new FormData();
     fd.append("file", file, file.name);

@@ -5,7 +5,7 @@ import { go } from "@codemirror/lang-go";
 import { java } from "@codemirror/lang-java";
 import { python } from "@codemirror/lang-python";
 import { indentUnit, type LanguageSupport } from "@codemirror/language";
-import { Compartment, EditorState } from "@codemirror/state";
+import { Compartment, EditorState, Prec } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { indentWithTab } from "@codemirror/commands";
 import { basicSetup } from "codemirror";
@@ -30,7 +30,7 @@ export interface Editor {
 
 export function createEditor(
   parent: HTMLElement,
-  opts: { doc: string; language: string; label: string; onChange?: (s: string) => void; onSubmit?: () => void },
+  opts: { doc: string; language: string; label: string; describedBy?: string; onChange?: (s: string) => void; onSubmit?: () => void },
 ): Editor {
   const lang = new Compartment();
   const view = new EditorView({
@@ -41,13 +41,17 @@ export function createEditor(
         basicSetup,
         // Tab indents; Escape then Tab leaves the editor (CodeMirror's
         // documented escape hatch), so the page stays keyboard-usable.
-        keymap.of([
-          indentWithTab,
-          { key: "Mod-Enter", run: () => (opts.onSubmit?.(), true) },
-        ]),
+        keymap.of([indentWithTab]),
+        // Ctrl/Cmd+Enter submits. Highest precedence: basicSetup's default
+        // keymap binds Mod-Enter to insertBlankLine, which would win.
+        Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => (opts.onSubmit?.(), true) }])),
         indentUnit.of("    "),
         lang.of(languageSupport(opts.language) ?? []),
-        EditorView.contentAttributes.of({ "aria-label": opts.label, "aria-multiline": "true" }),
+        EditorView.contentAttributes.of({
+          "aria-label": opts.label,
+          "aria-multiline": "true",
+          ...(opts.describedBy ? { "aria-describedby": opts.describedBy } : {}),
+        }),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) opts.onChange?.(u.state.doc.toString());
         }),

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { unwrapContest, unwrapList, unwrapOne } from "../src/api";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { api, ApiError, importErrors, setCsrfToken, unknownUsernames, unwrapContest, unwrapList, unwrapOne } from "../src/api";
+import { fakeAPI } from "./fakeapi";
 
 describe("API document shapes", () => {
   it("reads lists wrapped by name or as items", () => {
@@ -16,5 +17,71 @@ describe("API document shapes", () => {
     expect(c.slug).toBe("demo");
     expect(c.problems?.map((p) => p.label)).toEqual(["A"]);
     expect(unwrapContest({ slug: "x", rule: "ioi", problems: [] }).problems).toEqual([]);
+  });
+});
+
+describe("error bodies", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("keeps the whole body: unknown usernames of a participants 422", async () => {
+    const f = fakeAPI({
+      "POST /api/contests/cup/participants": () => ({
+        status: 422,
+        body: { error: { code: "validation", message: "unknown users: carol", field: "usernames", unknown: ["carol", 7, "dave"] } },
+      }),
+    });
+    vi.stubGlobal("fetch", f.fetch);
+    setCsrfToken("tok");
+    const err = await api.addParticipants("cup", ["bob", "carol", "dave"]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(422);
+    expect((err as ApiError).field).toBe("usernames");
+    expect(unknownUsernames(err)).toEqual(["carol", "dave"]);
+    expect(f.calls[0]).toMatchObject({ method: "POST", body: { usernames: ["bob", "carol", "dave"] } });
+    expect(f.calls[0]!.headers["X-CSRF-Token"]).toBe("tok");
+  });
+
+  it("reads the per-line errors of a refused CSV import", async () => {
+    const f = fakeAPI({
+      "POST /api/users/import": () => ({
+        status: 400,
+        body: {
+          error: { code: "validation", field: "file", message: "2 line(s) have errors" },
+          errors: [{ line: 3, field: "username", message: "bad" }, { line: "x" }, { line: 5, message: "taken" }],
+        },
+      }),
+    });
+    vi.stubGlobal("fetch", f.fetch);
+    const err = await api.importUsers(new File(["username\n"], "u.csv")).catch((e: unknown) => e);
+    expect(importErrors(err)).toEqual([
+      { line: 3, field: "username", message: "bad" },
+      { line: 5, message: "taken" },
+    ]);
+    expect(importErrors(new Error("x"))).toEqual([]);
+    expect(unknownUsernames(err)).toEqual([]);
+  });
+
+  it("sends the CSRF token on every staff write of this change", async () => {
+    const f = fakeAPI({
+      "DELETE /api/contests/cup/participants/bob": () => ({ status: 204 }),
+      "POST /api/contests/cup/clarifications/7/answer": { clarification: { id: 7, answer: "Yes.", public: true } },
+      "POST /api/contests/cup/register": { contest: "cup", registered: true },
+      "GET /api/contests/cup/participants": { participants: [{ user_id: 1, username: "bob", registered_at: "2026-03-01T10:00:00Z" }] },
+    });
+    vi.stubGlobal("fetch", f.fetch);
+    setCsrfToken("tok2");
+    await api.removeParticipant("cup", "bob");
+    const c = await api.answerClarification("cup", 7, { answer: "Yes.", public: true });
+    expect(c).toEqual({ id: 7, answer: "Yes.", public: true });
+    await api.registerContest("cup");
+    const p = await api.participants("cup");
+    expect(p.items.map((x) => x.username)).toEqual(["bob"]);
+    expect(f.calls.map((c) => [c.method, c.path, c.headers["X-CSRF-Token"] ?? null])).toEqual([
+      ["DELETE", "/api/contests/cup/participants/bob", "tok2"],
+      ["POST", "/api/contests/cup/clarifications/7/answer", "tok2"],
+      ["POST", "/api/contests/cup/register", "tok2"],
+      ["GET", "/api/contests/cup/participants", null],
+    ]);
+    expect(f.calls[1]!.body).toEqual({ answer: "Yes.", public: true });
   });
 });

@@ -1,10 +1,8 @@
 package stack
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,165 +33,11 @@ int main() { puts("3"); return 0; }
 `
 )
 
-// artifacts is where screenshots go: $VERDICT_ARTIFACTS or bin/e2e.
-func artifacts(t *testing.T) string {
-	d := os.Getenv("VERDICT_ARTIFACTS")
-	if d == "" {
-		root, _ := filepath.Abs("../../..")
-		d = filepath.Join(root, "bin", "e2e")
-	}
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-func screenshot(t *testing.T, ctx context.Context, name string) {
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Logf("screenshot %s: %v", name, err)
-		return
-	}
-	p := filepath.Join(artifacts(t), strings.ReplaceAll(name, " ", "-")+".png")
-	if err := os.WriteFile(p, buf, 0o644); err != nil {
-		t.Logf("screenshot %s: %v", name, err)
-	}
-}
-
-// browser starts a headless Chromium (Debian's, installed by make deps).
-func browser(t *testing.T) (context.Context, context.CancelFunc) {
-	t.Helper()
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Fatalf("the browser test needs /usr/bin/chromium (make deps installs it): %v", err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath("/usr/bin/chromium"),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1280, 900),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelB := chromedp.NewContext(actx)
-	return ctx, func() { cancelB(); cancelA() }
-}
-
-// caseStates reads the live verdict table: one "index:verdict" per row.
-const caseStatesJS = `Array.from(document.querySelectorAll('tr[data-case]')).map(r => r.dataset.case + ':' + r.dataset.verdict).join(' ')`
-
-// watchCases polls the verdict table until every row is final or the
-// deadline passes and returns each distinct state seen, in order.
-func watchCases(t *testing.T, ctx context.Context, done func(string) bool, within time.Duration) []string {
-	t.Helper()
-	var seen []string
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](caseStatesJS))
-		if err != nil {
-			t.Fatalf("read the verdict table: %v", err)
-		}
-		if len(seen) == 0 || seen[len(seen)-1] != s {
-			seen = append(seen, s)
-		}
-		if done(s) {
-			return seen
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("the verdict table did not finish within %v; states seen:\n%s", within, strings.Join(seen, "\n"))
-	return nil
-}
-
-// js evaluates a boolean expression in the page as a step.
-func js(expr string) chromedp.Action[chromedp.Void] {
-	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Evaluate[bool](expr)(ctx, t)
-		return err
-	})
-}
-
-// until waits for a boolean expression in the page to become true.
-func until(expr string) chromedp.Action[chromedp.Void] {
-	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Poll[bool](expr)(ctx, t)
-		return err
-	})
-}
-
-// step runs actions with their own deadline and, on failure, saves a
-// screenshot named after the step and fails the test.
-func step(t *testing.T, ctx context.Context, name string, within time.Duration, actions ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	sctx, cancel := context.WithTimeout(ctx, within)
-	defer cancel()
-	if err := chromedp.Do(sctx, actions...); err != nil {
-		screenshot(t, ctx, "failed-"+name)
-		t.Fatalf("%s: %v", name, err)
-	}
-}
-
-func submit(t *testing.T, ctx context.Context, url, source string) {
-	t.Helper()
-	f := filepath.Join(t.TempDir(), "main.cpp")
-	if err := os.WriteFile(f, []byte(source), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	step(t, ctx, "open the problem", 30*time.Second,
-		chromedp.Navigate(url),
-		chromedp.WaitReady(chromedp.CSS(`#language option[value="cpp17"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`.cm-content`)), // the editor loads lazily
-	)
-	// Choosing a file fires "change" in a real browser; setting the input's
-	// files over CDP does not here, so the test fires it as the browser would.
-	step(t, ctx, "choose C++17 and load the source file", 15*time.Second,
-		chromedp.SetValue(chromedp.CSS(`#language`), "cpp17"),
-		chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{f}),
-		js(`document.querySelector('input[type=file]').dispatchEvent(new Event('change', {bubbles: true}))`),
-		until(`!!document.querySelector('.cm-content')?.innerText.includes('main')`),
-	)
-	step(t, ctx, "submit", 30*time.Second,
-		chromedp.Click(chromedp.CSS(`.submit-panel button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS(`tr[data-case]`)),
-	)
-}
-
 // TestBrowserEndToEnd is issue 7's acceptance: the whole stack behind real
 // nginx, driven by headless Chromium.
 func TestBrowserEndToEnd(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Fatal("the judges' sandbox needs root")
-	}
-	root, _ := filepath.Abs("../../..")
-	static := filepath.Join(root, "frontend", "dist")
-	if _, err := os.Stat(filepath.Join(static, "index.html")); err != nil {
-		t.Fatalf("the browser test needs the built frontend (make test builds it: npm run build): %v", err)
-	}
-	bin := buildComponents(t)
-	out := &syncBuffer{}
-	t.Cleanup(func() {
-		if t.Failed() {
-			lines := strings.Split(out.String(), "\n")
-			t.Logf("last lines of the stack's output:\n%s", strings.Join(lines[max(0, len(lines)-120):], "\n"))
-		}
-	})
-	cfg := Config{
-		Dir: t.TempDir(), BinDir: bin, StaticDir: static, Demo: true, Restart: false, Judges: 2, Out: out,
-	}
-	if err := UseFreePorts(&cfg); err != nil {
-		t.Fatal(err)
-	}
-	s, stop := startStack(t, cfg)
-	defer stop()
-	logins := map[string]string{}
-	for _, l := range strings.Split(s.demoLogins, "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && !strings.HasPrefix(l, "#") {
-			logins[f[0]] = f[1]
-		}
-	}
-	base := strings.TrimSuffix(s.URL(), "/")
+	env := startBrowserStack(t, 2)
+	s, logins, base := env.stack, env.logins, env.base
 
 	ctx, cancel := browser(t)
 	defer cancel()

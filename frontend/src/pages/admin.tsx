@@ -5,12 +5,13 @@
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { api, ApiError, type ImportResult, type JudgeInfo } from "../api";
+import { api, ApiError, importErrors, unknownUsernames, type Contest, type ImportResult, type JudgeInfo } from "../api";
 import { getLang, t, type Key } from "../i18n";
 import { dateTime, fromLocalInput, toLocalInput } from "../format";
 import { renderMarkdown } from "../markdown";
+import { parseUsernames } from "../registration";
 import { isStaff, session, useStore } from "../state";
-import { ErrorBox, Field, fieldError, formError, Loading, Notice, useFocusHeading, useTitle } from "../ui";
+import { ErrorBox, Field, fieldError, formError, Loading, Notice, useAsync, useFocusHeading, useTitle } from "../ui";
 
 const SECTIONS: { id: string; key: Key }[] = [
   { id: "problems", key: "admin.problems" },
@@ -105,6 +106,7 @@ function ProblemAdmin() {
   const [editing, setEditing] = useState<string | null>(null);
   const [lookup, setLookup] = useState("");
   const [preview, setPreview] = useState(false);
+  const existing = useAsync(() => api.problems(), []);
   const save = useSubmit<unknown>();
   const load = useSubmit<unknown>();
   const set = (k: keyof ProblemForm) => (e: { currentTarget: unknown }) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
@@ -149,6 +151,7 @@ function ProblemAdmin() {
     save.run(async () => {
       const r = editing ? await api.updateProblem(editing, body) : await api.createProblem(body);
       setEditing(body.slug);
+      existing.reload();
       return r;
     });
   };
@@ -160,7 +163,14 @@ function ProblemAdmin() {
       <Section title={t("admin.editExisting")}>
         <form class="toolbar" onSubmit={doLoad}>
           <label for="p-lookup">{t("admin.slug")}</label>
-          <input id="p-lookup" value={lookup} onInput={(e) => setLookup(e.currentTarget.value)} required />
+          <input id="p-lookup" list="p-existing" value={lookup} onInput={(e) => setLookup(e.currentTarget.value)} required />
+          <datalist id="p-existing">
+            {(existing.data?.items ?? []).map((p) => (
+              <option key={p.slug} value={p.slug}>
+                {p.title}
+              </option>
+            ))}
+          </datalist>
           <button type="submit" class="btn" disabled={load.busy}>
             {t("admin.load")}
           </button>
@@ -248,7 +258,18 @@ function TestdataUpload({ slug }: { slug: string }) {
 
 // ---- contests ---------------------------------------------------------------
 
-const emptyContest = { slug: "", title: "", description: "", rule: "icpc", start_at: "", end_at: "", freeze_minutes: "0", problems: "" };
+const emptyContest = {
+  slug: "",
+  title: "",
+  description: "",
+  rule: "icpc",
+  start_at: "",
+  end_at: "",
+  freeze_minutes: "0",
+  registration: "open",
+  visible: true as boolean,
+  problems: "",
+};
 type ContestForm = typeof emptyContest;
 
 /** parseContestProblems reads "A sum 100" lines. */
@@ -265,12 +286,46 @@ export function parseContestProblems(text: string): { problems: { label: string;
   return { problems, bad };
 }
 
+/** contestBody is the JSON of POST/PUT /api/contests for the form. */
+export function contestBody(f: ContestForm, problems: { label: string; slug: string; points: number }[]) {
+  return {
+    slug: f.slug.trim(),
+    title: f.title,
+    description: f.description,
+    rule: f.rule,
+    start_at: fromLocalInput(f.start_at),
+    end_at: fromLocalInput(f.end_at),
+    freeze_minutes: Number(f.freeze_minutes),
+    registration: f.registration,
+    visible: f.visible,
+    problems,
+  };
+}
+
+/** contestForm fills the form from GET /api/contests/{slug} (as staff see it). */
+export function contestForm(c: Contest): ContestForm {
+  return {
+    slug: c.slug,
+    title: c.title,
+    description: c.description ?? "",
+    rule: c.rule,
+    start_at: toLocalInput(c.start_at),
+    end_at: toLocalInput(c.end_at),
+    freeze_minutes: String(c.freeze_minutes ?? 0),
+    registration: c.registration === "list" ? "list" : "open",
+    visible: c.visible !== false,
+    problems: (c.problems ?? []).map((p) => `${p.label} ${p.slug} ${p.points}`).join("\n"),
+  };
+}
+
 function ContestAdmin() {
   const [f, setF] = useState<ContestForm>(emptyContest);
   const [editing, setEditing] = useState<string | null>(null);
+  const [savedReg, setSavedReg] = useState<string>("open");
   const [lookup, setLookup] = useState("");
   const save = useSubmit<unknown>();
   const load = useSubmit<unknown>();
+  const existing = useAsync(() => api.contests(), []);
   const set = (k: keyof ContestForm) => (e: { currentTarget: unknown }) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
   const fe = (k: string) => fieldError(save.error, k);
 
@@ -278,17 +333,9 @@ function ContestAdmin() {
     e.preventDefault();
     load.run(async () => {
       const c = await api.contest(lookup.trim());
-      setF({
-        slug: c.slug,
-        title: c.title,
-        description: c.description ?? "",
-        rule: c.rule,
-        start_at: toLocalInput(c.start_at),
-        end_at: toLocalInput(c.end_at),
-        freeze_minutes: String(c.freeze_minutes ?? 0),
-        problems: (c.problems ?? []).map((p) => `${p.label} ${p.slug} ${p.points}`).join("\n"),
-      });
+      setF(contestForm(c));
       setEditing(c.slug);
+      setSavedReg(c.registration ?? "open");
       return c;
     });
   };
@@ -300,32 +347,43 @@ function ContestAdmin() {
       save.setError(new ApiError(400, "invalid", `line ${parsed.bad.join(", ")}`, "problems"));
       return;
     }
-    const body = {
-      slug: f.slug.trim(),
-      title: f.title,
-      description: f.description,
-      rule: f.rule,
-      start_at: fromLocalInput(f.start_at),
-      end_at: fromLocalInput(f.end_at),
-      freeze_minutes: Number(f.freeze_minutes),
-      problems: parsed.problems,
-    };
+    const body = contestBody(f, parsed.problems);
     save.run(async () => {
       const r = editing ? await api.updateContest(editing, body) : await api.createContest(body);
       setEditing(body.slug);
+      setSavedReg(body.registration);
+      existing.reload();
       return r;
     });
   };
 
+  const newContest = () => {
+    setF(emptyContest);
+    setEditing(null);
+    setLookup("");
+  };
+
   return (
     <>
-      <Section title={t("admin.contests")}>
+      <Section title={t("admin.editContest")}>
         <form class="toolbar" onSubmit={doLoad}>
           <label for="c-lookup">{t("admin.slug")}</label>
-          <input id="c-lookup" value={lookup} onInput={(e) => setLookup(e.currentTarget.value)} required />
+          <input id="c-lookup" list="c-existing" value={lookup} onInput={(e) => setLookup(e.currentTarget.value)} required />
+          <datalist id="c-existing">
+            {(existing.data?.items ?? []).map((c) => (
+              <option key={c.slug} value={c.slug}>
+                {c.title}
+              </option>
+            ))}
+          </datalist>
           <button type="submit" class="btn" disabled={load.busy}>
             {t("admin.load")}
           </button>
+          {editing && (
+            <button type="button" class="btn btn-ghost" onClick={newContest}>
+              {t("admin.newContest")}
+            </button>
+          )}
         </form>
         <ErrorBox error={load.error} />
       </Section>
@@ -345,6 +403,22 @@ function ContestAdmin() {
           <Field id="c-start" label={t("admin.startAt")} type="datetime-local" required value={f.start_at} onInput={set("start_at")} error={fe("start_at")} />
           <Field id="c-end" label={t("admin.endAt")} type="datetime-local" required value={f.end_at} onInput={set("end_at")} error={fe("end_at")} />
           <Field id="c-freeze" label={t("admin.freeze")} type="number" min={0} value={f.freeze_minutes} onInput={set("freeze_minutes")} error={fe("freeze_minutes")} />
+          <Field id="c-registration" label={t("admin.registration")} error={fe("registration")} hint={f.registration === "list" ? t("admin.registration.listHint") : t("admin.registration.openHint")}>
+            <select id="c-registration" value={f.registration} onChange={set("registration")} aria-describedby="c-registration-hint">
+              <option value="open">{t("admin.registration.open")}</option>
+              <option value="list">{t("admin.registration.list")}</option>
+            </select>
+          </Field>
+          <div class={`field check${fe("visible") ? " field-invalid" : ""}`}>
+            <label for="c-visible">
+              <input id="c-visible" type="checkbox" checked={f.visible} onChange={(e) => setF({ ...f, visible: e.currentTarget.checked })} aria-describedby="c-visible-hint" />{" "}
+              {t("admin.visible")}
+            </label>
+            <small id="c-visible-hint" class="muted">
+              {t("admin.visibleHint")}
+            </small>
+            {fe("visible") && <small class="field-error">{fe("visible")}</small>}
+          </div>
           <Field id="c-problems" label={t("admin.contestProblems")} error={fe("problems")}>
             <textarea
               id="c-problems"
@@ -363,7 +437,123 @@ function ContestAdmin() {
           </button>
         </form>
       </Section>
+      {editing && <ParticipantsEditor key={editing} slug={editing} registration={savedReg} />}
     </>
+  );
+}
+
+/** ParticipantsEditor lists a contest's participants and adds or removes
+ *  them by username (the list of a by-list contest; in an open contest,
+ *  who registered). */
+function ParticipantsEditor({ slug, registration }: { slug: string; registration: string }) {
+  const list = useAsync(() => api.participants(slug), [slug]);
+  const [text, setText] = useState("");
+  const [localBad, setLocalBad] = useState<string[]>([]);
+  const add = useSubmit<{ added: number; already: number }>();
+  const [removeError, setRemoveError] = useState<unknown>(null);
+  const [removed, setRemoved] = useState<string | null>(null);
+  const lang = getLang();
+  const unknown = unknownUsernames(add.error);
+  // A name that cannot be a username (checked here), or the server's word
+  // on the field when it is not the "unknown users" answer.
+  const addErr = localBad.length
+    ? t("admin.participants.invalid", { names: localBad.join(", ") })
+    : unknown.length
+      ? undefined
+      : fieldError(add.error, "usernames");
+
+  const doAdd = (e: Event) => {
+    e.preventDefault();
+    const { usernames, invalid } = parseUsernames(text);
+    setLocalBad(invalid);
+    setRemoved(null);
+    if (invalid.length || usernames.length === 0) return;
+    add.run(async () => {
+      const r = await api.addParticipants(slug, usernames);
+      setText("");
+      list.reload();
+      return r;
+    });
+  };
+  const remove = async (username: string) => {
+    setRemoveError(null);
+    setRemoved(null);
+    try {
+      await api.removeParticipant(slug, username);
+      setRemoved(username);
+      list.setData((d) => (d ? { ...d, items: d.items.filter((p) => p.username !== username) } : d));
+      // The row (and its focused button) is gone: keep keyboard users in the editor.
+      document.getElementById("pt-add")?.focus();
+    } catch (e) {
+      setRemoveError(e);
+    }
+  };
+  const items = list.data?.items ?? [];
+  return (
+    <Section title={t("admin.participants")}>
+      <p class="muted">{registration === "list" ? t("admin.participants.listHint") : t("admin.participants.openHint")}</p>
+      <form class="form" onSubmit={doAdd}>
+        <Field id="pt-add" label={t("admin.participants.add")} error={addErr} hint={t("admin.participants.addHint")}>
+          <textarea
+            id="pt-add"
+            rows={3}
+            value={text}
+            onInput={(e) => setText(e.currentTarget.value)}
+            aria-describedby={`pt-add-hint${addErr ? " pt-add-err" : ""}`}
+            aria-invalid={addErr || unknown.length ? "true" : undefined}
+          />
+        </Field>
+        {unknown.length > 0 && (
+          <div class="alert alert-error" role="alert" data-testid="pt-unknown">
+            {t("admin.participants.unknown", { names: unknown.join(", ") })}
+          </div>
+        )}
+        <ErrorBox error={unknown.length ? null : formError(add.error, ["usernames"])} />
+        {add.result && (
+          <Notice kind="ok">
+            {t("admin.participants.added", { added: add.result.added, already: add.result.already })}
+          </Notice>
+        )}
+        <button type="submit" class="btn btn-primary" disabled={add.busy || !text.trim()}>
+          {t("admin.participants.addButton")}
+        </button>
+      </form>
+      {removed && <Notice kind="ok">{t("admin.participants.removed", { name: removed })}</Notice>}
+      <ErrorBox error={removeError} />
+      <ErrorBox error={list.error} onRetry={list.reload} />
+      {list.loading && !list.data && <Loading />}
+      {list.data && items.length === 0 && <p class="muted">{t("admin.participants.none")}</p>}
+      {items.length > 0 && (
+        <div class="table-wrap">
+          <table class="list participants">
+            <caption class="sr-only">{t("admin.participants")}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t("login.username")}</th>
+                <th scope="col" class="hide-narrow">{t("admin.participants.since")}</th>
+                <th scope="col">
+                  <span class="sr-only">{t("admin.participants.remove")}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((p) => (
+                <tr key={p.username} data-username={p.username}>
+                  <th scope="row">{p.username}</th>
+                  <td class="hide-narrow nowrap">{dateTime(p.registered_at, lang)}</td>
+                  <td>
+                    <button type="button" class="btn btn-small btn-danger" aria-label={t("admin.participants.removeName", { name: p.username })} onClick={() => remove(p.username)}>
+                      {t("admin.participants.remove")}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p class="muted">{t("admin.participants.count", { n: items.length })}</p>
+        </div>
+      )}
+    </Section>
   );
 }
 
@@ -381,8 +571,20 @@ function UsersAdmin() {
           if (file) imp.run(() => api.importUsers(file));
         }}
       >
-        <Field id="u-file" label={t("admin.csv")} type="file" accept=".csv,text/csv" required error={fieldError(imp.error, "file")} onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+        <Field id="u-file" label={t("admin.csv")} type="file" accept=".csv,text/csv" required error={importErrors(imp.error).length ? undefined : fieldError(imp.error, "file")} onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
         <ErrorBox error={formError(imp.error, ["file"])} />
+        {importErrors(imp.error).length > 0 && (
+          <div class="alert alert-error" role="alert">
+            <p>{t("admin.importRefused")}</p>
+            <ul>
+              {importErrors(imp.error).map((x) => (
+                <li key={`${x.line}-${x.field ?? ""}`}>
+                  {t("admin.importLine", { line: x.line })}: {x.message}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
         {imp.result && <Notice kind="ok">{t("admin.imported", { created: imp.result.created, updated: imp.result.updated ?? 0 })}</Notice>}
         {imp.result?.passwords && Object.keys(imp.result.passwords).length > 0 && (
           <div class="alert alert-warn" role="alert">

@@ -3,6 +3,7 @@
 
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, type Contest } from "../api";
+import { registrationState } from "../registration";
 import { getLang, t } from "../i18n";
 import { countdown, dateTime, length } from "../format";
 import { renderMarkdown } from "../markdown";
@@ -10,7 +11,8 @@ import { applyEvent, emptyBoard, fromDoc, type Scoreboard } from "../scoreboard"
 import { live, session, useStore } from "../state";
 import { ScoreboardTable } from "../components/scoreboard";
 import { LiveStatus } from "../components/livestatus";
-import { ErrorBox, Field, fieldError, formError, Loading, Notice, useAsync, useFocusHeading, useNow, useTitle } from "../ui";
+import { ErrorBox, Loading, Notice, useAsync, useFocusHeading, useNow, useTitle } from "../ui";
+import { Clarifications } from "./clarifications";
 
 export function ContestsPage() {
   useTitle(t("contests.title"));
@@ -97,6 +99,7 @@ export function ContestPage({ slug, query }: { slug: string; query: URLSearchPar
             </h1>
             <Countdown contest={c.data} />
           </header>
+          <Registration contest={c.data} onRegistered={() => c.setData((d) => (d ? { ...d, registered: true } : d))} />
           <nav class="tabs" aria-label={c.data.title}>
             {(["problems", "scoreboard", "clarifications"] as Tab[]).map((x) => (
               <a key={x} href={`${base}?tab=${x}`} aria-current={tab === x ? "page" : undefined} class={tab === x ? "active" : ""}>
@@ -215,98 +218,58 @@ export function LiveScoreboard({ contest }: { contest: Contest }) {
   );
 }
 
-function Clarifications({ contest }: { contest: Contest }) {
+
+/** Registration: the Register button of an open contest, or where the
+ *  viewer stands. */
+export function Registration({ contest, onRegistered }: { contest: Contest; onRegistered: () => void }) {
   const user = useStore(session).user;
-  const list = useAsync(() => api.clarifications(contest.slug), [contest.slug]);
-  const [problem, setProblem] = useState("");
-  const [question, setQuestion] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [sent, setSent] = useState(false);
-  const lang = getLang();
-
-  // Answers are not on the live channel: poll while the page is open.
-  useEffect(() => {
-    const h = setInterval(() => {
-      if (document.visibilityState === "visible") list.reload();
-    }, 30_000);
-    return () => clearInterval(h);
-  }, [contest.slug]);
-
-  const send = async (e: Event) => {
-    e.preventDefault();
+  const [justNow, setJustNow] = useState(false);
+  const state = registrationState(contest, user);
+  const register = async () => {
     setBusy(true);
     setError(null);
-    setSent(false);
     try {
-      await api.askClarification(contest.slug, { problem: problem || undefined, question });
-      setQuestion("");
-      setSent(true);
-      list.reload();
-    } catch (err) {
-      setError(err);
+      await api.registerContest(contest.slug);
+      setJustNow(true);
+      onRegistered();
+    } catch (e) {
+      setError(e);
     } finally {
       setBusy(false);
     }
   };
-
-  return (
-    <section aria-labelledby="clar-h">
-      <h2 id="clar-h" class="sr-only">
-        {t("contest.clarifications")}
-      </h2>
-      <ErrorBox error={list.error} onRetry={list.reload} />
-      {list.data && list.data.items.length === 0 && <p class="muted">{t("common.none")}</p>}
-      <ul class="clarifications">
-        {(list.data?.items ?? []).map((c) => (
-          <li key={c.id} class="clar">
-            <p class="clar-meta muted">
-              {c.problem ? `${c.problem} · ` : ""}
-              {dateTime(c.created_at, lang)}
-            </p>
-            {c.question && <p class="clar-q">{c.question}</p>}
-            {c.answer ? (
-              <div class="clar-a">
-                <strong>{t("clar.answer")}:</strong> <span>{c.answer}</span>
-              </div>
-            ) : (
-              <p class="muted">{t("clar.unanswered")}</p>
-            )}
-          </li>
-        ))}
-      </ul>
-      {user && (
-        <form class="form" onSubmit={send} aria-labelledby="ask-h">
-          <h3 id="ask-h">{t("clar.ask")}</h3>
-          <Field id="clar-problem" label={t("clar.problem")} error={fieldError(error, "problem")}>
-            <select id="clar-problem" value={problem} onChange={(e) => setProblem(e.currentTarget.value)}>
-              <option value="">{t("clar.general")}</option>
-              {(contest.problems ?? []).map((p) => (
-                <option key={p.slug} value={p.slug}>
-                  {p.label}. {p.title}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field id="clar-question" label={t("clar.question")} error={fieldError(error, "question")}>
-            <textarea
-              id="clar-question"
-              rows={4}
-              required
-              maxLength={2000}
-              value={question}
-              aria-invalid={fieldError(error, "question") ? "true" : undefined}
-              aria-describedby={fieldError(error, "question") ? "clar-question-err" : undefined}
-              onInput={(e) => setQuestion(e.currentTarget.value)}
-            />
-          </Field>
-          <ErrorBox error={formError(error, ["problem", "question"])} />
-          {sent && <Notice kind="ok">{t("clar.sent")}</Notice>}
-          <button type="submit" class="btn btn-primary" disabled={busy || !question.trim()}>
-            {t("clar.send")}
+  switch (state) {
+    case "can-register":
+      return (
+        <div class="registration" data-state={state}>
+          <button type="button" class="btn btn-primary" disabled={busy} onClick={register}>
+            {t("contest.register")}
           </button>
-        </form>
-      )}
-    </section>
-  );
+          <span class="muted">{t("contest.registerHint")}</span>
+          <ErrorBox error={error} />
+        </div>
+      );
+    case "registered":
+      return (
+        <div class="registration" data-state={state} role="status">
+          <span class="tag tag-ok">{justNow ? t("contest.registeredNow") : t("contest.registered")}</span>
+        </div>
+      );
+    case "by-list":
+      return (
+        <div class="registration" data-state={state}>
+          <Notice kind="info">{t("contest.byList")}</Notice>
+        </div>
+      );
+    case "anonymous":
+      return (
+        <div class="registration" data-state={state}>
+          <a href={`/login?next=${encodeURIComponent(`/contests/${contest.slug}`)}`}>{t("nav.login")}</a> <span class="muted">{t("contest.loginToTakePart")}</span>
+        </div>
+      );
+    default:
+      return null;
+  }
 }

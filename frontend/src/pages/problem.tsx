@@ -103,6 +103,7 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
         doc: load(draftKey(slug, language)) ?? "",
         language,
         label: t("editor.code"),
+        describedBy: "editor-keys",
         onChange: (s) => save(draftKey(slug, currentLang.current), s),
         onSubmit: () => submitRef.current(),
       });
@@ -195,6 +196,9 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
         {langs.data && options.length === 0 && <p class="alert alert-warn">{t("editor.noLanguages")}</p>}
         <ErrorBox error={langs.error} onRetry={langs.reload} />
         <div class="editor" ref={editorHost} />
+        <p id="editor-keys" class="muted hint">
+          {t("editor.keys")}
+        </p>
         <ErrorBox error={error} />
         <div class="actions">
           <button type="submit" class="btn btn-primary" disabled={busy || !user || !language} aria-keyshortcuts="Control+Enter">

@@ -1,0 +1,34 @@
+// A fake web node for the DOM tests: routes "METHOD /path" to handlers and
+// records every call (method, path, headers, JSON body).
+import { vi } from "vitest";
+
+export interface Call {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export type Handler = (call: Call) => { status?: number; body?: unknown } | undefined;
+
+export function fakeAPI(routes: Record<string, Handler | object>) {
+  const calls: Call[] = [];
+  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(String(input), "http://localhost");
+    const method = (init?.method ?? "GET").toUpperCase();
+    const headers = (init?.headers ?? {}) as Record<string, string>;
+    let body: unknown;
+    if (typeof init?.body === "string") body = JSON.parse(init.body);
+    const call: Call = { method, path: url.pathname, headers, body };
+    calls.push(call);
+    const r = routes[`${method} ${url.pathname}`];
+    if (r === undefined) {
+      return new Response(JSON.stringify({ error: { code: "not_found", message: `no route ${method} ${url.pathname}` } }), { status: 404 });
+    }
+    const out = typeof r === "function" ? (r as Handler)(call) ?? {} : { body: r };
+    const status = out.status ?? 200;
+    if (status === 204) return new Response(null, { status });
+    return new Response(JSON.stringify(out.body ?? {}), { status, headers: { "Content-Type": "application/json" } });
+  });
+  return { fetch, calls };
+}
