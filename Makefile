@@ -44,7 +44,7 @@ run: deps build ## start the whole local stack under ./var, with demo data; Ctrl
 test: deps ## run the whole suite: frontend unit tests, then go test -race against real MariaDB and Redis
 	@TEST_TIMEOUT=$(TEST_TIMEOUT) GO=$(GO) bash deploy/scripts/test.sh
 
-bench: deps build ## print the benchmark figures (docs/benchmarks.md explains them; about 2 min)
+bench: deps build ## print the benchmark figures (docs/benchmarks.md explains them; about 6 min; root)
 	@echo "== 1. sandbox: a trivial static C program, bare vs through the sandbox"
 	$(BIN)/judge sandbox bench --n 1000
 	$(BIN)/verdict-stack bench --go $(GO)

@@ -18,10 +18,12 @@ import (
 // to measure.
 func runBench(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
-	only := fs.String("only", "", "comma-separated items to run: sched,queue (default: all)")
-	rootFlag := fs.String("root", ".", "checkout (for go test -bench of the hub's policies)")
+	only := fs.String("only", "", "comma-separated items to run: e2e,push,web,sched,queue (default: all)")
+	rootFlag := fs.String("root", ".", "checkout (for go test -bench of the hub's policies, and its components)")
 	goBin := fs.String("go", "go", "the go tool")
 	backlog := fs.Int("backlog", 100_000, "queued tasks behind the probes (queue item)")
+	var sf stackFlags
+	sf.register(fs)
 	_ = fs.Parse(args)
 	root, err := filepath.Abs(*rootFlag)
 	if err != nil {
@@ -31,6 +33,13 @@ func runBench(ctx context.Context, args []string) int {
 	want := func(name string) bool { return *only == "" || strings.Contains(","+*only+",", ","+name+",") }
 	failed := false
 	fmt.Printf("bench: %s, %d CPUs, %s\n\n", time.Now().Format("2006-01-02 15:04 MST"), numCPU(), hostLoad())
+
+	if want("e2e") || want("push") || want("web") {
+		if err := runStackBench(ctx, root, sf, want); err != nil {
+			fmt.Fprintln(os.Stderr, "verdict-stack bench:", err)
+			failed = true
+		}
+	}
 
 	if want("sched") {
 		fmt.Println("== 5a. scheduler: decisions/s with 100 simulated judges (plain Go, no I/O; go test -bench)")

@@ -228,7 +228,7 @@ type scoreRow struct {
 	Problems map[string]any `json:"problems"`
 }
 
-func (c *Client) studentRow(ctx context.Context) (string, error) {
+func studentRow(ctx context.Context, c *Client) (string, error) {
 	var sb struct {
 		Rows []scoreRow `json:"rows"`
 	}
@@ -273,7 +273,7 @@ func RestartRedis(ctx context.Context, e *Env, r *Result) {
 	r.did("2 more contest submissions (AC, WA) after the restart")
 	e.verifyOnce(ctx, r, marker, want, 5, 120*time.Second)
 	time.Sleep(1500 * time.Millisecond) // scoreboard writes follow the results
-	live, err := c.studentRow(ctx)
+	live, err := studentRow(ctx, c)
 	if err != nil {
 		r.fail("scoreboard: %v", err)
 		return
@@ -287,7 +287,7 @@ func RestartRedis(ctx context.Context, e *Env, r *Result) {
 		r.fail("drop the board: %v", err)
 		return
 	}
-	rebuilt, err := c.studentRow(ctx)
+	rebuilt, err := studentRow(ctx, c)
 	if err != nil {
 		r.fail("scoreboard after rebuild: %v", err)
 		return

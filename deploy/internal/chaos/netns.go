@@ -131,7 +131,7 @@ func (e *Env) startSpareJudge(ctx context.Context, wrap []string, hub string, ex
 		"--dir", dir, "--admin", "", "--deliver-timeout", "2s")
 	argv = append(argv, extra...)
 	since := time.Now().UnixMilli()
-	p, err := localsvc.StartProcess(id, e.out, dir, []string{"VERDICT_LOG_FORMAT=text"}, argv...)
+	p, err := localsvc.StartProcess(id, e.Out, dir, []string{"VERDICT_LOG_FORMAT=text"}, argv...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,111 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/coder/websocket"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+)
+
+// ErrRefused is wrapped when the hub answers a subscribe with an error.
+var ErrRefused = errors.New("harness: subscribe refused")
+
+// Live is a browser's WebSocket to the hub: /ws, subprotocol
+// verdict.live.v1, authenticated by the session cookie.
+type Live struct {
+	ws   *websocket.Conn
+	next int
+}
+
+// LiveURL turns the site's base URL (http://host:port) into its /ws URL.
+func LiveURL(base string) string {
+	return "ws" + strings.TrimPrefix(strings.TrimSuffix(base, "/"), "http") + "/ws"
+}
+
+// DialLive opens the client's live WebSocket through the same nginx, from
+// the same source address, with its session cookie.
+func (c *Client) DialLive(ctx context.Context) (*Live, error) {
+	return DialLive(ctx, LiveURL(c.base), c.Cookie(), c.stream)
+}
+
+// DialLive opens a live WebSocket to wsURL sending cookie; hc (nil: the
+// default client) must have no Timeout (the socket outlives any request).
+func DialLive(ctx context.Context, wsURL string, cookie *http.Cookie, hc *http.Client) (*Live, error) {
+	h := http.Header{}
+	if cookie != nil {
+		h.Set("Cookie", cookie.Name+"="+cookie.Value)
+	}
+	ws, resp, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{
+		HTTPClient:   hc,
+		HTTPHeader:   h,
+		Subprotocols: []string{protocol.SubprotocolLive},
+	})
+	if err != nil {
+		if resp != nil {
+			return nil, fmt.Errorf("harness: dial %s: %s: %w", wsURL, resp.Status, err)
+		}
+		return nil, fmt.Errorf("harness: dial %s: %w", wsURL, err)
+	}
+	if ws.Subprotocol() != protocol.SubprotocolLive {
+		ws.CloseNow()
+		return nil, fmt.Errorf("harness: dial %s: subprotocol %q", wsURL, ws.Subprotocol())
+	}
+	ws.SetReadLimit(protocol.MaxLiveMessage)
+	return &Live{ws: ws}, nil
+}
+
+// Subscribe subscribes to ch and reads until the hub's snapshot (or error)
+// for it; messages before it are dropped. Call it before any concurrent
+// ReadRaw.
+func (l *Live) Subscribe(ctx context.Context, ch protocol.Channel) (protocol.Snapshot, error) {
+	l.next++
+	id := "s" + strconv.Itoa(l.next)
+	b, err := protocol.Marshal(protocol.TypeSubscribe, id, protocol.Subscribe{Channel: ch})
+	if err != nil {
+		return protocol.Snapshot{}, err
+	}
+	if err := l.ws.Write(ctx, websocket.MessageText, b); err != nil {
+		return protocol.Snapshot{}, fmt.Errorf("harness: subscribe %s: %w", ch, err)
+	}
+	for {
+		raw, err := l.ReadRaw(ctx)
+		if err != nil {
+			return protocol.Snapshot{}, fmt.Errorf("harness: subscribe %s: %w", ch, err)
+		}
+		env, err := protocol.Decode(protocol.LinkLive, raw)
+		if err != nil || env.ID != id {
+			continue
+		}
+		switch env.Type {
+		case protocol.TypeSnapshot:
+			return protocol.DecodeData[protocol.Snapshot](env)
+		case protocol.TypeError:
+			e, _ := protocol.DecodeData[protocol.Error](env)
+			return protocol.Snapshot{}, fmt.Errorf("%w: %s: %s %s", ErrRefused, ch, e.Code, e.Message)
+		}
+	}
+}
+
+// ReadRaw returns the next message as received.
+func (l *Live) ReadRaw(ctx context.Context) ([]byte, error) {
+	_, b, err := l.ws.Read(ctx)
+	return b, err
+}
+
+// Read returns the next message, decoded.
+func (l *Live) Read(ctx context.Context) (protocol.Envelope, error) {
+	b, err := l.ReadRaw(ctx)
+	if err != nil {
+		return protocol.Envelope{}, err
+	}
+	return protocol.Decode(protocol.LinkLive, b)
+}
+
+// Close closes the socket at once (no close handshake).
+func (l *Live) Close() error { return l.ws.CloseNow() }
