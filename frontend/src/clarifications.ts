@@ -1,11 +1,15 @@
 // Clarifications: ordering, what changed between two reads, and how often
 // to read again. Pure: the contest page (pages/contests.tsx) does the I/O.
 //
-// The web nodes do not push clarifications over the live channel (the hub's
-// contest channel carries scoreboard snapshots only), so the page polls
-// GET /api/contests/{slug}/clarifications, fast only while someone is
-// waiting for something: a student with an unanswered question of their
-// own, or staff with questions to answer.
+// Changes are pushed: every question, answer and announcement is announced
+// (ids only) on the contest's "clarifications" live channel, and a private
+// answer on the asker's "user" channel; the page then re-reads
+// GET /api/contests/{slug}/clarifications, which decides who sees what.
+// While the live connection is open the page also re-reads every
+// CLAR_POLL.live as a safety net; without it (not logged in, connection
+// down) it polls, fast only while someone is waiting for something: a
+// student with an unanswered question of their own, or staff with
+// questions to answer.
 
 import type { Clarification } from "./api";
 
@@ -17,6 +21,8 @@ export interface Viewer {
 
 /** Poll intervals in ms (before jitter). */
 export const CLAR_POLL = {
+  /** The live connection is open: changes are pushed; a slow safety net. */
+  live: 120_000,
   /** A student waits for the answer to their own question. */
   waiting: 5_000,
   /** Staff with unanswered questions. */
@@ -46,10 +52,11 @@ export function isMine(c: Clarification, v: Viewer): boolean {
  * pollDelay is how long to wait before reading the list again, with ±20 %
  * jitter (rand in [0,1)) so that a room of students does not poll in step.
  */
-export function pollDelay(list: readonly Clarification[], v: Viewer, rand: number = Math.random()): number {
+export function pollDelay(list: readonly Clarification[], v: Viewer, rand: number = Math.random(), live = false): number {
   const pendingQuestion = (c: Clarification) => !isAnnouncement(c) && !isAnswered(c);
   let base: number;
-  if (v.staff) base = list.some(pendingQuestion) ? CLAR_POLL.staffPending : CLAR_POLL.staff;
+  if (live) base = CLAR_POLL.live;
+  else if (v.staff) base = list.some(pendingQuestion) ? CLAR_POLL.staffPending : CLAR_POLL.staff;
   else if (list.some((c) => pendingQuestion(c) && isMine(c, v))) base = CLAR_POLL.waiting;
   else base = CLAR_POLL.idle;
   const r = Math.min(Math.max(rand, 0), 1);
@@ -93,4 +100,29 @@ export function changes(prev: readonly Clarification[] | null, next: readonly Cl
 /** unansweredCount counts the questions waiting for staff. */
 export function unansweredCount(list: readonly Clarification[]): number {
   return list.filter((c) => !isAnnouncement(c) && !isAnswered(c)).length;
+}
+
+/** A change announced on a live channel (internal/protocol.ClarificationChange). */
+export interface ClarificationChange {
+  contest_id: number;
+  id: number;
+  what: "question" | "answer" | "announcement";
+  public: boolean;
+}
+
+/** Spread of the re-read after a pushed change, so that a room of 3,000
+ *  does not ask in the same millisecond. */
+export const CLAR_PUSH_SPREAD_MS = 1_500;
+
+/**
+ * reloadOn says whether a pushed change concerns what the viewer sees:
+ * staff re-read on every change of the contest; participants on public
+ * ones (announcements, public answers) and on anything sent to their own
+ * user channel (a private answer to their question).
+ */
+export function reloadOn(body: unknown, contestId: number, v: Viewer, onUserChannel = false): boolean {
+  const c = body as Partial<ClarificationChange> | null;
+  if (!c || typeof c !== "object" || c.contest_id !== contestId || typeof c.id !== "number") return false;
+  if (c.what !== "question" && c.what !== "answer" && c.what !== "announcement") return false;
+  return v.staff || onUserChannel || c.public === true;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Clarification } from "../src/api";
-import { changes, CLAR_POLL, order, pollDelay, unansweredCount, type Viewer } from "../src/clarifications";
+import { changes, CLAR_POLL, order, pollDelay, reloadOn, unansweredCount, type Viewer } from "../src/clarifications";
 
 let nextId = 1;
 const q = (over: Partial<Clarification> = {}): Clarification => ({
@@ -86,5 +86,29 @@ describe("unansweredCount", () => {
   it("counts open questions, not announcements", () => {
     expect(unansweredCount([q(), q({ answer: "y" }), ann(), q()])).toBe(2);
     expect(unansweredCount([])).toBe(0);
+  });
+});
+
+describe("pushed changes", () => {
+  const change = (over: Record<string, unknown> = {}) => ({ contest_id: 3, id: 9, what: "answer", public: true, ...over });
+  it.each([
+    ["a public answer, participant", change(), alice, false, true],
+    ["an announcement, participant", change({ what: "announcement" }), alice, false, true],
+    ["a private answer on the contest channel, participant", change({ public: false }), alice, false, false],
+    ["a question, participant", change({ what: "question", public: false }), alice, false, false],
+    ["a question, staff", change({ what: "question", public: false }), staff, false, true],
+    ["a private answer, staff", change({ public: false }), staff, false, true],
+    ["a private answer on my own channel", change({ public: false }), alice, true, true],
+    ["another contest", change({ contest_id: 4 }), staff, false, false],
+    ["an unknown change", change({ what: "deleted" }), staff, false, false],
+    ["a submission status on the user channel", { submission_id: 5, status: "AC" }, alice, true, false],
+    ["nothing", null, staff, false, false],
+  ] as const)("%s", (_n, body, v, own, want) => {
+    expect(reloadOn(body, 3, v, own)).toBe(want);
+  });
+  it("polls slowly while pushes arrive, whoever is waiting", () => {
+    expect(pollDelay([q({ user: "alice" })], alice, 0.5, true)).toBe(CLAR_POLL.live);
+    expect(pollDelay([q()], staff, 0.5, true)).toBe(CLAR_POLL.live);
+    expect(pollDelay([q({ user: "alice" })], alice, 0.5, false)).toBe(CLAR_POLL.waiting);
   });
 });

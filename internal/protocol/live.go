@@ -21,12 +21,18 @@ const (
 	ChannelContest ChannelKind = "contest"
 	// ChannelQueue: the queue notice. ID: 0.
 	ChannelQueue ChannelKind = "queue"
+	// ChannelClarifications: a contest's clarifications and announcements
+	// changed. ID: contest. Events carry a ClarificationChange, never the
+	// text: a browser re-reads the list through the REST API, which applies
+	// who may see what. Private answers go to the asker's user channel
+	// instead.
+	ChannelClarifications ChannelKind = "clarifications"
 )
 
 // Valid reports whether k is a known channel kind.
 func (k ChannelKind) Valid() bool {
 	switch k {
-	case ChannelSubmission, ChannelUser, ChannelContest, ChannelQueue:
+	case ChannelSubmission, ChannelUser, ChannelContest, ChannelQueue, ChannelClarifications:
 		return true
 	}
 	return false
@@ -106,7 +112,37 @@ const (
 	EventStatus EventKind = "status"
 	// EventScoreboard: scoreboard rows changed. Body: owned by the webapp.
 	EventScoreboard EventKind = "scoreboard"
+	// EventClarification: a clarification was asked, answered or announced.
+	// Body: ClarificationChange. On a clarifications channel and, for a
+	// private answer, on the asker's user channel.
+	EventClarification EventKind = "clarification"
 )
+
+// ClarificationChange says which clarification of which contest changed
+// and how. What: "question" (asked), "answer" (answered or re-answered),
+// "announcement". Public: everyone may see it (announcements, public
+// answers); a browser of a participant ignores changes that are not
+// public on the contest's channel, staff re-read on every change.
+type ClarificationChange struct {
+	ContestID int64  `json:"contest_id"`
+	ID        int64  `json:"id"`
+	What      string `json:"what"`
+	Public    bool   `json:"public"`
+}
+
+// Validate checks the ids and the kind of change.
+func (c ClarificationChange) Validate() error {
+	var errs []error
+	if c.ContestID < 1 || c.ID < 1 {
+		errs = append(errs, fmt.Errorf("contest_id %d and id %d must be >= 1", c.ContestID, c.ID))
+	}
+	switch c.What {
+	case "question", "answer", "announcement":
+	default:
+		errs = append(errs, fmt.Errorf("what %q: want question, answer or announcement", c.What))
+	}
+	return errors.Join(errs...)
+}
 
 // Event is one change on a channel. Seq increases by exactly one per event
 // within a channel (per hub-side channel history), so a gap tells the

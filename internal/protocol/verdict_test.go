@@ -66,6 +66,7 @@ func TestEnums(t *testing.T) {
 		{"channel submission", ChannelSubmission.Valid(), true},
 		{"channel user", ChannelUser.Valid(), true},
 		{"channel contest", ChannelContest.Valid(), true},
+		{"channel clarifications", ChannelClarifications.Valid(), true},
 		{"channel queue", ChannelQueue.Valid(), true},
 		{"channel other", ChannelKind("x").Valid(), false},
 	}

@@ -30,7 +30,9 @@ const (
 	aPlusBSource  = "#include <cstdio>\nint main() { long long a, b; scanf(\"%lld %lld\", &a, &b); printf(\"%lld\\n\", a + b); }\n"
 	phoneWidth    = 375
 	phoneHeight   = 740
-	clarArrivesIn = 20 * time.Second // the student's page polls every 5 s ±20 % while waiting
+	// The student's page is subscribed to pushes (it then polls only every
+	// 120 s ±20 %), so an answer within this must have been pushed.
+	clarArrivesIn = 20 * time.Second
 )
 
 // jsq quotes s as a JavaScript string literal.
@@ -308,6 +310,8 @@ func TestAdminBrowser(t *testing.T) {
 		until(fmt.Sprintf(`Array.from(document.querySelectorAll('li[data-clar-id]')).some((li) => li.querySelector('.clar-q')?.textContent === %s && li.dataset.answered === '0')`, jsq(e2eQuestion))),
 		// A mark that a reload would erase.
 		js(`window.__e2eNoReload = 1, true`),
+		// Changes are pushed to this page (not polled).
+		chromedp.WaitVisible(chromedp.CSS(`section[aria-labelledby="clar-h"][data-live="1"]`)),
 	)
 	lap("student asked")
 

@@ -12,8 +12,8 @@ export const MAX_LIVE_MESSAGE = 256 << 10;
 export const MAX_LIVE_INBOUND = 4 << 10;
 export const MAX_ID_LENGTH = 128;
 
-export type ChannelKind = "submission" | "user" | "contest" | "queue";
-const CHANNEL_KINDS: readonly ChannelKind[] = ["submission", "user", "contest", "queue"];
+export type ChannelKind = "submission" | "user" | "contest" | "queue" | "clarifications";
+const CHANNEL_KINDS: readonly ChannelKind[] = ["submission", "user", "contest", "queue", "clarifications"];
 
 export interface Channel {
   kind: ChannelKind;
@@ -74,7 +74,7 @@ export interface Snapshot {
   seq: number;
   state: unknown;
 }
-export type EventKind = "cases" | "status" | "scoreboard" | string;
+export type EventKind = "cases" | "status" | "scoreboard" | "clarification" | string;
 export interface LiveEvent {
   channel: Channel;
   seq: number;

@@ -1,21 +1,34 @@
 // The contest's clarifications tab: questions and answers, announcements;
 // participants ask, staff (admins, setters) answer each question publicly
-// or privately and post announcements. The list is polled (see
-// src/clarifications.ts for why and how often) and a new answer is
-// announced to screen readers and highlighted.
+// or privately and post announcements. Changes are pushed over the live
+// connection and the list re-read; without it the list is polled (see
+// src/clarifications.ts). A new answer is announced to screen readers and
+// highlighted.
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, type Clarification, type Contest } from "../api";
-import { changes, isAnnouncement, isAnswered, isMine, order, pollDelay, unansweredCount, type Viewer } from "../clarifications";
+import {
+  CLAR_PUSH_SPREAD_MS,
+  changes,
+  isAnnouncement,
+  isAnswered,
+  isMine,
+  order,
+  pollDelay,
+  reloadOn,
+  unansweredCount,
+  type Viewer,
+} from "../clarifications";
 import { getLang, t } from "../i18n";
 import { dateTime } from "../format";
-import { isStaff, session, useStore } from "../state";
+import { isStaff, live, liveState, session, useStore } from "../state";
 import { ErrorBox, Field, fieldError, formError, Notice } from "../ui";
 
-/** useClarifications keeps the list fresh: it reads it now, then again
- *  after pollDelay, at once when the tab becomes visible again, and when
- *  refresh() is called (after the viewer's own writes). */
-function useClarifications(slug: string, viewer: Viewer) {
+/** useClarifications keeps the list fresh: it reads it now, again soon
+ *  after a change is pushed on the live connection, after pollDelay (slow
+ *  while the connection is open), at once when the tab becomes visible
+ *  again, and when refresh() is called (after the viewer's own writes). */
+function useClarifications(slug: string, contestId: number, userId: number | null, viewer: Viewer) {
   const [list, setList] = useState<Clarification[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [fresh, setFresh] = useState<{ added: number[]; answered: number[] }>({ added: [], answered: [] });
@@ -23,6 +36,13 @@ function useClarifications(slug: string, viewer: Viewer) {
   const refreshRef = useRef<() => void>(() => {});
   const viewerRef = useRef(viewer);
   viewerRef.current = viewer;
+  // Pushes arrive only while the live connection is open and subscribed.
+  const pushed = useRef(false);
+  const [pushing, setPushing] = useState(false);
+  const setPushed = (v: boolean) => {
+    pushed.current = v;
+    setPushing(v);
+  };
 
   useEffect(() => {
     let stopped = false;
@@ -47,7 +67,7 @@ function useClarifications(slug: string, viewer: Viewer) {
         setList(page.items);
         setError(null);
         if (ch.added.length || ch.answered.length) setFresh(ch);
-        schedule(pollDelay(page.items, viewerRef.current));
+        schedule(pollDelay(page.items, viewerRef.current, Math.random(), pushed.current));
       } catch (e) {
         if (stopped || mine !== gen) return;
         setError(e);
@@ -68,18 +88,66 @@ function useClarifications(slug: string, viewer: Viewer) {
     };
   }, [slug, viewer.staff, viewer.username]);
 
+  // Live: the contest's clarifications channel, and the viewer's own
+  // channel for private answers.
+  useEffect(() => {
+    if (userId == null) return;
+    let soon: ReturnType<typeof setTimeout> | null = null;
+    const reload = () => {
+      if (soon) return;
+      soon = setTimeout(() => {
+        soon = null;
+        refreshRef.current();
+      }, Math.random() * CLAR_PUSH_SPREAD_MS);
+    };
+    let first = true;
+    const offState = liveState.subscribe((st) => {
+      if (st.kind !== "open") setPushed(false);
+    });
+    const offClar = live().subscribe(
+      { kind: "clarifications", id: contestId },
+      {
+        snapshot: () => {
+          setPushed(true);
+          if (!first) reload(); // a resubscribe: changes may have been missed
+          first = false;
+        },
+        event: (ev) => {
+          if (reloadOn(ev.body, contestId, viewerRef.current)) reload();
+        },
+        error: () => setPushed(false),
+      },
+    );
+    const offUser = live().subscribe(
+      { kind: "user", id: userId },
+      {
+        snapshot: () => {},
+        event: (ev) => {
+          if (ev.kind === "clarification" && reloadOn(ev.body, contestId, viewerRef.current, true)) reload();
+        },
+      },
+    );
+    return () => {
+      offState();
+      offClar();
+      offUser();
+      if (soon) clearTimeout(soon);
+      pushed.current = false;
+    };
+  }, [contestId, userId]);
+
   const replace = (c: Clarification) => {
     setList((l) => (l ? l.map((x) => (x.id === c.id ? { ...x, ...c } : x)) : l));
     if (prev.current) prev.current = prev.current.map((x) => (x.id === c.id ? { ...x, ...c } : x));
   };
-  return { list, error, fresh, refresh: () => refreshRef.current(), replace };
+  return { list, error, fresh, pushing, refresh: () => refreshRef.current(), replace };
 }
 
 export function Clarifications({ contest }: { contest: Contest }) {
   const user = useStore(session).user;
   const staff = isStaff(user);
   const viewer: Viewer = useMemo(() => ({ staff, username: user?.username ?? null }), [staff, user?.username]);
-  const { list, error, fresh, refresh, replace } = useClarifications(contest.slug, viewer);
+  const { list, error, fresh, pushing, refresh, replace } = useClarifications(contest.slug, contest.id ?? 0, contest.id && user ? user.id : null, viewer);
   const items = useMemo(() => (list ? order(list, viewer) : []), [list, viewer]);
   const lang = getLang();
 
@@ -93,7 +161,7 @@ export function Clarifications({ contest }: { contest: Contest }) {
   const waiting = list ? unansweredCount(list) : 0;
 
   return (
-    <section aria-labelledby="clar-h">
+    <section aria-labelledby="clar-h" data-live={pushing ? "1" : "0"}>
       <h2 id="clar-h" class="sr-only">
         {t("contest.clarifications")}
       </h2>

@@ -326,9 +326,10 @@ func (c *browserConn) authorize(ch protocol.Channel) (protocol.ErrorCode, string
 		if ch.ID != c.sess.UserID && !admin {
 			return protocol.ErrorForbidden, "not your submissions"
 		}
-	case protocol.ChannelContest, protocol.ChannelQueue:
+	case protocol.ChannelContest, protocol.ChannelQueue, protocol.ChannelClarifications:
 		// Every logged-in user; the web nodes publish only what the
-		// contest's rules let everyone see.
+		// contest's rules let everyone see (clarification changes carry
+		// ids, never text).
 	}
 	return "", ""
 }

@@ -602,6 +602,42 @@ func TestScoreboardCoalesced(t *testing.T) {
 	}
 }
 
+// TestClarificationChangesAreEvents: a contest's clarifications channel is
+// open to every logged-in user and its changes arrive one by one, in
+// order, as events (not coalesced like a scoreboard).
+func TestClarificationChangesAreEvents(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, func(c *hub.Config) { c.Coalesce = time.Second })
+	q := th.h.Queue()
+	addSession(t, env, "u", 8, "")
+	b, err := dialBrowser(t, th.url("/ws"), "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := protocol.Channel{Kind: protocol.ChannelClarifications, ID: 3}
+	b.subscribe("c", ch)
+	if snap := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)); snap.Seq != 0 || snap.Channel != ch {
+		t.Fatalf("snapshot %+v", snap)
+	}
+	ctx := context.Background()
+	for i := int64(1); i <= 3; i++ {
+		body := mustJSON(protocol.ClarificationChange{ContestID: 3, ID: i, What: "answer", Public: true})
+		if _, err := q.PublishDoc(ctx, ch, protocol.EventClarification, body, mustJSON(map[string]int64{"last_id": i})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := uint64(1); i <= 3; i++ {
+		ev := decode[protocol.Event](t, b.expect(protocol.TypeEvent))
+		if ev.Seq != i || ev.Kind != protocol.EventClarification {
+			t.Fatalf("event %d: %+v", i, ev)
+		}
+		var c protocol.ClarificationChange
+		if err := json.Unmarshal(ev.Body, &c); err != nil || c.Validate() != nil || c.ID != int64(i) {
+			t.Fatalf("event body %s: %v", ev.Body, err)
+		}
+	}
+}
+
 func TestEvictBroadcastToJudges(t *testing.T) {
 	env := testenv.Redis(t)
 	th := startHub(t, env, nil)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -334,4 +335,104 @@ func TestClarifications(t *testing.T) {
 		t.Fatalf("anonymous after the announcement: %v", l)
 	}
 	wantErr(t, se.admin.call("POST", path, map[string]any{"announcement": "x", "question": "y"}), 400, CodeValidation, "question")
+}
+
+// TestClarificationsArePushed: every ask, answer and announcement is
+// published for live push, ids only, on the contest's clarifications
+// channel; a private answer also on the asker's user channel.
+func TestClarificationsArePushed(t *testing.T) {
+	se := newStaffEnv(t, nil)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	if r := se.setter.call("POST", "/api/problems", map[string]any{"slug": "p1", "title": "P1"}); r.status != 201 {
+		t.Fatal(r.raw)
+	}
+	if r := se.setter.call("POST", "/api/contests", map[string]any{"slug": "cup", "title": "Cup",
+		"start_at": now.Add(-time.Hour).Format(time.RFC3339), "end_at": now.Add(time.Hour).Format(time.RFC3339),
+		"problems": []map[string]any{{"label": "A", "slug": "p1"}}}); r.status != 201 {
+		t.Fatal(r.raw)
+	}
+	c, err := se.st.ContestBySlug(ctx, "cup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stud, err := se.st.UserByUsername(ctx, "stud")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := se.rdb.Subscribe(ctx, se.names.Events("clarifications", c.ID), se.names.Events("user", stud.ID))
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	msgs := sub.Channel()
+	next := func(want string) protocol.ClarificationChange {
+		t.Helper()
+		select {
+		case m := <-msgs:
+			if m.Channel != want {
+				t.Fatalf("event on %s, want %s: %s", m.Channel, want, m.Payload)
+			}
+			var ev protocol.Event
+			if err := json.Unmarshal([]byte(m.Payload), &ev); err != nil || ev.Validate() != nil || ev.Kind != protocol.EventClarification {
+				t.Fatalf("event %s: %v", m.Payload, err)
+			}
+			if strings.Contains(m.Payload, "secret") {
+				t.Fatalf("the event carries text: %s", m.Payload)
+			}
+			var ch protocol.ClarificationChange
+			if err := json.Unmarshal(ev.Body, &ch); err != nil || ch.Validate() != nil {
+				t.Fatalf("body %s: %v", ev.Body, err)
+			}
+			return ch
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no event on %s", want)
+		}
+		return protocol.ClarificationChange{}
+	}
+	clar, user := se.names.Events("clarifications", c.ID), se.names.Events("user", stud.ID)
+	path := "/api/contests/cup/clarifications"
+
+	r := se.student.call("POST", path, map[string]any{"question": "a secret question"})
+	if r.status != 201 {
+		t.Fatal(r.raw)
+	}
+	id := int64(r.body["clarification"].(map[string]any)["id"].(float64))
+	if ch := next(clar); ch.What != "question" || ch.ID != id || ch.ContestID != c.ID || ch.Public {
+		t.Fatalf("ask: %+v", ch)
+	}
+	ans := fmt.Sprintf("%s/%d/answer", path, id)
+	if r := se.setter.call("POST", ans, map[string]any{"answer": "a secret answer", "public": false}); r.status != 200 {
+		t.Fatal(r.raw)
+	}
+	if ch := next(clar); ch.What != "answer" || ch.Public {
+		t.Fatalf("private answer on the contest channel: %+v", ch)
+	}
+	if ch := next(user); ch.What != "answer" || ch.ID != id {
+		t.Fatalf("private answer on the asker's channel: %+v", ch)
+	}
+	if r := se.setter.call("POST", ans, map[string]any{"answer": "now public", "public": true}); r.status != 200 {
+		t.Fatal(r.raw)
+	}
+	if ch := next(clar); ch.What != "answer" || !ch.Public {
+		t.Fatalf("public answer: %+v", ch)
+	}
+	if r := se.admin.call("POST", path, map[string]any{"announcement": "n ≤ 10⁹"}); r.status != 201 {
+		t.Fatal(r.raw)
+	}
+	if ch := next(clar); ch.What != "announcement" || !ch.Public {
+		t.Fatalf("announcement: %+v", ch)
+	}
+	// A refused request publishes nothing.
+	wantErr(t, se.student.call("POST", path, map[string]any{"question": ""}), 400, CodeValidation, "question")
+	select {
+	case m := <-msgs:
+		t.Fatalf("unexpected event %s", m.Payload)
+	case <-time.After(200 * time.Millisecond):
+	}
+	// The channel's snapshot state names the last change.
+	seq, state, err := se.srv.Judging().Queue().Doc(ctx, protocol.Channel{Kind: protocol.ChannelClarifications, ID: c.ID})
+	if err != nil || seq != 4 || !strings.Contains(string(state), fmt.Sprintf(`"last_id":%d`, id+1)) {
+		t.Fatalf("doc %d %s %v", seq, state, err)
+	}
 }

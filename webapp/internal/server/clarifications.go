@@ -1,7 +1,9 @@
 package server
 
 import (
+	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -182,6 +186,11 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("clarification posted", "contest_id", c.ID, "clarification_id", stored.ID,
 		"announcement", stored.IsAnnouncement(), "user_id", a.user.ID, "request_id", requestIDOf(r))
+	what := "question"
+	if stored.IsAnnouncement() {
+		what = "announcement"
+	}
+	s.publishClarification(ctx, &stored, what)
 	writeJSON(w, http.StatusCreated, map[string]any{"clarification": clarJSON(&stored, a.user)})
 }
 
@@ -234,5 +243,36 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("clarification answered", "contest_id", c.ID, "clarification_id", id, "public", *req.Public,
 		"user_id", u.ID, "request_id", requestIDOf(r))
+	what := "answer"
+	if stored.IsAnnouncement() {
+		what = "announcement"
+	}
+	s.publishClarification(ctx, &stored, what)
 	writeJSON(w, http.StatusOK, map[string]any{"clarification": clarJSON(&stored, u)})
+}
+
+// publishClarification tells browsers that a clarification changed: on the
+// contest's clarifications channel (ids only; each browser re-reads the
+// list through the API, which decides who sees what) and, for a private
+// answer, on the asker's user channel. Best effort: the change is stored;
+// a browser that misses it sees it on its next subscribe or slow poll.
+func (s *Server) publishClarification(ctx context.Context, cl *store.Clarification, what string) {
+	change := protocol.ClarificationChange{ContestID: cl.ContestID, ID: cl.ID, What: what,
+		Public: cl.IsAnnouncement() || (cl.Public && cl.Answer.Valid)}
+	body, err := json.Marshal(change)
+	if err != nil {
+		return
+	}
+	state, _ := json.Marshal(map[string]int64{"last_id": cl.ID, "changed_ms": s.cfg.Now().UnixMilli()})
+	q := s.judging.Queue()
+	ch := protocol.Channel{Kind: protocol.ChannelClarifications, ID: cl.ContestID}
+	if _, err := q.PublishDoc(ctx, ch, protocol.EventClarification, body, state); err != nil {
+		s.log.Warn("clarification change not published", "contest_id", cl.ContestID, "clarification_id", cl.ID, obs.Err(err))
+	}
+	if what == "answer" && !change.Public && cl.UserID.Valid {
+		user := protocol.Channel{Kind: protocol.ChannelUser, ID: cl.UserID.Int64}
+		if _, err := q.PublishDoc(ctx, user, protocol.EventClarification, body, nil); err != nil {
+			s.log.Warn("private answer not published", "contest_id", cl.ContestID, "clarification_id", cl.ID, obs.Err(err))
+		}
+	}
 }
