@@ -54,6 +54,7 @@ func run(o cli.Options) error {
 		PidFile:       o.PidFile,
 		PollInterval:  o.PollInterval,
 		PruneAfter:    o.PruneAfter,
+		HoldLast:      o.HoldLast,
 		Logger:        ob.Logger,
 		Metrics:       ob.Registry,
 	})

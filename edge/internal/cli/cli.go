@@ -38,6 +38,7 @@ type Options struct {
 	PidFile      string
 	PollInterval time.Duration
 	PruneAfter   time.Duration
+	HoldLast     time.Duration
 	Nginx        render.Params
 }
 
@@ -75,6 +76,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&o.PidFile, "pid-file", "", "pid file of an external nginx, with --manage-nginx=false (default <runtime-dir>/nginx.pid)")
 	dur(&o.PollInterval, "poll", time.Second, "registry poll interval (changes announced on pub/sub apply at once)")
 	dur(&o.PruneAfter, "prune-after", 5*time.Second, "stale grace: delete registry members expired longer than this")
+	dur(&o.HoldLast, "hold-last", 60*time.Second, "when every web node or every hub leaves the registry at once, keep routing to the last ones this long (0: not at all)")
 
 	str(&p.Listen, "listen", "127.0.0.1:8080", "address nginx listens on (ip:port, [ip6]:port or *:port)")
 	fs.BoolVar(&p.ListenReusePort, "listen-reuseport", false, "add reuseport to nginx's listen ["+EnvName("listen-reuseport")+"]")
@@ -94,7 +96,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	num(&p.SubmitBurst, "submit-burst", 10, "burst above --submit-rate")
 	num(&p.MaxFails, "max-fails", 2, "failures before nginx skips a server for --fail-timeout")
 	dur(&p.FailTimeout, "fail-timeout", 10*time.Second, "how long a failing server is skipped")
-	num(&p.Keepalive, "keepalive", 32, "idle keepalive connections to web nodes per worker")
+	num(&p.Keepalive, "keepalive", 32, "idle keepalive connections to web nodes per worker (0: none, a new connection per request)")
 	dur(&p.ConnectTimeout, "connect-timeout", 2*time.Second, "upstream connect timeout")
 	dur(&p.APIReadTimeout, "api-read-timeout", 60*time.Second, "read timeout of /api")
 	dur(&p.WSReadTimeout, "ws-read-timeout", 75*time.Second, "read timeout of /ws and /judge; keep above the hub's ping interval")
@@ -112,6 +114,12 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	aliases := map[string]string{"nginx": "VERDICT_NGINX", "log-format": "VERDICT_LOG_FORMAT"}
 	if err := envflag.Apply(fs, envPrefix, getenv, aliases); err != nil {
 		return o, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if p.Keepalive == 0 {
+		p.Keepalive = -1 // render: negative is none, 0 the default
+	}
+	if o.HoldLast == 0 {
+		o.HoldLast = -1 // edge: negative is off, 0 the default
 	}
 	if *realIP != "" {
 		for _, s := range strings.Split(*realIP, ",") {

@@ -57,6 +57,17 @@ func TestParse(t *testing.T) {
 					t.Fatalf("precedence: listen %q nginx %q", o.Nginx.Listen, o.NginxBin)
 				}
 			}},
+		{name: "keepalive and hold off", args: []string{"--keepalive", "0", "--hold-last", "0"},
+			check: func(t *testing.T, o cli.Options) {
+				if o.Nginx.Keepalive != -1 || o.HoldLast != -1 {
+					t.Fatalf("keepalive %d hold %v: want -1 (off)", o.Nginx.Keepalive, o.HoldLast)
+				}
+			}},
+		{name: "keepalive and hold defaults", check: func(t *testing.T, o cli.Options) {
+			if o.Nginx.Keepalive != 32 || o.HoldLast != time.Minute {
+				t.Fatalf("keepalive %d hold %v", o.Nginx.Keepalive, o.HoldLast)
+			}
+		}},
 		{name: "bad env", env: map[string]string{"VERDICT_EDGE_POLL": "soon"}, fail: true},
 		{name: "bad listen", args: []string{"--listen", "example.com:80"}, fail: true},
 		{name: "bad rate", args: []string{"--login-rate", "lots"}, fail: true},

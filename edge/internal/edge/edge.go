@@ -70,6 +70,14 @@ type Config struct {
 	// PruneAfter: registry members expired longer than this are deleted
 	// from Redis. Default 5s.
 	PruneAfter time.Duration
+	// HoldLast: when the registry suddenly lists no member of a role that
+	// had members, keep routing to the last ones for this long before
+	// emptying the upstream. A hub or web node that misses its renewals
+	// under load (its entry expires while it still serves) then does not
+	// make the edge reload nginx — which would close every WebSocket
+	// through it after WorkerShutdownTimeout — and nginx's max_fails skips
+	// a member that really died. Default 60s; negative: off.
+	HoldLast time.Duration
 	// StopGrace is how long a child nginx may take to quit gracefully.
 	// Default Nginx.WorkerShutdownTimeout (10s) + 5s.
 	StopGrace time.Duration
@@ -94,6 +102,8 @@ type Edge struct {
 	pending  bool   // applied is installed but nginx has not reloaded it yet
 	dropped  string // last logged set of unusable members
 	child    *nginxctl.Child
+	// emptySince: when a role's registry went empty while it had members.
+	emptySince map[rkeys.Role]time.Time
 
 	mu       sync.Mutex
 	running  bool
@@ -126,6 +136,9 @@ func New(cfg Config) (*Edge, error) {
 	if cfg.PollInterval < 10*time.Millisecond {
 		return nil, fmt.Errorf("%w: PollInterval %v too short", ErrConfig, cfg.PollInterval)
 	}
+	if cfg.HoldLast == 0 {
+		cfg.HoldLast = 60 * time.Second
+	}
 	if cfg.PruneAfter == 0 {
 		cfg.PruneAfter = 5 * time.Second
 	}
@@ -138,7 +151,7 @@ func New(cfg Config) (*Edge, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Edge{cfg: cfg, log: cfg.Logger, m: newMetrics()}
+	e := &Edge{cfg: cfg, log: cfg.Logger, m: newMetrics(), emptySince: map[rkeys.Role]time.Time{}}
 	if cfg.Metrics != nil {
 		if err := e.m.register(cfg.Metrics); err != nil {
 			return nil, fmt.Errorf("edge metrics: %w", err)
@@ -405,6 +418,7 @@ func (e *Edge) read(ctx context.Context) (render.Upstreams, error) {
 		}
 		addrs, bad := e.resolve(rctx, members)
 		dropped = append(dropped, bad...)
+		addrs = e.hold(role, addrs)
 		if role == rkeys.RoleWeb {
 			out.Web = addrs
 		} else {
@@ -425,6 +439,32 @@ func (e *Edge) read(ctx context.Context) (render.Upstreams, error) {
 		}
 	}
 	return out, nil
+}
+
+// hold applies HoldLast: an empty member list of a role that had members
+// is replaced by the last applied one until HoldLast has passed.
+func (e *Edge) hold(role rkeys.Role, addrs []string) []string {
+	last := e.current.Web
+	if role == rkeys.RoleHub {
+		last = e.current.Hub
+	}
+	if len(addrs) > 0 || len(last) == 0 || e.cfg.HoldLast < 0 {
+		delete(e.emptySince, role)
+		return addrs
+	}
+	since, ok := e.emptySince[role]
+	if !ok {
+		since = time.Now()
+		e.emptySince[role] = since
+		e.log.Warn("the registry lists no member of a role that had some; keeping the last ones for a while",
+			"role", string(role), "members", last, "hold", e.cfg.HoldLast)
+	}
+	if time.Since(since) < e.cfg.HoldLast {
+		e.m.held.WithLabelValues(string(role)).Set(1)
+		return last
+	}
+	e.m.held.WithLabelValues(string(role)).Set(0)
+	return addrs
 }
 
 // resolve turns members into ip:port strings; bad lists what was left out

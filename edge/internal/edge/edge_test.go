@@ -154,6 +154,13 @@ func (n *node) join(t *testing.T) {
 // leave deregisters and stops the server, as a node does on shutdown.
 func (n *node) leave(t *testing.T) {
 	t.Helper()
+	n.deregister(t)
+	n.srv.Close()
+}
+
+// deregister takes the node out of the registry while its server stays up.
+func (n *node) deregister(t *testing.T) {
+	t.Helper()
 	if n.stop == nil {
 		return
 	}
@@ -162,7 +169,6 @@ func (n *node) leave(t *testing.T) {
 	if err := <-n.done; err != nil {
 		t.Errorf("%s registrar: %v", n.name, err)
 	}
-	n.srv.Close()
 }
 
 var client = &http.Client{Timeout: 5 * time.Second}
@@ -302,6 +308,7 @@ func TestEdgeFollowsRegistry(t *testing.T) {
 	stop := startEdge(t, edge.Config{
 		Redis: env.Client, Names: env.Names, Nginx: p, NginxBin: nginxBin(t),
 		PollInterval: 200 * time.Millisecond, PruneAfter: 500 * time.Millisecond, Metrics: metrics,
+		HoldLast: 3 * time.Second,
 	})
 
 	// Both registered nodes take traffic.
@@ -421,11 +428,22 @@ func TestEdgeFollowsRegistry(t *testing.T) {
 		c.Close(websocket.StatusNormalClosure, "")
 	}
 
-	// Every web node gone: /api answers 503 JSON, static files still serve.
-	webB.leave(t)
-	webC.leave(t)
+	// Every web node gone from the registry. For HoldLast the last ones
+	// keep serving (an entry that expired under load is not a death, and a
+	// reload would cut every WebSocket); then /api answers 503 JSON, static
+	// files still serve.
+	webB.deregister(t)
+	webC.deregister(t)
+	time.Sleep(time.Second) // five polls: without HoldLast nginx would have reloaded
+
+	if s := served(base, 6); s["web-b"]+s["web-c"] != 6 {
+		t.Fatalf("right after the registry emptied, served %v: want the last members kept", s)
+	}
+	if got := metric(t, metrics, "verdict_edge_upstream_held", "web"); got != 1 {
+		t.Fatalf("upstream_held{web} = %v, want 1 while holding", got)
+	}
 	want := `{"error":{"code":"unavailable","message":"no web node is up"}}`
-	eventually(t, 3*time.Second, "503 JSON with no web node", func() (bool, string) {
+	eventually(t, 5*time.Second, "503 JSON with no web node", func() (bool, string) {
 		res, body := get(t, base+"/api/whoami")
 		return res.StatusCode == 503 && body == want && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json"),
 			fmt.Sprintf("%d %q %q", res.StatusCode, body, res.Header.Get("Content-Type"))

@@ -12,6 +12,7 @@ type metrics struct {
 	reads      *prometheus.CounterVec
 	pruned     *prometheus.CounterVec
 	lastReload prometheus.Gauge
+	held       *prometheus.GaugeVec
 }
 
 func newMetrics() metrics {
@@ -36,12 +37,16 @@ func newMetrics() metrics {
 			Name: "verdict_edge_last_reload_timestamp_seconds",
 			Help: "Unix time of the last successful nginx reload.",
 		}),
+		held: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "verdict_edge_upstream_held",
+			Help: "1 while a role's registry is empty and the edge keeps routing to its last members (HoldLast).",
+		}, []string{"role"}),
 	}
 }
 
 func (m metrics) register(r prometheus.Registerer) error {
 	return errors.Join(
 		r.Register(m.servers), r.Register(m.reloads), r.Register(m.reads),
-		r.Register(m.pruned), r.Register(m.lastReload),
+		r.Register(m.pruned), r.Register(m.lastReload), r.Register(m.held),
 	)
 }

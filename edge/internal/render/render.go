@@ -203,7 +203,7 @@ func Render(p Params, u Upstreams) ([]byte, error) {
 		SubmitBurst:           p.SubmitBurst,
 		MaxFails:              p.MaxFails,
 		FailTimeout:           Duration(p.FailTimeout),
-		Keepalive:             p.Keepalive,
+		Keepalive:             max(p.Keepalive, 0),
 		ConnectTimeout:        Duration(p.ConnectTimeout),
 		APIReadTimeout:        Duration(p.APIReadTimeout),
 		WSReadTimeout:         Duration(p.WSReadTimeout),
@@ -296,7 +296,7 @@ func validate(p Params) error {
 		val  int
 	}{
 		{"WorkerConnections", p.WorkerConnections}, {"LoginBurst", p.LoginBurst},
-		{"SubmitBurst", p.SubmitBurst}, {"MaxFails", p.MaxFails}, {"Keepalive", p.Keepalive},
+		{"SubmitBurst", p.SubmitBurst}, {"MaxFails", p.MaxFails},
 	} {
 		if f.val < 0 {
 			return invalid(f.name, strconv.Itoa(f.val), "must not be negative")

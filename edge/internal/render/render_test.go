@@ -177,6 +177,29 @@ func TestRenderedChoices(t *testing.T) {
 	}
 }
 
+// TestNoKeepalive: a negative Keepalive renders an upstream without idle
+// connections (nginx refuses "keepalive 0"), and nginx accepts it.
+func TestNoKeepalive(t *testing.T) {
+	p := goldenParams()
+	p.Keepalive = -1
+	conf, err := render.Render(p, render.Upstreams{Web: []string{"10.0.0.1:8080"}, Hub: []string{"10.0.1.1:9000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := directives(conf)
+	i := strings.Index(s, "upstream webapp {")
+	if i < 0 {
+		t.Fatal("no upstream webapp block")
+	}
+	block := s[i : i+strings.Index(s[i:], "}")]
+	if strings.Contains(block, "keepalive") || !strings.Contains(block, "server 10.0.0.1:8080") {
+		t.Fatalf("upstream with Keepalive -1:\n%s", block)
+	}
+	if err := nginxTest(t, conf); err != nil {
+		t.Fatalf("nginx -t: %v", err)
+	}
+}
+
 // directives is conf without comments.
 func directives(conf []byte) string {
 	var b strings.Builder
