@@ -3,10 +3,14 @@ package stack
 import (
 	"context"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // components returns the Verdict processes in start order, with their
@@ -76,15 +80,22 @@ func (s *Stack) components() ([]component, error) {
 	for i := 1; i <= s.cfg.Judges; i++ {
 		id := "judge-" + strconv.Itoa(i)
 		dir := filepath.Join(s.cfg.Dir, id)
+		argv := []string{bin("judge"), "agent",
+			"--hub", "ws://" + addr(s.cfg.HTTPPort) + "/judge",
+			"--id", id,
+			"--token-file", filepath.Join(dir, "token"),
+			"--dir", dir,
+			"--admin", addr(s.cfg.AdminPort + i),
+		}
+		if !setsEnv(s.cfg.Env, "VERDICT_JUDGE_PARALLEL", "VERDICT_JUDGE_CPUS") {
+			// One machine, several judges: each on its own share of the
+			// CPUs (the highest first), or they would all pin their runs
+			// to the same ones and halve the throughput.
+			argv = append(argv, "--cpus", judgeCPUs(i, s.cfg.Judges, affinity()))
+		}
 		out = append(out, component{
-			name: id,
-			argv: []string{bin("judge"), "agent",
-				"--hub", "ws://" + addr(s.cfg.HTTPPort) + "/judge",
-				"--id", id,
-				"--token-file", filepath.Join(dir, "token"),
-				"--dir", dir,
-				"--admin", addr(s.cfg.AdminPort + i),
-			},
+			name:  id,
+			argv:  argv,
 			env:   env,
 			probe: []string{bin("judge"), "agent", "--help"},
 			ready: "http://" + addr(s.cfg.AdminPort+i) + "/readyz",
@@ -124,4 +135,50 @@ func (s *Stack) loadDemo(ctx context.Context) error {
 	}
 	s.demoLogins = string(b)
 	return nil
+}
+
+// judgeCPUs is the --cpus of judge i (from 1) of judges on this machine:
+// an equal share of the CPUs this process may use, the highest first,
+// wrapping around when there are more judges than CPUs.
+func judgeCPUs(i, judges int, cpus []int) string {
+	n := len(cpus)
+	per := max(1, n/max(judges, 1))
+	var out []string
+	for k := range per {
+		idx := ((n-(i-1)*per-1-k)%n + n) % n
+		out = append(out, strconv.Itoa(cpus[idx]))
+	}
+	slices.Reverse(out)
+	return strings.Join(out, ",")
+}
+
+// affinity lists the CPUs this process may run on.
+func affinity() []int {
+	var set unix.CPUSet
+	var out []int
+	if err := unix.SchedGetaffinity(0, &set); err == nil {
+		for c := range 1024 {
+			if set.IsSet(c) {
+				out = append(out, c)
+			}
+		}
+	}
+	if len(out) == 0 {
+		for c := range runtime.NumCPU() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// setsEnv reports whether env sets any of the variables.
+func setsEnv(env []string, names ...string) bool {
+	for _, kv := range env {
+		for _, n := range names {
+			if strings.HasPrefix(kv, n+"=") {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -199,3 +199,26 @@ func TestWithServicesPassesEnvAndExitCode(t *testing.T) {
 		t.Error("an empty command was accepted")
 	}
 }
+
+func TestJudgeCPUs(t *testing.T) {
+	two, one, eight, some := []int{0, 1}, []int{0}, []int{0, 1, 2, 3, 4, 5, 6, 7}, []int{2, 3, 6}
+	for _, tc := range []struct {
+		i, judges int
+		cpus      []int
+		want      string
+	}{
+		{1, 2, two, "1"}, {2, 2, two, "0"}, {3, 3, two, "1"},
+		{1, 2, one, "0"}, {2, 2, one, "0"},
+		{1, 2, eight, "4,5,6,7"}, {2, 2, eight, "0,1,2,3"},
+		{1, 3, eight, "6,7"}, {3, 3, eight, "2,3"},
+		{1, 2, some, "6"}, {2, 2, some, "3"},
+		{1, 1, some, "2,3,6"},
+	} {
+		if got := judgeCPUs(tc.i, tc.judges, tc.cpus); got != tc.want {
+			t.Errorf("judgeCPUs(%d of %d, %v) = %s, want %s", tc.i, tc.judges, tc.cpus, got, tc.want)
+		}
+	}
+	if len(affinity()) == 0 {
+		t.Error("no CPUs")
+	}
+}

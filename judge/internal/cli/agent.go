@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -48,7 +50,7 @@ flags:
 `
 
 type agentFlags struct {
-	hub, id, token, tokenFile, dir, admin, languages, cgroupParent string
+	hub, id, token, tokenFile, dir, admin, languages, cgroupParent, cpus string
 	parallel, queue                                                int
 	cacheSize, buildCacheSize                                      int64
 	logLevel, logFormat, testdataURL                               string
@@ -70,6 +72,7 @@ func agentFlagSet(stderr io.Writer) (*flag.FlagSet, *agentFlags) {
 	fs.IntVar(&f.parallel, "parallel", 0, u("parallel", "tasks judged at once, each on its own CPU (default: cores-1, at least 1)"))
 	fs.IntVar(&f.queue, "queue", 2, u("queue", "accepted tasks that may wait for a free slot"))
 	fs.Var(sizeFlag{&f.cacheSize}, "cache-size", u("cache-size", "bound on unpacked test data kept, e.g. 2G (least recently used goes first)"))
+	fs.StringVar(&f.cpus, "cpus", "", u("cpus", "CPUs the runs are pinned to, one per slot, e.g. 2-5 or 1,3 (default: this process's CPUs, the highest ones first); give two judges on one machine different CPUs"))
 	fs.Var(sizeFlag{&f.buildCacheSize}, "build-cache-size", u("build-cache-size", "bound on each language's kept compiler build cache (Go's compiled standard library), e.g. 512M; 0: none, every Go compile starts cold"))
 	fs.StringVar(&f.cgroupParent, "cgroup-parent", "", u("cgroup-parent", "parent cgroup of the runs (default verdict-sandbox; systemd v2: the service's cgroup)"))
 	fs.StringVar(&f.testdataURL, "testdata-url", "", u("testdata-url", "base URL test data is downloaded from, the hash appended (default: http(s)://<hub host>/api/judge/testdata/)"))
@@ -141,6 +144,14 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 		DeliverTimeout:  f.deliverTimeout, AgentVersion: o.Build().Version,
 		Logger: o.Logger, Registry: o.Registry, // the agent adds judge_id itself
 	}
+	if f.cpus != "" {
+		cpus, err := parseCPUList(f.cpus)
+		if err != nil {
+			log.Error("bad --cpus", "err", err)
+			return 2
+		}
+		cfg.CPUs = cpus
+	}
 	if f.testdataURL != "" {
 		base := f.testdataURL
 		if !strings.HasSuffix(base, "/") {
@@ -154,7 +165,14 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if parallel <= 0 {
 		parallel = max(1, runtime.NumCPU()-1)
+		if cfg.CPUs != nil {
+			parallel = len(cfg.CPUs)
+		}
 		cfg.MaxParallel = parallel
+	}
+	if cfg.CPUs != nil && len(cfg.CPUs) < parallel {
+		log.Error("bad --cpus", "err", fmt.Sprintf("%d CPUs for %d slots: each slot needs its own", len(cfg.CPUs), parallel))
+		return 2
 	}
 	if err := os.MkdirAll(f.dir, 0o700); err != nil {
 		log.Error("state directory", "err", err)
@@ -227,4 +245,31 @@ func buildCacheBytes(n int64) int64 {
 		return -1
 	}
 	return n
+}
+
+// parseCPUList reads a CPU list like 0-3,6 (the kernel's cpuset syntax),
+// sorted and without repeats.
+func parseCPUList(s string) ([]int, error) {
+	seen := map[int]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(hi)
+		}
+		if err != nil || a < 0 || b < a || b >= 4096 {
+			return nil, fmt.Errorf("%q: want CPU numbers or ranges like 0-3,6", part)
+		}
+		for c := a; c <= b; c++ {
+			seen[c] = true
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for c := range seen {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out, nil
 }
