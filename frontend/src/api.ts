@@ -333,6 +333,18 @@ export const api = {
       body: fd,
     });
   },
+  /** Staff: create a problem from an ICPC problem package (zip). An empty
+   * slug lets the server take it from the package; empty languages mean all. */
+  importProblem: (file: File, opts: { slug?: string; visibility?: string; languages?: string } = {}) => {
+    const fd = new FormData();
+    fd.append("file", file, file.name);
+    const slug = opts.slug?.trim();
+    if (slug) fd.append("slug", slug);
+    if (opts.visibility) fd.append("visibility", opts.visibility);
+    const langs = opts.languages?.trim();
+    if (langs) fd.append("languages", langs);
+    return request<ProblemImportResult>("/api/problems/import", { method: "POST", body: fd });
+  },
   createContest: (b: Record<string, unknown>) => request<Contest>("/api/contests", { method: "POST", body: b }),
   updateContest: (slug: string, b: Record<string, unknown>) =>
     request<Contest>(`/api/contests/${enc(slug)}`, { method: "PUT", body: b }),
@@ -364,4 +376,12 @@ export interface ImportResult {
   updated?: number;
   errors?: { line: number; message: string }[];
   passwords?: Record<string, string>;
+}
+
+/** The answer of POST /api/problems/import. notes says what the package
+ * had that was not imported or took a default. */
+export interface ProblemImportResult {
+  problem: Problem & { testdata_hash?: string };
+  testdata: { hash: string; case_count: number; size_bytes: number; subtasks: number; checker: boolean };
+  notes: string[];
 }

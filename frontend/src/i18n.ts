@@ -277,6 +277,16 @@ const en = {
   "admin.participants.count": "{n} participant(s).",
   "admin.importRefused": "Nothing was imported. Fix these lines and try again:",
   "admin.importLine": "line {line}",
+  "admin.icpc.title": "Import an ICPC problem package",
+  "admin.icpc.hint": "A zip in the ICPC problem package format (problem.yaml, problem_statement/*.md, data/sample and data/secret). It creates a new problem with its test data. Custom output validators and interactive problems are not supported.",
+  "admin.icpc.file": "Package (zip)",
+  "admin.icpc.slug": "Slug (optional)",
+  "admin.icpc.slugHint": "Empty: taken from the package's directory or file name.",
+  "admin.icpc.submit": "Import package",
+  "admin.icpc.busy": "Importing…",
+  "admin.icpc.done": "Imported {title} as {slug}: {cases} test cases, {subtasks} subtasks.",
+  "admin.icpc.open": "Open the problem",
+  "admin.icpc.notes": "Notes on the import:",
 } as const;
 
 export type Key = keyof typeof en;
@@ -556,6 +566,16 @@ const zh: Table = {
   "admin.participants.count": "共 {n} 名参赛者。",
   "admin.importRefused": "未导入任何用户。请修改以下各行后重试：",
   "admin.importLine": "第 {line} 行",
+  "admin.icpc.title": "导入 ICPC 题目包",
+  "admin.icpc.hint": "ICPC 题目包格式的 zip（problem.yaml、problem_statement/*.md、data/sample 和 data/secret）。导入后会新建一道题目及其测试数据。不支持自定义输出校验器和交互题。",
+  "admin.icpc.file": "题目包（zip）",
+  "admin.icpc.slug": "标识（可选）",
+  "admin.icpc.slugHint": "留空则取题目包的目录名或文件名。",
+  "admin.icpc.submit": "导入题目包",
+  "admin.icpc.busy": "正在导入…",
+  "admin.icpc.done": "已将 {title} 导入为 {slug}：{cases} 个测试点，{subtasks} 个子任务。",
+  "admin.icpc.open": "打开题目",
+  "admin.icpc.notes": "导入说明：",
 };
 
 export type Lang = "en" | "zh";

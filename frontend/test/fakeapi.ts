@@ -1,5 +1,5 @@
 // A fake web node for the DOM tests: routes "METHOD /path" to handlers and
-// records every call (method, path, headers, JSON body).
+// records every call (method, path, headers, JSON body or FormData).
 import { vi } from "vitest";
 
 export interface Call {
@@ -7,6 +7,8 @@ export interface Call {
   path: string;
   headers: Record<string, string>;
   body: unknown;
+  /** A multipart body (FormData), when the call sent one. */
+  form?: FormData;
 }
 
 export type Handler = (call: Call) => { status?: number; body?: unknown } | undefined;
@@ -19,7 +21,8 @@ export function fakeAPI(routes: Record<string, Handler | object>) {
     const headers = (init?.headers ?? {}) as Record<string, string>;
     let body: unknown;
     if (typeof init?.body === "string") body = JSON.parse(init.body);
-    const call: Call = { method, path: url.pathname, headers, body };
+    const form = init?.body instanceof FormData ? init.body : undefined;
+    const call: Call = { method, path: url.pathname, headers, body, form };
     calls.push(call);
     const r = routes[`${method} ${url.pathname}`];
     if (r === undefined) {

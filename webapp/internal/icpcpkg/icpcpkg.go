@@ -152,7 +152,17 @@ func readAll(zr *zip.Reader, max int64) (map[string][]byte, string, error) {
 		names = append(names, n)
 	}
 	// A package zipped with its directory: problem.yaml or data/ under one
-	// top-level directory.
+	// top-level directory. A package zipped without one may also have all
+	// its files under one directory (data/, when it has no problem.yaml):
+	// that directory is not stripped.
+	looksLikePackage := func(prefix string) bool {
+		for _, n := range names {
+			if n == prefix+"problem.yaml" || strings.HasPrefix(n, prefix+"data/") {
+				return true
+			}
+		}
+		return false
+	}
 	root := ""
 	if len(names) > 0 {
 		first, _, ok := strings.Cut(names[0], "/")
@@ -163,7 +173,7 @@ func readAll(zr *zip.Reader, max int64) (map[string][]byte, string, error) {
 				break
 			}
 		}
-		if all {
+		if all && (looksLikePackage(first+"/") || !looksLikePackage("")) {
 			root = first
 		}
 	}

@@ -186,6 +186,34 @@ func TestConvertCheckerFlagsAndLayout(t *testing.T) {
 	}
 }
 
+// TestConvertRoot: a single top-level directory is the package's own
+// directory only when the package is inside it.
+func TestConvertRoot(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		root  string
+		cases int
+	}{
+		{"with its directory", map[string]string{"hello/problem.yaml": "name: x\n", "hello/data/secret/1.in": "1", "hello/data/secret/1.ans": "1"}, "hello", 1},
+		{"directory without problem.yaml", map[string]string{"hello/data/secret/1.in": "1", "hello/data/secret/1.ans": "1"}, "hello", 1},
+		{"only data, no directory", map[string]string{"data/secret/1.in": "1", "data/secret/1.ans": "1", "data/sample/1.in": "0", "data/sample/1.ans": "0"}, "", 2},
+		{"a directory called data", map[string]string{"data/problem.yaml": "name: x\n", "data/data/secret/1.in": "1", "data/data/secret/1.ans": "1"}, "data", 1},
+		{"no directory", map[string]string{"problem.yaml": "name: x\n", "data/secret/1.in": "1", "data/secret/1.ans": "1"}, "", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, pkg, err := Convert(zipOf(t, tc.files), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.ShortName != tc.root || len(pkg.Cases) != tc.cases {
+				t.Fatalf("root %q with %d cases, want %q with %d", p.ShortName, len(pkg.Cases), tc.root, tc.cases)
+			}
+		})
+	}
+}
+
 func TestConvertErrors(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -180,8 +180,9 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 // multipartSlack is room for the multipart framing around an uploaded file.
 const multipartSlack = 64 << 10
 
-// bodyLimit is MaxBodyBytes, except for the uploads: a test data zip
-// (MaxTestdataBytes) and a user CSV (MaxImportBytes).
+// bodyLimit is MaxBodyBytes, except for the uploads: a test data zip or
+// an ICPC problem package (MaxTestdataBytes) and a user CSV
+// (MaxImportBytes).
 func (s *Server) bodyLimit(r *http.Request) int64 {
 	switch upload(r) {
 	case uploadTestdata:
@@ -205,7 +206,8 @@ func upload(r *http.Request) int {
 	}
 	p := r.URL.Path
 	switch {
-	case strings.HasPrefix(p, "/api/problems/") && strings.HasSuffix(p, "/testdata"):
+	case strings.HasPrefix(p, "/api/problems/") && strings.HasSuffix(p, "/testdata"),
+		p == "/api/problems/import": // an ICPC package: test data and more
 		return uploadTestdata
 	case p == "/api/users/import":
 		return uploadUsers

@@ -142,6 +142,9 @@ type Server struct {
 	router   *chi.Mux
 	handler  http.Handler
 	draining atomic.Bool
+	// imports holds a slot per running problem import (one per node: an
+	// import holds the whole decompressed package in memory).
+	imports chan struct{}
 
 	loginUser, loginIP, submitRule ratelimit.Rule
 
@@ -223,6 +226,7 @@ func New(cfg Config) (*Server, error) {
 		sessions:   session.NewStore(cfg.Redis, cfg.Names, cfg.SessionTTL),
 		limiter:    ratelimit.New(cfg.Redis, cfg.Names),
 		catalog:    cat,
+		imports:    make(chan struct{}, 1),
 		loginUser:  ratelimit.Rule{Kind: "login-user", Limit: cfg.LoginPerUser, Window: cfg.LoginWindow},
 		loginIP:    ratelimit.Rule{Kind: "login-ip", Limit: cfg.LoginPerIP, Window: cfg.LoginWindow},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -314,6 +318,7 @@ func (s *Server) routes() *chi.Mux {
 			r.Post("/problems", s.handleCreateProblem)
 			r.Put("/problems/{slug}", s.handleUpdateProblem)
 			r.Post("/problems/{slug}/testdata", s.handleUploadTestdata)
+			r.Post("/problems/import", s.handleImportProblem)
 			r.Post("/contests", s.handleCreateContest)
 			r.Put("/contests/{slug}", s.handleUpdateContest)
 			r.Post("/contests/{slug}/register", s.handleRegisterContest)

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // Problem visibilities.
@@ -102,19 +104,43 @@ type ProblemSummary struct {
 // it with AddTestdataVersion) and returns its id. A taken slug is a
 // *DuplicateError.
 func (s *Store) CreateProblem(ctx context.Context, p Problem) (int64, error) {
-	res, err := s.DB.ExecContext(ctx, `INSERT INTO problems
+	id, err := insertProblem(ctx, s.DB, p)
+	if err != nil {
+		return 0, mapErr("store create problem "+p.Slug, err)
+	}
+	return id, nil
+}
+
+// CreateProblemWithTestdata creates p and records v (its ProblemID is
+// ignored) as its current test data in one transaction: on any error
+// nothing is written. A taken slug is a *DuplicateError. For importing a
+// whole problem package.
+func (s *Store) CreateProblemWithTestdata(ctx context.Context, p Problem, v TestdataVersion) (int64, error) {
+	var id int64
+	err := s.inTx(ctx, "store create problem "+p.Slug+" with test data", func(tx *sqlx.Tx) error {
+		var err error
+		if id, err = insertProblem(ctx, tx, p); err != nil {
+			return err
+		}
+		v.ProblemID = id
+		return addTestdata(ctx, tx, v)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+func insertProblem(ctx context.Context, db sqlx.ExecerContext, p Problem) (int64, error) {
+	res, err := db.ExecContext(ctx, `INSERT INTO problems
 		(slug, title, statement, time_limit_ms, memory_limit_kb, checker, float_tolerance, mode, visibility, languages, created_by)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.Slug, p.Title, p.Statement, p.TimeLimitMs, p.MemoryLimitKB, p.Checker, p.FloatTolerance,
 		p.Mode, p.Visibility, p.Languages, p.CreatedBy)
 	if err != nil {
-		return 0, mapErr("store create problem "+p.Slug, err)
+		return 0, err
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, fmt.Errorf("store create problem %s: %w", p.Slug, err)
-	}
-	return id, nil
+	return res.LastInsertId()
 }
 
 // ProblemBySlug returns one problem or ErrNotFound.
@@ -166,29 +192,25 @@ type TestdataVersion struct {
 // AddTestdataVersion records v (idempotent on problem and hash) and makes
 // it the problem's current test data, in one transaction.
 func (s *Store) AddTestdataVersion(ctx context.Context, v TestdataVersion) error {
-	tx, err := s.DB.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store add testdata: %w", err)
-	}
-	defer tx.Rollback()
+	return s.inTx(ctx, "store add testdata", func(tx *sqlx.Tx) error { return addTestdata(ctx, tx, v) })
+}
+
+func addTestdata(ctx context.Context, tx *sqlx.Tx, v TestdataVersion) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO testdata_versions
 		(problem_id, hash, size_bytes, case_count, manifest, uploaded_by) VALUES (?, ?, ?, ?, ?, ?)
 		ON DUPLICATE KEY UPDATE id = id`,
 		v.ProblemID, v.Hash, v.SizeBytes, v.CaseCount, string(v.Manifest), v.UploadedBy); err != nil {
-		return mapErr("store add testdata", err)
+		return err
 	}
 	res, err := tx.ExecContext(ctx, "UPDATE problems SET testdata_hash = ? WHERE id = ?", v.Hash, v.ProblemID)
 	if err != nil {
-		return fmt.Errorf("store add testdata: %w", err)
+		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		var one int
 		if err := tx.GetContext(ctx, &one, "SELECT 1 FROM problems WHERE id = ?", v.ProblemID); err != nil {
-			return fmt.Errorf("store add testdata: problem %d: %w", v.ProblemID, ErrNotFound)
+			return fmt.Errorf("problem %d: %w", v.ProblemID, ErrNotFound)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store add testdata: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,355 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/verdict-oj/verdict/webapp/internal/icpcpkg"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// ImportExpansion bounds what an imported ICPC package may decompress to,
+// as a multiple of MaxTestdataBytes (the zip's own limit): the converter
+// holds the whole package in memory, so this bounds the node's memory per
+// import (512 MiB with the default 64 MiB). Imports run one at a time per
+// node for the same reason.
+const ImportExpansion = 8
+
+// maxImportFieldBytes bounds the form fields of an import other than file.
+const maxImportFieldBytes = 4 << 10
+
+// importForm is the multipart body of POST /api/problems/import.
+type importForm struct {
+	zip      []byte
+	fileName string // as the browser sent it, for a slug
+	slug     *string
+	vis      *string
+	langs    *[]string
+}
+
+// readImportForm reads the multipart fields file (at most limit bytes),
+// slug, visibility and languages (repeated, or one field of ids separated
+// by commas or spaces), in any order. Unknown or repeated fields are
+// refused, like unknown JSON fields elsewhere.
+func readImportForm(r *http.Request, limit int64) (importForm, *APIError) {
+	var f importForm
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return f, apiErr(http.StatusUnsupportedMediaType, CodeUnsupportedMedia,
+			"send multipart/form-data with the package zip in the field file")
+	}
+	tooBig := func(field string, n int64) *APIError {
+		return fieldErr(http.StatusRequestEntityTooLarge, CodeTooLarge, field, fmt.Sprintf("%s is larger than %d bytes", field, n))
+	}
+	read := func(part *multipart.Part, field string, n int64) ([]byte, *APIError) {
+		b, err := io.ReadAll(io.LimitReader(part, n+1))
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			return nil, tooBig("file", limit)
+		}
+		if err != nil {
+			return nil, fieldErr(http.StatusBadRequest, CodeValidation, field, "the upload was cut short: "+err.Error())
+		}
+		if int64(len(b)) > n {
+			return nil, tooBig(field, n)
+		}
+		return b, nil
+	}
+	seenFile := false
+	mr := multipart.NewReader(r.Body, params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			return f, tooBig("file", limit)
+		}
+		if err != nil {
+			return f, fieldErr(http.StatusBadRequest, CodeValidation, "file", "the multipart body is malformed: "+err.Error())
+		}
+		name := part.FormName()
+		if name == "file" {
+			if seenFile {
+				part.Close()
+				return f, badField("file", "is given twice")
+			}
+			b, e := read(part, "file", limit)
+			f.fileName = part.FileName()
+			part.Close()
+			if e != nil {
+				return f, e
+			}
+			f.zip, seenFile = b, true
+			continue
+		}
+		b, e := read(part, name, maxImportFieldBytes)
+		part.Close()
+		if e != nil {
+			return f, e
+		}
+		v := string(b)
+		switch name {
+		case "slug":
+			if f.slug != nil {
+				return f, badField("slug", "is given twice")
+			}
+			f.slug = &v
+		case "visibility":
+			if f.vis != nil {
+				return f, badField("visibility", "is given twice")
+			}
+			f.vis = &v
+		case "languages":
+			if f.langs == nil {
+				f.langs = &[]string{}
+			}
+			*f.langs = append(*f.langs, strings.FieldsFunc(v, func(r rune) bool {
+				return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
+			})...)
+		case "":
+			return f, apiErr(http.StatusBadRequest, CodeValidation, "a multipart part has no field name")
+		default:
+			return f, badField(name, "is not a field of an import (file, slug, visibility, languages)")
+		}
+	}
+	if !seenFile {
+		return f, badField("file", "is required (the package zip, a multipart field named file)")
+	}
+	if len(f.zip) == 0 {
+		return f, badField("file", "is empty")
+	}
+	return f, nil
+}
+
+// fileErr is a 400 about the uploaded package (field file).
+func fileErr(msg string) *APIError {
+	return fieldErr(http.StatusBadRequest, CodeValidation, "file", msg)
+}
+
+// slugFrom makes a slug of a package or file name: lower case, every run
+// of other characters than a-z 0-9 becomes one "-", no "-" at either end,
+// at most 64 bytes. "" when nothing is left.
+func slugFrom(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(name) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			dash = true
+			continue
+		}
+		sep := dash && b.Len() > 0
+		if b.Len()+1+btoi(sep) > 64 {
+			break
+		}
+		if sep {
+			b.WriteByte('-')
+		}
+		b.WriteRune(c)
+		dash = false
+	}
+	return b.String()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// importedSlug is the slug given, else one from the package's directory
+// name, else from the uploaded file's name; "" when none can be made.
+func importedSlug(form importForm, p icpcpkg.Problem) string {
+	if form.slug != nil {
+		return strings.TrimSpace(*form.slug)
+	}
+	if s := slugFrom(p.ShortName); s != "" {
+		return s
+	}
+	base := path.Base(strings.ReplaceAll(form.fileName, `\`, "/"))
+	if base == "." || base == "/" {
+		return ""
+	}
+	return slugFrom(strings.TrimSuffix(base, path.Ext(base)))
+}
+
+// packageProblem turns what the converter read into a problem to create,
+// with the import's defaults (1000 ms, 262144 KiB) for limits the package
+// does not give. A value the web node does not allow is a 400 naming file;
+// slug, visibility and languages errors name their own fields.
+func packageProblem(ip icpcpkg.Problem, form importForm, slug string) (store.Problem, []string, *APIError) {
+	var notes []string
+	p := store.Problem{TimeLimitMs: 1000, MemoryLimitKB: 262144, Checker: store.CheckerDefault, Mode: store.ModeICPC,
+		Visibility: store.VisibilityPrivate, Languages: store.Languages{}}
+	if ip.TimeLimitMs > 0 {
+		if ip.TimeLimitMs < MinTimeLimitMs || ip.TimeLimitMs > MaxTimeLimitMs {
+			return p, nil, fileErr(fmt.Sprintf("the package's time limit, %d ms, is outside the %d to %d ms this judge allows",
+				ip.TimeLimitMs, MinTimeLimitMs, MaxTimeLimitMs))
+		}
+		p.TimeLimitMs = ip.TimeLimitMs
+	} else {
+		notes = append(notes, fmt.Sprintf("time limit set to the default %d ms", p.TimeLimitMs))
+	}
+	if ip.MemoryLimitKB > 0 {
+		if ip.MemoryLimitKB < MinMemoryLimitKB || ip.MemoryLimitKB > MaxMemoryLimitKB {
+			return p, nil, fileErr(fmt.Sprintf("the package's memory limit, %d KiB, is outside the %d to %d KiB this judge allows",
+				ip.MemoryLimitKB, MinMemoryLimitKB, MaxMemoryLimitKB))
+		}
+		p.MemoryLimitKB = ip.MemoryLimitKB
+	} else {
+		notes = append(notes, fmt.Sprintf("memory limit set to the default %d KiB", p.MemoryLimitKB))
+	}
+	title := strings.Join(strings.Fields(ip.Title), " ")
+	if title == "" {
+		title = slug
+		notes = append(notes, "the package has no name: the title is the slug")
+	}
+	req := problemRequest{Slug: &slug, Title: &title, Statement: &ip.Statement, Checker: &ip.Checker, Mode: &ip.Mode,
+		Visibility: form.vis, Languages: form.langs}
+	if ip.Checker == icpcpkg.CheckerFloat {
+		req.FloatTolerance = &ip.FloatTolerance
+	}
+	if e := req.apply(&p); e != nil {
+		switch e.Field {
+		case "slug", "visibility", "languages":
+			return p, nil, e
+		}
+		return p, nil, fileErr("the package's " + e.Message)
+	}
+	return p, notes, nil
+}
+
+// ProblemImportJSON answers an import.
+type ProblemImportJSON struct {
+	Problem  ProblemJSON  `json:"problem"`
+	Testdata TestdataJSON `json:"testdata"`
+	// Notes says what was not imported or was defaulted.
+	Notes []string `json:"notes"`
+}
+
+// handleImportProblem creates a problem and its test data from an ICPC
+// problem package (staff): convert (icpcpkg), build the Verdict test data
+// package, store it by content hash, then create the problem and record the
+// version in one transaction, so a failure leaves no problem behind.
+func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) {
+	u, ok := requireStaff(w, r, "import problems")
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	form, e := readImportForm(r, s.cfg.MaxTestdataBytes)
+	if e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	// The cheap checks first: a bad slug or visibility costs no conversion.
+	check := store.Problem{Slug: "x", Title: "x", TimeLimitMs: MinTimeLimitMs, MemoryLimitKB: MinMemoryLimitKB,
+		Checker: store.CheckerDefault, Mode: store.ModeICPC, Visibility: store.VisibilityPrivate}
+	if e := (&problemRequest{Slug: form.slug, Visibility: form.vis, Languages: form.langs}).apply(&check); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if form.slug != nil && !s.slugFree(w, r, check.Slug, "") {
+		return
+	}
+
+	select {
+	case s.imports <- struct{}{}:
+		defer func() { <-s.imports }()
+	case <-ctx.Done():
+		s.internal(w, r, fmt.Errorf("wait for an import slot: %w", ctx.Err()), http.StatusServiceUnavailable)
+		return
+	}
+	ip, pkg, err := icpcpkg.Convert(form.zip, icpcpkg.Limits{MaxBytes: ImportExpansion * s.cfg.MaxTestdataBytes})
+	if errors.Is(err, icpcpkg.ErrInvalid) || errors.Is(err, icpcpkg.ErrUnsupported) {
+		// The converter's message names the file inside the zip.
+		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), icpcpkg.ErrInvalid.Error()+": "), icpcpkg.ErrUnsupported.Error()+": ")
+		prefix := "invalid ICPC package: "
+		if errors.Is(err, icpcpkg.ErrUnsupported) {
+			prefix = "cannot import this ICPC package: "
+		}
+		writeAPIError(w, fileErr(prefix+msg))
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	slug := importedSlug(form, ip)
+	if slug == "" {
+		writeAPIError(w, badField("slug", "is required: the package has no directory or file name to take one from"))
+		return
+	}
+	p, notes, e := packageProblem(ip, form, slug)
+	if e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if form.slug == nil && !s.slugFree(w, r, p.Slug, " (taken from the package's name); give another") {
+		return
+	}
+	zipBytes, m, err := pkg.Build()
+	if err != nil {
+		writeAPIError(w, fileErr("the package's test data does not make a valid Verdict package: "+err.Error()))
+		return
+	}
+	mj, err := json.Marshal(m)
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	// The blob first: content-addressed, so a blob whose problem is then
+	// not created is harmless (an upload that fails later leaves the same).
+	hash, size, err := s.cfg.Blobs.Put(ctx, bytes.NewReader(zipBytes))
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	p.CreatedBy.Int64, p.CreatedBy.Valid = u.ID, true
+	v := store.TestdataVersion{Hash: hash, SizeBytes: size, CaseCount: len(m.Cases), Manifest: mj}
+	v.UploadedBy.Int64, v.UploadedBy.Valid = u.ID, true
+	id, err := s.cfg.Store.CreateProblemWithTestdata(ctx, p, v)
+	if e := slugConflict(err, "slug"); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.invalidateProblems(ctx)
+	stored, err := s.cfg.Store.ProblemByID(ctx, id)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	notes = append(append([]string{}, ip.Notes...), notes...)
+	s.log.Info("problem imported", "slug", p.Slug, "format", "icpc", "hash", hash, "cases", len(m.Cases),
+		"subtasks", len(m.Subtasks), "bytes", size, "user_id", u.ID, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusCreated, ProblemImportJSON{Problem: s.problemJSON(&stored),
+		Testdata: TestdataJSON{Hash: hash, CaseCount: len(m.Cases), SizeBytes: size, Subtasks: len(m.Subtasks)},
+		Notes:    notes})
+}
+
+// slugFree answers 409 (field slug) and returns false when a problem has
+// the slug already; a store failure is a 503.
+func (s *Server) slugFree(w http.ResponseWriter, r *http.Request, slug, why string) bool {
+	_, err := s.cfg.Store.ProblemBySlug(r.Context(), slug)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return true
+	case err == nil:
+		writeAPIError(w, fieldErr(http.StatusConflict, CodeConflict, "slug", fmt.Sprintf("slug %q is already taken%s", slug, why)))
+	default:
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+	}
+	return false
+}
