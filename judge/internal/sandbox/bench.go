@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -38,7 +39,7 @@ func (r BenchReport) Ratio() float64 {
 
 func (r BenchReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "trivial static C program, %d runs each, one at a time, cgroup %s\n", r.Bare.Runs, r.Cgroup)
+	fmt.Fprintf(&b, "trivial static C program, %d runs each, one at a time, interleaved, cgroup %s\n", r.Bare.Runs, r.Cgroup)
 	fmt.Fprintf(&b, "%-8s %10s %10s %10s\n", "mode", "runs/s", "p50", "p99")
 	for _, m := range []struct {
 		n string
@@ -50,14 +51,20 @@ func (r BenchReport) String() string {
 	return b.String()
 }
 
-func stats(lat []time.Duration, total time.Duration) BenchStats {
+// stats summarises latencies; runs/s is runs over the time they took.
+func stats(lat []time.Duration) BenchStats {
+	var total time.Duration
+	for _, d := range lat {
+		total += d
+	}
 	slices.Sort(lat)
 	q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
 	return BenchStats{Runs: len(lat), PerSecond: float64(len(lat)) / total.Seconds(), P50: q(0.50), P99: q(0.99), TotalWall: total}
 }
 
 // Bench builds a trivial static C program with gcc and runs it n times bare
-// (fork+exec+wait) and n times through a Sandbox, sequentially.
+// (fork+exec+wait) and n times through a Sandbox, one run at a time, the
+// two modes interleaved so that both see the same machine.
 func Bench(ctx context.Context, n int, log *slog.Logger) (BenchReport, error) {
 	var rep BenchReport
 	if n < 1 {
@@ -80,23 +87,19 @@ func Bench(ctx context.Context, n int, log *slog.Logger) (BenchReport, error) {
 		return rep, fmt.Errorf("bench: %w", err)
 	}
 
-	// bare
-	lat := make([]time.Duration, 0, n)
 	attr := &syscall.ProcAttr{Dir: dir, Files: []uintptr{0, 1, 2}}
-	t0 := time.Now()
-	for i := 0; i < n; i++ {
+	bare := func() (time.Duration, error) {
 		s := time.Now()
 		pid, err := syscall.ForkExec(bin, []string{bin}, attr)
 		if err != nil {
-			return rep, fmt.Errorf("bench: bare: %w", err)
+			return 0, fmt.Errorf("bench: bare: %w", err)
 		}
 		var ws syscall.WaitStatus
 		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil {
-			return rep, fmt.Errorf("bench: bare wait: %w", err)
+			return 0, fmt.Errorf("bench: bare wait: %w", err)
 		}
-		lat = append(lat, time.Since(s))
+		return time.Since(s), nil
 	}
-	rep.Bare = stats(lat, time.Since(t0))
 
 	sb, err := New(Config{Slots: 1, Logger: log})
 	if err != nil {
@@ -105,23 +108,42 @@ func Bench(ctx context.Context, n int, log *slog.Logger) (BenchReport, error) {
 	defer sb.Close()
 	rep.Cgroup = sb.CgroupVersion()
 	spec := Spec{Argv: []string{"./t"}, Dir: dir, Limits: Limits{CPU: time.Second, Memory: 64 << 20}}
-	// one warm-up run builds and caches the seccomp filter
-	if r, err := sb.Run(ctx, spec); err != nil || r.Status != StatusOK {
-		return rep, fmt.Errorf("bench: warm-up run: %v %+v", err, r)
-	}
-	lat = lat[:0]
-	t0 = time.Now()
-	for i := 0; i < n; i++ {
+	sandboxed := func() (time.Duration, error) {
 		s := time.Now()
 		r, err := sb.Run(ctx, spec)
 		if err != nil {
-			return rep, fmt.Errorf("bench: sandbox: %w", err)
+			return 0, fmt.Errorf("bench: sandbox: %w", err)
 		}
 		if r.Status != StatusOK {
-			return rep, fmt.Errorf("bench: sandbox run %d: %s %s", i, r.Status, r.Error)
+			return 0, fmt.Errorf("bench: sandbox run: %s %s", r.Status, r.Error)
 		}
-		lat = append(lat, time.Since(s))
+		return time.Since(s), nil
 	}
-	rep.Sandbox = stats(lat, time.Since(t0))
+	// Warm-up: page cache, the seccomp filter, the work dir mount.
+	for _, f := range []func() (time.Duration, error){bare, sandboxed} {
+		if _, err := f(); err != nil {
+			return rep, err
+		}
+	}
+	latBare := make([]time.Duration, 0, n)
+	latSandbox := make([]time.Duration, 0, n)
+	one := func(f func() (time.Duration, error), lat *[]time.Duration) error {
+		d, err := f()
+		*lat = append(*lat, d)
+		return err
+	}
+	for i := 0; i < n; i++ {
+		var err error
+		if i%2 == 0 {
+			err = errors.Join(one(bare, &latBare), one(sandboxed, &latSandbox))
+		} else {
+			err = errors.Join(one(sandboxed, &latSandbox), one(bare, &latBare))
+		}
+		if err != nil {
+			return rep, err
+		}
+	}
+	rep.Bare = stats(latBare)
+	rep.Sandbox = stats(latSandbox)
 	return rep, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +20,7 @@ type cgLimits struct {
 	cpus   string // cpuset, "" = inherit
 }
 
-// cgDriver creates per-run cgroups on one hierarchy version.
+// cgDriver creates run cgroups on one hierarchy version.
 type cgDriver interface {
 	version() string // "v1" or "v2"
 	// create makes a fresh cgroup without limits (spares are made ahead).
@@ -32,13 +31,22 @@ type cgDriver interface {
 	swapAccounting() bool
 }
 
-// runCgroup is one fresh cgroup for one run.
+// runCgroup measures one run at a time. A container keeps its runCgroup
+// from run to run when it can be reset exactly (v1); otherwise (v2, or a v1
+// cgroup a run left pages in) the next run gets a fresh one.
 type runCgroup interface {
-	// apply sets the run's limits; called once, before anything joins.
+	// reset makes a used cgroup start the next run as if fresh: empty,
+	// counters at zero, nothing of the last run charged to it. false: it
+	// cannot be (the caller destroys it and takes a fresh one). A fresh
+	// cgroup resets trivially.
+	reset() (bool, error)
+	// apply sets the run's limits (writing only what changed since the
+	// last apply); called before anything joins.
 	apply(l cgLimits) error
-	// procsFiles are the cgroup.procs files a process writes "0" into to
-	// join (one per v1 hierarchy, one on v2).
-	procsFiles() []string
+	// joinFds are descriptors, open for writing and owned by the cgroup, of
+	// the cgroup.procs files a process writes "0" into to join it (one per
+	// v1 hierarchy, cpuset only when pinned; one on v2).
+	joinFds(pinned bool) ([]int, error)
 	cpuUsage() (time.Duration, error)
 	memoryPeak() (int64, error)
 	oomKilled() (bool, error)
@@ -193,18 +201,17 @@ func listRunDirs(dir string) ([]string, error) {
 	return out, nil
 }
 
-// killPidsLoop SIGKILLs the pids read from procs until it is empty.
-func killPidsLoop(procs string, kill func(pid int) error, deadline time.Duration) error {
+// killPidsLoop SIGKILLs the pids procs lists until it lists none.
+func killPidsLoop(procs func() ([]int, error), kill func(pid int) error, deadline time.Duration) error {
 	end := time.Now().Add(deadline)
 	for {
-		b, err := os.ReadFile(procs)
+		pids, err := procs()
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil
 			}
 			return err
 		}
-		pids := parsePids(b)
 		if len(pids) == 0 {
 			return nil
 		}
@@ -212,7 +219,7 @@ func killPidsLoop(procs string, kill func(pid int) error, deadline time.Duration
 			_ = kill(p)
 		}
 		if time.Now().After(end) {
-			return fmt.Errorf("cgroup %s still has %d processes", filepath.Dir(procs), len(pids))
+			return fmt.Errorf("cgroup still has %d processes", len(pids))
 		}
 		time.Sleep(200 * time.Microsecond)
 	}

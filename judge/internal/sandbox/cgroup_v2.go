@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/containerd/cgroups/v3/cgroup2"
+	"golang.org/x/sys/unix"
 )
 
 type v2Driver struct {
@@ -92,7 +93,7 @@ func (d *v2Driver) create(name string) (runCgroup, error) {
 		_ = os.Remove(filepath.Join(d.mount, group))
 		return nil, fmt.Errorf("cgroup v2 create %s: %w", group, err)
 	}
-	return &v2Run{mount: d.mount, dir: filepath.Join(d.mount, group), m: m, swap: d.swapAccounting()}, nil
+	return &v2Run{mount: d.mount, dir: filepath.Join(d.mount, group), m: m, swap: d.swapAccounting(), join: -1}, nil
 }
 
 func (d *v2Driver) children() ([]string, error) {
@@ -100,15 +101,34 @@ func (d *v2Driver) children() ([]string, error) {
 }
 
 func (d *v2Driver) remove(name string) error {
-	r := &v2Run{mount: d.mount, dir: filepath.Join(d.mount, d.parent, name)}
+	r := &v2Run{mount: d.mount, dir: filepath.Join(d.mount, d.parent, name), join: -1}
 	return r.destroy()
 }
 
+// v2Run is one fresh v2 cgroup, used by one run: v2 has no way to reset
+// memory.peak before Linux 6.12, so every run gets a cgroup nobody used.
 type v2Run struct {
 	mount string
 	dir   string
 	m     *cgroup2.Manager
 	swap  bool
+	join  int // cgroup.procs, O_WRONLY; -1 until a run joins
+	used  bool
+}
+
+// reset: a v2 cgroup is never reused.
+func (r *v2Run) reset() (bool, error) { return !r.used, nil }
+
+func (r *v2Run) joinFds(bool) ([]int, error) {
+	r.used = true
+	if r.join < 0 {
+		fd, err := unix.Open(filepath.Join(r.dir, "cgroup.procs"), unix.O_WRONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("cgroup v2: %w", err)
+		}
+		r.join = fd
+	}
+	return []int{r.join}, nil
 }
 
 func (r *v2Run) apply(l cgLimits) error {
@@ -117,8 +137,6 @@ func (r *v2Run) apply(l cgLimits) error {
 	}
 	return nil
 }
-
-func (r *v2Run) procsFiles() []string { return []string{filepath.Join(r.dir, "cgroup.procs")} }
 
 // parseCPUStatUsage returns usage_usec of a cpu.stat file. Pure.
 func parseCPUStatUsage(b []byte) (time.Duration, error) {
@@ -176,12 +194,23 @@ func (r *v2Run) kill() error {
 	if err := m.Kill(); err != nil {
 		return fmt.Errorf("cgroup v2 kill: %w", err)
 	}
-	return killPidsLoop(procs, func(int) error { return nil }, 5*time.Second)
+	err = killPidsLoop(func() ([]int, error) {
+		b, err := os.ReadFile(procs)
+		return parsePids(b), err
+	}, func(int) error { return nil }, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("cgroup v2 kill %s: %w", r.dir, err)
+	}
+	return nil
 }
 
 func (r *v2Run) destroy() error {
 	if err := r.kill(); err != nil {
 		return err
+	}
+	if r.join >= 0 {
+		_ = unix.Close(r.join)
+		r.join = -1
 	}
 	var err error
 	for i := 0; i < 50; i++ {

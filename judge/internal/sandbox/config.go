@@ -59,9 +59,12 @@ type Config struct {
 	// ld.so.conf, ld.so.conf.d, alternatives, localtime, java-17-openjdk.
 	// /etc/passwd and /etc/group are generated (root and the sandbox user).
 	EtcFiles []string
-	// TmpSize caps the per-run /tmp tmpfs (charged to the run's memory too).
-	// Default 16 MiB.
+	// TmpSize caps each container's /tmp tmpfs (emptied after every run;
+	// its pages are charged to the run that writes them). Default 16 MiB.
 	TmpSize int64
+	// TmpInodes caps the number of files and directories in /tmp, which
+	// bounds the work of emptying it. Default 16384.
+	TmpInodes int
 	// Logger; default discards.
 	Logger *slog.Logger
 	// InitPath is the binary re-executed as container init. Default
@@ -100,6 +103,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TmpSize <= 0 {
 		c.TmpSize = 16 << 20
+	}
+	if c.TmpInodes <= 0 {
+		c.TmpInodes = 16384
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

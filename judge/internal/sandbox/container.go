@@ -12,13 +12,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// container is the judge's handle on one pre-forked container init.
+// container is the judge's handle on one pre-forked container init, and
+// what the init holds for the next run: its cgroup and its /w.
 type container struct {
 	cmd  *exec.Cmd
 	ctl  *net.UnixConn
+	buf  *msgBuf
 	dead bool // protocol broken or init gone: discard, never reuse
 	runs int
+
+	// cg is the cgroup this container's runs are measured in, kept while it
+	// can be reset exactly (nil: take a fresh one).
+	cg runCgroup
+	// dir identifies the host directory attached at /w (zero: none).
+	dir dirKey
 }
+
+// dirKey identifies a directory: the same key is the same live directory.
+type dirKey struct{ dev, ino uint64 }
 
 const containerFlags = unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWNET
 
@@ -37,14 +48,18 @@ func startContainer(cfg Config) (*container, error) {
 	}
 	ctl := c.(*net.UnixConn)
 
-	ic, err := json.Marshal(initConfig{UID: cfg.UID, GID: cfg.GID, Binds: cfg.Binds, EtcFiles: cfg.EtcFiles})
+	ic, err := json.Marshal(initConfig{UID: cfg.UID, GID: cfg.GID, Binds: cfg.Binds, EtcFiles: cfg.EtcFiles,
+		TmpSize: cfg.TmpSize, TmpInodes: cfg.TmpInodes})
 	if err != nil {
 		ctl.Close()
 		return nil, fmt.Errorf("container: %w", err)
 	}
 	cmd := exec.Command(cfg.InitPath)
 	cmd.Args = []string{"verdict-sandbox-init"}
-	cmd.Env = []string{initEnv + "=1", initConfigEnv + "=" + string(ic)}
+	// One P: the init runs one goroutine that blocks in system calls, and
+	// with a second P idle the runtime's monitor thread would poll every
+	// 20µs for as long as the program runs.
+	cmd.Env = []string{initEnv + "=1", initConfigEnv + "=" + string(ic), "GOMAXPROCS=1"}
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: containerFlags, Pdeathsig: syscall.SIGKILL}
@@ -52,9 +67,9 @@ func startContainer(cfg Config) (*container, error) {
 		ctl.Close()
 		return nil, fmt.Errorf("container: start init: %w", err)
 	}
-	ct := &container{cmd: cmd, ctl: ctl}
+	ct := &container{cmd: cmd, ctl: ctl, buf: newMsgBuf()}
 	var hello initHello
-	if _, err := recvMsg(ctl, &hello, time.Now().Add(20*time.Second)); err != nil {
+	if _, err := recvMsg(ctl, ct.buf, &hello, time.Now().Add(20*time.Second)); err != nil {
 		ct.close()
 		return nil, fmt.Errorf("container: init hello: %w", err)
 	}
@@ -93,7 +108,7 @@ func (c *container) await() <-chan doneMsg {
 	ch := make(chan doneMsg, 1)
 	go func() {
 		var d runDone
-		fds, err := recvMsg(c.ctl, &d, time.Time{})
+		fds, err := recvMsg(c.ctl, c.buf, &d, time.Time{})
 		closeFds(fds)
 		ch <- doneMsg{d: d, err: err}
 	}()

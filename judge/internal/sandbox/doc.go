@@ -1,7 +1,7 @@
 // Package sandbox runs untrusted programs for the judge: isolated by
 // namespaces, a read-only root, an unprivileged user and a seccomp filter;
-// bounded and measured by a fresh cgroup per run (v1 or v2, through
-// containerd/cgroups/v3). It owns everything between "run this argv in this
+// bounded and measured by a cgroup fresh or reset exactly for each run (v1
+// or v2, through containerd/cgroups/v3). It owns everything between "run this argv in this
 // directory with these limits" and a Result; the agent decides what to run.
 //
 // # Design: pre-forked containers plus a C fork/exec shim
@@ -21,37 +21,57 @@
 //   - What this package does (as go-judge does in spirit): a pool of
 //     pre-forked containers, one per concurrent slot. Each container is the
 //     judge binary re-executed (MaybeInit) into new mount, PID, IPC, UTS and
-//     network namespaces; it builds the root once and stays as PID 1. Per run
-//     the judge sends it a request over a SOCK_SEQPACKET pair with the
-//     descriptors attached (stdio, the work dir as a detached open_tree clone,
-//     the run cgroup's cgroup.procs files). The init attaches the work dir at
-//     /w (move_mount), mounts a fresh size-capped /tmp, and starts the program
-//     through spawn_linux.c: a clone(CLONE_VM|CLONE_VFORK) child that makes
-//     only raw system calls — reset signal handlers, setsid, write "0" to each
-//     cgroup.procs (so it is in the run's cgroup before exec; CPU and memory
-//     from the first instruction are counted), dup stdio, mark every other fd
-//     close-on-exec, set rlimits, chdir /w, empty the capability bounding set,
-//     setgroups/setresgid/setresuid to the sandbox user (which clears the
-//     other capability sets), no_new_privs, seccomp with a user-notification
-//     listener, hand the listener to the init, execve.
+//     network namespaces; it builds the root once (with one size-capped
+//     /tmp), drops its capability bounding set and sets no_new_privs once,
+//     and stays as PID 1. Per run the judge sends it a request over a
+//     SOCK_SEQPACKET pair with the descriptors attached (stdio, the work dir
+//     as a detached open_tree clone when it differs from the one at /w, the
+//     run cgroup's cgroup.procs files). The init attaches the work dir at /w
+//     (move_mount) if needed and has the profile's spawner (spawn_linux.c)
+//     start the program: a thread of the init, outside Go, that loaded the
+//     profile's seccomp filter once and clones every program of that
+//     profile with CLONE_VM|CLONE_VFORK|CLONE_PIDFD. The child inherits the
+//     filter, the empty bounding set and no_new_privs, and makes only raw
+//     system calls: reset signal handlers, its own process group, write "0"
+//     to each cgroup.procs (so it is in the run's cgroup before exec; CPU and
+//     memory from the first instruction are counted), dup stdio, mark every
+//     other fd close-on-exec, set rlimits, chdir /w,
+//     setgroups/setresgid/setresuid to the sandbox user (which clears every
+//     capability set), execve. The init waits on the pidfd and the filter's
+//     listener with one poll, on its one locked thread (GOMAXPROCS=1), kills
+//     and reaps whatever is left, empties /tmp and answers.
 //
-// Costs of the choice: a long-lived init per slot (a few MiB each); state
-// could leak between runs of one container, so the init detaches /w and /tmp
-// after every run, and kill(-1, SIGKILL) from PID 1 plus reaping leaves no
-// process behind (a task with SIGKILL pending cannot fork, so the sweep is
-// complete); the judge's cgroup kill is the second net. The shim is C and
-// must stay async-signal-safe: no malloc, no glibc set*id wrappers (they
-// signal the "other threads", which in a CLONE_VM child are the Go runtime's).
+// Costs of the choice: a long-lived init per slot (a few MiB each, one
+// spawner thread per profile used); state could leak between runs of one
+// container, so the init empties /tmp after every run (its pages are then
+// uncharged before the judge reads the memory counters), /w is only ever the
+// run's own directory, and kill(-1, SIGKILL) from PID 1 plus reaping leaves
+// no process behind (a task with SIGKILL pending cannot fork, so the sweep
+// is complete); the judge's cgroup kill is the second net. A work dir stays
+// attached in an idle container until a run needs another: a deleted work
+// dir's space is freed when its container moves on or closes. The shim is C
+// and must stay async-signal-safe: no malloc, no glibc set*id wrappers (they
+// signal the "other threads", which in a CLONE_VM child are the Go
+// runtime's). The spawner thread runs under its profile's filter, which
+// therefore lets through the shim's own calls with their exact arguments
+// (see below); it keeps every signal blocked, and its children clear the
+// mask only just before execve.
 //
 // # seccomp
 //
 // Profiles (profile.go): run is an allow-list; compile allows everything but
 // a deny-list (network setup, mount, ptrace, bpf, io_uring, keyctl, module
-// and clock calls...). Anything denied is SECCOMP_RET_USER_NOTIF: the
-// init's notifier reads the notification, names the syscall (libseccomp),
-// and kills the run, which is then reported as a forbidden syscall with that
-// name. Other ABIs (x32, i386 int 0x80) hit the filter's bad-arch action,
-// SIGKILL-by-SIGSYS, reported as a forbidden syscall named "?".
+// and clock calls...). Each is compiled to BPF once per container and loaded
+// once, on its spawner thread: preparing a filter costs the kernel a few
+// hundred microseconds (checks, translation, JIT, the per-syscall cache),
+// inheriting it nothing. Anything denied is SECCOMP_RET_USER_NOTIF: the
+// init reads the notification from the spawner's listener, names the
+// syscall (libseccomp), and kills the run, which is then reported as a
+// forbidden syscall with that name. The listener serves the runs of its
+// profile one after the other; a notification of a task that died is
+// withdrawn by the kernel, so none outlives its run. Other ABIs (x32, i386
+// int 0x80) hit the filter's bad-arch action, SIGKILL-by-SIGSYS, reported as
+// a forbidden syscall named "?".
 //
 // Exactly one execve under run: the filter allows execve only when its
 // filename pointer equals the address of a page the init mapped at a random
@@ -62,18 +82,36 @@
 // ENOSYS (its flags live in memory the filter cannot see; glibc falls back
 // to clone, whose flags are checked: no namespace flags). fork/clone are
 // allowed only when Limits.Procs > 1, the pids cgroup bounding how many.
+// The shim's own calls between clone and execve pass with their exact
+// arguments only, all no-ops or failures for an unprivileged program: clone
+// with the spawner's flags and parent_tid pointer (in the same secret page;
+// with Procs 1 the pids cgroup would refuse a second process anyway),
+// setpgid(0, 0), close_range, setgroups(0, ...), setresuid/setresgid to the
+// sandbox user.
 //
 // # cgroups
 //
 // cgroups.Mode() picks the hierarchy: v2 when unified, else the v1
-// controllers (cpuacct, memory, pids, cpuset, freezer). Every run gets a
-// cgroup nobody used: spares are created ahead and used ones removed in the
-// background, off the run's critical path. CPU time is cpuacct.usage (v1) or
-// cpu.stat usage_usec (v2), read after everything in the cgroup is dead;
-// while the run lives the judge polls it, sleeping no longer than the
-// remaining CPU time divided by the CPUs the run may use, so a time limit is
-// enforced within about a millisecond (RLIMIT_CPU at limit+1 s is the
-// backstop). The memory peak is memory.max_usage_in_bytes (v1) or
+// controllers (cpuacct, memory, pids, freezer joined; cpuset too when the
+// run is pinned to a CPU). Every run gets a cgroup nobody used or its
+// container's cgroup reset exactly (v1 only: v2's memory.peak cannot be
+// reset before Linux 6.12). A v1 cgroup is reset only when it is empty and
+// nothing of the last run is charged to it but what the kernel caches per
+// CPU (memory.stat: no page cache, tmpfs, mapped, huge, swap, dirty or
+// writeback page; usage at most 64 pages per CPU, the kernel's charge batch,
+// which any cgroup's peak includes, fresh or not): then the peak
+// (memory.max_usage_in_bytes) and the CPU counter (cpuacct.usage) are set to
+// zero and the oom_kill count taken as the run's baseline. Otherwise the
+// container takes a fresh cgroup, made ahead in the background, and the old
+// one is removed in the background. Control files are kept open and read
+// with pread (cgroup.procs excepted: on v1 an open one keeps serving the pid
+// list it loaded first); limits are written only when they change.
+//
+// CPU time is cpuacct.usage (v1) or cpu.stat usage_usec (v2), read after
+// everything in the cgroup is dead; while the run lives the judge polls it,
+// sleeping no longer than the remaining CPU time divided by the CPUs the run
+// may use, so a time limit is enforced within about a millisecond
+// (RLIMIT_CPU at limit+1 s is the backstop). The memory peak is memory.max_usage_in_bytes (v1) or
 // memory.peak (v2, Linux 5.19+); swap is off (v1: memsw limit = memory limit
 // when swap accounting exists, else there is nothing to limit; v2:
 // memory.swap.max 0). OOM kills are read from memory.oom_control or

@@ -4,13 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -27,73 +24,42 @@ func MaybeInit() {
 	os.Exit(initMain())
 }
 
-// Fixed descriptor numbers inside the init.
-const (
-	initCtlFd    = 3 // the judge's socket (ExtraFiles[0])
-	notifySendFd = 100
-)
+// initCtlFd is the judge's socket inside the init (ExtraFiles[0]).
+const initCtlFd = 3
 
 type initState struct {
-	cfg      initConfig
-	ctl      *net.UnixConn
-	page     *execPage
-	notifyRx int // receives listener fds from the shim
-	filters  map[filterKey][]byte
-	mounted  []string // per-run mounts, detached by teardown
-}
-
-// teardown detaches the last run's work dir and /tmp.
-func (st *initState) teardown() error {
-	for _, m := range st.mounted {
-		if err := unix.Unmount(m, unix.MNT_DETACH); err != nil {
-			return fmt.Errorf("unmount %s: %w", m, err)
-		}
-	}
-	st.mounted = st.mounted[:0]
-	return nil
+	cfg       initConfig
+	ctl       int // the judge's socket, blocking
+	buf       *msgBuf
+	page      *execPage
+	spawners  map[filterKey]*spawner
+	wAttached bool // a work dir is attached at /w
 }
 
 func initMain() int {
-	f := os.NewFile(initCtlFd, "ctl")
-	c, err := net.FileConn(f)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "sandbox init: control socket: %v\n", err)
-		return 2
-	}
-	_ = f.Close()
-	ctl, ok := c.(*net.UnixConn)
-	if !ok {
-		fmt.Fprintf(os.Stderr, "sandbox init: control socket is %T\n", c)
-		return 2
-	}
-	st := &initState{ctl: ctl, filters: map[filterKey][]byte{}}
+	// Everything the init does happens on this one thread: the capability
+	// bounding set and no_new_privs set below are per thread, and the
+	// shim's child inherits them from the thread that clones it.
+	runtime.LockOSThread()
+	st := &initState{ctl: initCtlFd, buf: newMsgBuf(), spawners: map[filterKey]*spawner{}}
 	if err := st.setup(); err != nil {
-		_ = sendMsg(ctl, initHello{Err: err.Error()}, nil)
+		_ = sendFd(st.ctl, initHello{Err: err.Error()}, nil)
 		return 3
 	}
-	if err := sendMsg(ctl, initHello{}, nil); err != nil {
+	if err := sendFd(st.ctl, initHello{}, nil); err != nil {
 		return 4
 	}
 	// The judge's end closing (the judge died or closed us) ends the init;
 	// as PID 1 of the namespace, its exit kills every process left in it.
 	for {
 		var req runRequest
-		fds, err := recvMsg(ctl, &req, time.Time{})
+		fds, err := recvFd(st.ctl, st.buf, &req)
 		if err != nil {
 			return 0
 		}
 		done := st.run(req, fds)
-		// Our copies of the run's pipes must be gone before the judge is
-		// told, or its readers would wait for us.
-		closeFds(fds)
-		if err := sendMsg(ctl, done, nil); err != nil || done.Fatal {
+		if err := sendFd(st.ctl, done, nil); err != nil || done.Fatal {
 			return 5
-		}
-		// Tear down after answering: off the run's critical path, and
-		// before the next request is read.
-		if err := st.teardown(); err != nil {
-			fmt.Fprintf(os.Stderr, "sandbox init: %v\n", err)
-			return 6
 		}
 	}
 }
@@ -104,30 +70,36 @@ func (st *initState) setup() error {
 		return fmt.Errorf("config: %w", err)
 	}
 	os.Clearenv()
-	// Mounts, chdir and pivot_root act on the whole process; keep this
-	// goroutine on one thread anyway so errors are attributable.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	if err := buildRoot(st.cfg); err != nil {
 		return err
 	}
 	if err := unix.Sethostname([]byte("verdict")); err != nil {
 		return fmt.Errorf("sethostname: %w", err)
 	}
+	// A session of its own, away from the judge's; every program runs in
+	// it, each in its own process group.
+	if _, err := unix.Setsid(); err != nil {
+		return fmt.Errorf("setsid: %w", err)
+	}
+	// Once for every program this init will start: an empty capability
+	// bounding set (nothing can ever regain a capability) and no_new_privs
+	// (no execve grants privileges). The init keeps its own capabilities.
+	for c := 0; c < 64; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			if err == unix.EINVAL {
+				break // past the last capability this kernel knows
+			}
+			return fmt.Errorf("drop bounding capability %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
 	p, err := mapExecPage()
 	if err != nil {
 		return err
 	}
 	st.page = p
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("notify socketpair: %w", err)
-	}
-	if err := unix.Dup3(pair[1], notifySendFd, unix.O_CLOEXEC); err != nil {
-		return fmt.Errorf("notify socket: %w", err)
-	}
-	_ = unix.Close(pair[1])
-	st.notifyRx = pair[0]
 	return nil
 }
 
@@ -234,6 +206,13 @@ func buildRoot(cfg initConfig) error {
 			return fmt.Errorf("root: %w", err)
 		}
 	}
+	// One size-capped /tmp for the container's life, emptied after every
+	// run (cleanTmp): no mount and unmount per run (an unmount waits for an
+	// RCU grace period).
+	tmpOpts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=1777", cfg.TmpSize, cfg.TmpInodes)
+	if err := must("tmp", unix.Mount("tmp", root+"/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpOpts)); err != nil {
+		return err
+	}
 	// /proc of our own PID namespace; other users' processes (the init) hidden.
 	if err := must("proc", unix.Mount("proc", root+"/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "hidepid=2")); err != nil {
 		return err
@@ -279,77 +258,105 @@ func lookPath(name string, env []string) (string, error) {
 	return "", fmt.Errorf("%s: not found in PATH", name)
 }
 
-// run executes one request; fds are closed by the caller.
+// run executes one request and closes its descriptors.
 func (st *initState) run(req runRequest, fds []int) runDone {
-	if len(fds) != 4+req.NCgroup {
-		return runDone{Err: fmt.Sprintf("init: got %d descriptors, want %d", len(fds), 4+req.NCgroup)}
+	if len(fds) != req.nFds() {
+		closeFds(fds)
+		return runDone{Err: fmt.Sprintf("init: got %d descriptors, want %d", len(fds), req.nFds())}
 	}
-	if err := unix.MoveMount(fds[3], "", unix.AT_FDCWD, "/w", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-		return runDone{Err: fmt.Sprintf("init: mount work dir: %v", err), Fatal: true}
+	stdio, cg := fds[:3], fds[3:]
+	if req.NewDir {
+		tree := fds[3]
+		cg = fds[4:]
+		err := st.attachDir(tree)
+		_ = unix.Close(tree)
+		if err != nil {
+			closeFds(fds[:3])
+			closeFds(cg)
+			return runDone{Err: err.Error(), Fatal: true}
+		}
 	}
-	st.mounted = append(st.mounted, "/w")
-	if err := unix.Mount("tmp", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, fmt.Sprintf("size=%d,mode=1777", req.TmpSize)); err != nil {
-		return runDone{Err: fmt.Sprintf("init: mount /tmp: %v", err), Fatal: true}
+	attached := req.NewDir
+	if !st.wAttached {
+		closeFds(stdio)
+		closeFds(cg)
+		return runDone{Err: "init: no work dir attached", Fatal: true}
 	}
-	st.mounted = append(st.mounted, "/tmp")
+	done := st.start(req, stdio, cg)
+	done.Attached = attached
+	// /tmp is empty before the judge is told, so that nothing the run wrote
+	// there is still charged to its cgroup when the judge looks.
+	if err := cleanTmp(); err != nil {
+		done.Err = fmt.Sprintf("init: empty /tmp: %v", err)
+		done.Fatal = true
+	}
+	return done
+}
 
+// attachDir makes tree the work dir at /w, detaching the previous one.
+func (st *initState) attachDir(tree int) error {
+	if st.wAttached {
+		if err := unix.Unmount("/w", unix.MNT_DETACH); err != nil {
+			return fmt.Errorf("init: detach old work dir: %w", err)
+		}
+		st.wAttached = false
+	}
+	if err := unix.MoveMount(tree, "", unix.AT_FDCWD, "/w", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("init: mount work dir: %w", err)
+	}
+	st.wAttached = true
+	return nil
+}
+
+// start spawns the program, waits for it and everything it started, and
+// closes stdio and cg (the child has its own copies once it runs).
+func (st *initState) start(req runRequest, stdio, cg []int) runDone {
 	// Path lookup relative to the work dir, as the program will see it.
 	if err := unix.Chdir("/w"); err != nil {
+		closeFds(stdio)
+		closeFds(cg)
 		return runDone{Err: fmt.Sprintf("init: chdir: %v", err), Fatal: true}
 	}
 	path, err := lookPath(req.Argv[0], req.Env)
 	_ = unix.Chdir("/")
 	if err != nil {
+		closeFds(stdio)
+		closeFds(cg)
 		return runDone{Err: err.Error()}
 	}
-	key := filterKey{profile: req.Profile, multi: req.Multi}
-	filter, ok := st.filters[key]
-	if !ok {
-		filter, err = buildFilter(key, st.page.addr(), notifySendFd)
-		if err != nil {
-			return runDone{Err: err.Error(), Fatal: true}
-		}
-		st.filters[key] = filter
+	sw, err := st.spawnerFor(filterKey{profile: req.Profile, multi: req.Multi})
+	if err != nil {
+		closeFds(stdio)
+		closeFds(cg)
+		return runDone{Err: err.Error(), Fatal: true}
 	}
 	start := time.Now()
-	pid, err := spawn(st.page, spawnParams{
+	pid, pidfd, err := sw.spawn(st.page, spawnParams{
 		path: path, argv: req.Argv, env: req.Env, dir: "/w",
-		fds:     [3]int{fds[0], fds[1], fds[2]},
-		cgFds:   fds[4:],
+		fds:     [3]int{stdio[0], stdio[1], stdio[2]},
+		cgFds:   cg,
 		rlimits: req.Rlimits,
 		uid:     st.cfg.UID, gid: st.cfg.GID,
-		filter:   filter,
-		notifyFd: notifySendFd,
 	})
-	listener := st.takeListener()
+	// The program holds its own copies now (or never will): the judge's
+	// pipes see end-of-file when the run's last process is gone.
+	closeFds(stdio)
+	closeFds(cg)
 	if err != nil {
 		if pid > 0 {
 			var ws unix.WaitStatus
 			_, _ = unix.Wait4(pid, &ws, 0, nil)
 		}
-		if listener >= 0 {
-			_ = unix.Close(listener)
+		if pidfd >= 0 {
+			_ = unix.Close(pidfd)
 		}
 		st.reapAll()
-		return runDone{Err: err.Error()}
+		return runDone{Err: err.Error(), Fatal: errors.Is(err, errSpawnerBroken)}
 	}
-	var n *notifier
-	if listener >= 0 {
-		n = startNotifier(listener)
-	}
-	var ws unix.WaitStatus
-	for {
-		_, err = unix.Wait4(pid, &ws, 0, nil)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	forbidden, ws, err := waitRun(pid, pidfd, sw.listener)
 	wall := time.Since(start)
 	st.reapAll()
-	done := runDone{WallNs: int64(wall)}
-	if n != nil {
-		done.Forbidden = n.stop()
-	}
+	done := runDone{WallNs: int64(wall), Forbidden: forbidden}
 	switch {
 	case err != nil:
 		done.Err = fmt.Sprintf("init: wait: %v", err)
@@ -362,48 +369,45 @@ func (st *initState) run(req runRequest, fds []int) runDone {
 	return done
 }
 
-// takeListener receives the seccomp listener the shim sent before exec.
-func (st *initState) takeListener() int {
-	buf := make([]byte, 8)
-	oob := make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(st.notifyRx, buf, oob, unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
-	if err != nil || n == 0 || oobn == 0 {
-		return -1
+// spawnerFor returns the profile's spawner, starting it on first use (on
+// this, the init's locked thread).
+func (st *initState) spawnerFor(k filterKey) (*spawner, error) {
+	if sw, ok := st.spawners[k]; ok {
+		return sw, nil
 	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) == 0 {
-		return -1
+	filter, err := buildFilter(k, spawnSecrets{execAddr: st.page.addr(), cloneTid: st.page.pidfdSlot(),
+		uid: st.cfg.UID, gid: st.cfg.GID})
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
 	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) == 0 {
-		return -1
+	sw, err := startSpawner(st.page, filter)
+	if err != nil {
+		return nil, fmt.Errorf("init: %s profile: %w", k.profile, err)
 	}
-	closeFds(fds[1:])
-	return fds[0]
+	st.spawners[k] = sw
+	return sw, nil
 }
 
 // reapAll kills every other process of the namespace (the run's orphans)
-// and reaps them. kill(-1) from PID 1 reaches all but itself, and a task
-// with SIGKILL pending cannot fork, so nothing escapes the sweep.
+// and reaps them. Every process of the namespace but the init descends
+// from it (orphans are reparented to it), so "no child" means "nobody
+// left". kill(-1) from PID 1 reaches all but itself, and a task with
+// SIGKILL pending cannot fork, so nothing escapes the sweep.
 func (st *initState) reapAll() {
+	var ws unix.WaitStatus
 	for {
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		switch {
+		case err == unix.ECHILD:
+			return
+		case err == unix.EINTR || pid > 0:
+			continue
+		}
 		_ = unix.Kill(-1, unix.SIGKILL)
-		var ws unix.WaitStatus
-		_, err := unix.Wait4(-1, &ws, 0, nil)
-		if err == unix.ECHILD {
+		if _, err := unix.Wait4(-1, &ws, 0, nil); err == unix.ECHILD {
 			return
 		}
 	}
-}
-
-// notifier serves the seccomp listener of one run: the first notification
-// names the forbidden call, and the run is killed on the spot.
-type notifier struct {
-	fd     int
-	wakeR  int
-	wakeW  int
-	name   atomic.Pointer[string]
-	doneWG sync.WaitGroup
 }
 
 // seccompNotif mirrors struct seccomp_notif (80 bytes on every arch).
@@ -419,58 +423,73 @@ type seccompNotif struct {
 
 const seccompIoctlNotifRecv = 0xc0502100 // _IOWR('!', 0, struct seccomp_notif)
 
-func startNotifier(fd int) *notifier {
-	n := &notifier{fd: fd, wakeR: -1, wakeW: -1}
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err == nil {
-		n.wakeR, n.wakeW = p[0], p[1]
-	}
-	n.doneWG.Add(1)
-	go n.loop()
-	return n
-}
-
-func (n *notifier) loop() {
-	defer n.doneWG.Done()
+// waitRun waits, on this thread, until the program (pid, whose pidfd is
+// pidfd) has ended, serving its filter's listener meanwhile: the first
+// notification names the forbidden call, and the whole run is killed on the
+// spot (the call is never answered). It closes pidfd. The listener is the
+// spawner's, shared by the runs of its profile one after the other: a
+// notification of a task that died is withdrawn by the kernel, so none
+// outlives its run.
+func waitRun(pid, pidfd, listener int) (forbidden string, ws unix.WaitStatus, err error) {
+	defer unix.Close(pidfd)
+	pfds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}, {Fd: int32(listener), Events: unix.POLLIN}}
 	for {
-		pfds := []unix.PollFd{{Fd: int32(n.fd), Events: unix.POLLIN}, {Fd: int32(n.wakeR), Events: unix.POLLIN}}
-		_, err := unix.Poll(pfds, -1)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || pfds[1].Revents != 0 {
-			return
-		}
-		if pfds[0].Revents&unix.POLLIN != 0 {
-			var req seccompNotif
-			_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(n.fd), seccompIoctlNotifRecv, uintptr(unsafe.Pointer(&req)))
-			if e == 0 {
-				name := syscallName(req.Nr)
-				n.name.CompareAndSwap(nil, &name)
-				// Not answered: the whole run dies now.
-				_ = unix.Kill(-1, unix.SIGKILL)
+		if _, err := unix.Poll(pfds, -1); err != nil {
+			if err == unix.EINTR {
+				continue
 			}
-			continue
+			return forbidden, ws, fmt.Errorf("poll: %w", err)
 		}
-		if pfds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
-			return
+		if l := pfds[1]; l.Fd >= 0 && l.Revents != 0 {
+			if l.Revents&unix.POLLIN != 0 {
+				var req seccompNotif
+				_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), seccompIoctlNotifRecv, uintptr(unsafe.Pointer(&req)))
+				if e == 0 && forbidden == "" {
+					forbidden = syscallName(req.Nr)
+					// Not answered: the whole run dies now.
+					_ = unix.Kill(-1, unix.SIGKILL)
+				}
+			} else {
+				pfds[1].Fd = -1 // POLLERR/POLLNVAL: stop watching it
+			}
+		}
+		if pfds[0].Revents != 0 {
+			break
+		}
+	}
+	for {
+		_, err = unix.Wait4(pid, &ws, 0, nil)
+		if err != unix.EINTR {
+			return forbidden, ws, err
 		}
 	}
 }
 
-// stop ends the loop and returns the forbidden call's name, if any.
-func (n *notifier) stop() string {
-	if n.wakeW >= 0 {
-		_, _ = unix.Write(n.wakeW, []byte{1})
+// cleanTmp removes everything in /tmp without following symlinks. The
+// run's processes are all gone, so nothing races with it.
+func cleanTmp() error {
+	fd, err := unix.Open("/tmp", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
 	}
-	n.doneWG.Wait()
-	_ = unix.Close(n.fd)
-	if n.wakeR >= 0 {
-		_ = unix.Close(n.wakeR)
-		_ = unix.Close(n.wakeW)
+	var buf [4096]byte
+	var names []string
+	for {
+		n, err := unix.Getdents(fd, buf[:])
+		if err != nil {
+			_ = unix.Close(fd)
+			return err
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
-	if p := n.name.Load(); p != nil {
-		return *p
+	_ = unix.Close(fd)
+	for _, n := range names {
+		if err := os.RemoveAll("/tmp/" + n); err != nil {
+			return err
+		}
 	}
-	return ""
+	return nil
 }

@@ -1,7 +1,10 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -233,12 +236,66 @@ func TestCgroupResources(t *testing.T) {
 	if r := v2Resources(cgLimits{memory: 1, pids: 1}, false); r.Memory.Swap != nil || r.CPU != nil {
 		t.Errorf("v2 without swap/cpus: %+v", r)
 	}
-	v1 := v1Resources(l, true)
-	if *v1.Memory.Limit != 64<<20 || *v1.Memory.Swap != 64<<20 || *v1.Pids.Limit != 16 || v1.CPU.Cpus != "1" {
-		t.Errorf("v1 resources: %+v", v1)
+}
+
+func TestV1LimitWrites(t *testing.T) {
+	const M = 1 << 20
+	unl := cgLimits{memory: -1, pids: -1}
+	w := func(f int, v string) v1Write { return v1Write{f, v} }
+	tests := []struct {
+		name      string
+		cur, next cgLimits
+		memsw     bool
+		want      []v1Write
+	}{
+		{"fresh, swap accounting: memory before memsw", unl, cgLimits{memory: 64 * M, pids: 1}, true,
+			[]v1Write{w(v1MemLimit, "67108864"), w(v1MemswLimit, "67108864"), w(v1PidsMax, "1")}},
+		{"fresh, no swap accounting", unl, cgLimits{memory: 64 * M, pids: 1}, false,
+			[]v1Write{w(v1MemLimit, "67108864"), w(v1PidsMax, "1")}},
+		{"unchanged: nothing", cgLimits{memory: 64 * M, pids: 1}, cgLimits{memory: 64 * M, pids: 1}, true, nil},
+		{"raise: memsw first", cgLimits{memory: 64 * M, pids: 1}, cgLimits{memory: 128 * M, pids: 1}, true,
+			[]v1Write{w(v1MemswLimit, "134217728"), w(v1MemLimit, "134217728")}},
+		{"lower: memory first", cgLimits{memory: 128 * M, pids: 64}, cgLimits{memory: 64 * M, pids: 1}, true,
+			[]v1Write{w(v1MemLimit, "67108864"), w(v1MemswLimit, "67108864"), w(v1PidsMax, "1")}},
+		{"pin a cpu", cgLimits{memory: M, pids: 1}, cgLimits{memory: M, pids: 1, cpus: "1"}, true,
+			[]v1Write{w(v1CpusetCpus, "1")}},
+		{"same pin: nothing", cgLimits{memory: M, pids: 1, cpus: "1"}, cgLimits{memory: M, pids: 1, cpus: "1"}, true, nil},
+		{"unpinned after pinned: cpuset untouched (not joined)", cgLimits{memory: M, pids: 1, cpus: "1"}, cgLimits{memory: M, pids: 1}, true, nil},
 	}
-	if r := v1Resources(cgLimits{memory: 1, pids: 1}, false); r.Memory.Swap != nil || r.CPU != nil {
-		t.Errorf("v1 without memsw: %+v", r)
+	for _, tc := range tests {
+		if got := v1LimitWrites(tc.cur, tc.next, tc.memsw); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestV1Reusable(t *testing.T) {
+	clean := "cache 0\nrss 0\nrss_huge 0\nshmem 0\nmapped_file 0\ndirty 0\nwriteback 0\nswap 0\npgpgin 812\npgpgout 812\nunevictable 0\nhierarchical_memory_limit 67108864\n"
+	withCache := strings.Replace(clean, "cache 0", "cache 4096", 1)
+	withShmem := strings.Replace(clean, "shmem 0", "shmem 8192", 1)
+	const slack = 512 << 10
+	tests := []struct {
+		name  string
+		usage int64
+		stat  string
+		want  bool
+	}{
+		{"empty", 0, clean, true},
+		{"only charge caches", 212992, clean, true},
+		{"anonymous pages waiting in per-CPU batches", 49152, strings.Replace(clean, "rss 0", "rss 49152", 1), true},
+		{"at the slack", slack, clean, true},
+		{"above the slack (kernel memory left)", slack + 4096, clean, false},
+		{"page cache left", 4096, withCache, false},
+		{"tmpfs pages left", 8192, withShmem, false},
+	}
+	for _, tc := range tests {
+		got, err := v1Reusable(tc.usage, []byte(tc.stat), slack)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %v %v, want %v", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := v1Reusable(0, []byte("cache x\n"), slack); err == nil {
+		t.Error("garbage memory.stat: no error")
 	}
 }
 
@@ -287,14 +344,183 @@ func TestProfileTables(t *testing.T) {
 	}
 }
 
+// runBPF evaluates a classic BPF seccomp program on one call (x86_64
+// seccomp_data: nr, arch, ip, args) and returns the action. It implements
+// the instructions seccomp accepts.
+func runBPF(t *testing.T, prog []byte, arch uint32, nr int32, args ...uint64) uint32 {
+	t.Helper()
+	var data [64]byte
+	binary.LittleEndian.PutUint32(data[0:], uint32(nr))
+	binary.LittleEndian.PutUint32(data[4:], arch)
+	for i, a := range args {
+		binary.LittleEndian.PutUint64(data[16+8*i:], a)
+	}
+	type insn struct {
+		code   uint16
+		jt, jf uint8
+		k      uint32
+	}
+	n := len(prog) / 8
+	ins := make([]insn, n)
+	for i := range ins {
+		b := prog[8*i:]
+		ins[i] = insn{binary.LittleEndian.Uint16(b), b[2], b[3], binary.LittleEndian.Uint32(b[4:])}
+	}
+	var a, x uint32
+	var mem [16]uint32
+	for pc := 0; pc < n; pc++ {
+		in := ins[pc]
+		switch in.code {
+		case unix.BPF_LD | unix.BPF_W | unix.BPF_ABS:
+			a = binary.LittleEndian.Uint32(data[in.k:])
+		case unix.BPF_LD | unix.BPF_W | unix.BPF_LEN:
+			a = 64
+		case unix.BPF_LD | unix.BPF_IMM:
+			a = in.k
+		case unix.BPF_LDX | unix.BPF_IMM:
+			x = in.k
+		case unix.BPF_LD | unix.BPF_MEM:
+			a = mem[in.k]
+		case unix.BPF_LDX | unix.BPF_MEM:
+			x = mem[in.k]
+		case unix.BPF_ST:
+			mem[in.k] = a
+		case unix.BPF_STX:
+			mem[in.k] = x
+		case unix.BPF_MISC | unix.BPF_TAX:
+			x = a
+		case unix.BPF_MISC | unix.BPF_TXA:
+			a = x
+		case unix.BPF_ALU | unix.BPF_AND | unix.BPF_K:
+			a &= in.k
+		case unix.BPF_ALU | unix.BPF_OR | unix.BPF_K:
+			a |= in.k
+		case unix.BPF_ALU | unix.BPF_AND | unix.BPF_X:
+			a &= x
+		case unix.BPF_JMP | unix.BPF_JA:
+			pc += int(in.k)
+		case unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, unix.BPF_JMP | unix.BPF_JGT | unix.BPF_K,
+			unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K, unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K,
+			unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_X, unix.BPF_JMP | unix.BPF_JGT | unix.BPF_X,
+			unix.BPF_JMP | unix.BPF_JGE | unix.BPF_X, unix.BPF_JMP | unix.BPF_JSET | unix.BPF_X:
+			v := in.k
+			if in.code&unix.BPF_X != 0 {
+				v = x
+			}
+			var ok bool
+			switch in.code & 0xf0 {
+			case unix.BPF_JEQ:
+				ok = a == v
+			case unix.BPF_JGT:
+				ok = a > v
+			case unix.BPF_JGE:
+				ok = a >= v
+			case unix.BPF_JSET:
+				ok = a&v != 0
+			}
+			if ok {
+				pc += int(in.jt)
+			} else {
+				pc += int(in.jf)
+			}
+		case unix.BPF_RET | unix.BPF_K:
+			return in.k
+		case unix.BPF_RET | unix.BPF_A:
+			return a
+		default:
+			t.Fatalf("instruction %d: code %#x not interpreted", pc, in.code)
+		}
+	}
+	t.Fatal("program fell off its end")
+	return 0
+}
+
 func TestBuildFilter(t *testing.T) {
-	for _, k := range []filterKey{{ProfileRun, false}, {ProfileRun, true}, {ProfileCompile, false}, {ProfileCompile, true}} {
-		b, err := buildFilter(k, 0x123456789000, 100)
+	const (
+		x86_64 = 0xc000003e
+		i386   = 0x40000003
+		allow  = 0x7fff0000 // SECCOMP_RET_ALLOW
+		notify = 0x7fc00000 // SECCOMP_RET_USER_NOTIF
+		kill   = 0x80000000 // SECCOMP_RET_KILL_PROCESS
+		enosys = 0x00050000 | uint32(unix.ENOSYS)
+		eacces = 0x00050000 | uint32(unix.EACCES)
+	)
+	sec := spawnSecrets{execAddr: 0x3a5f12345000, cloneTid: 0x3a5f12345ff8, uid: 65534, gid: 65533}
+	execAddr, cloneTid := uint64(sec.execAddr), uint64(sec.cloneTid)
+	forkFlags := uint64(unix.CLONE_CHILD_SETTID | unix.CLONE_CHILD_CLEARTID | uint64(unix.SIGCHLD))
+	type call struct {
+		name string
+		nr   int
+		args []uint64
+		want uint32
+	}
+	common := []call{
+		{"read", unix.SYS_READ, nil, allow},
+		{"execve of the shim's page", unix.SYS_EXECVE, []uint64{execAddr}, allow},
+		{"execve of anything else", unix.SYS_EXECVE, []uint64{execAddr + 8}, notify},
+		{"execveat", unix.SYS_EXECVEAT, nil, notify},
+		{"socket", unix.SYS_SOCKET, []uint64{unix.AF_INET}, notify},
+		{"ptrace", unix.SYS_PTRACE, nil, notify},
+		{"mlock", unix.SYS_MLOCK, nil, notify},
+		{"clone3", unix.SYS_CLONE3, nil, enosys},
+		{"clone with a namespace flag", unix.SYS_CLONE, []uint64{unix.CLONE_NEWUSER | uint64(unix.SIGCHLD), 0, cloneTid}, notify},
+		{"setpgid(0, 0)", unix.SYS_SETPGID, []uint64{0, 0}, allow},
+		{"setpgid of another", unix.SYS_SETPGID, []uint64{7, 0}, notify},
+		{"setresuid to the sandbox user", unix.SYS_SETRESUID, []uint64{65534, 65534, 65534}, allow},
+		{"setresuid to root", unix.SYS_SETRESUID, []uint64{0, 0, 0}, notify},
+		{"setresgid to the sandbox group", unix.SYS_SETRESGID, []uint64{65533, 65533, 65533}, allow},
+		{"setgroups(0)", unix.SYS_SETGROUPS, []uint64{0, 0}, allow},
+		{"setgroups(1, ...)", unix.SYS_SETGROUPS, []uint64{1, 0x1000}, notify},
+		{"prctl(PR_SET_NAME)", unix.SYS_PRCTL, []uint64{unix.PR_SET_NAME}, allow},
+		{"prctl(PR_SET_SECCOMP)", unix.SYS_PRCTL, []uint64{unix.PR_SET_SECCOMP}, notify},
+		{"x32 getpid", 0x40000000 | unix.SYS_GETPID, nil, kill},
+	}
+	tests := []struct {
+		k     filterKey
+		calls []call
+	}{
+		{filterKey{ProfileRun, false}, append(common,
+			call{"the spawner's clone", unix.SYS_CLONE, []uint64{spawnCloneFlags, 0x1000, cloneTid}, allow},
+			call{"the same clone, another parent_tid", unix.SYS_CLONE, []uint64{spawnCloneFlags, 0x1000, cloneTid + 8}, notify},
+			call{"fork", unix.SYS_CLONE, []uint64{forkFlags, 0, 0}, notify},
+			call{"vfork", unix.SYS_VFORK, nil, notify},
+			call{"socket(AF_UNIX)", unix.SYS_SOCKET, []uint64{unix.AF_UNIX}, notify},
+		)},
+		{filterKey{ProfileRun, true}, append(common,
+			call{"the spawner's clone", unix.SYS_CLONE, []uint64{spawnCloneFlags, 0x1000, cloneTid}, allow},
+			call{"fork", unix.SYS_CLONE, []uint64{forkFlags, 0, 0}, allow},
+			call{"vfork", unix.SYS_VFORK, nil, allow},
+			call{"socket(AF_UNIX): refused quietly", unix.SYS_SOCKET, []uint64{unix.AF_UNIX}, eacces},
+		)},
+		{filterKey{ProfileCompile, false}, []call{
+			{"read", unix.SYS_READ, nil, allow},
+			{"execve of anything", unix.SYS_EXECVE, []uint64{0x1234}, allow},
+			{"the spawner's clone", unix.SYS_CLONE, []uint64{spawnCloneFlags, 0x1000, cloneTid}, allow},
+			{"fork", unix.SYS_CLONE, []uint64{forkFlags, 0, 0}, allow},
+			{"clone with a namespace flag", unix.SYS_CLONE, []uint64{unix.CLONE_NEWNS | uint64(unix.SIGCHLD)}, notify},
+			{"clone3", unix.SYS_CLONE3, nil, enosys},
+			{"socket: refused quietly", unix.SYS_SOCKET, []uint64{unix.AF_UNIX}, eacces},
+			{"connect", unix.SYS_CONNECT, nil, notify},
+			{"mount", unix.SYS_MOUNT, nil, notify},
+			{"setresuid to root", unix.SYS_SETRESUID, []uint64{0, 0, 0}, allow}, // not root: EPERM
+			{"x32 getpid", 0x40000000 | unix.SYS_GETPID, nil, kill},
+		}},
+	}
+	for _, tc := range tests {
+		b, err := buildFilter(tc.k, sec)
 		if err != nil {
-			t.Fatalf("buildFilter(%v): %v", k, err)
+			t.Fatalf("buildFilter(%v): %v", tc.k, err)
 		}
 		if len(b) < 8*20 || len(b)%8 != 0 || len(b)/8 > 4096 {
-			t.Errorf("buildFilter(%v): %d bytes", k, len(b))
+			t.Errorf("buildFilter(%v): %d bytes", tc.k, len(b))
+		}
+		for _, c := range tc.calls {
+			if got := runBPF(t, b, x86_64, int32(c.nr), c.args...); got != c.want {
+				t.Errorf("%v: %s: action %#x, want %#x", tc.k, c.name, got, c.want)
+			}
+		}
+		if got := runBPF(t, b, i386, 20); got != kill {
+			t.Errorf("%v: i386 call: action %#x, want kill", tc.k, got)
 		}
 	}
 	if name := syscallName(int32(unix.SYS_SOCKET)); name != "socket" {
@@ -335,5 +561,39 @@ func TestLookPath(t *testing.T) {
 	}
 	if _, err := lookPath("no-such-program-xyz", nil); err == nil {
 		t.Error("lookPath(missing): no error")
+	}
+}
+
+// TestV2NeverReused: a v2 cgroup serves one run (memory.peak cannot be
+// reset before Linux 6.12): fresh, it resets trivially; once a run joined
+// it, reset says no and the container takes a fresh one.
+func TestV2NeverReused(t *testing.T) {
+	dir := t.TempDir()
+	procs := filepath.Join(dir, "cgroup.procs")
+	if err := os.WriteFile(procs, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &v2Run{dir: dir, join: -1}
+	if ok, err := r.reset(); !ok || err != nil {
+		t.Fatalf("fresh v2 cgroup: reset %v %v, want true", ok, err)
+	}
+	fds, err := r.joinFds(false)
+	if err != nil || len(fds) != 1 || fds[0] < 0 {
+		t.Fatalf("joinFds: %v %v", fds, err)
+	}
+	if ok, err := r.reset(); ok || err != nil {
+		t.Fatalf("used v2 cgroup: reset %v %v, want false", ok, err)
+	}
+	if err := os.Remove(procs); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.destroy(); err != nil {
+		t.Fatalf("destroy: %v", err)
+	}
+	if r.join != -1 {
+		t.Errorf("destroy left the join descriptor open")
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("destroy left %s: %v", dir, err)
 	}
 }

@@ -96,11 +96,27 @@ type filterKey struct {
 	multi   bool // Procs > 1
 }
 
+// spawnSecrets are what the shim's own calls look like under the filter.
+type spawnSecrets struct {
+	// execAddr is the only filename pointer execve may take under the run
+	// profile: the shim's, in a page at a random address.
+	execAddr uintptr
+	// cloneTid is the only parent_tid pointer clone may take under the run
+	// profile with Procs 1: the spawner's (in the same page).
+	cloneTid uintptr
+	// uid and gid are the sandbox user the shim switches to.
+	uid, gid int
+}
+
+// spawnCloneFlags are the flags of the spawner's clone.
+const spawnCloneFlags = unix.CLONE_VM | unix.CLONE_VFORK | unix.CLONE_PIDFD | uint64(unix.SIGCHLD)
+
 // buildFilter compiles the profile to classic BPF for SECCOMP_SET_MODE_FILTER.
-// execAddr is the only filename pointer execve may be called with under the
-// run profile; notifyFd the only descriptor sendmsg may use (to hand the
-// listener to the init before exec).
-func buildFilter(k filterKey, execAddr uintptr, notifyFd int) ([]byte, error) {
+// The filter is loaded once, on the profile's spawner thread (see
+// spawn_linux.c), and every program inherits it; so it also lets through
+// the few calls the shim makes between clone and execve, with the exact
+// arguments the shim uses (sec), all harmless to an unprivileged program.
+func buildFilter(k filterKey, sec spawnSecrets) ([]byte, error) {
 	notify := seccomp.ActNotify
 	var f *seccomp.ScmpFilter
 	var err error
@@ -118,6 +134,11 @@ func buildFilter(k filterKey, execAddr uintptr, notifyFd int) ([]byte, error) {
 		return nil, fmt.Errorf("seccomp bad arch action: %w", err)
 	}
 	// The shim sets no_new_privs itself, before loading.
+	if filterOptimize > 1 {
+		if err := f.SetOptimize(filterOptimize); err != nil {
+			return nil, err
+		}
+	}
 	if err := f.SetNoNewPrivsBit(false); err != nil {
 		return nil, fmt.Errorf("seccomp nnp bit: %w", err)
 	}
@@ -167,10 +188,23 @@ func buildFilter(k filterKey, execAddr uintptr, notifyFd int) ([]byte, error) {
 		}
 		return exportBPF(f)
 	}
-	// Hand-over of the listener by the shim (the compile profile allows
-	// sendmsg anyway).
-	if err := add("sendmsg", seccomp.ActAllow, cond(0, seccomp.CompareEqual, uint64(notifyFd))); err != nil {
-		return nil, err
+	// The shim, between clone and execve: its own process group, stdio,
+	// no other descriptor past exec, the sandbox user. For the program
+	// these are no-ops or fail (it is not root).
+	shim := []struct {
+		name  string
+		conds []seccomp.ScmpCondition
+	}{
+		{"setpgid", []seccomp.ScmpCondition{cond(0, seccomp.CompareEqual, 0), cond(1, seccomp.CompareEqual, 0)}},
+		{"close_range", nil},
+		{"setgroups", []seccomp.ScmpCondition{cond(0, seccomp.CompareEqual, 0)}},
+		{"setresgid", []seccomp.ScmpCondition{cond(0, seccomp.CompareEqual, uint64(sec.gid)), cond(1, seccomp.CompareEqual, uint64(sec.gid)), cond(2, seccomp.CompareEqual, uint64(sec.gid))}},
+		{"setresuid", []seccomp.ScmpCondition{cond(0, seccomp.CompareEqual, uint64(sec.uid)), cond(1, seccomp.CompareEqual, uint64(sec.uid)), cond(2, seccomp.CompareEqual, uint64(sec.uid))}},
+	}
+	for _, c := range shim {
+		if err := add(c.name, seccomp.ActAllow, c.conds...); err != nil {
+			return nil, err
+		}
 	}
 	for _, n := range runAllowed {
 		if err := add(n, seccomp.ActAllow); err != nil {
@@ -184,8 +218,16 @@ func buildFilter(k filterKey, execAddr uintptr, notifyFd int) ([]byte, error) {
 	}
 	// Exactly one execve: the shim's, whose filename lives at execAddr. The
 	// program cannot read its filter, and a wrong guess is fatal.
-	if err := add("execve", seccomp.ActAllow, cond(0, seccomp.CompareEqual, uint64(execAddr))); err != nil {
+	if err := add("execve", seccomp.ActAllow, cond(0, seccomp.CompareEqual, uint64(sec.execAddr))); err != nil {
 		return nil, err
+	}
+	if !k.multi {
+		// The spawner's clone only (same secret page; with Procs 1 the pids
+		// cgroup would refuse a second process anyway).
+		if err := add("clone", seccomp.ActAllow, cond(0, seccomp.CompareEqual, spawnCloneFlags),
+			cond(2, seccomp.CompareEqual, uint64(sec.cloneTid))); err != nil {
+			return nil, err
+		}
 	}
 	if k.multi {
 		if err := add("clone", seccomp.ActAllow, cond(0, seccomp.CompareMaskedEqual, nsCloneFlags, 0)); err != nil {
@@ -251,3 +293,5 @@ func syscallName(nr int32) string {
 	}
 	return n
 }
+
+var filterOptimize = 2

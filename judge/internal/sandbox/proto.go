@@ -25,6 +25,9 @@ type initConfig struct {
 	GID      int      `json:"gid"`
 	Binds    []string `json:"binds"`
 	EtcFiles []string `json:"etc"`
+	// TmpSize and TmpInodes cap the container's /tmp tmpfs.
+	TmpSize   int64 `json:"tmp_size"`
+	TmpInodes int   `json:"tmp_inodes"`
 }
 
 // initHello is the init's first message: the root is ready (or Err).
@@ -33,16 +36,27 @@ type initHello struct {
 }
 
 // runRequest asks the init for one run. Descriptors, in order: stdin,
-// stdout, stderr, the work dir (an open_tree clone), then one cgroup.procs
-// per hierarchy.
+// stdout, stderr, the work dir (an open_tree clone) when NewDir, then one
+// cgroup.procs per hierarchy to join.
 type runRequest struct {
 	Argv    []string `json:"argv"`
 	Env     []string `json:"env"`
 	Rlimits []rlimit `json:"rlimits"`
 	Profile Profile  `json:"profile"`
 	Multi   bool     `json:"multi"`
-	TmpSize int64    `json:"tmp_size"`
-	NCgroup int      `json:"ncg"`
+	// NewDir: attach the tree sent at /w, replacing the last run's. Else
+	// the work dir attached for an earlier run is this run's too.
+	NewDir  bool `json:"new_dir"`
+	NCgroup int  `json:"ncg"`
+}
+
+// nFds is how many descriptors come with the request.
+func (r runRequest) nFds() int {
+	n := 3 + r.NCgroup
+	if r.NewDir {
+		n++
+	}
+	return n
 }
 
 // runDone is the init's answer when the main process is gone and every
@@ -57,38 +71,40 @@ type runDone struct {
 	Err string `json:"err,omitempty"`
 	// Fatal: the init is no longer usable.
 	Fatal bool `json:"fatal,omitempty"`
+	// Attached: the request's work dir was attached at /w.
+	Attached bool `json:"attached,omitempty"`
 }
 
-func sendMsg(c *net.UnixConn, v any, fds []int) error {
+// msgBuf holds one side's receive buffers, reused from message to message.
+type msgBuf struct {
+	b   []byte
+	oob []byte
+}
+
+func newMsgBuf() *msgBuf {
+	return &msgBuf{b: make([]byte, maxPacket), oob: make([]byte, unix.CmsgSpace(maxFds*4))}
+}
+
+func encodeMsg(v any, fds []int) ([]byte, []byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("encode: %w", err)
+		return nil, nil, fmt.Errorf("encode: %w", err)
 	}
 	if len(b) > maxPacket {
-		return fmt.Errorf("message of %d bytes is too large", len(b))
+		return nil, nil, fmt.Errorf("message of %d bytes is too large", len(b))
 	}
 	var oob []byte
 	if len(fds) > 0 {
 		oob = unix.UnixRights(fds...)
 	}
-	if _, _, err := c.WriteMsgUnix(b, oob, nil); err != nil {
-		return fmt.Errorf("send: %w", err)
-	}
-	return nil
+	return b, oob, nil
 }
 
-// recvMsg reads one message; deadline zero means none.
-func recvMsg(c *net.UnixConn, v any, deadline time.Time) ([]int, error) {
-	buf := make([]byte, maxPacket)
-	oob := make([]byte, unix.CmsgSpace(maxFds*4))
-	_ = c.SetReadDeadline(deadline)
-	n, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
-	if err != nil {
-		return nil, fmt.Errorf("recv: %w", err)
-	}
+// decodeMsg parses one received packet; on error the descriptors are closed.
+func decodeMsg(b, oob []byte, flags int, v any) ([]int, error) {
 	var fds []int
-	if oobn > 0 {
-		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if len(oob) > 0 {
+		msgs, err := unix.ParseSocketControlMessage(oob)
 		if err != nil {
 			return nil, fmt.Errorf("recv: control message: %w", err)
 		}
@@ -103,15 +119,69 @@ func recvMsg(c *net.UnixConn, v any, deadline time.Time) ([]int, error) {
 		closeFds(fds)
 		return nil, fmt.Errorf("recv: message truncated")
 	}
-	if n == 0 {
+	if len(b) == 0 {
 		closeFds(fds)
 		return nil, fmt.Errorf("recv: %w", net.ErrClosed)
 	}
-	if err := json.Unmarshal(buf[:n], v); err != nil {
+	if err := json.Unmarshal(b, v); err != nil {
 		closeFds(fds)
 		return nil, fmt.Errorf("recv: decode: %w", err)
 	}
 	return fds, nil
+}
+
+// sendMsg sends one message on the judge's side of a control socket.
+func sendMsg(c *net.UnixConn, v any, fds []int) error {
+	b, oob, err := encodeMsg(v, fds)
+	if err != nil {
+		return err
+	}
+	if _, _, err := c.WriteMsgUnix(b, oob, nil); err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	return nil
+}
+
+// recvMsg reads one message on the judge's side; deadline zero means none.
+func recvMsg(c *net.UnixConn, mb *msgBuf, v any, deadline time.Time) ([]int, error) {
+	_ = c.SetReadDeadline(deadline)
+	n, oobn, flags, _, err := c.ReadMsgUnix(mb.b, mb.oob)
+	if err != nil {
+		return nil, fmt.Errorf("recv: %w", err)
+	}
+	return decodeMsg(mb.b[:n], mb.oob[:oobn], flags, v)
+}
+
+// sendFd and recvFd are the init's side: plain blocking system calls on
+// its own thread, no Go poller in between.
+func sendFd(fd int, v any, fds []int) error {
+	b, oob, err := encodeMsg(v, fds)
+	if err != nil {
+		return err
+	}
+	for {
+		err = unix.Sendmsg(fd, b, oob, nil, 0)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	return nil
+}
+
+func recvFd(fd int, mb *msgBuf, v any) ([]int, error) {
+	for {
+		n, oobn, flags, _, err := unix.Recvmsg(fd, mb.b, mb.oob, unix.MSG_CMSG_CLOEXEC)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("recv: %w", err)
+		}
+		return decodeMsg(mb.b[:n], mb.oob[:oobn], flags, v)
+	}
 }
 
 func closeFds(fds []int) {

@@ -26,11 +26,10 @@ type Sandbox struct {
 	log *slog.Logger
 	cg  cgDriver
 	sem chan struct{}
-	seq atomic.Uint64
 
-	// spare holds fresh, empty cgroups made ahead of time; used ones are
-	// destroyed in the background. Both keep cgroup mkdir/rmdir off a run's
-	// critical path while every run still gets a cgroup nobody used before.
+	// spare holds fresh, empty cgroups made ahead of time; used ones that
+	// cannot be reset exactly are destroyed in the background. Both keep
+	// cgroup mkdir/rmdir off a run's critical path.
 	spare chan runCgroup
 	bg    sync.WaitGroup
 
@@ -38,6 +37,10 @@ type Sandbox struct {
 	idle   []*container
 	closed bool
 }
+
+// cgroupSeq numbers run cgroups process-wide: two Sandboxes of one process
+// never share a name.
+var cgroupSeq atomic.Uint64
 
 // New checks the host (root, cgroups, seccomp), removes run cgroups left by
 // dead judges, and starts Config.Prewarm containers.
@@ -137,7 +140,7 @@ func (s *Sandbox) Close() error {
 	s.idle = nil
 	s.mu.Unlock()
 	for _, c := range idle {
-		c.close()
+		s.discard(c)
 	}
 	s.bg.Wait()
 	var errs []error
@@ -157,11 +160,22 @@ func (s *Sandbox) Close() error {
 }
 
 func (s *Sandbox) newCgroup() (runCgroup, error) {
-	return s.cg.create(runName(os.Getpid(), s.seq.Add(1)))
+	return s.cg.create(runName(os.Getpid(), cgroupSeq.Add(1)))
 }
 
-// takeCgroup returns a fresh cgroup, from the spares when there is one.
+// discard kills a container and recycles its cgroup.
+func (s *Sandbox) discard(c *container) {
+	c.close()
+	if c.cg != nil {
+		s.recycle(c.cg)
+		c.cg = nil
+	}
+}
+
+// takeCgroup returns a fresh cgroup, from the spares when there is one,
+// and has a spare made in its place in the background.
 func (s *Sandbox) takeCgroup() (runCgroup, error) {
+	defer s.refill()
 	select {
 	case c := <-s.spare:
 		return c, nil
@@ -170,18 +184,15 @@ func (s *Sandbox) takeCgroup() (runCgroup, error) {
 	}
 }
 
-// recycle destroys a used cgroup and makes a spare, in the background.
-func (s *Sandbox) recycle(used runCgroup) {
+// refill makes a spare cgroup in the background, unless there are enough.
+func (s *Sandbox) refill() {
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		if err := used.destroy(); err != nil {
-			s.log.Error("destroy run cgroup", "err", err)
-		}
 		s.mu.Lock()
 		closed := s.closed
 		s.mu.Unlock()
-		if closed {
+		if closed || len(s.spare) == cap(s.spare) {
 			return
 		}
 		c, err := s.newCgroup()
@@ -199,18 +210,38 @@ func (s *Sandbox) recycle(used runCgroup) {
 	}()
 }
 
+// recycle destroys a used cgroup in the background.
+func (s *Sandbox) recycle(used runCgroup) {
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		if err := used.destroy(); err != nil {
+			s.log.Error("destroy run cgroup", "err", err)
+		}
+	}()
+}
+
 // CgroupVersion is "v1" or "v2": what this sandbox measures with.
 func (s *Sandbox) CgroupVersion() string { return s.cg.version() }
 
-func (s *Sandbox) getContainer() (*container, error) {
+// getContainer takes an idle container, preferably one whose /w is dir
+// already (then nothing is mounted for the run), else the last used one.
+func (s *Sandbox) getContainer(dir dirKey) (*container, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return nil, ErrClosed
 	}
 	if n := len(s.idle); n > 0 {
-		c := s.idle[n-1]
-		s.idle = s.idle[:n-1]
+		i := n - 1
+		for j := n - 1; j >= 0; j-- {
+			if s.idle[j].dir == dir {
+				i = j
+				break
+			}
+		}
+		c := s.idle[i]
+		s.idle = append(s.idle[:i], s.idle[i+1:]...)
 		s.mu.Unlock()
 		return c, nil
 	}
@@ -222,11 +253,23 @@ func (s *Sandbox) putContainer(c *container) {
 	s.mu.Lock()
 	if c.dead || s.closed {
 		s.mu.Unlock()
-		c.close()
+		s.discard(c)
 		return
 	}
 	s.idle = append(s.idle, c)
 	s.mu.Unlock()
+}
+
+// statDir identifies a work directory.
+func statDir(dir string) (dirKey, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return dirKey{}, fmt.Errorf("work dir %s: %w", dir, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return dirKey{}, fmt.Errorf("work dir %s: not a directory", dir)
+	}
+	return dirKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil
 }
 
 // rlimits derives the run's resource limits.
@@ -273,13 +316,18 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	}
 	lim := spec.Limits.withDefaults(spec.Profile)
 
+	dir, err := statDir(spec.Dir)
+	if err != nil {
+		return fail(fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err))
+	}
+
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
 		return fail(fmt.Errorf("sandbox run: %w", ctx.Err()))
 	}
 	defer func() { <-s.sem }()
-	c, err := s.getContainer()
+	c, err := s.getContainer(dir)
 	if err != nil {
 		if errors.Is(err, ErrClosed) {
 			return fail(err)
@@ -289,7 +337,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	defer s.putContainer(c)
 	c.runs++
 
-	r := &runState{s: s, c: c, spec: spec, lim: lim}
+	r := &runState{s: s, c: c, spec: spec, lim: lim, dir: dir}
 	defer r.cleanup()
 	if err := r.prepare(); err != nil {
 		return fail(fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err))
@@ -332,8 +380,11 @@ type runState struct {
 	spec Spec
 	lim  Limits
 
+	dir      dirKey
 	cg       runCgroup
 	childFds []int      // sent to the init, closed after sending
+	joinFds  []int      // sent to the init after childFds, owned by cg
+	newDir   bool       // childFds[3] is the work dir to attach
 	files    []*os.File // ours, closed at cleanup
 	stdinW   *os.File
 	stdout   *capture
@@ -347,9 +398,6 @@ func (r *runState) cleanup() {
 	for _, f := range r.files {
 		_ = f.Close()
 	}
-	if r.cg != nil {
-		r.s.recycle(r.cg)
-	}
 }
 
 func (r *runState) addChild(fd int) { r.childFds = append(r.childFds, fd) }
@@ -359,14 +407,11 @@ func (r *runState) prepare() error {
 	if r.spec.CPU != nil && *r.spec.CPU >= 0 {
 		cpus = strconv.Itoa(*r.spec.CPU)
 	}
-	cg, err := r.s.takeCgroup()
-	if err != nil {
+	c := r.c
+	if err := r.s.readyCgroup(c, cgLimits{memory: r.lim.Memory, pids: int64(r.lim.Procs), cpus: cpus}); err != nil {
 		return err
 	}
-	r.cg = cg
-	if err := cg.apply(cgLimits{memory: r.lim.Memory, pids: int64(r.lim.Procs), cpus: cpus}); err != nil {
-		return err
-	}
+	r.cg = c.cg
 
 	// stdin
 	switch {
@@ -377,17 +422,10 @@ func (r *runState) prepare() error {
 		}
 		r.addChild(fd)
 	case r.spec.Stdin != nil:
-		pr, pw, err := os.Pipe()
+		pw, fd, err := pipeTo(false)
 		if err != nil {
 			return fmt.Errorf("stdin pipe: %w", err)
 		}
-		fd, err := unix.Dup(int(pr.Fd()))
-		_ = pr.Close()
-		if err != nil {
-			pw.Close()
-			return fmt.Errorf("stdin pipe: %w", err)
-		}
-		unix.CloseOnExec(fd)
 		r.addChild(fd)
 		r.stdinW = pw
 		r.files = append(r.files, pw)
@@ -419,35 +457,78 @@ func (r *runState) prepare() error {
 	}
 	r.addChild(fd)
 	r.stderr = cap
-	// work dir: a detached clone of the mount, attached at /w by the init
-	tree, err := unix.OpenTree(unix.AT_FDCWD, r.spec.Dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
-	if err != nil {
-		return fmt.Errorf("work dir %s: %w", r.spec.Dir, err)
-	}
-	r.addChild(tree)
-	for _, p := range cg.procsFiles() {
-		fd, err := unix.Open(p, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	// work dir: unless the container has it at /w already, a detached
+	// clone of the mount, attached at /w by the init
+	if c.dir != r.dir {
+		tree, err := unix.OpenTree(unix.AT_FDCWD, r.spec.Dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 		if err != nil {
-			return fmt.Errorf("cgroup: %w", err)
+			return fmt.Errorf("work dir %s: %w", r.spec.Dir, err)
 		}
-		r.addChild(fd)
+		r.addChild(tree)
+		r.newDir = true
 	}
+	join, err := r.cg.joinFds(cpus != "")
+	if err != nil {
+		return err
+	}
+	r.joinFds = join
 	return nil
+}
+
+// readyCgroup gives c a cgroup for its next run with limits l: its own,
+// reset exactly, or a fresh one.
+func (s *Sandbox) readyCgroup(c *container, l cgLimits) error {
+	if c.cg != nil {
+		ok, err := c.cg.reset()
+		if err != nil {
+			s.log.Warn("reset run cgroup", "err", err)
+		}
+		if ok {
+			err := c.cg.apply(l)
+			if err == nil {
+				return nil
+			}
+			// e.g. a memory limit below what the kernel still caches for
+			// the cgroup: a fresh one has nothing charged.
+			s.log.Warn("limits of a reset run cgroup", "err", err)
+		}
+		s.recycle(c.cg)
+		c.cg = nil
+	}
+	cg, err := s.takeCgroup()
+	if err != nil {
+		return err
+	}
+	c.cg = cg
+	return cg.apply(l)
+}
+
+// pipeTo makes a pipe between the judge and the program: the judge's end
+// (the read end when read, else the write end) non-blocking for Go's
+// poller, the program's end an ordinary blocking descriptor (close-on-exec
+// here; the shim dups it to 0, 1 or 2).
+func pipeTo(read bool) (*os.File, int, error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, -1, err
+	}
+	ours, theirs := p[1], p[0]
+	if read {
+		ours, theirs = p[0], p[1]
+	}
+	if err := unix.SetNonblock(ours, true); err != nil {
+		closeFds(p[:])
+		return nil, -1, err
+	}
+	return os.NewFile(uintptr(ours), "sandbox-pipe"), theirs, nil
 }
 
 // newCapture returns the write end for the child and a bounded reader.
 func (r *runState) newCapture(limit int64, overflowIsLimit bool) (int, *capture, error) {
-	pr, pw, err := os.Pipe()
+	pr, fd, err := pipeTo(true)
 	if err != nil {
 		return -1, nil, fmt.Errorf("output pipe: %w", err)
 	}
-	fd, err := unix.Dup(int(pw.Fd()))
-	_ = pw.Close()
-	if err != nil {
-		pr.Close()
-		return -1, nil, fmt.Errorf("output pipe: %w", err)
-	}
-	unix.CloseOnExec(fd)
 	r.files = append(r.files, pr)
 	c := newCapture(pr, limit, overflowIsLimit)
 	return fd, c, nil
@@ -461,10 +542,10 @@ func (r *runState) execute(ctx context.Context) (observation, error) {
 		Rlimits: rlimits(r.lim),
 		Profile: r.spec.Profile,
 		Multi:   r.lim.Procs > 1,
-		TmpSize: r.s.cfg.TmpSize,
-		NCgroup: len(r.cg.procsFiles()),
+		NewDir:  r.newDir,
+		NCgroup: len(r.joinFds),
 	}
-	if err := r.c.send(req, r.childFds); err != nil {
+	if err := r.c.send(req, append(r.childFds[:len(r.childFds):len(r.childFds)], r.joinFds...)); err != nil {
 		return o, err
 	}
 	closeFds(r.childFds)
@@ -546,6 +627,9 @@ wait:
 	d := dm.d
 	if d.Fatal {
 		r.c.dead = true
+	}
+	if d.Attached {
+		r.c.dir = r.dir
 	}
 	if d.Err != "" {
 		o.sandboxErr = d.Err

@@ -11,13 +11,14 @@ import "C"
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"syscall"
 	"unsafe"
 )
 
 // spawnStages names the shim's failure points (VJ_STAGE_*).
-var spawnStages = [...]string{"ok", "setsid", "join cgroup", "dup stdio", "close fds", "rlimit", "chdir", "drop credentials", "no_new_privs", "seccomp", "execve"}
+var spawnStages = [...]string{"ok", "setpgid", "join cgroup", "dup stdio", "close fds", "rlimit", "chdir", "drop credentials", "execve"}
 
 // rlimit is one resource limit for the shim.
 type rlimit struct {
@@ -35,12 +36,12 @@ type spawnParams struct {
 	cgFds     []int
 	rlimits   []rlimit
 	uid, gid  int
-	filter    []byte
-	notifyFd  int
 }
 
-// execPage is the page the execve filename is copied into. Its address is
-// random and is the only filename pointer the run filter lets execve take.
+// execPage is the page the execve filename is copied into, and where clone
+// writes the pidfd. Its address is random and is the only filename pointer
+// the run filter lets execve take, and the only parent_tid pointer it lets
+// clone take.
 type execPage struct{ p unsafe.Pointer }
 
 // mapExecPage maps a page at a random address in the user half of the
@@ -62,18 +63,47 @@ func mapExecPage() (*execPage, error) {
 
 func (e *execPage) addr() uintptr { return uintptr(e.p) }
 
-// spawn starts the program through the C shim and returns its pid.
-func spawn(ep *execPage, sp spawnParams) (int, error) {
-	if len(sp.path)+1 > C.VJ_EXEC_PAGE {
-		return 0, fmt.Errorf("spawn: path too long")
+// pidfdSlot is the address clone writes the pidfd to.
+func (e *execPage) pidfdSlot() uintptr { return uintptr(e.p) + C.VJ_PIDFD_SLOT }
+
+// spawner is one profile's spawner thread (see spawn_linux.c): it loaded
+// the profile's seccomp filter once, and the programs it starts inherit it.
+type spawner struct {
+	sp       *C.struct_vj_spawner
+	listener int // the filter's user-notification descriptor
+}
+
+// startSpawner starts a spawner thread for filter. It must be called on
+// the init's locked thread: the new thread inherits that thread's
+// credentials, empty bounding set and no_new_privs.
+func startSpawner(ep *execPage, filter []byte) (*spawner, error) {
+	sp := (*C.struct_vj_spawner)(C.calloc(1, C.sizeof_struct_vj_spawner))
+	f := C.CBytes(filter)
+	defer C.free(f)
+	sp.filter = f
+	sp.filter_len = C.int(len(filter) / 8)
+	sp.pidfd_slot = (*C.int)(unsafe.Add(ep.p, C.VJ_PIDFD_SLOT))
+	if e := C.vj_spawner_start(sp); e != 0 {
+		// The thread, if it started, has exited (no filter: nothing of it
+		// remains); the pipes stay open, it is the init's end anyway.
+		return nil, fmt.Errorf("spawner: %w", syscall.Errno(e))
+	}
+	return &spawner{sp: sp, listener: int(sp.listener)}, nil
+}
+
+// spawn starts the program through the spawner and returns its pid and a
+// pidfd for it (-1 if the clone failed).
+func (sw *spawner) spawn(ep *execPage, sp spawnParams) (int, int, error) {
+	if len(sp.path)+1 > C.VJ_PIDFD_SLOT {
+		return 0, -1, fmt.Errorf("spawn: path too long")
 	}
 	if len(sp.cgFds) > C.VJ_MAX_CG || len(sp.rlimits) > C.VJ_MAX_RLIM {
-		return 0, fmt.Errorf("spawn: too many cgroups or rlimits")
+		return 0, -1, fmt.Errorf("spawn: too many cgroups or rlimits")
 	}
 	s := (*C.struct_vj_spawn)(C.calloc(1, C.sizeof_struct_vj_spawn))
 	defer C.free(unsafe.Pointer(s))
 
-	page := unsafe.Slice((*byte)(ep.p), C.VJ_EXEC_PAGE)
+	page := unsafe.Slice((*byte)(ep.p), C.VJ_PIDFD_SLOT)
 	n := copy(page, sp.path)
 	page[n] = 0
 	s.path = (*C.char)(ep.p)
@@ -101,28 +131,29 @@ func spawn(ep *execPage, sp spawnParams) (int, error) {
 	s.n_rlim = C.int(len(sp.rlimits))
 	s.uid = C.uint(sp.uid)
 	s.gid = C.uint(sp.gid)
-	if len(sp.filter) > 0 {
-		f := C.CBytes(sp.filter)
-		defer C.free(f)
-		s.filter = f
-		s.filter_len = C.int(len(sp.filter) / 8)
-	}
-	s.notify_fd = C.int(sp.notifyFd)
 
-	pid := int(C.vj_spawn(s))
-	if pid < 0 {
-		return 0, fmt.Errorf("spawn: clone: %w", syscall.Errno(-pid))
+	if e := C.vj_spawner_spawn(sw.sp, s); e != 0 {
+		return 0, -1, fmt.Errorf("spawn: %w: %w", errSpawnerBroken, syscall.Errno(e))
 	}
+	pid := int(s.pid)
+	if pid < 0 {
+		return 0, -1, fmt.Errorf("spawn: clone: %w", syscall.Errno(-pid))
+	}
+	pidfd := int(s.pidfd)
 	if st := int(s.err_stage); st != 0 {
 		name := "?"
 		if st < len(spawnStages) {
 			name = spawnStages[st]
 		}
 		// The child has exited (vfork semantics); the caller reaps it.
-		return pid, &spawnError{Stage: name, Errno: syscall.Errno(s.err_no)}
+		return pid, pidfd, &spawnError{Stage: name, Errno: syscall.Errno(s.err_no)}
 	}
-	return pid, nil
+	return pid, pidfd, nil
 }
+
+// errSpawnerBroken: the hand-over to a spawner thread failed; the init
+// cannot start programs of that profile any more.
+var errSpawnerBroken = errors.New("spawner thread unreachable")
 
 // spawnError says which step of the shim failed.
 type spawnError struct {

@@ -1,0 +1,277 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// oneSlot is a sandbox with a single container, so consecutive runs share
+// it (and its cgroup, when that can be reset).
+func oneSlot(t *testing.T) *Sandbox {
+	t.Helper()
+	sb, err := New(Config{Slots: 1, CgroupParent: testCgroupParent, UID: testUID, GID: testUID,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sb.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return sb
+}
+
+// slotCgroup is the cgroup the idle container of a one-slot sandbox holds.
+func slotCgroup(t *testing.T, sb *Sandbox) runCgroup {
+	t.Helper()
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if len(sb.idle) != 1 {
+		t.Fatalf("%d idle containers, want 1", len(sb.idle))
+	}
+	return sb.idle[0].cg
+}
+
+const (
+	trivialSrc = `int main(void){ return 0; }`
+	// touchSrc touches argv[1] MiB, page by page.
+	touchSrc = `#include <stdlib.h>
+int main(int argc, char **argv){ long n = atol(argv[1]) << 20; volatile char *p = malloc(n); if (!p) return 3;
+	for (long i = 0; i < n; i += 4096) p[i] = 1; return p[n - 1]; }`
+	exitSrc = `#include <stdlib.h>
+int main(int argc, char **argv){ return atoi(argv[1]); }`
+	// orphanSrc leaves a child that would run forever; the parent exits.
+	orphanSrc = `#include <unistd.h>
+int main(void){ if (fork() == 0) { for (;;) pause(); } return 0; }`
+	// procsSrc prints how many processes it can see in /proc.
+	procsSrc = `#include <dirent.h>
+#include <stdio.h>
+#include <ctype.h>
+int main(void){ DIR *d = opendir("/proc"); struct dirent *e; int n = 0;
+	while ((e = readdir(d))) if (isdigit((unsigned char)e->d_name[0])) n++;
+	printf("%d\n", n); return 0; }`
+	// writeSrc writes argv[2] KiB to the file argv[1].
+	writeSrc = `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv){ FILE *f = fopen(argv[1], "w"); if (!f) { perror(argv[1]); return 2; }
+	static char b[1024]; memset(b, 'z', sizeof b); for (long i = 0; i < atol(argv[2]); i++) fwrite(b, 1, sizeof b, f);
+	return fclose(f) == 0 ? 0 : 3; }`
+	// lsSrc prints the names in a directory, one per line.
+	lsSrc = `#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv){ DIR *d = opendir(argv[1]); if (!d) { perror(argv[1]); return 2; } struct dirent *e;
+	while ((e = readdir(d))) if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) printf("%s\n", e->d_name);
+	return 0; }`
+)
+
+// TestReuseNothingCarriesOver: a container's cgroup is reused from run to
+// run only through an exact reset. The memory peak, CPU time, OOM kills,
+// processes and /tmp files of a run never show in the next one, and a
+// run that leaves pages charged (a file it wrote) makes the next run use a
+// fresh cgroup.
+func TestReuseNothingCarriesOver(t *testing.T) {
+	sb := oneSlot(t)
+	if sb.CgroupVersion() != "v1" {
+		t.Fatalf("this test covers the v1 reset; cgroup is %s (v2 never reuses a cgroup)", sb.CgroupVersion())
+	}
+	dir := workDir(t)
+	for name, src := range map[string]string{"trivial": trivialSrc, "touch": touchSrc, "exit": exitSrc, "burn": burnSrc,
+		"orphan": orphanSrc, "procs": procsSrc, "write": writeSrc, "ls": lsSrc} {
+		buildC(t, dir, name, src, true)
+	}
+	ctx := context.Background()
+	run := func(lim Limits, argv ...string) Result {
+		t.Helper()
+		r, err := sb.Run(ctx, Spec{Argv: argv, Dir: dir, Limits: lim})
+		if err != nil {
+			t.Fatalf("%v: %v %+v", argv, err, r)
+		}
+		return r
+	}
+	want := func(r Result, st Status, what string) {
+		t.Helper()
+		if r.Status != st {
+			t.Fatalf("%s: status %s (exit %d, signal %s, %s), want %s", what, r.Status, r.ExitCode, r.SignalName, r.Error, st)
+		}
+	}
+	lim := Limits{Memory: 256 << 20}
+
+	// A fresh cgroup's figures for the trivial program.
+	fresh := run(lim, "./trivial")
+	want(fresh, StatusOK, "trivial in a fresh cgroup")
+	slack := sb.cg.(*v1Driver).slack
+	// settle waits until what a big run leaves to the kernel to free after
+	// a grace period (its page tables) is gone: until then the cgroup is
+	// (rightly) not reset but replaced, and this test is about the reset.
+	settle := func() {
+		t.Helper()
+		v1 := slotCgroup(t, sb).(*v1Run)
+		for end := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			u, err := v1.readInt(v1MemUsage)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u <= slack {
+				return
+			}
+			if time.Now().After(end) {
+				t.Fatalf("memory usage of an empty cgroup stays at %d bytes", u)
+			}
+		}
+	}
+	// runReused runs argv after an exact reset of the container's cgroup
+	// (a test of the reset needs one), and fails if it was replaced.
+	runReused := func(lim Limits, argv ...string) Result {
+		t.Helper()
+		settle()
+		before := slotCgroup(t, sb)
+		r := run(lim, argv...)
+		if slotCgroup(t, sb) != before {
+			t.Fatalf("%v: the container took a fresh cgroup; this step is meant to test the reset", argv)
+		}
+		return r
+	}
+	smallPeak := func(r Result, what string) {
+		t.Helper()
+		if got, max := r.MemoryKB<<10, fresh.MemoryKB<<10+slack; got > max {
+			t.Errorf("%s: memory peak %d KiB, a fresh cgroup shows %d KiB (+ charge caches %d KiB at most)", what, r.MemoryKB, fresh.MemoryKB, slack>>10)
+		}
+	}
+
+	// Memory peak.
+	r := run(lim, "./touch", "100")
+	want(r, StatusOK, "touch 100 MiB")
+	if r.MemoryKB < 100<<10 {
+		t.Fatalf("touch 100 MiB: peak %d KiB", r.MemoryKB)
+	}
+	r = runReused(lim, "./trivial")
+	want(r, StatusOK, "trivial after 100 MiB")
+	smallPeak(r, "trivial after 100 MiB")
+
+	// CPU time.
+	r = run(Limits{CPU: 2 * time.Second}, "./burn", "300")
+	want(r, StatusOK, "burn 300 ms")
+	if !withinCPU(r.CPU, 300*time.Millisecond) {
+		t.Fatalf("burn 300 ms: cpu %v", r.CPU)
+	}
+	r = runReused(lim, "./trivial")
+	if r.CPU > fresh.CPU+10*time.Millisecond {
+		t.Errorf("trivial after burning 300 ms: cpu %v (a fresh cgroup: %v)", r.CPU, fresh.CPU)
+	}
+
+	// An OOM kill is this run's only.
+	r = run(Limits{Memory: 32 << 20}, "./touch", "48")
+	want(r, StatusMemoryLimit, "touch 48 MiB under 32 MiB")
+	r = runReused(Limits{Memory: 32 << 20}, "./exit", "3")
+	want(r, StatusRuntimeError, "exit 3 after an OOM kill")
+	smallPeak(r, "exit 3 after an OOM kill")
+
+	// Processes: an orphan is killed with its run.
+	want(run(Limits{Procs: 4}, "./orphan"), StatusOK, "orphan")
+	r = runReused(lim, "./procs")
+	want(r, StatusOK, "procs after an orphan")
+	if strings.TrimSpace(r.Stdout) != "1" {
+		t.Errorf("after a run that left an orphan, the next run sees %q processes, want 1 (itself)", r.Stdout)
+	}
+
+	// /tmp is emptied after every run.
+	want(run(lim, "./write", "/tmp/left-behind", "64"), StatusOK, "write /tmp")
+	r = run(lim, "./ls", "/tmp")
+	want(r, StatusOK, "ls /tmp")
+	if r.Stdout != "" {
+		t.Errorf("/tmp after a run that wrote there: %q, want empty", r.Stdout)
+	}
+
+	// Pages left charged (a 4 MiB file in /w stays in the page cache):
+	// the next run gets a fresh cgroup, whose peak is small again.
+	want(run(lim, "./write", "/w/big", "4096"), StatusOK, "write 4 MiB to /w")
+	cg := slotCgroup(t, sb)
+	r = run(lim, "./trivial")
+	want(r, StatusOK, "trivial after writing a file")
+	if slotCgroup(t, sb) == cg {
+		t.Errorf("a cgroup with a file's pages charged to it was reused")
+	}
+	smallPeak(r, "trivial after writing a file")
+}
+
+// TestWorkDirSwitch: one container, runs alternating between work dirs,
+// each sees its own directory at /w and writes go to the right one.
+func TestWorkDirSwitch(t *testing.T) {
+	sb := oneSlot(t)
+	tools := workDir(t)
+	buildC(t, tools, "ls", lsSrc, true)
+	buildC(t, tools, "write", writeSrc, true)
+	dirs := []string{workDir(t), workDir(t)}
+	for i, d := range dirs {
+		for _, f := range []string{"ls", "write"} {
+			b, err := os.ReadFile(filepath.Join(tools, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, f), b, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("marker-%d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for step, i := range []int{0, 0, 1, 0, 1, 1} {
+		out := fmt.Sprintf("out-%d", step)
+		r, err := sb.Run(context.Background(), Spec{Argv: []string{"./write", out, "1"}, Dir: dirs[i]})
+		if err != nil || r.Status != StatusOK {
+			t.Fatalf("step %d: write in dir %d: %v %+v", step, i, err, r)
+		}
+		if _, err := os.Stat(filepath.Join(dirs[i], out)); err != nil {
+			t.Errorf("step %d: the file written at /w is not in dir %d: %v", step, i, err)
+		}
+		r, err = sb.Run(context.Background(), Spec{Argv: []string{"./ls", "/w"}, Dir: dirs[i]})
+		if err != nil || r.Status != StatusOK {
+			t.Fatalf("step %d: ls in dir %d: %v %+v", step, i, err, r)
+		}
+		mine, other := fmt.Sprintf("marker-%d", i), fmt.Sprintf("marker-%d", 1-i)
+		if !strings.Contains(r.Stdout, mine) || strings.Contains(r.Stdout, other) {
+			t.Errorf("step %d: /w of a run in dir %d lists %q", step, i, r.Stdout)
+		}
+	}
+}
+
+// TestProgramCredentials: the program has no capability in any set, no
+// way to gain one, no supplementary group, and its seccomp filter.
+func TestProgramCredentials(t *testing.T) {
+	dir := workDir(t)
+	buildC(t, dir, "status", `#include <stdio.h>
+#include <string.h>
+int main(void){ FILE *f = fopen("/proc/self/status", "r"); char l[256];
+	while (fgets(l, sizeof l, f)) if (!strncmp(l, "Cap", 3) || !strncmp(l, "NoNewPrivs", 10) || !strncmp(l, "Seccomp:", 8) ||
+		!strncmp(l, "Uid", 3) || !strncmp(l, "Gid", 3) || !strncmp(l, "Groups", 6)) fputs(l, stdout);
+	return 0; }`, true)
+	for _, p := range []Profile{ProfileRun, ProfileCompile} {
+		r, err := testSB.Run(context.Background(), Spec{Argv: []string{"./status"}, Dir: dir, Profile: p})
+		if err != nil || r.Status != StatusOK {
+			t.Fatalf("%s: %v %+v", p, err, r)
+		}
+		got := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+			k, v, _ := strings.Cut(l, ":")
+			got[k] = strings.Join(strings.Fields(v), " ")
+		}
+		ids := fmt.Sprintf("%d %d %d %d", testUID, testUID, testUID, testUID)
+		for k, v := range map[string]string{"CapInh": "0000000000000000", "CapPrm": "0000000000000000", "CapEff": "0000000000000000",
+			"CapBnd": "0000000000000000", "CapAmb": "0000000000000000", "NoNewPrivs": "1", "Seccomp": "2",
+			"Uid": ids, "Gid": ids, "Groups": ""} {
+			if got[k] != v {
+				t.Errorf("%s: %s = %q, want %q", p, k, got[k], v)
+			}
+		}
+	}
+}
