@@ -52,7 +52,7 @@ bench: deps build ## print the benchmark figures (docs/benchmarks.md explains th
 chaos: deps build ## fault drills against a fresh local stack (root; a few minutes); fails unless all pass
 	$(BIN)/verdict-stack chaos
 
-sim: ## scheduling lab: every policy on every scenario, writes docs/scheduling.md (about 10 min)
+sim: ## scheduling lab: every policy on every scenario, writes docs/scheduling.md (20-30 min on 2 cores)
 	$(GO) run ./hub/internal/sched/sim/cmd/sim
 
 sim-quick: ## the scheduling lab on short runs (about 20 s), printing the table only

@@ -67,13 +67,15 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 	placed, busy := 0, false
 	for _, qt := range tasks {
 		t := qt.Task
+		h.policyMu.Lock()
 		d := h.cfg.Policy.Pick(now, sched.Task{
 			SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, DataHash: t.TestData.Hash,
 			Language: t.Language, Priority: int(t.Priority),
-			// Redis's clock: the default policy waits at most MaxDefer
-			// past it for a judge holding the test data.
+			// Redis's clock, for a policy that counts waits from the
+			// enqueue (the default keeps its own clock per submission).
 			EnqueuedAt: qt.EnqueuedAt,
 		}, views)
+		h.policyMu.Unlock()
 		if d.Judge < 0 {
 			if d.Hold == sched.HoldBusy {
 				busy = true
@@ -96,7 +98,8 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 		h.mu.Lock()
 		ok := !j.closing.Load() && j.enqueue(b)
 		if ok {
-			j.assigned[t.SubmissionID] = &assignment{attempt: t.Attempt, user: qt.UserID, contest: qt.ContestID, at: now}
+			j.assigned[t.SubmissionID] = &assignment{attempt: t.Attempt, user: qt.UserID, contest: qt.ContestID, at: now,
+				problem: t.ProblemID, language: t.Language}
 		}
 		h.mu.Unlock()
 		if !ok {
@@ -171,13 +174,22 @@ func (h *Hub) reapLoop(ctx context.Context) {
 }
 
 func (h *Hub) onExpired(ctx context.Context, e queue.Expired) {
+	var lost *assignment
 	h.mu.Lock()
 	for _, j := range h.judges {
 		if a := j.assigned[e.Ref.SubmissionID]; a != nil && (a.attempt < e.Ref.Attempt || !e.Requeued) {
 			delete(j.assigned, e.Ref.SubmissionID)
+			if j.id == e.Judge {
+				lost = a
+			}
 		}
 	}
 	h.mu.Unlock()
+	o := sched.Outcome{Judge: e.Judge, Failed: true, Task: sched.Task{SubmissionID: e.Ref.SubmissionID}}
+	if lost != nil {
+		o.Task.ProblemID, o.Task.Language, o.Latency = lost.problem, lost.language, time.Since(lost.at)
+	}
+	h.observe(o)
 	log := h.log.With(obs.SubmissionID(e.Ref.SubmissionID), obs.Attempt(e.Ref.Attempt), obs.JudgeID(e.Judge))
 	u := queue.SubmissionUpdate{SubmissionID: e.Ref.SubmissionID, Attempt: e.Ref.Attempt, Owner: e.UserID, Guard: queue.GuardAttempt}
 	if e.Requeued {

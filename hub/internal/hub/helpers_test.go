@@ -483,7 +483,7 @@ func (j *fakeJudge) judge(task protocol.Task) {
 	case <-j.ctx.Done():
 		return
 	}
-	cs := []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5}}
+	cs := []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5, WallMs: 7}}
 	if c := j.current(); c != nil {
 		_ = j.send(c, protocol.TypeProgress, protocol.Progress{TaskRef: task.TaskRef, Status: protocol.VerdictJudging, Cases: cs})
 	}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/rkeys"
@@ -36,6 +37,9 @@ type Hub struct {
 	conns    sync.WaitGroup
 	wake     chan struct{}
 	notice   chan struct{}
+	// policyMu serialises Pick (the dispatcher) and Observe (results and
+	// lease expiries): a policy keeps state.
+	policyMu sync.Mutex
 
 	mu       sync.Mutex
 	judges   map[string]*judgeConn
@@ -256,4 +260,16 @@ func limitReason(s string) string {
 		s = s[:120]
 	}
 	return strings.ToValidUTF8(s, "")
+}
+
+// observe reports the end of a placement to a policy that learns from
+// outcomes (the default policy learns judge speeds from run times).
+func (h *Hub) observe(o sched.Outcome) {
+	obs, ok := h.cfg.Policy.(sched.Observer)
+	if !ok {
+		return
+	}
+	h.policyMu.Lock()
+	obs.Observe(time.Now(), o)
+	h.policyMu.Unlock()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/verdict-oj/verdict/hub/internal/hub"
+	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/testenv"
@@ -251,6 +252,71 @@ func TestSilentJudgeGetsItsStaleAttemptCancelled(t *testing.T) {
 	defer survivor.mu.Unlock()
 	if len(survivor.cancelled) != 0 {
 		t.Fatalf("survivor got cancels %+v", survivor.cancelled)
+	}
+}
+
+// recordingPolicy places a task on the first judge with a free slot and
+// records what the hub reports back.
+type recordingPolicy struct {
+	mu       sync.Mutex
+	outcomes []sched.Outcome
+}
+
+func (*recordingPolicy) Name() string { return "recording" }
+
+func (p *recordingPolicy) Pick(_ time.Time, _ sched.Task, js []sched.Judge) sched.Decision {
+	for i, j := range js {
+		if j.Assigned < j.Slots {
+			return sched.Decision{Judge: i, Reason: "first_free"}
+		}
+	}
+	return sched.Decision{Judge: -1, Hold: sched.HoldBusy}
+}
+
+func (p *recordingPolicy) Observe(_ time.Time, o sched.Outcome) {
+	p.mu.Lock()
+	p.outcomes = append(p.outcomes, o)
+	p.mu.Unlock()
+}
+
+func (p *recordingPolicy) seen() []sched.Outcome {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.outcomes)
+}
+
+// TestPolicyLearnsOutcomes: a policy that learns (the default learns judge
+// speeds) hears of every recorded result, with the judge, the task and its
+// run time, and of every lease that expired.
+func TestPolicyLearnsOutcomes(t *testing.T) {
+	env := testenv.Redis(t)
+	pol := &recordingPolicy{}
+	th := startHub(t, env, func(c *hub.Config) { c.Policy = pol })
+	url := func() string { return th.url("/judge") }
+	doomed := newFakeJudge(t, env, "doomed", 1, url, time.Hour)
+	doomed.gate = make(chan struct{})
+	doomed.start()
+	eventually(t, 5*time.Second, "doomed ready", func() bool { return doomed.current() != nil })
+	time.Sleep(2 * hbInterval)
+	enqueue(t, th.h.Queue(), newTask(1, 4, 7))
+	eventually(t, 5*time.Second, "task on the doomed judge", func() bool {
+		doomed.mu.Lock()
+		defer doomed.mu.Unlock()
+		return len(doomed.running) == 1
+	})
+	newFakeJudge(t, env, "ok", 1, url, 10*time.Millisecond).start()
+	doomed.kill()
+	waitResults(t, env, 1, 10*time.Second)
+	eventually(t, 5*time.Second, "two outcomes", func() bool { return len(pol.seen()) == 2 })
+	got := pol.seen()
+	failed, done := got[0], got[1]
+	// The dead judge's connection (and what the hub knew of its tasks) is
+	// gone by then: judge and submission are what an expiry reports.
+	if !failed.Failed || failed.Judge != "doomed" || failed.Task.SubmissionID != 1 {
+		t.Errorf("expiry outcome %+v", failed)
+	}
+	if done.Failed || done.Judge != "ok" || done.Task.ProblemID != 4 || done.Run != 7*time.Millisecond || done.Latency <= 0 {
+		t.Errorf("result outcome %+v", done)
 	}
 }
 

@@ -33,6 +33,10 @@ type assignment struct {
 	user    int64
 	contest int64
 	at      time.Time
+	// problem and language of the task (unknown for a lease adopted after
+	// a restart), for the policy's outcome reports.
+	problem  int64
+	language string
 	// inHeartbeat: the judge listed it in its last heartbeat.
 	inHeartbeat bool
 }
@@ -535,6 +539,12 @@ func (h *Hub) onProgress(ctx context.Context, j *judgeConn, p protocol.Progress)
 func (h *Hub) onResult(ctx context.Context, j *judgeConn, r protocol.Result) error {
 	log := j.log.With(obs.SubmissionID(r.SubmissionID), obs.Attempt(r.Attempt))
 	owner := h.owner(j, r.SubmissionID)
+	h.mu.Lock()
+	var placed assignment
+	if a := j.assigned[r.SubmissionID]; a != nil && a.attempt == r.Attempt {
+		placed = *a
+	}
+	h.mu.Unlock()
 	h.forget(j, r.SubmissionID)
 	defer h.wakeDispatcher()
 	if _, err := h.q.Complete(ctx, j.id, r); err != nil {
@@ -548,6 +558,14 @@ func (h *Hub) onResult(ctx context.Context, j *judgeConn, r protocol.Result) err
 	}
 	h.m.results.WithLabelValues("recorded").Inc()
 	log.Info("result recorded", "verdict", r.Verdict)
+	if !placed.at.IsZero() {
+		var run time.Duration
+		for _, c := range r.Cases {
+			run += time.Duration(c.WallMs) * time.Millisecond
+		}
+		h.observe(sched.Outcome{Judge: j.id, Latency: time.Since(placed.at), Run: run,
+			Task: sched.Task{SubmissionID: r.SubmissionID, ProblemID: placed.problem, Language: placed.language}})
+	}
 	j.ackResult(r.TaskRef)
 	_, err := h.q.PublishSubmission(ctx, queue.SubmissionUpdate{
 		SubmissionID: r.SubmissionID, Attempt: r.Attempt, Owner: owner, Status: r.Verdict, Score: r.Score,

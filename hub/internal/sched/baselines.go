@@ -18,6 +18,9 @@ type Outcome struct {
 	Latency time.Duration
 	// Failed: the placement ended without a result (lease expired).
 	Failed bool
+	// Run is how long the task ran on the judge, as its result reports it
+	// (the sum of its cases' wall times); 0 if unknown.
+	Run time.Duration
 }
 
 // Observer is implemented by policies that learn from outcomes (Peak-EWMA,

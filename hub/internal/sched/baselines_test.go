@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -230,41 +231,189 @@ func TestRingSpreadsProblems(t *testing.T) {
 }
 
 func TestBoundedDefersForAffinity(t *testing.T) {
-	task := func(waited time.Duration) Task {
-		return Task{ProblemID: 42, DataHash: "d42", Language: "cpp", EnqueuedAt: t0.Add(-waited)}
+	// Four judges of 4 slots; the problem's two homes are busy. Each case
+	// asks for the same submission at the given offsets from t0 and says
+	// what each answer must be: "hold" (an affinity hold), "away" (placed
+	// on a non-home judge) or "home".
+	type ask struct {
+		at    time.Duration
+		want  string
+		homes bool // a home has a free slot at this ask
 	}
-	mk := func() []Judge {
-		js := judgesOf(4, 4, 4, 4)
-		return js
+	tests := []struct {
+		name   string
+		cfg    BoundedConfig
+		waited time.Duration // EnqueuedAt = t0 - waited
+		id     int64
+		asks   []ask
+	}{
+		{"waits up to MaxDefer from the first hold", BoundedConfig{}, 0, 7,
+			[]ask{{0, "hold", false}, {1900 * time.Millisecond, "hold", false}, {2 * time.Second, "away", false}}},
+		{"a long queue wait does not use up the deferral", BoundedConfig{}, 100 * time.Second, 7,
+			[]ask{{0, "hold", false}, {time.Second, "hold", false}, {2500 * time.Millisecond, "away", false}}},
+		{"a home that frees takes it", BoundedConfig{}, 0, 7,
+			[]ask{{0, "hold", false}, {500 * time.Millisecond, "home", true}}},
+		{"MaxDefer sets the limit", BoundedConfig{MaxDefer: 300 * time.Millisecond}, 0, 7,
+			[]ask{{0, "hold", false}, {200 * time.Millisecond, "hold", false}, {300 * time.Millisecond, "away", false}}},
+		{"the earlier rule: from enqueue", BoundedConfig{DeferFromEnqueue: true}, 100 * time.Second, 7,
+			[]ask{{0, "away", false}}},
+		{"the earlier rule, a fresh task", BoundedConfig{DeferFromEnqueue: true}, 100 * time.Millisecond, 7,
+			[]ask{{0, "hold", false}, {1900 * time.Millisecond, "away", false}}},
+		{"no submission id: the queue's clock", BoundedConfig{}, 1500 * time.Millisecond, 0,
+			[]ask{{0, "hold", false}, {time.Second, "away", false}}},
+		{"no submission id nor enqueue time: never held", BoundedConfig{}, -1, 0,
+			[]ask{{0, "away", false}}},
+		{"deferral off", BoundedConfig{MaxDefer: -1}, 0, 7,
+			[]ask{{0, "away", false}}},
 	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.HotMinCount = 1000
+			p := NewBounded(tc.cfg)
+			task := Task{SubmissionID: tc.id, ProblemID: 42, DataHash: "d42", Language: "cpp"}
+			if tc.waited >= 0 {
+				task.EnqueuedAt = t0.Add(-tc.waited)
+			}
+			js := judgesOf(4, 4, 4, 4)
+			home := p.homes(t0, task, js, 16) // no history: the 2 judges of highest weight
+			if n := len(slices.DeleteFunc(slices.Clone(home), func(b bool) bool { return !b })); n != 2 {
+				t.Fatalf("%d homes, want 2", n)
+			}
+			for _, a := range tc.asks {
+				for i := range js {
+					js[i].Assigned = 0
+					if home[i] {
+						js[i].Assigned = js[i].Slots // busy
+						if a.homes && i == slices.Index(home, true) {
+							js[i].Assigned--
+						}
+					}
+				}
+				d := p.Pick(t0.Add(a.at), task, js)
+				got := "hold"
+				switch {
+				case d.Judge >= 0 && home[d.Judge]:
+					got = "home"
+				case d.Judge >= 0:
+					got = "away"
+				case d.Hold != HoldAffinity:
+					got = d.Hold.String()
+				}
+				if got != a.want {
+					t.Fatalf("at +%v: %+v (%s), want %s", a.at, d, got, a.want)
+				}
+			}
+		})
+	}
+}
+
+func TestBoundedDeferralClocksArePerTask(t *testing.T) {
 	p := NewBounded(BoundedConfig{HotMinCount: 1000})
-	js := mk()
-	h := p.homes(t0, task(0), js, 16) // no history: the 2 judges of highest weight
-	n := 0
-	for _, ok := range h {
-		if ok {
-			n++
+	js := judgesOf(4, 4, 4, 4, 4, 4, 4, 4)
+	a := Task{SubmissionID: 1, ProblemID: 42, DataHash: "d42", Language: "cpp"}
+	b := Task{SubmissionID: 2, ProblemID: 43, DataHash: "d43", Language: "cpp"}
+	busy := 0
+	for _, tk := range []Task{a, b} {
+		for i, h := range p.homes(t0, tk, js, 32) {
+			if h && js[i].Assigned == 0 {
+				js[i].Assigned = js[i].Slots
+				busy++
+			}
 		}
 	}
-	if n != 2 {
-		t.Fatalf("%d homes, want 2", n)
+	if busy == len(js) {
+		t.Fatal("no free judge left for the test")
 	}
-	for i := range js {
-		if h[i] {
-			js[i].Assigned = js[i].Slots // every home is busy
-		}
+	if d := p.Pick(t0, a, js); d.Hold != HoldAffinity {
+		t.Fatalf("a: %+v", d)
 	}
-	if d := p.Pick(t0, task(100*time.Millisecond), js); d.Judge != -1 || d.Hold != HoldAffinity {
-		t.Fatalf("fresh task with busy homes: %+v, want an affinity hold", d)
+	if d := p.Pick(t0.Add(1500*time.Millisecond), b, js); d.Hold != HoldAffinity {
+		t.Fatalf("b's clock starts at its own first hold: %+v", d)
 	}
-	if d := p.Pick(t0, task(2*time.Second), js); d.Judge < 0 || h[d.Judge] {
-		t.Fatalf("task past MaxDefer: %+v, want a non-home judge", d)
+	if d := p.Pick(t0.Add(2*time.Second), a, js); d.Judge < 0 {
+		t.Fatalf("a past its deferral: %+v", d)
 	}
-	if d := p.Pick(t0, Task{ProblemID: 42, DataHash: "d42", Language: "cpp"}, js); d.Judge < 0 {
-		t.Fatalf("task without EnqueuedAt must not be deferred: %+v", d)
+	if d := p.Pick(t0.Add(2*time.Second), b, js); d.Hold != HoldAffinity {
+		t.Fatalf("b within its deferral: %+v", d)
 	}
-	off := NewBounded(BoundedConfig{HotMinCount: 1000, MaxDefer: -1})
-	if d := off.Pick(t0, task(0), js); d.Judge < 0 {
-		t.Fatalf("MaxDefer < 0 deferred: %+v", d)
+	if _, kept := p.held[a.SubmissionID]; kept {
+		t.Fatal("a placed task's clock is kept (its next attempt would start late)")
+	}
+	// Clocks of tasks never seen again are swept.
+	p.Pick(t0.Add(time.Minute), Task{SubmissionID: 3, ProblemID: 44, DataHash: "d44", Language: "cpp"}, js)
+	if _, kept := p.held[b.SubmissionID]; kept || len(p.held) > 1 {
+		t.Fatalf("stale clocks kept: %v", p.held)
+	}
+}
+
+func TestBoundedUsesSpeed(t *testing.T) {
+	// Four judges of 4 slots; which two are the problem's homes depends on
+	// the ring, so each case describes judges by role: h1 and h2 (the
+	// homes, h1 of higher ring weight), then x and y (not homes, x of
+	// higher ring weight).
+	type spec struct {
+		speed  float64
+		busy   bool
+		cached bool
+	}
+	tests := []struct {
+		name         string
+		cfg          BoundedConfig
+		h1, h2, x, y spec
+		want         string // role chosen
+		wantReason   string
+	}{
+		{"the faster of two warm homes", BoundedConfig{},
+			spec{1, false, true}, spec{1.5, false, true}, spec{3, false, true}, spec{3, false, true}, "h2", "cached"},
+		{"ring order ignores speed", BoundedConfig{RingOrder: true},
+			spec{1, false, true}, spec{1.5, false, true}, spec{3, false, true}, spec{3, false, true}, "h1", "cached"},
+		{"a warm home beats a faster cold one", BoundedConfig{},
+			spec{1, false, true}, spec{2, false, false}, spec{3, false, false}, spec{3, false, false}, "h1", "cached"},
+		{"homes busy, past the deferral: the fastest free", BoundedConfig{MaxDefer: -1},
+			spec{1, true, true}, spec{1, true, true}, spec{0.5, false, false}, spec{2, false, false}, "y", "fastest"},
+		{"homes busy, past the deferral, ring order", BoundedConfig{MaxDefer: -1, RingOrder: true},
+			spec{1, true, true}, spec{1, true, true}, spec{0.5, false, false}, spec{2, false, false}, "x", "ring"},
+		{"homes busy, past the deferral: a judge holding the data", BoundedConfig{MaxDefer: -1},
+			spec{1, true, true}, spec{1, true, true}, spec{0.5, false, true}, spec{2, false, false}, "x", "cached_away"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.HotMinCount = 1000
+			p := NewBounded(tc.cfg)
+			task := Task{SubmissionID: 1, ProblemID: 42, DataHash: "d42", Language: "cpp"}
+			js := judgesOf(4, 4, 4, 4)
+			home := p.homes(t0, task, js, 16)
+			var hs, xs []int
+			for i := range js {
+				if home[i] {
+					hs = append(hs, i)
+				} else {
+					xs = append(xs, i)
+				}
+			}
+			byRing := func(a, b int) int {
+				if ringWeight(42, &js[a]) > ringWeight(42, &js[b]) {
+					return -1
+				}
+				return 1
+			}
+			slices.SortFunc(hs, byRing)
+			slices.SortFunc(xs, byRing)
+			role := map[int]string{hs[0]: "h1", hs[1]: "h2", xs[0]: "x", xs[1]: "y"}
+			for i := range js {
+				s := map[string]spec{"h1": tc.h1, "h2": tc.h2, "x": tc.x, "y": tc.y}[role[i]]
+				js[i].Speed = s.speed
+				if s.busy {
+					js[i].Assigned = js[i].Slots
+				}
+				if s.cached {
+					js[i].Cached = cachedSet("d42")
+				}
+			}
+			d := p.Pick(t0, task, js)
+			if d.Judge < 0 || role[d.Judge] != tc.want || d.Reason != tc.wantReason {
+				t.Fatalf("Pick = %+v (%s), want %s for %q", d, role[d.Judge], tc.want, tc.wantReason)
+			}
+		})
 	}
 }

@@ -24,13 +24,17 @@
 //     of highest weight on a slot-weighted rendezvous ring: at least two,
 //     more for a problem with a large share of recent dispatches) or to a
 //     judge holding its data, within a bounded load (consistent hashing with
-//     bounded loads, factor 1.25); when every home is busy it holds the task
-//     for at most MaxDefer (1 s, from Task.EnqueuedAt) rather than fetch the
-//     data elsewhere, then takes any free slot (work-conserving); detects
-//     hot problems (heavy hitters over a sliding window) and spreads them by
-//     load while asking the caller to prefetch their data to every judge;
-//     matches languages; and avoids judges whose load1 says something else
-//     eats their CPU.
+//     bounded loads, factor 1.25), the faster of equally warm judges first;
+//     when every home is busy it holds the task for at most MaxDefer (2 s)
+//     rather than fetch the data elsewhere — delay scheduling, the clock
+//     starting the first time it declines a free slot for the task, so
+//     locality survives a long queue — then takes the fastest free slot
+//     (work-conserving); learns each judge's relative speed from the run
+//     times results report (SpeedMeter, via Observe), which also exposes a
+//     gray judge; detects hot problems (heavy hitters over a sliding
+//     window) and spreads them by load while asking the caller to prefetch
+//     their data to every judge; matches languages; and avoids judges whose
+//     load1 says something else eats their CPU.
 //   - Baselines, kept as real policies for the scheduling lab (package
 //     sim) and for comparison in production: "random", "wrr" (LVS weighted
 //     round robin by cores), "swrr" (nginx smooth WRR), "least_conn"
@@ -40,8 +44,11 @@
 //     never hold a task — and "pull" (join-idle-queue: the longest-idle
 //     free slot takes the head of the queue).
 //
-// Policies that learn from outcomes implement Observer; the caller reports
-// each placed task's end (latency from dispatch, or Failed on expiry).
+// Policies that learn from outcomes implement Observer (default,
+// peak_ewma, adaptive); the caller reports each placed task's end: the
+// latency from dispatch and the run time its result reports, or Failed on
+// expiry. A caller that reports nothing leaves the default policy without
+// speed estimates (every judge counts as speed 1), nothing worse.
 //
 // New returns a policy by name, for configuration.
 package sched

@@ -20,8 +20,9 @@ type Task struct {
 	DataHash string
 	Language string
 	Priority int
-	// EnqueuedAt is when the task entered the queue; zero means unknown
-	// (the default policy then never defers it for affinity).
+	// EnqueuedAt is when the task entered the queue; zero means unknown.
+	// The default policy keeps its own clock per SubmissionID and reads
+	// EnqueuedAt only for a task without one (or with DeferFromEnqueue).
 	EnqueuedAt time.Time
 }
 
@@ -291,9 +292,25 @@ type BoundedConfig struct {
 	// cover LoadFactor × its share of all slots. Default 2.
 	HomeJudges int
 	// MaxDefer is how long a task may wait for a free slot on one of its
-	// homes (or a judge holding its data) while other judges are free,
-	// measured from Task.EnqueuedAt. Default 1s; negative disables it.
+	// homes while judges elsewhere are free (delay scheduling), measured
+	// from the first time the policy held it for that reason, so a task
+	// that already waited in a long queue still gets its chance at a warm
+	// cache. Default 2s; negative disables it.
 	MaxDefer time.Duration
+	// DeferFromEnqueue measures MaxDefer from Task.EnqueuedAt instead (the
+	// earlier rule, kept for the scheduling lab's ablations: a task that
+	// already waited in the queue gets no deferral, so affinity collapses
+	// exactly when the queue is long).
+	DeferFromEnqueue bool
+	// SpeedAlpha is the step of the judges' speed estimates (SpeedMeter),
+	// learnt from results (Observe with Outcome.Run). Default 0.05;
+	// negative: no estimates (every judge counts as speed 1 unless the
+	// caller sets Judge.Speed).
+	SpeedAlpha float64
+	// RingOrder ranks free judges of equal preference by ring weight and
+	// falls back along the ring, ignoring speed (the earlier rule, kept
+	// for the ablations).
+	RingOrder bool
 }
 
 func (c *BoundedConfig) defaults() {
@@ -325,7 +342,10 @@ func (c *BoundedConfig) defaults() {
 		c.HomeJudges = 2
 	}
 	if c.MaxDefer == 0 {
-		c.MaxDefer = time.Second
+		c.MaxDefer = 2 * time.Second
+	}
+	if c.SpeedAlpha == 0 {
+		c.SpeedAlpha = 0.05
 	}
 }
 
@@ -333,12 +353,25 @@ func (c *BoundedConfig) defaults() {
 type Bounded struct {
 	cfg BoundedConfig
 	hot *HeavyHitters
+	// held: submission → when the policy first held it for affinity.
+	held      map[int64]time.Time
+	heldSwept time.Time
+	speed     *SpeedMeter // nil: no estimates
+	// Scratch of one Pick: ring weights and home marks per judge, the
+	// eligible judges.
+	w    []float64
+	home []bool
+	elig []int
 }
 
 // NewBounded returns the default policy with cfg.
 func NewBounded(cfg BoundedConfig) *Bounded {
 	cfg.defaults()
-	return &Bounded{cfg: cfg, hot: NewHeavyHitters(cfg.HotWindow, cfg.HotBuckets, cfg.MaxTracked)}
+	b := &Bounded{cfg: cfg, hot: NewHeavyHitters(cfg.HotWindow, cfg.HotBuckets, cfg.MaxTracked), held: map[int64]time.Time{}}
+	if cfg.SpeedAlpha > 0 {
+		b.speed = NewSpeedMeter(cfg.SpeedAlpha)
+	}
+	return b
 }
 
 // Name implements Policy.
@@ -346,6 +379,26 @@ func (*Bounded) Name() string { return NameDefault }
 
 // Config returns the effective configuration.
 func (b *Bounded) Config() BoundedConfig { return b.cfg }
+
+// Observe implements Observer: results with a run time teach the speed
+// estimates.
+func (b *Bounded) Observe(_ time.Time, o Outcome) {
+	if b.speed != nil && !o.Failed && o.Run > 0 {
+		b.speed.Observe(o.Judge, o.Task.ProblemID, o.Task.Language, o.Run)
+	}
+}
+
+// Speed is the speed the policy assumes for j: the caller's Judge.Speed if
+// set, else its estimate from results, else 1.
+func (b *Bounded) Speed(j *Judge) float64 {
+	if j.Speed > 0 {
+		return j.Speed
+	}
+	if b.speed != nil {
+		return b.speed.Speed(j.ID)
+	}
+	return 1
+}
 
 // Hot reports whether problem is hot at now.
 func (b *Bounded) Hot(now time.Time, problem int64) bool {
@@ -362,13 +415,30 @@ func (b *Bounded) Hot(now time.Time, problem int64) bool {
 // high bits barely depend on the last bytes), which sent every problem
 // home to the same judge; the scheduling simulator found it.
 func ringWeight(problem int64, j *Judge) float64 {
-	u := (float64(hash64(problemKey(problem), []byte(j.ID))>>11) + 0.5) / (1 << 53) // (0,1)
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := range 8 { // the problem id, little-endian, then the judge id
+		h ^= uint64(byte(problem >> (8 * i)))
+		h *= prime
+	}
+	for i := 0; i < len(j.ID); i++ {
+		h ^= uint64(j.ID[i])
+		h *= prime
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	u := (float64(h>>11) + 0.5) / (1 << 53) // (0,1)
 	return float64(j.slots()) / -math.Log(u)
 }
 
 // Pick implements Policy.
 func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
-	var eligible []int
+	b.sweep(now)
+	eligible := b.elig[:0]
+	defer func() { b.elig = eligible[:0] }()
 	capable := false
 	totalAssigned, totalSlots := 0, 0
 	for i := range judges {
@@ -382,10 +452,7 @@ func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
 			continue
 		}
 		capable = true
-		if j.Assigned >= j.slots()+b.cfg.LocalQueue {
-			continue
-		}
-		if j.Load1 > b.cfg.Overload*j.cores() {
+		if !b.free(j) {
 			continue
 		}
 		eligible = append(eligible, i)
@@ -399,53 +466,95 @@ func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
 	d := b.choose(now, t, judges, eligible, totalAssigned, totalSlots)
 	if d.Judge >= 0 {
 		b.hot.Add(now, t.ProblemID)
+		delete(b.held, t.SubmissionID)
 	}
 	return d
 }
 
+// free reports whether j may take a task now: a free slot (plus the
+// allowed local queue) and no foreign load eating its CPU.
+func (b *Bounded) free(j *Judge) bool {
+	return j.Assigned < j.slots()+b.cfg.LocalQueue && j.Load1 <= b.cfg.Overload*j.cores()
+}
+
 // homes marks the problem's home judges: the capable judges of highest
-// rendezvous weight, at least HomeJudges of them and enough that their
-// slots cover LoadFactor × the problem's share of recent dispatches.
+// rendezvous weight (b.w, NaN for the others), at least HomeJudges of them
+// and enough that their slots cover LoadFactor × the problem's share of
+// recent dispatches.
 func (b *Bounded) homes(now time.Time, t Task, judges []Judge, totalSlots int) []bool {
-	type ranked struct {
-		i int
-		w float64
-	}
-	var rs []ranked
-	for i := range judges {
-		if j := &judges[i]; !j.Draining && j.speaks(t.Language) {
-			rs = append(rs, ranked{i, ringWeight(t.ProblemID, j)})
-		}
-	}
-	slices.SortFunc(rs, func(a, b ranked) int {
-		switch {
-		case a.w > b.w:
-			return -1
-		case a.w < b.w:
-			return 1
-		}
-		return 0
-	})
+	b.weigh(t, judges)
 	n, total := b.hot.Count(now, t.ProblemID)
 	need := 0.0
 	if total > 0 {
 		need = b.cfg.LoadFactor * float64(n) / float64(total) * float64(totalSlots)
 	}
-	home := make([]bool, len(judges))
+	b.home = slices.Grow(b.home[:0], len(judges))[:len(judges)]
+	clear(b.home)
 	slots := 0
-	for k, r := range rs {
-		if k >= b.cfg.HomeJudges && float64(slots) >= need {
+	for k := 0; k < b.cfg.HomeJudges || float64(slots) < need; k++ {
+		best := -1
+		for i, w := range b.w {
+			if !b.home[i] && !math.IsNaN(w) && (best < 0 || w > b.w[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
 			break
 		}
-		home[r.i] = true
-		slots += judges[r.i].slots()
+		b.home[best] = true
+		slots += judges[best].slots()
 	}
-	return home
+	return b.home
+}
+
+// weigh fills b.w with every judge's ring weight for t (NaN for a judge
+// that is draining or does not speak t's language).
+func (b *Bounded) weigh(t Task, judges []Judge) {
+	b.w = slices.Grow(b.w[:0], len(judges))[:len(judges)]
+	for i := range judges {
+		if j := &judges[i]; !j.Draining && j.speaks(t.Language) {
+			b.w[i] = ringWeight(t.ProblemID, j)
+		} else {
+			b.w[i] = math.NaN()
+		}
+	}
+}
+
+// sweep forgets, now and then, the deferral clocks of tasks that went
+// elsewhere (another hub, cancelled) and were never placed here.
+func (b *Bounded) sweep(now time.Time) {
+	if len(b.held) == 0 || now.Sub(b.heldSwept) < 8*b.cfg.MaxDefer {
+		return
+	}
+	for id, at := range b.held {
+		if now.Sub(at) > 4*b.cfg.MaxDefer {
+			delete(b.held, id)
+		}
+	}
+	b.heldSwept = now
+}
+
+// mayDefer reports whether t may still wait for one of its homes, and
+// starts its clock if this is the first time.
+func (b *Bounded) mayDefer(now time.Time, t Task) bool {
+	if b.cfg.MaxDefer <= 0 {
+		return false
+	}
+	if b.cfg.DeferFromEnqueue || t.SubmissionID == 0 {
+		// No identity to keep a clock for: the queue's own.
+		return !t.EnqueuedAt.IsZero() && now.Sub(t.EnqueuedAt) < b.cfg.MaxDefer
+	}
+	first, ok := b.held[t.SubmissionID]
+	if !ok {
+		b.held[t.SubmissionID] = now
+		return true
+	}
+	return now.Sub(first) < b.cfg.MaxDefer
 }
 
 func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, totalAssigned, totalSlots int) Decision {
 	if b.Hot(now, t.ProblemID) {
-		return Decision{Judge: leastLoaded(judges, eligible), Prefetch: true, Reason: "hot"}
+		return Decision{Judge: b.leastUtilised(judges, eligible), Prefetch: true, Reason: "hot"}
 	}
 	// A judge's bound is c × its fair share of all assigned tasks (this one
 	// included), plus one task of slack so that affinity survives a
@@ -457,9 +566,11 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 	}
 	home := b.homes(now, t, judges, totalSlots)
 	// Rank the free judges within the bound: home and holding the data,
-	// then home, then holding the data; ties by ring weight (stable, so a
-	// problem keeps to the same judges and their caches stay warm).
-	best, bestClass, bestW := -1, 0, 0.0
+	// then home, then holding the data; ties to the fastest, then by ring
+	// weight (stable, so a problem keeps to the same judges and their
+	// caches stay warm).
+	best, bestClass := -1, 0
+	var bestS, bestW float64
 	for _, i := range eligible {
 		if !within(i) {
 			continue
@@ -475,9 +586,12 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 		if class == 0 {
 			continue
 		}
-		w := ringWeight(t.ProblemID, j)
-		if best < 0 || class > bestClass || (class == bestClass && w > bestW) {
-			best, bestClass, bestW = i, class, w
+		s, w := b.Speed(j), b.w[i]
+		if b.cfg.RingOrder {
+			s = 1
+		}
+		if best < 0 || class > bestClass || (class == bestClass && (s > bestS || (s == bestS && w > bestW))) {
+			best, bestClass, bestS, bestW = i, class, s, w
 		}
 	}
 	if best >= 0 && bestClass >= 2 {
@@ -489,15 +603,20 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 	}
 	// No home is free. Wait a little for one rather than fetch the data
 	// elsewhere, if a home is merely busy.
-	if b.cfg.MaxDefer > 0 && !t.EnqueuedAt.IsZero() && now.Sub(t.EnqueuedAt) < b.cfg.MaxDefer {
-		for i := range judges {
-			if j := &judges[i]; home[i] && j.Assigned >= j.slots()+b.cfg.LocalQueue && j.Load1 <= b.cfg.Overload*j.cores() {
+	for i := range judges {
+		if j := &judges[i]; home[i] && !b.free(j) && j.Load1 <= b.cfg.Overload*j.cores() {
+			if b.mayDefer(now, t) {
 				return hold(HoldAffinity, "affinity")
 			}
+			break
 		}
 	}
 	if best >= 0 {
-		return Decision{Judge: best, Reason: "cached"}
+		return Decision{Judge: best, Reason: "cached_away"}
+	}
+	if !b.cfg.RingOrder {
+		// Work-conserving: the fastest free slot.
+		return Decision{Judge: b.fastest(judges, eligible), Reason: "fastest"}
 	}
 	// The problem's next judge on the ring within the bound.
 	bestW = -1
@@ -505,7 +624,7 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 		if !within(i) {
 			continue
 		}
-		if w := ringWeight(t.ProblemID, &judges[i]); w > bestW {
+		if w := b.w[i]; w > bestW {
 			best, bestW = i, w
 		}
 	}
@@ -514,6 +633,39 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 	}
 	// Work-conserving: a free slot never idles while a task waits.
 	return Decision{Judge: leastLoaded(judges, eligible), Reason: "least_loaded"}
+}
+
+// leastUtilised returns the candidate of lowest utilisation, then highest
+// assumed speed (leastLoaded's order with the speed estimates).
+func (b *Bounded) leastUtilised(judges []Judge, candidates []int) int {
+	if b.cfg.RingOrder {
+		return leastLoaded(judges, candidates)
+	}
+	best, bestS := candidates[0], b.Speed(&judges[candidates[0]])
+	for _, i := range candidates[1:] {
+		j, s := &judges[i], b.Speed(&judges[i])
+		ua, ub := utilisation(j), utilisation(&judges[best])
+		if ua < ub || (ua == ub && (s > bestS || (s == bestS && lessLoaded(j, &judges[best])))) {
+			best, bestS = i, s
+		}
+	}
+	return best
+}
+
+// fastest returns the candidate of highest assumed speed, then the lowest
+// utilisation (leastLoaded's order).
+func (b *Bounded) fastest(judges []Judge, candidates []int) int {
+	if b.cfg.RingOrder {
+		return leastLoaded(judges, candidates)
+	}
+	best, bestS := candidates[0], b.Speed(&judges[candidates[0]])
+	for _, i := range candidates[1:] {
+		s := b.Speed(&judges[i])
+		if s > bestS || (s == bestS && lessLoaded(&judges[i], &judges[best])) {
+			best, bestS = i, s
+		}
+	}
+	return best
 }
 
 // leastLoaded returns the candidate with the lowest utilisation

@@ -15,13 +15,17 @@
 //     cost, heartbeats every 0.5/3/10 s carrying stale snapshots, load1
 //     averaged like Linux, capacity drops, crashes, gray failure, silent
 //     reporters);
-//   - the hub model (central queue, dispatch passes of PeekWindow tasks,
-//     exact in-flight accounting, leases renewed by heartbeats, the reaper,
-//     heartbeat timeouts, prefetch), as in hub/internal/hub;
+//   - the hub model (central queue, dispatch passes of PeekWindow tasks
+//     woken by events and a 250 ms tick, exact in-flight accounting, leases
+//     renewed by heartbeats, the reaper, heartbeat timeouts, prefetch,
+//     Observe feedback with the run time results report), as in
+//     hub/internal/hub;
 //   - the ideal reference (one central queue, perfect knowledge, binds only
-//     when a slot frees, fastest free slot first);
-//   - metrics (Result), statistics over seeds (Summary), the experiment
-//     grid (Experiment), the Markdown report and a small SVG line plotter.
+//     when a slot frees, fastest free slot first) and IdealDrop, the same
+//     bound by the hub's rule that a silent judge gets no work;
+//   - metrics (Result), statistics over seeds (Mean95), the experiment
+//     grid (Experiment) with policy variants for ablations (Ablations),
+//     the Markdown report and a small SVG line plotter.
 //
 // cmd/sim runs the grid and writes docs/scheduling.md.
 package sim

@@ -11,6 +11,7 @@ const (
 	evLoadTick                   // every judge's load1 decays (Linux: every 5 s)
 	evReap                       // the hub's reaper and heartbeat watchdog
 	evDisturb                    // a disturbance starts or ends (idx = step)
+	evTick                       // the hub's dispatch tick
 	evFunc                       // tests: call fn
 )
 

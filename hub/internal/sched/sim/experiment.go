@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 )
@@ -66,9 +67,54 @@ func Scenarios() []Scenario {
 // Loads are the offered loads of the grid.
 var Loads = []float64{0.5, 0.7, 0.85, 0.95, 1.1}
 
-// Policies returns the compared policies: the ideal reference first, the
-// hub's default second, then the guide and the baselines.
-func Policies() []string { return append([]string{Ideal}, sched.Names()...) }
+// Policies returns the compared policies: the ideal reference and its
+// rule-bound variant first, the hub's default next, then the guide and the
+// baselines.
+func Policies() []string { return append([]string{Ideal, IdealDrop}, sched.Names()...) }
+
+// IsReference reports whether policy is one of the ideal references.
+func IsReference(policy string) bool { return policy == Ideal || policy == IdealDrop }
+
+// Silent reports whether the scenario silences a judge (where IdealDrop
+// differs from Ideal).
+func (sc Scenario) Silent() bool {
+	var tr Traffic
+	var d Disturbance
+	sc.Set(Full, &tr, &d)
+	return d.Kind == DisturbSilent
+}
+
+// Variant is a policy variant for the ablations.
+type Variant struct {
+	// New builds the policy for a seed.
+	New func(seed uint64) sched.Policy
+	// OracleSpeed: see Config.OracleSpeed.
+	OracleSpeed bool
+	// About says what differs, for the report.
+	About string
+}
+
+// Ablations returns the variants of the default policy that each undo one
+// of its mechanisms, by name.
+func Ablations() map[string]Variant {
+	bounded := func(c sched.BoundedConfig) func(uint64) sched.Policy {
+		return func(uint64) sched.Policy { return sched.NewBounded(c) }
+	}
+	return map[string]Variant{
+		"default-prev": {New: bounded(sched.BoundedConfig{MaxDefer: time.Second, DeferFromEnqueue: true, RingOrder: true, SpeedAlpha: -1}),
+			About: "the default policy before this round: 1 s deferral from enqueue, ring order, no speeds"},
+		"default-oracle": {New: bounded(sched.BoundedConfig{}), OracleSpeed: true,
+			About: "the default policy told every judge's true current speed (the hub cannot know it)"},
+		"default-nospeed": {New: bounded(sched.BoundedConfig{SpeedAlpha: -1}),
+			About: "the default policy without speed estimates"},
+		"default-enq": {New: bounded(sched.BoundedConfig{DeferFromEnqueue: true}),
+			About: "the default policy with the deferral measured from enqueue"},
+		"default-ring": {New: bounded(sched.BoundedConfig{RingOrder: true}),
+			About: "the default policy ranking and falling back by ring weight, not speed"},
+		"default-nodefer": {New: bounded(sched.BoundedConfig{MaxDefer: -1}),
+			About: "the default policy without deferral"},
+	}
+}
 
 // Experiment is a grid of runs.
 type Experiment struct {
@@ -80,6 +126,9 @@ type Experiment struct {
 	Workers   int // default GOMAXPROCS
 	Workload  Workload
 	Cluster   []JudgeSpec
+	// Variants are extra policies, named in Policies, that are not sched
+	// names: variants of a policy for the ablations.
+	Variants map[string]Variant
 	// Progress, if set, is called after each cell.
 	Progress func(done, total int)
 }
@@ -175,9 +224,22 @@ func (e *Experiment) Run() (*Results, error) {
 				tr, cfg := ConfigFor(e.Timeline, sc, e.Loads[jb.l], seed, e.Cluster)
 				trace := Generate(e.Workload, tr, Capacity(e.Cluster), seed)
 				cfg.Hot = trace.Hot
+				idealRun := -1
 				for p, name := range e.Policies {
+					if name == Ideal {
+						idealRun = p
+					}
+				}
+				silent := sc.Silent()
+				for p, name := range e.Policies {
+					if name == IdealDrop && !silent && idealRun >= 0 {
+						continue // the same as the ideal: copied below
+					}
 					c := cfg
 					c.Policy = name
+					if v, ok := e.Variants[name]; ok {
+						c.NewPolicy, c.OracleSpeed = v.New, v.OracleSpeed
+					}
 					r, err := Run(c, trace)
 					mu.Lock()
 					if err != nil && firstErr == nil {
@@ -185,6 +247,13 @@ func (e *Experiment) Run() (*Results, error) {
 					}
 					res.Cells[jb.s][jb.l][p].Runs[jb.seed] = r
 					mu.Unlock()
+				}
+				for p, name := range e.Policies {
+					if name == IdealDrop && !silent && idealRun >= 0 {
+						mu.Lock()
+						res.Cells[jb.s][jb.l][p].Runs[jb.seed] = res.Cells[jb.s][jb.l][idealRun].Runs[jb.seed]
+						mu.Unlock()
+					}
 				}
 				mu.Lock()
 				done++
@@ -255,4 +324,23 @@ func (c *Cell) Stat(f func(*Result) float64) Stat {
 		}
 	}
 	return Mean95(xs)
+}
+
+// AblationPolicies are the policies of the ablation grid: the references,
+// the default and each of its variants, in the report's order.
+var AblationPolicies = []string{Ideal, sched.NameDefault, "default-prev", "default-enq", "default-nodefer", "default-ring", "default-nospeed", "default-oracle"}
+
+// AblationExperiment is the grid that takes the default policy apart: the
+// scenarios where its mechanisms matter (steady traffic, the burst, a gray
+// judge), at the loads where they matter.
+func AblationExperiment(tl Timeline, seeds int) *Experiment {
+	var scs []Scenario
+	for _, sc := range Scenarios() {
+		switch sc.Name {
+		case "steady", "burst", "gray":
+			scs = append(scs, sc)
+		}
+	}
+	return &Experiment{Timeline: tl, Scenarios: scs, Loads: []float64{0.5, 0.7, 0.85, 0.95}, Policies: AblationPolicies,
+		Seeds: seeds, Variants: Ablations()}
 }

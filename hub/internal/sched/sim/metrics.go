@@ -48,12 +48,20 @@ type Result struct {
 	MsgsPerJob float64
 	Prefetches int
 	// HotSkew: during the burst, the largest ratio of a judge's share of
-	// the hot problem's tasks to its share of slots (1 = proportional).
-	HotSkew float64
+	// the hot problem's tasks to its share of slots (1 = proportional);
+	// HotTasks counts them per judge.
+	HotSkew  float64
+	HotTasks []int
+	// Reasons counts task starts in the window by the policy's
+	// Decision.Reason, with their cache hits.
+	Reasons map[string]ReasonStat
 	// Little's law: the time-average number of jobs in the system, and
 	// the measured arrival rate × mean sojourn.
 	MeanInSystem, LambdaW float64
 }
+
+// ReasonStat counts task starts placed for one reason.
+type ReasonStat struct{ Starts, Hits int }
 
 // Percentile returns the p-quantile (0..1) of sorted by linear
 // interpolation between closest ranks.
@@ -172,6 +180,7 @@ func (s *sim) finish() {
 		for _, j := range s.judges {
 			total += j.hot
 			slots += j.spec.Cores
+			r.HotTasks = append(r.HotTasks, j.hot)
 		}
 		if total > 0 {
 			r.HotSkew = 0

@@ -13,6 +13,14 @@ import (
 // Ideal is the policy name of the ideal reference.
 const Ideal = "ideal"
 
+// IdealDrop is the ideal reference bound by the hub's rule that a judge
+// whose heartbeats stop gets no more work and loses its tasks: it drops a
+// silent judge the moment it falls silent (no detection delay), requeues
+// its tasks at once and uses it again when its heartbeats resume. In every
+// other respect, and in every scenario without a silent judge, it is the
+// ideal. It is the best any hub that obeys the rule could do.
+const IdealDrop = "ideal-drop"
+
 // Config is one simulation run. Zero fields take the documented defaults.
 type Config struct {
 	// Policy is a sched policy name or Ideal.
@@ -50,6 +58,13 @@ type Config struct {
 	RecoveryBucket  float64 // s, default 10
 	RecoveryFrom    float64 // disturbance start for Recovery; 0: none
 	MeasureDecision bool    // time every Pick with the wall clock
+	// DispatchTick is the hub's dispatch tick (s): a pass runs this often
+	// even when nothing wakes it. Default 0.25 (the hub's default).
+	DispatchTick float64
+	// OracleSpeed shows the policy every judge's true current per-core
+	// speed in Judge.Speed — knowledge the hub does not have; for the
+	// ablations only.
+	OracleSpeed bool
 }
 
 func (c *Config) defaults() {
@@ -73,6 +88,9 @@ func (c *Config) defaults() {
 	}
 	if c.RecoveryBucket <= 0 {
 		c.RecoveryBucket = 10
+	}
+	if c.DispatchTick <= 0 {
+		c.DispatchTick = 0.25
 	}
 	if len(c.Cluster) == 0 {
 		c.Cluster = DefaultCluster()
@@ -101,6 +119,7 @@ type attempt struct {
 	runStart                   float64
 
 	dispatched   float64
+	reason       string // the policy's Decision.Reason
 	hubAssigned  bool
 	inHB         bool
 	leaseActive  bool
@@ -188,7 +207,7 @@ type sim struct {
 // Run simulates cfg on trace tr and returns the measurements.
 func Run(cfg Config, tr *Trace) (*Result, error) {
 	cfg.defaults()
-	s := &sim{cfg: cfg, tr: tr, ideal: cfg.Policy == Ideal, base: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := &sim{cfg: cfg, tr: tr, ideal: cfg.Policy == Ideal || cfg.Policy == IdealDrop, base: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	s.lease = float64(cfg.MissedHeartbeats+1) * cfg.Heartbeat
 	if !s.ideal {
 		if cfg.NewPolicy != nil {
@@ -227,6 +246,7 @@ func Run(cfg Config, tr *Trace) (*Result, error) {
 	s.eng.schedule(event{t: 5, kind: evLoadTick})
 	if !s.ideal {
 		s.eng.schedule(event{t: cfg.Heartbeat / 2, kind: evReap})
+		s.eng.schedule(event{t: cfg.DispatchTick, kind: evTick})
 	}
 	if d := cfg.Disturbance; d.Kind != DisturbNone {
 		s.eng.schedule(event{t: d.At, kind: evDisturb, idx: 0})
@@ -250,6 +270,9 @@ func Run(cfg Config, tr *Trace) (*Result, error) {
 }
 
 func (s *sim) now() float64 { return s.eng.now }
+
+// at is simulated time t as a wall-clock time.
+func (s *sim) at(t float64) time.Time { return s.base.Add(time.Duration(t * float64(time.Second))) }
 
 func (s *sim) inWindow(t float64) bool { return t >= s.cfg.Warmup && t < s.cfg.End }
 
@@ -305,6 +328,11 @@ func (s *sim) handle(ev event) {
 	case evReap:
 		s.reap()
 		s.eng.schedule(event{t: s.now() + s.cfg.Heartbeat/2, kind: evReap})
+	case evTick:
+		if len(s.queue) > 0 {
+			s.dispatch()
+		}
+		s.eng.schedule(event{t: s.now() + s.cfg.DispatchTick, kind: evTick})
 	case evDisturb:
 		s.disturb(ev.idx == 0)
 	case evFunc:
@@ -333,7 +361,7 @@ func (s *sim) enqueue(a *attempt) {
 func (s *sim) task(a *attempt) sched.Task {
 	j := a.job.job
 	return sched.Task{SubmissionID: int64(j.ID + 1), ProblemID: int64(j.Problem), DataHash: s.tr.Problems[j.Problem].Hash, Language: "cpp",
-		EnqueuedAt: s.base.Add(time.Duration(j.Arrival * float64(time.Second)))}
+		EnqueuedAt: s.at(j.Arrival)}
 }
 
 func (s *sim) dispatch() {
@@ -354,12 +382,15 @@ func (s *sim) dispatch() {
 				Running: h.running, Queued: h.queued, Load1: h.load1, MemUsedRatio: h.mem,
 				Assigned: h.assigned, SinceHeartbeat: h.since, Cached: j.cached,
 			})
+			if s.cfg.OracleSpeed {
+				s.views[len(s.views)-1].Speed = j.spec.Speed * j.factor
+			}
 		}
 		if len(s.views) == 0 {
 			return
 		}
 		n := min(s.cfg.PeekWindow, len(s.queue))
-		now := s.base.Add(time.Duration(s.now() * float64(time.Second)))
+		now := s.at(s.now())
 		placed, seen := 0, 0
 		s.kept = s.kept[:0]
 		for _, a := range s.queue[:n] {
@@ -383,6 +414,7 @@ func (s *sim) dispatch() {
 				continue
 			}
 			j := s.conns[d.Judge]
+			a.reason = d.Reason
 			s.views[d.Judge].Assigned++
 			s.views[d.Judge].SinceHeartbeat++
 			s.place(a, j)
@@ -472,9 +504,16 @@ func (s *sim) start(a *attempt, j *judge) {
 	}
 	if s.inWindow(now) {
 		s.starts++
+		r := s.res.Reasons[a.reason]
+		r.Starts++
 		if hit || s.tr.Problems[p].Download == 0 {
 			s.hits++
+			r.Hits++
 		}
+		if s.res.Reasons == nil {
+			s.res.Reasons = map[string]ReasonStat{}
+		}
+		s.res.Reasons[a.reason] = r
 	}
 	if it.readyAt <= now {
 		s.runStart(a)
@@ -534,8 +573,9 @@ func (s *sim) result(a *attempt, j *judge) {
 	s.unassign(a)
 	s.done(a)
 	if s.obs != nil {
-		s.obs.Observe(s.base.Add(time.Duration(s.now()*float64(time.Second))), sched.Outcome{
+		s.obs.Observe(s.at(s.now()), sched.Outcome{
 			Judge: j.spec.ID, Task: s.task(a), Latency: time.Duration((s.now() - a.dispatched) * float64(time.Second)),
+			Run: time.Duration((s.now() - a.runStart) * float64(time.Second)),
 		})
 	}
 	s.dispatch()
@@ -666,7 +706,7 @@ func (s *sim) expire(a *attempt) {
 	s.releaseLease(a)
 	s.unassign(a)
 	if s.obs != nil {
-		s.obs.Observe(s.base.Add(time.Duration(s.now()*float64(time.Second))), sched.Outcome{
+		s.obs.Observe(s.at(s.now()), sched.Outcome{
 			Judge: s.judges[a.judge].spec.ID, Task: s.task(a), Failed: true,
 			Latency: time.Duration((s.now() - a.dispatched) * float64(time.Second)),
 		})
@@ -712,9 +752,17 @@ func (s *sim) disturb(begin bool) {
 		}
 	case DisturbSilent:
 		j.silent = begin
+		if s.cfg.Policy == IdealDrop {
+			if begin {
+				s.crash(j, false)
+			} else {
+				j.up = true
+				s.dispatch()
+			}
+		}
 	case DisturbCrash:
 		if begin {
-			s.crash(j)
+			s.crash(j, true)
 		} else {
 			j.up = true
 			j.load1 = 0
@@ -723,7 +771,9 @@ func (s *sim) disturb(begin bool) {
 	}
 }
 
-func (s *sim) crash(j *judge) {
+// crash stops j and loses its tasks (and, with lost, its unfinished
+// downloads).
+func (s *sim) crash(j *judge, lost bool) {
 	j.up = false
 	killed := append(slices.Clone(j.running), j.local...)
 	for _, a := range killed {
@@ -731,7 +781,9 @@ func (s *sim) crash(j *judge) {
 		a.ver++
 	}
 	j.running, j.local, j.computing = nil, nil, 0
-	j.cache.dropPending(s.now())
+	if lost {
+		j.cache.dropPending(s.now())
+	}
 	if s.ideal { // perfect knowledge: requeue at once
 		for _, a := range killed {
 			s.requeue(a)
@@ -786,6 +838,7 @@ func (s *sim) dispatchIdeal() {
 		s.queue = s.queue[1:]
 		s.res.Decisions++
 		a.judge = best.idx
+		a.reason = "ideal"
 		a.dispatched = s.now()
 		s.messages++
 		s.countHot(a, best)

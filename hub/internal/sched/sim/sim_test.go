@@ -175,3 +175,98 @@ func TestLRU(t *testing.T) {
 		t.Fatal("pending download survived a crash")
 	}
 }
+
+func TestDispatchTickEndsAffinityHold(t *testing.T) {
+	// Three judges of one core; 40 tiny jobs of other problems dilute the
+	// recent share of problem 0, two long jobs of problem 0 fill its two
+	// homes, then job B of problem 0 arrives: the default holds it for
+	// its homes. Nothing else happens for a long while (heartbeats every
+	// 30 s), so only the hub's dispatch tick can place B once its 2 s
+	// deferral ends.
+	tr := &Trace{Hot: -1}
+	for p := range 41 {
+		tr.Problems = append(tr.Problems, Problem{Hash: fmt.Sprint("d", p)})
+	}
+	at := 31.0
+	for p := 1; p <= 40; p++ {
+		tr.Jobs = append(tr.Jobs, Job{Arrival: at, Problem: p, Size: 0.001})
+		at += 0.01
+	}
+	tr.Jobs = append(tr.Jobs, Job{Arrival: 31.5, Problem: 0, Size: 100}, Job{Arrival: 31.6, Problem: 0, Size: 100},
+		Job{Arrival: 32, Problem: 0, Size: 1})
+	for i := range tr.Jobs {
+		tr.Jobs[i].ID = i
+	}
+	cluster := []JudgeSpec{{"a", 1, 1}, {"b", 1, 1}, {"c", 1, 1}}
+	for _, tc := range []struct {
+		tick     float64
+		min, max float64 // B's wait
+	}{
+		{0.25, 2, 2.3}, // the hub's tick
+		{60, 5, 60},    // (almost) no tick: B waits for the next heartbeat
+	} {
+		r, err := Run(Config{Policy: "default", Seed: 1, Cluster: cluster, Heartbeat: 30, Warmup: 0, End: 100, MaxDrain: 200, DispatchTick: tc.tick}, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Jobs != 43 || r.Unfinished != 0 {
+			t.Fatalf("tick %v: %d jobs, %d unfinished", tc.tick, r.Jobs, r.Unfinished)
+		}
+		// Everyone else starts at once, so the total wait is B's.
+		if w := r.Wait.Mean * 43; w < tc.min || w > tc.max {
+			t.Fatalf("tick %v: B waited %.2f s, want %v..%v (reasons %v)", tc.tick, w, tc.min, tc.max, r.Reasons)
+		}
+		if r.Reasons["fastest"].Starts != 1 {
+			t.Fatalf("tick %v: B not placed away from its homes: %v", tc.tick, r.Reasons)
+		}
+	}
+}
+
+func TestIdealDropDiffersOnlyWithASilentJudge(t *testing.T) {
+	tl := Timeline{Warmup: 60, Measured: 300, DisturbAt: 120}
+	for _, sc := range Scenarios() {
+		if sc.Name != "steady" && sc.Name != "silent" {
+			continue
+		}
+		tr, cfg := ConfigFor(tl, sc, 0.85, 2, DefaultCluster())
+		trace := Generate(Workload{}, tr, Capacity(DefaultCluster()), 2)
+		cfg.MeasureDecision = false
+		cfg.Policy = Ideal
+		id, _ := Run(cfg, trace)
+		cfg.Policy = IdealDrop
+		drop, err := Run(cfg, trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch sc.Silent() {
+		case false:
+			if !reflect.DeepEqual(id.Wait, drop.Wait) || drop.Requeues != 0 {
+				t.Fatalf("%s: ideal-drop differs from the ideal: %+v vs %+v", sc.Name, drop.Wait, id.Wait)
+			}
+		case true:
+			if drop.Requeues == 0 || drop.Lost != 0 || drop.Wait.Mean <= id.Wait.Mean || id.Requeues != 0 {
+				t.Fatalf("%s: ideal-drop requeued %d (lost %d), wait %.3f vs the ideal's %.3f", sc.Name, drop.Requeues, drop.Lost, drop.Wait.Mean, id.Wait.Mean)
+			}
+		}
+	}
+}
+
+func TestDefaultKeepsLocalityUnderLoad(t *testing.T) {
+	// The regression of issue 8: with the deferral measured from enqueue,
+	// a long queue turned the default into "head to any free slot" and its
+	// hit ratio fell to a random spread's. Measured from the first hold,
+	// locality survives, and so does the capacity downloads would eat.
+	e := &Experiment{Timeline: Timeline{Warmup: 120, Measured: 300, DisturbAt: 200}, Scenarios: Scenarios()[:1],
+		Loads: []float64{0.95}, Policies: []string{"default", "default-prev"}, Seeds: 2, Variants: Ablations()}
+	res, err := e.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, prev := res.Cell("steady", 0.95, "default"), res.Cell("steady", 0.95, "default-prev")
+	if h, hp := now.Stat(hitRatio).Mean, prev.Stat(hitRatio).Mean; h < 0.88 || h < hp+0.05 {
+		t.Fatalf("hit ratio at ρ 0.95: default %.3f, before %.3f", h, hp)
+	}
+	if w, wp := now.Stat(meanWait).Mean, prev.Stat(meanWait).Mean; w > 0.8*wp {
+		t.Fatalf("mean wait at ρ 0.95: default %.2f, before %.2f", w, wp)
+	}
+}

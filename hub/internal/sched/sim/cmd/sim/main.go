@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +32,9 @@ func run() error {
 	out := flag.String("out", "docs/scheduling.md", "report to write (plots go to a directory beside it); empty: none")
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "parallel runs")
 	only := flag.String("scenarios", "", "comma-separated scenario names (default all)")
+	policies := flag.String("policies", "", "comma-separated policies (default all; ablation variants allowed: "+strings.Join(variantNames(), ", ")+")")
+	loads := flag.String("loads", "", "comma-separated offered loads (default the grid's)")
+	ablate := flag.Bool("ablation", true, "also run the ablation grid (the default policy's variants) for the report")
 	flag.Parse()
 
 	e := &sim.Experiment{Timeline: sim.Full, Scenarios: sim.Scenarios(), Loads: sim.Loads, Policies: sim.Policies(), Seeds: 10, Workers: *workers}
@@ -54,6 +59,22 @@ func run() error {
 		}
 		e.Scenarios = sc
 	}
+	if *policies != "" {
+		e.Policies, e.Variants = nil, sim.Ablations()
+		for _, p := range strings.Split(*policies, ",") {
+			e.Policies = append(e.Policies, strings.TrimSpace(p))
+		}
+	}
+	if *loads != "" {
+		e.Loads = nil
+		for _, l := range strings.Split(*loads, ",") {
+			x, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
+			if err != nil {
+				return fmt.Errorf("-loads: %w", err)
+			}
+			e.Loads = append(e.Loads, x)
+		}
+	}
 	start := time.Now()
 	last := time.Now()
 	e.Progress = func(done, total int) {
@@ -67,6 +88,16 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	var abl *sim.Results
+	if *ablate && *out != "" {
+		a := sim.AblationExperiment(e.Timeline, e.Seeds)
+		a.Workers, a.Progress = e.Workers, e.Progress
+		fmt.Fprintln(os.Stderr, "ablation grid:")
+		if abl, err = a.Run(); err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr)
+	}
 	elapsed := time.Since(start)
 	hs := res.Headlines()
 	fmt.Println("Headline: the hub's default policy against the targets of issue 8")
@@ -79,10 +110,19 @@ func run() error {
 	fmt.Println()
 	res.WriteLoadTable(os.Stdout, e.Scenarios[0].Name)
 	if *out != "" {
-		if err := res.WriteDoc(*out, elapsed, command); err != nil {
+		if err := res.WriteDoc(*out, elapsed, command, abl); err != nil {
 			return err
 		}
 		fmt.Printf("\nwrote %s (%s)\n", *out, elapsed.Round(time.Second))
 	}
 	return nil
+}
+
+func variantNames() []string {
+	var ns []string
+	for n := range sim.Ablations() {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	return ns
 }
