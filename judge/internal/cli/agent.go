@@ -51,10 +51,10 @@ flags:
 
 type agentFlags struct {
 	hub, id, token, tokenFile, dir, admin, languages, cgroupParent, cpus string
-	parallel, queue                                                int
-	cacheSize, buildCacheSize                                      int64
-	logLevel, logFormat, testdataURL                               string
-	deliverTimeout                                                 time.Duration
+	parallel, queue                                                      int
+	cacheSize, buildCacheSize                                            int64
+	logLevel, logFormat, testdataURL                                     string
+	deliverTimeout                                                       time.Duration
 }
 
 func agentFlagSet(stderr io.Writer) (*flag.FlagSet, *agentFlags) {

@@ -115,6 +115,7 @@ const (
 	v1PidsCurrent
 	v1CpusetCpus
 	v1FreezerState
+	v1MemKmem
 	v1NumFiles
 )
 
@@ -136,6 +137,7 @@ var v1Files = [v1NumFiles]struct {
 	v1PidsCurrent:  {cgroup1.Pids, "pids.current", unix.O_RDONLY, false},
 	v1CpusetCpus:   {cgroup1.Cpuset, "cpuset.cpus", unix.O_WRONLY, false},
 	v1FreezerState: {cgroup1.Freezer, "freezer.state", unix.O_RDWR, false},
+	v1MemKmem:      {cgroup1.Memory, "memory.kmem.usage_in_bytes", unix.O_RDONLY, true},
 }
 
 // v1Run is one set of v1 cgroups (one per controller, same name), used by
@@ -303,14 +305,23 @@ func (r *v1Run) joinFds(pinned bool) ([]int, error) {
 // page cache (files it wrote or read first), tmpfs, mapped files, swap.
 var memStatKept = []string{"cache", "rss_huge", "shmem", "mapped_file", "swap", "dirty", "writeback", "unevictable"}
 
-// v1Reusable decides from memory.usage_in_bytes and memory.stat whether a
-// used, empty memory cgroup can start a run as if fresh: no page that
-// outlives a run is charged to it, and all usage still shows is what the
-// kernel caches per CPU, at most slack: the charge stock (which any
-// cgroup's peak includes, fresh or not) and the last anonymous pages of the
-// dead processes waiting in per-CPU LRU batches to be freed. Pure.
-func v1Reusable(usage int64, stat []byte, slack int64) (bool, error) {
-	if usage > slack {
+// v1KmemSlack is the kernel memory (memory.kmem.usage_in_bytes) a used
+// cgroup may still have charged and be reused: a constant, not per CPU.
+// memory.stat has no slab line on v1, so dentries and inodes a run made
+// (e.g. by looking up thousands of missing names) would otherwise stay
+// charged and show in the next run's peak, up to the per-CPU slack.
+const v1KmemSlack = 64 << 10
+
+// v1Reusable decides from memory.usage_in_bytes, memory.kmem.usage_in_bytes
+// (kmem < 0: not accounted) and memory.stat whether a used, empty memory
+// cgroup can start a run as if fresh: no page that outlives a run is
+// charged to it, kernel memory left is at most v1KmemSlack, and all usage
+// still shows is what the kernel caches per CPU, at most slack: the charge
+// stock (which any cgroup's peak includes, fresh or not) and the last
+// anonymous pages of the dead processes waiting in per-CPU LRU batches to
+// be freed. Pure.
+func v1Reusable(usage, kmem int64, stat []byte, slack int64) (bool, error) {
+	if usage > slack || kmem > v1KmemSlack {
 		return false, nil
 	}
 	for _, k := range memStatKept {
@@ -346,7 +357,13 @@ func (r *v1Run) reset() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if ok, err := v1Reusable(usage, stat, r.d.slack); !ok || err != nil {
+	kmem := int64(-1)
+	if r.fd[v1MemKmem] >= 0 {
+		if kmem, err = r.readInt(v1MemKmem); err != nil {
+			return false, err
+		}
+	}
+	if ok, err := v1Reusable(usage, kmem, stat, r.d.slack); !ok || err != nil {
 		return false, err
 	}
 	// "0" resets the watermark to the current usage (only the kernel's

@@ -277,24 +277,28 @@ func TestV1Reusable(t *testing.T) {
 	tests := []struct {
 		name  string
 		usage int64
+		kmem  int64
 		stat  string
 		want  bool
 	}{
-		{"empty", 0, clean, true},
-		{"only charge caches", 212992, clean, true},
-		{"anonymous pages waiting in per-CPU batches", 49152, strings.Replace(clean, "rss 0", "rss 49152", 1), true},
-		{"at the slack", slack, clean, true},
-		{"above the slack (kernel memory left)", slack + 4096, clean, false},
-		{"page cache left", 4096, withCache, false},
-		{"tmpfs pages left", 8192, withShmem, false},
+		{"empty", 0, 0, clean, true},
+		{"only charge caches", 212992, 0, clean, true},
+		{"anonymous pages waiting in per-CPU batches", 49152, 0, strings.Replace(clean, "rss 0", "rss 49152", 1), true},
+		{"at the slack", slack, 0, clean, true},
+		{"above the slack (kernel memory left)", slack + 4096, 0, clean, false},
+		{"page cache left", 4096, 0, withCache, false},
+		{"tmpfs pages left", 8192, 0, withShmem, false},
+		{"kernel memory not accounted", 4096, -1, clean, true},
+		{"a little kernel memory", 4096, v1KmemSlack, clean, true},
+		{"dentries left charged (under the per-CPU slack)", 360 << 10, 356 << 10, clean, false},
 	}
 	for _, tc := range tests {
-		got, err := v1Reusable(tc.usage, []byte(tc.stat), slack)
+		got, err := v1Reusable(tc.usage, tc.kmem, []byte(tc.stat), slack)
 		if err != nil || got != tc.want {
 			t.Errorf("%s: %v %v, want %v", tc.name, got, err, tc.want)
 		}
 	}
-	if _, err := v1Reusable(0, []byte("cache x\n"), slack); err == nil {
+	if _, err := v1Reusable(0, 0, []byte("cache x\n"), slack); err == nil {
 		t.Error("garbage memory.stat: no error")
 	}
 }

@@ -83,7 +83,11 @@ var compileDenied = []string{
 // (socketpair is allowed: a connected pair reaches nothing outside the
 // process tree, and the JDK's NIO — javac reads sources through it —
 // fails to initialise without one.)
-var compileRefused = []string{"socket"}
+var compileRefused = []string{"socket",
+	// SysV IPC: a container's IPC namespace lives for many runs, so a
+	// segment or queue would carry data from one compile to the next.
+	"shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+	"semget", "semop", "semtimedop", "semctl"}
 
 // nsCloneFlags must never be passed to clone inside the sandbox.
 const nsCloneFlags = unix.CLONE_NEWNS | unix.CLONE_NEWUSER | unix.CLONE_NEWPID |
