@@ -307,55 +307,20 @@ function ProblemSelect({ id, contest, value, onChange, error }: { id: string; co
   );
 }
 
-function AskForm({ contest, onSent }: { contest: Contest; onSent: () => void }) {
-  const [problem, setProblem] = useState("");
-  const [question, setQuestion] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [sent, setSent] = useState(false);
-  const send = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSent(false);
-    try {
-      await api.askClarification(contest.slug, { problem: problem || undefined, question });
-      setQuestion("");
-      setSent(true);
-      onSent();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const qErr = fieldError(error, "question");
-  return (
-    <form class="form" onSubmit={send} aria-labelledby="ask-h">
-      <h3 id="ask-h">{t("clar.ask")}</h3>
-      <ProblemSelect id="clar-problem" contest={contest} value={problem} onChange={setProblem} error={fieldError(error, "problem")} />
-      <Field id="clar-question" label={t("clar.question")} error={qErr}>
-        <textarea
-          id="clar-question"
-          rows={4}
-          required
-          maxLength={2000}
-          value={question}
-          aria-invalid={qErr ? "true" : undefined}
-          aria-describedby={qErr ? "clar-question-err" : undefined}
-          onInput={(e) => setQuestion(e.currentTarget.value)}
-        />
-      </Field>
-      <ErrorBox error={formError(error, ["problem", "question"])} />
-      {sent && <Notice kind="ok">{t("clar.sent")}</Notice>}
-      <button type="submit" class="btn btn-primary" disabled={busy || !question.trim()}>
-        {t("clar.send")}
-      </button>
-    </form>
-  );
-}
-
-function AnnounceForm({ contest, onSent }: { contest: Contest; onSent: () => void }) {
+/** PostForm is the participant's question form and the staff's
+ *  announcement form: a problem, a text, a send button. */
+function PostForm(props: {
+  contest: Contest;
+  onSent: () => void;
+  /** The API field of the text (question or announcement). */
+  field: "question" | "announcement";
+  ids: { heading: string; problem: string; text: string };
+  labels: { heading: string; text: string; sent: string; send: string };
+  rows: number;
+  maxLength: number;
+  post: (problem: string | undefined, text: string) => Promise<unknown>;
+}) {
+  const { contest, onSent, field, ids, labels } = props;
   const [problem, setProblem] = useState("");
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
@@ -367,7 +332,7 @@ function AnnounceForm({ contest, onSent }: { contest: Contest; onSent: () => voi
     setError(null);
     setSent(false);
     try {
-      await api.announce(contest.slug, { problem: problem || undefined, announcement: text });
+      await props.post(problem || undefined, text);
       setText("");
       setSent(true);
       onSent();
@@ -377,28 +342,58 @@ function AnnounceForm({ contest, onSent }: { contest: Contest; onSent: () => voi
       setBusy(false);
     }
   };
-  const aErr = fieldError(error, "announcement");
+  const textErr = fieldError(error, field);
   return (
-    <form class="form" onSubmit={send} aria-labelledby="announce-h">
-      <h3 id="announce-h">{t("clar.announce")}</h3>
-      <ProblemSelect id="ann-problem" contest={contest} value={problem} onChange={setProblem} error={fieldError(error, "problem")} />
-      <Field id="ann-text" label={t("clar.announcementText")} error={aErr}>
+    <form class="form" onSubmit={send} aria-labelledby={ids.heading}>
+      <h3 id={ids.heading}>{labels.heading}</h3>
+      <ProblemSelect id={ids.problem} contest={contest} value={problem} onChange={setProblem} error={fieldError(error, "problem")} />
+      <Field id={ids.text} label={labels.text} error={textErr}>
         <textarea
-          id="ann-text"
-          rows={3}
+          id={ids.text}
+          rows={props.rows}
           required
-          maxLength={4000}
+          maxLength={props.maxLength}
           value={text}
-          aria-invalid={aErr ? "true" : undefined}
-          aria-describedby={aErr ? "ann-text-err" : undefined}
+          aria-invalid={textErr ? "true" : undefined}
+          aria-describedby={textErr ? `${ids.text}-err` : undefined}
           onInput={(e) => setText(e.currentTarget.value)}
         />
       </Field>
-      <ErrorBox error={formError(error, ["problem", "announcement"])} />
-      {sent && <Notice kind="ok">{t("clar.announced")}</Notice>}
+      <ErrorBox error={formError(error, ["problem", field])} />
+      {sent && <Notice kind="ok">{labels.sent}</Notice>}
       <button type="submit" class="btn btn-primary" disabled={busy || !text.trim()}>
-        {t("clar.publish")}
+        {labels.send}
       </button>
     </form>
+  );
+}
+
+function AskForm({ contest, onSent }: { contest: Contest; onSent: () => void }) {
+  return (
+    <PostForm
+      contest={contest}
+      onSent={onSent}
+      field="question"
+      ids={{ heading: "ask-h", problem: "clar-problem", text: "clar-question" }}
+      labels={{ heading: t("clar.ask"), text: t("clar.question"), sent: t("clar.sent"), send: t("clar.send") }}
+      rows={4}
+      maxLength={2000}
+      post={(problem, question) => api.askClarification(contest.slug, { problem, question })}
+    />
+  );
+}
+
+function AnnounceForm({ contest, onSent }: { contest: Contest; onSent: () => void }) {
+  return (
+    <PostForm
+      contest={contest}
+      onSent={onSent}
+      field="announcement"
+      ids={{ heading: "announce-h", problem: "ann-problem", text: "ann-text" }}
+      labels={{ heading: t("clar.announce"), text: t("clar.announcementText"), sent: t("clar.announced"), send: t("clar.publish") }}
+      rows={3}
+      maxLength={4000}
+      post={(problem, announcement) => api.announce(contest.slug, { problem, announcement })}
+    />
   );
 }
