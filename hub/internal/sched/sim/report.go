@@ -419,7 +419,7 @@ window of 64 tasks woken by every arrival, result and heartbeat and by a 250 ms 
 the policy holds, leases of (missed+1) × heartbeat renewed by heartbeats, a reaper every heartbeat/2, a
 judge closed after 3 silent intervals, at most 3 attempts, prefetch on ` + "`Decision.Prefetch`" + `, and
 ` + "`Observe`" + ` feedback (latency from dispatch, and the run time the result reports) for the policies that
-learn. The hub does not call ` + "`Observe`" + ` yet: see "What the hub must feed" below.
+learn, as the hub feeds them (see "What the hub feeds" below).
 
 **Workload.** 400 practice problems with Zipf(1.1) popularity over a random permutation; 5–40 cases per
 problem, per-case time lognormal (median 80 ms, σ 0.8 across problems, σ 0.6 per submission, ±25%% per
@@ -523,9 +523,9 @@ Two more changes answer the brief rather than a missed target:
 **What the simulator got wrong, fixed in this round.** It had no dispatch tick: a task held for affinity
 was looked at again only at the next arrival, result or heartbeat (the hub also passes every 250 ms). It
 now models the tick. The policy interface gained ` + "`Outcome.Run`" + ` (the run time a result reports), which the
-simulator feeds as the hub should (below). One asymmetry remains, in the other direction: the simulator
-reports outcomes (` + "`Observe`" + `) to the policies that learn — ` + "`peak_ewma`" + `, ` + "`adaptive`" + ` and now the default — and
-the real hub does not yet, so in production those run without feedback until the hub feeds it.
+simulator feeds as the hub does. The simulator reports outcomes (` + "`Observe`" + `) to the policies that learn —
+` + "`peak_ewma`" + `, ` + "`adaptive`" + ` and now the default — and so does the real hub: every recorded result (judge,
+problem, language, latency, summed case wall time) and every expired lease.
 
 **Also changed:** the default's ` + "`Pick`" + ` computes each ring weight once per decision and selects homes
 without sorting (BenchmarkPick100Judges, 100 judges: about 6 µs per decision, down from about 60 µs on the
@@ -533,10 +533,10 @@ same machine). Delay scheduling costs decisions instead: a held task is asked ab
 so decisions per job rose from about 4 to 5–7 (the detail tables); the ns/decision column is wall clock on a
 shared machine and too noisy to compare.
 
-### What the hub must feed
+### What the hub feeds
 
-Everything the default policy uses is in the ` + "`sched.Judge`" + ` view hub/internal/hub already builds, except
-the speed estimates, which need results:
+Everything the default policy uses is in the ` + "`sched.Judge`" + ` view hub/internal/hub builds; the speed
+estimates come from results, which the hub reports (hub/internal/hub, ` + "`TestPolicyLearnsOutcomes`" + `):
 
 - On every recorded result (` + "`onResult`" + `, after ` + "`Complete`" + ` succeeds), if the policy implements
   ` + "`sched.Observer`" + `, call ` + "`Observe`" + ` with an ` + "`Outcome`" + ` of: the judge's id; the task's submission id,
@@ -547,7 +547,7 @@ the speed estimates, which need results:
 - Policies are not safe for concurrent use: ` + "`Observe`" + ` runs on a judge's reader goroutine while ` + "`Pick`" + `
   runs on the dispatcher, so both must hold one mutex (or the reader hands outcomes to the dispatcher).
 
-Without this feed the default still works: every judge counts as speed 1 (the ` + "`default-nospeed`" + ` column
+Without this feed (another caller of the policy) the default still works: every judge counts as speed 1 (the ` + "`default-nospeed`" + ` column
 below), which loses the gray-judge detection and the preference for fast judges, not the cache affinity.
 `
 
