@@ -538,11 +538,14 @@ func (h *Hub) onProgress(ctx context.Context, j *judgeConn, p protocol.Progress)
 
 func (h *Hub) onResult(ctx context.Context, j *judgeConn, r protocol.Result) error {
 	log := j.log.With(obs.SubmissionID(r.SubmissionID), obs.Attempt(r.Attempt))
-	owner := h.owner(j, r.SubmissionID)
+	var owner int64
+	var placed assignment // this attempt's placement, for the policy
 	h.mu.Lock()
-	var placed assignment
-	if a := j.assigned[r.SubmissionID]; a != nil && a.attempt == r.Attempt {
-		placed = *a
+	if a := j.assigned[r.SubmissionID]; a != nil {
+		owner = a.user
+		if a.attempt == r.Attempt {
+			placed = *a
+		}
 	}
 	h.mu.Unlock()
 	h.forget(j, r.SubmissionID)

@@ -184,20 +184,7 @@ func keepFile(src, dst string, budget int64) (int64, error) {
 
 // copyOwned copies a regular file, giving the copy to uid.
 func copyOwned(src, dst string, uid int) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
+	if err := copyFileMode(src, dst, 0o644); err != nil {
 		return err
 	}
 	return os.Chown(dst, uid, uid)

@@ -395,13 +395,16 @@ func chownTree(dir string, uid int) error {
 	})
 }
 
-func copyFile(src, dst string) error {
+func copyFile(src, dst string) error { return copyFileMode(src, dst, 0o755) }
+
+// copyFileMode copies src to a new file dst with permissions mode.
+func copyFileMode(src, dst string, mode os.FileMode) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}

@@ -362,18 +362,13 @@ func (s *Server) handleUploadTestdata(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, badField("file", "the problem uses a special checker: the package needs "+testpkg.CheckerName))
 		return
 	}
-	mj, err := json.Marshal(m)
+	v, err := s.storeTestdata(ctx, zipBytes, m, u)
 	if err != nil {
 		s.internal(w, r, err, http.StatusInternalServerError)
 		return
 	}
-	hash, size, err := s.cfg.Blobs.Put(ctx, bytes.NewReader(zipBytes))
-	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
-	}
-	v := store.TestdataVersion{ProblemID: p.ID, Hash: hash, SizeBytes: size, CaseCount: len(m.Cases), Manifest: mj}
-	v.UploadedBy.Int64, v.UploadedBy.Valid = u.ID, true
+	v.ProblemID = p.ID
+	hash, size := v.Hash, v.SizeBytes
 	if err := s.cfg.Store.AddTestdataVersion(ctx, v); err != nil {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
@@ -387,6 +382,22 @@ func (s *Server) handleUploadTestdata(w http.ResponseWriter, r *http.Request) {
 		"previous", prev, "user_id", u.ID, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusCreated, TestdataJSON{Hash: hash, CaseCount: len(m.Cases), SizeBytes: size,
 		Subtasks: len(m.Subtasks), Checker: m.Checker != "", Previous: prev})
+}
+
+// storeTestdata puts a validated test data package in the blob store and
+// returns its version row, uploaded by u (ProblemID is the caller's).
+func (s *Server) storeTestdata(ctx context.Context, zipBytes []byte, m testpkg.Manifest, u *store.User) (store.TestdataVersion, error) {
+	mj, err := json.Marshal(m)
+	if err != nil {
+		return store.TestdataVersion{}, err
+	}
+	hash, size, err := s.cfg.Blobs.Put(ctx, bytes.NewReader(zipBytes))
+	if err != nil {
+		return store.TestdataVersion{}, err
+	}
+	v := store.TestdataVersion{Hash: hash, SizeBytes: size, CaseCount: len(m.Cases), Manifest: mj}
+	v.UploadedBy.Int64, v.UploadedBy.Valid = u.ID, true
+	return v, nil
 }
 
 // evict tells every hub (and so every judge) that a problem's test data

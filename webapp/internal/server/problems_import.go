@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -301,21 +299,15 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, fileErr("the package's test data does not make a valid Verdict package: "+err.Error()))
 		return
 	}
-	mj, err := json.Marshal(m)
-	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
-	}
 	// The blob first: content-addressed, so a blob whose problem is then
 	// not created is harmless (an upload that fails later leaves the same).
-	hash, size, err := s.cfg.Blobs.Put(ctx, bytes.NewReader(zipBytes))
+	v, err := s.storeTestdata(ctx, zipBytes, m, u)
 	if err != nil {
 		s.internal(w, r, err, http.StatusInternalServerError)
 		return
 	}
+	hash, size := v.Hash, v.SizeBytes
 	p.CreatedBy.Int64, p.CreatedBy.Valid = u.ID, true
-	v := store.TestdataVersion{Hash: hash, SizeBytes: size, CaseCount: len(m.Cases), Manifest: mj}
-	v.UploadedBy.Int64, v.UploadedBy.Valid = u.ID, true
 	id, err := s.cfg.Store.CreateProblemWithTestdata(ctx, p, v)
 	if e := slugConflict(err, "slug"); e != nil {
 		writeAPIError(w, e)
