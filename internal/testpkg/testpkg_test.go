@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,7 +14,10 @@ func mkzip(t testing.TB, files map[string]string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for name, body := range files {
+	// Sorted, so that a test naming the first bad file sees the same order
+	// every run.
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		body := files[name]
 		w, err := zw.Create(name)
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +85,7 @@ func TestReadNamesBadFile(t *testing.T) {
 		{"gap", map[string]string{"1.in": "", "1.ans": "", "3.in": "", "3.ans": ""}, "2.in"},
 		{"stray file", map[string]string{"1.in": "", "1.ans": "", "notes.txt": ""}, "notes.txt"},
 		{"nested", map[string]string{"1.in": "", "1.ans": "", "data/2.in": ""}, "data/2.in"},
-		{"leading zero", map[string]string{"01.in": "", "01.ans": ""}, "01.in"},
+		{"leading zero", map[string]string{"01.in": "", "01.ans": ""}, "01.ans"},
 		{"bad manifest", map[string]string{"1.in": "", "1.ans": "", "manifest.json": "{"}, "manifest.json"},
 		{"unknown manifest field", map[string]string{"1.in": "", "1.ans": "", "manifest.json": `{"checker":"x"}`}, "manifest.json"},
 		{"empty", map[string]string{}, "no test cases"},

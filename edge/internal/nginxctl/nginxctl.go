@@ -61,9 +61,16 @@ type Child struct {
 	stop bool
 }
 
-// Start starts "nginx -c conf -g 'daemon off;'". Its stderr (nginx's
-// startup messages, and the error log when configured as "stderr") goes to
-// logger line by line.
+// ReadyTimeout bounds how long Start waits for a new master to be able to
+// take signals.
+const ReadyTimeout = 15 * time.Second
+
+// Start starts "nginx -c conf -g 'daemon off;'" and returns once the master
+// has installed its signal handlers, so that a Reload right after Start
+// cannot kill it (SIGHUP's default action ends a process that has not yet
+// reached ngx_init_signals). It fails if nginx exits first (a bad config, a
+// port in use). Its stderr (nginx's startup messages, and the error log when
+// configured as "stderr") goes to logger line by line.
 func Start(bin, conf string, logger *slog.Logger) (*Child, error) {
 	if bin == "" {
 		bin = DefaultBinary
@@ -101,7 +108,52 @@ func Start(bin, conf string, logger *slog.Logger) (*Child, error) {
 		}
 		close(c.done)
 	}()
+	if err := c.waitReady(ReadyTimeout); err != nil {
+		_ = c.Stop(time.Second)
+		return nil, err
+	}
 	return c, nil
+}
+
+// waitReady polls the master's caught-signal mask until SIGHUP is in it,
+// the process exits, or the timeout passes.
+func (c *Child) waitReady(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		ok, err := catches(c.Pid(), syscall.SIGHUP)
+		if ok {
+			return nil
+		}
+		select {
+		case <-c.done:
+			return c.Err()
+		case <-time.After(delay):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("nginx pid %d: no SIGHUP handler after %v: %w", c.Pid(), timeout, err)
+		}
+	}
+}
+
+// catches reports whether process pid has a handler installed for sig,
+// from the SigCgt mask in /proc/pid/status.
+func catches(pid int, sig syscall.Signal) (bool, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false, err
+	}
+	for line := range strings.Lines(string(b)) {
+		mask, ok := strings.CutPrefix(line, "SigCgt:")
+		if !ok {
+			continue
+		}
+		m, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64)
+		if err != nil {
+			return false, fmt.Errorf("parse SigCgt %q: %w", mask, err)
+		}
+		return m&(1<<(uint(sig)-1)) != 0, nil
+	}
+	return false, errors.New("no SigCgt line in /proc status")
 }
 
 // Pid is the master's process id.

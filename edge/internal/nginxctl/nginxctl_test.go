@@ -69,16 +69,18 @@ func TestReadPid(t *testing.T) {
 	}
 }
 
-// TestChildDiesWithItsParent: an nginx started by a process that is then
-// SIGKILLed (an edge that crashed) must not live on holding the port.
-func TestChildDiesWithItsParent(t *testing.T) {
-	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// writeConf writes a minimal nginx config listening on a free loopback
+// port and returns its path and the port.
+func writeConf(t *testing.T, dir string, port int) string {
+	t.Helper()
+	if port == 0 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port = ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
 	conf := filepath.Join(dir, "nginx.conf")
 	cfg := fmt.Sprintf(`pid %[1]s/nginx.pid; error_log %[1]s/error.log;
 events {}
@@ -95,6 +97,61 @@ http {
 	if err := os.WriteFile(conf, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return conf
+}
+
+// TestReloadRightAfterStart: a SIGHUP that reaches the master before it has
+// installed its handlers kills it (CI once saw "signal: hangup" when the
+// edge reloaded 70 ms after the start). Start returns only once a reload is
+// safe, so reloading at once, many times over, never kills nginx.
+func TestReloadRightAfterStart(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	for i := range 20 {
+		dir := t.TempDir()
+		c, err := nginxctl.Start("", writeConf(t, dir, 0), log)
+		if err != nil {
+			t.Fatalf("start %d: %v", i, err)
+		}
+		if err := c.Reload(); err != nil {
+			t.Fatalf("reload %d: %v", i, err)
+		}
+		select {
+		case <-c.Done():
+			t.Fatalf("nginx %d died after a reload right after Start: %v\n%s", i, c.Err(), readFile(filepath.Join(dir, "error.log")))
+		case <-time.After(100 * time.Millisecond):
+		}
+		if err := c.Stop(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestStartFailsWhenNginxExits: a port already taken makes nginx exit
+// during startup; Start says so instead of returning a dead child.
+func TestStartFailsWhenNginxExits(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := t.TempDir()
+	_, err = nginxctl.Start("", writeConf(t, dir, ln.Addr().(*net.TCPAddr).Port), slog.New(slog.DiscardHandler))
+	if !errors.Is(err, nginxctl.ErrExited) {
+		t.Fatalf("Start on a taken port = %v, want ErrExited", err)
+	}
+}
+
+// TestChildDiesWithItsParent: an nginx started by a process that is then
+// SIGKILLed (an edge that crashed) must not live on holding the port.
+func TestChildDiesWithItsParent(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	conf := writeConf(t, dir, port)
 	helper := exec.Command(os.Args[0], "-test.run=^TestChildDiesWithItsParent$")
 	helper.Env = append(os.Environ(), "NGINXCTL_HELPER_CONF="+conf)
 	out, err := helper.StdoutPipe()
