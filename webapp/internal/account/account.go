@@ -117,13 +117,25 @@ func CheckPassword(hash, password string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
 }
 
-// dummyHash is compared against when the user does not exist, so that a
-// login for an unknown name takes as long as one with a wrong password.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("verdict-no-such-user"), BcryptCost)
+// Dummy is a hash that no password matches, compared against when a login
+// names a user that does not exist, so that such a login takes as long as
+// one with a wrong password (no user enumeration by timing). It is made at
+// the cost new passwords get, and made once: computing it is as slow as a
+// login.
+type Dummy struct{ hash []byte }
 
-// SpendPasswordTime does the work of one CheckPassword without a user.
-func SpendPasswordTime(password string) {
-	_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+// NewDummy returns a Dummy of bcrypt cost (0 means BcryptCost).
+func NewDummy(cost int) (Dummy, error) {
+	h, err := HashPassword(RandomPassword(), cost)
+	if err != nil {
+		return Dummy{}, err
+	}
+	return Dummy{hash: []byte(h)}, nil
+}
+
+// Spend does the work of one CheckPassword without a user.
+func (d Dummy) Spend(password string) {
+	_ = bcrypt.CompareHashAndPassword(d.hash, []byte(password))
 }
 
 // RandomPassword returns a 16-character password from an alphabet without

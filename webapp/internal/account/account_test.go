@@ -2,6 +2,7 @@ package account
 
 import (
 	"errors"
+	"golang.org/x/crypto/bcrypt"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,24 @@ func TestRandomPassword(t *testing.T) {
 			t.Fatalf("bad or repeated password %q", p)
 		}
 		seen[p] = true
+	}
+}
+
+// TestDummyCostsWhatALoginCosts: the unknown-user path must take as long
+// as a wrong password at the configured cost, so the dummy has that cost.
+func TestDummyCostsWhatALoginCosts(t *testing.T) {
+	for _, cost := range []int{0, 4, 6} {
+		d, err := NewDummy(cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := cost
+		if want == 0 {
+			want = BcryptCost
+		}
+		if got, err := bcrypt.Cost(d.hash); err != nil || got != want {
+			t.Errorf("NewDummy(%d) cost = %d, %v; want %d", cost, got, err, want)
+		}
+		d.Spend("anything") // matches nothing, panics on nothing
 	}
 }

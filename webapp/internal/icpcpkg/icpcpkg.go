@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -351,7 +352,7 @@ func (p *Problem) checkUnsupported(meta map[string]any, files map[string][]byte)
 		return fmt.Errorf("%w: problem.yaml: validation %q: custom output validators (the Kattis interface) are not supported; "+
 			"upload the problem with a testlib checker (checker.cpp) instead", ErrUnsupported, validation)
 	}
-	for name := range files {
+	for _, name := range slices.Sorted(maps.Keys(files)) { // the same package always names the same file
 		if strings.HasPrefix(name, "output_validators/") || strings.HasPrefix(name, "output_validator/") {
 			return fmt.Errorf("%w: %s: custom output validators (the Kattis interface) are not supported; "+
 				"upload the problem with a testlib checker (checker.cpp) instead", ErrUnsupported, name)

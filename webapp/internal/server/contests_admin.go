@@ -215,9 +215,12 @@ func (s *Server) handleCreateContest(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, e)
 		return
 	}
-	for f, v := range map[string]bool{"slug": req.Slug == nil, "title": req.Title == nil, "start_at": req.StartAt == nil, "end_at": req.EndAt == nil} {
-		if v {
-			writeAPIError(w, badField(f, "is required"))
+	for _, f := range []struct {
+		name    string
+		missing bool
+	}{{"slug", req.Slug == nil}, {"title", req.Title == nil}, {"start_at", req.StartAt == nil}, {"end_at", req.EndAt == nil}} {
+		if f.missing { // in form order, so the same body always names the same field
+			writeAPIError(w, badField(f.name, "is required"))
 			return
 		}
 	}

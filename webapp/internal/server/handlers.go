@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -82,7 +83,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	ok := false
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		account.SpendPasswordTime(req.Password) // same latency as a wrong password
+		s.dummy.Spend(req.Password) // same latency as a wrong password
 	case err != nil:
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
@@ -90,8 +91,14 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		ok = account.CheckPassword(u.PasswordHash, req.Password) && !u.Disabled
 	}
 	if !ok {
+		// Counted even if the client has gone or the request's deadline
+		// passed during the (deliberately slow) password check: a failure
+		// that is not counted is a free guess, and a server slowed down
+		// by a guessing storm must not stop counting.
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
 		for _, c := range limits {
-			if _, err := s.limiter.Hit(ctx, c.rule, c.subject); err != nil {
+			if _, err := s.limiter.Hit(hctx, c.rule, c.subject); err != nil {
 				s.log.Warn("cannot count a failed login", "err", err)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/verdict-oj/verdict/webapp/internal/account"
 	"log/slog"
 	"net"
 	"net/http"
@@ -136,6 +137,7 @@ type Server struct {
 	log      *slog.Logger
 	sessions *session.Store
 	limiter  *ratelimit.Limiter
+	dummy    account.Dummy // a login for an unknown user spends as long as a wrong password
 	catalog  *catalog.Catalog
 	judging  *judging.Service
 	parts    *partition.Job
@@ -217,7 +219,12 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	dummy, err := account.NewDummy(cfg.PasswordCost)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
+		dummy:      dummy,
 		judging:    js,
 		parts:      parts,
 		submitRule: ratelimit.Rule{Kind: "submit", Limit: cfg.SubmitPerMinute, Window: time.Minute},

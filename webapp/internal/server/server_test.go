@@ -243,8 +243,8 @@ func TestLoginRateLimitPerIP(t *testing.T) {
 	e := newEnv(t, func(c *Config) { c.LoginPerIP = 2; c.LoginPerUser = 100 })
 	e.user("dave", store.RoleStudent, "dave-password")
 	c := e.client()
-	c.login("x1", "whatever-pw")
-	c.login("x2", "whatever-pw")
+	wantErr(t, c.login("x1", "whatever-pw"), 401, CodeInvalidCredentials, "")
+	wantErr(t, c.login("x2", "whatever-pw"), 401, CodeInvalidCredentials, "")
 	wantErr(t, c.login("dave", "dave-password"), 429, CodeRateLimited, "")
 	// Another client address (through the trusted proxy) is not blocked.
 	r := c.do("POST", "/api/session", map[string]string{"username": "dave", "password": "dave-password"},
@@ -254,6 +254,38 @@ func TestLoginRateLimitPerIP(t *testing.T) {
 	}
 	if !strings.Contains(r.header.Get("Set-Cookie"), "Secure") {
 		t.Errorf("cookie not Secure behind an https proxy: %s", r.header.Get("Set-Cookie"))
+	}
+}
+
+// TestFailedLoginCountedWhenClientLeaves: a guesser that hangs up during
+// the (slow, on purpose) password check must still be counted, or every
+// abandoned attempt is a free guess.
+func TestFailedLoginCountedWhenClientLeaves(t *testing.T) {
+	// Cost 10 makes the check take well over the client's 20 ms patience
+	// on any machine.
+	e := newEnv(t, func(c *Config) { c.PasswordCost = 10 })
+	body := strings.NewReader(`{"username":"nobody-here","password":"guess-1234"}`)
+	req, err := http.NewRequest("POST", e.ts.URL+"/api/session", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if res, err := (&http.Client{Timeout: 20 * time.Millisecond}).Do(req); err == nil {
+		res.Body.Close()
+		t.Fatalf("the login answered (%d) within 20 ms; the test needs it to be slower", res.StatusCode)
+	}
+	for _, k := range []string{e.names.RateLimit("login-ip", "127.0.0.1"), e.names.RateLimit("login-user", "nobody-here")} {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			n, err := e.rdb.Get(context.Background(), k).Int()
+			if err == nil && n == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s = %d (%v) 30 s after the abandoned login, want 1", k, n, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -358,7 +359,7 @@ func (s *Server) handleSubmissions(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	a := authOf(r)
 	q := r.URL.Query()
-	for k := range q {
+	for _, k := range slices.Sorted(maps.Keys(q)) { // the same request always names the same parameter
 		switch k {
 		case "mine", "user", "problem", "contest", "verdict", "language", "cursor", "limit":
 		default:

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -174,7 +176,9 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	// ?contest=<slug> also registers every imported user in that contest.
 	var contest *store.Contest
-	for k, v := range r.URL.Query() {
+	q := r.URL.Query()
+	for _, k := range slices.Sorted(maps.Keys(q)) { // the same request always names the same parameter
+		v := q[k]
 		if k != "contest" || len(v) != 1 {
 			writeAPIError(w, badField(k, "is not a parameter of the import (only contest=<slug>, once)"))
 			return
