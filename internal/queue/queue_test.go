@@ -242,17 +242,28 @@ func TestLeaseExpiryRequeuesThenSystemError(t *testing.T) {
 	if err := q.Enqueue(ctx, task(5, 1, protocol.PriorityPractice, base)); err != nil {
 		t.Fatal(err)
 	}
-	const lease = 30 * time.Millisecond
+	// Long enough that the reap right after a lease comes before the
+	// lease's deadline even on a loaded machine. Lease returns Redis's time
+	// (this machine's clock), so the test knows whether it did.
+	const lease = 500 * time.Millisecond
 	for attempt := 1; attempt <= 3; attempt++ {
-		if _, err := q.Lease(ctx, ref(5, attempt), fmt.Sprintf("j%d", attempt), lease); err != nil {
+		at, err := q.Lease(ctx, ref(5, attempt), fmt.Sprintf("j%d", attempt), lease)
+		if err != nil {
 			t.Fatalf("attempt %d: %v", attempt, err)
 		}
-		// Not yet due.
-		if exp, err := q.Reap(ctx, 10); err != nil || len(exp) != 0 {
-			t.Fatalf("early reap: %+v, %v", exp, err)
-		}
-		time.Sleep(lease + 20*time.Millisecond)
 		exp, err := q.Reap(ctx, 10)
+		if err != nil {
+			t.Fatalf("early reap: %v", err)
+		}
+		if len(exp) != 0 && time.Now().Before(at.Add(lease)) {
+			t.Fatalf("reaped before the deadline: %+v", exp)
+		}
+		if len(exp) == 0 { // not yet due: wait until it is
+			time.Sleep(time.Until(at.Add(lease + 100*time.Millisecond)))
+			exp, err = q.Reap(ctx, 10)
+		} else {
+			t.Logf("attempt %d: the reap meant to come early came %v after the lease, past its deadline", attempt, time.Since(at))
+		}
 		if err != nil || len(exp) != 1 {
 			t.Fatalf("reap: %+v, %v", exp, err)
 		}
@@ -284,10 +295,11 @@ func TestLeaseExpiryRequeuesThenSystemError(t *testing.T) {
 	if err := q.Enqueue(ctx, task(5, 4, protocol.PriorityRejudge, base)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Lease(ctx, ref(5, 4), "j1", lease); err != nil {
+	at, err := q.Lease(ctx, ref(5, 4), "j1", lease)
+	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(lease + 20*time.Millisecond)
+	time.Sleep(time.Until(at.Add(lease + 100*time.Millisecond)))
 	if exp, _ := q.Reap(ctx, 10); len(exp) != 1 || !exp[0].Requeued || exp[0].Ref != ref(5, 5) {
 		t.Fatalf("rejudge expiry: %+v", exp)
 	}

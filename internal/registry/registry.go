@@ -206,7 +206,15 @@ func (r *Registrar) Run(ctx context.Context) error {
 			r.cfg.Logger.Info("deregistered")
 			return nil
 		case <-t.C:
-			rctx, cancel := context.WithTimeout(ctx, r.cfg.Interval)
+			// Wait for a renewal as long as it can still land before the
+			// entry expires. The last renewal landed at most one interval
+			// before this tick (at or after the previous one), so the entry
+			// lives at least ExpiryFactor-1 intervals past it. Giving up
+			// after one interval would let the entry expire under a Redis
+			// (or a process) slow enough to take longer than that, though
+			// still in time. Renewals never overlap: this loop waits for
+			// each, and the ticker drops the ticks it missed meanwhile.
+			rctx, cancel := context.WithTimeout(ctx, (ExpiryFactor-1)*r.cfg.Interval)
 			joined, err := r.Register(rctx)
 			cancel()
 			switch {

@@ -103,6 +103,12 @@ type node struct {
 	done chan error
 }
 
+// nodeInterval is the renewal interval of nodes that join (3 s expiry).
+// They leave by deregistering, so no test waits for their entries to
+// expire, and a renewal held up on a loaded machine must not drop one
+// from the upstream mid-test.
+const nodeInterval = time.Second
+
 func startNode(t *testing.T, env *testenv.RedisEnv, role rkeys.Role, name string, interval time.Duration) *node {
 	t.Helper()
 	n := &node{name: name}
@@ -300,8 +306,8 @@ func TestEdgeFollowsRegistry(t *testing.T) {
 	base := "http://" + p.Listen
 	metrics := prometheus.NewRegistry()
 
-	webA := startNode(t, env, rkeys.RoleWeb, "web-a", 200*time.Millisecond)
-	webB := startNode(t, env, rkeys.RoleWeb, "web-b", 200*time.Millisecond)
+	webA := startNode(t, env, rkeys.RoleWeb, "web-a", nodeInterval)
+	webB := startNode(t, env, rkeys.RoleWeb, "web-b", nodeInterval)
 	webA.join(t)
 	webB.join(t)
 
@@ -365,7 +371,7 @@ func TestEdgeFollowsRegistry(t *testing.T) {
 	})
 
 	// A new node joins without anyone editing a file.
-	webC := startNode(t, env, rkeys.RoleWeb, "web-c", 200*time.Millisecond)
+	webC := startNode(t, env, rkeys.RoleWeb, "web-c", nodeInterval)
 	webC.join(t)
 	eventually(t, 3*time.Second, "web-c takes traffic after joining", func() (bool, string) {
 		s := served(base, 10)
@@ -375,15 +381,18 @@ func TestEdgeFollowsRegistry(t *testing.T) {
 	// A node that dies without deregistering (no more heartbeats) is dropped
 	// when its entry expires — here its server stays up, so only the
 	// registry can be the reason — and then pruned from Redis.
-	webD := startNode(t, env, rkeys.RoleWeb, "web-d", 300*time.Millisecond) // expires 900 ms after its one heartbeat
+	// It expires 3 s after its one heartbeat: within that the edge must poll,
+	// test and reload nginx, and a request must reach web-d, which on a
+	// loaded machine takes more than a second.
+	webD := startNode(t, env, rkeys.RoleWeb, "web-d", time.Second)
 	if _, err := webD.reg.Register(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 3*time.Second, "web-d takes traffic", func() (bool, string) {
+	eventually(t, webD.reg.Expiry(), "web-d takes traffic", func() (bool, string) {
 		s := served(base, 12)
 		return s["web-d"] > 0, fmt.Sprint(s)
 	})
-	eventually(t, 4*time.Second, "web-d dropped after its entry expired", func() (bool, string) {
+	eventually(t, webD.reg.Expiry()+5*time.Second, "web-d dropped after its entry expired", func() (bool, string) {
 		s := served(base, 10)
 		return sameKeys(s, "web-b", "web-c"), fmt.Sprint(s)
 	})
@@ -396,7 +405,7 @@ func TestEdgeFollowsRegistry(t *testing.T) {
 	// carries the Origin a browser on the page sends, and the fake hub
 	// checks it against Host the way the real hub does (coder/websocket's
 	// default): nginx must pass the Host with its port.
-	hub := startNode(t, env, rkeys.RoleHub, "hub-1", 200*time.Millisecond)
+	hub := startNode(t, env, rkeys.RoleHub, "hub-1", nodeInterval)
 	hub.join(t)
 	for _, path := range []string{"/ws", "/judge"} {
 		var c *websocket.Conn
@@ -533,7 +542,7 @@ func TestEdgeReloadsExternalNginx(t *testing.T) {
 		t.Fatalf("/api before any node = %d, want 503", res.StatusCode)
 	}
 
-	web := startNode(t, env, rkeys.RoleWeb, "web-x", 200*time.Millisecond)
+	web := startNode(t, env, rkeys.RoleWeb, "web-x", nodeInterval)
 	web.join(t)
 	eventually(t, 3*time.Second, "external nginx routes to the new node", func() (bool, string) {
 		s := served(base, 5)
