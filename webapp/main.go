@@ -117,7 +117,7 @@ func run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		return err
 	}
 	// The hub checks judge tokens in Redis; keep them in step with MySQL.
-	go judgetokens.Keep(ctx, st, rdb, o.Names(), 30*time.Second, ob.Logger)
+	go judgetokens.Keep(ctx, st, rdb, o.Names(), 30*time.Second, judgetokens.DefaultProbe, ob.Logger)
 	return srv.Run(ctx)
 }
 

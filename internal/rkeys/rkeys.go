@@ -56,8 +56,16 @@ func (n Names) RegistryChanged() string { return n.k("registry", "changed") }
 // JudgeTokens is the hash of live judge tokens: field = hex SHA-256 of the
 // token, value = the judge's name. The web nodes, which issue and revoke
 // tokens (system of record: MySQL), keep it in step; the hub checks a
-// judge's hello against it and never reads MySQL.
+// judge's hello against it and never reads MySQL. Every sync also writes
+// the field JudgeTokensSynced (value: unix ms), so that readers can tell
+// "this token is not valid" from "the table is not loaded" (a Redis that
+// restarted empty): only the first is a reason to turn a judge away for
+// good.
 func (n Names) JudgeTokens() string { return n.k("judges", "tokens") }
+
+// JudgeTokensSynced is the field of JudgeTokens that marks a loaded table.
+// It cannot collide with a token field (64 hex digits).
+const JudgeTokensSynced = "synced-at"
 
 // Judge is the hash of one judge's last reported state (written by the hub,
 // read by the admin pages), by judge name.

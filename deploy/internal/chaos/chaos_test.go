@@ -60,7 +60,9 @@ func TestRetryable(t *testing.T) {
 // TestKillDrills are the drills CI runs, on one real stack: a judge killed
 // with SIGKILL while it holds a task (judged by the other judge, exactly
 // once), then the hub killed with SIGKILL mid-run and restarted (every
-// submission still gets exactly one verdict). `make chaos` runs every drill.
+// submission still gets exactly one verdict), then Redis wiped while
+// submissions wait and the judges reconnect before the tokens are back
+// (last: it empties Redis). `make chaos` runs every drill.
 func TestKillDrills(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Fatal("the judges' sandbox needs root")
@@ -74,7 +76,7 @@ func TestKillDrills(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	for _, d := range []Drill{{"kill-judge", KillJudge}, {"kill-hub", KillHub}} {
+	for _, d := range []Drill{{"kill-judge", KillJudge}, {"kill-hub", KillHub}, {"wipe-redis", WipeRedis}} {
 		r := Run(ctx, e, d)
 		var rep bytes.Buffer
 		r.Format(&rep)

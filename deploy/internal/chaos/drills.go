@@ -53,6 +53,7 @@ func All() []Drill {
 		{"kill-hub", KillHub},
 		{"kill-web-node", KillWebNode},
 		{"restart-redis", RestartRedis},
+		{"wipe-redis", WipeRedis},
 		{"freeze-mysql", FreezeMySQL},
 		{"partition-judge", PartitionJudge},
 		{"slow-judge", SlowJudge},
@@ -295,6 +296,117 @@ func RestartRedis(ctx context.Context, e *Env, r *Result) {
 	r.did("read the student's scoreboard row, deleted the board in Redis, read it again (rebuilt from MySQL)")
 	r.check(live == rebuilt && strings.Contains(live, "solved=1"),
 		"the scoreboard kept through the restart equals the one rebuilt from MySQL: "+live,
+		"rebuilt: "+rebuilt)
+}
+
+// WipeRedis: Redis loses everything (a restart without persistence,
+// FLUSHALL, a failover to an empty replica) while submissions are queued,
+// and the judges reconnect before any web node has put the judge tokens
+// back. MySQL is the system of record: every queued submission must still
+// be judged exactly once, the judges must wait for the tokens instead of
+// giving up for good, and the scoreboard must come back from MySQL.
+func WipeRedis(ctx context.Context, e *Env, r *Result) {
+	marker := newMarker("wipe")
+	c, err := e.Student(ctx)
+	if err != nil {
+		r.fail("log in: %v", err)
+		return
+	}
+	judges := e.stopJudges(r)
+	want := map[int64]string{}
+	submit := func(c *Client, src, verdict string) {
+		id, _, err := c.SubmitRetry(ctx, NewKey(), Submission{Problem: "a-plus-b", Contest: "demo", Language: "cpp17", Source: src}, 60*time.Second)
+		if err != nil {
+			r.fail("submit: %v", err)
+			return
+		}
+		want[id] = verdict
+	}
+	submit(c, wrong(marker), "WA")
+	submit(c, burn(marker, 50), "AC")
+	submit(c, wrong(marker), "WA")
+	r.did("stopped the judges; 3 contest submissions (WA, AC, WA) queued")
+	webs := []string{"web-1", "web-2"}
+	for _, w := range webs {
+		if err := e.Stack.Kill(w); err != nil {
+			r.fail("kill %s: %v", w, err)
+			return
+		}
+	}
+	if err := e.RDB.FlushAll(ctx).Err(); err != nil {
+		r.fail("FLUSHALL: %v", err)
+		return
+	}
+	if err := e.Stack.Kill("hub"); err != nil {
+		r.fail("kill hub: %v", err)
+		return
+	}
+	if err := e.Stack.Start(ctx, "hub"); err != nil {
+		r.fail("restart hub: %v", err)
+		return
+	}
+	restarts := e.Stack.Restarts()
+	// A judge is ready only once the hub welcomes it, which needs the
+	// tokens back: start them in the background.
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		e.startJudges(ctx, r, judges)
+	}()
+	r.did("killed both web nodes (nobody to restore the judge tokens), FLUSHALL on Redis (queue, leases, sessions, tokens, scoreboard gone), kill -9 and restarted the hub, started the judges: they dial a hub that knows no token")
+	time.Sleep(6 * time.Second)
+	for _, w := range webs {
+		if err := e.Stack.Start(ctx, w); err != nil {
+			r.fail("restart %s: %v", w, err)
+			return
+		}
+	}
+	r.did("6 s later started both web nodes again")
+	<-started
+	err = e.WaitJudges(ctx, len(judges), 60*time.Second)
+	r.check(err == nil, "both judges are live again once a web node restored the tokens from MySQL", fmt.Sprint(err))
+	var restarted []string
+	now := e.Stack.Restarts()
+	for _, j := range judges {
+		if now[j] != restarts[j] {
+			restarted = append(restarted, fmt.Sprintf("%s exited %d times", j, now[j]-restarts[j]))
+		}
+	}
+	r.check(len(restarted) == 0, "no judge agent gave up while the tokens were missing (none exited and was restarted by the supervisor)", strings.Join(restarted, ", "))
+	st, _, err := c.Do(ctx, "GET", "/api/me", nil, nil)
+	r.check(st == 401, "the student's old session is gone with Redis (401, log in again)", fmt.Sprintf("GET /api/me: %d %v", st, err))
+	c2, err := e.Student(ctx)
+	if err != nil {
+		r.fail("log in again after the wipe: %v", err)
+		return
+	}
+	r.did("logged the student in again")
+	submit(c2, burn(marker, 5), "AC")
+	submit(c2, wrong(marker), "WA")
+	r.did("2 more contest submissions (AC, WA)")
+	e.verifyOnce(ctx, r, marker, want, 5, 120*time.Second)
+	time.Sleep(1500 * time.Millisecond) // scoreboard writes follow the results
+	live, err := studentRow(ctx, c2)
+	if err != nil {
+		r.fail("scoreboard: %v", err)
+		return
+	}
+	var cid int64
+	if err := e.DB.QueryRowContext(ctx, "SELECT id FROM contests WHERE slug = 'demo'").Scan(&cid); err != nil {
+		r.fail("contest id: %v", err)
+		return
+	}
+	if err := e.RDB.Del(ctx, e.Names.Scoreboard(cid)).Err(); err != nil {
+		r.fail("drop the board: %v", err)
+		return
+	}
+	rebuilt, err := studentRow(ctx, c2)
+	if err != nil {
+		r.fail("scoreboard after rebuild: %v", err)
+		return
+	}
+	r.check(live == rebuilt && strings.Contains(live, "solved=1"),
+		"the scoreboard after the wipe equals one rebuilt from MySQL again: "+live,
 		"rebuilt: "+rebuilt)
 }
 

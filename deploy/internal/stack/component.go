@@ -55,6 +55,7 @@ type supervised struct {
 	mu       sync.Mutex
 	proc     *localsvc.Proc
 	stopping bool
+	restarts int // restarts by the supervisor after an unexpected exit
 	done     chan struct{}
 }
 
@@ -107,6 +108,7 @@ func (s *supervised) watch(p *localsvc.Proc) {
 			return
 		}
 		s.proc = np
+		s.restarts++
 		s.mu.Unlock()
 		p = np
 	}

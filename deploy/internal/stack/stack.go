@@ -80,6 +80,19 @@ func (s *Stack) Pids() map[string]int {
 	return m
 }
 
+// Restarts returns, by component name, how many times the supervisor has
+// restarted each component after it exited on its own (a Kill and Start
+// is not counted). Fault drills use it to prove that nothing crashed.
+func (s *Stack) Restarts() map[string]int {
+	m := map[string]int{}
+	for _, r := range s.running {
+		r.mu.Lock()
+		m[r.c.name] = r.restarts
+		r.mu.Unlock()
+	}
+	return m
+}
+
 // MySQLAppDSN is the DSN the web nodes use (user verdict over TCP).
 func (s *Stack) MySQLAppDSN() (string, error) {
 	pw, err := s.secret("mysql-verdict-password")

@@ -23,16 +23,27 @@ import (
 	"github.com/verdict-oj/verdict/hub/internal/hub"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/internal/rkeys"
 	"github.com/verdict-oj/verdict/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// Fast timings for tests: heartbeats every 50 ms, dead after 3 missed,
-// leases expire 200 ms after the last renewal.
+// Test timings. Heartbeats come every 50 ms, so judges become dispatchable
+// at once, but a judge is dead only after 10 missed (500 ms) and a lease
+// lives 1 s after its last renewal: on a loaded CI machine (-race, many test
+// binaries beside MariaDB, Redis and Chromium) a stall of a few hundred
+// milliseconds must neither close a judge's connection nor expire a lease
+// that a test counts on (dispatches, requeues, attempt numbers). Tests of
+// death and expiry wait that much longer.
 const (
-	hbInterval = 50 * time.Millisecond
-	leaseTime  = 200 * time.Millisecond
+	hbInterval       = 50 * time.Millisecond
+	missedHeartbeats = 10
+	leaseTime        = time.Second
+	// afterLease is long enough for a lease left behind by mistake to
+	// expire and its task to be reaped, dispatched and judged again: a
+	// test that waits it out and finds nothing new knows nothing is left.
+	afterLease = leaseTime + 500*time.Millisecond
 )
 
 type testHub struct {
@@ -85,7 +96,7 @@ func startHub(t *testing.T, env *testenv.RedisEnv, mod func(*hub.Config)) *testH
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	cfg := hub.Config{
-		Redis: env.Client, Names: env.Names, HeartbeatInterval: hbInterval, LeaseTimeout: leaseTime,
+		Redis: env.Client, Names: env.Names, HeartbeatInterval: hbInterval, MissedHeartbeats: missedHeartbeats, LeaseTimeout: leaseTime,
 		ReapInterval: 25 * time.Millisecond, DispatchInterval: 50 * time.Millisecond, NoticeInterval: 50 * time.Millisecond,
 		Metrics: reg, Logger: testLogger(t),
 	}
@@ -164,7 +175,9 @@ func sha(s string) string {
 
 func addToken(t *testing.T, env *testenv.RedisEnv, judge, token string) {
 	t.Helper()
-	if err := env.Client.HSet(context.Background(), env.Names.JudgeTokens(), sha(token), judge).Err(); err != nil {
+	// As a web node's sync does: the token, and the mark of a loaded table.
+	if err := env.Client.HSet(context.Background(), env.Names.JudgeTokens(), sha(token), judge,
+		rkeys.JudgeTokensSynced, time.Now().UnixMilli()).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -456,6 +469,17 @@ func (j *fakeJudge) heartbeat(c *websocket.Conn) {
 	}
 	j.mu.Unlock()
 	_ = j.send(c, protocol.TypeHeartbeat, hb)
+}
+
+// waitDispatchable waits until the hub has taken the judge's first
+// heartbeat, which makes it dispatchable: the hub records the judge's state
+// in Redis only after marking it ready, so this needs no guess at how long
+// a heartbeat takes to arrive.
+func (j *fakeJudge) waitDispatchable(env *testenv.RedisEnv) {
+	j.t.Helper()
+	eventually(j.t, 5*time.Second, "judge "+j.id+" dispatchable", func() bool {
+		return env.Client.Exists(context.Background(), env.Names.Judge(j.id)).Val() == 1
+	})
 }
 
 func (j *fakeJudge) current() *websocket.Conn {

@@ -21,6 +21,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
 // judgeSendQueue bounds the messages waiting for one judge. Judges are
@@ -231,6 +232,21 @@ func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, p
 		return nil, protocol.CloseBadEnvelope, "bad hello"
 	}
 	name, err := h.cfg.Redis.HGet(ctx, h.n.JudgeTokens(), TokenHash(hello.Token)).Result()
+	if errors.Is(err, redis.Nil) {
+		// Unknown token, or no table at all: a Redis that restarted empty
+		// holds no tokens until a web node restores them from MySQL (within
+		// seconds). Turning judges away for good then would lose every
+		// judge that reconnects in that window.
+		loaded, lerr := h.cfg.Redis.HExists(ctx, h.n.JudgeTokens(), rkeys.JudgeTokensSynced).Result()
+		switch {
+		case lerr != nil:
+			return nil, protocol.CloseInternalError, "token check failed"
+		case !loaded:
+			h.log.Warn("judge refused for now: the judge token table is not in Redis (no web node has synced it since Redis started)",
+				obs.JudgeID(hello.JudgeID))
+			return nil, protocol.CloseTryAgainLater, "judge tokens not loaded yet; retry"
+		}
+	}
 	switch {
 	case errors.Is(err, redis.Nil) || (err == nil && name != hello.JudgeID):
 		h.refuse(ctx, ws, "bad token")

@@ -18,23 +18,23 @@ type Source interface {
 	ActiveJudges(ctx context.Context) ([]store.Judge, error)
 }
 
-// Sync rewrites rkeys.JudgeTokens from src atomically and returns how many
-// tokens it holds now.
+// Sync rewrites rkeys.JudgeTokens from src atomically, marks the table
+// loaded (rkeys.JudgeTokensSynced, even when no judge has a token) and
+// returns how many tokens it holds now.
 func Sync(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names) (int, error) {
 	js, err := src.ActiveJudges(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("judgetokens: %w", err)
 	}
-	fields := make([]any, 0, 2*len(js))
+	fields := make([]any, 0, 2*len(js)+2)
 	for _, j := range js {
 		fields = append(fields, hex.EncodeToString(j.TokenHash), j.Name)
 	}
+	fields = append(fields, rkeys.JudgeTokensSynced, time.Now().UnixMilli())
 	key := names.JudgeTokens()
 	_, err = rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, key)
-		if len(fields) > 0 {
-			p.HSet(ctx, key, fields...)
-		}
+		p.HSet(ctx, key, fields...)
 		return nil
 	})
 	if err != nil {
@@ -43,19 +43,42 @@ func Sync(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names)
 	return len(js), nil
 }
 
+// DefaultProbe is how often Keep checks that the table is still in Redis.
+const DefaultProbe = 2 * time.Second
+
 // Keep syncs now and then every interval until ctx ends, logging failures
-// (a Redis or MySQL outage only delays the next sync).
-func Keep(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names, interval time.Duration, log *slog.Logger) {
-	t := time.NewTicker(interval)
+// (a Redis or MySQL outage only delays the next sync). Between syncs it
+// checks every probe (DefaultProbe when 0) that the table is still loaded,
+// and syncs at once when it is not: a Redis that restarted without its
+// data must not leave judges unable to log in, or web nodes believing no
+// judge is live, for a whole interval.
+func Keep(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names, interval, probe time.Duration, log *slog.Logger) {
+	if probe <= 0 {
+		probe = DefaultProbe
+	}
+	probe = min(probe, interval)
+	t := time.NewTicker(probe)
 	defer t.Stop()
+	var last time.Time
 	for {
-		if n, err := Sync(ctx, src, rdb, names); err != nil {
-			if ctx.Err() != nil {
-				return
+		due := time.Since(last) >= interval
+		if !due {
+			loaded, err := rdb.HExists(ctx, names.JudgeTokens(), rkeys.JudgeTokensSynced).Result()
+			if err == nil && !loaded {
+				log.Warn("the judge token table is gone from Redis (Redis restarted empty?); restoring it from MySQL")
+				due = true
 			}
-			log.Warn("judge tokens not synced to Redis", "err", err)
-		} else {
-			log.Debug("judge tokens synced to Redis", "judges", n)
+		}
+		if due {
+			if n, err := Sync(ctx, src, rdb, names); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				log.Warn("judge tokens not synced to Redis", "err", err)
+			} else {
+				last = time.Now()
+				log.Debug("judge tokens synced to Redis", "judges", n)
+			}
 		}
 		select {
 		case <-ctx.Done():

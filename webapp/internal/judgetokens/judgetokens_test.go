@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"testing"
+	"time"
 
+	"github.com/verdict-oj/verdict/internal/rkeys"
 	"github.com/verdict-oj/verdict/internal/testenv"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -49,6 +52,10 @@ func TestSyncMirrorsActiveJudges(t *testing.T) {
 		hex.EncodeToString(hash("tok-judge-1")): "judge-1",
 		hex.EncodeToString(hash("tok-judge-2")): "judge-2",
 	}
+	if got[rkeys.JudgeTokensSynced] == "" {
+		t.Errorf("hash %v lacks the loaded mark %q", got, rkeys.JudgeTokensSynced)
+	}
+	delete(got, rkeys.JudgeTokensSynced)
 	if len(got) != len(want) {
 		t.Fatalf("hash = %v, want %v", got, want)
 	}
@@ -77,4 +84,58 @@ func TestSyncKeepsRedisWhenMySQLFails(t *testing.T) {
 	if v, _ := rd.Client.HGet(ctx, rd.Names.JudgeTokens(), "aa").Result(); v != "judge-1" {
 		t.Error("a failed read of MySQL emptied the tokens in Redis")
 	}
+}
+
+type judges []store.Judge
+
+func (j judges) ActiveJudges(context.Context) ([]store.Judge, error) { return j, nil }
+
+// TestSyncMarksAnEmptyTable: with no judge at all the table is still
+// marked loaded, so the hub can tell "no such token" from "not loaded".
+func TestSyncMarksAnEmptyTable(t *testing.T) {
+	ctx := context.Background()
+	rd := testenv.Redis(t)
+	if _, err := Sync(ctx, judges(nil), rd.Client, rd.Names); err != nil {
+		t.Fatal(err)
+	}
+	got, err := rd.Client.HGetAll(ctx, rd.Names.JudgeTokens()).Result()
+	if err != nil || len(got) != 1 || got[rkeys.JudgeTokensSynced] == "" {
+		t.Fatalf("table after syncing no judges = %v, %v; want only the loaded mark", got, err)
+	}
+}
+
+// TestKeepRestoresAWipedTable: Redis restarted empty (FLUSHALL here); Keep
+// restores the table within a probe interval, long before its next full
+// sync.
+func TestKeepRestoresAWipedTable(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rd := testenv.Redis(t)
+	src := judges{{Name: "judge-1", TokenHash: hash("tok-1")}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Keep(ctx, src, rd.Client, rd.Names, time.Hour, 50*time.Millisecond, slog.New(slog.DiscardHandler))
+	}()
+	field := hex.EncodeToString(hash("tok-1"))
+	waitFor := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if v, _ := rd.Client.HGet(ctx, rd.Names.JudgeTokens(), field).Result(); v == "judge-1" {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the token is not in Redis after 10 s", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("first sync")
+	if err := rd.Client.Del(ctx, rd.Names.JudgeTokens()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("after the table was wiped (the full sync is an hour away)")
+	cancel()
+	<-done
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
 // Judge state fields in rkeys.Judge(name), written by the hub on every
@@ -51,9 +52,15 @@ type JudgeState struct {
 // token); their state from rkeys.Judge(name), which expires on its own a
 // few heartbeats after the judge goes silent.
 func (s *Service) LiveJudges(ctx context.Context) ([]JudgeState, error) {
-	names, err := s.rdb.HVals(ctx, s.n.JudgeTokens()).Result()
+	tokens, err := s.rdb.HGetAll(ctx, s.n.JudgeTokens()).Result()
 	if err != nil {
 		return nil, fmt.Errorf("judging: judge names: %w", err)
+	}
+	names := make([]string, 0, len(tokens))
+	for field, name := range tokens {
+		if field != rkeys.JudgeTokensSynced {
+			names = append(names, name)
+		}
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)

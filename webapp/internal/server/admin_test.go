@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/rkeys"
 	"github.com/verdict-oj/verdict/internal/testpkg"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -130,7 +131,7 @@ func TestJudgesAdmin(t *testing.T) {
 		t.Fatalf("stored hash %x, want sha256 of the token (%v)", j.TokenHash, err)
 	}
 	hub, _ := se.rdb.HGetAll(ctx, se.names.JudgeTokens()).Result()
-	if len(hub) != 1 || hub[sum(tok)] != "judge-1" {
+	if len(hub) != 2 || hub[sum(tok)] != "judge-1" || hub[rkeys.JudgeTokensSynced] == "" {
 		t.Fatalf("hub tokens after issue = %v", hub)
 	}
 	// The token opens the judge endpoint.
@@ -145,7 +146,7 @@ func TestJudgesAdmin(t *testing.T) {
 		t.Fatalf("reissue: %d %s", r2.status, r2.raw)
 	}
 	hub, _ = se.rdb.HGetAll(ctx, se.names.JudgeTokens()).Result()
-	if len(hub) != 1 || hub[sum(tok2)] != "judge-1" {
+	if len(hub) != 2 || hub[sum(tok2)] != "judge-1" || hub[rkeys.JudgeTokensSynced] == "" {
 		t.Fatalf("hub tokens after reissue = %v", hub)
 	}
 	if g := rawGet(t, se.ts.URL+"/api/judge/testdata/"+strings.Repeat("a", 64), "Authorization", "Bearer "+tok); g.status != 401 {
@@ -191,7 +192,7 @@ func TestJudgesAdmin(t *testing.T) {
 		t.Fatalf("revoke again: %d %s", r.status, r.raw)
 	}
 	hub, _ = se.rdb.HGetAll(ctx, se.names.JudgeTokens()).Result()
-	if len(hub) != 1 || hub[sum(tok2)] != "" {
+	if len(hub) != 2 || hub[sum(tok2)] != "" || hub[rkeys.JudgeTokensSynced] == "" {
 		t.Fatalf("hub tokens after revoke = %v", hub)
 	}
 	if g := rawGet(t, se.ts.URL+"/api/judge/testdata/"+strings.Repeat("a", 64), "Authorization", "Bearer "+tok2); g.status != 401 {
