@@ -89,8 +89,17 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("mariadb: %w", err)
 	}
+	// A private tmpdir: a starting mariadbd deletes every "#sql*" file in
+	// its tmpdir as a leftover of its own crash, so two instances sharing
+	// /tmp (parallel test packages, a test stack beside `make run`) delete
+	// each other's temporary tables. CI once lost a bootstrap to it
+	// ("Could not remove temporary table /tmp/#sql-temptable-…").
+	tmpdir := filepath.Join(dir, "tmp")
+	if err := os.MkdirAll(tmpdir, 0o750); err != nil {
+		return nil, fmt.Errorf("mariadb: %w", err)
+	}
 	if _, err := os.Stat(filepath.Join(data, "mysql")); os.IsNotExist(err) {
-		if err := installDB(ctx, dir, data); err != nil {
+		if err := installDB(ctx, tmpdir, data); err != nil {
 			return nil, err
 		}
 	}
@@ -98,6 +107,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 	args := []string{server,
 		"--no-defaults",
 		"--datadir=" + data,
+		"--tmpdir=" + tmpdir,
 		"--socket=" + m.Socket(),
 		"--port=" + strconv.Itoa(cfg.Port),
 		"--bind-address=127.0.0.1",
@@ -137,7 +147,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 	return m, nil
 }
 
-func installDB(ctx context.Context, dir, data string) error {
+func installDB(ctx context.Context, tmpdir, data string) error {
 	install, err := lookPath("mariadb-install-db", "mysql_install_db")
 	if err != nil {
 		return fmt.Errorf("mariadb: %w", err)
@@ -151,7 +161,11 @@ func installDB(ctx context.Context, dir, data string) error {
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
-	out, err := exec.CommandContext(ctx, install, args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, install, args...)
+	// The bootstrap server takes its tmpdir from TMPDIR (it reads no
+	// option file here).
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmpdir)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("mariadb: %s: %w\n%s", install, err, out)
 	}
