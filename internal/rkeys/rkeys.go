@@ -79,6 +79,13 @@ func (n Names) Cache(parts ...string) string { return n.k(append([]string{"cache
 // Session is the key of one browser session (a hash), by session id.
 func (n Names) Session(id string) string { return n.k("session", id) }
 
+// UserSessions is the set of one user's session keys (Session(...)), so
+// that a password change or a disabled account can end them all, and the
+// hub, which reads sessions from Redis only, stops accepting them.
+func (n Names) UserSessions(userID int64) string {
+	return n.k("user-sessions", strconv.FormatInt(userID, 10))
+}
+
 // Queue is the judge queue: a sorted set of task ids ordered by priority
 // then submission time.
 func (n Names) Queue() string { return n.k("queue") }

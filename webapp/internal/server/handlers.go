@@ -119,13 +119,18 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}
+	s.setSessionCookie(w, r, sess.ID)
+	s.log.Info("login", "user_id", u.ID, "client", ip, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusOK, SessionJSON{User: userJSON(&u, true), CSRFToken: sess.CSRF})
+}
+
+// setSessionCookie hands the browser its session id.
+func (s *Server) setSessionCookie(w http.ResponseWriter, r *http.Request, id string) {
 	http.SetCookie(w, &http.Cookie{
-		Name: SessionCookie, Value: sess.ID, Path: "/",
+		Name: SessionCookie, Value: id, Path: "/",
 		MaxAge:   int(s.sessions.TTL() / time.Second),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: s.secure(r),
 	})
-	s.log.Info("login", "user_id", u.ID, "client", ip, "request_id", requestIDOf(r))
-	writeJSON(w, http.StatusOK, SessionJSON{User: userJSON(&u, true), CSRFToken: sess.CSRF})
 }
 
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {

@@ -216,7 +216,8 @@ func upload(r *http.Request) int {
 }
 
 // authenticate resolves the session cookie to a user. A missing, expired
-// or unknown session, or a disabled user, is anonymous; Redis or MySQL
+// or unknown session, a disabled user, or a session older than the user's
+// last password change (store.User.SessionValid) is anonymous; Redis or MySQL
 // failing is a 503 (the request cannot be judged either way).
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -235,7 +236,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		u, err := s.cfg.Store.UserByID(r.Context(), sess.UserID)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && u.Disabled) {
+		if errors.Is(err, store.ErrNotFound) || (err == nil && !u.SessionValid(sess.CreatedAt)) {
 			_ = s.sessions.Delete(r.Context(), sess.ID)
 			next.ServeHTTP(w, r)
 			return

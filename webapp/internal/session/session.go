@@ -65,6 +65,13 @@ func (s *Store) Create(ctx context.Context, userID int64, role string) (Session,
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, k, "user_id", userID, "role", role, "csrf", ss.CSRF, "created_ms", ss.CreatedAt.UnixMilli())
 		p.PExpire(ctx, k, s.ttl)
+		// The user's index outlives an idle session (each use extends
+		// the session, not the index): twice the idle TTL, renewed at every
+		// login. A session kept alive longer than that drops out of the
+		// index; MySQL's sessions_after still voids it for the web nodes.
+		u := s.names.UserSessions(userID)
+		p.SAdd(ctx, u, k)
+		p.PExpire(ctx, u, 2*s.ttl)
 		return nil
 	})
 	if err != nil {
@@ -96,6 +103,46 @@ func (s *Store) Get(ctx context.Context, id string) (Session, error) {
 	}
 	ms, _ := strconv.ParseInt(m["created_ms"], 10, 64)
 	return Session{ID: id, UserID: uid, CSRF: m["csrf"], CreatedAt: time.UnixMilli(ms).UTC()}, nil
+}
+
+// EndUser ends every indexed session of userID except keep (a session id,
+// or "" for none) and returns how many it ended.
+func (s *Store) EndUser(ctx context.Context, userID int64, keep string) (int, error) {
+	u := s.names.UserSessions(userID)
+	keys, err := s.rdb.SMembers(ctx, u).Result()
+	if err != nil {
+		return 0, fmt.Errorf("session end user %d: %w", userID, err)
+	}
+	keepKey := ""
+	if keep != "" {
+		keepKey = s.key(keep)
+	}
+	var end []string
+	for _, k := range keys {
+		if k != keepKey {
+			end = append(end, k)
+		}
+	}
+	if len(end) == 0 {
+		return 0, nil
+	}
+	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, end...)
+		p.SRem(ctx, u, toAny(end)...)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("session end user %d: %w", userID, err)
+	}
+	return len(end), nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // Delete ends a session (a no-op if it is gone).

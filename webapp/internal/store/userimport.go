@@ -92,8 +92,8 @@ func (s *Store) ImportUsers(ctx context.Context, users []ImportUser, contestID i
 					res.Updated++
 				}
 			default:
-				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, password_hash = ? WHERE id = ?",
-					u.DisplayName, u.Email, u.Role, u.PasswordHash, id)
+				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, password_hash = ?, sessions_after = ? WHERE id = ?",
+					u.DisplayName, u.Email, u.Role, u.PasswordHash, sessionsCutoff(), id)
 				if err == nil {
 					res.Updated++
 				}

@@ -1,0 +1,358 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/verdict-oj/verdict/webapp/internal/account"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// AdminUserJSON is a user as the admins' user list shows it.
+type AdminUserJSON struct {
+	ID          int64     `json:"id"`
+	Username    string    `json:"username"`
+	DisplayName string    `json:"display_name"`
+	Email       string    `json:"email"` // "" when none
+	Role        string    `json:"role"`
+	Disabled    bool      `json:"disabled"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+func adminUserJSON(u *store.User) AdminUserJSON {
+	return AdminUserJSON{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Email: u.Email.String,
+		Role: u.Role, Disabled: u.Disabled, CreatedAt: u.CreatedAt}
+}
+
+// Limits of GET /api/users.
+const (
+	DefaultUserPage = 50
+	MaxUserPage     = 200
+)
+
+// endSessions logs userID out of every session but keep ("" for none) in
+// Redis, for the hub's sake (the web nodes already refuse them through
+// sessions_after). A failure is logged: the web nodes' check stands.
+func (s *Server) endSessions(ctx context.Context, userID int64, keep string) {
+	if n, err := s.sessions.EndUser(ctx, userID, keep); err != nil {
+		s.log.Warn("cannot end the user's sessions in Redis (the web nodes refuse them anyway)", "user_id", userID, "err", err)
+	} else if n > 0 {
+		s.log.Info("sessions ended", "user_id", userID, "count", n)
+	}
+}
+
+type changePasswordRequest struct {
+	CurrentPassword string `json:"current_password"`
+	NewPassword     string `json:"new_password"`
+}
+
+// handleChangePassword changes the logged-in user's own password. The
+// current password is checked like a login (and wrong ones count against
+// the account's login limit). Every other session of the user ends; this
+// one is replaced by a new session (new cookie, new CSRF token).
+func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
+	a := authOf(r)
+	if a.user == nil {
+		writeAPIError(w, errUnauthorized)
+		return
+	}
+	var req changePasswordRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	if req.CurrentPassword == "" {
+		writeAPIError(w, badField("current_password", "current_password is required"))
+		return
+	}
+	if err := account.ValidatePassword(req.NewPassword); err != nil {
+		var fe *account.FieldError
+		errors.As(err, &fe)
+		writeAPIError(w, badField("new_password", "new_password "+fe.Message))
+		return
+	}
+	if req.NewPassword == req.CurrentPassword {
+		writeAPIError(w, badField("new_password", "new_password must differ from the current password"))
+		return
+	}
+	ctx := r.Context()
+	u := a.user
+	blocked, wait, err := s.limiter.Blocked(ctx, s.loginUser, u.Username)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if blocked {
+		e := apiErr(http.StatusTooManyRequests, CodeRateLimited, "too many wrong passwords; try again later")
+		e.RetryAfter = wait
+		writeAPIError(w, e)
+		return
+	}
+	if !account.CheckPassword(u.PasswordHash, req.CurrentPassword) {
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		if _, err := s.limiter.Hit(hctx, s.loginUser, u.Username); err != nil {
+			s.log.Warn("cannot count a wrong password", "err", err)
+		}
+		writeAPIError(w, badField("current_password", "current_password is wrong"))
+		return
+	}
+	hash, err := account.HashPassword(req.NewPassword, s.cfg.PasswordCost)
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	if err := s.cfg.Store.SetPasswordHash(ctx, u.ID, hash); err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	// Created after the cut-off SetPasswordHash wrote: the only session
+	// that survives.
+	sess, err := s.sessions.Create(ctx, u.ID, u.Role)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.endSessions(ctx, u.ID, sess.ID)
+	s.setSessionCookie(w, r, sess.ID)
+	fresh, err := s.cfg.Store.UserByID(ctx, u.ID)
+	if err != nil {
+		fresh = *u
+	}
+	s.log.Info("password changed", "user_id", u.ID, "client", s.clientIP(r), "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusOK, SessionJSON{User: userJSON(&fresh, true), CSRFToken: sess.CSRF})
+}
+
+// handleListUsers lists users for admins, filtered, by id, with a cursor.
+func (s *Server) handleListUsers(w http.ResponseWriter, r *http.Request) {
+	if _, ok := requireAdmin(w, r, "list users"); !ok {
+		return
+	}
+	var f store.UserFilter
+	var after int64
+	limit := DefaultUserPage
+	q := r.URL.Query()
+	for _, k := range slices.Sorted(maps.Keys(q)) { // the same request always names the same parameter
+		v := q[k]
+		if len(v) != 1 {
+			writeAPIError(w, badField(k, k+" may be given once"))
+			return
+		}
+		switch val := v[0]; k {
+		case "q":
+			if len(val) > 64 {
+				writeAPIError(w, badField(k, "q is at most 64 bytes"))
+				return
+			}
+			f.Query = val
+		case "role":
+			if val != store.RoleAdmin && val != store.RoleSetter && val != store.RoleStudent {
+				writeAPIError(w, badField(k, "role must be admin, setter or student"))
+				return
+			}
+			f.Role = val
+		case "disabled":
+			b, err := strconv.ParseBool(val)
+			if err != nil {
+				writeAPIError(w, badField(k, "disabled must be true or false"))
+				return
+			}
+			f.Disabled = &b
+		case "cursor":
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil || n < 0 {
+				writeAPIError(w, badField(k, "cursor is not one this server gave out"))
+				return
+			}
+			after = n
+		case "limit":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 1 || n > MaxUserPage {
+				writeAPIError(w, badField(k, "limit must be 1 to "+strconv.Itoa(MaxUserPage)))
+				return
+			}
+			limit = n
+		default:
+			writeAPIError(w, badField(k, "unknown query parameter "+k))
+			return
+		}
+	}
+	users, err := s.cfg.Store.ListUsers(r.Context(), f, after, limit+1)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	var next *string
+	if len(users) > limit {
+		users = users[:limit]
+		c := strconv.FormatInt(users[len(users)-1].ID, 10)
+		next = &c
+	}
+	out := make([]AdminUserJSON, len(users))
+	for i := range users {
+		out[i] = adminUserJSON(&users[i])
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"users": out, "next_cursor": next})
+}
+
+// userByParam loads the {username} of the route, answering 404 itself.
+func (s *Server) userByParam(w http.ResponseWriter, r *http.Request) (store.User, bool) {
+	name := chi.URLParam(r, "username")
+	u, err := s.cfg.Store.UserByUsername(r.Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "username", "no user "+strconv.Quote(name)))
+		return store.User{}, false
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return store.User{}, false
+	}
+	return u, true
+}
+
+type updateUserRequest struct {
+	DisplayName *string `json:"display_name"`
+	Email       *string `json:"email"`
+	Role        *string `json:"role"`
+	Disabled    *bool   `json:"disabled"`
+}
+
+// handleUpdateUser changes a user's display name, e-mail, role or
+// disabled state (admins). An admin cannot change their own role or
+// disable themselves (the last admin could lock everyone out).
+func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
+	admin, ok := requireAdmin(w, r, "edit users")
+	if !ok {
+		return
+	}
+	var req updateUserRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	u, ok := s.userByParam(w, r)
+	if !ok {
+		return
+	}
+	var up store.UserUpdate
+	if req.DisplayName != nil {
+		if err := account.ValidateDisplayName(*req.DisplayName); err != nil {
+			var fe *account.FieldError
+			errors.As(err, &fe)
+			writeAPIError(w, badField("display_name", "display_name "+fe.Message))
+			return
+		}
+		dn := *req.DisplayName
+		if dn == "" {
+			dn = u.Username
+		}
+		up.DisplayName = &dn
+	}
+	if req.Email != nil {
+		if *req.Email != "" {
+			if err := account.ValidateEmail(*req.Email); err != nil {
+				var fe *account.FieldError
+				errors.As(err, &fe)
+				writeAPIError(w, badField("email", "email "+fe.Message))
+				return
+			}
+		}
+		em := sql.NullString{String: *req.Email, Valid: *req.Email != ""}
+		up.Email = &em
+	}
+	if req.Role != nil {
+		switch *req.Role {
+		case store.RoleAdmin, store.RoleSetter, store.RoleStudent:
+		default:
+			writeAPIError(w, badField("role", "role must be admin, setter or student"))
+			return
+		}
+		if u.ID == admin.ID && *req.Role != u.Role {
+			writeAPIError(w, badField("role", "you cannot change your own role (ask another admin)"))
+			return
+		}
+		up.Role = req.Role
+	}
+	if req.Disabled != nil {
+		if u.ID == admin.ID && *req.Disabled {
+			writeAPIError(w, badField("disabled", "you cannot disable yourself"))
+			return
+		}
+		up.Disabled = req.Disabled
+	}
+	ctx := r.Context()
+	nu, err := s.cfg.Store.UpdateUser(ctx, u.ID, up)
+	var dup *store.DuplicateError
+	if errors.As(err, &dup) {
+		writeAPIError(w, fieldErr(http.StatusConflict, CodeConflict, "email", "email is already taken"))
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if nu.Disabled && !u.Disabled {
+		s.endSessions(ctx, u.ID, "")
+	}
+	s.log.Info("user updated", "user_id", u.ID, "by", admin.ID, "role", nu.Role, "disabled", nu.Disabled, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusOK, map[string]any{"user": adminUserJSON(&nu)})
+}
+
+type resetPasswordRequest struct {
+	Password *string `json:"password"`
+}
+
+// handleResetPassword sets a user's password (admins): the given one, or
+// a generated one, returned once. The user is logged out everywhere.
+func (s *Server) handleResetPassword(w http.ResponseWriter, r *http.Request) {
+	admin, ok := requireAdmin(w, r, "reset passwords")
+	if !ok {
+		return
+	}
+	var req resetPasswordRequest
+	if r.ContentLength != 0 {
+		if e := decodeJSON(r, &req); e != nil {
+			writeAPIError(w, e)
+			return
+		}
+	}
+	pw := account.RandomPassword()
+	if req.Password != nil {
+		if err := account.ValidatePassword(*req.Password); err != nil {
+			var fe *account.FieldError
+			errors.As(err, &fe)
+			writeAPIError(w, badField("password", "password "+fe.Message))
+			return
+		}
+		pw = *req.Password
+	}
+	u, ok := s.userByParam(w, r)
+	if !ok {
+		return
+	}
+	hash, err := account.HashPassword(pw, s.cfg.PasswordCost)
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	ctx := r.Context()
+	if err := s.cfg.Store.SetPasswordHash(ctx, u.ID, hash); err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	s.endSessions(ctx, u.ID, "")
+	// A reset also lifts a lock-out from wrong passwords.
+	if err := s.limiter.Reset(ctx, s.loginUser, u.Username); err != nil {
+		s.log.Warn("cannot reset the login limit", "err", err)
+	}
+	s.log.Info("password reset", "user_id", u.ID, "by", admin.ID, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusOK, map[string]string{"username": u.Username, "password": pw})
+}
