@@ -7,6 +7,7 @@ export interface User {
   username: string;
   display_name: string;
   role: "admin" | "setter" | "student" | string;
+  email?: string;
 }
 
 export interface SessionDoc {
@@ -63,8 +64,25 @@ async function parseError(res: Response): Promise<ApiError> {
   } catch {
     /* not JSON: keep the status text */
   }
-  const ra = Number(res.headers.get("Retry-After"));
-  return new ApiError(res.status, code, message, field, Number.isFinite(ra) && ra > 0 ? ra : undefined, body);
+  return new ApiError(res.status, code, message, field, retryAfterSeconds(res.headers.get("Retry-After")), body);
+}
+
+/** retryAfterSeconds reads a Retry-After header: delay-seconds, or an
+ *  HTTP date (RFC 9110 allows both), as whole seconds from now. */
+export function retryAfterSeconds(v: string | null, now = Date.now()): number | undefined {
+  if (!v) return undefined;
+  const t = v.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) {
+    const n = Math.ceil(Number(t));
+    return n > 0 ? n : undefined;
+  }
+  // Only something that looks like a date ("Wed, 21 Oct 2015 07:28:00 GMT"):
+  // Date.parse reads almost anything as some date.
+  if (!/[a-z]/i.test(t)) return undefined;
+  const at = Date.parse(t);
+  if (Number.isNaN(at)) return undefined;
+  const s = Math.ceil((at - now) / 1000);
+  return s > 0 ? s : undefined;
 }
 
 /** unknownUsernames reads the "unknown" list of a participants 422. */
@@ -237,6 +255,36 @@ export interface JudgeInfo {
   revoked_at?: string | null;
 }
 
+/** A user as the admin users endpoints show it (GET/PUT /api/users). */
+export interface AdminUser {
+  id: number;
+  username: string;
+  display_name: string;
+  /** "" when the user has none. */
+  email: string;
+  role: "admin" | "setter" | "student" | string;
+  disabled: boolean;
+  created_at: string;
+}
+
+/** The fields PUT /api/users/{username} accepts; any subset. */
+export interface UserPatch {
+  display_name?: string;
+  email?: string;
+  role?: string;
+  disabled?: boolean;
+}
+
+export interface UserFilter {
+  /** A username prefix, or part of the display name or e-mail. */
+  q?: string;
+  role?: string;
+  /** true: disabled accounts only; false: active only; undefined: both. */
+  disabled?: boolean;
+  cursor?: string | null;
+  limit?: number;
+}
+
 export interface Page<T> {
   items: T[];
   next_cursor?: string | null;
@@ -282,6 +330,10 @@ export const api = {
   /** Registers a student; the answer is {user} (it does not log in). */
   register: (b: { username: string; password: string; display_name?: string; email?: string }) =>
     request<Partial<SessionDoc>>("/api/users", { method: "POST", body: b }),
+  /** Changes the caller's password. The answer carries a new session: the
+   * caller must keep its csrf_token (the old one is no longer valid). */
+  changePassword: (current_password: string, new_password: string) =>
+    request<SessionDoc>("/api/me/password", { method: "POST", body: { current_password, new_password } }),
 
   problems: async () => unwrapList<ProblemSummary>(await request<unknown>("/api/problems"), "problems"),
   problem: async (slug: string) => unwrapOne<Problem>(await request<unknown>(`/api/problems/${enc(slug)}`), "problem"),
@@ -362,12 +414,35 @@ export const api = {
       body: fd,
     });
   },
+  /** Admins: one page of users, ordered by id. */
+  users: async (f: UserFilter = {}, signal?: AbortSignal) =>
+    unwrapList<AdminUser>(
+      await request<unknown>(
+        `/api/users${qs({ q: f.q?.trim(), role: f.role, disabled: f.disabled === undefined ? undefined : String(f.disabled), cursor: f.cursor, limit: f.limit })}`,
+        { signal },
+      ),
+      "users",
+    ),
+  updateUser: async (username: string, patch: UserPatch) =>
+    unwrapOne<AdminUser>(await request<unknown>(`/api/users/${enc(username)}`, { method: "PUT", body: patch }), "user"),
+  /** Admins: resets a password. Without one the server generates it; the
+   * answer is the only place it is ever shown. */
+  resetPassword: (username: string, password?: string) =>
+    request<{ username: string; password: string }>(`/api/users/${enc(username)}/password`, {
+      method: "POST",
+      body: password === undefined ? {} : { password },
+    }),
   judges: async () => unwrapList<JudgeInfo>(await request<unknown>("/api/judges"), "judges"),
   createJudge: (name: string) => request<{ name: string; token: string }>("/api/judges", { method: "POST", body: { name } }),
   deleteJudge: (name: string) => request<void>(`/api/judges/${enc(name)}`, { method: "DELETE" }),
   rejudge: (b: { submission?: number; problem?: string; contest?: string }) =>
     request<{ queued: number }>("/api/rejudge", { method: "POST", body: b }),
 };
+
+/** scoreboardCsvURL is the staff CSV export of a contest's full standings. */
+export function scoreboardCsvURL(slug: string): string {
+  return `/api/contests/${enc(slug)}/scoreboard.csv`;
+}
 
 /** The answer of a CSV user import. passwords holds the passwords the
  * server generated for new users without one: shown once, never again. */

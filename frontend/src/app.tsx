@@ -12,6 +12,7 @@ import { SubmissionsPage } from "./pages/submissions";
 import { ContestPage, ContestsPage } from "./pages/contests";
 import { LoginPage, RegisterPage } from "./pages/auth";
 import { AdminPage } from "./pages/admin";
+import { AccountPage } from "./pages/account";
 
 export const ROUTES: readonly Route[] = [
   { name: "problems", pattern: "/" },
@@ -24,6 +25,7 @@ export const ROUTES: readonly Route[] = [
   { name: "contestProblem", pattern: "/contests/:contest/problems/:slug" },
   { name: "login", pattern: "/login" },
   { name: "register", pattern: "/register" },
+  { name: "account", pattern: "/account" },
   { name: "admin", pattern: "/admin" },
   { name: "admin", pattern: "/admin/:section" },
 ];
@@ -57,6 +59,8 @@ function Page({ path, search }: { path: string; search: string }) {
       return <LoginPage query={m.query} />;
     case "register":
       return <RegisterPage query={m.query} />;
+    case "account":
+      return <AccountPage />;
     case "admin":
       return <AdminPage section={p.section} />;
   }
@@ -135,9 +139,10 @@ function Header({ path }: { path: string }) {
           )}
           {s.user && (
             <>
-              <span class="whoami" title={t("nav.signedInAs", { name: s.user.username })}>
+              <a class="whoami" href="/account" title={t("nav.signedInAs", { name: s.user.username })} aria-current={path === "/account" ? "page" : undefined}>
                 {s.user.display_name || s.user.username}
-              </span>
+                <span class="sr-only"> ({t("nav.account")})</span>
+              </a>
               <button type="button" class="btn btn-small btn-ghost" onClick={logout}>
                 {t("nav.logout")}
               </button>

@@ -27,6 +27,18 @@ export function errorText(e: unknown): string {
   return t("common.error", { message: e instanceof Error ? e.message : String(e) });
 }
 
+/** waitTime names a wait of `seconds` (a Retry-After) the way people say
+ *  it: "45 s", "15 min", "1 h 30 min". Rounded up, so it never promises
+ *  less than the server asked for. */
+export function waitTime(seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  if (s < 60) return t("common.seconds", { n: s });
+  const m = Math.ceil(s / 60);
+  if (m < 60) return t("common.minutes", { n: m });
+  const h = Math.floor(m / 60);
+  return m % 60 === 0 ? t("common.hours", { n: h }) : t("common.hoursMinutes", { h, m: m % 60 });
+}
+
 export interface Async<T> {
   data: T | undefined;
   error: unknown;

@@ -1,18 +1,30 @@
 // Admin pages (admin and setter roles): problems and their test data,
-// ICPC problem package import, contests, users CSV import, judge tokens
-// with their live load, rejudge.
+// ICPC problem package import, contests, users (the account list for
+// admins, CSV import), judge tokens with their live load, rejudge.
 // Plain forms on the API; a field error from the server is shown next to
 // its field.
 
 import type { ComponentChildren } from "preact";
-import { useEffect, useMemo, useState } from "preact/hooks";
-import { api, ApiError, importErrors, unknownUsernames, type Contest, type ImportResult, type JudgeInfo, type ProblemImportResult } from "../api";
-import { getLang, t, type Key } from "../i18n";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import {
+  api,
+  ApiError,
+  importErrors,
+  unknownUsernames,
+  type AdminUser,
+  type Contest,
+  type ImportResult,
+  type JudgeInfo,
+  type ProblemImportResult,
+  type User,
+  type UserPatch,
+} from "../api";
+import { getLang, roleLabel, t, type Key } from "../i18n";
 import { dateTime, fromLocalInput, toLocalInput } from "../format";
 import { renderMarkdown } from "../markdown";
 import { parseUsernames } from "../registration";
 import { isStaff, session, useStore } from "../state";
-import { ErrorBox, Field, fieldError, formError, Loading, Notice, useAsync, useFocusHeading, useTitle } from "../ui";
+import { ErrorBox, errorText, Field, fieldError, formError, Loading, Notice, useAsync, useFocusHeading, useTitle } from "../ui";
 
 const SECTIONS: { id: string; key: Key }[] = [
   { id: "problems", key: "admin.problems" },
@@ -636,16 +648,500 @@ function ParticipantsEditor({ slug, registration }: { slug: string; registration
 
 // ---- users ------------------------------------------------------------------
 
+/** How long the search box waits after the last key before it asks. */
+export const USER_SEARCH_DEBOUNCE_MS = 300;
+
+const ROLES = ["admin", "setter", "student"] as const;
+
+interface UserQuery {
+  q: string;
+  role: string;
+  disabledOnly: boolean;
+}
+
+/** The users section: admins get the account list; the CSV import is there
+ *  for every staff member, as before. */
 function UsersAdmin() {
+  const me = useStore(session).user;
+  // Bumped after an import, so the list shows the new accounts.
+  const [imports, setImports] = useState(0);
+  return (
+    <>
+      {me?.role === "admin" && <UsersList me={me} refresh={imports} />}
+      <UsersImport onImported={() => setImports((n) => n + 1)} />
+    </>
+  );
+}
+
+/** UsersList: search, filters, the table with per-row actions, "Load more"
+ *  on next_cursor. Rows already shown stay while a new query loads, so the
+ *  page does not jump to "Loading…" and back on every key. */
+function UsersList({ me, refresh }: { me: User; refresh: number }) {
+  const lang = getLang();
+  const [qText, setQText] = useState("");
+  const [query, setQuery] = useState<UserQuery>({ q: "", role: "", disabledOnly: false });
+  const [rows, setRows] = useState<AdminUser[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [reset, setReset] = useState<{ id: number; username: string; password: string } | null>(null);
+  const [updated, setUpdated] = useState<string | null>(null);
+  const inflight = useRef<AbortController | null>(null);
+  const moreRef = useRef<HTMLButtonElement>(null);
+  const statusRef = useRef<HTMLParagraphElement>(null);
+
+  const load = (q: UserQuery, cursor: string | null) => {
+    inflight.current?.abort();
+    const ac = new AbortController();
+    inflight.current = ac;
+    setLoading(true);
+    setError(null);
+    const hadFocus = cursor !== null && document.activeElement === moreRef.current;
+    api.users({ q: q.q, role: q.role || undefined, disabled: q.disabledOnly ? true : undefined, cursor }, ac.signal).then(
+      (page) => {
+        if (ac.signal.aborted) return;
+        setRows((old) => {
+          if (!cursor || !old) return page.items;
+          const seen = new Set(old.map((u) => u.id));
+          return [...old, ...page.items.filter((u) => !seen.has(u.id))];
+        });
+        setNext(page.next_cursor ?? null);
+        setLoading(false);
+        // The last page: "Load more" goes away; keep keyboard focus nearby.
+        if (hadFocus && !page.next_cursor) setTimeout(() => statusRef.current?.focus(), 0);
+      },
+      (e) => {
+        if (ac.signal.aborted) return;
+        setError(e);
+        setLoading(false);
+      },
+    );
+  };
+
+  useEffect(() => {
+    load(query, null);
+    return () => inflight.current?.abort();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [query, refresh]);
+
+  // The search box asks once typing pauses; Enter asks at once.
+  useEffect(() => {
+    const q = qText.trim();
+    if (q === query.q) return;
+    const h = setTimeout(() => setQuery((x) => (x.q === q ? x : { ...x, q })), USER_SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(h);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [qText]);
+
+  const replace = (u: AdminUser) => {
+    setRows((old) => old?.map((x) => (x.id === u.id ? u : x)) ?? old);
+    setUpdated(u.username);
+  };
+
+  const doneWithPassword = () => {
+    const id = reset?.id;
+    setReset(null);
+    if (id !== undefined) document.getElementById(`u-reset-${id}`)?.focus();
+  };
+
+  const count = rows?.length ?? 0;
+  return (
+    <Section title={t("admin.users.list")}>
+      <form
+        class="toolbar user-filters"
+        role="search"
+        aria-label={t("admin.users.filters")}
+        onSubmit={(e) => {
+          e.preventDefault();
+          const q = qText.trim();
+          // Enter on an unchanged query asks again (e.g. after an error).
+          if (q === query.q) load(query, null);
+          else setQuery({ ...query, q });
+        }}
+      >
+        <label for="u-q">{t("admin.users.search")}</label>
+        <input id="u-q" type="search" value={qText} onInput={(e) => setQText(e.currentTarget.value)} aria-describedby="u-q-hint" autoComplete="off" spellcheck={false} />
+        <label for="u-role">{t("account.role")}</label>
+        <select id="u-role" value={query.role} onChange={(e) => setQuery({ ...query, q: qText.trim(), role: e.currentTarget.value })}>
+          <option value="">{t("admin.users.anyRole")}</option>
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {roleLabel(r)}
+            </option>
+          ))}
+        </select>
+        <label class="check-inline">
+          <input id="u-disabled" type="checkbox" checked={query.disabledOnly} onChange={(e) => setQuery({ ...query, q: qText.trim(), disabledOnly: e.currentTarget.checked })} />{" "}
+          {t("admin.users.disabledOnly")}
+        </label>
+        <button type="submit" class="btn">
+          {t("admin.users.searchGo")}
+        </button>
+      </form>
+      <p id="u-q-hint" class="muted hint">
+        {t("admin.users.searchHint")}
+      </p>
+      <ErrorBox error={error} onRetry={() => load(query, null)} />
+      {reset && <OncePassword key={`${reset.id}:${reset.password}`} username={reset.username} password={reset.password} onDone={doneWithPassword} />}
+      {/* One line that always takes its place: what is shown, what just
+          changed. Messages come and go here without moving the table. */}
+      <p class="muted status-line" role="status" aria-live="polite" tabIndex={-1} ref={statusRef} data-testid="users-status">
+        {updated && <span class="ok-text">{t("admin.users.updated", { name: updated })} </span>}
+        {loading ? t("common.loading") : rows === null ? "" : next ? t("admin.users.shownMore", { n: count }) : t("admin.users.shown", { n: count })}
+      </p>
+      {rows && rows.length === 0 && !loading && <p class="muted">{t("admin.users.none")}</p>}
+      {rows && rows.length > 0 && (
+        <div class="table-wrap" aria-busy={loading ? "true" : undefined}>
+          <table class="list users-table">
+            <caption class="sr-only">{t("admin.users.list")}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t("login.username")}</th>
+                <th scope="col">{t("register.displayName")}</th>
+                <th scope="col">{t("admin.users.col.email")}</th>
+                <th scope="col">{t("account.role")}</th>
+                <th scope="col">{t("admin.users.col.status")}</th>
+                <th scope="col">{t("admin.users.col.created")}</th>
+                <th scope="col">{t("admin.users.col.actions")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((u) => (
+                <UserRow
+                  key={u.id}
+                  u={u}
+                  self={u.id === me.id}
+                  lang={lang}
+                  onUpdated={replace}
+                  onBusy={() => setUpdated(null)}
+                  onReset={(r) => setReset({ id: u.id, username: r.username || u.username, password: r.password })}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {next && (
+        <div class="actions">
+          {/* Not disabled while loading: that would drop keyboard focus. */}
+          <button type="button" class="btn" ref={moreRef} aria-disabled={loading ? "true" : undefined} aria-busy={loading ? "true" : undefined} onClick={() => !loading && load(query, next)}>
+            {t("common.more")}
+          </button>
+        </div>
+      )}
+    </Section>
+  );
+}
+
+const COLS = 7;
+
+/** UserRow: one account and what an admin can do to it. The server's word
+ *  on a field (say, "you cannot change your own role") is shown next to the
+ *  control it is about. */
+function UserRow({
+  u,
+  self,
+  lang,
+  onUpdated,
+  onBusy,
+  onReset,
+}: {
+  u: AdminUser;
+  self: boolean;
+  lang: string;
+  onUpdated: (u: AdminUser) => void;
+  onBusy: () => void;
+  onReset: (r: { username: string; password: string }) => void;
+}) {
+  const [busy, setBusy] = useState<"role" | "disabled" | "reset" | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  // The role chosen while its PUT is on the way; on an error the select
+  // goes back to the stored role.
+  const [pendingRole, setPendingRole] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
+  const name = u.username;
+  const roleErr = fieldError(error, "role");
+  const disabledErr = fieldError(error, "disabled");
+  const rowErr = formError(error, ["role", "disabled"]);
+
+  const put = async (what: "role" | "disabled", patch: UserPatch) => {
+    setBusy(what);
+    setError(null);
+    onBusy();
+    try {
+      onUpdated(await api.updateUser(name, patch));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+      setPendingRole(null);
+    }
+  };
+  // Controls stay enabled while a change is on the way (disabling the
+  // focused one would drop keyboard focus); a second action waits instead.
+  const changeRole = (sel: HTMLSelectElement) => {
+    if (busy) {
+      sel.value = pendingRole ?? u.role;
+      return;
+    }
+    if (sel.value === u.role) return;
+    setPendingRole(sel.value);
+    void put("role", { role: sel.value });
+  };
+  const toggle = () => {
+    if (busy) return;
+    if (!u.disabled && !confirm(t("admin.users.confirmDisable", { name }))) return;
+    void put("disabled", { disabled: !u.disabled });
+  };
+  const resetPassword = async () => {
+    if (busy) return;
+    if (!confirm(t("admin.users.confirmReset", { name }))) return;
+    setBusy("reset");
+    setError(null);
+    onBusy();
+    try {
+      onReset(await api.resetPassword(name));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <>
+      <tr data-username={name} class={u.disabled ? "user-disabled" : undefined}>
+        <th scope="row" class="nowrap">
+          {name}
+          {self && <span class="tag">{t("admin.users.you")}</span>}
+        </th>
+        <td class="u-name">{u.display_name}</td>
+        <td class="u-email">{u.email}</td>
+        <td>
+          <select
+            id={`u-role-${u.id}`}
+            value={pendingRole ?? u.role}
+            aria-busy={busy === "role" ? "true" : undefined}
+            aria-label={t("admin.users.roleOf", { name })}
+            aria-invalid={roleErr ? "true" : undefined}
+            aria-describedby={roleErr ? `u-role-${u.id}-err` : undefined}
+            onChange={(e) => changeRole(e.currentTarget)}
+          >
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {roleLabel(r)}
+              </option>
+            ))}
+            {!(ROLES as readonly string[]).includes(u.role) && <option value={u.role}>{u.role}</option>}
+          </select>
+          {roleErr && (
+            <small id={`u-role-${u.id}-err`} class="field-error cell-error" role="alert">
+              {roleErr}
+            </small>
+          )}
+        </td>
+        <td>
+          <div class="u-status">
+            <span class={u.disabled ? "tag tag-bad" : "tag tag-active"}>{u.disabled ? t("admin.users.disabled") : t("admin.users.active")}</span>
+            <button
+              type="button"
+              id={`u-toggle-${u.id}`}
+              class={u.disabled ? "btn btn-small" : "btn btn-small btn-danger"}
+              aria-busy={busy === "disabled" ? "true" : undefined}
+              aria-label={t(u.disabled ? "admin.users.enableName" : "admin.users.disableName", { name })}
+              aria-invalid={disabledErr ? "true" : undefined}
+              aria-describedby={disabledErr ? `u-toggle-${u.id}-err` : undefined}
+              onClick={toggle}
+            >
+              {u.disabled ? t("admin.users.enable") : t("admin.users.disable")}
+            </button>
+          </div>
+          {disabledErr && (
+            <small id={`u-toggle-${u.id}-err`} class="field-error cell-error" role="alert">
+              {disabledErr}
+            </small>
+          )}
+        </td>
+        <td class="nowrap">{dateTime(u.created_at, lang)}</td>
+        <td>
+          <div class="row-actions">
+            <button
+              type="button"
+              id={`u-edit-${u.id}`}
+              class="btn btn-small"
+              aria-expanded={editing}
+              aria-controls={editing ? `u-editrow-${u.id}` : undefined}
+              aria-label={t("admin.users.editName", { name })}
+              onClick={() => setEditing(!editing)}
+            >
+              {t("admin.users.edit")}
+            </button>
+            <button
+              type="button"
+              id={`u-reset-${u.id}`}
+              class="btn btn-small"
+              aria-busy={busy === "reset" ? "true" : undefined}
+              aria-label={t("admin.users.resetName", { name })}
+              onClick={resetPassword}
+            >
+              {t("admin.users.reset")}
+            </button>
+          </div>
+          {rowErr && (
+            <small class="field-error cell-error" role="alert">
+              {errorText(rowErr)}
+            </small>
+          )}
+        </td>
+      </tr>
+      {editing && (
+        <tr id={`u-editrow-${u.id}`} class="user-edit">
+          <td colSpan={COLS}>
+            <UserEditForm
+              u={u}
+              onCancel={() => {
+                setEditing(false);
+                document.getElementById(`u-edit-${u.id}`)?.focus();
+              }}
+              onSaved={(nu) => {
+                setEditing(false);
+                if (nu) onUpdated(nu);
+                document.getElementById(`u-edit-${u.id}`)?.focus();
+              }}
+            />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+const EDIT_FIELDS = ["display_name", "email"];
+
+/** UserEditForm edits a display name and e-mail; it sends only what changed. */
+function UserEditForm({ u, onCancel, onSaved }: { u: AdminUser; onCancel: () => void; onSaved: (u: AdminUser | null) => void }) {
+  const [displayName, setDisplayName] = useState(u.display_name);
+  const [email, setEmail] = useState(u.email);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const first = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    first.current?.querySelector("input")?.focus();
+  }, []);
+  const fe = (k: string) => fieldError(error, k);
+  const id = (k: string) => `u-${u.id}-${k}`;
+  return (
+    <form
+      class="form user-edit-form"
+      aria-label={t("admin.users.editName", { name: u.username })}
+      onKeyDown={(e) => {
+        if (e.key === "Escape") {
+          e.preventDefault();
+          onCancel();
+        }
+      }}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (busy) return;
+        const patch: UserPatch = {};
+        if (displayName !== u.display_name) patch.display_name = displayName;
+        if (email.trim() !== u.email) patch.email = email.trim();
+        if (Object.keys(patch).length === 0) {
+          onSaved(null);
+          return;
+        }
+        setBusy(true);
+        setError(null);
+        let saved: AdminUser;
+        try {
+          saved = await api.updateUser(u.username, patch);
+        } catch (err) {
+          setError(err);
+          setBusy(false);
+          if (err instanceof ApiError && err.field && EDIT_FIELDS.includes(err.field)) document.getElementById(id(err.field))?.focus();
+          return;
+        }
+        onSaved(saved); // closes this form
+      }}
+    >
+      <div class="grid-2" ref={first}>
+        <Field id={id("display_name")} label={t("register.displayName")} autoComplete="off" value={displayName} error={fe("display_name")} onInput={(e) => setDisplayName(e.currentTarget.value)} />
+        <Field id={id("email")} label={t("admin.users.col.email")} type="email" autoComplete="off" value={email} error={fe("email")} onInput={(e) => setEmail(e.currentTarget.value)} />
+      </div>
+      <ErrorBox error={formError(error, EDIT_FIELDS)} />
+      <div class="toolbar">
+        <button type="submit" class="btn btn-primary btn-small" disabled={busy} aria-busy={busy ? "true" : undefined}>
+          {t("common.save")}
+        </button>
+        <button type="button" class="btn btn-small btn-ghost" onClick={onCancel}>
+          {t("common.cancel")}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** OncePassword shows a generated password the only time it exists in
+ *  clear: the server keeps only its hash. Hiding it drops it for good. */
+function OncePassword({ username, password, onDone }: { username: string; password: string; onDone: () => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState<"ok" | "failed" | null>(null);
+  useEffect(() => {
+    input.current?.focus();
+    input.current?.select();
+  }, []);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(password);
+      setCopied("ok");
+    } catch {
+      // No clipboard API (plain http, old browser): select it for the user
+      // and try the old way.
+      input.current?.select();
+      let ok = false;
+      try {
+        ok = typeof document.execCommand === "function" && document.execCommand("copy");
+      } catch {
+        ok = false;
+      }
+      setCopied(ok ? "ok" : "failed");
+    }
+  };
+  return (
+    <div class="alert alert-warn once-password" data-testid="reset-password">
+      <p id="reset-pw-note">{t("admin.users.passwordOnce", { name: username })}</p>
+      <label for="reset-pw">{t("admin.users.newPassword", { name: username })}</label>
+      <div class="copy-row">
+        <input id="reset-pw" ref={input} class="token" readOnly value={password} aria-describedby="reset-pw-note" autoComplete="off" spellcheck={false} onFocus={(e) => e.currentTarget.select()} />
+        <button type="button" class="btn btn-small" onClick={copy}>
+          {t("admin.users.copy")}
+        </button>
+      </div>
+      <span class="copy-status" role="status">
+        {copied === "ok" ? t("admin.users.copied") : copied === "failed" ? t("admin.users.copyFailed") : ""}
+      </span>
+      <button type="button" class="btn btn-small" onClick={onDone}>
+        {t("admin.users.done")}
+      </button>
+    </div>
+  );
+}
+
+function UsersImport({ onImported }: { onImported: () => void }) {
   const [file, setFile] = useState<File | null>(null);
   const imp = useSubmit<ImportResult>();
   return (
-    <Section title={t("admin.users")}>
+    <Section title={t("admin.users.importTitle")}>
       <form
         class="form"
         onSubmit={(e) => {
           e.preventDefault();
-          if (file) imp.run(() => api.importUsers(file));
+          if (file)
+            void imp.run(async () => {
+              const r = await api.importUsers(file);
+              onImported();
+              return r;
+            });
         }}
       >
         <Field id="u-file" label={t("admin.csv")} type="file" accept=".csv,text/csv" required error={importErrors(imp.error).length ? undefined : fieldError(imp.error, "file")} onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
@@ -666,6 +1162,7 @@ function UsersAdmin() {
         {imp.result?.passwords && Object.keys(imp.result.passwords).length > 0 && (
           <div class="alert alert-warn" role="alert">
             <p>{t("admin.generatedPasswords")}</p>
+            <div class="table-wrap">
             <table class="list">
               <thead>
                 <tr>
@@ -684,6 +1181,7 @@ function UsersAdmin() {
                 ))}
               </tbody>
             </table>
+            </div>
           </div>
         )}
         {imp.result?.errors && imp.result.errors.length > 0 && (

@@ -2,13 +2,13 @@
 // and clarifications.
 
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { api, type Contest } from "../api";
+import { api, scoreboardCsvURL, type Contest } from "../api";
 import { registrationState } from "../registration";
 import { getLang, t } from "../i18n";
 import { countdown, dateTime, length } from "../format";
 import { renderMarkdown } from "../markdown";
 import { applyEvent, emptyBoard, fromDoc, type Scoreboard } from "../scoreboard";
-import { live, session, useStore } from "../state";
+import { isStaff, live, session, useStore } from "../state";
 import { ScoreboardTable } from "../components/scoreboard";
 import { LiveStatus } from "../components/livestatus";
 import { ErrorBox, Loading, Notice, useAsync, useFocusHeading, useNow, useTitle } from "../ui";
@@ -151,6 +151,8 @@ function ContestProblems({ contest }: { contest: Contest }) {
 }
 
 export function LiveScoreboard({ contest }: { contest: Contest }) {
+  // Staff (admins and setters) may export the full, unfrozen standings.
+  const staff = isStaff(useStore(session).user);
   const [board, setBoard] = useState<Scoreboard>(() => emptyBoard(contest.rule));
   const [error, setError] = useState<unknown>(null);
   const [loaded, setLoaded] = useState(false);
@@ -211,6 +213,18 @@ export function LiveScoreboard({ contest }: { contest: Contest }) {
         {t("contest.scoreboard")}
       </h2>
       <LiveStatus />
+      {staff && (
+        <p class="toolbar sb-tools">
+          {/* A plain download link: the browser sends the session cookie
+              and saves the file; the router leaves [download] links alone. */}
+          <a class="btn btn-small" href={scoreboardCsvURL(contest.slug)} download={`${contest.slug}-scoreboard.csv`} aria-describedby="sb-csv-hint" data-testid="scoreboard-csv">
+            {t("board.csv")}
+          </a>
+          <span id="sb-csv-hint" class="muted hint">
+            {t("board.csvHint")}
+          </span>
+        </p>
+      )}
       {(board.frozen || contest.frozen) && <Notice kind="info">{t("contest.frozen")}</Notice>}
       <ErrorBox error={error} />
       {!loaded ? <Loading /> : <ScoreboardTable board={board} labels={labels} />}
