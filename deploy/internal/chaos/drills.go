@@ -273,6 +273,13 @@ func RestartRedis(ctx context.Context, e *Env, r *Result) {
 	submit(wrong(marker), "WA")
 	r.did("2 more contest submissions (AC, WA) after the restart")
 	e.verifyOnce(ctx, r, marker, want, 5, 120*time.Second)
+	e.checkBoardRebuilds(ctx, r, c, "kept through the restart")
+}
+
+// checkBoardRebuilds reads the student's row of the demo contest's
+// scoreboard, deletes the board in Redis, reads it again (rebuilt from
+// MySQL) and checks both agree and show the one solved problem.
+func (e *Env) checkBoardRebuilds(ctx context.Context, r *Result, c *Client, what string) {
 	time.Sleep(1500 * time.Millisecond) // scoreboard writes follow the results
 	live, err := studentRow(ctx, c)
 	if err != nil {
@@ -295,7 +302,7 @@ func RestartRedis(ctx context.Context, e *Env, r *Result) {
 	}
 	r.did("read the student's scoreboard row, deleted the board in Redis, read it again (rebuilt from MySQL)")
 	r.check(live == rebuilt && strings.Contains(live, "solved=1"),
-		"the scoreboard kept through the restart equals the one rebuilt from MySQL: "+live,
+		"the scoreboard "+what+" equals the one rebuilt from MySQL: "+live,
 		"rebuilt: "+rebuilt)
 }
 
@@ -385,29 +392,7 @@ func WipeRedis(ctx context.Context, e *Env, r *Result) {
 	submit(c2, wrong(marker), "WA")
 	r.did("2 more contest submissions (AC, WA)")
 	e.verifyOnce(ctx, r, marker, want, 5, 120*time.Second)
-	time.Sleep(1500 * time.Millisecond) // scoreboard writes follow the results
-	live, err := studentRow(ctx, c2)
-	if err != nil {
-		r.fail("scoreboard: %v", err)
-		return
-	}
-	var cid int64
-	if err := e.DB.QueryRowContext(ctx, "SELECT id FROM contests WHERE slug = 'demo'").Scan(&cid); err != nil {
-		r.fail("contest id: %v", err)
-		return
-	}
-	if err := e.RDB.Del(ctx, e.Names.Scoreboard(cid)).Err(); err != nil {
-		r.fail("drop the board: %v", err)
-		return
-	}
-	rebuilt, err := studentRow(ctx, c2)
-	if err != nil {
-		r.fail("scoreboard after rebuild: %v", err)
-		return
-	}
-	r.check(live == rebuilt && strings.Contains(live, "solved=1"),
-		"the scoreboard after the wipe equals one rebuilt from MySQL again: "+live,
-		"rebuilt: "+rebuilt)
+	e.checkBoardRebuilds(ctx, r, c2, "after the wipe")
 }
 
 // FreezeMySQL: SIGSTOP MariaDB for 10 s while a student submits.

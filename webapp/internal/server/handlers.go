@@ -67,15 +67,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		subject string
 	}{{s.loginUser, req.Username}, {s.loginIP, ip}}
 	for _, c := range limits {
-		blocked, wait, err := s.limiter.Blocked(ctx, c.rule, c.subject)
-		if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
-		}
-		if blocked {
-			e := apiErr(http.StatusTooManyRequests, CodeRateLimited, "too many failed logins; try again later")
-			e.RetryAfter = wait
-			writeAPIError(w, e)
+		if s.refuseBlocked(w, r, c.rule, c.subject, "too many failed logins; try again later") {
 			return
 		}
 	}
@@ -91,16 +83,8 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		ok = account.CheckPassword(u.PasswordHash, req.Password) && !u.Disabled
 	}
 	if !ok {
-		// Counted even if the client has gone or the request's deadline
-		// passed during the (deliberately slow) password check: a failure
-		// that is not counted is a free guess, and a server slowed down
-		// by a guessing storm must not stop counting.
-		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
 		for _, c := range limits {
-			if _, err := s.limiter.Hit(hctx, c.rule, c.subject); err != nil {
-				s.log.Warn("cannot count a failed login", "err", err)
-			}
+			s.countFailure(ctx, c.rule, c.subject)
 		}
 		s.log.Info("login failed", "username", req.Username, "client", ip, "request_id", requestIDOf(r))
 		writeAPIError(w, apiErr(http.StatusUnauthorized, CodeInvalidCredentials, "wrong username or password"))
@@ -122,6 +106,34 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	s.setSessionCookie(w, r, sess.ID)
 	s.log.Info("login", "user_id", u.ID, "client", ip, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusOK, SessionJSON{User: userJSON(&u, true), CSRFToken: sess.CSRF})
+}
+
+// refuseBlocked answers 429 (with Retry-After) and returns true when
+// subject has used up rule, or 503 when the limiter cannot tell.
+func (s *Server) refuseBlocked(w http.ResponseWriter, r *http.Request, rule ratelimit.Rule, subject, msg string) bool {
+	blocked, wait, err := s.limiter.Blocked(r.Context(), rule, subject)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return true
+	}
+	if blocked {
+		e := apiErr(http.StatusTooManyRequests, CodeRateLimited, msg)
+		e.RetryAfter = wait
+		writeAPIError(w, e)
+	}
+	return blocked
+}
+
+// countFailure counts a failed password check against rule. It is counted
+// even if the client has gone or the request's deadline passed during the
+// (deliberately slow) check: a failure that is not counted is a free guess,
+// and a server slowed down by a guessing storm must not stop counting.
+func (s *Server) countFailure(ctx context.Context, rule ratelimit.Rule, subject string) {
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if _, err := s.limiter.Hit(hctx, rule, subject); err != nil {
+		s.log.Warn("cannot count a failed password check", "rule", rule.Kind, "err", err)
+	}
 }
 
 // setSessionCookie hands the browser its session id.

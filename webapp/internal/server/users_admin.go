@@ -85,23 +85,11 @@ func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	u := a.user
-	blocked, wait, err := s.limiter.Blocked(ctx, s.loginUser, u.Username)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	if blocked {
-		e := apiErr(http.StatusTooManyRequests, CodeRateLimited, "too many wrong passwords; try again later")
-		e.RetryAfter = wait
-		writeAPIError(w, e)
+	if s.refuseBlocked(w, r, s.loginUser, u.Username, "too many wrong passwords; try again later") {
 		return
 	}
 	if !account.CheckPassword(u.PasswordHash, req.CurrentPassword) {
-		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		if _, err := s.limiter.Hit(hctx, s.loginUser, u.Username); err != nil {
-			s.log.Warn("cannot count a wrong password", "err", err)
-		}
+		s.countFailure(ctx, s.loginUser, u.Username)
 		writeAPIError(w, badField("current_password", "current_password is wrong"))
 		return
 	}
