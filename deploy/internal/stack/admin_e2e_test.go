@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,18 +22,26 @@ import (
 // clarification they exchange. Names start with e2e- so they cannot clash
 // with the demo data.
 const (
-	adminProblem  = "e2e-sum"
-	adminContest  = "e2e-cup"
-	e2eStudent    = "e2e-alice"
-	e2eStudentPW  = "alice-pass-1"
-	e2eQuestion   = "E2E: may a+b exceed 2^31?"
-	e2eAnswer     = "E2E: no, |a+b| < 2^31 in every test."
-	aPlusBSource  = "#include <cstdio>\nint main() { long long a, b; scanf(\"%lld %lld\", &a, &b); printf(\"%lld\\n\", a + b); }\n"
-	phoneWidth    = 375
-	phoneHeight   = 740
+	adminProblem = "e2e-sum"
+	adminContest = "e2e-cup"
+	e2eStudent   = "e2e-alice"
+	e2eStudentPW = "alice-pass-1"
+	e2eQuestion  = "E2E: may a+b exceed 2^31?"
+	e2eAnswer    = "E2E: no, |a+b| < 2^31 in every test."
+	aPlusBSource = "#include <cstdio>\nint main() { long long a, b; scanf(\"%lld %lld\", &a, &b); printf(\"%lld\\n\", a + b); }\n"
+	phoneWidth   = 375
+	phoneHeight  = 740
 	// The student's page is subscribed to pushes (it then polls only every
 	// 120 s ±20 %), so an answer within this must have been pushed.
 	clarArrivesIn = 20 * time.Second
+)
+
+// The imported user without a password in the CSV: the admin resets it,
+// then they choose their own on the account page.
+const (
+	e2eBob      = "e2e-bob"
+	e2eBobName  = "Bob E2E"
+	e2eBobOwnPW = "bob-chose-this-1"
 )
 
 // jsq quotes s as a JavaScript string literal.
@@ -167,11 +176,71 @@ func phonePage(t *testing.T, ctx context.Context, name, url, ready string, more 
 	}
 }
 
+// usersListed waits until the admin's accounts list has the answer to the
+// search for q with the role filter role ("" for any) and shows exactly
+// these usernames, in order (space-separated). Waiting for that answer
+// first matters: the list asks again once the page has rendered the new
+// filters, so the answer to an earlier filter may be on screen for a
+// moment, and an action taken then would meet the later answer.
+func usersListed(q, role, names string) chromedp.Action[chromedp.Void] {
+	return until(fmt.Sprintf(`performance.getEntriesByType('resource').some((e) => {
+			const u = new URL(e.name);
+			return u.pathname === '/api/users' && (u.searchParams.get('q') ?? '') === %s && (u.searchParams.get('role') ?? '') === %s;
+		})
+		&& !document.querySelector('table.users-table')?.closest('[aria-busy]')
+		&& Array.from(document.querySelectorAll('table.users-table tbody tr[data-username]')).map((r) => r.dataset.username).join(' ') === %s`, jsq(q), jsq(role), jsq(names)))
+}
+
+// usersStatus waits until the accounts list's status line includes s.
+func usersStatus(s string) chromedp.Action[chromedp.Void] {
+	return until(fmt.Sprintf(`(document.querySelector('[data-testid=users-status]')?.textContent ?? '').includes(%s)`, jsq(s)))
+}
+
+// roleShown waits until the role select of a row in the accounts list
+// shows role, with no change on the way.
+func roleShown(row, role string) chromedp.Action[chromedp.Void] {
+	return until(fmt.Sprintf(`(() => { const s = document.querySelector(%s); return !!s && s.value === %s && !s.hasAttribute('aria-busy'); })()`, jsq(row+" select"), jsq(role)))
+}
+
+// whoami waits until the header says who is logged in.
+func whoami(name string) chromedp.Action[chromedp.Void] {
+	return until(fmt.Sprintf(`(document.querySelector('header a.whoami')?.innerText ?? '').includes(%s)`, jsq(name)))
+}
+
+// loggedOut waits until the header offers to log in (the session is known
+// to be gone, not still loading).
+const loggedOut = `!document.querySelector('.whoami') && !!document.querySelector('header a[href^="/login"]')`
+
+// csvDownload is what the page's fetch of the scoreboard CSV got. Body.text()
+// would drop the BOM (UTF-8 decode strips it), so the page looks at the
+// bytes and decodes with ignoreBOM to keep it in Text.
+type csvDownload struct {
+	Status      int    `json:"status"`
+	Type        string `json:"type"`
+	Disposition string `json:"disposition"`
+	BOM         bool   `json:"bom"`
+	Text        string `json:"text"`
+}
+
+const fetchCSVJS = `fetch(document.querySelector('a[data-testid=scoreboard-csv]').href).then(async (r) => {
+	const b = new Uint8Array(await r.arrayBuffer());
+	return {
+		status: r.status,
+		type: r.headers.get('content-type') ?? '',
+		disposition: r.headers.get('content-disposition') ?? '',
+		bom: b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf,
+		text: new TextDecoder('utf-8', {ignoreBOM: true}).decode(b),
+	};
+})`
+
 // TestAdminBrowser drives the admin pages in a real browser against the
 // whole stack: a problem with test data, a judge token and the judges' live
-// load, a CSV import, a by-list contest and its participants, a
-// clarification answered publicly and arriving on the student's page
-// without a reload, a rejudge; then every main page at phone width.
+// load, a CSV import, the accounts list (search, role, password reset) and
+// the imported user logging in with the reset password and choosing their
+// own on the account page, a by-list contest and its participants, the
+// scoreboard CSV export, a clarification answered publicly and arriving on
+// the student's page without a reload, a rejudge; then every main page at
+// phone width.
 func TestAdminBrowser(t *testing.T) {
 	env := startBrowserStack(t, 1)
 	base := env.base
@@ -184,6 +253,8 @@ func TestAdminBrowser(t *testing.T) {
 		t.Fatalf("start chromium: %v", err)
 	}
 	keyboardLogin(t, ctx, base, "admin", env.logins["admin"])
+	// "Disable" and "Reset password" ask first (confirm()): the admin says OK.
+	dialogs := acceptDialogs(t, ctx)
 	lap("admin logged in")
 
 	// A problem, then its test data (a zip in internal/testpkg's format).
@@ -259,6 +330,122 @@ func TestAdminBrowser(t *testing.T) {
 	screenshot(t, ctx, "admin-3-users")
 	lap("users imported")
 
+	// The accounts list: find the imported user, make them a setter and
+	// back, then reset their password, shown once.
+	bobRow := `tr[data-username="` + e2eBob + `"]`
+	step(t, ctx, "find an imported user in the accounts list", 20*time.Second,
+		chromedp.Navigate(base+"/admin/users"),
+		chromedp.WaitVisible(chromedp.ID("u-q")),
+		// The whole list first, so that the one row below is the search's.
+		chromedp.WaitVisible(chromedp.CSS(`table.users-table tr[data-username="`+e2eStudent+`"]`)),
+		chromedp.SendKeys(chromedp.ID("u-q"), e2eBob),
+		chromedp.KeyEvent("\r"),
+		usersListed(e2eBob, "", e2eBob),
+		usersStatus("1 user(s) shown."),
+		until(fmt.Sprintf(`document.querySelector(%s)?.textContent === %s`, jsq(bobRow+" td.u-name"), jsq(e2eBobName))),
+		roleShown(bobRow, "student"),
+	)
+	step(t, ctx, "make them a setter", 20*time.Second,
+		setValue(bobRow+" select", "setter"),
+		usersStatus(e2eBob+" was updated."),
+		roleShown(bobRow, "setter"),
+	)
+	step(t, ctx, "the role is stored: the setters after a reload", 20*time.Second,
+		chromedp.Navigate(base+"/admin/users"),
+		chromedp.WaitVisible(chromedp.CSS(`table.users-table tr[data-username="`+e2eStudent+`"]`)),
+		setValue("#u-role", "setter"),
+		chromedp.SendKeys(chromedp.ID("u-q"), "e2e-"),
+		chromedp.KeyEvent("\r"),
+		usersListed("e2e-", "setter", e2eBob), // e2e-alice is still a student
+		roleShown(bobRow, "setter"),
+	)
+	step(t, ctx, "and back to a student", 20*time.Second,
+		setValue(bobRow+" select", "student"),
+		usersStatus(e2eBob+" was updated."),
+		roleShown(bobRow, "student"),
+	)
+	screenshot(t, ctx, "admin-3a-users-list")
+	step(t, ctx, "reset their password", 20*time.Second,
+		chromedp.Click(chromedp.CSS(bobRow+` button[id^="u-reset-"]`)),
+		until(`/^[A-Za-z0-9]{16}$/.test(document.querySelector('[data-testid=reset-password] #reset-pw')?.value ?? '')`),
+		until(fmt.Sprintf(`(document.querySelector('label[for=reset-pw]')?.textContent ?? '') === %s`, jsq("New password for "+e2eBob))),
+		// Focus goes to the password, selected for copying.
+		until(`document.activeElement?.id === 'reset-pw'`),
+	)
+	resetPW, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('reset-pw').value`))
+	if err != nil {
+		t.Fatalf("read the generated password: %v", err)
+	}
+	if msgs := dialogs(); !slices.ContainsFunc(msgs, func(m string) bool { return strings.HasPrefix(m, "Reset the password of "+e2eBob+"?") }) {
+		t.Errorf("the reset did not ask first; dialogs seen: %q", msgs)
+	}
+	screenshot(t, ctx, "admin-3b-reset-password")
+	step(t, ctx, "hide the password", 20*time.Second,
+		chromedp.Click(chromedp.CSS(`[data-testid=reset-password] > button`)),
+		until(`!document.getElementById('reset-pw') && (document.activeElement?.id ?? '').startsWith('u-reset-')`),
+	)
+	lap("accounts list: role and password reset")
+
+	// The user logs in with the reset password; on a second computer too.
+	bctx, cancelBob := newBrowserContext(t, ctx)
+	defer cancelBob()
+	keyboardLogin(t, bctx, base, e2eBob, resetPW)
+	step(t, bctx, "logged in with the reset password", 20*time.Second, whoami(e2eBobName))
+	octx, cancelOther := newBrowserContext(t, ctx)
+	defer cancelOther()
+	keyboardLogin(t, octx, base, e2eBob, resetPW)
+
+	// They choose their own password on the account page.
+	step(t, bctx, "open the account page from the header", 20*time.Second,
+		chromedp.Click(chromedp.CSS(`header a.whoami`)),
+		until(`location.pathname === '/account' && document.querySelector('header a.whoami')?.getAttribute('aria-current') === 'page'`),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=password-form]`)),
+		textIncludes(e2eBob),
+		textIncludes(e2eBobName),
+		textIncludes("Student"),
+	)
+	step(t, bctx, "change the password", 30*time.Second,
+		chromedp.SendKeys(chromedp.ID("current_password"), resetPW),
+		chromedp.SendKeys(chromedp.ID("new_password"), e2eBobOwnPW),
+		chromedp.SendKeys(chromedp.ID("confirm_password"), e2eBobOwnPW),
+		chromedp.Click(chromedp.CSS(`[data-testid=password-form] button[type=submit]`)),
+		until(`(document.querySelector('[data-testid=password-form] .alert-ok[role=status]')?.textContent ?? '').includes('Your password was changed.')`),
+		until(`['current_password', 'new_password', 'confirm_password'].every((id) => document.getElementById(id).value === '')`),
+	)
+	screenshot(t, bctx, "user-1-password-changed")
+	// Still logged in here, with the new session: a write from this page,
+	// without a reload, proves the new CSRF token replaced the old one.
+	step(t, bctx, "still logged in: register for the demo contest", 30*time.Second,
+		js(`window.__e2eNoReload = 1, true`),
+		chromedp.Click(chromedp.CSS(`#main-nav a[href="/contests"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`a[href="/contests/demo"]`)),
+		chromedp.Click(chromedp.CSS(`a[href="/contests/demo"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.registration[data-state="can-register"] button`)),
+		chromedp.Click(chromedp.CSS(`.registration[data-state="can-register"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`.registration[data-state="registered"]`)),
+		until(`window.__e2eNoReload === 1`),
+	)
+	step(t, bctx, "still logged in after a reload", 20*time.Second,
+		chromedp.Reload(),
+		until(`window.__e2eNoReload === undefined`),
+		whoami(e2eBobName),
+		chromedp.WaitVisible(chromedp.CSS(`.registration[data-state="registered"]`)),
+	)
+	step(t, octx, "the other computer was logged out", 20*time.Second,
+		chromedp.Reload(),
+		until(loggedOut),
+	)
+	cancelOther()
+	cancelBob()
+	nctx, cancelNew := newBrowserContext(t, ctx)
+	defer cancelNew()
+	loginFails(t, nctx, base, e2eBob, resetPW)
+	keyboardLogin(t, nctx, base, e2eBob, e2eBobOwnPW)
+	step(t, nctx, "logged in with the new password", 20*time.Second, whoami(e2eBobName))
+	screenshot(t, nctx, "user-2-new-password")
+	cancelNew()
+	lap("password changed on the account page")
+
 	// A contest with registration by list, then its participants.
 	step(t, ctx, "create a by-list contest", 30*time.Second,
 		chromedp.Navigate(base+"/admin/contests"),
@@ -299,6 +486,45 @@ func TestAdminBrowser(t *testing.T) {
 		pressEnterOn(`.registration[data-state="can-register"] button`),
 		chromedp.WaitVisible(chromedp.CSS(`.registration[data-state="registered"]`)),
 	)
+
+	// The scoreboard's CSV: a link for staff, nothing for a student.
+	step(t, ctx, "the demo scoreboard links its CSV for staff", 20*time.Second,
+		chromedp.Navigate(base+"/contests/demo?tab=scoreboard"),
+		chromedp.WaitVisible(chromedp.CSS(`a[data-testid=scoreboard-csv]`)),
+		until(`(() => {
+			const a = document.querySelector('a[data-testid=scoreboard-csv]');
+			return a.getAttribute('href') === '/api/contests/demo/scoreboard.csv' && a.hasAttribute('download') && a.textContent.trim() === 'Download CSV';
+		})()`),
+	)
+	screenshot(t, ctx, "admin-4a-demo-scoreboard")
+	// What the link gives, fetched with the admin's cookies from the page.
+	dl, err := chromedp.Run(ctx, chromedp.Evaluate[csvDownload](fetchCSVJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("fetch the scoreboard CSV: %v", err)
+	}
+	const wantHeader = "rank,username,display_name,solved,penalty,A_solved,A_attempts,A_time_min,B_solved,B_attempts,B_time_min"
+	csvLines := strings.Split(strings.TrimSuffix(dl.Text, "\r\n"), "\r\n")
+	switch {
+	case dl.Status != 200:
+		t.Errorf("scoreboard CSV: status %d, want 200; body %q", dl.Status, dl.Text)
+	case dl.Type != "text/csv; charset=utf-8" || !strings.Contains(dl.Disposition, `filename="demo-scoreboard.csv"`):
+		t.Errorf("scoreboard CSV: Content-Type %q, Content-Disposition %q", dl.Type, dl.Disposition)
+	case !dl.BOM || !strings.HasPrefix(dl.Text, "\ufeffrank,username,display_name"):
+		t.Errorf("scoreboard CSV does not start with the BOM and the header: %q", dl.Text[:min(len(dl.Text), 80)])
+	case strings.TrimPrefix(csvLines[0], "\ufeff") != wantHeader:
+		t.Errorf("scoreboard CSV header = %q, want %q", strings.TrimPrefix(csvLines[0], "\ufeff"), wantHeader)
+	}
+	t.Logf("scoreboard CSV: %d bytes, %d participant row(s)", len(dl.Text), len(csvLines)-1)
+	step(t, sctx, "a student gets no CSV link", 20*time.Second,
+		chromedp.Navigate(base+"/contests/demo?tab=scoreboard"),
+		whoami("Alice E2E"),
+		until(`!!document.querySelector('section[aria-labelledby=sb-h] table.scoreboard') || (document.querySelector('section[aria-labelledby=sb-h]')?.innerText ?? '').includes('No submissions yet.')`),
+		until(`!document.querySelector('[data-testid=scoreboard-csv]')`),
+	)
+	if st, err := chromedp.Run(sctx, chromedp.Evaluate[int](`fetch('/api/contests/demo/scoreboard.csv').then((r) => r.status)`, chromedp.EvalAwaitPromise)); err != nil || st != 403 {
+		t.Errorf("a student fetching the scoreboard CSV: status %d (err %v), want 403", st, err)
+	}
+	lap("scoreboard CSV")
 	step(t, sctx, "ask a question in the by-list contest", 20*time.Second,
 		chromedp.Navigate(base+"/contests/"+adminContest+"?tab=clarifications"),
 		chromedp.WaitVisible(chromedp.CSS(`.registration[data-state="registered"]`)),
@@ -403,6 +629,23 @@ func TestAdminBrowser(t *testing.T) {
 	screenshot(t, ctx, "admin-8-rejudged")
 	lap("rejudged: " + last)
 
+	// The by-list contest's CSV has the student's row: one problem, solved
+	// at the first attempt (the rejudge counts no new attempt).
+	step(t, ctx, "the by-list contest's scoreboard", 20*time.Second,
+		chromedp.Navigate(base+"/contests/"+adminContest+"?tab=scoreboard"),
+		chromedp.WaitVisible(chromedp.CSS(`table.scoreboard td[data-label="A"]:is(.cell-first, .cell-solved)`)),
+		chromedp.WaitVisible(chromedp.CSS(`a[data-testid=scoreboard-csv][href="/api/contests/`+adminContest+`/scoreboard.csv"]`)),
+	)
+	dl, err = chromedp.Run(ctx, chromedp.Evaluate[csvDownload](fetchCSVJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("fetch the %s scoreboard CSV: %v", adminContest, err)
+	}
+	csvLines = strings.Split(strings.TrimSuffix(strings.TrimPrefix(dl.Text, "\ufeff"), "\r\n"), "\r\n")
+	wantRow := regexp.MustCompile(`^1,` + regexp.QuoteMeta(e2eStudent) + `,Alice E2E,1,\d+,1,1,\d+$`)
+	if dl.Status != 200 || len(csvLines) != 2 || csvLines[0] != "rank,username,display_name,solved,penalty,A_solved,A_attempts,A_time_min" || !wantRow.MatchString(csvLines[1]) {
+		t.Errorf("%s scoreboard CSV (status %d), want the header and a row like %s:\n%s", adminContest, dl.Status, wantRow, dl.Text)
+	}
+
 	// Every main page at phone width, as the student, as staff, logged out.
 	phone := chromedp.EmulateViewport(phoneWidth, phoneHeight, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulatePortrait)
 	for _, c := range []context.Context{sctx, ctx} {
@@ -423,13 +666,26 @@ func TestAdminBrowser(t *testing.T) {
 	phonePage(t, sctx, "clarifications", base+"/contests/"+adminContest+"?tab=clarifications", li)
 	phonePage(t, sctx, "submissions", base+"/submissions", `table.submissions`)
 	phonePage(t, sctx, "submission", base+"/submissions/"+strconv.Itoa(subID), `tr[data-case][data-verdict="AC"]`)
+	phonePage(t, sctx, "account", base+"/account", `[data-testid=password-form]`,
+		// The header link to it is reachable from the phone's menu.
+		pressEnterOn(`.menu-btn`),
+		chromedp.WaitVisible(chromedp.CSS(`#main-nav.open a.whoami[aria-current="page"]`)),
+	)
 	phonePage(t, ctx, "admin-problems", base+"/admin/problems", `#p-slug`)
 	phonePage(t, ctx, "admin-contests", base+"/admin/contests", `#c-lookup`,
 		chromedp.SendKeys(chromedp.ID("c-lookup"), adminContest),
 		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-username="`+e2eStudent+`"]`)),
 	)
-	phonePage(t, ctx, "admin-users", base+"/admin/users", `#u-file`)
+	phonePage(t, ctx, "admin-users", base+"/admin/users", `table.users-table tr[data-username="`+e2eStudent+`"]`)
+	phonePage(t, ctx, "admin-users-reset", base+"/admin/users", `table.users-table tr[data-username="`+e2eStudent+`"]`,
+		chromedp.SendKeys(chromedp.ID("u-q"), e2eBob),
+		chromedp.KeyEvent("\r"),
+		usersListed(e2eBob, "", e2eBob),
+		chromedp.Click(chromedp.CSS(bobRow+` button[id^="u-reset-"]`)),
+		until(`/^[A-Za-z0-9]{16}$/.test(document.getElementById('reset-pw')?.value ?? '')`),
+	)
+	phonePage(t, ctx, "staff-scoreboard", base+"/contests/demo?tab=scoreboard", `a[data-testid=scoreboard-csv]`)
 	phonePage(t, ctx, "admin-judges", base+"/admin/judges", `table.judges`)
 	phonePage(t, ctx, "admin-rejudge", base+"/admin/rejudge", `#rj-value`)
 	phonePage(t, ctx, "staff-clarifications", base+"/contests/"+adminContest+"?tab=clarifications", li+` button`)

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -105,6 +107,67 @@ func browser(t *testing.T) (context.Context, context.CancelFunc) {
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
 	return ctx, func() { cancelB(); cancelA() }
+}
+
+// newBrowserContext opens a browser context of its own (own cookies, as
+// another person or another computer would have) under parent's browser.
+func newBrowserContext(t *testing.T, parent context.Context) (context.Context, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		t.Fatalf("open a browser context: %v", err)
+	}
+	return ctx, cancel
+}
+
+// acceptDialogs answers OK to every JavaScript dialog (confirm, alert) the
+// tab of ctx opens from now on, as a user clicking OK would, and returns
+// a func that lists the dialogs' messages so far. Without it a confirm()
+// blocks the page, and the step that clicked waits until its deadline.
+func acceptDialogs(t *testing.T, ctx context.Context) func() []string {
+	t.Helper()
+	var (
+		mu   sync.Mutex
+		msgs []string
+	)
+	// Subscribed now, before any click can open a dialog.
+	opening := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for ev, err := range opening {
+			if err != nil {
+				return // the context ended
+			}
+			mu.Lock()
+			msgs = append(msgs, ev.Message)
+			mu.Unlock()
+			if _, err := chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true}); err != nil && ctx.Err() == nil {
+				// The step that waits on the page fails with its own
+				// message; this says why.
+				t.Logf("accept the dialog %q: %v", ev.Message, err)
+			}
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), msgs...)
+	}
+}
+
+// loginFails tries to log in and expects the login page's "wrong username
+// or password" message, still logged out.
+func loginFails(t *testing.T, ctx context.Context, base, user, pw string) {
+	t.Helper()
+	step(t, ctx, "log in as "+user+" with a wrong password", 30*time.Second,
+		chromedp.Navigate(base+"/login"),
+		chromedp.WaitVisible(chromedp.ID("username")),
+		chromedp.SendKeys(chromedp.ID("username"), user),
+		chromedp.SendKeys(chromedp.ID("password"), pw),
+		chromedp.KeyEvent("\r"),
+		until(`(document.querySelector('main .alert-error[role=alert]')?.textContent ?? '').includes('Wrong username or password.')`),
+		until(`!!document.getElementById('password') && !document.querySelector('.whoami')`),
+	)
 }
 
 // caseStates reads the live verdict table: one "index:verdict" per row.

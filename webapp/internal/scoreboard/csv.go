@@ -4,7 +4,9 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // BOM is the UTF-8 byte order mark a CSV export starts with: without it
@@ -71,6 +73,37 @@ func CSVRecords(doc Doc, labels []string) [][]string {
 		out = append(out, safeRecord(rec))
 	}
 	return out
+}
+
+// WithAbsent returns doc with a row for every registered user who is not on
+// the board (nothing submitted, so the live board has no row for them): a
+// teacher grading from the export needs the whole class, zeros included.
+// They share the rank after the last ranked row, by username. doc is not
+// modified.
+func WithAbsent(doc Doc, registered []Row) Doc {
+	on := make(map[int64]bool, len(doc.Rows))
+	for _, r := range doc.Rows {
+		on[r.UserID] = true
+	}
+	var absent []Row
+	for _, r := range registered {
+		if !on[r.UserID] {
+			on[r.UserID] = true
+			absent = append(absent, r)
+		}
+	}
+	if len(absent) == 0 {
+		return doc
+	}
+	slices.SortFunc(absent, func(a, b Row) int { return strings.Compare(a.User, b.User) })
+	rank := len(doc.Rows) + 1
+	rows := make([]Row, 0, len(doc.Rows)+len(absent))
+	rows = append(rows, doc.Rows...)
+	for _, r := range absent {
+		rows = append(rows, Row{Rank: rank, User: r.User, UserID: r.UserID, DisplayName: r.DisplayName})
+	}
+	doc.Rows = rows
+	return doc
 }
 
 // formatScore writes a score with the fewest digits that read back as the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -144,5 +145,44 @@ func TestCSVWrite(t *testing.T) {
 	}
 	if want := CSVRecords(doc, []string{"A"}); !reflect.DeepEqual(recs, want) {
 		t.Fatalf("read back\n got %q\nwant %q", recs, want)
+	}
+}
+
+func TestWithAbsent(t *testing.T) {
+	doc := Doc{Rule: RuleICPC, Rows: []Row{
+		{Rank: 1, User: "bob", UserID: 2, Solved: 1},
+		{Rank: 2, User: "amy", UserID: 1},
+	}}
+	for _, tc := range []struct {
+		name       string
+		registered []Row
+		want       string // user:rank,...
+	}{
+		{"nobody registered", nil, "bob:1,amy:2"},
+		{"all on the board", []Row{{User: "amy", UserID: 1}, {User: "bob", UserID: 2}}, "bob:1,amy:2"},
+		{"two absent, by username, sharing the next rank", []Row{{User: "zed", UserID: 9}, {User: "cat", UserID: 3}, {User: "bob", UserID: 2}}, "bob:1,amy:2,cat:3,zed:3"},
+		{"listed twice", []Row{{User: "cat", UserID: 3}, {User: "cat", UserID: 3}}, "bob:1,amy:2,cat:3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := WithAbsent(doc, tc.registered)
+			var s []string
+			for _, r := range got.Rows {
+				s = append(s, r.User+":"+strconv.Itoa(r.Rank))
+				if r.User == "cat" && (r.Solved != 0 || len(r.Problems) != 0 || r.DisplayName != "") {
+					t.Errorf("absent row = %+v", r)
+				}
+			}
+			if strings.Join(s, ",") != tc.want {
+				t.Errorf("rows = %s, want %s", strings.Join(s, ","), tc.want)
+			}
+			if len(doc.Rows) != 2 {
+				t.Fatal("WithAbsent changed its input")
+			}
+		})
+	}
+	// An absent user's CSV record: zeros, no times.
+	recs := CSVRecords(WithAbsent(doc, []Row{{User: "cat", UserID: 3, DisplayName: "Cat"}}), []string{"A"})
+	if got := strings.Join(recs[3], ","); got != "3,cat,Cat,0,0,0,0," {
+		t.Errorf("absent record = %q", got)
 	}
 }

@@ -31,6 +31,18 @@ func (s *Server) handleScoreboardCSV(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}
+	// Everyone registered is in the export, zeros included (the live board
+	// lists only users who submitted).
+	parts, err := s.cfg.Store.ContestParticipants(ctx, c.ID)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	registered := make([]scoreboard.Row, len(parts))
+	for i, p := range parts {
+		registered[i] = scoreboard.Row{User: p.Username, UserID: p.UserID, DisplayName: p.DisplayName}
+	}
+	doc = scoreboard.WithAbsent(doc, registered)
 	// The problems in label order, with columns even for a problem nobody
 	// tried (the document only has the cells that exist).
 	cps, err := s.cfg.Store.ContestProblems(ctx, c.ID)

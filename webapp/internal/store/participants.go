@@ -13,6 +13,7 @@ import (
 type Participant struct {
 	UserID       int64     `db:"user_id"`
 	Username     string    `db:"username"`
+	DisplayName  string    `db:"display_name"`
 	RegisteredAt time.Time `db:"registered_at"`
 }
 
@@ -20,7 +21,7 @@ type Participant struct {
 // username (PRIMARY KEY (contest_id, user_id), then users by id).
 func (s *Store) ContestParticipants(ctx context.Context, contestID int64) ([]Participant, error) {
 	out := []Participant{}
-	err := s.DB.SelectContext(ctx, &out, `SELECT pa.user_id, u.username, pa.registered_at
+	err := s.DB.SelectContext(ctx, &out, `SELECT pa.user_id, u.username, u.display_name, pa.registered_at
 		FROM contest_participants pa JOIN users u ON u.id = pa.user_id
 		WHERE pa.contest_id = ? ORDER BY u.username`, contestID)
 	if err != nil {
