@@ -17,8 +17,10 @@ import (
 // Scoreboard returns a contest's scoreboard document. public selects what
 // everyone may see: while the contest is frozen, the results of
 // submissions made after the freeze are hidden (shown as pending);
-// otherwise (staff) the live board. A contest whose registration is by
-// list shows only the users on the list. A contest whose board is missing
+// otherwise (staff) the live board. Only registered users are on a board
+// (a by-list contest's list; in an open contest, every student who
+// submitted, registered by their first submission): staff who tried a
+// problem in the contest unregistered are not. A contest whose board is missing
 // from Redis (lost, or never built) is rebuilt from MySQL first.
 func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool) (scoreboard.Doc, error) {
 	views, users, err := s.board.Views(ctx, c.ID)
@@ -39,18 +41,17 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 			}
 		}
 	}
-	if c.Registration == store.RegistrationList {
-		// Only listed users are on the board: one who was removed keeps
-		// their submissions (and their cells in Redis, should they be
-		// listed again) but leaves the ranking.
-		listed, err := s.st.ParticipantIDs(ctx, c.ID)
-		if err != nil {
-			return scoreboard.Doc{}, err
-		}
-		for k := range views {
-			if !listed[k.UserID] {
-				delete(views, k)
-			}
+	// Only registered users are on the board: one who was removed keeps
+	// their submissions (and their cells in Redis, should they be
+	// registered again) but leaves the ranking; so do staff who submitted
+	// without registering.
+	listed, err := s.st.ParticipantIDs(ctx, c.ID)
+	if err != nil {
+		return scoreboard.Doc{}, err
+	}
+	for k := range views {
+		if !listed[k.UserID] {
+			delete(views, k)
 		}
 	}
 	cps, err := s.st.ContestProblems(ctx, c.ID)

@@ -327,9 +327,13 @@ func (s *Server) handleRegisterContest(w http.ResponseWriter, r *http.Request) {
 			writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "registration is by list: ask the organisers"))
 			return
 		}
-	} else if err := s.cfg.Store.AddParticipant(ctx, c.ID, a.user.ID); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+	} else {
+		if err := s.cfg.Store.AddParticipant(ctx, c.ID, a.user.ID); err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		// A staff member who submitted before registering joins the board.
+		s.participantsChanged(c)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"contest": c.Slug, "registered": true})
 }

@@ -207,10 +207,8 @@ func (s *Server) handleRemoveParticipant(w http.ResponseWriter, r *http.Request)
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// participantsChanged republishes a list contest's scoreboard, which
-// shows only the listed users.
+// participantsChanged republishes a contest's scoreboard, which shows
+// only registered users.
 func (s *Server) participantsChanged(c *store.Contest) {
-	if c.Registration == store.RegistrationList {
-		s.judging.MarkDirty(c.ID)
-	}
+	s.judging.MarkDirty(c.ID)
 }

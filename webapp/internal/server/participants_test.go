@@ -315,3 +315,64 @@ func TestImportUsersIntoContest(t *testing.T) {
 		t.Fatalf("a plain import changed the participants: %v", got)
 	}
 }
+
+// TestStaffTestingIsNotOnTheBoard: staff who try a problem inside an open
+// contest (checking the data during the contest, say) are not registered
+// by it and never appear on its board, its first-solve marks or its
+// export; a staff member who registers to compete does.
+func TestStaffTestingIsNotOnTheBoard(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	if err := je.q.EnsureResultsGroup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	cid, err := je.st.CreateContest(ctx, store.Contest{Slug: "open", Title: "Open", Rule: "icpc",
+		StartAt: now.Add(-time.Hour), EndAt: now.Add(time.Hour), Registration: store.RegistrationOpen, Visible: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100); err != nil {
+		t.Fatal(err)
+	}
+	je.user("root", store.RoleAdmin, "root-password")
+	admin := je.client()
+	if r := admin.login("root", "root-password"); r.status != 200 {
+		t.Fatal(r.raw)
+	}
+	alice := je.student("alice")
+	body := map[string]any{"problem": "a-plus-b", "contest": "open", "language": "py3", "source": "x"}
+	submit := func(c *client, key string) int64 {
+		t.Helper()
+		r := c.submit(key, body)
+		if r.status != 201 {
+			t.Fatalf("submit %s: %d %s", key, r.status, r.raw)
+		}
+		return id(r)
+	}
+	je.judge(submit(admin, "s1"), 1, protocol.VerdictAC, 3) // first to solve, but staff
+	je.judge(submit(alice, "a1"), 1, protocol.VerdictAC, 3)
+	je.consume()
+	if got := participantNames(t, admin, "open"); fmt.Sprint(got) != "[alice]" {
+		t.Fatalf("participants after a staff submission: %v", got)
+	}
+	if got := boardUsers(t, admin, "open"); fmt.Sprint(got) != "[alice]" {
+		t.Fatalf("board with a staff submission: %v", got)
+	}
+	r := alice.do("GET", "/api/contests/open/scoreboard", nil)
+	row := r.body["rows"].([]any)[0].(map[string]any)
+	if cell := row["problems"].(map[string]any)["A"].(map[string]any); cell["first_blood"] != true {
+		t.Fatalf("alice's solve lost its first-solve mark to staff: %s", r.raw)
+	}
+	if csv := je.getCSV(admin, "open"); len(csv.records) != 2 || csv.records[1][1] != "alice" {
+		t.Fatalf("export with a staff submission: %q", csv.records)
+	}
+	// Registering to compete puts the admin on the board, with the result
+	// from before.
+	if r := admin.call("POST", "/api/contests/open/register", nil); r.status != 200 {
+		t.Fatalf("register: %d %s", r.status, r.raw)
+	}
+	if got := boardUsers(t, admin, "open"); fmt.Sprint(got) != "[alice root]" {
+		t.Fatalf("board after the admin registered: %v", got)
+	}
+}

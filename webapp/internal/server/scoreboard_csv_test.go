@@ -101,7 +101,8 @@ type csvResp struct {
 	records [][]string
 }
 
-func (ce *csvEnv) getCSV(c *client, slug string) csvResp {
+func (je *judgeEnv) getCSV(c *client, slug string) csvResp {
+	ce := je
 	ce.t.Helper()
 	r := c.do("GET", "/api/contests/"+slug+"/scoreboard.csv", nil)
 	out := csvResp{resp: r}

@@ -233,9 +233,14 @@ func (s *Server) checkSubmit(ctx context.Context, u *store.User, req *submitRequ
 			if c.Registration != store.RegistrationOpen && !staff {
 				return p, nil, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "you are not registered in this contest"), nil
 			}
-			// Open contests register on the first submission.
-			if err := s.cfg.Store.AddParticipant(ctx, c.ID, u.ID); err != nil {
-				return p, nil, nil, err
+			// Open contests register a student on the first submission.
+			// Staff testing a problem in a contest are not registered, so
+			// they never appear on its board (the board shows registered
+			// users only); a staff member who competes registers first.
+			if !staff {
+				if err := s.cfg.Store.AddParticipant(ctx, c.ID, u.ID); err != nil {
+					return p, nil, nil, err
+				}
 			}
 		}
 	} else if !staff {
