@@ -285,14 +285,26 @@ describe("admin: users", () => {
     Reflect.deleteProperty(navigator, "clipboard");
   });
 
+  it("offers the account page instead of a reset on one's own row", async () => {
+    const f = usersAPI({});
+    vi.stubGlobal("fetch", f.fetch);
+    const { host, unmount } = await mount(<AdminPage section="users" />);
+    await waitFor(() => row(host, "admin"), "admin row");
+    expect(button(row(host, "admin"), "Reset password")).toBeFalsy();
+    const link = row(host, "admin")!.querySelector('a[href="/account"]');
+    expect(link?.textContent).toBe("Change password");
+    expect(button(row(host, "setter"), "Reset password")).toBeTruthy();
+    unmount();
+  });
+
   it("says so when the password cannot be copied", async () => {
-    const f = usersAPI({ "POST /api/users/admin/password": { username: "admin", password: "pw-0123456789abc" } });
+    const f = usersAPI({ "POST /api/users/setter/password": { username: "setter", password: "pw-0123456789abc" } });
     vi.stubGlobal("fetch", f.fetch);
     vi.stubGlobal("confirm", () => true);
     Object.defineProperty(navigator, "clipboard", { value: { writeText: () => Promise.reject(new Error("denied")) }, configurable: true });
     const { host, unmount } = await mount(<AdminPage section="users" />);
-    await waitFor(() => row(host, "admin"), "admin row");
-    await click(button(row(host, "admin"), "Reset password")!);
+    await waitFor(() => row(host, "setter"), "setter row");
+    await click(button(row(host, "setter"), "Reset password")!);
     const panel = await waitFor(() => $(host, '[data-testid="reset-password"]'), "panel");
     await click(button(panel, "Copy")!);
     await waitFor(() => text(panel).includes("Could not copy"), "copy failed");

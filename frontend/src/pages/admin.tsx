@@ -976,16 +976,24 @@ function UserRow({
             >
               {t("admin.users.edit")}
             </button>
-            <button
-              type="button"
-              id={`u-reset-${u.id}`}
-              class="btn btn-small"
-              aria-busy={busy === "reset" ? "true" : undefined}
-              aria-label={t("admin.users.resetName", { name })}
-              onClick={resetPassword}
-            >
-              {t("admin.users.reset")}
-            </button>
+            {self ? (
+              // The server refuses to reset one's own password (a stolen
+              // session must not pick a password without the current one).
+              <a id={`u-reset-${u.id}`} class="btn btn-small" href="/account">
+                {t("account.changePassword")}
+              </a>
+            ) : (
+              <button
+                type="button"
+                id={`u-reset-${u.id}`}
+                class="btn btn-small"
+                aria-busy={busy === "reset" ? "true" : undefined}
+                aria-label={t("admin.users.resetName", { name })}
+                onClick={resetPassword}
+              >
+                {t("admin.users.reset")}
+              </button>
+            )}
           </div>
           {rowErr && (
             <small class="field-error cell-error" role="alert">

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"os"
 	"sync"
@@ -96,6 +97,7 @@ type Service struct {
 	mu       sync.Mutex
 	dirty    map[int64]bool
 	contests map[int64]cachedContest
+	parts    map[int64]cachedParticipants
 	kick     chan struct{}
 
 	results   *prometheus.CounterVec
@@ -106,6 +108,11 @@ type Service struct {
 type cachedContest struct {
 	c  store.Contest
 	at time.Time
+}
+
+type cachedParticipants struct {
+	ids map[int64]bool
+	at  time.Time
 }
 
 // New checks cfg and returns a Service. It does not touch MySQL or Redis.
@@ -154,7 +161,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{
 		cfg: cfg, st: cfg.Store, rdb: cfg.Redis, n: cfg.Names, q: cfg.Queue,
 		log: cfg.Logger.With("component", "judging"), board: scoreboard.New(cfg.Redis, cfg.Names),
-		dirty: map[int64]bool{}, contests: map[int64]cachedContest{}, kick: make(chan struct{}, 1),
+		dirty: map[int64]bool{}, contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, kick: make(chan struct{}, 1),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_webapp_results_total",
 			Help: "Judge results consumed from the results stream, by outcome (applied, duplicate, stale, missing, invalid).",
@@ -264,6 +271,43 @@ func (s *Service) contest(ctx context.Context, id int64) (store.Contest, error) 
 	return c, nil
 }
 
+// participants returns a contest's registered users from a short-lived
+// cache (ContestCacheTTL): every board document needs them, and boards are
+// built per page view and twice a second per node while results flow.
+// MarkDirty forgets them at once on this node (a registration, a list
+// change); other nodes see the change within the TTL.
+//
+// users are the users about to be shown: if the cached set lacks one of
+// them it is read again, so that a student registered by their first
+// submission on another node is never left off a board for the TTL (a
+// board is only republished on the next result).
+func (s *Service) participants(ctx context.Context, id int64, users iter.Seq[int64]) (map[int64]bool, error) {
+	now := time.Now()
+	s.mu.Lock()
+	cp, ok := s.parts[id]
+	s.mu.Unlock()
+	if ok && now.Sub(cp.at) < s.cfg.ContestCacheTTL {
+		complete := true
+		for u := range users {
+			if !cp.ids[u] {
+				complete = false
+				break
+			}
+		}
+		if complete {
+			return cp.ids, nil
+		}
+	}
+	ids, err := s.st.ParticipantIDs(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.parts[id] = cachedParticipants{ids: ids, at: now}
+	s.mu.Unlock()
+	return ids, nil
+}
+
 // ForgetContest drops a contest from the cache (after it changed).
 func (s *Service) ForgetContest(id int64) {
 	s.mu.Lock()
@@ -317,6 +361,9 @@ func (s *Service) markDirty(contestID int64) {
 // MarkDirty asks the publisher to push a contest's board (after an
 // unfreeze, say).
 func (s *Service) MarkDirty(contestID int64) {
+	s.mu.Lock()
+	delete(s.parts, contestID)
+	s.mu.Unlock()
 	s.markDirty(contestID)
 	select {
 	case s.kick <- struct{}{}:

@@ -45,7 +45,13 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 	// their submissions (and their cells in Redis, should they be
 	// registered again) but leaves the ranking; so do staff who submitted
 	// without registering.
-	listed, err := s.st.ParticipantIDs(ctx, c.ID)
+	listed, err := s.participants(ctx, c.ID, func(yield func(int64) bool) {
+		for k := range views {
+			if !yield(k.UserID) {
+				return
+			}
+		}
+	})
 	if err != nil {
 		return scoreboard.Doc{}, err
 	}

@@ -78,7 +78,9 @@ func CSVRecords(doc Doc, labels []string) [][]string {
 // WithAbsent returns doc with a row for every registered user who is not on
 // the board (nothing submitted, so the live board has no row for them): a
 // teacher grading from the export needs the whole class, zeros included.
-// They share the rank after the last ranked row, by username. doc is not
+// They rank with the board's users who scored nothing (their rank is the
+// last row's when that row scored nothing — no solve and no penalty under
+// ICPC, no points under IOI — else the next one), by username. doc is not
 // modified.
 func WithAbsent(doc Doc, registered []Row) Doc {
 	on := make(map[int64]bool, len(doc.Rows))
@@ -97,6 +99,12 @@ func WithAbsent(doc Doc, registered []Row) Doc {
 	}
 	slices.SortFunc(absent, func(a, b Row) int { return strings.Compare(a.User, b.User) })
 	rank := len(doc.Rows) + 1
+	if n := len(doc.Rows); n > 0 {
+		last := doc.Rows[n-1]
+		if (doc.Rule == RuleIOI && last.Score == 0) || (doc.Rule != RuleIOI && last.Solved == 0 && last.Penalty == 0) {
+			rank = last.Rank
+		}
+	}
 	rows := make([]Row, 0, len(doc.Rows)+len(absent))
 	rows = append(rows, doc.Rows...)
 	for _, r := range absent {

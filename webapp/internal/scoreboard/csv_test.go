@@ -151,7 +151,7 @@ func TestCSVWrite(t *testing.T) {
 func TestWithAbsent(t *testing.T) {
 	doc := Doc{Rule: RuleICPC, Rows: []Row{
 		{Rank: 1, User: "bob", UserID: 2, Solved: 1},
-		{Rank: 2, User: "amy", UserID: 1},
+		{Rank: 2, User: "amy", UserID: 1, Penalty: 20},
 	}}
 	for _, tc := range []struct {
 		name       string
@@ -179,6 +179,15 @@ func TestWithAbsent(t *testing.T) {
 				t.Fatal("WithAbsent changed its input")
 			}
 		})
+	}
+	// Absent users tie with a board row that scored nothing.
+	zero := Doc{Rule: RuleICPC, Rows: []Row{{Rank: 1, User: "bob", UserID: 2, Solved: 1}, {Rank: 2, User: "amy", UserID: 1}}}
+	if got := WithAbsent(zero, []Row{{User: "cat", UserID: 3}}).Rows[2].Rank; got != 2 {
+		t.Errorf("absent rank after a zero row = %d, want 2 (a tie)", got)
+	}
+	ioi := Doc{Rule: RuleIOI, Rows: []Row{{Rank: 1, User: "bob", UserID: 2, Score: 30}}}
+	if got := WithAbsent(ioi, []Row{{User: "cat", UserID: 3}}).Rows[1].Rank; got != 2 {
+		t.Errorf("IOI absent rank after a scoring row = %d, want 2", got)
 	}
 	// An absent user's CSV record: zeros, no times.
 	recs := CSVRecords(WithAbsent(doc, []Row{{User: "cat", UserID: 3, DisplayName: "Cat"}}), []string{"A"})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -62,16 +63,25 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	ip := s.clientIP(r)
+	// Usernames are lower-case [a-z0-9_.-]. Anything else is looked up
+	// nowhere: MySQL's case- and accent-insensitive collation would match
+	// "ALICE", "alice   " or a full-width "ａlice" to alice, each with a
+	// rate-limit counter of its own.
+	name := strings.ToLower(strings.TrimSpace(req.Username))
+	wellFormed := account.ValidateUsername(name) == nil
 	limits := []struct {
 		rule    ratelimit.Rule
 		subject string
-	}{{s.loginUser, req.Username}, {s.loginIP, ip}}
+	}{{s.loginUser, name}, {s.loginIP, ip}}
 	for _, c := range limits {
 		if s.refuseBlocked(w, r, c.rule, c.subject, "too many failed logins; try again later") {
 			return
 		}
 	}
-	u, err := s.cfg.Store.UserByUsername(ctx, req.Username)
+	u, err := store.User{}, store.ErrNotFound
+	if wellFormed {
+		u, err = s.cfg.Store.UserByUsername(ctx, name)
+	}
 	ok := false
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -90,7 +100,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, apiErr(http.StatusUnauthorized, CodeInvalidCredentials, "wrong username or password"))
 		return
 	}
-	if err := s.limiter.Reset(ctx, s.loginUser, req.Username); err != nil {
+	if err := s.limiter.Reset(ctx, s.loginUser, name); err != nil {
 		s.log.Warn("cannot reset the login limit", "err", err)
 	}
 	// A new session on every login: a session id planted before login
@@ -98,7 +108,9 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(SessionCookie); err == nil {
 		_ = s.sessions.Delete(ctx, c.Value)
 	}
-	sess, err := s.sessions.Create(ctx, u.ID, u.Role)
+	// The epoch read with the password hash just checked: a reset that
+	// lands from now on voids this session too.
+	sess, err := s.sessions.Create(ctx, u.ID, u.Role, u.SessionEpoch)
 	if err != nil {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return

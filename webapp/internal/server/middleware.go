@@ -216,8 +216,9 @@ func upload(r *http.Request) int {
 }
 
 // authenticate resolves the session cookie to a user. A missing, expired
-// or unknown session, a disabled user, or a session older than the user's
-// last password change (store.User.SessionValid) is anonymous; Redis or MySQL
+// or unknown session, a disabled user, or a session from before the user's
+// last password, role or status change (store.User.SessionValid: the
+// session epoch) is anonymous; Redis or MySQL
 // failing is a 503 (the request cannot be judged either way).
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -236,7 +237,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		u, err := s.cfg.Store.UserByID(r.Context(), sess.UserID)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && !u.SessionValid(sess.CreatedAt)) {
+		if errors.Is(err, store.ErrNotFound) || (err == nil && !u.SessionValid(sess.Epoch)) {
 			_ = s.sessions.Delete(r.Context(), sess.ID)
 			next.ServeHTTP(w, r)
 			return

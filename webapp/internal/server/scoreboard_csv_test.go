@@ -221,8 +221,9 @@ func TestScoreboardCSVICPC(t *testing.T) {
 	}
 	for i, w := range want {
 		rec := recs[i+1]
-		if rec[0] != strconv.Itoa(i+1) || rec[1] != w.user || rec[2] != w.display || rec[3] != w.solved {
-			t.Errorf("row %d: %q, want rank %d %s %q solved %s", i+1, rec, i+1, w.user, w.display, w.solved)
+		rank := strconv.Itoa(min(i+1, 3)) // dave, absent, ties with carol, who scored nothing
+		if rec[0] != rank || rec[1] != w.user || rec[2] != w.display || rec[3] != w.solved {
+			t.Errorf("row %d: %q, want rank %s %s %q solved %s", i+1, rec, rank, w.user, w.display, w.solved)
 		}
 		for j, c := range w.cells {
 			if got := [2]string{rec[5+3*j], rec[6+3*j]}; got != c {

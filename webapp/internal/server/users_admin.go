@@ -40,7 +40,7 @@ const (
 
 // endSessions logs userID out of every session but keep ("" for none) in
 // Redis, for the hub's sake (the web nodes already refuse them through
-// sessions_after). A failure is logged: the web nodes' check stands.
+// the session epoch). A failure is logged: the web nodes' check stands.
 func (s *Server) endSessions(ctx context.Context, userID int64, keep string) {
 	if n, err := s.sessions.EndUser(ctx, userID, keep); err != nil {
 		s.log.Warn("cannot end the user's sessions in Redis (the web nodes refuse them anyway)", "user_id", userID, "err", err)
@@ -98,13 +98,20 @@ func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err, http.StatusInternalServerError)
 		return
 	}
-	if err := s.cfg.Store.SetPasswordHash(ctx, u.ID, hash); err != nil {
+	// Only if nothing changed the account since this request read it (a
+	// reset by an admin, another change): the password just checked is
+	// then still the one being replaced.
+	epoch, err := s.cfg.Store.ChangePasswordHash(ctx, u.ID, u.SessionEpoch, hash)
+	if errors.Is(err, store.ErrStale) {
+		writeAPIError(w, apiErr(http.StatusConflict, CodeConflict, "the account changed meanwhile (a password reset?); log in again"))
+		return
+	}
+	if err != nil {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}
-	// Created after the cut-off SetPasswordHash wrote: the only session
-	// that survives.
-	sess, err := s.sessions.Create(ctx, u.ID, u.Role)
+	// The new epoch: the only session that survives.
+	sess, err := s.sessions.Create(ctx, u.ID, u.Role, epoch)
 	if err != nil {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
@@ -279,15 +286,23 @@ func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	nu, err := s.cfg.Store.UpdateUser(ctx, u.ID, up)
 	var dup *store.DuplicateError
-	if errors.As(err, &dup) {
+	switch {
+	case errors.As(err, &dup):
 		writeAPIError(w, fieldErr(http.StatusConflict, CodeConflict, "email", "email is already taken"))
 		return
-	}
-	if err != nil {
+	case errors.Is(err, store.ErrLastAdmin):
+		field := "role"
+		if req.Disabled != nil && *req.Disabled {
+			field = "disabled"
+		}
+		writeAPIError(w, fieldErr(http.StatusConflict, CodeConflict, field, "this is the last enabled admin: make another admin first"))
+		return
+	case err != nil:
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}
-	if nu.Disabled && !u.Disabled {
+	if nu.SessionEpoch != u.SessionEpoch {
+		// Disabled, or a new role (the hub reads the role from the session).
 		s.endSessions(ctx, u.ID, "")
 	}
 	s.log.Info("user updated", "user_id", u.ID, "by", admin.ID, "role", nu.Role, "disabled", nu.Disabled, "request_id", requestIDOf(r))
@@ -324,6 +339,13 @@ func (s *Server) handleResetPassword(w http.ResponseWriter, r *http.Request) {
 	}
 	u, ok := s.userByParam(w, r)
 	if !ok {
+		return
+	}
+	if u.ID == admin.ID {
+		// A stolen admin session must not set a password of its choice
+		// without knowing the current one.
+		writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, "username",
+			"change your own password on your account page (POST /api/me/password), which asks for the current one"))
 		return
 	}
 	hash, err := account.HashPassword(pw, s.cfg.PasswordCost)

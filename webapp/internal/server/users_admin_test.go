@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -218,9 +219,12 @@ func TestAdminEditsUser(t *testing.T) {
 	if got.User.DisplayName != "Stu Dent" || got.User.Email != "stu@example.org" || got.User.Role != "setter" {
 		t.Fatalf("edited = %+v", got.User)
 	}
-	// The role counts at once (web nodes read it from MySQL per request).
-	if r := se.student.do("GET", "/api/users", nil); r.status != 403 {
-		t.Fatalf("a setter listing users: %d", r.status)
+	// A new role ends the user's sessions (the hub trusts the role in the
+	// session): they log in again, with the new role.
+	wantErr(t, se.student.do("GET", "/api/me", nil), 401, CodeUnauthorized, "")
+	se.student = se.client()
+	if r := se.student.login("stud", "stud-password"); r.status != 200 || r.body["user"].(map[string]any)["role"] != "setter" {
+		t.Fatalf("login after the role change: %d %s", r.status, r.raw)
 	}
 	wantErr(t, se.admin.call("PUT", "/api/users/other", map[string]any{"email": "stu@example.org"}), 409, CodeConflict, "email")
 	// "" clears the e-mail and resets the display name to the username.
@@ -324,4 +328,107 @@ func decode(t *testing.T, raw string, v any) {
 	if err := json.Unmarshal([]byte(raw), v); err != nil {
 		t.Fatalf("decode %s: %v", raw, err)
 	}
+}
+
+// TestSessionEpochCutsRaces: a login that read the user before a reset
+// landed (its bcrypt check takes ~100 ms) must not come out of it with a
+// valid session; nor may a password change undo a reset that came first.
+func TestSessionEpochCutsRaces(t *testing.T) {
+	se := newStaffEnv(t, nil)
+	ctx := context.Background()
+	stud, err := se.st.UserByUsername(ctx, "stud")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The login read epoch E; the reset lands; the login then makes its
+	// session with E.
+	if err := se.st.SetPasswordHash(ctx, stud.ID, stud.PasswordHash); err != nil {
+		t.Fatal(err)
+	}
+	late, err := se.srv.sessions.Create(ctx, stud.ID, stud.Role, stud.SessionEpoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := se.client()
+	r := c.do("GET", "/api/me", nil, "Cookie", SessionCookie+"="+late.ID)
+	wantErr(t, r, 401, CodeUnauthorized, "")
+	// A change conditioned on the epoch the user had before the reset is
+	// refused: the reset stands.
+	if _, err := se.st.ChangePasswordHash(ctx, stud.ID, stud.SessionEpoch, "other-hash"); !errors.Is(err, store.ErrStale) {
+		t.Fatalf("change after a reset = %v, want ErrStale", err)
+	}
+	if u, _ := se.st.UserByUsername(ctx, "stud"); u.PasswordHash != stud.PasswordHash || u.SessionEpoch != stud.SessionEpoch+1 {
+		t.Fatalf("after the refused change: epoch %d (want %d), hash changed: %v", u.SessionEpoch, stud.SessionEpoch+1, u.PasswordHash != stud.PasswordHash)
+	}
+}
+
+// TestRoleChangeEndsSessions: the hub authorises live channels from the
+// role stored in the session, so a demoted admin's sessions must end.
+func TestRoleChangeEndsSessions(t *testing.T) {
+	se := newStaffEnv(t, nil)
+	ctx := context.Background()
+	if r := se.admin.call("PUT", "/api/users/setter", map[string]any{"display_name": "Still A Setter"}); r.status != 200 {
+		t.Fatalf("rename: %d %s", r.status, r.raw)
+	}
+	if r := se.setter.do("GET", "/api/me", nil); r.status != 200 {
+		t.Fatalf("a rename logged the user out: %d", r.status)
+	}
+	if r := se.admin.call("PUT", "/api/users/setter", map[string]any{"role": "student"}); r.status != 200 {
+		t.Fatalf("demote: %d %s", r.status, r.raw)
+	}
+	wantErr(t, se.setter.do("GET", "/api/me", nil), 401, CodeUnauthorized, "")
+	if n, _ := se.rdb.SCard(ctx, se.names.UserSessions(userID(t, se.env, "setter"))).Result(); n != 0 {
+		t.Errorf("a demoted user keeps %d sessions in Redis (the hub would trust their old role)", n)
+	}
+	// An import that changes a role does the same.
+	c := se.client()
+	if r := c.login("setter", "setter-password"); r.status != 200 {
+		t.Fatal(r.raw)
+	}
+	if r := se.admin.upload("/api/users/import", "file", []byte("username,role\nsetter,setter\n"), "text/csv"); r.status != 200 {
+		t.Fatalf("import: %d %s", r.status, r.raw)
+	}
+	wantErr(t, c.do("GET", "/api/me", nil), 401, CodeUnauthorized, "")
+}
+
+func TestAdminsCannotResetThemselvesOrLoseTheLastAdmin(t *testing.T) {
+	se := newStaffEnv(t, nil)
+	ctx := context.Background()
+	wantErr(t, se.admin.call("POST", "/api/users/root/password", map[string]any{"password": "chosen-by-thief"}), 400, CodeValidation, "username")
+	wantErr(t, se.admin.upload("/api/users/import", "file", []byte("username,password,role\nroot,chosen-by-thief,admin\n"), "text/csv"),
+		400, CodeValidation, "file")
+	if r := se.client().login("root", "root-password"); r.status != 200 {
+		t.Fatalf("the admin's password changed: %d", r.status)
+	}
+	// The only enabled admin cannot be demoted or disabled, whoever asks
+	// (a second admin demoting the first while being demoted, say).
+	root := se.adminUser
+	for _, up := range []store.UserUpdate{{Role: ptr(store.RoleSetter)}, {Disabled: ptr(true)}} {
+		if _, err := se.st.UpdateUser(ctx, root.ID, up); !errors.Is(err, store.ErrLastAdmin) {
+			t.Errorf("UpdateUser(the last admin, %+v) = %v, want ErrLastAdmin", up, err)
+		}
+	}
+	// With a second admin, either may demote the other.
+	if r := se.admin.call("PUT", "/api/users/setter", map[string]any{"role": "admin"}); r.status != 200 {
+		t.Fatal(r.raw)
+	}
+	if _, err := se.st.UpdateUser(ctx, root.ID, store.UserUpdate{Role: ptr(store.RoleSetter)}); err != nil {
+		t.Fatalf("demoting one of two admins: %v", err)
+	}
+}
+
+// TestLoginNamesAreCanonical: the collation would match "BOB", " bob " or
+// a full-width "ｂob" to bob; each must neither count apart (a free
+// rate-limit counter) nor log in as someone else.
+func TestLoginNamesAreCanonical(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.LoginPerUser = 3 })
+	e.user("bob", store.RoleStudent, "bob-password")
+	if r := e.client().login(" BOB ", "bob-password"); r.status != 200 {
+		t.Fatalf("upper case and spaces: %d %s", r.status, r.raw)
+	}
+	wantErr(t, e.client().login("ｂob", "bob-password"), 401, CodeInvalidCredentials, "")
+	for _, name := range []string{"BOB", "bob ", "Bob"} {
+		wantErr(t, e.client().login(name, "wrong-password"), 401, CodeInvalidCredentials, "")
+	}
+	wantErr(t, e.client().login("bob", "bob-password"), 429, CodeRateLimited, "")
 }

@@ -217,6 +217,10 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 		if row.username == admin.Username && row.role != admin.Role {
 			lineErrs = append(lineErrs, store.ImportLineError{Line: row.line, Field: "role", Message: "you cannot change your own role"})
 		}
+		if row.username == admin.Username && row.password != "" {
+			lineErrs = append(lineErrs, store.ImportLineError{Line: row.line, Field: "password",
+				Message: "change your own password on your account page, which asks for the current one"})
+		}
 	}
 	if len(lineErrs) > 0 {
 		s.rejectImport(w, lineErrs)
@@ -276,6 +280,9 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
+	}
+	for _, id := range res.Ended {
+		s.endSessions(ctx, id, "")
 	}
 	s.log.Info("users imported", "created", res.Created, "updated", res.Updated, "contest_id", contestID,
 		"registered", res.Registered, "user_id", admin.ID, "request_id", requestIDOf(r))

@@ -25,6 +25,9 @@ type Session struct {
 	UserID    int64
 	CSRF      string
 	CreatedAt time.Time
+	// Epoch is the user's session epoch at login (store.User.SessionEpoch);
+	// the session is valid only while the user's is the same.
+	Epoch uint32
 }
 
 // Store keeps sessions in Redis.
@@ -59,16 +62,15 @@ func random() string {
 // for the hub, which authorises live channels from the session alone
 // (CONTRACT with hub/internal/hub readSession: fields user_id and role).
 // The web nodes themselves read the role from MySQL on every request.
-func (s *Store) Create(ctx context.Context, userID int64, role string) (Session, error) {
-	ss := Session{ID: random(), UserID: userID, CSRF: random(), CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
+func (s *Store) Create(ctx context.Context, userID int64, role string, epoch uint32) (Session, error) {
+	ss := Session{ID: random(), UserID: userID, CSRF: random(), CreatedAt: time.Now().UTC().Truncate(time.Millisecond), Epoch: epoch}
 	k := s.key(ss.ID)
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, k, "user_id", userID, "role", role, "csrf", ss.CSRF, "created_ms", ss.CreatedAt.UnixMilli())
+		p.HSet(ctx, k, "user_id", userID, "role", role, "csrf", ss.CSRF, "created_ms", ss.CreatedAt.UnixMilli(), "epoch", epoch)
 		p.PExpire(ctx, k, s.ttl)
-		// The user's index outlives an idle session (each use extends
-		// the session, not the index): twice the idle TTL, renewed at every
-		// login. A session kept alive longer than that drops out of the
-		// index; MySQL's sessions_after still voids it for the web nodes.
+		// The user's index outlives an idle session: twice the idle TTL,
+		// renewed at every login and by Get for sessions older than the
+		// TTL (each use extends the session, not the index).
 		u := s.names.UserSessions(userID)
 		p.SAdd(ctx, u, k)
 		p.PExpire(ctx, u, 2*s.ttl)
@@ -102,7 +104,16 @@ func (s *Store) Get(ctx context.Context, id string) (Session, error) {
 		return Session{}, ErrNotFound
 	}
 	ms, _ := strconv.ParseInt(m["created_ms"], 10, 64)
-	return Session{ID: id, UserID: uid, CSRF: m["csrf"], CreatedAt: time.UnixMilli(ms).UTC()}, nil
+	// A session made before epochs existed has none: 0, the epoch every
+	// user starts with, so an upgrade logs nobody out.
+	epoch, _ := strconv.ParseUint(m["epoch"], 10, 32)
+	ss := Session{ID: id, UserID: uid, CSRF: m["csrf"], CreatedAt: time.UnixMilli(ms).UTC(), Epoch: uint32(epoch)}
+	if time.Since(ss.CreatedAt) > s.ttl {
+		// Still in use after a whole idle TTL: keep the user's index
+		// alive with it (best effort; the epoch is what voids sessions).
+		_ = s.rdb.PExpire(ctx, s.names.UserSessions(uid), 2*s.ttl).Err()
+	}
+	return ss, nil
 }
 
 // EndUser ends every indexed session of userID except keep (a session id,

@@ -57,6 +57,9 @@ type ImportResult struct {
 	// Registered counts the imported users newly registered in the
 	// contest (the others already were); 0 without a contest.
 	Registered int
+	// Ended lists the existing users whose sessions the import ended (a
+	// new password, or a new role).
+	Ended []int64
 }
 
 // ImportUsers creates or updates every user in one transaction: all or
@@ -68,8 +71,17 @@ func (s *Store) ImportUsers(ctx context.Context, users []ImportUser, contestID i
 	err = s.inTx(ctx, "store import users", func(tx *sqlx.Tx) error {
 		ids := make([]int64, 0, len(users))
 		for _, u := range users {
-			var id int64
-			err := tx.GetContext(ctx, &id, "SELECT id FROM users WHERE username = ? FOR UPDATE", u.Username)
+			var cur struct {
+				ID   int64  `db:"id"`
+				Role string `db:"role"`
+			}
+			err := tx.GetContext(ctx, &cur, "SELECT id, role FROM users WHERE username = ? FOR UPDATE", u.Username)
+			id := cur.ID
+			// A new password or a new role ends the user's sessions.
+			bump := 0
+			if err == nil && (u.PasswordHash != "" || u.Role != cur.Role) {
+				bump = 1
+			}
 			switch {
 			case errors.Is(err, sql.ErrNoRows):
 				if u.PasswordHash == "" {
@@ -86,20 +98,23 @@ func (s *Store) ImportUsers(ctx context.Context, users []ImportUser, contestID i
 			case err != nil:
 				return err
 			case u.PasswordHash == "":
-				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ? WHERE id = ?",
-					u.DisplayName, u.Email, u.Role, id)
+				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, session_epoch = session_epoch + ? WHERE id = ?",
+					u.DisplayName, u.Email, u.Role, bump, id)
 				if err == nil {
 					res.Updated++
 				}
 			default:
-				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, password_hash = ?, sessions_after = ? WHERE id = ?",
-					u.DisplayName, u.Email, u.Role, u.PasswordHash, sessionsCutoff(), id)
+				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, password_hash = ?, session_epoch = session_epoch + ? WHERE id = ?",
+					u.DisplayName, u.Email, u.Role, u.PasswordHash, bump, id)
 				if err == nil {
 					res.Updated++
 				}
 			}
 			if err == nil {
 				ids = append(ids, id)
+				if bump == 1 {
+					res.Ended = append(res.Ended, id)
+				}
 				continue
 			}
 			// A unique violation fails only its statement; the transaction

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // Roles of users.
@@ -25,28 +27,30 @@ type User struct {
 	Role         string         `db:"role"`
 	PasswordHash string         `db:"password_hash"`
 	Disabled     bool           `db:"disabled"`
-	// SessionsAfter: sessions created before it are void (a password
-	// change logs the user out everywhere).
-	SessionsAfter sql.NullTime `db:"sessions_after"`
-	CreatedAt     time.Time    `db:"created_at"`
+	// SessionEpoch is copied into every session at login; a session is
+	// valid only while it equals the user's. Bumping it (a password
+	// change or reset, a role change, disabling) logs the user out
+	// everywhere, including a login that read the user just before.
+	SessionEpoch uint32    `db:"session_epoch"`
+	CreatedAt    time.Time `db:"created_at"`
 }
 
-// sessionsCutoff is "now" for sessions_after, on this process's clock:
-// sessions are stamped by the web nodes' clocks (session.Session.CreatedAt),
-// not MySQL's, and a session created right after the cut-off on the same
-// node must stay valid whatever the skew between the two hosts.
-func sessionsCutoff() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
-
-// SessionValid reports whether a session of u created at created may still
-// be used.
-func (u *User) SessionValid(created time.Time) bool {
-	return !u.Disabled && (!u.SessionsAfter.Valid || !created.Before(u.SessionsAfter.Time))
+// SessionValid reports whether a session made at epoch may still be used.
+func (u *User) SessionValid(epoch uint32) bool {
+	return !u.Disabled && epoch == u.SessionEpoch
 }
+
+// ErrStale: the user changed since it was read (a conditional update found
+// another epoch).
+var ErrStale = errors.New("store: the user changed meanwhile")
+
+// ErrLastAdmin: the change would leave no enabled admin.
+var ErrLastAdmin = errors.New("store: the last enabled admin cannot be demoted or disabled")
 
 // IsStaff reports whether the user may see and edit private problems.
 func (u *User) IsStaff() bool { return u.Role == RoleAdmin || u.Role == RoleSetter }
 
-const userCols = "id, username, display_name, email, role, password_hash, disabled, sessions_after, created_at"
+const userCols = "id, username, display_name, email, role, password_hash, disabled, session_epoch, created_at"
 
 // CreateUser inserts u (ID and CreatedAt are ignored) and returns it as
 // stored. A taken username or email is a *DuplicateError.
@@ -86,20 +90,33 @@ func (s *Store) getUser(ctx context.Context, q string, arg any) (User, error) {
 	return u, nil
 }
 
-// SetPasswordHash replaces a user's password hash and ends every session
-// of the user created before now.
+// SetPasswordHash replaces a user's password hash and ends all their
+// sessions (the epoch moves on).
 func (s *Store) SetPasswordHash(ctx context.Context, id int64, hash string) error {
-	res, err := s.DB.ExecContext(ctx, "UPDATE users SET password_hash = ?, sessions_after = ? WHERE id = ?", hash, sessionsCutoff(), id)
+	res, err := s.DB.ExecContext(ctx, "UPDATE users SET password_hash = ?, session_epoch = session_epoch + 1 WHERE id = ?", hash, id)
 	if err != nil {
 		return fmt.Errorf("store set password %d: %w", id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		// Rows affected is 0 both when absent and when unchanged.
-		if _, err := s.UserByID(ctx, id); err != nil {
-			return err
-		}
+		return fmt.Errorf("store set password %d: %w", id, ErrNotFound)
 	}
 	return nil
+}
+
+// ChangePasswordHash replaces the hash only if the user is still at epoch
+// (the one whose password was just checked), and returns the new epoch. A
+// reset or another change in between makes it ErrStale: the last of two
+// racing changes must not silently undo the first.
+func (s *Store) ChangePasswordHash(ctx context.Context, id int64, epoch uint32, hash string) (uint32, error) {
+	res, err := s.DB.ExecContext(ctx, "UPDATE users SET password_hash = ?, session_epoch = session_epoch + 1 WHERE id = ? AND session_epoch = ?",
+		hash, id, epoch)
+	if err != nil {
+		return 0, fmt.Errorf("store change password %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return 0, fmt.Errorf("store change password %d: %w", id, ErrStale)
+	}
+	return epoch + 1, nil
 }
 
 // UserFilter selects users for ListUsers. Zero fields do not filter.
@@ -120,7 +137,7 @@ func (s *Store) ListUsers(ctx context.Context, f UserFilter, after int64, limit 
 	args := []any{after}
 	if f.Query != "" {
 		like := likeEscape(f.Query)
-		q += " AND (username LIKE ? OR display_name LIKE ? OR email LIKE ?)"
+		q += " AND (username LIKE ? ESCAPE '!' OR display_name LIKE ? ESCAPE '!' OR email LIKE ? ESCAPE '!')"
 		args = append(args, like+"%", "%"+like+"%", "%"+like+"%")
 	}
 	if f.Role != "" {
@@ -140,9 +157,10 @@ func (s *Store) ListUsers(ctx context.Context, f UserFilter, after int64, limit 
 	return out, nil
 }
 
-// likeEscape escapes LIKE's wildcards (and its escape character) in s.
+// likeEscape escapes LIKE's wildcards and the escape character '!' in s
+// (an explicit ESCAPE '!', so that it holds under NO_BACKSLASH_ESCAPES too).
 func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+	return strings.NewReplacer("!", "!!", "%", "!%", "_", "!_").Replace(s)
 }
 
 // UserUpdate is an admin's change to a user; nil fields stay.
@@ -154,31 +172,59 @@ type UserUpdate struct {
 }
 
 // UpdateUser applies up to id's row and returns the user as stored. A taken
-// e-mail is a *DuplicateError; an unknown id is ErrNotFound. Disabling a
-// user also ends their sessions.
+// e-mail is a *DuplicateError; an unknown id is ErrNotFound. A role change
+// or disabling ends the user's sessions (the epoch moves on: the hub takes
+// the role from the session). Demoting or disabling the last enabled admin
+// is ErrLastAdmin, checked under a lock on the admins so that two admins
+// demoting each other at once cannot both succeed.
 func (s *Store) UpdateUser(ctx context.Context, id int64, up UserUpdate) (User, error) {
-	var sets []string
-	var args []any
-	if up.DisplayName != nil {
-		sets, args = append(sets, "display_name = ?"), append(args, *up.DisplayName)
-	}
-	if up.Email != nil {
-		sets, args = append(sets, "email = ?"), append(args, *up.Email)
-	}
-	if up.Role != nil {
-		sets, args = append(sets, "role = ?"), append(args, *up.Role)
-	}
-	if up.Disabled != nil {
-		sets, args = append(sets, "disabled = ?"), append(args, *up.Disabled)
-		if *up.Disabled {
-			sets, args = append(sets, "sessions_after = ?"), append(args, sessionsCutoff())
+	err := s.inTx(ctx, fmt.Sprintf("store update user %d", id), func(tx *sqlx.Tx) error {
+		var cur User
+		if err := tx.GetContext(ctx, &cur, "SELECT "+userCols+" FROM users WHERE id = ? FOR UPDATE", id); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrNotFound
+			}
+			return err
 		}
-	}
-	if len(sets) > 0 {
+		var sets []string
+		var args []any
+		bump := false
+		if up.DisplayName != nil {
+			sets, args = append(sets, "display_name = ?"), append(args, *up.DisplayName)
+		}
+		if up.Email != nil {
+			sets, args = append(sets, "email = ?"), append(args, *up.Email)
+		}
+		if up.Role != nil && *up.Role != cur.Role {
+			sets, args = append(sets, "role = ?"), append(args, *up.Role)
+			bump = true
+		}
+		if up.Disabled != nil && *up.Disabled != cur.Disabled {
+			sets, args = append(sets, "disabled = ?"), append(args, *up.Disabled)
+			bump = bump || *up.Disabled
+		}
+		if len(sets) == 0 {
+			return nil
+		}
+		stillAdmin := (up.Role == nil || *up.Role == RoleAdmin) && (up.Disabled == nil || !*up.Disabled)
+		if cur.Role == RoleAdmin && !cur.Disabled && !stillAdmin {
+			var others int
+			if err := tx.GetContext(ctx, &others, "SELECT COUNT(*) FROM (SELECT id FROM users WHERE role = 'admin' AND disabled = 0 AND id <> ? FOR UPDATE) a", id); err != nil {
+				return err
+			}
+			if others == 0 {
+				return ErrLastAdmin
+			}
+		}
+		if bump {
+			sets = append(sets, "session_epoch = session_epoch + 1")
+		}
 		args = append(args, id)
-		if _, err := s.DB.ExecContext(ctx, "UPDATE users SET "+strings.Join(sets, ", ")+" WHERE id = ?", args...); err != nil {
-			return User{}, mapErr("store update user", err)
-		}
+		_, err := tx.ExecContext(ctx, "UPDATE users SET "+strings.Join(sets, ", ")+" WHERE id = ?", args...)
+		return err
+	})
+	if err != nil {
+		return User{}, err
 	}
 	return s.UserByID(ctx, id)
 }

@@ -1,0 +1,11 @@
+-- 0004: end a user's sessions.
+--
+-- session_epoch: every session records the epoch of its user at login
+-- (sessions live in Redis, keyed by a random id, so they cannot be listed
+-- by user); a session is valid only while it equals the user's. Bumped when
+-- a password changes (the user's own change, an admin's reset, a CSV import
+-- with a password), the role changes, or the account is disabled, so that
+-- whoever held a session is logged out everywhere. A counter rather than a
+-- time: no clock of any node is involved, and a login that read the user
+-- before a reset cannot outlive it.
+ALTER TABLE users ADD COLUMN session_epoch INT UNSIGNED NOT NULL DEFAULT 0 AFTER disabled;
