@@ -35,16 +35,16 @@ var ErrNoMain = errors.New("testenv: the package's TestMain must call testenv.Ma
 var (
 	mainCalled bool
 
-	mu       sync.Mutex
-	private  string // temp dir of privately started services, if any
-	mysqlDSN string
-	mysqlErr error
-	mysqlOK  bool
-	mariadb  *localsvc.MariaDB
-	redisAdr string
-	redisErr error
-	redisOK  bool
-	redisSrv *localsvc.Redis
+	mu             sync.Mutex
+	privateScratch *localsvc.Scratch // dir of privately started services, if any
+	mysqlDSN       string
+	mysqlErr       error
+	mysqlOK        bool
+	mariadb        *localsvc.MariaDB
+	redisAdr       string
+	redisErr       error
+	redisOK        bool
+	redisSrv       *localsvc.Redis
 )
 
 // Main runs the package's tests and then stops any service this test binary
@@ -65,25 +65,23 @@ func stopPrivate() {
 	if redisSrv != nil {
 		_ = redisSrv.Stop()
 	}
-	if private != "" {
-		_ = os.RemoveAll(private)
+	if privateScratch != nil {
+		privateScratch.Release()
 	}
 }
 
 func privateDir() (string, error) {
-	if private != "" {
-		return private, nil
+	if privateScratch != nil {
+		return privateScratch.Dir, nil
 	}
-	base := os.TempDir()
-	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
-		base = "/dev/shm" // services on tmpfs: tests are I/O bound otherwise
-	}
-	d, err := os.MkdirTemp(base, "verdict-testenv-")
+	// On tmpfs (tests are I/O bound otherwise); directories that killed
+	// runs left behind are removed on the way.
+	sc, err := localsvc.NewScratch("verdict-testenv-")
 	if err != nil {
 		return "", fmt.Errorf("testenv: %w", err)
 	}
-	private = d
-	return d, nil
+	privateScratch = sc
+	return sc.Dir, nil
 }
 
 // RandomName returns prefix followed by 12 random hex digits.

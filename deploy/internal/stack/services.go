@@ -23,15 +23,12 @@ func WithServices(ctx context.Context, argv []string, out io.Writer) (int, error
 	if len(argv) == 0 {
 		return 2, errors.New("with-services: no command given")
 	}
-	base := os.TempDir()
-	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
-		base = "/dev/shm"
-	}
-	dir, err := os.MkdirTemp(base, "verdict-test-services-")
+	sc, err := localsvc.NewScratch("verdict-test-services-")
 	if err != nil {
 		return 1, fmt.Errorf("with-services: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer sc.Release()
+	dir := sc.Dir
 
 	mport, err := localsvc.FreePort()
 	if err != nil {
