@@ -199,9 +199,8 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 		account.ValidateDisplayName(req.DisplayName),
 		account.ValidateEmail(req.Email),
 	} {
-		var fe *account.FieldError
-		if errors.As(err, &fe) {
-			writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, fe.Field, fe.Field+" "+fe.Message))
+		if fe, ok := errors.AsType[*account.FieldError](err); ok {
+			writeAPIError(w, invalid(fe.Field, err))
 			return
 		}
 	}

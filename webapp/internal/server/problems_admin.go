@@ -165,6 +165,28 @@ func slugConflict(err error, field string) *APIError {
 	return nil
 }
 
+// created finishes a problem creation (the id and error of the store's
+// insert): a taken slug is 409 field slug, the problem list caches are
+// invalidated, and the problem is read back as stored. It answers the
+// request itself when it returns false.
+func (s *Server) created(w http.ResponseWriter, r *http.Request, id int64, err error) (store.Problem, bool) {
+	if e := slugConflict(err, "slug"); e != nil {
+		writeAPIError(w, e)
+		return store.Problem{}, false
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return store.Problem{}, false
+	}
+	s.invalidateProblems(r.Context())
+	stored, err := s.cfg.Store.ProblemByID(r.Context(), id)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return store.Problem{}, false
+	}
+	return stored, true
+}
+
 // handleCreateProblem creates a problem (staff). Absent fields take the
 // defaults: limits 1000 ms / 262144 KiB, checker default, mode icpc,
 // visibility private, every language.
@@ -195,18 +217,8 @@ func (s *Server) handleCreateProblem(w http.ResponseWriter, r *http.Request) {
 	p.CreatedBy.Int64, p.CreatedBy.Valid = u.ID, true
 	ctx := r.Context()
 	id, err := s.cfg.Store.CreateProblem(ctx, p)
-	if e := slugConflict(err, "slug"); e != nil {
-		writeAPIError(w, e)
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	s.invalidateProblems(ctx)
-	stored, err := s.cfg.Store.ProblemByID(ctx, id)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
+	stored, ok := s.created(w, r, id, err)
+	if !ok {
 		return
 	}
 	s.log.Info("problem created", "slug", p.Slug, "user_id", u.ID, "request_id", requestIDOf(r))

@@ -309,18 +309,8 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) {
 	hash, size := v.Hash, v.SizeBytes
 	p.CreatedBy.Int64, p.CreatedBy.Valid = u.ID, true
 	id, err := s.cfg.Store.CreateProblemWithTestdata(ctx, p, v)
-	if e := slugConflict(err, "slug"); e != nil {
-		writeAPIError(w, e)
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	s.invalidateProblems(ctx)
-	stored, err := s.cfg.Store.ProblemByID(ctx, id)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
+	stored, ok := s.created(w, r, id, err)
+	if !ok {
 		return
 	}
 	notes = append(append([]string{}, ip.Notes...), notes...)

@@ -32,6 +32,16 @@ func adminUserJSON(u *store.User) AdminUserJSON {
 		Role: u.Role, Disabled: u.Disabled, CreatedAt: u.CreatedAt}
 }
 
+// invalid is a 400 for field from an account.Validate* error (its message,
+// without the validator's own field name: the request's may differ, as
+// new_password for a password).
+func invalid(field string, err error) *APIError {
+	if fe, ok := errors.AsType[*account.FieldError](err); ok {
+		return badField(field, fe.Message)
+	}
+	return badField(field, err.Error())
+}
+
 // Limits of GET /api/users.
 const (
 	DefaultUserPage = 50
@@ -70,17 +80,15 @@ func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.CurrentPassword == "" {
-		writeAPIError(w, badField("current_password", "current_password is required"))
+		writeAPIError(w, badField("current_password", "is required"))
 		return
 	}
 	if err := account.ValidatePassword(req.NewPassword); err != nil {
-		var fe *account.FieldError
-		errors.As(err, &fe)
-		writeAPIError(w, badField("new_password", "new_password "+fe.Message))
+		writeAPIError(w, invalid("new_password", err))
 		return
 	}
 	if req.NewPassword == req.CurrentPassword {
-		writeAPIError(w, badField("new_password", "new_password must differ from the current password"))
+		writeAPIError(w, badField("new_password", "must differ from the current password"))
 		return
 	}
 	ctx := r.Context()
@@ -90,7 +98,7 @@ func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	if !account.CheckPassword(u.PasswordHash, req.CurrentPassword) {
 		s.countFailure(ctx, s.loginUser, u.Username)
-		writeAPIError(w, badField("current_password", "current_password is wrong"))
+		writeAPIError(w, badField("current_password", "is wrong"))
 		return
 	}
 	hash, err := account.HashPassword(req.NewPassword, s.cfg.PasswordCost)
@@ -118,12 +126,8 @@ func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	s.endSessions(ctx, u.ID, sess.ID)
 	s.setSessionCookie(w, r, sess.ID)
-	fresh, err := s.cfg.Store.UserByID(ctx, u.ID)
-	if err != nil {
-		fresh = *u
-	}
 	s.log.Info("password changed", "user_id", u.ID, "client", s.clientIP(r), "request_id", requestIDOf(r))
-	writeJSON(w, http.StatusOK, SessionJSON{User: userJSON(&fresh, true), CSRFToken: sess.CSRF})
+	writeJSON(w, http.StatusOK, SessionJSON{User: userJSON(u, true), CSRFToken: sess.CSRF})
 }
 
 // handleListUsers lists users for admins, filtered, by id, with a cursor.
@@ -138,45 +142,45 @@ func (s *Server) handleListUsers(w http.ResponseWriter, r *http.Request) {
 	for _, k := range slices.Sorted(maps.Keys(q)) { // the same request always names the same parameter
 		v := q[k]
 		if len(v) != 1 {
-			writeAPIError(w, badField(k, k+" may be given once"))
+			writeAPIError(w, badField(k, "may be given once"))
 			return
 		}
 		switch val := v[0]; k {
 		case "q":
 			if len(val) > 64 {
-				writeAPIError(w, badField(k, "q is at most 64 bytes"))
+				writeAPIError(w, badField(k, "is at most 64 bytes"))
 				return
 			}
 			f.Query = val
 		case "role":
 			if val != store.RoleAdmin && val != store.RoleSetter && val != store.RoleStudent {
-				writeAPIError(w, badField(k, "role must be admin, setter or student"))
+				writeAPIError(w, badField(k, "must be admin, setter or student"))
 				return
 			}
 			f.Role = val
 		case "disabled":
 			b, err := strconv.ParseBool(val)
 			if err != nil {
-				writeAPIError(w, badField(k, "disabled must be true or false"))
+				writeAPIError(w, badField(k, "must be true or false"))
 				return
 			}
 			f.Disabled = &b
 		case "cursor":
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || n < 0 {
-				writeAPIError(w, badField(k, "cursor is not one this server gave out"))
+				writeAPIError(w, badField(k, "is not one this server gave out"))
 				return
 			}
 			after = n
 		case "limit":
 			n, err := strconv.Atoi(val)
 			if err != nil || n < 1 || n > MaxUserPage {
-				writeAPIError(w, badField(k, "limit must be 1 to "+strconv.Itoa(MaxUserPage)))
+				writeAPIError(w, badField(k, "must be 1 to "+strconv.Itoa(MaxUserPage)))
 				return
 			}
 			limit = n
 		default:
-			writeAPIError(w, badField(k, "unknown query parameter "+k))
+			writeAPIError(w, badField(k, "is not a parameter of the user list"))
 			return
 		}
 	}
@@ -240,9 +244,7 @@ func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
 	var up store.UserUpdate
 	if req.DisplayName != nil {
 		if err := account.ValidateDisplayName(*req.DisplayName); err != nil {
-			var fe *account.FieldError
-			errors.As(err, &fe)
-			writeAPIError(w, badField("display_name", "display_name "+fe.Message))
+			writeAPIError(w, invalid("display_name", err))
 			return
 		}
 		dn := *req.DisplayName
@@ -254,9 +256,7 @@ func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
 	if req.Email != nil {
 		if *req.Email != "" {
 			if err := account.ValidateEmail(*req.Email); err != nil {
-				var fe *account.FieldError
-				errors.As(err, &fe)
-				writeAPIError(w, badField("email", "email "+fe.Message))
+				writeAPIError(w, invalid("email", err))
 				return
 			}
 		}
@@ -267,18 +267,18 @@ func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
 		switch *req.Role {
 		case store.RoleAdmin, store.RoleSetter, store.RoleStudent:
 		default:
-			writeAPIError(w, badField("role", "role must be admin, setter or student"))
+			writeAPIError(w, badField("role", "must be admin, setter or student"))
 			return
 		}
 		if u.ID == admin.ID && *req.Role != u.Role {
-			writeAPIError(w, badField("role", "you cannot change your own role (ask another admin)"))
+			writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, "role", "you cannot change your own role (ask another admin)"))
 			return
 		}
 		up.Role = req.Role
 	}
 	if req.Disabled != nil {
 		if u.ID == admin.ID && *req.Disabled {
-			writeAPIError(w, badField("disabled", "you cannot disable yourself"))
+			writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, "disabled", "you cannot disable yourself"))
 			return
 		}
 		up.Disabled = req.Disabled
@@ -330,9 +330,7 @@ func (s *Server) handleResetPassword(w http.ResponseWriter, r *http.Request) {
 	pw := account.RandomPassword()
 	if req.Password != nil {
 		if err := account.ValidatePassword(*req.Password); err != nil {
-			var fe *account.FieldError
-			errors.As(err, &fe)
-			writeAPIError(w, badField("password", "password "+fe.Message))
+			writeAPIError(w, invalid("password", err))
 			return
 		}
 		pw = *req.Password

@@ -37,6 +37,10 @@ type Store struct {
 	ttl   time.Duration
 }
 
+// IndexTTLFactor: a user's session index lives this many idle TTLs after
+// their last login (12 weeks with the default week).
+const IndexTTLFactor = 12
+
 // NewStore returns a Store whose sessions expire ttl after their last use.
 func NewStore(rdb redis.UniversalClient, names rkeys.Names, ttl time.Duration) *Store {
 	return &Store{rdb: rdb, names: names, ttl: ttl}
@@ -68,12 +72,14 @@ func (s *Store) Create(ctx context.Context, userID int64, role string, epoch uin
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, k, "user_id", userID, "role", role, "csrf", ss.CSRF, "created_ms", ss.CreatedAt.UnixMilli(), "epoch", epoch)
 		p.PExpire(ctx, k, s.ttl)
-		// The user's index outlives an idle session: twice the idle TTL,
-		// renewed at every login and by Get for sessions older than the
-		// TTL (each use extends the session, not the index).
+		// The user's index is renewed at every login only, never on the
+		// request path, so it lives much longer than an idle session
+		// (IndexTTLFactor × the idle TTL). A session kept busy longer than
+		// that without a new login drops out of the index; the session
+		// epoch in MySQL still voids it on the web nodes.
 		u := s.names.UserSessions(userID)
 		p.SAdd(ctx, u, k)
-		p.PExpire(ctx, u, 2*s.ttl)
+		p.PExpire(ctx, u, IndexTTLFactor*s.ttl)
 		return nil
 	})
 	if err != nil {
@@ -107,13 +113,7 @@ func (s *Store) Get(ctx context.Context, id string) (Session, error) {
 	// A session made before epochs existed has none: 0, the epoch every
 	// user starts with, so an upgrade logs nobody out.
 	epoch, _ := strconv.ParseUint(m["epoch"], 10, 32)
-	ss := Session{ID: id, UserID: uid, CSRF: m["csrf"], CreatedAt: time.UnixMilli(ms).UTC(), Epoch: uint32(epoch)}
-	if time.Since(ss.CreatedAt) > s.ttl {
-		// Still in use after a whole idle TTL: keep the user's index
-		// alive with it (best effort; the epoch is what voids sessions).
-		_ = s.rdb.PExpire(ctx, s.names.UserSessions(uid), 2*s.ttl).Err()
-	}
-	return ss, nil
+	return Session{ID: id, UserID: uid, CSRF: m["csrf"], CreatedAt: time.UnixMilli(ms).UTC(), Epoch: uint32(epoch)}, nil
 }
 
 // EndUser ends every indexed session of userID except keep (a session id,
