@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,10 +91,12 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&p.ErrorLogLevel, "error-log-level", "warn", "nginx error log level")
 	str(&p.AccessLog, "access-log", "", "nginx access log path or off (default <runtime-dir>/access.log)")
 	str(&p.ClientMaxBodySize, "client-max-body-size", "65m", "largest request body: the web nodes' --max-testdata (64 MiB) plus multipart framing")
-	str(&p.LoginRate, "login-rate", "10r/m", "per-client rate of POST /api/login and /api/session")
-	num(&p.LoginBurst, "login-burst", 5, "burst above --login-rate")
-	str(&p.SubmitRate, "submit-rate", "30r/m", "per-client rate of POST /api/submissions")
-	num(&p.SubmitBurst, "submit-burst", 10, "burst above --submit-rate")
+	str(&p.LoginRate, "login-rate", render.DefaultLoginRate, "per-address rate of POST /api/login and /api/session (a flood guard sized for a room behind one NAT address; docs/limits.md)")
+	num(&p.LoginBurst, "login-burst", render.DefaultLoginBurst, "requests above --login-rate let through at once")
+	str(&p.SubmitRate, "submit-rate", render.DefaultSubmitRate, "per-address rate of POST /api/submissions")
+	num(&p.SubmitBurst, "submit-burst", render.DefaultSubmitBurst, "requests above --submit-rate let through at once")
+	str(&p.RegisterRate, "register-rate", render.DefaultRegisterRate, "per-address rate of POST /api/users (self-registration)")
+	num(&p.RegisterBurst, "register-burst", render.DefaultRegisterBurst, "requests above --register-rate let through at once")
 	num(&p.MaxFails, "max-fails", 2, "failures before nginx skips a server for --fail-timeout")
 	dur(&p.FailTimeout, "fail-timeout", 10*time.Second, "how long a failing server is skipped")
 	num(&p.Keepalive, "keepalive", 32, "idle keepalive connections to web nodes per worker (0: none, a new connection per request)")
@@ -101,6 +104,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	dur(&p.APIReadTimeout, "api-read-timeout", 60*time.Second, "read timeout of /api")
 	dur(&p.WSReadTimeout, "ws-read-timeout", 75*time.Second, "read timeout of /ws and /judge; keep above the hub's ping interval")
 	realIP := fs.String("real-ip-from", "", "comma-separated trusted proxies (CIDR or IP) in front of the edge ["+EnvName("real-ip-from")+"]")
+	trusted := fs.String("trusted-networks", "", "comma-separated networks (CIDR, e.g. a campus NAT 192.0.2.0/24) exempt from nginx's per-address limits ["+EnvName("trusted-networks")+"]")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -127,6 +131,15 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 				p.RealIPFrom = append(p.RealIPFrom, s)
 			}
 		}
+	}
+	for _, s := range strings.Split(*trusted, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if _, err := netip.ParsePrefix(s); err != nil {
+			return o, fmt.Errorf("%w: --trusted-networks %q: want a CIDR like 192.0.2.0/24 (one address: /32): %w", ErrUsage, s, err)
+		}
+		p.TrustedNetworks = append(p.TrustedNetworks, s)
 	}
 	for _, d := range []*string{&p.RuntimeDir, &p.StaticDir, &o.ConfPath, &o.PidFile} {
 		if *d == "" {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +24,8 @@ func TestParse(t *testing.T) {
 		env   map[string]string
 		check func(t *testing.T, o cli.Options)
 		fail  bool
+		// errHas is what a failure's message must contain (the flag).
+		errHas string
 	}{
 		{name: "defaults", check: func(t *testing.T, o cli.Options) {
 			if o.Redis.Addrs[0] != "127.0.0.1:6379" || o.Nginx.Listen != "127.0.0.1:8080" || !o.ManageNginx ||
@@ -68,6 +71,43 @@ func TestParse(t *testing.T) {
 				t.Fatalf("keepalive %d hold %v", o.Nginx.Keepalive, o.HoldLast)
 			}
 		}},
+		{name: "limit defaults", check: func(t *testing.T, o cli.Options) {
+			n := o.Nginx
+			if n.LoginRate != "600r/m" || n.LoginBurst != 300 || n.SubmitRate != "600r/m" || n.SubmitBurst != 300 ||
+				n.RegisterRate != "60r/m" || n.RegisterBurst != 300 || n.TrustedNetworks != nil {
+				t.Fatalf("limits: login %s/%d submit %s/%d register %s/%d trusted %q", n.LoginRate, n.LoginBurst,
+					n.SubmitRate, n.SubmitBurst, n.RegisterRate, n.RegisterBurst, n.TrustedNetworks)
+			}
+		}},
+		{name: "limit flags", args: []string{"--login-rate", "20r/s", "--login-burst", "1000", "--register-rate", "10r/m",
+			"--register-burst", "50", "--trusted-networks", "192.0.2.0/24, 2001:db8::/32,,10.1.2.3/32"},
+			check: func(t *testing.T, o cli.Options) {
+				n := o.Nginx
+				if n.LoginRate != "20r/s" || n.LoginBurst != 1000 || n.RegisterRate != "10r/m" || n.RegisterBurst != 50 ||
+					!slices.Equal(n.TrustedNetworks, []string{"192.0.2.0/24", "2001:db8::/32", "10.1.2.3/32"}) {
+					t.Fatalf("limits: %+v", n)
+				}
+			}},
+		{name: "limit env", env: map[string]string{"VERDICT_EDGE_TRUSTED_NETWORKS": "10.0.0.0/8", "VERDICT_EDGE_SUBMIT_BURST": "900",
+			"VERDICT_EDGE_REGISTER_RATE": "2r/s"},
+			check: func(t *testing.T, o cli.Options) {
+				n := o.Nginx
+				if !slices.Equal(n.TrustedNetworks, []string{"10.0.0.0/8"}) || n.SubmitBurst != 900 || n.RegisterRate != "2r/s" {
+					t.Fatalf("limits from env: %+v", n)
+				}
+			}},
+		{name: "trusted flag beats env", args: []string{"--trusted-networks", "192.0.2.0/24"},
+			env: map[string]string{"VERDICT_EDGE_TRUSTED_NETWORKS": "10.0.0.0/8"},
+			check: func(t *testing.T, o cli.Options) {
+				if !slices.Equal(o.Nginx.TrustedNetworks, []string{"192.0.2.0/24"}) {
+					t.Fatalf("trusted %q", o.Nginx.TrustedNetworks)
+				}
+			}},
+		{name: "trusted not a CIDR", args: []string{"--trusted-networks", "10.0.0.0/8,campus"}, fail: true, errHas: `--trusted-networks "campus"`},
+		{name: "trusted bare address", args: []string{"--trusted-networks", "10.0.0.1"}, fail: true, errHas: `--trusted-networks "10.0.0.1"`},
+		{name: "trusted bad env", env: map[string]string{"VERDICT_EDGE_TRUSTED_NETWORKS": "10.0.0.0/40"}, fail: true, errHas: "--trusted-networks"},
+		{name: "bad register rate", args: []string{"--register-rate", "5r/h"}, fail: true, errHas: "RegisterRate"},
+		{name: "negative register burst", args: []string{"--register-burst", "-1"}, fail: true, errHas: "RegisterBurst"},
 		{name: "bad env", env: map[string]string{"VERDICT_EDGE_POLL": "soon"}, fail: true},
 		{name: "bad listen", args: []string{"--listen", "example.com:80"}, fail: true},
 		{name: "bad rate", args: []string{"--login-rate", "lots"}, fail: true},
@@ -81,6 +121,9 @@ func TestParse(t *testing.T) {
 			if tc.fail {
 				if !errors.Is(err, cli.ErrUsage) {
 					t.Fatalf("Parse err = %v, want ErrUsage", err)
+				}
+				if !strings.Contains(err.Error(), tc.errHas) {
+					t.Fatalf("Parse err = %v, want it to name %s", err, tc.errHas)
 				}
 				return
 			}

@@ -58,14 +58,32 @@ type Params struct {
 	// Default "65m": the web nodes accept test data up to 64 MiB, plus the
 	// multipart framing around it.
 	ClientMaxBodySize string
-	// LoginRate is the per-client rate of POST /api/login and /api/session,
-	// as nginx writes it ("10r/m"). Default "10r/m"; LoginBurst default 5.
+	// The per-address limits are a coarse flood guard: a contest room of
+	// hundreds shares one campus NAT address, so they are sized for 300
+	// contestants behind one address (see docs/limits.md); per-user limits
+	// are the web nodes' job. Rates are as nginx writes them ("600r/m",
+	// "10r/s"); a burst is how many requests above the rate pass at once.
+	//
+	// LoginRate is the per-address rate of POST /api/login and
+	// /api/session (one shared zone). Default "600r/m"; LoginBurst default
+	// 300: a room of 300 logs in at once, then 10 attempts a second.
 	LoginRate  string
 	LoginBurst int
-	// SubmitRate is the per-client rate of POST /api/submissions. Default
-	// "30r/m"; SubmitBurst default 10.
+	// SubmitRate is the per-address rate of POST /api/submissions. Default
+	// "600r/m"; SubmitBurst default 300: the whole room submitting in the
+	// same second at the end of a contest.
 	SubmitRate  string
 	SubmitBurst int
+	// RegisterRate is the per-address rate of POST /api/users
+	// (self-registration). Default "60r/m"; RegisterBurst default 300: a
+	// room registers at the start of a class, a script cannot create more
+	// than one account a second.
+	RegisterRate  string
+	RegisterBurst int
+	// TrustedNetworks are CIDRs (a campus, a contest hall) exempt from the
+	// per-address limits above. Matched against the client address after
+	// RealIPFrom. Default none.
+	TrustedNetworks []string
 	// MaxFails and FailTimeout are the passive health check of every
 	// upstream server. Defaults 2 and 10s.
 	MaxFails    int
@@ -85,6 +103,16 @@ type Params struct {
 	// outermost hop.
 	RealIPFrom []string
 }
+
+// Defaults of the per-address limits (see Params).
+const (
+	DefaultLoginRate     = "600r/m"
+	DefaultLoginBurst    = 300
+	DefaultSubmitRate    = "600r/m"
+	DefaultSubmitBurst   = 300
+	DefaultRegisterRate  = "60r/m"
+	DefaultRegisterBurst = 300
+)
 
 // WithDefaults returns p with every zero field set to its default.
 func (p Params) WithDefaults() Params {
@@ -113,10 +141,12 @@ func (p Params) WithDefaults() Params {
 	}
 	def(&p.ErrorLogLevel, "warn")
 	def(&p.ClientMaxBodySize, "65m")
-	def(&p.LoginRate, "10r/m")
-	defInt(&p.LoginBurst, 5)
-	def(&p.SubmitRate, "30r/m")
-	defInt(&p.SubmitBurst, 10)
+	def(&p.LoginRate, DefaultLoginRate)
+	defInt(&p.LoginBurst, DefaultLoginBurst)
+	def(&p.SubmitRate, DefaultSubmitRate)
+	defInt(&p.SubmitBurst, DefaultSubmitBurst)
+	def(&p.RegisterRate, DefaultRegisterRate)
+	defInt(&p.RegisterBurst, DefaultRegisterBurst)
 	defInt(&p.MaxFails, 2)
 	defDur(&p.FailTimeout, 10*time.Second)
 	defInt(&p.Keepalive, 32)
@@ -151,8 +181,14 @@ type data struct {
 	ClientMaxBodySize     string
 	LoginRate             string
 	LoginBurst            int
+	LoginRetryAfter       int
 	SubmitRate            string
 	SubmitBurst           int
+	SubmitRetryAfter      int
+	RegisterRate          string
+	RegisterBurst         int
+	RegisterRetryAfter    int
+	TrustedNetworks       []string
 	MaxFails              int
 	FailTimeout           string
 	Keepalive             int
@@ -183,6 +219,10 @@ func Render(p Params, u Upstreams) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render hub upstream: %w", err)
 	}
+	trusted, err := networks(p.TrustedNetworks)
+	if err != nil {
+		return nil, err
+	}
 	d := data{
 		Listen:                p.Listen,
 		ListenReusePort:       p.ListenReusePort,
@@ -199,8 +239,14 @@ func Render(p Params, u Upstreams) ([]byte, error) {
 		ClientMaxBodySize:     p.ClientMaxBodySize,
 		LoginRate:             p.LoginRate,
 		LoginBurst:            p.LoginBurst,
+		LoginRetryAfter:       RetryAfter(p.LoginRate),
 		SubmitRate:            p.SubmitRate,
 		SubmitBurst:           p.SubmitBurst,
+		SubmitRetryAfter:      RetryAfter(p.SubmitRate),
+		RegisterRate:          p.RegisterRate,
+		RegisterBurst:         p.RegisterBurst,
+		RegisterRetryAfter:    RetryAfter(p.RegisterRate),
+		TrustedNetworks:       trusted,
 		MaxFails:              p.MaxFails,
 		FailTimeout:           Duration(p.FailTimeout),
 		Keepalive:             max(p.Keepalive, 0),
@@ -285,7 +331,7 @@ func validate(p Params) error {
 		return invalid("ClientMaxBodySize", p.ClientMaxBodySize, "want a size like 64m")
 	}
 	for _, f := range []struct{ name, val string }{
-		{"LoginRate", p.LoginRate}, {"SubmitRate", p.SubmitRate},
+		{"LoginRate", p.LoginRate}, {"SubmitRate", p.SubmitRate}, {"RegisterRate", p.RegisterRate},
 	} {
 		if !rateRe.MatchString(f.val) || strings.HasPrefix(f.val, "0") {
 			return invalid(f.name, f.val, "want a rate like 10r/m")
@@ -296,7 +342,7 @@ func validate(p Params) error {
 		val  int
 	}{
 		{"WorkerConnections", p.WorkerConnections}, {"LoginBurst", p.LoginBurst},
-		{"SubmitBurst", p.SubmitBurst}, {"MaxFails", p.MaxFails},
+		{"SubmitBurst", p.SubmitBurst}, {"RegisterBurst", p.RegisterBurst}, {"MaxFails", p.MaxFails},
 	} {
 		if f.val < 0 {
 			return invalid(f.name, strconv.Itoa(f.val), "must not be negative")
@@ -310,6 +356,41 @@ func validate(p Params) error {
 		}
 	}
 	return nil
+}
+
+// networks checks every trusted network is a CIDR and writes it in one
+// canonical form (host bits cleared, IPv4-mapped prefixes as IPv4), sorted
+// and deduplicated.
+func networks(cidrs []string) ([]string, error) {
+	out := make([]string, 0, len(cidrs))
+	for _, c := range cidrs {
+		pfx, err := netip.ParsePrefix(c)
+		if err != nil {
+			return nil, fmt.Errorf("%w: TrustedNetworks=%q: want a CIDR like 10.20.0.0/16: %w", ErrInvalidParam, c, err)
+		}
+		if a := pfx.Addr(); a.Is4In6() && pfx.Bits() >= 96 {
+			pfx = netip.PrefixFrom(a.Unmap(), pfx.Bits()-96)
+		}
+		out = append(out, pfx.Masked().String())
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// RetryAfter is the Retry-After, in whole seconds (at least 1), of a 429
+// from a limit of the given nginx rate ("600r/m"): once the burst is spent
+// one request passes every 1/rate. An unparsable rate gives 1.
+func RetryAfter(rate string) int {
+	n, unit, ok := strings.Cut(rate, "r/")
+	r, err := strconv.Atoi(n)
+	if !ok || err != nil || r <= 0 {
+		return 1
+	}
+	period := 1
+	if unit == "m" {
+		period = 60
+	}
+	return max(1, (period+r-1)/r)
 }
 
 func validPort(s string) bool {

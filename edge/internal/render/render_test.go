@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,6 +86,10 @@ func TestGolden(t *testing.T) {
 			p.ClientMaxBodySize = "256m"
 			p.LoginRate = "5r/m"
 			p.SubmitRate = "2r/s"
+			p.SubmitBurst = 20
+			p.RegisterRate = "7r/m"
+			p.RegisterBurst = 3
+			p.TrustedNetworks = []string{"192.0.2.0/24", "2001:db8:1::/48", "198.51.100.7/32", "::ffff:203.0.113.0/120", "192.0.2.9/24"}
 			p.AccessLog = "off"
 			p.ErrorLog = "stderr"
 			p.WSReadTimeout = 1500 * time.Millisecond
@@ -156,8 +161,23 @@ func TestRenderedChoices(t *testing.T) {
 		"proxy_read_timeout 75s;",
 		"worker_shutdown_timeout 10s;",
 		"client_max_body_size 65m;",
-		"limit_req zone=verdict_login",
-		"limit_req zone=verdict_submit",
+		"limit_req zone=verdict_login burst=300 nodelay;",
+		"limit_req zone=verdict_submit burst=300 nodelay;",
+		"limit_req zone=verdict_register burst=300 nodelay;",
+		"zone=verdict_login:10m    rate=600r/m;",
+		"zone=verdict_submit:10m   rate=600r/m;",
+		"zone=verdict_register:10m rate=60r/m;",
+		"location = /api/users {",
+		"geo $verdict_trusted {\n        default 0;\n    }",
+		"error_page 429 = @verdict_login_limited;",
+		"error_page 429 = @verdict_submit_limited;",
+		"error_page 429 = @verdict_register_limited;",
+		"error_page 413 = @verdict_too_large;",
+		"error_page 502 503 = @web_unavailable;",
+		"error_page 502 503 = @hub_unavailable;",
+		"error_page 504 = @verdict_gateway_timeout;",
+		"add_header Retry-After 1 always;",
+		`"code":"payload_too_large","message":"the body is larger than 65m"`,
 		"listen 127.0.0.1:8080;",
 		"pid " + goldenRuntime + "/nginx.pid;",
 		"client_body_temp_path " + goldenRuntime + "/client_body;",
@@ -170,7 +190,9 @@ func TestRenderedChoices(t *testing.T) {
 			t.Errorf("rendered config lacks %q", want)
 		}
 	}
-	for _, bad := range []string{"non_idempotent", "daemon ", "/var/", "/etc/"} {
+	// A web node's own errors must pass through: nginx must not replace
+	// them with its error pages.
+	for _, bad := range []string{"non_idempotent", "daemon ", "/var/", "/etc/", "proxy_intercept_errors", "fastcgi_intercept_errors"} {
 		if strings.Contains(s, bad) {
 			t.Errorf("rendered config contains %q", bad)
 		}
@@ -256,6 +278,12 @@ func TestRenderRejects(t *testing.T) {
 		{"bad workers", params(func(p *render.Params) { p.WorkerProcesses = "0" }), render.Upstreams{}, render.ErrInvalidParam},
 		{"bad realip", params(func(p *render.Params) { p.RealIPFrom = []string{"unix:"} }), render.Upstreams{}, render.ErrInvalidParam},
 		{"negative burst", params(func(p *render.Params) { p.LoginBurst = -1 }), render.Upstreams{}, render.ErrInvalidParam},
+		{"negative register burst", params(func(p *render.Params) { p.RegisterBurst = -3 }), render.Upstreams{}, render.ErrInvalidParam},
+		{"bad register rate", params(func(p *render.Params) { p.RegisterRate = "1r/h" }), render.Upstreams{}, render.ErrInvalidParam},
+		{"trusted address without bits", params(func(p *render.Params) { p.TrustedNetworks = []string{"10.0.0.1"} }), render.Upstreams{}, render.ErrInvalidParam},
+		{"trusted injection", params(func(p *render.Params) { p.TrustedNetworks = []string{"10.0.0.0/8 0; default 1"} }), render.Upstreams{}, render.ErrInvalidParam},
+		{"trusted zone", params(func(p *render.Params) { p.TrustedNetworks = []string{"fe80::%eth0/64"} }), render.Upstreams{}, render.ErrInvalidParam},
+		{"trusted bits", params(func(p *render.Params) { p.TrustedNetworks = []string{"10.0.0.0/33"} }), render.Upstreams{}, render.ErrInvalidParam},
 		{"hostname member", goldenParams(), render.Upstreams{Web: []string{"web1:8080"}}, render.ErrInvalidMember},
 		{"member injection", goldenParams(), render.Upstreams{Hub: []string{"10.0.0.1:80; server evil"}}, render.ErrInvalidMember},
 		{"member port 0", goldenParams(), render.Upstreams{Web: []string{"10.0.0.1:0"}}, render.ErrInvalidMember},
@@ -267,6 +295,77 @@ func TestRenderRejects(t *testing.T) {
 				t.Fatalf("Render err = %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestRenderRejectNames: a rejected value names its field.
+func TestRenderRejectNames(t *testing.T) {
+	p := goldenParams()
+	p.TrustedNetworks = []string{"10.0.0.0/8", "campus"}
+	_, err := render.Render(p, render.Upstreams{})
+	if !errors.Is(err, render.ErrInvalidParam) || !strings.Contains(err.Error(), `TrustedNetworks="campus"`) {
+		t.Fatalf("err = %v, want ErrInvalidParam naming TrustedNetworks=\"campus\"", err)
+	}
+}
+
+// TestTrustedNetworks: trusted networks render as one geo entry each, in
+// one canonical form, sorted and deduplicated.
+func TestTrustedNetworks(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []string
+		want []string // geo entries in order
+	}{
+		{"none", nil, nil},
+		{"one", []string{"10.20.0.0/16"}, []string{"10.20.0.0/16"}},
+		{"host bits cleared", []string{"10.20.30.40/16"}, []string{"10.20.0.0/16"}},
+		{"sorted and deduplicated", []string{"192.0.2.0/24", "10.0.0.0/8", "192.0.2.77/24"}, []string{"10.0.0.0/8", "192.0.2.0/24"}},
+		{"v4-mapped is v4", []string{"::ffff:198.51.100.0/120"}, []string{"198.51.100.0/24"}},
+		{"ipv6", []string{"2001:DB8:0:1::/64"}, []string{"2001:db8:0:1::/64"}},
+		{"single address", []string{"203.0.113.9/32"}, []string{"203.0.113.9/32"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := goldenParams()
+			p.TrustedNetworks = tc.in
+			conf, err := render.Render(p, render.Upstreams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := string(conf)
+			i := strings.Index(s, "geo $verdict_trusted {")
+			if i < 0 {
+				t.Fatal("no geo block")
+			}
+			block := s[i : i+strings.Index(s[i:], "}")]
+			var got []string
+			for _, l := range strings.Split(block, "\n")[1:] {
+				if f := strings.Fields(l); len(f) == 2 && f[0] != "default" {
+					if f[1] != "1;" {
+						t.Errorf("geo entry %q: want value 1", l)
+					}
+					got = append(got, f[0])
+				}
+			}
+			if !slices.Equal(got, tc.want) || !strings.Contains(block, "default 0;") {
+				t.Fatalf("geo block:\n%s\nentries %q, want %q", block, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	tests := []struct {
+		rate string
+		want int
+	}{
+		{"600r/m", 1}, {"60r/m", 1}, {"59r/m", 2}, {"10r/m", 6}, {"7r/m", 9}, {"1r/m", 60},
+		{"1r/s", 1}, {"100r/s", 1}, {"", 1}, {"0r/m", 1}, {"xr/m", 1},
+	}
+	for _, tc := range tests {
+		if got := render.RetryAfter(tc.rate); got != tc.want {
+			t.Errorf("RetryAfter(%q) = %d, want %d", tc.rate, got, tc.want)
+		}
 	}
 }
 
