@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../api";
+import { RetryNotice, useAutoRetry } from "../components/retrying";
 import { t } from "../i18n";
 import { navigate } from "../router";
 import { live, setSession } from "../state";
@@ -18,20 +19,38 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  /** How many tries the last login made before giving up (too busy). */
+  const [gaveUp, setGaveUp] = useState(0);
+  // At a contest start the whole room logs in at once: a 429/503 (or no
+  // answer, 502/504) is retried after Retry-After with a countdown; the
+  // form keeps what was typed. A 401 is never retried.
+  const retry = useAutoRetry();
+  const login = async () => {
+    if (busy) return;
     setBusy(true);
     setError(null);
-    try {
-      const s = await api.login(username, password);
-      setSession(s.user, s.csrf_token);
+    setGaveUp(0);
+    const u = username;
+    const p = password;
+    const r = await retry.run(() => api.login(u, p));
+    setBusy(false);
+    if (r.ok) {
+      setSession(r.value.user, r.value.csrf_token);
       live().restart();
       navigate(nextPath(query), true);
-    } catch (err) {
+    } else if (r.cancelled) {
+      // The Cancel button is gone: keep the focus in the form.
+      document.getElementById("password")?.focus();
+    } else if (r.exhausted) {
+      setGaveUp(r.tries);
+    } else {
+      const err = r.error;
       setError(err instanceof ApiError && err.status === 401 ? new ApiError(401, err.code, t("login.failed")) : err);
-    } finally {
-      setBusy(false);
     }
+  };
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void login();
   };
   const fields = ["username", "password"];
   return (
@@ -48,6 +67,15 @@ export function LoginPage({ query }: { query: URLSearchParams }) {
           </div>
         ) : (
           <ErrorBox error={formError(error, fields)} />
+        )}
+        <RetryNotice retry={retry} id="login-retry" texts={{ waiting: "login.busy.waiting", trying: "login.busy.trying" }} />
+        {gaveUp > 0 && (
+          <div class="alert alert-error" role="alert" data-testid="login-gave-up">
+            <span>{t("login.busy.gaveUp", { tries: gaveUp })}</span>
+            <button type="button" class="btn btn-small" onClick={() => void login()}>
+              {t("retry.tryAgain")}
+            </button>
+          </div>
         )}
         <button type="submit" class="btn btn-primary" disabled={busy}>
           {t("login.submit")}

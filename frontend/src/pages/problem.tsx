@@ -8,6 +8,8 @@ import { t } from "../i18n";
 import { limitSeconds, memory } from "../format";
 import { renderMarkdown } from "../markdown";
 import { session, useStore } from "../state";
+import { RetryNotice, useAutoRetry } from "../components/retrying";
+import { retryableStatus } from "../retry";
 import { ErrorBox, Loading, useAsync, useFocusHeading, useTitle } from "../ui";
 import { LiveSubmission } from "./submission";
 import type { Editor } from "../editor";
@@ -84,6 +86,8 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [submitted, setSubmitted] = useState<number | null>(null);
+  const [gaveUp, setGaveUp] = useState(0);
+  const retry = useAutoRetry();
   const editorHost = useRef<HTMLDivElement>(null);
   const editor = useRef<Editor | null>(null);
   // One idempotency key per click; a retry of the same click reuses it.
@@ -140,21 +144,27 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
     }
     const body = JSON.stringify([slug, contest, language, source]);
     if (!pendingKey.current || pendingKey.current.body !== body) pendingKey.current = { key: newIdempotencyKey(), body };
+    const key = pendingKey.current.key;
     setBusy(true);
     setError(null);
-    try {
-      const r = await api.submit({ problem: slug, contest, language, source }, pendingKey.current.key);
-      pendingKey.current = null;
-      setSubmitted(r.id);
-    } catch (e) {
-      // A network failure keeps the key: clicking again retries the same
-      // submission, never a second one. An answer from the server (4xx/5xx)
-      // was not a submission, so the next click gets a new key.
-      if (!(e instanceof ApiError && e.status === 0)) pendingKey.current = null;
-      setError(e);
-    } finally {
-      setBusy(false);
+    setGaveUp(0);
+    // "Busy, try later" (429/503), no answer and 502/504 are retried after
+    // Retry-After with the same key, so the server judges it once however
+    // many tries reach it.
+    const r = await retry.run(() => api.submit({ problem: slug, contest, language, source }, key));
+    setBusy(false);
+    if (r.ok) {
+      if (pendingKey.current?.key === key) pendingKey.current = null;
+      setSubmitted(r.value.id);
+      return;
     }
+    // Cancelled or given up: the key is kept, so clicking again (same code)
+    // is the same submission, never a second one. Any other answer (4xx,
+    // 500) was not a submission: the next click gets a new key.
+    if (r.cancelled) return;
+    if (!(r.error instanceof ApiError && retryableStatus(r.error.status))) pendingKey.current = null;
+    if (r.exhausted) setGaveUp(r.tries);
+    else setError(r.error);
   };
   const submitRef = useRef(submit);
   submitRef.current = submit;
@@ -200,9 +210,15 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
           {t("editor.keys")}
         </p>
         <ErrorBox error={error} />
+        <RetryNotice retry={retry} id="submit-retry" texts={{ waiting: "editor.busy.waiting", trying: "editor.busy.trying" }} />
+        {gaveUp > 0 && (
+          <p class="alert alert-error" role="alert" data-testid="submit-gave-up">
+            {t("editor.busy.gaveUp", { tries: gaveUp })}
+          </p>
+        )}
         <div class="actions">
           <button type="submit" class="btn btn-primary" disabled={busy || !user || !language} aria-keyshortcuts="Control+Enter">
-            {busy ? t("editor.submitting") : t("editor.submit")}
+            {!busy ? t("editor.submit") : retry.wait ? t("editor.queued") : t("editor.submitting")}
           </button>
         </div>
       </form>
