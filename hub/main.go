@@ -60,6 +60,7 @@ func run(o cli.Options) error {
 		HeartbeatInterval: o.Heartbeat, MissedHeartbeats: o.MissedHeartbeats, LeaseTimeout: o.Lease,
 		ReapInterval: o.Reap, DispatchInterval: o.Dispatch, MaxAttempts: o.MaxAttempts,
 		SendQueue: o.SendQueue, Coalesce: o.Coalesce, OriginPatterns: o.Origins,
+		WarmBefore: o.HubWarmBefore(), WarmInterval: o.WarmInterval,
 		Logger: ob.Logger, Metrics: ob.Registry,
 	})
 	if err != nil {

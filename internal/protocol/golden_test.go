@@ -41,7 +41,8 @@ func goldenMessages() []golden {
 		}},
 		{TypeWelcome, "", Welcome{Accepted: true, HubID: "hub-1", HeartbeatIntervalMs: 3000, ResultAcks: true}},
 		{TypeHeartbeat, "", Heartbeat{Running: 2, Queued: 1, Load1: 1.75, MemUsedRatio: 0.42, Cores: 8,
-			Tasks: []TaskRef{ref, {SubmissionID: 1043, Attempt: 2}}}},
+			Tasks:      []TaskRef{ref, {SubmissionID: 1043, Attempt: 2}},
+			Prefetched: []PrefetchOutcome{{Hash: data.Hash}, {Hash: "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752", Error: "download: 404 Not Found"}}}},
 		{TypeTask, "", Task{
 			TaskRef: ref, ProblemID: 7, TestData: data, Language: "cpp17",
 			Source: "#include <cstdio>\nint main(){int a,b;scanf(\"%d%d\",&a,&b);printf(\"%d\\n\",a+b);}\n",

@@ -142,6 +142,19 @@ type Heartbeat struct {
 	Cores        int     `json:"cores"`
 	// Tasks lists every attempt the judge holds (running or queued).
 	Tasks []TaskRef `json:"tasks"`
+	// Prefetched reports the prefetches that ended since the previous
+	// heartbeat, so the hub knows which judges hold which data (it learns
+	// the rest from hello's CachedData). Absent from judges that predate
+	// it: the hub then never counts them warm.
+	Prefetched []PrefetchOutcome `json:"prefetched,omitempty"`
+}
+
+// PrefetchOutcome is the end of one prefetch.
+type PrefetchOutcome struct {
+	Hash string `json:"hash"`
+	// Error is empty when the data is cached (and the package's special
+	// judge compiled); else why not (the hub retries later).
+	Error string `json:"error,omitempty"`
 }
 
 // Validate checks ranges.
@@ -162,6 +175,11 @@ func (h Heartbeat) Validate() error {
 	for i, r := range h.Tasks {
 		if err := r.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("tasks[%d]: %w", i, err))
+		}
+	}
+	for i, p := range h.Prefetched {
+		if p.Hash == "" {
+			errs = append(errs, fmt.Errorf("prefetched[%d]: hash is empty", i))
 		}
 	}
 	return errors.Join(errs...)
@@ -392,7 +410,10 @@ func (e Evict) Validate() error {
 	return nil
 }
 
-// Prefetch asks a judge to download a problem's test data now.
+// Prefetch asks a judge to download a problem's test data now (and to
+// compile its special judge, if the package has one). TestData is as the
+// problem's tasks carry it: an empty URL means the judge's default, as for
+// a task. The judge reports the outcome in a later heartbeat's Prefetched.
 type Prefetch struct {
 	ProblemID int64    `json:"problem_id"`
 	TestData  TestData `json:"test_data"`
@@ -400,8 +421,8 @@ type Prefetch struct {
 
 // Validate requires the problem and hash.
 func (p Prefetch) Validate() error {
-	if p.ProblemID < 1 || p.TestData.Hash == "" || p.TestData.URL == "" {
-		return errors.New("problem_id, test_data.hash and test_data.url are required")
+	if p.ProblemID < 1 || p.TestData.Hash == "" {
+		return errors.New("problem_id and test_data.hash are required")
 	}
 	return nil
 }

@@ -125,6 +125,28 @@ func (n Names) RateLimit(kind, subject string) string {
 	return n.k("ratelimit", kind, subject)
 }
 
+// LoginUser is the hash of one username's login throttle state
+// (webapp/internal/ratelimit): fields "u:n"/"u:t" (failures and last
+// failure in ms, across all addresses), "a:<address>:n"/"a:<address>:t"
+// (from one client address) and "d:<device>:n"/"d:<device>:t" (from one
+// known device, by the hash of its cookie). It expires a window after the
+// last failure.
+func (n Names) LoginUser(username string) string { return n.k("login", "user", username) }
+
+// LoginAddr is the hash of one client address's login throttle state
+// (fields "n" and "t", as in LoginUser): the coarse flood guard.
+func (n Names) LoginAddr(addr string) string { return n.k("login", "addr", addr) }
+
+// LoginDevices is the sorted set of one username's known devices: member =
+// hex SHA-256 of the device cookie, score = last successful login (ms).
+// Bounded in size and age.
+func (n Names) LoginDevices(username string) string { return n.k("login", "devices", username) }
+
+// LoginAddrs is the sorted set of the client addresses one username
+// recently logged in from: member = address, score = last success (ms).
+// Bounded in size and age.
+func (n Names) LoginAddrs(username string) string { return n.k("login", "addrs", username) }
+
 // Idempotency is the key remembering the submission made with a client's
 // idempotency key, scoped to the user.
 func (n Names) Idempotency(userID int64, key string) string {
@@ -165,6 +187,21 @@ func (n Names) JudgeEvict() string { return n.k("judges", "evict") }
 // new connection, so another hub holding an older connection of the same
 // judge closes it as superseded.
 func (n Names) JudgeConnected() string { return n.k("judges", "connected") }
+
+// WarmPlan is the string key holding the warm plan (JSON of
+// warmplan.Plan): the upcoming and running contests with their problems'
+// test data, written by the web nodes (system of record: MySQL) and read by
+// the hubs, which have their judges prefetch it before a contest starts.
+func (n Names) WarmPlan() string { return n.k("warm", "plan") }
+
+// WarmPlanChanged is the pub/sub channel on which a web node announces that
+// it rewrote WarmPlan after a change, so hubs read it at once.
+func (n Names) WarmPlanChanged() string { return n.k("warm", "changed") }
+
+// WarmStatus is the hash in which each hub reports how many of its judges
+// are warm for each contest of the plan: field = hub id, value = JSON of
+// warmplan.HubStatus (which carries its own expiry).
+func (n Names) WarmStatus() string { return n.k("warm", "status") }
 
 // String implements fmt.Stringer for logs.
 func (n Names) String() string { return fmt.Sprintf("rkeys(%s)", n.Prefix()) }

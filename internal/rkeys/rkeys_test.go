@@ -23,6 +23,10 @@ func TestNames(t *testing.T) {
 		{"events", custom.Events("submission", 9), "t42:events:submission:9"},
 		{"lock", def.Lock("migrate"), "verdict:lock:migrate"},
 		{"ratelimit", def.RateLimit("login", "1.2.3.4"), "verdict:ratelimit:login:1.2.3.4"},
+		{"login user", def.LoginUser("alice"), "verdict:login:user:alice"},
+		{"login addr", custom.LoginAddr("2001:db8::1"), "t42:login:addr:2001:db8::1"},
+		{"login devices", def.LoginDevices("alice"), "verdict:login:devices:alice"},
+		{"login addrs", def.LoginAddrs("alice"), "verdict:login:addrs:alice"},
 		{"idempotency", def.Idempotency(5, "k"), "verdict:idem:5:k"},
 		{"judge tokens", def.JudgeTokens(), "verdict:judges:tokens"},
 		{"judge", def.Judge("judge-1"), "verdict:judge:judge-1"},
@@ -34,6 +38,9 @@ func TestNames(t *testing.T) {
 		{"judge evict", def.JudgeEvict(), "verdict:judges:evict"},
 		{"judge connected", def.JudgeConnected(), "verdict:judges:connected"},
 		{"cache", def.Cache("problems", "public", "3"), "verdict:cache:problems:public:3"},
+		{"warm plan", def.WarmPlan(), "verdict:warm:plan"},
+		{"warm plan changed", def.WarmPlanChanged(), "verdict:warm:changed"},
+		{"warm status", custom.WarmStatus(), "t42:warm:status"},
 		{"zero value", Names{}.Queue(), "verdict:queue"},
 	}
 	for _, tc := range tests {

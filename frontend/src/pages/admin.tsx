@@ -10,7 +10,9 @@ import {
   api,
   ApiError,
   importErrors,
+  request,
   unknownUsernames,
+  unwrapList,
   type AdminUser,
   type Contest,
   type ImportResult,
@@ -1216,8 +1218,27 @@ function UsersImport({ onImported }: { onImported: () => void }) {
 
 const JUDGE_REFRESH_S = 3;
 
+/** How warm the judges are for one upcoming or running contest (GET /api/judges "warm"). */
+export interface JudgeWarmth {
+  contest: string;
+  contest_id: number;
+  starts_at: string;
+  ends_at: string;
+  warming: boolean;
+  warm: number;
+  judges: number;
+}
+
+/** loadJudges reads GET /api/judges: the judges and their warmth per contest. */
+export async function loadJudges(): Promise<{ judges: JudgeInfo[]; warm: JudgeWarmth[] }> {
+  const doc = await request<unknown>("/api/judges");
+  const warm = (doc as { warm?: unknown } | null)?.warm;
+  return { judges: unwrapList<JudgeInfo>(doc, "judges").items, warm: Array.isArray(warm) ? (warm as JudgeWarmth[]) : [] };
+}
+
 function JudgesAdmin() {
   const [judges, setJudges] = useState<JudgeInfo[] | null>(null);
+  const [warm, setWarm] = useState<JudgeWarmth[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [name, setName] = useState("");
   const issue = useSubmit<{ name: string; token: string }>();
@@ -1228,8 +1249,8 @@ function JudgesAdmin() {
   useEffect(() => {
     let stop = false;
     const load = () =>
-      api.judges().then(
-        (p) => !stop && (setJudges(p.items), setError(null)),
+      loadJudges().then(
+        (p) => !stop && (setJudges(p.judges), setWarm(p.warm), setError(null)),
         (e) => !stop && setError(e),
       );
     load();
@@ -1328,6 +1349,33 @@ function JudgesAdmin() {
           </div>
         )}
       </Section>
+      {warm.length > 0 && (
+        <Section title={t("admin.warm")}>
+          <p class="muted">{t("admin.warm.help")}</p>
+          <div class="table-wrap">
+            <table class="list warm">
+              <thead>
+                <tr>
+                  <th scope="col">{t("admin.warm.contest")}</th>
+                  <th scope="col">{t("admin.warm.starts")}</th>
+                  <th scope="col" class="num">{t("admin.warm.judges")}</th>
+                  <th scope="col">{t("admin.warm.state")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {warm.map((w) => (
+                  <tr key={w.contest_id} data-contest={w.contest}>
+                    <th scope="row">{w.contest}</th>
+                    <td class="nowrap">{dateTime(w.starts_at, lang)}</td>
+                    <td class="num">{t("admin.warm.count", { warm: w.warm, judges: w.judges })}</td>
+                    <td>{w.warming ? t("admin.warm.warming") : t("admin.warm.waiting")}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </Section>
+      )}
     </>
   );
 }

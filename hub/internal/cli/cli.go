@@ -14,6 +14,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/internal/warmplan"
 )
 
 // ErrUsage reports bad flags or environment values.
@@ -48,6 +49,18 @@ type Options struct {
 	SendQueue        int
 	Coalesce         time.Duration
 	Origins          []string
+	// WarmBefore: judges prefetch a contest's test data from this long
+	// before its start; 0 turns warming off.
+	WarmBefore   time.Duration
+	WarmInterval time.Duration
+}
+
+// HubWarmBefore is WarmBefore as hub.Config wants it (negative: off).
+func (o Options) HubWarmBefore() time.Duration {
+	if o.WarmBefore == 0 {
+		return -1
+	}
+	return o.WarmBefore
 }
 
 // Names returns the rkeys names for the configured prefix.
@@ -93,6 +106,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	num(&o.MaxAttempts, "max-attempts", 3, "attempts whose lease may expire before a system error")
 	num(&o.SendQueue, "send-queue", 64, "messages that may wait for one browser before it is dropped as a slow consumer")
 	dur(&o.Coalesce, "coalesce", 500*time.Millisecond, "minimum time between two scoreboard pushes of one contest")
+	dur(&o.WarmBefore, "warm-before", warmplan.DefaultBefore, "judges prefetch a contest's test data from this long before it starts until it ends; 0: off")
+	dur(&o.WarmInterval, "warm-interval", 5*time.Second, "how often the warm plan is read and judges' prefetches topped up")
 	origins := fs.String("allowed-origins", "", "comma-separated extra browser origin host patterns for /ws"+env("allowed-origins"))
 
 	if err := fs.Parse(args); err != nil {
@@ -147,6 +162,9 @@ func (o *Options) check() error {
 	}
 	if o.Lease != 0 && o.Lease <= o.Heartbeat {
 		return fmt.Errorf("%w: --lease %v must exceed --heartbeat %v", ErrUsage, o.Lease, o.Heartbeat)
+	}
+	if o.WarmBefore < 0 || o.WarmInterval < 10*time.Millisecond {
+		return fmt.Errorf("%w: --warm-before must be >= 0 and --warm-interval >= 10ms", ErrUsage)
 	}
 	if o.LoadFactor <= 1 {
 		return fmt.Errorf("%w: --load-factor %v must be > 1", ErrUsage, o.LoadFactor)

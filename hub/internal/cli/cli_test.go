@@ -46,6 +46,14 @@ func TestParse(t *testing.T) {
 		{"bad env value", nil, map[string]string{"VERDICT_HUB_REDIS_DB": "x"}, nil, true},
 		{"bad log level", []string{"--log-level", "loud"}, nil, nil, true},
 		{"stray argument", []string{"serve"}, nil, nil, true},
+		{"warm before by default", nil, nil, func(o Options) bool {
+			return o.WarmBefore == 10*time.Minute && o.HubWarmBefore() == 10*time.Minute && o.WarmInterval == 5*time.Second
+		}, false},
+		{"warm before by env", nil, map[string]string{"VERDICT_HUB_WARM_BEFORE": "30m"}, func(o Options) bool {
+			return o.HubWarmBefore() == 30*time.Minute
+		}, false},
+		{"warm before 0 is off", []string{"--warm-before", "0"}, nil, func(o Options) bool { return o.HubWarmBefore() < 0 }, false},
+		{"negative warm before", []string{"--warm-before", "-1m"}, nil, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,7 +77,7 @@ func TestHelpNamesEnvironment(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"VERDICT_HUB_LISTEN", "VERDICT_HUB_REDIS_PREFIX", "VERDICT_HUB_POLICY", "VERDICT_HUB_LEASE", "VERDICT_HUB_HEARTBEAT"} {
+	for _, want := range []string{"VERDICT_HUB_LISTEN", "VERDICT_HUB_REDIS_PREFIX", "VERDICT_HUB_POLICY", "VERDICT_HUB_LEASE", "VERDICT_HUB_HEARTBEAT", "VERDICT_HUB_WARM_BEFORE"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--help does not mention %s", want)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/internal/warmplan"
 )
 
 // ErrConfig reports an unusable Config.
@@ -34,6 +35,7 @@ const (
 	DefaultPingInterval     = 25 * time.Second
 	DefaultSessionCheck     = time.Minute
 	DefaultETAWindow        = 2 * time.Minute
+	DefaultWarmInterval     = 5 * time.Second
 )
 
 // Config configures New. Zero fields take the documented defaults.
@@ -80,6 +82,16 @@ type Config struct {
 	// ETAWindow is the window of the completion rate behind the ETA.
 	// Default 2 minutes.
 	ETAWindow time.Duration
+
+	// WarmBefore: from this long before a contest starts until it ends,
+	// every judge prefetches its problems' test data (the warm plan the
+	// web nodes write, rkeys.WarmPlan). Default warmplan.DefaultBefore
+	// (10 minutes); negative turns warming off.
+	WarmBefore time.Duration
+	// WarmInterval is how often the warm plan is read and the judges'
+	// prefetches topped up (a change announced on rkeys.WarmPlanChanged,
+	// a judge connecting or reporting a prefetch act at once). Default 5s.
+	WarmInterval time.Duration
 
 	// Coalesce is the minimum time between two scoreboard pushes of one
 	// contest. Default 500ms (at most 2 per second).
@@ -144,6 +156,10 @@ func (c *Config) defaults() error {
 	setDur(&c.NoticeInterval, DefaultNoticeInterval)
 	setDur(&c.ETAWindow, DefaultETAWindow)
 	setDur(&c.Coalesce, DefaultCoalesce)
+	if c.WarmBefore == 0 {
+		c.WarmBefore = warmplan.DefaultBefore
+	}
+	setDur(&c.WarmInterval, DefaultWarmInterval)
 	if c.SendQueue <= 0 {
 		c.SendQueue = DefaultSendQueue
 	}

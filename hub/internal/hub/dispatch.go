@@ -99,7 +99,7 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 		ok := !j.closing.Load() && j.enqueue(b)
 		if ok {
 			j.assigned[t.SubmissionID] = &assignment{attempt: t.Attempt, user: qt.UserID, contest: qt.ContestID, at: now,
-				problem: t.ProblemID, language: t.Language}
+				problem: t.ProblemID, language: t.Language, hash: t.TestData.Hash}
 		}
 		h.mu.Unlock()
 		if !ok {
@@ -122,10 +122,8 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 }
 
 // prefetch sends a hot problem's test data to every judge that lacks it.
+// The task's URL may be empty: the judge then uses its default.
 func (h *Hub) prefetch(t protocol.Task) {
-	if t.TestData.URL == "" {
-		return
-	}
 	b, err := protocol.Marshal(protocol.TypePrefetch, "", protocol.Prefetch{ProblemID: t.ProblemID, TestData: t.TestData})
 	if err != nil {
 		return
@@ -135,6 +133,7 @@ func (h *Hub) prefetch(t protocol.Task) {
 	for _, j := range h.judges {
 		if j.addData(t.TestData.Hash) {
 			j.enqueue(b)
+			j.prefetchSent[t.TestData.Hash] = time.Now()
 			h.m.prefetches.Inc()
 		}
 	}

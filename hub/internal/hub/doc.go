@@ -1,7 +1,9 @@
 // Package hub is the hub's core: the judge link (/judge, verdict.judge.v1),
 // the dispatcher that takes tasks from the Redis queue and places them on
 // judges through a sched.Policy, the lease reaper, the browser link (/ws,
-// verdict.live.v1) with its per-channel fan-out, and the overload notice.
+// verdict.live.v1) with its per-channel fan-out, the overload notice, and
+// warming: judges prefetch the test data of contests about to start (the
+// warm plan, decided by hub/internal/warm).
 //
 // State that must survive the hub lives in Redis (internal/queue): the
 // queue, the leases, the results stream and the live state of submissions.

@@ -270,6 +270,12 @@ type fakeJudge struct {
 	// stopped).
 	silent    bool
 	cancelled []protocol.TaskRef
+	// cachedData is listed in hello; prefetches are the prefetch messages
+	// received, and reports the outcomes the next heartbeat carries (every
+	// prefetch succeeds).
+	cachedData []string
+	prefetches []protocol.Prefetch
+	reports    []protocol.PrefetchOutcome
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -354,6 +360,7 @@ func (j *fakeJudge) session() error {
 	if err := j.send(c, protocol.TypeHello, protocol.Hello{
 		JudgeID: j.id, Token: j.token, AgentVersion: "test", Cores: j.slots, MemoryBytes: 1 << 30,
 		Languages: []protocol.Language{{ID: "cpp17", Version: "g++"}}, MaxParallel: j.slots,
+		CachedData: j.cachedData,
 	}); err != nil {
 		return err
 	}
@@ -417,6 +424,18 @@ func (j *fakeJudge) session() error {
 		j.mu.Lock()
 		j.received = append(j.received, env.Type)
 		j.mu.Unlock()
+		if env.Type == protocol.TypePrefetch {
+			p, err := protocol.DecodeData[protocol.Prefetch](env)
+			if err != nil {
+				j.t.Errorf("judge %s: bad prefetch: %v", j.id, err)
+				continue
+			}
+			j.mu.Lock()
+			j.prefetches = append(j.prefetches, p)
+			j.reports = append(j.reports, protocol.PrefetchOutcome{Hash: p.TestData.Hash})
+			j.mu.Unlock()
+			continue
+		}
 		if env.Type == protocol.TypeCancel {
 			cn, err := protocol.DecodeData[protocol.Cancel](env)
 			if err != nil {
@@ -467,6 +486,7 @@ func (j *fakeJudge) heartbeat(c *websocket.Conn) {
 	for _, r := range j.running {
 		hb.Tasks = append(hb.Tasks, r)
 	}
+	hb.Prefetched, j.reports = j.reports, nil
 	j.mu.Unlock()
 	_ = j.send(c, protocol.TypeHeartbeat, hb)
 }

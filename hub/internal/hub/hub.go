@@ -16,6 +16,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/internal/warmplan"
 )
 
 // ErrDraining is reported by Ready once the hub drains.
@@ -37,6 +38,11 @@ type Hub struct {
 	conns    sync.WaitGroup
 	wake     chan struct{}
 	notice   chan struct{}
+	// warmKick asks the warm loop for a pass (a judge connected or
+	// reported a prefetch); warmRead for a pass on a freshly read plan.
+	warmKick, warmRead chan struct{}
+	// warmPlan is the last plan read (warm loop only).
+	warmPlan warmplan.Plan
 	// policyMu serialises Pick (the dispatcher) and Observe (results and
 	// lease expiries): a policy keeps state.
 	policyMu sync.Mutex
@@ -67,6 +73,7 @@ func New(cfg Config) (*Hub, error) {
 	h := &Hub{
 		cfg: cfg, q: q, n: cfg.Names, log: cfg.Logger.With("hub_id", cfg.HubID), m: m,
 		wake: make(chan struct{}, 1), notice: make(chan struct{}, 1),
+		warmKick: make(chan struct{}, 1), warmRead: make(chan struct{}, 1),
 		judges: map[string]*judgeConn{}, browsers: map[*browserConn]struct{}{}, topics: map[string]*topic{},
 	}
 	h.ps = newPubSub(cfg.Redis, h.log, h.onMessage)
@@ -120,7 +127,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { h.ps.run(ctx) })
-	for _, ch := range []string{h.n.QueueChanged(), h.n.JudgeEvict(), h.n.JudgeConnected(), h.n.Events(string(protocol.ChannelQueue), 0)} {
+	for _, ch := range []string{h.n.QueueChanged(), h.n.JudgeEvict(), h.n.JudgeConnected(), h.n.WarmPlanChanged(), h.n.Events(string(protocol.ChannelQueue), 0)} {
 		if err := h.ps.subscribe(ctx, ch); err != nil {
 			h.draining.Store(true)
 			wg.Wait()
@@ -131,6 +138,9 @@ func (h *Hub) Run(ctx context.Context) error {
 	wg.Go(func() { h.dispatchLoop(ctx) })
 	wg.Go(func() { h.reapLoop(ctx) })
 	wg.Go(func() { h.noticeLoop(ctx) })
+	if h.cfg.WarmBefore > 0 {
+		wg.Go(func() { h.warmLoop(ctx) })
+	}
 	<-ctx.Done()
 	h.draining.Store(true)
 	h.closeAll()
@@ -145,6 +155,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	_ = h.cfg.Redis.HDel(dctx, h.n.HubCapacity(), h.cfg.HubID).Err()
+	_ = h.cfg.Redis.HDel(dctx, h.n.WarmStatus(), h.cfg.HubID).Err()
 	h.log.Info("hub stopped")
 	return nil
 }
@@ -168,9 +179,12 @@ func (h *Hub) closeAll() {
 	}
 }
 
-func (h *Hub) wakeDispatcher() {
+func (h *Hub) wakeDispatcher() { signal(h.wake) }
+
+// signal wakes the reader of a one-slot channel without blocking.
+func signal(c chan struct{}) {
 	select {
-	case h.wake <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
@@ -187,6 +201,9 @@ func (h *Hub) onMessage(channel, payload string) {
 		return
 	case h.n.JudgeConnected():
 		h.onJudgeConnected(payload)
+		return
+	case h.n.WarmPlanChanged():
+		signal(h.warmRead)
 		return
 	case h.n.Events(string(protocol.ChannelQueue), 0):
 		select {
@@ -220,6 +237,7 @@ func (h *Hub) onEvict(payload string) {
 		j.evict(ev)
 		j.enqueue(b)
 	}
+	signal(h.warmKick) // an evicted hash the plan still wants goes back
 	h.log.Info("evict broadcast", "problem_id", ev.ProblemID, "data_hash", ev.DataHash, "judges", len(h.judges))
 }
 

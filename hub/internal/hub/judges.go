@@ -38,6 +38,7 @@ type assignment struct {
 	// a restart), for the policy's outcome reports.
 	problem  int64
 	language string
+	hash     string // test data
 	// inHeartbeat: the judge listed it in its last heartbeat.
 	inHeartbeat bool
 }
@@ -75,6 +76,15 @@ type judgeConn struct {
 	cacheMu sync.RWMutex
 	cached  map[string]bool
 
+	// Warming, guarded by h.mu: the data the judge is known to hold (its
+	// hello, the prefetches it reported, the results it returned), the
+	// prefetches sent and not reported yet, and those reported failed.
+	// Unlike cached (the affinity view, filled as soon as data is sent),
+	// holds is only what the judge confirmed.
+	holds          map[string]bool
+	prefetchSent   map[string]time.Time
+	prefetchFailed map[string]time.Time
+
 	// cancelled: attempts withdrawn on this connection (reader goroutine
 	// only).
 	cancelled map[protocol.TaskRef]bool
@@ -103,9 +113,11 @@ func (j *judgeConn) evict(ev protocol.Evict) {
 	defer j.cacheMu.Unlock()
 	if ev.DataHash != "" {
 		delete(j.cached, ev.DataHash)
+		delete(j.holds, ev.DataHash)
 		return
 	}
 	clear(j.cached)
+	clear(j.holds)
 }
 
 // enqueue queues a message for the judge without blocking. Callers may
@@ -263,6 +275,7 @@ func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, p
 		log: h.log.With(obs.JudgeID(hello.JudgeID)), send: make(chan []byte, judgeSendQueue),
 		ctx: jctx, cancel: jcancel, quit: make(chan struct{}), assigned: map[int64]*assignment{}, cached: map[string]bool{},
 		cancelled: map[protocol.TaskRef]bool{},
+		holds:     map[string]bool{}, prefetchSent: map[string]time.Time{}, prefetchFailed: map[string]time.Time{},
 	}
 	for _, l := range hello.Languages {
 		j.langs = append(j.langs, l.ID)
@@ -272,6 +285,7 @@ func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, p
 	}
 	for _, d := range hello.CachedData {
 		j.cached[d] = true
+		j.holds[d] = true
 	}
 	j.lastHB.Store(time.Now().UnixNano())
 	return j, 0, ""
@@ -288,6 +302,15 @@ func (h *Hub) refuse(ctx context.Context, ws *websocket.Conn, reason string) {
 
 func (h *Hub) runJudge(j *judgeConn) {
 	defer j.cancel()
+	// welcome is the first message out: queue it before the connection is
+	// visible to anyone who may queue others (evict, prefetch, warming).
+	welcome, err := protocol.Marshal(protocol.TypeWelcome, "", protocol.Welcome{
+		Accepted: true, HubID: h.cfg.HubID, HeartbeatIntervalMs: h.cfg.HeartbeatInterval.Milliseconds(),
+		ResultAcks: true,
+	})
+	if err == nil {
+		j.send <- welcome
+	}
 	h.mu.Lock()
 	old := h.judges[j.id]
 	h.judges[j.id] = j
@@ -300,14 +323,8 @@ func (h *Hub) runJudge(j *judgeConn) {
 	if err := h.cfg.Redis.Publish(j.ctx, h.n.JudgeConnected(), msg).Err(); err != nil {
 		j.log.Warn("announce judge connection failed", "err", err)
 	}
-	welcome, err := protocol.Marshal(protocol.TypeWelcome, "", protocol.Welcome{
-		Accepted: true, HubID: h.cfg.HubID, HeartbeatIntervalMs: h.cfg.HeartbeatInterval.Milliseconds(),
-		ResultAcks: true,
-	})
-	if err == nil {
-		j.send <- welcome
-	}
 	j.log.Info("judge connected", "hello", j.hello)
+	signal(h.warmKick) // warm it for the contests in the window
 
 	var wg sync.WaitGroup
 	wg.Go(j.writer)
@@ -441,6 +458,7 @@ func (h *Hub) onHeartbeat(ctx context.Context, j *judgeConn, hb protocol.Heartbe
 	h.mu.Lock()
 	j.hb = hb
 	j.ready = true
+	h.notePrefetched(j, hb.Prefetched, now)
 	for _, a := range held { // adopt leases this hub did not hand out (a restart)
 		if cur, ok := j.assigned[a.Ref.SubmissionID]; !ok || cur.attempt != a.Ref.Attempt {
 			j.assigned[a.Ref.SubmissionID] = &assignment{attempt: a.Ref.Attempt, user: a.UserID, contest: a.ContestID, at: now}
@@ -577,6 +595,11 @@ func (h *Hub) onResult(ctx context.Context, j *judgeConn, r protocol.Result) err
 	}
 	h.m.results.WithLabelValues("recorded").Inc()
 	log.Info("result recorded", "verdict", r.Verdict)
+	if placed.hash != "" && r.Verdict != protocol.VerdictSE {
+		h.mu.Lock()
+		j.holds[placed.hash] = true // it judged with that data
+		h.mu.Unlock()
+	}
 	if !placed.at.IsZero() {
 		var run time.Duration
 		for _, c := range r.Cases {

@@ -22,6 +22,8 @@ type metrics struct {
 	prefetches       prometheus.Counter
 	judgeConnections *prometheus.CounterVec
 	cancels          prometheus.Counter
+	warmPrefetches   prometheus.Counter
+	warmReports      *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -57,10 +59,14 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "verdict_hub_judge_connections_total", Help: "Judge connection attempts, by outcome."}, []string{"outcome"}),
 		cancels: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "verdict_hub_cancels_total", Help: "Attempts withdrawn from judges that still ran them without holding the lease."}),
+		warmPrefetches: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_hub_warm_prefetches_total", Help: "Prefetch messages sent to judges to warm them before a contest."}),
+		warmReports: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_hub_prefetch_reports_total", Help: "Prefetch outcomes judges reported, by outcome (cached or failed)."}, []string{"outcome"}),
 	}
 	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts,
-		m.prefetches, m.judgeConnections, m.cancels} {
+		m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("hub: register metrics: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,10 @@ type Agent struct {
 	flushKick chan struct{}
 	sendMu    sync.Mutex // one outbox flush at a time
 	prefetch  chan struct{}
+	// Guarded by mu: the hashes being prefetched, and the outcomes of
+	// prefetches the next heartbeat reports.
+	prefetching map[string]bool
+	prefetched  []protocol.PrefetchOutcome
 }
 
 // task is one accepted attempt.
@@ -95,6 +100,7 @@ func New(cfg Config) (*Agent, error) {
 		cache: c, outbox: ob, builds: newBuildCache(filepath.Join(cfg.Dir, "buildcache"), cfg.BuildCacheBytes), cpus: slotCPUs(cfg.CPUs, cfg.MaxParallel),
 		tasks: map[int64]*task{}, queue: make(chan *task, cfg.MaxParallel+cfg.QueueSize), queueOK: true,
 		flushKick: make(chan struct{}, 1), prefetch: make(chan struct{}, 2), sent: map[protocol.TaskRef]sentOn{},
+		prefetching: map[string]bool{},
 	}
 	a.m = newMetrics(cfg.Registry, a)
 	for _, l := range cfg.Languages {
@@ -519,27 +525,87 @@ func (a *Agent) heartbeat() protocol.Heartbeat {
 	if refs == nil {
 		refs = []protocol.TaskRef{}
 	}
+	a.mu.Lock()
+	done := a.prefetched
+	a.prefetched = nil
+	a.mu.Unlock()
 	return protocol.Heartbeat{Running: running, Queued: queued, Load1: load1, MemUsedRatio: memUsed,
-		Cores: runtime.NumCPU(), Tasks: refs}
+		Cores: runtime.NumCPU(), Tasks: refs, Prefetched: done}
 }
 
-// onPrefetch warms the cache in the background (at most two at a time;
-// more are dropped: the task itself will fetch).
+// onPrefetch warms the cache in the background: it downloads the package
+// and compiles its special judge, if it has one, as the first task would
+// (at most two at a time; more are refused and reported failed, the hub
+// retries; one for a hash already being prefetched is ignored). The
+// outcome goes out with the next heartbeat.
 func (a *Agent) onPrefetch(p protocol.Prefetch) {
+	hash := p.TestData.Hash
+	a.mu.Lock()
+	if a.prefetching[hash] {
+		a.mu.Unlock()
+		return
+	}
 	select {
 	case a.prefetch <- struct{}{}:
+		a.prefetching[hash] = true
+		a.mu.Unlock()
 	default:
-		a.log.Info("prefetch skipped: two already running", "hash", p.TestData.Hash)
+		a.prefetched = append(a.prefetched, protocol.PrefetchOutcome{Hash: hash, Error: "busy: two prefetches running"})
+		a.mu.Unlock()
+		a.log.Info("prefetch skipped: two already running", "hash", hash)
 		return
 	}
 	go func() {
 		defer func() { <-a.prefetch }()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		if err := a.cache.Prefetch(ctx, p.ProblemID, p.TestData.Hash, p.TestData.URL); err != nil {
-			a.log.Warn("prefetch failed", "problem_id", p.ProblemID, "hash", p.TestData.Hash, "err", err)
+		out := protocol.PrefetchOutcome{Hash: hash}
+		if err := a.warm(ctx, p); err != nil {
+			a.log.Warn("prefetch failed", "problem_id", p.ProblemID, "hash", hash, "err", err)
+			out.Error = truncate(err.Error(), protocol.MaxCaseMessage)
+		} else {
+			a.log.Info("prefetched", "problem_id", p.ProblemID, "hash", hash)
 		}
+		a.mu.Lock()
+		delete(a.prefetching, hash)
+		a.prefetched = append(a.prefetched, out)
+		a.mu.Unlock()
 	}()
+}
+
+// warm makes sure a package is cached and its special judge (a package
+// naming one in its manifest) compiled: what a task of a contest would
+// otherwise do first, at the start.
+func (a *Agent) warm(ctx context.Context, p protocol.Prefetch) error {
+	data, err := a.cache.Get(ctx, p.ProblemID, p.TestData.Hash, p.TestData.URL)
+	if err != nil {
+		return err
+	}
+	defer data.Release()
+	if data.Manifest().Checker == "" {
+		return nil
+	}
+	cpu := a.spareCPU()
+	if _, err := data.Build(ctx, checkerBuild, func(ctx context.Context, dir string) (string, error) {
+		return a.buildChecker(ctx, cpu, data.Dir(), dir)
+	}); err != nil {
+		return fmt.Errorf("special judge: %w", err)
+	}
+	return nil
+}
+
+// spareCPU is a CPU no slot is pinned to, for work outside the slots
+// (compiling a prefetched special judge), or nil: unpinned.
+func (a *Agent) spareCPU() *int {
+	if a.cpus == nil {
+		return nil
+	}
+	for _, c := range a.cfg.CPUs {
+		if !slices.Contains(a.cpus, c) {
+			return &c
+		}
+	}
+	return nil
 }
 
 func truncate(s string, n int) string {

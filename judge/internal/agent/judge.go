@@ -31,6 +31,10 @@ const (
 	checkerMemory      = 512 << 20
 )
 
+// checkerBuild is the cache artefact key of the compiled special judge
+// (built by the first task, or by a prefetch).
+const checkerBuild = "checker"
+
 // judge runs the whole pipeline of one task and returns its result. An
 // error means no result: the task was cancelled (superseded, or the agent
 // stops for good) or must go back to the hub (*rejectError).
@@ -149,7 +153,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		if m.Checker == "" {
 			return sysErr("the problem uses a special judge but its test data has no %s", testpkg.CheckerName)
 		}
-		checkerBin, err = data.Build(ctx, "checker", func(ctx context.Context, dir string) (string, error) {
+		checkerBin, err = data.Build(ctx, checkerBuild, func(ctx context.Context, dir string) (string, error) {
 			return a.buildChecker(ctx, cpu, data.Dir(), dir)
 		})
 		if ctx.Err() != nil {

@@ -80,6 +80,9 @@ type Config struct {
 	// ContestCacheTTL bounds how stale a contest's window and freeze may
 	// be when a result updates its board.
 	ContestCacheTTL time.Duration
+	// WarmPlanInterval is how often the warm plan is rewritten when
+	// nothing changed. Default DefaultWarmPlanInterval.
+	WarmPlanInterval time.Duration
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 }
@@ -99,6 +102,7 @@ type Service struct {
 	contests map[int64]cachedContest
 	parts    map[int64]cachedParticipants
 	kick     chan struct{}
+	warmKick chan struct{}
 
 	results   *prometheus.CounterVec
 	requeued  prometheus.Counter
@@ -133,6 +137,7 @@ func New(cfg Config) (*Service, error) {
 	def(&cfg.ReadBlock, DefaultReadBlock)
 	def(&cfg.PublishInterval, DefaultPublishInterval)
 	def(&cfg.ContestCacheTTL, DefaultContestCacheTTL)
+	def(&cfg.WarmPlanInterval, DefaultWarmPlanInterval)
 	if cfg.OutputLimit <= 0 {
 		cfg.OutputLimit = DefaultOutputLimit
 	}
@@ -162,6 +167,7 @@ func New(cfg Config) (*Service, error) {
 		cfg: cfg, st: cfg.Store, rdb: cfg.Redis, n: cfg.Names, q: cfg.Queue,
 		log: cfg.Logger.With("component", "judging"), board: scoreboard.New(cfg.Redis, cfg.Names),
 		dirty: map[int64]bool{}, contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, kick: make(chan struct{}, 1),
+		warmKick: make(chan struct{}, 1),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_webapp_results_total",
 			Help: "Judge results consumed from the results stream, by outcome (applied, duplicate, stale, missing, invalid).",
@@ -194,10 +200,11 @@ func (s *Service) Board() *scoreboard.Board { return s.board }
 // NodeID returns this node's consumer and lock name.
 func (s *Service) NodeID() string { return s.cfg.NodeID }
 
-// Run runs the result consumer, the reconciler and the scoreboard
-// publisher until ctx ends.
+// Run runs the result consumer, the reconciler, the scoreboard publisher
+// and the warm plan until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
+	wg.Go(func() { s.RunWarmPlan(ctx) })
 	wg.Go(func() { s.RunConsumer(ctx) })
 	wg.Go(func() { s.RunReconciler(ctx) })
 	wg.Go(func() { s.RunPublisher(ctx) })
@@ -215,11 +222,10 @@ func PriorityOf(sub *store.Submission) protocol.Priority {
 
 // Task builds the queued task of a submission's current attempt.
 func (s *Service) Task(sub *store.Submission, p *store.Problem, prio protocol.Priority) queue.Task {
-	hash := sub.TestdataHash.String
 	t := protocol.Task{
 		TaskRef:   protocol.TaskRef{SubmissionID: sub.ID, Attempt: sub.Attempt},
 		ProblemID: p.ID,
-		TestData:  protocol.TestData{Hash: hash},
+		TestData:  s.TestData(sub.TestdataHash.String),
 		Language:  sub.Language,
 		Source:    sub.Source,
 		Limits: protocol.Limits{TimeMs: int64(p.TimeLimitMs), MemoryKiB: int64(p.MemoryLimitKB),
@@ -227,9 +233,6 @@ func (s *Service) Task(sub *store.Submission, p *store.Problem, prio protocol.Pr
 		Mode:     protocol.Mode(p.Mode),
 		Checker:  protocol.Checker{Kind: protocol.CheckerKind(p.Checker)},
 		Priority: prio,
-	}
-	if s.cfg.TestdataURL != "" && hash != "" {
-		t.TestData.URL = s.cfg.TestdataURL + hash
 	}
 	if p.Checker == store.CheckerFloat {
 		t.Checker.Tolerance = p.FloatTolerance

@@ -245,6 +245,7 @@ func (s *Server) handleCreateContest(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}
+	s.judging.WarmPlanChanged()
 	s.log.Info("contest created", "slug", c.Slug, "contest_id", id, "user_id", u.ID, "request_id", requestIDOf(r))
 	s.writeContestDoc(w, r, http.StatusCreated, id)
 }
@@ -286,6 +287,7 @@ func (s *Server) handleUpdateContest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.judging.ForgetContest(c.ID)
+	s.judging.WarmPlanChanged()
 	if refs != nil || !before.StartAt.Equal(c.StartAt) || !before.EndAt.Equal(c.EndAt) ||
 		before.FreezeMinutes != c.FreezeMinutes || before.Rule != c.Rule {
 		if err := s.judging.RebuildBoard(ctx, &c); err != nil {

@@ -43,6 +43,36 @@ type JudgeJSON struct {
 	Languages    []string `json:"languages,omitempty"`
 }
 
+// WarmJSON is one upcoming or running contest as GET /api/judges shows it:
+// how many connected judges are warm (hold every problem's current test
+// data), as the hubs report it (rkeys.WarmStatus, internal/warmplan).
+type WarmJSON struct {
+	Contest   string    `json:"contest"` // slug
+	ContestID int64     `json:"contest_id"`
+	StartsAt  time.Time `json:"starts_at"`
+	EndsAt    time.Time `json:"ends_at"`
+	// Warming: within the hubs' --warm-before window (or running): judges
+	// are being made to prefetch its data.
+	Warming bool `json:"warming"`
+	Warm    int  `json:"warm"`
+	Judges  int  `json:"judges"`
+}
+
+// warmJSON is the warm status for the judges page; empty when Redis
+// cannot say (the page still shows the judges).
+func (s *Server) warmJSON(r *http.Request, now time.Time) []WarmJSON {
+	sts, err := s.judging.WarmStatus(r.Context(), now)
+	if err != nil {
+		s.log.Warn("cannot read the judges' warm status", obs.Err(err))
+	}
+	out := make([]WarmJSON, 0, len(sts))
+	for _, c := range sts {
+		out = append(out, WarmJSON{Contest: c.Slug, ContestID: c.ID, StartsAt: c.Start.UTC(), EndsAt: c.End.UTC(),
+			Warming: c.Warming, Warm: c.Warm, Judges: c.Judges})
+	}
+	return out
+}
+
 // validJudgeName: 1–64 of A-Z a-z 0-9 . _ -, starting with a letter or a
 // digit. The name is part of Redis keys, so no ':'.
 func validJudgeName(s string) bool {
@@ -120,7 +150,7 @@ func (s *Server) handleJudges(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, o)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"judges": out})
+	writeJSON(w, http.StatusOK, map[string]any{"judges": out, "warm": s.warmJSON(r, now)})
 }
 
 func atoiPtr(s string) *int {

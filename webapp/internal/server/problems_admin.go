@@ -271,6 +271,7 @@ func (s *Server) invalidateProblems(ctx context.Context) {
 	if err := s.catalog.InvalidateProblems(ctx); err != nil {
 		s.log.Warn("cannot invalidate the problem cache; it expires on its own", obs.Err(err))
 	}
+	s.judging.WarmPlanChanged() // test data may have changed: warm the judges again
 }
 
 // readUpload returns the uploaded file: the multipart field "file", or the
