@@ -15,7 +15,7 @@ LDFLAGS   := -X $(MODULE)/internal/obs.version=$(VERSION) -X $(MODULE)/internal/
 COMPONENTS := edge webapp hub judge
 TEST_TIMEOUT ?= 14m
 
-.PHONY: help deps build run test bench chaos sim sim-quick lint fmt clean
+.PHONY: help deps build run test bench chaos rehearsal sim sim-quick lint fmt clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -51,6 +51,9 @@ bench: deps build ## print the benchmark figures (docs/benchmarks.md explains th
 
 chaos: deps build ## fault drills against a fresh local stack (root; a few minutes); fails unless all pass
 	$(BIN)/verdict-stack chaos
+
+rehearsal: deps build ## a 3,000-contestant contest through a fresh stack, writes docs/rehearsal.md (about 14 min)
+	$(BIN)/verdict-stack rehearse $(REHEARSAL_FLAGS)
 
 sim: ## scheduling lab: every policy on every scenario, writes docs/scheduling.md (20-30 min on 2 cores)
 	$(GO) run ./hub/internal/sched/sim/cmd/sim

@@ -21,6 +21,9 @@ Usage:
                                         (sets VERDICT_TEST_MYSQL_DSN, VERDICT_TEST_REDIS_ADDR)
   verdict-stack chaos [--only a,b]      fault drills against a fresh stack (make chaos; root)
   verdict-stack bench [--only a,b]      benchmarks on loopback (make bench)
+  verdict-stack rehearse [flags]        a whole contest through a fresh stack (make rehearsal)
+  verdict-stack simjudge --hub URL --id ID --token-file F [--count N]
+                                        simulated judges against a real hub (docs/benchmarks.md)
 
 Flags of up (environment variable in brackets):
 `
@@ -68,6 +71,10 @@ func main() {
 		os.Exit(runChaos(ctx, os.Args[2:]))
 	case "bench":
 		os.Exit(runBench(ctx, os.Args[2:]))
+	case "rehearse":
+		os.Exit(runRehearse(ctx, os.Args[2:]))
+	case "simjudge":
+		os.Exit(runSimjudge(ctx, os.Args[2:]))
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		upFlags(&stack.Config{}).PrintDefaults()

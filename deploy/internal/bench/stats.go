@@ -40,6 +40,13 @@ func (r *Recorder) Fail() {
 	r.mu.Unlock()
 }
 
+// Values returns a copy of the latencies recorded so far.
+func (r *Recorder) Values() []time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.lat)
+}
+
 // Summary is what a Recorder saw.
 type Summary struct {
 	N, Errors          int

@@ -14,6 +14,7 @@ import (
 	"net/http/cookiejar"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -64,29 +65,103 @@ func Login(ctx context.Context, base, user, pass string) (*Client, error) {
 // that nginx's per-address limits (limit_req on log in and submit) count
 // this browser on its own.
 func LoginFrom(ctx context.Context, base, user, pass string, from netip.Addr) (*Client, error) {
+	c := NewClient(base, from)
+	a, err := c.Login(ctx, user, pass)
+	if err != nil {
+		return nil, err
+	}
+	if a.Status != http.StatusOK {
+		return nil, fmt.Errorf("harness: login %s: %w %d: %s %s", user, ErrStatus, a.Status, a.Code, a.Message)
+	}
+	return c, nil
+}
+
+// NewClient is a browser without a session yet whose connections come
+// from the loopback address from (the zero Addr: any).
+func NewClient(base string, from netip.Addr) *Client {
 	jar, _ := cookiejar.New(nil)
 	tr := Transport(from, 8)
-	c := &Client{base: base,
+	return &Client{base: base,
 		hc:     &http.Client{Jar: jar, Timeout: 20 * time.Second, Transport: tr},
 		stream: &http.Client{Jar: jar, Transport: tr},
 	}
+}
+
+// Answer is a request's outcome as a browser sees it: the status (0 on a
+// transport error), the API's error code and message, and Retry-After.
+type Answer struct {
+	Status        int
+	Code, Message string
+	RetryAfter    time.Duration
+}
+
+// Retryable says whether a browser retries the request after RetryAfter
+// (or a short pause): a transport error, 429, 502, 503 or 504.
+func (a Answer) Retryable() bool {
+	return Retryable(Attempt{Status: a.Status})
+}
+
+// Login posts /api/session once. On 200 the client keeps the cookie and
+// the CSRF token; any other status is in the Answer, not an error.
+func (c *Client) Login(ctx context.Context, user, pass string) (Answer, error) {
 	body, _ := json.Marshal(map[string]string{"username": user, "password": pass})
+	code, h, raw, err := c.DoHeader(ctx, http.MethodPost, "/api/session", body, nil)
+	if err != nil {
+		return Answer{Message: err.Error()}, nil
+	}
+	a := answer(code, h, raw)
+	if code != http.StatusOK {
+		return a, nil
+	}
 	var out struct {
 		User User   `json:"user"`
 		CSRF string `json:"csrf_token"`
 	}
-	code, raw, err := c.Do(ctx, http.MethodPost, "/api/session", body, nil)
-	if err != nil {
-		return nil, fmt.Errorf("harness: login %s: %w", user, err)
-	}
-	if code != http.StatusOK {
-		return nil, fmt.Errorf("harness: login %s: %w %d: %s", user, ErrStatus, code, raw)
-	}
 	if err := json.Unmarshal(raw, &out); err != nil || out.CSRF == "" {
-		return nil, fmt.Errorf("harness: login %s: no csrf token in %s", user, raw)
+		return a, fmt.Errorf("harness: login %s: no csrf token in %s", user, raw)
 	}
 	c.csrf, c.user = out.CSRF, out.User
-	return c, nil
+	return a, nil
+}
+
+// answer reads the status, the API error and Retry-After of a response.
+func answer(code int, h http.Header, raw []byte) Answer {
+	a := Answer{Status: code}
+	if code >= 200 && code < 300 {
+		return a
+	}
+	var e struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &e) == nil && e.Error.Code != "" {
+		a.Code, a.Message = e.Error.Code, e.Error.Message
+	} else {
+		a.Code = "not-json"
+		a.Message = string(bytes.TrimSpace(raw))
+		if len(a.Message) > 80 {
+			a.Message = a.Message[:80]
+		}
+	}
+	if v := h.Get("Retry-After"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			a.RetryAfter = time.Duration(n) * time.Second
+		}
+	}
+	return a
+}
+
+// Request sends one request with the session and the CSRF token and
+// returns the browser's view of the outcome and the body. A transport
+// error is an Answer with Status 0, not an error.
+func (c *Client) Request(ctx context.Context, method, path string, body []byte, hdr map[string]string) (Answer, []byte) {
+	code, h, raw, err := c.DoHeader(ctx, method, path, body, hdr)
+	if err != nil {
+		return Answer{Message: err.Error()}, nil
+	}
+	return answer(code, h, raw), raw
 }
 
 // User is who the client is logged in as.
@@ -117,13 +192,19 @@ func (c *Client) Cookie() *http.Cookie {
 // status and the body. A JSON body gets Content-Type application/json
 // unless hdr sets another.
 func (c *Client) Do(ctx context.Context, method, path string, body []byte, hdr map[string]string) (int, []byte, error) {
+	code, _, raw, err := c.DoHeader(ctx, method, path, body, hdr)
+	return code, raw, err
+}
+
+// DoHeader is Do that also returns the response's header.
+func (c *Client) DoHeader(ctx context.Context, method, path string, body []byte, hdr map[string]string) (int, http.Header, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -136,12 +217,15 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte, hdr m
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw, err
+	return resp.StatusCode, resp.Header, raw, err
 }
+
+// CloseIdle closes the client's idle connections (a browser tab closed).
+func (c *Client) CloseIdle() { c.hc.CloseIdleConnections() }
 
 // Call sends in (JSON, or nil for no body) and decodes a 2xx answer into
 // out (when not nil); any other status is an error wrapping ErrStatus with

@@ -33,11 +33,15 @@ type Options struct {
 	// StaticDir is the root nginx serves; default Root/frontend/dist when
 	// it exists, else Dir.
 	StaticDir string
-	// Judges run by the stack (default 2); SpareJudges more tokens are
-	// issued for judges the caller starts itself.
+	// Judges run by the stack (default 2; negative: none, e.g. when the
+	// caller connects simulated judges with the spare tokens); SpareJudges
+	// more tokens are issued for judges the caller starts itself
+	// (Env.Stack.Dir()/judge-N/token, numbered after the stack's own judges).
 	Judges, SpareJudges int
 	// Env is added to every component's environment.
 	Env []string
+	// WebNodes is the number of web nodes (default: the stack's, 2).
+	WebNodes int
 	// Configure, when set, adjusts the stack's configuration (ports
 	// already chosen) before it starts.
 	Configure func(*stack.Config)
@@ -66,6 +70,7 @@ func Start(ctx context.Context, o Options) (*Env, func(), error) {
 	if o.Judges == 0 {
 		o.Judges = 2
 	}
+	o.Judges = max(o.Judges, 0)
 	tmp := ""
 	if o.Dir == "" {
 		d, err := os.MkdirTemp("", "verdict-stack-")
@@ -100,6 +105,9 @@ func Start(ctx context.Context, o Options) (*Env, func(), error) {
 		Dir: filepath.Join(o.Dir, "var"), BinDir: bin, StaticDir: static,
 		Demo: true, Restart: true, Judges: o.Judges, SpareJudges: o.SpareJudges, Out: o.Out,
 		Env: o.Env,
+	}
+	if o.WebNodes > 0 {
+		cfg.WebPorts = make([]int, o.WebNodes)
 	}
 	if err := stack.UseFreePorts(&cfg); err != nil {
 		cleanup()

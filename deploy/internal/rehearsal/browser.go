@@ -1,0 +1,330 @@
+package rehearsal
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/verdict-oj/verdict/deploy/internal/harness"
+	"github.com/verdict-oj/verdict/internal/protocol"
+)
+
+// cell is one problem of a scoreboard row as the browser shows it.
+type cell struct {
+	Solved   bool `json:"solved,omitempty"`
+	Attempts int  `json:"attempts"`
+	Pending  int  `json:"pending,omitempty"`
+}
+
+// row is one contestant of the scoreboard document the web nodes publish
+// (frontend/src/scoreboard.ts reads the same document).
+type row struct {
+	UserID   int64           `json:"user_id"`
+	User     string          `json:"user"`
+	Solved   int             `json:"solved"`
+	Penalty  int             `json:"penalty"`
+	Problems map[string]cell `json:"problems"`
+}
+
+type boardDoc struct {
+	Frozen bool  `json:"frozen"`
+	Full   bool  `json:"full"`
+	Rows   []row `json:"rows"`
+}
+
+// cellKey names a scoreboard cell.
+type cellKey struct {
+	user  int64
+	label string
+}
+
+// browser is one contestant's open page: a live WebSocket subscribed to the
+// contest's scoreboard and the contestant's own submissions, read by its
+// own goroutine, which reconnects (and resubscribes, getting fresh
+// snapshots) when the socket drops, as the frontend does.
+type browser struct {
+	r      *run
+	c      *harness.Client
+	keep   bool // keep a board (checked at the end)
+	sample bool // measure staleness on it
+
+	mu     sync.Mutex
+	board  map[int64]row
+	seen   map[cellKey]int // result sequence last measured, per cell
+	live   *harness.Live
+	cancel context.CancelFunc
+	done   chan struct{}
+	frames int
+}
+
+// open dials and subscribes; the reader runs until close.
+func (b *browser) open(ctx context.Context) error {
+	due := time.Now()
+	l, err := b.c.DialLive(ctx)
+	if err != nil {
+		b.r.m.fail(Failure{Class: ClassSocket, What: "dial /ws", Code: short(err)}, time.Now())
+		return err
+	}
+	for _, ch := range []protocol.Channel{
+		{Kind: protocol.ChannelContest, ID: b.r.contestID},
+		{Kind: protocol.ChannelUser, ID: b.c.User().ID},
+	} {
+		snap, err := l.Subscribe(ctx, ch)
+		if err != nil {
+			l.Close()
+			b.r.m.fail(Failure{Class: ClassSocket, What: "subscribe " + string(ch.Kind), Code: short(err)}, time.Now())
+			return err
+		}
+		if ch.Kind == protocol.ChannelContest {
+			b.apply(snap.State, true, false, time.Now())
+		}
+	}
+	b.r.m.ok(ClassSocket, due)
+	rctx, cancel := context.WithCancel(context.Background())
+	b.mu.Lock()
+	b.live, b.cancel, b.done = l, cancel, make(chan struct{})
+	done := b.done
+	b.mu.Unlock()
+	go func() {
+		defer close(done)
+		b.read(rctx, l)
+	}()
+	return nil
+}
+
+// close stops the reader and closes the socket.
+func (b *browser) close() {
+	b.mu.Lock()
+	l, cancel, done := b.live, b.cancel, b.done
+	b.live = nil
+	b.mu.Unlock()
+	if l == nil {
+		return
+	}
+	cancel()
+	l.Close()
+	<-done
+}
+
+// reopen is a page reload: close, then open again.
+func (b *browser) reopen(ctx context.Context) {
+	b.close()
+	_ = b.open(ctx)
+}
+
+func (b *browser) read(ctx context.Context, l *harness.Live) {
+	for {
+		raw, err := l.ReadRaw(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			// The socket dropped under us: the frontend reconnects with
+			// backoff and resubscribes.
+			b.r.m.fail(Failure{Class: ClassSocket, What: "read", Code: short(err)}, time.Now())
+			go func() {
+				b.mu.Lock()
+				same := b.live == l
+				b.mu.Unlock()
+				if !same {
+					return
+				}
+				time.Sleep(500 * time.Millisecond)
+				b.close()
+				for i := 0; i < 20 && b.r.ctx.Err() == nil; i++ {
+					if b.open(b.r.ctx) == nil {
+						return
+					}
+					time.Sleep(time.Second)
+				}
+			}()
+			return
+		}
+		now := time.Now()
+		env, err := protocol.Decode(protocol.LinkLive, raw)
+		if err != nil {
+			b.r.m.fail(Failure{Class: ClassSocket, What: "frame", Code: "undecodable"}, now)
+			continue
+		}
+		b.mu.Lock()
+		b.frames++
+		b.mu.Unlock()
+		switch env.Type {
+		case protocol.TypeSnapshot:
+			// The hub pushes a contest's board as a fresh snapshot,
+			// coalesced, whenever it changes.
+			snap, err := protocol.DecodeData[protocol.Snapshot](env)
+			if err != nil {
+				b.r.m.fail(Failure{Class: ClassSocket, What: "snapshot", Code: "undecodable"}, now)
+				continue
+			}
+			if snap.Channel.Kind == protocol.ChannelContest {
+				b.apply(snap.State, true, true, now)
+			}
+		case protocol.TypeError:
+			e, _ := protocol.DecodeData[protocol.Error](env)
+			b.r.m.fail(Failure{Class: ClassSocket, What: "frame", Code: string(e.Code)}, now)
+		case protocol.TypeEvent:
+			ev, err := protocol.DecodeData[protocol.Event](env)
+			if err != nil {
+				b.r.m.fail(Failure{Class: ClassSocket, What: "event", Code: "undecodable"}, now)
+				continue
+			}
+			switch {
+			case ev.Channel.Kind == protocol.ChannelUser && ev.Kind == protocol.EventStatus:
+				var st protocol.SubmissionState
+				if json.Unmarshal(ev.Body, &st) == nil && st.Status.Final() {
+					b.r.verdicts.done(st.SubmissionID, st.Status, now)
+				}
+			case ev.Channel.Kind == protocol.ChannelContest && ev.Kind == protocol.EventScoreboard:
+				b.apply(ev.Body, false, true, now)
+			}
+		}
+	}
+}
+
+// apply merges a scoreboard document into the board (replace: it is the
+// whole board), measuring how long each judged result took to show when
+// measure is set (not for the snapshot that answers a subscribe).
+func (b *browser) apply(raw json.RawMessage, replace, measure bool, now time.Time) {
+	if !b.keep && !b.sample {
+		return
+	}
+	var d boardDoc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		b.r.m.fail(Failure{Class: ClassSocket, What: "scoreboard", Code: "undecodable"}, now)
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if replace || d.Full || b.board == nil {
+		b.board = map[int64]row{}
+	}
+	for _, rw := range d.Rows {
+		b.board[rw.UserID] = rw
+		if !b.sample || d.Frozen {
+			continue
+		}
+		for label, c := range rw.Problems {
+			if c.Pending != 0 {
+				continue
+			}
+			k := cellKey{rw.UserID, label}
+			if seq, t0 := b.r.stale.latest(k); seq > b.seen[k] {
+				b.seen[k] = seq
+				if measure {
+					b.r.staleness.Add(now.Sub(t0))
+				}
+			}
+		}
+	}
+}
+
+// snapshotBoard copies the board.
+func (b *browser) snapshotBoard() map[int64]row {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[int64]row, len(b.board))
+	for k, v := range b.board {
+		out[k] = v
+	}
+	return out
+}
+
+// results remembers, per scoreboard cell, the latest judged result a
+// browser should show (a sequence number and when the judge sent it).
+type results struct {
+	mu sync.Mutex
+	m  map[cellKey]mark
+}
+
+type mark struct {
+	seq int
+	at  time.Time
+}
+
+func (r *results) add(k cellKey, at time.Time) {
+	r.mu.Lock()
+	m := r.m[k]
+	r.m[k] = mark{seq: m.seq + 1, at: at}
+	r.mu.Unlock()
+}
+
+func (r *results) latest(k cellKey) (int, time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.m[k]
+	return m.seq, m.at
+}
+
+// pendingMarks counts, over the sampled browsers, results that never
+// showed (the cell's latest result is newer than what the browser saw).
+func (r *results) unseen(b *browser) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for k, m := range r.m {
+		if m.seq > b.seen[k] {
+			n++
+		}
+	}
+	return n
+}
+
+// verdicts matches submission ids to the first final verdict an owner's
+// socket delivered, whichever comes first: the POST's answer or the
+// verdict.
+type verdicts struct {
+	mu    sync.Mutex
+	seen  map[int64]seenVerdict
+	waits map[int64]chan seenVerdict
+}
+
+type seenVerdict struct {
+	v  protocol.Verdict
+	at time.Time
+}
+
+func (t *verdicts) done(id int64, v protocol.Verdict, at time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.seen[id]; ok {
+		return
+	}
+	t.seen[id] = seenVerdict{v, at}
+	if w := t.waits[id]; w != nil {
+		w <- seenVerdict{v, at}
+		delete(t.waits, id)
+	}
+}
+
+func (t *verdicts) wait(ctx context.Context, id int64) (seenVerdict, bool) {
+	t.mu.Lock()
+	if s, ok := t.seen[id]; ok {
+		t.mu.Unlock()
+		return s, true
+	}
+	w := make(chan seenVerdict, 1)
+	t.waits[id] = w
+	t.mu.Unlock()
+	select {
+	case s := <-w:
+		return s, true
+	case <-ctx.Done():
+		t.mu.Lock()
+		delete(t.waits, id)
+		t.mu.Unlock()
+		return seenVerdict{}, false
+	}
+}
+
+func short(err error) string {
+	s := err.Error()
+	if len(s) > 60 {
+		s = s[:60]
+	}
+	return s
+}

@@ -1,0 +1,245 @@
+package rehearsal
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/verdict-oj/verdict/deploy/internal/bench"
+	"github.com/verdict-oj/verdict/deploy/internal/simjudge"
+)
+
+// judgePool is the rehearsal's simulated judges, with what they saw of
+// every task.
+type judgePool struct {
+	r      *run
+	mu     sync.Mutex
+	judges map[string]*simJudge
+	order  []string
+	works  map[int64]time.Duration // submission → simulated work of its latest attempt
+	waits  map[string]*bench.Recorder
+	wg     sync.WaitGroup
+}
+
+type simJudge struct {
+	cfg    simjudge.Config
+	j      *simjudge.Judge
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startJudges issues a token per simulated judge through the admin API, as
+// an organiser does, starts them and waits until the web nodes see them
+// all live.
+func (r *run) startJudges(ctx context.Context) (*judgePool, error) {
+	p := &judgePool{r: r, judges: map[string]*simJudge{}, works: map[int64]time.Duration{}, waits: map[string]*bench.Recorder{}}
+	for i := range r.cfg.Judges {
+		name := fmt.Sprintf("sim-%02d", i+1)
+		var out struct {
+			Token string `json:"token"`
+		}
+		if err := r.admin.Call(ctx, http.MethodPost, "/api/judges", map[string]any{"name": name}, &out); err != nil {
+			p.stop()
+			return nil, fmt.Errorf("rehearsal: issue a token for %s: %w", name, err)
+		}
+		cfg := simjudge.Config{
+			HubURL: r.env.Stack.HubURL(), ID: name, Token: out.Token, Slots: r.cfg.Slots, Speed: r.cfg.Speed,
+			Seed: r.cfg.Shape.Seed + uint64(i), CompileTime: r.cfg.Compile, OnEvent: p.onEvent,
+		}
+		if err := p.start(cfg); err != nil {
+			p.stop()
+			return nil, err
+		}
+	}
+	if err := r.env.WaitJudges(ctx, r.cfg.Judges+r.cfg.RealJudges, 60*time.Second); err != nil {
+		p.stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *judgePool) start(cfg simjudge.Config) error {
+	j, err := simjudge.New(cfg)
+	if err != nil {
+		return fmt.Errorf("rehearsal: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	sj := &simJudge{cfg: cfg, j: j, cancel: cancel, done: make(chan struct{})}
+	p.mu.Lock()
+	if _, ok := p.judges[cfg.ID]; !ok {
+		p.order = append(p.order, cfg.ID)
+	}
+	p.judges[cfg.ID] = sj
+	p.mu.Unlock()
+	p.wg.Go(func() {
+		defer close(sj.done)
+		_ = j.Run(ctx)
+	})
+	return nil
+}
+
+// onEvent is every simulated judge's event hook.
+func (p *judgePool) onEvent(ev simjudge.Event) {
+	t := ev.Task
+	switch {
+	case ev.Kind == simjudge.EventReceived && t.Pushes == 1 && t.Attempt == 1:
+		p.r.dispatched(ev.JudgeID, t.SubmissionID, ev.At, p)
+	case ev.Kind == simjudge.EventResultSent && t.Sends == 1:
+		p.mu.Lock()
+		p.works[t.SubmissionID] = t.Work
+		p.mu.Unlock()
+		p.r.resultSent(t.SubmissionID, t.Attempt, ev.At)
+	}
+}
+
+func (p *judgePool) addWait(judge string, d time.Duration) {
+	p.mu.Lock()
+	rec := p.waits[judge]
+	if rec == nil {
+		rec = &bench.Recorder{}
+		p.waits[judge] = rec
+	}
+	p.mu.Unlock()
+	rec.Add(d)
+}
+
+// work is the simulated work of a submission's latest judged attempt.
+func (p *judgePool) work(id int64) (time.Duration, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w, ok := p.works[id]
+	return w, ok
+}
+
+// kill stops one judge as kill -9 would (its link dropped at once, its
+// tasks lost, no drain) and starts a fresh one with the same token after
+// downFor.
+func (p *judgePool) kill(ctx context.Context, downFor time.Duration) (string, error) {
+	p.mu.Lock()
+	if len(p.order) == 0 {
+		p.mu.Unlock()
+		return "", fmt.Errorf("rehearsal: no judge to kill")
+	}
+	name := p.order[0]
+	sj := p.judges[name]
+	p.mu.Unlock()
+	sj.j.Kill()
+	<-sj.done
+	p.wg.Go(func() {
+		if sleepFor(ctx, downFor) {
+			_ = p.start(sj.cfg)
+		}
+	})
+	return name, nil
+}
+
+func (p *judgePool) stop() {
+	p.mu.Lock()
+	for _, sj := range p.judges {
+		sj.cancel()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// dispatch summarises the dispatch waits per judge and over all.
+func (p *judgePool) dispatch() []JudgeDispatch {
+	p.mu.Lock()
+	names := make([]string, 0, len(p.waits))
+	for n := range p.waits {
+		names = append(names, n)
+	}
+	p.mu.Unlock()
+	sort.Strings(names)
+	var all bench.Recorder
+	var out []JudgeDispatch
+	for _, n := range names {
+		p.mu.Lock()
+		rec := p.waits[n]
+		p.mu.Unlock()
+		d, mean := summarise(rec, &all)
+		out = append(out, JudgeDispatch{Class: n, Tasks: d.N, Wait: d, Mean: mean})
+	}
+	s := all.Summary()
+	out = append(out, JudgeDispatch{Class: fmt.Sprintf("all %d simulated (%d slots, speed %.2f)", p.r.cfg.Judges, p.r.cfg.Slots, p.r.cfg.Speed),
+		Tasks: s.N, Wait: s, Mean: meanOf(&all)})
+	return out
+}
+
+func summarise(rec, all *bench.Recorder) (bench.Summary, time.Duration) {
+	for _, d := range rec.Values() {
+		all.Add(d)
+	}
+	return rec.Summary(), meanOf(rec)
+}
+
+func meanOf(rec *bench.Recorder) time.Duration {
+	vs := rec.Values()
+	if len(vs) == 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, v := range vs {
+		sum += v
+	}
+	return sum / time.Duration(len(vs))
+}
+
+// dispatched records the wait from the POST's answer to the task's first
+// push to a judge (first attempts only).
+func (r *run) dispatched(judge string, id int64, at time.Time, p *judgePool) {
+	r.subsMu.Lock()
+	s, ok := r.subs[id]
+	if !ok {
+		r.early[id] = earlyEvent{pushed: at, judge: judge}
+	}
+	r.subsMu.Unlock()
+	if ok {
+		p.addWait(judge, at.Sub(s.acked))
+	} else {
+		p.addWait(judge, 0) // the push beat the POST's answer back to the browser
+	}
+}
+
+// resultSent marks the cell a result changes, so sampled browsers measure
+// how long it takes to show. Rejudges and frozen results are not
+// measured (the public board does not show them until the end).
+func (r *run) resultSent(id int64, attempt int, at time.Time) {
+	if attempt != 1 || (!r.freezeAt.IsZero() && !at.Before(r.freezeAt)) {
+		return
+	}
+	r.subsMu.Lock()
+	s, ok := r.subs[id]
+	if !ok {
+		e := r.early[id]
+		e.result = at
+		r.early[id] = e
+	}
+	r.subsMu.Unlock()
+	if ok {
+		r.stale.add(cellKey{s.user, s.label}, at)
+	}
+}
+
+// earlyEvent is what a judge reported for a submission before its POST's
+// answer reached the browser.
+type earlyEvent struct {
+	pushed, result time.Time
+	judge          string
+}
+
+// registerSub records a submission the browser got the id of, and applies
+// judge events that came before.
+func (r *run) registerSub(id int64, s submitted) {
+	r.subsMu.Lock()
+	r.subs[id] = s
+	e, early := r.early[id]
+	delete(r.early, id)
+	r.subsMu.Unlock()
+	if early && !e.result.IsZero() {
+		r.stale.add(cellKey{s.user, s.label}, e.result)
+	}
+}

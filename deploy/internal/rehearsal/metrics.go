@@ -1,0 +1,153 @@
+package rehearsal
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/verdict-oj/verdict/deploy/internal/bench"
+)
+
+// Endpoint classes the report gives latencies for.
+const (
+	ClassLogin      = "login"
+	ClassRegister   = "register"
+	ClassContest    = "contest page"
+	ClassProblem    = "problem page"
+	ClassSubmit     = "submit"
+	ClassScoreboard = "scoreboard"
+	ClassSubmission = "submission page"
+	ClassClarify    = "clarifications"
+	ClassSocket     = "websocket open"
+	ClassStaff      = "staff"
+)
+
+var classOrder = []string{ClassLogin, ClassRegister, ClassContest, ClassProblem, ClassSubmit, ClassScoreboard,
+	ClassSubmission, ClassClarify, ClassSocket, ClassStaff}
+
+// Failure is one failed request or frame: what (a class and the request),
+// the status (0: a transport error) and the error code or message.
+type Failure struct {
+	Class, What string
+	Status      int
+	Code        string
+}
+
+// window is a span of real time in which a fault was provoked.
+type window struct {
+	from, to time.Time
+	kind     FaultKind
+}
+
+// Metrics collects latencies by class and failures by endpoint and status
+// from every contestant goroutine.
+type Metrics struct {
+	mu       sync.Mutex
+	lat      map[string]*bench.Recorder
+	fails    map[Failure]int
+	provoked map[Failure]int
+	shed     map[Failure]int // answered 429/503 with Retry-After and retried, as a browser does
+	windows  []window
+}
+
+func newMetrics() *Metrics {
+	m := &Metrics{lat: map[string]*bench.Recorder{}, fails: map[Failure]int{}, provoked: map[Failure]int{}, shed: map[Failure]int{}}
+	for _, c := range classOrder {
+		m.lat[c] = &bench.Recorder{}
+	}
+	return m
+}
+
+// ok records a request that succeeded, measured from its due time.
+func (m *Metrics) ok(class string, due time.Time) {
+	m.lat[class].Add(time.Since(due))
+}
+
+// provoke marks [from, from+d) as the aftermath of a fault: failures in it
+// are listed as provoked.
+func (m *Metrics) provoke(kind FaultKind, from time.Time, d time.Duration) {
+	m.mu.Lock()
+	m.windows = append(m.windows, window{from: from, to: from.Add(d), kind: kind})
+	m.mu.Unlock()
+}
+
+// fail records a failure at time at (the time it was seen).
+func (m *Metrics) fail(f Failure, at time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, w := range m.windows {
+		if !at.Before(w.from) && at.Before(w.to) {
+			m.provoked[f]++
+			return
+		}
+	}
+	m.fails[f]++
+}
+
+// retried records a 429/503 the client retried after Retry-After.
+func (m *Metrics) retried(f Failure) {
+	m.mu.Lock()
+	m.shed[f]++
+	m.mu.Unlock()
+}
+
+// ClassSummary is one row of the latency table.
+type ClassSummary struct {
+	Class string
+	bench.Summary
+}
+
+// FailureCount is one row of a failure table.
+type FailureCount struct {
+	Failure
+	N int
+}
+
+func (m *Metrics) summaries() []ClassSummary {
+	var out []ClassSummary
+	for _, c := range classOrder {
+		if s := m.lat[c].Summary(); s.N > 0 {
+			out = append(out, ClassSummary{Class: c, Summary: s})
+		}
+	}
+	return out
+}
+
+func counts(m map[Failure]int) []FailureCount {
+	var out []FailureCount
+	for f, n := range m {
+		out = append(out, FailureCount{Failure: f, N: n})
+	}
+	slices.SortFunc(out, func(a, b FailureCount) int {
+		return cmp.Or(-cmp.Compare(a.N, b.N), cmp.Compare(a.Class, b.Class), cmp.Compare(a.What, b.What),
+			cmp.Compare(a.Status, b.Status), cmp.Compare(a.Code, b.Code))
+	})
+	return out
+}
+
+func (m *Metrics) failures() (unexpected, provoked, shed []FailureCount) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return counts(m.fails), counts(m.provoked), counts(m.shed)
+}
+
+func (f Failure) String() string {
+	s := f.Class + " " + f.What
+	if f.Status != 0 {
+		s += fmt.Sprintf(" → %d", f.Status)
+	} else {
+		s += " → transport error"
+	}
+	if f.Code != "" {
+		s += " " + f.Code
+	}
+	return s
+}
+
+// latencies is a recorder of plain durations (verdict overhead,
+// staleness).
+type latencies struct {
+	bench.Recorder
+}

@@ -1,0 +1,83 @@
+package rehearsal
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestShortRehearsal is the rehearsal make test runs: 200 contestants, 60
+// of them behind one NAT address, a 5-hour contest in 2.5 minutes with the
+// board frozen for its last minute, simulated judges, two web nodes. It
+// asserts correctness only — no unexpected error, none lost or doubled,
+// every verdict as planned and on its owner's socket, every browser's
+// board equal to the one rebuilt from MySQL — never timings.
+func TestShortRehearsal(t *testing.T) {
+	root, _ := filepath.Abs("../../..")
+	s := DefaultShape()
+	s.Contestants, s.NATLab = 200, 60
+	var progress, stackOut syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Config{Shape: s, Compress: 120, Root: root, Out: &progress, StackOut: &stackOut,
+		CheckBoards: 200, Sample: 50})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, tail(stackOut.String(), 4000))
+	}
+	md := rep.Markdown()
+	t.Log("\n" + progress.String() + "\n" + md)
+	if rep.Submitted < rep.Plan.Submissions*9/10 {
+		t.Errorf("%d submissions acknowledged of %d planned", rep.Submitted, rep.Plan.Submissions)
+	}
+	if rep.Logins != s.Contestants {
+		t.Errorf("%d of %d contestants logged in", rep.Logins, s.Contestants)
+	}
+	for _, c := range rep.Checks {
+		if !c.OK {
+			t.Errorf("check failed: %s: %s", c.What, c.Detail)
+		}
+	}
+	for _, f := range rep.Unexpected {
+		t.Errorf("unexpected failure: %s × %d", f.Failure, f.N)
+	}
+	for _, f := range rep.Shed {
+		if f.Status == 429 {
+			t.Errorf("the NAT lab was rate limited: %s × %d", f.Failure, f.N)
+		}
+	}
+	if rep.BoardsChecked != s.Contestants {
+		t.Errorf("%d boards checked, want every contestant's", rep.BoardsChecked)
+	}
+	if t.Failed() {
+		t.Log(tail(stackOut.String(), 8000))
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := strings.IndexByte(s[len(s)-n:], '\n')
+	return s[len(s)-n+i+1:]
+}

@@ -1,0 +1,279 @@
+package rehearsal
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/verdict-oj/verdict/deploy/internal/bench"
+)
+
+// Report is what a rehearsal measured and checked.
+type Report struct {
+	Config       Config
+	Plan         Totals
+	Began, Ended time.Time
+
+	Logins, LoginRetries int
+	LoginSpan            time.Duration // first login due → last login done
+	Submitted            int
+	Latency              []ClassSummary
+	Unexpected, Provoked []FailureCount
+	Shed                 []FailureCount // 429/503 answered with Retry-After, retried
+	VerdictAt, Overhead  bench.Summary
+	Staleness            bench.Summary
+	StaleUnseen          int // results a sampled browser never showed
+	Dispatch             []JudgeDispatch
+	Before, After        []Proc
+	Checks               []Check
+	ZeroVerdicts         int
+	TwoVerdicts          int
+	BoardsChecked        int
+	Faults, Staff        []string
+}
+
+// JudgeDispatch is one judge class's dispatch waits: from the POST's
+// answer to the task reaching the judge.
+type JudgeDispatch struct {
+	Class string
+	Tasks int
+	Wait  bench.Summary
+	Mean  time.Duration
+}
+
+// Proc is one process's CPU time and peak memory.
+type Proc struct {
+	Name    string
+	Pid     int
+	CPU     time.Duration // user + system
+	PeakRSS int64         // VmHWM, bytes
+}
+
+// OK reports whether every check passed and nothing failed unexpectedly.
+func (rep *Report) OK() bool {
+	for _, c := range rep.Checks {
+		if !c.OK {
+			return false
+		}
+	}
+	return len(rep.Unexpected) == 0
+}
+
+func (r *run) report(rep *Report) {
+	rep.Logins, rep.LoginRetries = int(r.loginsDone.Load()), int(r.loginRetries.Load())
+	rep.LoginSpan = time.Duration(r.loginSpan.Load())
+	rep.Latency = r.m.summaries()
+	rep.Unexpected, rep.Provoked, rep.Shed = r.m.failures()
+	rep.VerdictAt, rep.Overhead, rep.Staleness = r.verdictAt.Summary(), r.overhead.Summary(), r.staleness.Summary()
+	rep.Dispatch = r.judges.dispatch()
+	rep.Faults, rep.Staff = r.faultLog, r.staffLog
+	rep.Config = r.cfg
+}
+
+// procStats reads CPU time and peak RSS of every process the stack runs
+// (nginx with its workers, counted under "nginx").
+func (r *run) procStats() []Proc {
+	var out []Proc
+	for name, pid := range r.env.Stack.Pids() {
+		out = append(out, readProc(name, pid))
+	}
+	if pid, err := bench.PidFile(filepath.Join(r.env.Stack.Dir(), "nginx", "nginx.pid")); err == nil {
+		p := readProc("nginx", pid)
+		for _, c := range bench.Children(pid) {
+			cp := readProc("", c)
+			p.CPU += cp.CPU
+			p.PeakRSS += cp.PeakRSS
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func readProc(name string, pid int) Proc {
+	p := Proc{Name: name, Pid: pid}
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		// Fields after the command's closing parenthesis: utime is the
+		// 14th field of the line, stime the 15th.
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i > 0 {
+			f := strings.Fields(s[i+1:])
+			if len(f) > 13 {
+				u, _ := strconv.ParseInt(f[11], 10, 64)
+				st, _ := strconv.ParseInt(f[12], 10, 64)
+				p.CPU = time.Duration(u+st) * time.Second / 100 // USER_HZ
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status"); err == nil {
+		p.PeakRSS, _ = bench.StatusField(b, "VmHWM")
+	}
+	return p
+}
+
+// Print writes the report as text.
+func (rep *Report) Print(w io.Writer) {
+	io.WriteString(w, rep.Markdown())
+}
+
+func msf(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Millisecond)) }
+
+// Markdown is the report as docs/rehearsal.md holds it.
+func (rep *Report) Markdown() string {
+	var b strings.Builder
+	c := rep.Config
+	host, _ := os.Hostname()
+	fmt.Fprintf(&b, "# Contest rehearsal\n\n")
+	fmt.Fprintf(&b, "`make rehearsal` (`verdict-stack rehearse`), %s on %s (%d CPUs, %s/%s), %s.\n\n",
+		rep.Began.UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, memTotal())
+	fmt.Fprintf(&b, "## The contest\n\n")
+	s := c.Shape
+	realLen := time.Duration(float64(s.Length) / c.Compress)
+	fmt.Fprintf(&b, "- %d contestants (%d of them in one lab behind NAT, source address %s; the rest from addresses of their own), %d web nodes, %d simulated judges × %d slots at speed %.2f, %d real judges.\n",
+		s.Contestants, rep.Plan.NAT, NATAddr, c.WebNodes, c.Judges, c.Slots, c.Speed, c.RealJudges)
+	fmt.Fprintf(&b, "- A %v ICPC contest with the board frozen for the last %v, played at compression %.0f× (%v of real time); logins over the %v before the start (%v real).\n",
+		s.Length, s.FreezeLast, c.Compress, realLen.Round(time.Second), s.Arrival, time.Duration(float64(s.Arrival)/c.Compress).Round(time.Second))
+	fmt.Fprintf(&b, "- Planned: %d submissions (%.1f per contestant; %d in the first 20 minutes, %d in the middle, %d in the last 30), %d page reloads, %d clarifications. Verdicts: %s. Languages: %s.\n",
+		rep.Plan.Submissions, float64(rep.Plan.Submissions)/float64(s.Contestants), rep.Plan.Flash, rep.Plan.Middle, rep.Plan.Rush,
+		rep.Plan.Reloads, rep.Plan.Questions, mapLine(rep.Plan.ByVerdict), mapLine(rep.Plan.ByLanguage))
+	fmt.Fprintf(&b, "- Acknowledged to browsers: %d submissions. Wall time of the whole rehearsal: %v.\n", rep.Submitted, rep.Ended.Sub(rep.Began).Round(time.Second))
+	if len(rep.Staff) > 0 {
+		fmt.Fprintf(&b, "- Staff: %s.\n", strings.Join(rep.Staff, "; "))
+	}
+	if len(rep.Faults) > 0 {
+		fmt.Fprintf(&b, "- Faults: %s.\n", strings.Join(rep.Faults, "; "))
+	}
+
+	fmt.Fprintf(&b, "\n## Correctness\n\n| check | result |\n|---|---|\n")
+	for _, ch := range rep.Checks {
+		res := "PASS"
+		if !ch.OK {
+			res = "FAIL: " + ch.Detail
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", ch.What, res)
+	}
+	fmt.Fprintf(&b, "\nSubmissions with zero final verdicts: %d; with two: %d (goal: 0 and 0).\n", rep.ZeroVerdicts, rep.TwoVerdicts)
+
+	fmt.Fprintf(&b, "\n## Failed requests and frames\n\n")
+	failTable := func(title string, fs []FailureCount) {
+		fmt.Fprintf(&b, "%s\n\n", title)
+		if len(fs) == 0 {
+			fmt.Fprintf(&b, "none\n\n")
+			return
+		}
+		fmt.Fprintf(&b, "| class | request | status | code | count |\n|---|---|---|---|---|\n")
+		for _, f := range fs {
+			st := strconv.Itoa(f.Status)
+			if f.Status == 0 {
+				st = "transport"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", f.Class, f.What, st, strings.ReplaceAll(f.Code, "|", "/"), f.N)
+		}
+		b.WriteString("\n")
+	}
+	failTable("Unexpected (goal: none):", rep.Unexpected)
+	failTable("Provoked by the faults (within their windows):", rep.Provoked)
+	failTable("Shed with Retry-After and retried by the browser (not failures: the browser got in on a later try):", rep.Shed)
+
+	fmt.Fprintf(&b, "## Logins\n\n%d of %d contestants logged in; %d answers asked the browser to retry later; the last login finished %v after the first was due.\n\n",
+		rep.Logins, s.Contestants, rep.LoginRetries, rep.LoginSpan.Round(100*time.Millisecond))
+
+	fmt.Fprintf(&b, "## Latency, open loop from the due time (ms)\n\n| class | n | p50 | p99 | max |\n|---|---|---|---|---|\n")
+	for _, l := range rep.Latency {
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", l.Class, l.N, msf(l.P50), msf(l.P99), msf(l.Max))
+	}
+	fmt.Fprintf(&b, "\n## Judging and live push (ms)\n\n| figure | n | p50 | p99 | max |\n|---|---|---|---|---|\n")
+	for _, x := range []struct {
+		name string
+		s    bench.Summary
+	}{
+		{"submit due → final verdict on the owner's WebSocket", rep.VerdictAt},
+		{"the same minus the simulated judge work (overhead)", rep.Overhead},
+		{"scoreboard staleness: result sent by the judge → a sampled browser shows it", rep.Staleness},
+	} {
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", x.name, x.s.N, msf(x.s.P50), msf(x.s.P99), msf(x.s.Max))
+	}
+	fmt.Fprintf(&b, "\nSampled browsers' cells whose latest result never showed: %d.\n", rep.StaleUnseen)
+	if len(rep.Dispatch) > 0 {
+		fmt.Fprintf(&b, "\n### Dispatch waits (the POST's answer → the task on a judge, ms)\n\n| judges | tasks | mean | p50 | p99 | max |\n|---|---|---|---|---|---|\n")
+		for _, d := range rep.Dispatch {
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", d.Class, d.Tasks, msf(d.Mean), msf(d.Wait.P50), msf(d.Wait.P99), msf(d.Wait.Max))
+		}
+	}
+
+	fmt.Fprintf(&b, "\n## Processes\n\n| process | CPU s during the contest | CPU ms per contestant | peak RSS MiB | peak RSS KiB per contestant |\n|---|---|---|---|---|\n")
+	before := map[string]Proc{}
+	for _, p := range rep.Before {
+		before[p.Name] = p
+	}
+	for _, p := range rep.After {
+		cpu := p.CPU
+		if bp, ok := before[p.Name]; ok && bp.Pid == p.Pid {
+			cpu -= bp.CPU
+		}
+		fmt.Fprintf(&b, "| %s | %.1f | %.2f | %.0f | %.1f |\n", p.Name, cpu.Seconds(),
+			float64(cpu)/float64(time.Millisecond)/float64(s.Contestants), float64(p.PeakRSS)/(1<<20), float64(p.PeakRSS)/1024/float64(s.Contestants))
+	}
+	b.WriteString("\nA process restarted by a fault counts from its restart only.\n")
+
+	fmt.Fprintf(&b, "\n## Goals\n\n| goal | target | measured | |\n|---|---|---|---|\n")
+	goal := func(name, target, got string, ok bool) {
+		res := "met"
+		if !ok {
+			res = "**missed**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, target, got, res)
+	}
+	lat := map[string]bench.Summary{}
+	for _, l := range rep.Latency {
+		lat[l.Class] = l.Summary
+	}
+	goal("unexpected errors", "0", strconv.Itoa(sumCounts(rep.Unexpected)), len(rep.Unexpected) == 0)
+	for _, cl := range []string{ClassProblem, ClassSubmit, ClassScoreboard} {
+		goal(cl+" p99", "≤ 300 ms", msf(lat[cl].P99)+" ms", lat[cl].N > 0 && lat[cl].P99 <= 300*time.Millisecond)
+	}
+	goal("submit → verdict overhead p99", "≤ 250 ms", msf(rep.Overhead.P99)+" ms", rep.Overhead.N > 0 && rep.Overhead.P99 <= 250*time.Millisecond)
+	goal("scoreboard staleness p99", "≤ 1500 ms", msf(rep.Staleness.P99)+" ms", rep.Staleness.N > 0 && rep.Staleness.P99 <= 1500*time.Millisecond)
+	goal("submissions lost or doubled", "0", strconv.Itoa(rep.ZeroVerdicts+rep.TwoVerdicts), rep.ZeroVerdicts+rep.TwoVerdicts == 0)
+	goal("contestants logged in", strconv.Itoa(s.Contestants), strconv.Itoa(rep.Logins), rep.Logins == s.Contestants)
+	return b.String()
+}
+
+func sumCounts(fs []FailureCount) int {
+	n := 0
+	for _, f := range fs {
+		n += f.N
+	}
+	return n
+}
+
+func mapLine[K ~string](m map[K]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, string(k))
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[K(k)]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func memTotal() string {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "memory unknown"
+	}
+	n, err := bench.StatusField(b, "MemTotal")
+	if err != nil {
+		return "memory unknown"
+	}
+	return fmt.Sprintf("%.0f GiB", float64(n)/(1<<30))
+}

@@ -1,0 +1,681 @@
+package rehearsal
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/verdict-oj/verdict/deploy/internal/bench"
+	"github.com/verdict-oj/verdict/deploy/internal/harness"
+	"github.com/verdict-oj/verdict/deploy/internal/stack"
+	"github.com/verdict-oj/verdict/internal/protocol"
+)
+
+// Config is one rehearsal. Zero fields take the defaults.
+type Config struct {
+	// Shape is the contest (DefaultShape when Contestants is 0).
+	Shape Shape
+	// Compress is contest time per real second: 30 plays a 5-hour
+	// contest in 10 minutes with the same submissions. Default 30.
+	Compress float64
+	// Root is the checkout whose components run; Bin holds them prebuilt
+	// (empty: built into the stack's directory).
+	Root, Bin string
+	// WebNodes is the number of web nodes (default 2, at least 2).
+	WebNodes int
+	// Judges simulated judges with Slots slots each at Speed (defaults:
+	// sized so the rush's peak work fills CapacityTarget of them, 8
+	// slots, speed 1). RealJudges real judge agents run beside them.
+	Judges, Slots, RealJudges int
+	Speed                     float64
+	// CapacityTarget is the share of the judges' slots the busiest minute
+	// of the plan fills when Judges is 0. Default 0.8.
+	CapacityTarget float64
+	// Compile is the simulated compile time (default 300 ms).
+	Compile time.Duration
+	// Sample browsers measure scoreboard staleness (default 100);
+	// CheckBoards keep their whole board, compared at the end with the
+	// board rebuilt from MySQL (default 300; every browser when larger
+	// than the contestants).
+	Sample, CheckBoards int
+	// Out receives progress lines; StackOut the stack's own output
+	// (default: discarded).
+	Out, StackOut io.Writer
+}
+
+func (c *Config) defaults() {
+	if c.Shape.Contestants == 0 {
+		c.Shape = DefaultShape()
+	}
+	c.Compress = cmp.Or(c.Compress, 30)
+	c.WebNodes = max(c.WebNodes, 2)
+	c.Slots = cmp.Or(c.Slots, 8)
+	c.Speed = cmp.Or(c.Speed, 1)
+	c.CapacityTarget = cmp.Or(c.CapacityTarget, 0.8)
+	c.Compile = cmp.Or(c.Compile, 300*time.Millisecond)
+	c.Sample = cmp.Or(c.Sample, 100)
+	c.CheckBoards = cmp.Or(c.CheckBoards, 300)
+	if c.Out == nil {
+		c.Out = io.Discard
+	}
+	if c.StackOut == nil {
+		c.StackOut = io.Discard
+	}
+}
+
+// run is one rehearsal in progress.
+type run struct {
+	cfg   Config
+	plan  Plan
+	env   *harness.Env
+	admin *harness.Client
+	ctx   context.Context // the whole rehearsal
+
+	contestID int64
+	contest   string
+	start     time.Time // real time of the contest's start
+	freezeAt  time.Time
+	end       time.Time
+
+	m         *Metrics
+	verdicts  *verdicts
+	stale     *results
+	staleness latencies // result sent by the judge → a sampled browser shows it
+	overhead  latencies // submit due → verdict on the owner's socket, minus the judge's work
+	verdictAt latencies // submit due → verdict, judge work included
+
+	judges *judgePool
+	subsMu sync.Mutex
+	subs   map[int64]submitted  // submission id → what it was
+	early  map[int64]earlyEvent // judge events before the POST's answer
+	keys   atomic.Int64         // idempotency keys that got an id
+
+	browsersMu sync.Mutex
+	browsers   []*browser
+
+	loginsDone, loginRetries atomic.Int64
+	loginSpan                atomic.Int64 // ns from the first login due to the last login done
+	faultLog                 []string
+	staffLog                 []string
+	logMu                    sync.Mutex
+}
+
+// submitted is what the rehearsal remembers of a submission.
+type submitted struct {
+	user    int64
+	label   string
+	planned protocol.Verdict
+	due     time.Time
+	acked   time.Time // the POST's answer reached the browser
+}
+
+// at is the real time of contest time t.
+func (r *run) at(t time.Duration) time.Time {
+	return r.start.Add(time.Duration(float64(t) / r.cfg.Compress))
+}
+
+func (r *run) logf(format string, args ...any) {
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	fmt.Fprintf(r.cfg.Out, "rehearsal %s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// Run plays one rehearsal and returns its report. An error means the
+// rehearsal could not be run (the stack did not start, the contest could
+// not be created); what went wrong during the contest is in the report.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg.defaults()
+	plan, err := NewPlan(cfg.Shape)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := bench.RaiseNoFile(); err != nil {
+		return nil, fmt.Errorf("rehearsal: %w", err)
+	}
+	r := &run{cfg: cfg, plan: plan, ctx: ctx, m: newMetrics(),
+		verdicts: &verdicts{seen: map[int64]seenVerdict{}, waits: map[int64]chan seenVerdict{}},
+		stale:    &results{m: map[cellKey]mark{}}, subs: map[int64]submitted{}, early: map[int64]earlyEvent{}}
+	if cfg.Judges == 0 {
+		peak := plan.PeakWork(time.Minute, cfg.Compile) * cfg.Compress / cfg.Speed // judge-seconds per real second
+		cfg.Judges = max(1, int(math.Ceil(peak/(cfg.CapacityTarget*float64(cfg.Slots)))))
+		r.cfg.Judges = cfg.Judges
+	}
+	began := time.Now()
+	r.logf("starting the stack: %d web nodes, %d simulated judges × %d slots, %d real judges",
+		cfg.WebNodes, cfg.Judges, cfg.Slots, cfg.RealJudges)
+	env, stop, err := harness.Start(ctx, harness.Options{
+		Root: cfg.Root, Bin: cfg.Bin, Out: cfg.StackOut, Judges: cmp.Or(cfg.RealJudges, -1),
+		WebNodes:  cfg.WebNodes,
+		Configure: func(sc *stack.Config) { sc.NginxWorkerConnections = 32768 },
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	r.env = env
+	if r.admin, err = env.Admin(ctx, AdminAddr); err != nil {
+		return nil, err
+	}
+	pw, err := r.setup(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.judges, err = r.startJudges(ctx); err != nil {
+		return nil, err
+	}
+	defer r.judges.stop()
+	rep := &Report{Config: r.cfg, Plan: plan.Totals(), Began: began}
+	rep.Before = r.procStats()
+	r.logf("contest %q starts at %s, ends at %s (compression %.0f×: %v of contest in %v)",
+		r.contest, r.start.Format("15:04:05"), r.end.Format("15:04:05"), cfg.Compress, cfg.Shape.Length, r.end.Sub(r.start))
+
+	var wg sync.WaitGroup
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	allDone := make(chan struct{})
+	for i := range plan.Contestants {
+		wg.Go(func() { r.contestant(cctx, &plan.Contestants[i], pw[i], allDone) })
+	}
+	var side sync.WaitGroup
+	side.Go(func() { r.staff(cctx) })
+	side.Go(func() { r.faults(cctx) })
+	// The contest ends; the last verdicts come in; the board unfreezes.
+	sleepUntil(cctx, r.end)
+	r.logf("contest over; waiting for the last verdicts")
+	r.drain(cctx, 90*time.Second)
+	if err := r.unfreeze(cctx); err != nil {
+		r.m.fail(Failure{Class: ClassStaff, What: "POST unfreeze", Code: short(err)}, time.Now())
+	}
+	side.Wait()
+	time.Sleep(3 * time.Second) // the unfrozen board reaches the browsers
+	rep.After = r.procStats()
+	r.check(cctx, rep)
+	close(allDone)
+	wg.Wait()
+	r.report(rep)
+	rep.Ended = time.Now()
+	return rep, nil
+}
+
+// setup creates the problems, the contest and the contestants, and
+// returns each contestant's password.
+func (r *run) setup(ctx context.Context) ([]string, error) {
+	for _, p := range r.plan.Problems {
+		if err := createProblem(ctx, r.admin, p); err != nil {
+			return nil, err
+		}
+	}
+	pw := make([]string, len(r.plan.Contestants))
+	t0 := time.Now()
+	for lo := 0; lo < len(pw); lo += importBatch {
+		var csv strings.Builder
+		csv.WriteString("username,password,role\n")
+		hi := min(lo+importBatch, len(pw))
+		for i := lo; i < hi; i++ {
+			pw[i] = harness.NewKey()
+			fmt.Fprintf(&csv, "%s,%s,student\n", r.plan.Contestants[i].Username, pw[i])
+		}
+		var res struct {
+			Created int `json:"created"`
+		}
+		if err := r.admin.Upload(ctx, "/api/users/import", "text/csv", []byte(csv.String()), &res); err != nil {
+			return nil, fmt.Errorf("rehearsal: import contestants %d-%d: %w", lo+1, hi, err)
+		}
+		if res.Created != hi-lo {
+			return nil, fmt.Errorf("rehearsal: imported %d contestants of %d", res.Created, hi-lo)
+		}
+	}
+	r.logf("imported %d contestants by CSV in %v", len(pw), time.Since(t0).Round(time.Second))
+	// The contest starts once the arrival window has passed.
+	var arrival time.Duration
+	for _, c := range r.plan.Contestants {
+		arrival = max(arrival, -c.Login)
+	}
+	r.start = time.Now().Add(time.Duration(float64(arrival)/r.cfg.Compress) + 5*time.Second).Truncate(time.Second)
+	r.end = r.at(r.cfg.Shape.Length)
+	freezeMin := 0
+	if r.cfg.Shape.FreezeLast > 0 {
+		freezeMin = max(1, int(math.Round(r.cfg.Shape.FreezeLast.Minutes()/r.cfg.Compress)))
+		r.freezeAt = r.end.Add(-time.Duration(freezeMin) * time.Minute)
+	}
+	var probs []map[string]any
+	for _, p := range r.plan.Problems {
+		probs = append(probs, map[string]any{"label": p.Label, "slug": p.Slug})
+	}
+	r.contest = "rehearsal"
+	body := map[string]any{
+		"slug": r.contest, "title": "Rehearsal contest", "rule": "icpc",
+		"start_at": r.start.UTC().Format(time.RFC3339), "end_at": r.end.UTC().Format(time.RFC3339),
+		"freeze_minutes": freezeMin, "registration": "open", "visible": true, "problems": probs,
+	}
+	var cres struct {
+		Contest struct {
+			ID int64 `json:"id"`
+		} `json:"contest"`
+	}
+	if err := r.admin.Call(ctx, http.MethodPost, "/api/contests", body, &cres); err != nil {
+		return nil, fmt.Errorf("rehearsal: create contest: %w", err)
+	}
+	r.contestID = cres.Contest.ID
+	return pw, nil
+}
+
+// importBatch is the rows of one CSV import (the web node's default cap).
+const importBatch = 500
+
+// contestant plays one contestant's plan, then keeps the page open until
+// allDone.
+func (r *run) contestant(ctx context.Context, c *Contestant, pass string, allDone <-chan struct{}) {
+	due := r.at(c.Login)
+	if !sleepUntil(ctx, due) {
+		return
+	}
+	cl := harness.NewClient(r.env.Base, c.Addr)
+	defer cl.CloseIdle()
+	if !r.login(ctx, cl, c, pass, due) {
+		return
+	}
+	// The browser opens the contest once logged in.
+	due = time.Now()
+	r.get(ctx, cl, ClassRegister, http.MethodPost, "/api/contests/"+r.contest+"/register", due)
+	r.openPages(ctx, cl, time.Now())
+	b := &browser{r: r, c: cl, seen: map[cellKey]int{}, keep: c.Index < r.cfg.CheckBoards, sample: c.Index%max(1, len(r.plan.Contestants)/r.cfg.Sample) == 0}
+	_ = b.open(ctx)
+	r.browsersMu.Lock()
+	r.browsers = append(r.browsers, b)
+	r.browsersMu.Unlock()
+	defer b.close()
+
+	type step struct {
+		at     time.Duration
+		sub    *Sub
+		reload *Reload
+		ask    bool
+	}
+	var steps []step
+	for i := range c.Subs {
+		steps = append(steps, step{at: c.Subs[i].At, sub: &c.Subs[i]})
+	}
+	for i := range c.Reloads {
+		steps = append(steps, step{at: c.Reloads[i].At, reload: &c.Reloads[i]})
+	}
+	if c.Question >= 0 {
+		steps = append(steps, step{at: c.Question, ask: true})
+	}
+	sortSteps := func(a, b step) int { return cmp.Compare(a.at, b.at) }
+	slicesSort(steps, sortSteps)
+	for n, s := range steps {
+		due := r.at(s.at)
+		if !sleepUntil(ctx, due) {
+			return
+		}
+		switch {
+		case s.sub != nil:
+			r.submit(ctx, cl, c, n, *s.sub, due)
+		case s.reload != nil:
+			r.openPages(ctx, cl, due)
+			if s.reload.Socket {
+				b.reopen(ctx)
+			}
+		case s.ask:
+			r.get(ctx, cl, ClassClarify, http.MethodPost, "/api/contests/"+r.contest+"/clarifications",
+				due, map[string]any{"problem": r.plan.Problems[0].Label, "question": "Is the input one line? (" + c.Username + ")"})
+		}
+	}
+	select {
+	case <-allDone:
+	case <-ctx.Done():
+	}
+}
+
+// login logs in as the browser does: a 429 or 503 is retried after its
+// Retry-After (the frontend shows "many people are logging in").
+func (r *run) login(ctx context.Context, cl *harness.Client, c *Contestant, pass string, due time.Time) bool {
+	for try := 0; ; try++ {
+		a, err := cl.Login(ctx, c.Username, pass)
+		if err == nil && a.Status == http.StatusOK {
+			r.m.ok(ClassLogin, due)
+			r.loginsDone.Add(1)
+			r.loginSpan.Store(max(r.loginSpan.Load(), int64(time.Since(r.at(-r.cfg.Shape.Arrival)))))
+			return true
+		}
+		f := Failure{Class: ClassLogin, What: "POST /api/session", Status: a.Status, Code: a.Code}
+		if err != nil || !a.Retryable() || try >= 30 || ctx.Err() != nil {
+			if ctx.Err() == nil {
+				r.m.fail(f, time.Now())
+			}
+			return false
+		}
+		if (a.Status == http.StatusTooManyRequests || a.Status == http.StatusServiceUnavailable) && a.RetryAfter > 0 {
+			r.m.retried(f)
+			r.loginRetries.Add(1)
+		} else {
+			r.m.fail(f, time.Now())
+		}
+		sleepFor(ctx, retryDelay(a, try))
+	}
+}
+
+// retryDelay is how long the frontend waits before retrying (its
+// Retry-After, else 1 s doubling, at most 30 s).
+func retryDelay(a harness.Answer, try int) time.Duration {
+	if a.RetryAfter > 0 {
+		return min(a.RetryAfter, 30*time.Second)
+	}
+	return min(time.Second<<min(try, 5), 30*time.Second)
+}
+
+// openPages loads what the contest page shows: the contest, its problems
+// (once it has started: before, the page lists none) and the scoreboard.
+func (r *run) openPages(ctx context.Context, cl *harness.Client, due time.Time) {
+	r.get(ctx, cl, ClassContest, http.MethodGet, "/api/contests/"+r.contest, due)
+	for _, p := range r.plan.Problems {
+		if time.Now().Before(r.start) {
+			break
+		}
+		r.get(ctx, cl, ClassProblem, http.MethodGet, "/api/problems/"+p.Slug+"?contest="+r.contest, due)
+	}
+	r.get(ctx, cl, ClassScoreboard, http.MethodGet, "/api/contests/"+r.contest+"/scoreboard", due)
+}
+
+// get sends one request, retrying as the browser would on 429/503 and
+// transport errors, and records it under class.
+func (r *run) get(ctx context.Context, cl *harness.Client, class, method, path string, due time.Time, in ...any) bool {
+	var body []byte
+	if len(in) > 0 {
+		body, _ = jsonMarshal(in[0])
+	}
+	what := method + " " + pathPattern(path)
+	for try := 0; ; try++ {
+		a, _ := cl.Request(ctx, method, path, body, nil)
+		if a.Status >= 200 && a.Status < 300 {
+			r.m.ok(class, due)
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		f := Failure{Class: class, What: what, Status: a.Status, Code: a.Code}
+		if !a.Retryable() {
+			f.Code += ": " + trim(a.Message, 60)
+		}
+		if !a.Retryable() || try >= 5 {
+			r.m.fail(f, time.Now())
+			return false
+		}
+		if a.RetryAfter > 0 {
+			r.m.retried(f)
+		} else {
+			r.m.fail(f, time.Now())
+		}
+		sleepFor(ctx, retryDelay(a, try))
+	}
+}
+
+// submit posts one submission with one idempotency key, retried as the
+// frontend does, then waits for its verdict on the owner's socket.
+func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n int, s Sub, due time.Time) {
+	p := r.plan.Problems[s.Problem]
+	src := Source(s, p.CaseMs, c.Username, n)
+	key := harness.NewKey()
+	body, _ := jsonMarshal(harness.Submission{Problem: p.Slug, Contest: r.contest, Language: s.Language, Source: src})
+	var id int64
+	for try := 0; ; try++ {
+		a, raw := cl.Request(ctx, http.MethodPost, "/api/submissions", body, map[string]string{"Idempotency-Key": key})
+		if a.Status == http.StatusCreated || a.Status == http.StatusOK {
+			var out struct {
+				ID int64 `json:"id"`
+			}
+			if err := jsonUnmarshal(raw, &out); err != nil || out.ID == 0 {
+				r.m.fail(Failure{Class: ClassSubmit, What: "POST /api/submissions", Status: a.Status, Code: "no id"}, time.Now())
+				return
+			}
+			id = out.ID
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		f := Failure{Class: ClassSubmit, What: "POST /api/submissions", Status: a.Status, Code: a.Code}
+		if !a.Retryable() {
+			f.Code += ": " + trim(a.Message, 60)
+		}
+		if !a.Retryable() || try >= 10 {
+			r.m.fail(f, time.Now())
+			return
+		}
+		if a.RetryAfter > 0 {
+			r.m.retried(f)
+		} else {
+			r.m.fail(f, time.Now())
+		}
+		sleepFor(ctx, retryDelay(a, try))
+	}
+	r.m.ok(ClassSubmit, due)
+	r.keys.Add(1)
+	r.registerSub(id, submitted{user: cl.User().ID, label: p.Label, planned: s.Verdict, due: due, acked: time.Now()})
+	wctx, cancel := context.WithTimeout(ctx, verdictWait)
+	v, ok := r.verdicts.wait(wctx, id)
+	cancel()
+	if !ok {
+		if ctx.Err() == nil {
+			r.m.fail(Failure{Class: ClassSubmit, What: "verdict on the owner's socket", Code: "none within " + verdictWait.String()}, time.Now())
+		}
+		return
+	}
+	r.verdictAt.Add(v.at.Sub(due))
+	if w, ok := r.judges.work(id); ok {
+		r.overhead.Add(v.at.Sub(due) - w)
+	}
+	if n%2 == 0 { // half the time the contestant opens the submission page
+		r.get(ctx, cl, ClassSubmission, http.MethodGet, "/api/submissions/"+strconv.FormatInt(id, 10), time.Now())
+	}
+}
+
+// verdictWait is how long a contestant waits for a verdict before giving
+// up on it (it is still checked in MySQL at the end).
+const verdictWait = 2 * time.Minute
+
+// drain waits until every submission that got an id has its verdict on
+// its owner's socket, or within passes.
+func (r *run) drain(ctx context.Context, within time.Duration) {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		r.subsMu.Lock()
+		ids := make([]int64, 0, len(r.subs))
+		for id := range r.subs {
+			ids = append(ids, id)
+		}
+		r.subsMu.Unlock()
+		missing := 0
+		r.verdicts.mu.Lock()
+		for _, id := range ids {
+			if _, ok := r.verdicts.seen[id]; !ok {
+				missing++
+			}
+		}
+		r.verdicts.mu.Unlock()
+		if missing == 0 {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// staff is the admin during the contest: answers clarifications, rejudges
+// a problem, posts an announcement.
+func (r *run) staff(ctx context.Context) {
+	sp := r.plan.Staff
+	type act struct {
+		at time.Duration
+		do func()
+	}
+	var acts []act
+	for t := sp.AnswerEvery; t < r.cfg.Shape.Length; t += sp.AnswerEvery {
+		acts = append(acts, act{t, func() { r.answerAll(ctx) }})
+	}
+	acts = append(acts,
+		act{sp.Rejudge, func() {
+			slug := r.plan.Problems[sp.RejudgeProblem].Slug
+			var out struct {
+				Rejudged int `json:"rejudged"`
+			}
+			if err := r.admin.Call(ctx, http.MethodPost, "/api/rejudge", map[string]any{"problem": slug}, &out); err != nil {
+				r.m.fail(Failure{Class: ClassStaff, What: "POST /api/rejudge", Code: short(err)}, time.Now())
+				return
+			}
+			r.note(&r.staffLog, "rejudged problem %s: %d submissions", slug, out.Rejudged)
+		}},
+		act{sp.Announce, func() {
+			if err := r.admin.Call(ctx, http.MethodPost, "/api/contests/"+r.contest+"/clarifications",
+				map[string]any{"announcement": "Problem B: the graph may have self-loops."}, nil); err != nil {
+				r.m.fail(Failure{Class: ClassStaff, What: "POST announcement", Code: short(err)}, time.Now())
+				return
+			}
+			r.note(&r.staffLog, "posted an announcement")
+		}})
+	slicesSort(acts, func(a, b act) int { return cmp.Compare(a.at, b.at) })
+	for _, a := range acts {
+		if !sleepUntil(ctx, r.at(a.at)) {
+			return
+		}
+		t0 := time.Now()
+		a.do()
+		r.m.ok(ClassStaff, t0)
+	}
+	r.answerAll(ctx)
+}
+
+// answerAll answers every unanswered question privately.
+func (r *run) answerAll(ctx context.Context) {
+	var list struct {
+		Clarifications []struct {
+			ID     int64   `json:"id"`
+			Answer *string `json:"answer"`
+			Annc   bool    `json:"announcement"`
+		} `json:"clarifications"`
+	}
+	if err := r.admin.Call(ctx, http.MethodGet, "/api/contests/"+r.contest+"/clarifications", nil, &list); err != nil {
+		r.m.fail(Failure{Class: ClassStaff, What: "GET clarifications", Code: short(err)}, time.Now())
+		return
+	}
+	n := 0
+	for _, c := range list.Clarifications {
+		if c.Annc || (c.Answer != nil && *c.Answer != "") {
+			continue
+		}
+		public := false
+		if err := r.admin.Call(ctx, http.MethodPost, fmt.Sprintf("/api/contests/%s/clarifications/%d/answer", r.contest, c.ID),
+			map[string]any{"answer": "Yes: read the statement's input section.", "public": &public}, nil); err != nil {
+			r.m.fail(Failure{Class: ClassStaff, What: "POST answer", Code: short(err)}, time.Now())
+			continue
+		}
+		n++
+	}
+	if n > 0 {
+		r.note(&r.staffLog, "answered %d clarifications", n)
+	}
+}
+
+func (r *run) unfreeze(ctx context.Context) error {
+	if r.freezeAt.IsZero() {
+		return nil
+	}
+	if err := r.admin.Call(ctx, http.MethodPost, "/api/contests/"+r.contest+"/unfreeze", nil, nil); err != nil {
+		return err
+	}
+	r.note(&r.staffLog, "unfroze the board after the end")
+	return nil
+}
+
+// faults plays the plan's faults.
+func (r *run) faults(ctx context.Context) {
+	for _, f := range r.plan.Faults {
+		if !sleepUntil(ctx, r.at(f.At)) {
+			return
+		}
+		t0 := time.Now()
+		var err error
+		switch f.Kind {
+		case FaultKillWeb:
+			r.m.provoke(f.Kind, t0, faultWebDownFor+10*time.Second)
+			name := "web-" + strconv.Itoa(r.cfg.WebNodes)
+			if err = r.env.Stack.Kill(name); err == nil {
+				r.note(&r.faultLog, "kill -9 %s", name)
+				sleepFor(ctx, faultWebDownFor)
+				err = r.env.Stack.Start(ctx, name)
+				r.note(&r.faultLog, "%s started again after %v", name, time.Since(t0).Round(time.Second))
+			}
+		case FaultKillJudge:
+			r.m.provoke(f.Kind, t0, 15*time.Second)
+			var name string
+			if name, err = r.judges.kill(ctx, 20*time.Second); err == nil {
+				r.note(&r.faultLog, "killed simulated judge %s (no drain, no goodbye); it dials in again after 20 s", name)
+			}
+		case FaultRedis:
+			r.m.provoke(f.Kind, t0, 15*time.Second)
+			if err = r.env.Stack.RestartRedis(ctx); err == nil {
+				r.note(&r.faultLog, "restarted Redis (down %v)", time.Since(t0).Round(time.Millisecond))
+			}
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
+			r.note(&r.faultLog, "%s failed: %v", f.Kind, err)
+		}
+	}
+}
+
+func (r *run) note(log *[]string, format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	rel := time.Since(r.start)
+	s = fmt.Sprintf("%s (contest time %s)", s, (time.Duration(float64(rel) * r.cfg.Compress)).Round(time.Second))
+	r.logMu.Lock()
+	*log = append(*log, s)
+	r.logMu.Unlock()
+	r.logf("%s", s)
+}
+
+func trim(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	return sleepFor(ctx, time.Until(t))
+}
+
+func sleepFor(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// pathPattern replaces ids in a path by {id} for the failure tables.
+func pathPattern(p string) string {
+	p, _, _ = strings.Cut(p, "?")
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+			parts[i] = "{id}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
