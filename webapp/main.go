@@ -104,7 +104,15 @@ func run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		return err
 	}
 	srv, err := server.New(server.Config{
-		Blobs: blobs, MaxSourceBytes: o.MaxSourceBytes, SubmitPerMinute: o.SubmitPerMinute,
+		Blobs: blobs, MaxSourceBytes: o.MaxSourceBytes,
+		Limits: server.Limits{
+			LoginFreeFailures: o.LoginFreeFailures, LoginAccountFreeFailures: o.LoginAccountFreeFailures,
+			LoginAddressFreeFailures: o.LoginAddressFreeFailures, LoginBackoffBase: o.LoginBackoffBase,
+			LoginBackoffMax: o.LoginBackoffMax, LoginWindow: o.LoginWindow, TrustedNetworks: o.TrustedNets,
+			SubmitPerMinute: o.SubmitPerMinute, SubmitBurst: o.SubmitBurst, RegisterPerHour: o.RegisterPerHour,
+			HashSlots: o.HashSlots, PasswordTimeout: o.PasswordTimeout,
+		},
+		PasswordCost:     o.PasswordCost,
 		MaxTestdataBytes: o.MaxTestdata, MaxImportRows: o.MaxImportRows,
 		Judging:    judging.Config{TestdataURL: o.TestdataURL, NodeID: o.NodeID},
 		Partitions: partition.Config{Interval: o.PartitionInterval, Size: o.PartitionSize, Headroom: o.PartitionHeadroom},

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"time"
@@ -55,10 +56,26 @@ type Options struct {
 	TrustedProxies  string
 	MaxSourceBytes  int
 	SubmitPerMinute int
+	SubmitBurst     int
 	MaxTestdata     int64
 	MaxImportRows   int
 	TestdataURL     string
 	NodeID          string
+	// Limits (docs/limits.md): login backoff, trusted networks,
+	// registration rate, password hashing.
+	LoginFreeFailures        int
+	LoginAccountFreeFailures int
+	LoginAddressFreeFailures int
+	LoginBackoffBase         time.Duration
+	LoginBackoffMax          time.Duration
+	LoginWindow              time.Duration
+	// TrustedNetworks is the flag's text; TrustedNets the parsed CIDRs.
+	TrustedNetworks string
+	TrustedNets     []netip.Prefix
+	RegisterPerHour int
+	PasswordCost    int
+	HashSlots       int
+	PasswordTimeout time.Duration
 	// The partition job (webapp/internal/partition).
 	PartitionInterval time.Duration
 	PartitionSize     int64
@@ -133,7 +150,19 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		fs.Int64Var(&o.MaxBodyBytes, "max-body", 1<<20, "largest JSON request body in bytes ["+EnvName("max-body")+"]")
 		str(&o.TrustedProxies, "trusted-proxies", "127.0.0.1/32,::1/128", "comma-separated CIDRs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 		num(&o.MaxSourceBytes, "max-source", 64<<10, "largest submission source in bytes")
-		num(&o.SubmitPerMinute, "submit-per-minute", 10, "submissions per user per minute")
+		num(&o.SubmitPerMinute, "submit-per-minute", 6, "sustained submissions per user per minute (never per address)")
+		num(&o.SubmitBurst, "submit-burst", 10, "submissions a user may make at once after a quiet spell (at least --submit-per-minute)")
+		num(&o.LoginFreeFailures, "login-free-failures", 5, "failed logins of one username from one address (or one known device) before the backoff starts")
+		num(&o.LoginAccountFreeFailures, "login-account-free-failures", 20, "failed logins of one username from addresses other than its usual ones (known devices and usual addresses exempt) before the backoff starts")
+		num(&o.LoginAddressFreeFailures, "login-address-free-failures", 2000, "failed logins from one client address across usernames before the backoff starts (flood guard; --trusted-networks exempt)")
+		dur(&o.LoginBackoffBase, "login-backoff-base", time.Second, "wait after the first failed login beyond the free ones; doubles after each further failure")
+		dur(&o.LoginBackoffMax, "login-backoff-max", 5*time.Minute, "longest wait between failed logins")
+		dur(&o.LoginWindow, "login-window", 15*time.Minute, "a login throttle is forgotten this long after its last failure")
+		str(&o.TrustedNetworks, "trusted-networks", "", "comma-separated CIDRs (a school's or a lab's NAT) exempt from the per-address login flood guard and registration limit (also VERDICT_TRUSTED_NETWORKS)")
+		num(&o.RegisterPerHour, "register-per-hour", 30, "self-registrations (POST /api/users) per client address per hour")
+		num(&o.PasswordCost, "password-cost", 11, "bcrypt cost of new password hashes (each +1 doubles the CPU time of a login)")
+		num(&o.HashSlots, "hash-slots", 0, "bcrypt hashes run at once (0: GOMAXPROCS)")
+		dur(&o.PasswordTimeout, "password-timeout", 10*time.Second, "deadline of requests that hash a password (login, registration, password change): how long they may queue for a hashing slot")
 		fs.Int64Var(&o.MaxTestdata, "max-testdata", 64<<20, "largest test data zip upload in bytes (keep nginx's client_max_body_size at least this) ["+EnvName("max-testdata")+"]")
 		num(&o.MaxImportRows, "max-import-rows", 500, "most users in one CSV import (each new user costs a bcrypt hash)")
 		str(&o.TestdataURL, "testdata-url", "", "base URL judges download test data from, the hash appended (e.g. https://oj.example/api/judge/testdata/); empty: each judge's default (its hub's host)")
@@ -156,7 +185,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
-	if err := envflag.Apply(fs, envPrefix, getenv, map[string]string{"log-format": "VERDICT_LOG_FORMAT"}); err != nil {
+	if err := envflag.Apply(fs, envPrefix, getenv, map[string]string{"log-format": "VERDICT_LOG_FORMAT", "trusted-networks": "VERDICT_TRUSTED_NETWORKS"}); err != nil {
 		return o, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	return o, o.check()
@@ -211,6 +240,13 @@ func (o *Options) check() error {
 		if o.SubmitPerMinute < 1 {
 			return bad("--submit-per-minute %d: must be ≥ 1", o.SubmitPerMinute)
 		}
+		if o.SubmitBurst < 1 {
+			return bad("--submit-burst %d: must be ≥ 1", o.SubmitBurst)
+		}
+		o.SubmitBurst = max(o.SubmitBurst, o.SubmitPerMinute)
+		if err := o.checkLimits(); err != nil {
+			return err
+		}
 		if o.MaxTestdata < 1024 || o.MaxTestdata > 4<<30 {
 			return bad("--max-testdata %d: want 1024..4294967296", o.MaxTestdata)
 		}
@@ -242,6 +278,55 @@ func (o *Options) check() error {
 		if o.Judges > 0 && o.JudgeTokenDir == "" {
 			return bad("--judge-token-dir is required with --judges %d", o.Judges)
 		}
+	}
+	return nil
+}
+
+// checkLimits validates the limit flags and parses --trusted-networks.
+func (o *Options) checkLimits() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, a...)...)
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"login-free-failures", o.LoginFreeFailures}, {"login-account-free-failures", o.LoginAccountFreeFailures},
+		{"login-address-free-failures", o.LoginAddressFreeFailures}, {"register-per-hour", o.RegisterPerHour}} {
+		if c.v < 1 || c.v > 1_000_000 {
+			return bad("--%s %d: want 1..1000000", c.name, c.v)
+		}
+	}
+	if o.LoginBackoffBase < 10*time.Millisecond || o.LoginBackoffBase > time.Hour {
+		return bad("--login-backoff-base %v: want 10ms..1h", o.LoginBackoffBase)
+	}
+	if o.LoginBackoffMax < o.LoginBackoffBase || o.LoginBackoffMax > 24*time.Hour {
+		return bad("--login-backoff-max %v: want --login-backoff-base (%v)..24h", o.LoginBackoffMax, o.LoginBackoffBase)
+	}
+	if o.LoginWindow < time.Minute || o.LoginWindow > 7*24*time.Hour {
+		return bad("--login-window %v: want 1m..168h", o.LoginWindow)
+	}
+	if o.PasswordCost < 4 || o.PasswordCost > 16 {
+		return bad("--password-cost %d: want 4..16 (bcrypt; 11 takes about 0.1 s of one core)", o.PasswordCost)
+	}
+	if o.HashSlots < 0 || o.HashSlots > 1024 {
+		return bad("--hash-slots %d: want 0 (GOMAXPROCS)..1024", o.HashSlots)
+	}
+	if o.PasswordTimeout < time.Second || o.PasswordTimeout > 2*time.Minute {
+		return bad("--password-timeout %v: want 1s..2m", o.PasswordTimeout)
+	}
+	o.TrustedNets = nil
+	for _, p := range strings.Split(o.TrustedNetworks, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		pfx, err := netip.ParsePrefix(p)
+		if err != nil {
+			return bad("--trusted-networks %q: want CIDRs like 10.1.0.0/16 or 2001:db8::/48, separated by commas: %v", p, err)
+		}
+		if pfx != pfx.Masked() {
+			return bad("--trusted-networks %q: host bits set; did you mean %s?", p, pfx.Masked())
+		}
+		o.TrustedNets = append(o.TrustedNets, pfx)
 	}
 	return nil
 }

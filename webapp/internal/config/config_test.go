@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -91,6 +92,39 @@ func TestParse(t *testing.T) {
 		{name: "blob s3 with credentials", args: []string{"--mysql", "x@/y", "--blob-s3", "s3://k:s@bucket"}, err: "credentials"},
 		{name: "tiny partitions", args: []string{"--mysql", "x@/y", "--partition-size", "10"}, err: "--partition-size"},
 		{name: "no headroom", args: []string{"--mysql", "x@/y", "--partition-headroom", "0"}, err: "--partition-headroom"},
+		{name: "limit defaults", args: []string{"--mysql", "x@/y"}, check: func(t *testing.T, o Options) {
+			if o.LoginFreeFailures != 5 || o.LoginAccountFreeFailures != 20 || o.LoginAddressFreeFailures != 2000 ||
+				o.LoginBackoffBase != time.Second || o.LoginBackoffMax != 5*time.Minute || o.LoginWindow != 15*time.Minute ||
+				o.SubmitPerMinute != 6 || o.SubmitBurst != 10 || o.RegisterPerHour != 30 || o.PasswordCost != 11 ||
+				o.HashSlots != 0 || o.PasswordTimeout != 10*time.Second || o.TrustedNets != nil {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		{name: "trusted networks", args: []string{"--mysql", "x@/y", "--trusted-networks", "10.0.0.0/8, 2001:db8::/48"},
+			check: func(t *testing.T, o Options) {
+				if fmt.Sprint(o.TrustedNets) != "[10.0.0.0/8 2001:db8::/48]" {
+					t.Fatalf("%v", o.TrustedNets)
+				}
+			}},
+		{name: "trusted networks from the stack's variable", args: []string{"--mysql", "x@/y"},
+			env: map[string]string{"VERDICT_TRUSTED_NETWORKS": "192.0.2.0/24"}, check: func(t *testing.T, o Options) {
+				if fmt.Sprint(o.TrustedNets) != "[192.0.2.0/24]" {
+					t.Fatalf("%v", o.TrustedNets)
+				}
+			}},
+		{name: "bad trusted network", args: []string{"--mysql", "x@/y", "--trusted-networks", "10.0.0.0/8,lab"}, err: "--trusted-networks \"lab\""},
+		{name: "trusted network with host bits", args: []string{"--mysql", "x@/y", "--trusted-networks", "10.1.2.3/8"}, err: "--trusted-networks"},
+		{name: "burst below the rate", args: []string{"--mysql", "x@/y", "--submit-per-minute", "20", "--submit-burst", "5"},
+			check: func(t *testing.T, o Options) {
+				if o.SubmitBurst != 20 {
+					t.Fatalf("burst %d, want raised to the rate", o.SubmitBurst)
+				}
+			}},
+		{name: "no free failures", args: []string{"--mysql", "x@/y", "--login-free-failures", "0"}, err: "--login-free-failures"},
+		{name: "backoff max below base", args: []string{"--mysql", "x@/y", "--login-backoff-base", "10s", "--login-backoff-max", "1s"}, err: "--login-backoff-max"},
+		{name: "bcrypt cost", args: []string{"--mysql", "x@/y", "--password-cost", "3"}, err: "--password-cost"},
+		{name: "no registrations", args: []string{"--mysql", "x@/y", "--register-per-hour", "0"}, err: "--register-per-hour"},
+		{name: "short password timeout", args: []string{"--mysql", "x@/y", "--password-timeout", "10ms"}, err: "--password-timeout"},
 		{name: "hasty partition checks", args: []string{"--mysql", "x@/y", "--partition-interval", "1s"}, err: "--partition-interval"},
 	}
 	for _, tc := range tests {

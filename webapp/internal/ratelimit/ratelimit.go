@@ -21,11 +21,20 @@ type Rule struct {
 type Limiter struct {
 	rdb   redis.UniversalClient
 	names rkeys.Names
+	now   func() time.Time // nil: Redis's clock (Take only)
 }
 
 // New returns a Limiter.
 func New(rdb redis.UniversalClient, names rkeys.Names) *Limiter {
 	return &Limiter{rdb: rdb, names: names}
+}
+
+// WithClock returns a copy of l whose Take reads now instead of Redis's
+// clock (tests).
+func (l *Limiter) WithClock(now func() time.Time) *Limiter {
+	c := *l
+	c.now = now
+	return &c
 }
 
 // hitScript increments the counter and starts the window on the first hit.

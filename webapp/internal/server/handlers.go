@@ -66,43 +66,59 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	// Usernames are lower-case [a-z0-9_.-]. Anything else is looked up
 	// nowhere: MySQL's case- and accent-insensitive collation would match
 	// "ALICE", "alice   " or a full-width "ａlice" to alice, each with a
-	// rate-limit counter of its own.
+	// throttle of its own; such names count against the address only.
 	name := strings.ToLower(strings.TrimSpace(req.Username))
-	wellFormed := account.ValidateUsername(name) == nil
-	limits := []struct {
-		rule    ratelimit.Rule
-		subject string
-	}{{s.loginUser, name}, {s.loginIP, ip}}
-	for _, c := range limits {
-		if s.refuseBlocked(w, r, c.rule, c.subject, "too many failed logins; try again later") {
-			return
-		}
+	key := ratelimit.LoginKey{Addr: ip, Trusted: s.inTrustedNetwork(ip)}
+	if account.ValidateUsername(name) == nil {
+		key.Username, key.Device = name, deviceHash(r)
+	}
+	// The attempt is counted as a failure now, before the (slow) check:
+	// concurrent guesses cannot all pass a check made before any failed,
+	// and a client that hangs up during the check is counted all the
+	// same. A success or an unchecked password takes it back.
+	qctx, cancel := s.quick(ctx)
+	defer cancel()
+	ticket, err := s.logins.Attempt(qctx, key)
+	if b, ok := errors.AsType[*ratelimit.BlockedError](err); ok {
+		s.log.Info("login throttled", "username", name, "client", ip, "limit", b.Limit, "wait", b.Wait,
+			"request_id", requestIDOf(r))
+		refuseThrottled(w, b)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
 	}
 	u, err := store.User{}, store.ErrNotFound
-	if wellFormed {
-		u, err = s.cfg.Store.UserByUsername(ctx, name)
+	if key.Username != "" {
+		u, err = s.cfg.Store.UserByUsername(qctx, name)
 	}
 	ok := false
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		s.dummy.Spend(req.Password) // same latency as a wrong password
+		err = s.hasher.Spend(ctx, req.Password) // same latency, same queue, as a wrong password
 	case err != nil:
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
 	default:
-		ok = account.CheckPassword(u.PasswordHash, req.Password) && !u.Disabled
+		ok, err = s.hasher.Check(ctx, u.PasswordHash, req.Password)
+		ok = ok && !u.Disabled
+	}
+	if err != nil {
+		// The password was not checked: not a failure.
+		s.settle(ctx, "refund", func(ctx context.Context) error { return s.logins.Refund(ctx, ticket) })
+		s.hashFailed(w, r, err)
+		return
 	}
 	if !ok {
-		for _, c := range limits {
-			s.countFailure(ctx, c.rule, c.subject)
-		}
 		s.log.Info("login failed", "username", req.Username, "client", ip, "request_id", requestIDOf(r))
 		writeAPIError(w, apiErr(http.StatusUnauthorized, CodeInvalidCredentials, "wrong username or password"))
 		return
 	}
-	if err := s.limiter.Reset(ctx, s.loginUser, name); err != nil {
-		s.log.Warn("cannot reset the login limit", "err", err)
+	// A known device keeps its cookie; any other browser gets a new one.
+	dev, devCookie := key.Device, (*http.Cookie)(nil)
+	if !ticket.KnownDevice {
+		devCookie, dev = s.newDevice(r)
 	}
+	s.settle(ctx, "success", func(ctx context.Context) error { return s.logins.Succeed(ctx, ticket, true, dev) })
 	// A new session on every login: a session id planted before login
 	// (session fixation) is never promoted.
 	if c, err := r.Cookie(SessionCookie); err == nil {
@@ -116,36 +132,12 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.setSessionCookie(w, r, sess.ID)
-	s.log.Info("login", "user_id", u.ID, "client", ip, "request_id", requestIDOf(r))
+	if devCookie != nil {
+		http.SetCookie(w, devCookie)
+	}
+	s.log.Info("login", "user_id", u.ID, "client", ip, "known_device", ticket.KnownDevice,
+		"usual_address", ticket.UsualAddress, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusOK, SessionJSON{User: userJSON(&u, true), CSRFToken: sess.CSRF})
-}
-
-// refuseBlocked answers 429 (with Retry-After) and returns true when
-// subject has used up rule, or 503 when the limiter cannot tell.
-func (s *Server) refuseBlocked(w http.ResponseWriter, r *http.Request, rule ratelimit.Rule, subject, msg string) bool {
-	blocked, wait, err := s.limiter.Blocked(r.Context(), rule, subject)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return true
-	}
-	if blocked {
-		e := apiErr(http.StatusTooManyRequests, CodeRateLimited, msg)
-		e.RetryAfter = wait
-		writeAPIError(w, e)
-	}
-	return blocked
-}
-
-// countFailure counts a failed password check against rule. It is counted
-// even if the client has gone or the request's deadline passed during the
-// (deliberately slow) check: a failure that is not counted is a free guess,
-// and a server slowed down by a guessing storm must not stop counting.
-func (s *Server) countFailure(ctx context.Context, rule ratelimit.Rule, subject string) {
-	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	if _, err := s.limiter.Hit(hctx, rule, subject); err != nil {
-		s.log.Warn("cannot count a failed password check", "rule", rule.Kind, "err", err)
-	}
 }
 
 // setSessionCookie hands the browser its session id.
@@ -204,9 +196,15 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	hash, err := account.HashPassword(req.Password, s.cfg.PasswordCost)
+	// A flood guard per client address (trusted networks exempt): every
+	// registration costs a bcrypt hash and an account.
+	if ip := s.clientIP(r); !s.inTrustedNetwork(ip) &&
+		!s.takeBucket(w, r, s.registerRule, ip, "too many registrations from your address") {
+		return
+	}
+	hash, err := s.hasher.Hash(r.Context(), req.Password)
 	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
+		s.hashFailed(w, r, err)
 		return
 	}
 	nu := store.User{Username: req.Username, DisplayName: req.DisplayName, Role: store.RoleStudent, PasswordHash: hash}
@@ -216,7 +214,9 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	if req.Email != "" {
 		nu.Email.String, nu.Email.Valid = req.Email, true
 	}
-	u, err := s.cfg.Store.CreateUser(r.Context(), nu)
+	qctx, cancel := s.quick(r.Context())
+	defer cancel()
+	u, err := s.cfg.Store.CreateUser(qctx, nu)
 	var dup *store.DuplicateError
 	if errors.As(err, &dup) {
 		field := "username"

@@ -144,13 +144,18 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 	})
 }
 
-// deadline bounds the request's context by Config.RequestTimeout (uploads,
+// deadline bounds the request's context by Config.RequestTimeout (the
+// requests that hash a password by PasswordTimeout; uploads,
 // whose body transfer counts too, and test data downloads, streamed from
 // the blob store with this context, by UploadTimeout): every query, Redis
 // call and blob read made with it gives up in time.
 func (s *Server) deadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d := s.cfg.RequestTimeout
+		if passwordRoute(r) {
+			// Room to wait in the hashing queue (account.Hasher).
+			d = s.cfg.PasswordTimeout
+		}
 		if upload(r) != uploadNone || (r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/judge/testdata/")) {
 			d = s.cfg.UploadTimeout
 		}
@@ -227,7 +232,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		sess, err := s.sessions.Get(r.Context(), c.Value)
+		// Bounded by RequestTimeout even where the request may take
+		// longer (uploads, password routes).
+		ctx, cancel := s.quick(r.Context())
+		defer cancel()
+		sess, err := s.sessions.Get(ctx, c.Value)
 		if errors.Is(err, session.ErrNotFound) {
 			next.ServeHTTP(w, r)
 			return
@@ -236,9 +245,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			s.internal(w, r, err, http.StatusServiceUnavailable)
 			return
 		}
-		u, err := s.cfg.Store.UserByID(r.Context(), sess.UserID)
+		u, err := s.cfg.Store.UserByID(ctx, sess.UserID)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && !u.SessionValid(sess.Epoch)) {
-			_ = s.sessions.Delete(r.Context(), sess.ID)
+			_ = s.sessions.Delete(ctx, sess.ID)
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -246,8 +255,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			s.internal(w, r, err, http.StatusServiceUnavailable)
 			return
 		}
-		ctx := context.WithValue(r.Context(), keyAuth, auth{user: &u, sess: &sess})
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyAuth, auth{user: &u, sess: &sess})))
 	})
 }
 

@@ -45,11 +45,7 @@ const (
 	// transfer included.
 	DefaultUploadTimeout   = 5 * time.Minute
 	DefaultShutdownTimeout = 15 * time.Second
-	DefaultLoginWindow     = 15 * time.Minute
-	DefaultLoginPerUser    = 10 // failed logins per account per window
-	DefaultLoginPerIP      = 50 // failed logins per client address per window
 	DefaultMaxSourceBytes  = 64 << 10
-	DefaultSubmitPerMinute = 10
 	// DefaultMaxTestdataBytes matches nginx's client_max_body_size.
 	DefaultMaxTestdataBytes = 64 << 20
 	// DefaultMaxImportRows bounds a user import: every new user costs a
@@ -94,10 +90,10 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For/-Proto headers are
 	// believed. Default: loopback.
 	TrustedProxies []netip.Prefix
-	// Login failure limits per window. Defaults DefaultLoginPerUser,
-	// DefaultLoginPerIP, DefaultLoginWindow.
-	LoginPerUser, LoginPerIP int
-	LoginWindow              time.Duration
+	// Limits holds the login throttles, the registration and submission
+	// rates and the password hashing admission (limits.go,
+	// docs/limits.md).
+	Limits
 	// PasswordCost is the bcrypt cost of new passwords (0: the default).
 	PasswordCost int
 	// Now is the clock. Default time.Now.
@@ -109,9 +105,6 @@ type Config struct {
 	// MaxSourceBytes caps a submission's source. Default
 	// DefaultMaxSourceBytes.
 	MaxSourceBytes int
-	// SubmitPerMinute limits each user's submissions per minute. Default
-	// DefaultSubmitPerMinute.
-	SubmitPerMinute int
 	// MaxTestdataBytes caps an uploaded test data zip. Default
 	// DefaultMaxTestdataBytes.
 	MaxTestdataBytes int64
@@ -137,7 +130,10 @@ type Server struct {
 	log      *slog.Logger
 	sessions *session.Store
 	limiter  *ratelimit.Limiter
-	dummy    account.Dummy // a login for an unknown user spends as long as a wrong password
+	logins   *ratelimit.Logins
+	// hasher runs every bcrypt hash (and the dummy one for unknown users)
+	// through bounded slots with deadline-aware admission.
+	hasher   *account.Hasher
 	catalog  *catalog.Catalog
 	judging  *judging.Service
 	parts    *partition.Job
@@ -148,7 +144,7 @@ type Server struct {
 	// import holds the whole decompressed package in memory).
 	imports chan struct{}
 
-	loginUser, loginIP, submitRule ratelimit.Rule
+	submitRule, registerRule ratelimit.Bucket
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -163,9 +159,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSourceBytes <= 0 {
 		cfg.MaxSourceBytes = DefaultMaxSourceBytes
 	}
-	if cfg.SubmitPerMinute <= 0 {
-		cfg.SubmitPerMinute = DefaultSubmitPerMinute
-	}
+	cfg.Limits.defaults()
 	if cfg.MaxTestdataBytes <= 0 {
 		cfg.MaxTestdataBytes = DefaultMaxTestdataBytes
 	}
@@ -185,16 +179,9 @@ func New(cfg Config) (*Server, error) {
 	def(&cfg.RequestTimeout, DefaultRequestTimeout)
 	def(&cfg.UploadTimeout, DefaultUploadTimeout)
 	def(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
-	def(&cfg.LoginWindow, DefaultLoginWindow)
 	def(&cfg.RegistryInterval, registry.DefaultInterval)
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if cfg.LoginPerUser <= 0 {
-		cfg.LoginPerUser = DefaultLoginPerUser
-	}
-	if cfg.LoginPerIP <= 0 {
-		cfg.LoginPerIP = DefaultLoginPerIP
 	}
 	if cfg.TrustedProxies == nil {
 		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
@@ -219,23 +206,20 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dummy, err := account.NewDummy(cfg.PasswordCost)
+	hasher, err := account.NewHasher(account.HasherConfig{Cost: cfg.PasswordCost, Slots: cfg.HashSlots})
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
-		dummy:      dummy,
 		judging:    js,
 		parts:      parts,
-		submitRule: ratelimit.Rule{Kind: "submit", Limit: cfg.SubmitPerMinute, Window: time.Minute},
+		submitRule: cfg.Limits.submitBucket(),
 		cfg:        cfg,
 		log:        log,
 		sessions:   session.NewStore(cfg.Redis, cfg.Names, cfg.SessionTTL),
 		limiter:    ratelimit.New(cfg.Redis, cfg.Names),
 		catalog:    cat,
 		imports:    make(chan struct{}, 1),
-		loginUser:  ratelimit.Rule{Kind: "login-user", Limit: cfg.LoginPerUser, Window: cfg.LoginWindow},
-		loginIP:    ratelimit.Rule{Kind: "login-ip", Limit: cfg.LoginPerIP, Window: cfg.LoginWindow},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_webapp_http_requests_total",
 			Help: "HTTP requests served, by route pattern, method and status code.",
@@ -246,6 +230,8 @@ func New(cfg Config) (*Server, error) {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 10),
 		}, []string{"route", "method"}),
 	}
+	s.hasher, s.registerRule = hasher, cfg.Limits.registerBucket()
+	s.logins = ratelimit.NewLogins(cfg.Redis, cfg.Names, cfg.Limits.loginPolicy(), nil)
 	for _, c := range []prometheus.Collector{s.requests, s.latency} {
 		if err := cfg.Obs.Registry.Register(c); err != nil {
 			return nil, fmt.Errorf("server: register metrics: %w", err)

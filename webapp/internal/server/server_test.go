@@ -62,7 +62,8 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 		t.Fatal(err)
 	}
 	cfg := Config{Store: store.New(db), Redis: rd.Client, Names: rd.Names, Obs: o, PasswordCost: 4, Blobs: blobs, NoBackground: true,
-		LoginPerUser: 3, LoginPerIP: 100, DrainDelay: 10 * time.Millisecond, RegistryInterval: 100 * time.Millisecond}
+		Limits:     Limits{LoginFreeFailures: 2, LoginAddressFreeFailures: 100},
+		DrainDelay: 10 * time.Millisecond, RegistryInterval: 100 * time.Millisecond}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -224,7 +225,8 @@ func TestLoginFailuresAndRateLimit(t *testing.T) {
 	wantErr(t, c.login("", "x"), 400, CodeValidation, "username")
 	wantErr(t, c.login("bob", ""), 400, CodeValidation, "password")
 	wantErr(t, c.do("POST", "/api/session", "username=bob", "Content-Type", "application/x-www-form-urlencoded"), 415, CodeUnsupportedMedia, "")
-	// LoginPerUser is 3: two more failures block the account...
+	// LoginFreeFailures is 2: two more failures make this account wait
+	// (from this address)...
 	c.login("bob", "wrong-password")
 	c.login("bob", "wrong-password")
 	r := c.login("bob", "bob-password")
@@ -240,7 +242,7 @@ func TestLoginFailuresAndRateLimit(t *testing.T) {
 }
 
 func TestLoginRateLimitPerIP(t *testing.T) {
-	e := newEnv(t, func(c *Config) { c.LoginPerIP = 2; c.LoginPerUser = 100 })
+	e := newEnv(t, func(c *Config) { c.LoginAddressFreeFailures = 1; c.LoginFreeFailures = 100 })
 	e.user("dave", store.RoleStudent, "dave-password")
 	c := e.client()
 	wantErr(t, c.login("x1", "whatever-pw"), 401, CodeInvalidCredentials, "")
@@ -274,10 +276,10 @@ func TestFailedLoginCountedWhenClientLeaves(t *testing.T) {
 		res.Body.Close()
 		t.Fatalf("the login answered (%d) within 20 ms; the test needs it to be slower", res.StatusCode)
 	}
-	for _, k := range []string{e.names.RateLimit("login-ip", "127.0.0.1"), e.names.RateLimit("login-user", "nobody-here")} {
+	for _, k := range [][2]string{{e.names.LoginAddr("127.0.0.1"), "n"}, {e.names.LoginUser("nobody-here"), "a:127.0.0.1:n"}} {
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			n, err := e.rdb.Get(context.Background(), k).Int()
+			n, err := e.rdb.HGet(context.Background(), k[0], k[1]).Int()
 			if err == nil && n == 1 {
 				break
 			}

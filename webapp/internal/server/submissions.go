@@ -133,19 +133,10 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}
-	n, err := s.limiter.Hit(ctx, s.submitRule, strconv.FormatInt(a.user.ID, 10))
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	if n > s.submitRule.Limit {
-		e := apiErr(http.StatusTooManyRequests, CodeRateLimited,
-			fmt.Sprintf("at most %d submissions a minute; wait a little", s.submitRule.Limit))
-		e.RetryAfter = time.Minute
-		if _, wait, err := s.limiter.Blocked(ctx, s.submitRule, strconv.FormatInt(a.user.ID, 10)); err == nil && wait > 0 {
-			e.RetryAfter = wait
-		}
-		writeAPIError(w, e)
+	// Per user, never per address (a lab shares one): bursts of
+	// SubmitBurst, SubmitPerMinute sustained.
+	if !s.takeBucket(w, r, s.submitRule, strconv.FormatInt(a.user.ID, 10),
+		fmt.Sprintf("at most %d submissions at once and %d a minute", s.submitRule.Burst, s.submitRule.Rate)) {
 		return
 	}
 	p, c, apiE, err := s.checkSubmit(ctx, a.user, &req)

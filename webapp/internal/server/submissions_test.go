@@ -365,7 +365,7 @@ func TestSubmitBadInput(t *testing.T) {
 }
 
 func TestSubmitRateLimit(t *testing.T) {
-	je := newJudgeEnv(t, func(c *Config) { c.SubmitPerMinute = 2 })
+	je := newJudgeEnv(t, func(c *Config) { c.SubmitPerMinute, c.SubmitBurst = 2, 2 })
 	alice := je.student("alice")
 	body := map[string]any{"problem": "a-plus-b", "language": "py3", "source": "print(1)"}
 	for i := range 2 {

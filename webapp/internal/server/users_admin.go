@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/verdict-oj/verdict/webapp/internal/account"
+	"github.com/verdict-oj/verdict/webapp/internal/ratelimit"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -93,17 +94,36 @@ func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	u := a.user
-	if s.refuseBlocked(w, r, s.loginUser, u.Username, "too many wrong passwords; try again later") {
+	// Wrong current passwords are throttled per (user, device): this
+	// browser's device cookie, or else its session. Nobody else's
+	// failures, elsewhere, stop this change.
+	dev := deviceHash(r)
+	if dev == "" {
+		dev = hashToken(a.sess.ID)
+	}
+	ticket, err := s.logins.Attempt(ctx, ratelimit.LoginKey{Username: u.Username, Addr: s.clientIP(r), Device: dev, DeviceOnly: true})
+	if b, ok := errors.AsType[*ratelimit.BlockedError](err); ok {
+		refuseThrottled(w, b)
 		return
 	}
-	if !account.CheckPassword(u.PasswordHash, req.CurrentPassword) {
-		s.countFailure(ctx, s.loginUser, u.Username)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	ok, err := s.hasher.Check(ctx, u.PasswordHash, req.CurrentPassword)
+	if err != nil {
+		s.settle(ctx, "refund", func(ctx context.Context) error { return s.logins.Refund(ctx, ticket) })
+		s.hashFailed(w, r, err)
+		return
+	}
+	if !ok {
 		writeAPIError(w, badField("current_password", "is wrong"))
 		return
 	}
-	hash, err := account.HashPassword(req.NewPassword, s.cfg.PasswordCost)
+	s.settle(ctx, "success", func(ctx context.Context) error { return s.logins.Succeed(ctx, ticket, false, "") })
+	hash, err := s.hasher.Hash(ctx, req.NewPassword)
 	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
+		s.hashFailed(w, r, err)
 		return
 	}
 	// Only if nothing changed the account since this request read it (a
@@ -346,19 +366,19 @@ func (s *Server) handleResetPassword(w http.ResponseWriter, r *http.Request) {
 			"change your own password on your account page (POST /api/me/password), which asks for the current one"))
 		return
 	}
-	hash, err := account.HashPassword(pw, s.cfg.PasswordCost)
+	ctx := r.Context()
+	hash, err := s.hasher.Hash(ctx, pw)
 	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
+		s.hashFailed(w, r, err)
 		return
 	}
-	ctx := r.Context()
 	if err := s.cfg.Store.SetPasswordHash(ctx, u.ID, hash); err != nil {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}
 	s.endSessions(ctx, u.ID, "")
-	// A reset also lifts a lock-out from wrong passwords.
-	if err := s.limiter.Reset(ctx, s.loginUser, u.Username); err != nil {
+	// A reset also lifts the backoff from wrong passwords.
+	if err := s.logins.Forget(ctx, u.Username); err != nil {
 		s.log.Warn("cannot reset the login limit", "err", err)
 	}
 	s.log.Info("password reset", "user_id", u.ID, "by", admin.ID, "request_id", requestIDOf(r))

@@ -12,7 +12,7 @@ import (
 )
 
 func TestChangeOwnPassword(t *testing.T) {
-	e := newEnv(t, func(c *Config) { c.LoginPerUser = 3 })
+	e := newEnv(t, func(c *Config) { c.LoginFreeFailures = 2 })
 	e.user("amy", store.RoleStudent, "amy-password")
 	c := e.client()
 	if r := c.login("amy", "amy-password"); r.status != 200 {
@@ -253,7 +253,7 @@ func TestAdminEditsUser(t *testing.T) {
 }
 
 func TestAdminResetsPassword(t *testing.T) {
-	se := newStaffEnv(t, func(c *Config) { c.LoginPerUser = 2 })
+	se := newStaffEnv(t, func(c *Config) { c.LoginFreeFailures = 1 })
 	// The student locked themself out with wrong passwords.
 	for range 2 {
 		se.client().login("stud", "forgotten-1")
@@ -421,7 +421,7 @@ func TestAdminsCannotResetThemselvesOrLoseTheLastAdmin(t *testing.T) {
 // a full-width "ｂob" to bob; each must neither count apart (a free
 // rate-limit counter) nor log in as someone else.
 func TestLoginNamesAreCanonical(t *testing.T) {
-	e := newEnv(t, func(c *Config) { c.LoginPerUser = 3 })
+	e := newEnv(t, func(c *Config) { c.LoginFreeFailures = 2 })
 	e.user("bob", store.RoleStudent, "bob-password")
 	if r := e.client().login(" BOB ", "bob-password"); r.status != 200 {
 		t.Fatalf("upper case and spaces: %d %s", r.status, r.raw)

@@ -246,7 +246,7 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := range next {
-				h, err := account.HashPassword(rows[i].password, s.cfg.PasswordCost)
+				h, err := s.hasher.Hash(r.Context(), rows[i].password)
 				if err != nil {
 					mu.Lock()
 					hashErr = err
@@ -265,7 +265,7 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 	close(next)
 	wg.Wait()
 	if hashErr != nil {
-		s.internal(w, r, hashErr, http.StatusInternalServerError)
+		s.hashFailed(w, r, hashErr)
 		return
 	}
 	var contestID int64
