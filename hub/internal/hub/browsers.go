@@ -465,6 +465,9 @@ func (h *Hub) snapshot(ctx context.Context, ch protocol.Channel, c *browserConn)
 		b, err := json.Marshal(n)
 		return 0, b, err
 	}
+	if ch.Kind == protocol.ChannelContest {
+		return h.contestSnapshot(ctx, ch)
+	}
 	seq, state, err := h.q.Doc(ctx, ch)
 	if err != nil {
 		return 0, nil, err
@@ -496,6 +499,7 @@ type topic struct {
 	subs      map[*subscription]struct{}
 	scheduled bool
 	lastPush  time.Time
+	board     board // contest topics: the last scoreboard pushed
 }
 
 func (h *Hub) addSub(ctx context.Context, s *subscription) error {
@@ -613,15 +617,20 @@ func (t *topic) pushContest() {
 		return
 	}
 	if state == nil {
-		state = json.RawMessage(`{}`)
+		return
 	}
-	b, err := protocol.Marshal(protocol.TypeSnapshot, "", protocol.Snapshot{Channel: t.ch, Seq: seq, State: state})
+	t.mu.Lock()
+	b, hseq, push, err := t.nextBoard(seq, state)
+	t.mu.Unlock()
 	if err != nil {
 		t.h.log.Warn("scoreboard push failed", "channel", t.key, "err", err)
 		return
 	}
+	if !push {
+		return
+	}
 	t.h.m.broadcasts.WithLabelValues(string(t.kind)).Inc()
 	for _, s := range t.snapshotSubs() {
-		s.deliver(seq, b)
+		s.deliver(hseq, b)
 	}
 }

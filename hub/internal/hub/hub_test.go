@@ -15,6 +15,7 @@ import (
 
 	"github.com/verdict-oj/verdict/hub/internal/hub"
 	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/internal/boarddoc"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/testenv"
@@ -692,13 +693,17 @@ func TestScoreboardCoalesced(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 3}
-	b.subscribe("c", ch)
-	b.expect(protocol.TypeSnapshot)
 	ctx := context.Background()
+	if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, boardJSON(0, "ann", "bob"), boardJSON(0, "ann", "bob")); err != nil {
+		t.Fatal(err)
+	}
+	b.subscribe("c", ch)
+	last := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
 	start := time.Now()
 	const updates = 50
 	for i := 1; i <= updates; i++ {
-		if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, mustJSON(map[string]int{"row": i}), mustJSON(map[string]int{"version": i})); err != nil {
+		doc := boardJSON(i, "ann", "bob")
+		if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, doc, doc); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(4 * time.Millisecond)
@@ -707,14 +712,21 @@ func TestScoreboardCoalesced(t *testing.T) {
 	for {
 		env, err := b.next(600 * time.Millisecond)
 		if err != nil {
-			break
+			t.Fatalf("after %d pushes: %v", pushes, err)
 		}
-		snap := decode[protocol.Snapshot](t, env)
+		// Only ann's row changes: each push is a delta event of that row,
+		// numbered by the hub one after the other.
+		ev := decode[protocol.Event](t, env)
 		pushes++
-		if snap.Seq == updates {
-			if string(snap.State) != `{"version":50}` {
-				t.Fatalf("last push %s", snap.State)
-			}
+		if ev.Seq != last+1 {
+			t.Fatalf("event seq %d after %d: a gap the browser would resubscribe for", ev.Seq, last)
+		}
+		last = ev.Seq
+		var d boarddoc.DeltaBody
+		if err := json.Unmarshal(ev.Body, &d); err != nil || len(d.Rows) != 1 || d.Rows[0].User != "ann" {
+			t.Fatalf("delta %s, want ann's row alone", ev.Body)
+		}
+		if d.Rows[0].Penalty == updates {
 			break
 		}
 	}
@@ -722,6 +734,44 @@ func TestScoreboardCoalesced(t *testing.T) {
 	if max := int(elapsed/(200*time.Millisecond)) + 2; pushes > max || pushes == 0 {
 		t.Fatalf("%d pushes in %v for %d updates: want coalesced to ≤ %d", pushes, elapsed, updates, max)
 	}
+
+	// A second browser subscribing now gets the hub's board with the
+	// hub's number; a contestant leaving the board makes the next push the
+	// whole board, as a snapshot.
+	addSession(t, env, "v", 9, "")
+	b2, err := dialBrowser(t, th.url("/ws"), "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2.subscribe("c2", ch)
+	snap := decode[protocol.Snapshot](t, b2.expect(protocol.TypeSnapshot))
+	var full boarddoc.Doc
+	if err := json.Unmarshal(snap.State, &full); err != nil || snap.Seq != last || len(full.Rows) != 2 || full.Rows[0].Penalty != updates {
+		t.Fatalf("second subscriber's snapshot seq %d (want %d): %s", snap.Seq, last, snap.State)
+	}
+	doc := boardJSON(updates, "ann")
+	if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, doc, doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, br := range []*browser{b, b2} {
+		s := decode[protocol.Snapshot](t, br.expect(protocol.TypeSnapshot))
+		if s.Seq != last+1 || !strings.Contains(string(s.State), `"ann"`) || strings.Contains(string(s.State), `"bob"`) {
+			t.Fatalf("after bob left: snapshot seq %d %s", s.Seq, s.State)
+		}
+	}
+}
+
+// boardJSON is a scoreboard document of users, ann's penalty set to v.
+func boardJSON(v int, users ...string) json.RawMessage {
+	d := boarddoc.Doc{Rule: "icpc", Full: true}
+	for i, u := range users {
+		r := boarddoc.Row{Rank: i + 1, User: u, UserID: int64(i + 1), Problems: map[string]boarddoc.DocCell{"A": {Attempts: 1}}}
+		if u == "ann" {
+			r.Penalty = v
+		}
+		d.Rows = append(d.Rows, r)
+	}
+	return mustJSON(d)
 }
 
 // TestClarificationChangesAreEvents: a contest's clarifications channel is

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/verdict-oj/verdict/internal/boarddoc"
 )
 
 // Rules of contests.
@@ -173,37 +175,15 @@ type User struct {
 }
 
 // Doc is the scoreboard document: GET /api/contests/{slug}/scoreboard and
-// the state of the contest's live channel (frontend/src/scoreboard.ts).
-type Doc struct {
-	Rule   string `json:"rule"`
-	Frozen bool   `json:"frozen"`
-	// Full marks the document as the whole board (a live event body
-	// replaces the browser's board instead of merging rows).
-	Full bool  `json:"full"`
-	Rows []Row `json:"rows"`
-}
+// the state of the contest's live channel. Its shape crosses processes
+// (web node → Redis → hub → browser) and is owned by internal/boarddoc.
+type Doc = boarddoc.Doc
 
-// Row is one contestant.
-type Row struct {
-	Rank        int                `json:"rank"`
-	User        string             `json:"user"`
-	UserID      int64              `json:"user_id"`
-	DisplayName string             `json:"display_name"`
-	Solved      int                `json:"solved"`
-	Penalty     int                `json:"penalty"`
-	Score       float64            `json:"score"`
-	Problems    map[string]DocCell `json:"problems"`
-}
+// Row is one contestant of a Doc.
+type Row = boarddoc.Row
 
-// DocCell is one problem of a row, keyed by the problem's label.
-type DocCell struct {
-	Solved     bool     `json:"solved,omitempty"`
-	Attempts   int      `json:"attempts"`
-	TimeMin    *int     `json:"time_min,omitempty"`
-	Pending    int      `json:"pending,omitempty"`
-	FirstBlood bool     `json:"first_blood,omitempty"`
-	Score      *float64 `json:"score,omitempty"`
-}
+// DocCell is one problem of a Row, keyed by the problem's label.
+type DocCell = boarddoc.DocCell
 
 // Assemble builds the document from cell views: the public views when
 // public is true, the live ones otherwise. labels maps the contest's

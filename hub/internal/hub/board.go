@@ -1,0 +1,114 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/verdict-oj/verdict/internal/boarddoc"
+	"github.com/verdict-oj/verdict/internal/protocol"
+)
+
+// board is a contest topic's last scoreboard, as this hub pushed it. Its
+// sequence numbers are the hub's own (one per snapshot or delta it
+// pushes), so a browser sees contiguous events however many of the web
+// nodes' publishes a push coalesced; a browser that moves to another hub
+// takes that hub's snapshot whatever its number (the subscribe answer).
+//
+// A push sends only the rows that changed (boarddoc.Delta) as a scoreboard
+// event instead of the whole board: at 3,000 contestants the board is
+// hundreds of kilobytes and every browser of the contest gets every push.
+type board struct {
+	ok       bool
+	seq      uint64 // hub-local
+	redisSeq uint64 // the web nodes' sequence of the state it holds
+	raw      json.RawMessage
+	doc      boarddoc.Doc
+}
+
+// contestSnapshot answers a subscribe to a contest channel from the
+// topic's board, reading it from Redis only when the topic has none yet.
+func (h *Hub) contestSnapshot(ctx context.Context, ch protocol.Channel) (uint64, json.RawMessage, error) {
+	h.mu.Lock()
+	t := h.topics[h.n.Events(string(ch.Kind), ch.ID)]
+	h.mu.Unlock()
+	if t != nil {
+		t.mu.Lock()
+		b := t.board
+		t.mu.Unlock()
+		if b.ok {
+			return b.seq, b.raw, nil
+		}
+	}
+	rseq, state, err := h.q.Doc(ctx, ch)
+	if err != nil {
+		return 0, nil, err
+	}
+	if state == nil {
+		state = json.RawMessage(`{}`)
+	}
+	if t == nil {
+		return 1, state, nil
+	}
+	var doc boarddoc.Doc
+	if err := json.Unmarshal(state, &doc); err != nil {
+		return 0, nil, fmt.Errorf("hub: scoreboard of %s: %w", ch, err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.board.ok { // a push may have filled it meanwhile
+		t.board = board{ok: true, seq: 1, redisSeq: rseq, raw: state, doc: doc}
+	}
+	return t.board.seq, t.board.raw, nil
+}
+
+// nextBoard takes the web nodes' latest state (sequence rseq) and returns
+// the message to push to every subscriber with its hub sequence number:
+// nothing (push false) when the state is the one already pushed, a delta
+// event when some rows changed, the whole board as a snapshot otherwise.
+// Called with t.mu held.
+func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq uint64, push bool, err error) {
+	if t.board.ok && rseq == t.board.redisSeq {
+		return nil, 0, false, nil
+	}
+	var doc boarddoc.Doc
+	if err := json.Unmarshal(state, &doc); err != nil {
+		return nil, 0, false, fmt.Errorf("hub: scoreboard of %s: %w", t.ch, err)
+	}
+	prev := t.board
+	seq = prev.seq + 1
+	var delta boarddoc.DeltaBody
+	ok := false
+	if prev.ok {
+		delta, ok = boarddoc.Delta(prev.doc, doc)
+	}
+	switch {
+	case ok && len(delta.Rows) == 0:
+		// Only the web nodes' sequence moved (e.g. a publish of the same
+		// board): nothing to tell the browsers.
+		t.board.redisSeq = rseq
+		return nil, 0, false, nil
+	case ok:
+		body, err := json.Marshal(delta)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("hub: scoreboard delta of %s: %w", t.ch, err)
+		}
+		ev, err := json.Marshal(protocol.Event{Channel: t.ch, Seq: seq, Kind: protocol.EventScoreboard, Body: body})
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("hub: scoreboard delta of %s: %w", t.ch, err)
+		}
+		msg, err = protocol.Encode(protocol.LinkLive, protocol.Envelope{V: protocol.Version, Type: protocol.TypeEvent, Data: ev})
+		if err != nil {
+			return nil, 0, false, err
+		}
+		t.h.m.boardPushes.WithLabelValues("delta").Inc()
+	default:
+		msg, err = protocol.Marshal(protocol.TypeSnapshot, "", protocol.Snapshot{Channel: t.ch, Seq: seq, State: state})
+		if err != nil {
+			return nil, 0, false, err
+		}
+		t.h.m.boardPushes.WithLabelValues("full").Inc()
+	}
+	t.board = board{ok: true, seq: seq, redisSeq: rseq, raw: state, doc: doc}
+	return msg, seq, true, nil
+}

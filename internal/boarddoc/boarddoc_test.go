@@ -1,0 +1,119 @@
+package boarddoc
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+)
+
+func ip(v int) *int { return &v }
+
+func row(user string, rank, solved int, cells map[string]DocCell) Row {
+	return Row{Rank: rank, User: user, UserID: int64(len(user)), DisplayName: user, Solved: solved, Problems: cells}
+}
+
+func TestDelta(t *testing.T) {
+	a := row("ann", 1, 1, map[string]DocCell{"A": {Solved: true, Attempts: 1, TimeMin: ip(3)}})
+	b := row("bob", 2, 0, map[string]DocCell{"A": {Attempts: 1}})
+	bPending := row("bob", 2, 0, map[string]DocCell{"A": {Attempts: 1, Pending: 1}})
+	bSolved := row("bob", 1, 1, map[string]DocCell{"A": {Solved: true, Attempts: 2, TimeMin: ip(9)}})
+	aSecond := a
+	aSecond.Rank = 2
+	aLater := row("ann", 1, 1, map[string]DocCell{"A": {Solved: true, Attempts: 1, TimeMin: ip(4)}})
+	c := row("cat", 3, 0, map[string]DocCell{})
+	doc := func(frozen bool, rows ...Row) Doc { return Doc{Rule: "icpc", Frozen: frozen, Full: true, Rows: rows} }
+	tests := []struct {
+		name       string
+		prev, next Doc
+		ok         bool
+		rows       []string
+	}{
+		{"nothing changed", doc(false, a, b), doc(false, a, b), true, nil},
+		{"a pending submission", doc(false, a, b), doc(false, a, bPending), true, []string{"bob"}},
+		{"a solve that reranks: only the solver's row, not the rank of the row it passed", doc(false, a, b), doc(false, bSolved, aSecond), true, []string{"bob"}},
+		{"a cell's time changed", doc(false, a, b), doc(false, aLater, b), true, []string{"ann"}},
+		{"a new contestant", doc(false, a, b), doc(false, a, b, c), true, []string{"cat"}},
+		{"a contestant left: whole board", doc(false, a, b), doc(false, a), false, nil},
+		{"the board froze: whole board", doc(false, a, b), doc(true, a, b), false, nil},
+		{"the rule changed: whole board", doc(false, a), Doc{Rule: "ioi", Rows: []Row{a}}, false, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, ok := Delta(tc.prev, tc.next)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			var got []string
+			for _, r := range d.Rows {
+				got = append(got, r.User)
+			}
+			if !slices.Equal(got, tc.rows) {
+				t.Fatalf("delta rows %v, want %v", got, tc.rows)
+			}
+		})
+	}
+}
+
+// TestDeltaBodyIsNotAWholeBoard: the browser takes a body with "rule" or
+// "full" for the whole board (frontend/src/scoreboard.ts applyEvent); a
+// delta must carry neither, and must carry rows even when empty.
+func TestDeltaBodyIsNotAWholeBoard(t *testing.T) {
+	b, err := json.Marshal(DeltaBody{Rows: []Row{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["rule"]; ok {
+		t.Errorf("delta has a rule: %s", b)
+	}
+	if _, ok := m["full"]; ok {
+		t.Errorf("delta has full: %s", b)
+	}
+	if string(m["rows"]) != "[]" {
+		t.Errorf("rows %s, want []", m["rows"])
+	}
+}
+
+// FuzzDelta: merging a delta into the previous board, the way the browser
+// does, gives the next board (rank aside) whenever Delta says ok.
+func FuzzDelta(f *testing.F) {
+	f.Add([]byte{1, 2, 3}, []byte{1, 3, 3, 4})
+	f.Fuzz(func(t *testing.T, p, n []byte) {
+		mk := func(bs []byte) Doc {
+			d := Doc{Rule: "icpc"}
+			seen := map[string]bool{}
+			for i, x := range bs {
+				u := string(rune('a' + x%8))
+				if seen[u] {
+					continue
+				}
+				seen[u] = true
+				d.Rows = append(d.Rows, row(u, i+1, int(x/8%3), map[string]DocCell{"A": {Attempts: int(x / 24)}}))
+			}
+			return d
+		}
+		prev, next := mk(p), mk(n)
+		d, ok := Delta(prev, next)
+		if !ok {
+			return
+		}
+		merged := map[string]Row{}
+		for _, r := range prev.Rows {
+			merged[r.User] = r
+		}
+		for _, r := range d.Rows {
+			merged[r.User] = r
+		}
+		if len(merged) != len(next.Rows) {
+			t.Fatalf("merged %d rows, next has %d", len(merged), len(next.Rows))
+		}
+		for _, r := range next.Rows {
+			if !SameRow(merged[r.User], r) {
+				t.Fatalf("row %s: merged %+v, next %+v", r.User, merged[r.User], r)
+			}
+		}
+	})
+}
