@@ -107,6 +107,8 @@ type Service struct {
 	results   *prometheus.CounterVec
 	requeued  prometheus.Counter
 	published prometheus.Counter
+	// boardReads counts public scoreboard reads by how they were served.
+	boardReads *prometheus.CounterVec
 }
 
 type cachedContest struct {
@@ -180,9 +182,13 @@ func New(cfg Config) (*Service, error) {
 			Name: "verdict_webapp_scoreboard_publishes_total",
 			Help: "Scoreboard documents published to the live contest channels.",
 		}),
+		boardReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_webapp_scoreboard_reads_total",
+			Help: "Public scoreboard reads (GET .../scoreboard), by how they were served: published (the live channel's document) or assembled.",
+		}, []string{"from"}),
 	}
 	if cfg.Metrics != nil {
-		for _, c := range []prometheus.Collector{s.results, s.requeued, s.published} {
+		for _, c := range []prometheus.Collector{s.results, s.requeued, s.published, s.boardReads} {
 			if err := cfg.Metrics.Register(c); err != nil {
 				return nil, fmt.Errorf("judging: register metrics: %w", err)
 			}

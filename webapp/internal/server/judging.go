@@ -143,7 +143,16 @@ func (s *Server) handleScoreboard(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"rule": c.Rule, "frozen": false, "full": true, "rows": []any{}})
 		return
 	}
-	doc, err := s.judging.Scoreboard(r.Context(), c, public)
+	if public {
+		raw, err := s.judging.PublicBoard(r.Context(), c)
+		if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		writeJSON(w, http.StatusOK, raw)
+		return
+	}
+	doc, err := s.judging.Scoreboard(r.Context(), c, false)
 	if err != nil {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return

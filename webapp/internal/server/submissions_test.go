@@ -845,3 +845,77 @@ func TestScoreboardFreeze(t *testing.T) {
 		t.Fatalf("unfreeze not published: %s", state)
 	}
 }
+
+// TestPublicBoardServedFromPublished: once a contest's board is published
+// on its live channel, a contestant's GET of the scoreboard is served from
+// that document (not assembled per request) until the next publish;
+// staff get the live board assembled; a board gone from Redis is rebuilt
+// from MySQL on the next read rather than served stale.
+func TestPublicBoardServedFromPublished(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	now := time.Now()
+	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
+		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
+	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	alice := je.student("alice")
+	submit := func(key string) int64 {
+		r := alice.submit(key, map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+		if r.status != 201 {
+			t.Fatalf("submit: %d %s", r.status, r.raw)
+		}
+		return id(r)
+	}
+	attempts := func(c *client) float64 {
+		r := c.do("GET", "/api/contests/c1/scoreboard", nil)
+		if r.status != 200 {
+			t.Fatalf("scoreboard: %d %s", r.status, r.raw)
+		}
+		for _, row := range r.body["rows"].([]any) {
+			if rw := row.(map[string]any); rw["user"] == "alice" {
+				return rw["problems"].(map[string]any)["A"].(map[string]any)["attempts"].(float64)
+			}
+		}
+		return -1
+	}
+	s1 := submit("k1")
+	je.judge(s1, 1, protocol.VerdictWA, 2)
+	je.consume()
+	if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	if got := attempts(alice); got != 1 {
+		t.Fatalf("after the publish: %v attempts, want 1", got)
+	}
+	// A second result, not published yet: contestants see the published
+	// board (at most one publish interval old), staff the live one.
+	s2 := submit("k2")
+	je.judge(s2, 1, protocol.VerdictWA, 2)
+	je.consume()
+	if got := attempts(alice); got != 1 {
+		t.Fatalf("before the next publish: %v attempts, want the published 1 (assembled per request?)", got)
+	}
+	je.user("root", store.RoleAdmin, "root-password")
+	admin := je.client()
+	admin.login("root", "root-password")
+	if got := attempts(admin); got != 2 {
+		t.Fatalf("staff's live board: %v attempts, want 2", got)
+	}
+	if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	if got := attempts(alice); got != 2 {
+		t.Fatalf("after the next publish: %v attempts, want 2", got)
+	}
+	// The board is lost from Redis: the next read rebuilds it from MySQL.
+	s3 := submit("k3")
+	je.judge(s3, 1, protocol.VerdictWA, 2)
+	je.consume()
+	if err := je.srv.Judging().Board().Delete(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	if got := attempts(alice); got != 3 {
+		t.Fatalf("after the board was lost: %v attempts, want 3 rebuilt from MySQL", got)
+	}
+}
