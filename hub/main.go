@@ -41,7 +41,7 @@ func run(o cli.Options) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	ob, err := obs.New(obs.Config{Component: "hub", Log: obs.LogConfig{Level: o.LogLevel, Format: o.LogFormat}})
+	ob, err := obs.New(obs.Config{Component: "hub", Log: obs.LogConfig{Level: o.LogLevel, Format: o.LogFormat}, Pprof: o.Pprof})
 	if err != nil {
 		return err
 	}

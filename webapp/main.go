@@ -33,7 +33,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	ob, err := obs.New(obs.Config{Component: "webapp", Log: obs.LogConfig{Level: o.LogLevel, Format: o.LogFormat}})
+	ob, err := obs.New(obs.Config{Component: "webapp", Log: obs.LogConfig{Level: o.LogLevel, Format: o.LogFormat}, Pprof: o.Pprof})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"slices"
 	"sync"
@@ -35,6 +36,9 @@ type Config struct {
 	Log LogConfig
 	// LogOutput is where logs go. Default os.Stderr.
 	LogOutput io.Writer
+	// Pprof adds Go's profiler (net/http/pprof) under /debug/pprof/ to
+	// Handler: for profiling under load; never reachable from outside.
+	Pprof bool
 	// Registry is the metrics registry. Default: a new registry. Either way
 	// the Go and process collectors and verdict_build_info are registered
 	// on it. The global default registry is never used.
@@ -55,6 +59,7 @@ type Obs struct {
 	Registry *prometheus.Registry
 
 	component       string
+	pprof           bool
 	build           BuildInfo
 	readyTimeout    time.Duration
 	shutdownTimeout time.Duration
@@ -96,6 +101,7 @@ func New(cfg Config) (*Obs, error) {
 		Logger:          logger,
 		Registry:        reg,
 		component:       cfg.Component,
+		pprof:           cfg.Pprof,
 		build:           Build(),
 		readyTimeout:    cfg.ReadyTimeout,
 		shutdownTimeout: cfg.ShutdownTimeout,
@@ -154,6 +160,13 @@ func (o *Obs) Handler() http.Handler {
 		ErrorHandling: promhttp.ContinueOnError,
 		Registry:      o.Registry,
 	}))
+	if o.pprof {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	return mux
 }
 

@@ -271,3 +271,18 @@ func TestListenAndServeBadAddr(t *testing.T) {
 		t.Fatal("ListenAndServe on a bad address returned nil")
 	}
 }
+
+func TestPprofOnlyWhenAsked(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		o, _ := newTestObs(t, Config{Pprof: on})
+		srv := httptest.NewServer(o.Handler())
+		code, body := get(t, srv.URL+"/debug/pprof/")
+		srv.Close()
+		if want := map[bool]int{false: 404, true: 200}[on]; code != want {
+			t.Errorf("Pprof %v: /debug/pprof/ = %d, want %d", on, code, want)
+		}
+		if on && !strings.Contains(body, "goroutine") {
+			t.Errorf("the profiler index lists no goroutine profile: %.200s", body)
+		}
+	}
+}

@@ -35,6 +35,8 @@ type Options struct {
 	Redis     redisconn.Options
 	LogLevel  string
 	LogFormat string
+	// Pprof serves Go's profiler at /debug/pprof/ on the listener.
+	Pprof bool
 
 	Policy           string
 	LoadFactor       float64
@@ -94,6 +96,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
 	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
+	fs.BoolVar(&o.Pprof, "pprof", false, "serve Go's profiler at /debug/pprof/ on the listener (for profiling under load; keep it off the public network)"+env("pprof"))
 	str(&o.Policy, "policy", sched.NameDefault, "scheduling policy: "+strings.Join(sched.Names(), " or "))
 	fs.Float64Var(&o.LoadFactor, "load-factor", 1.25, "default policy: bounded-load factor of cache affinity"+env("load-factor"))
 	fs.Float64Var(&o.Overload, "overload", 1.5, "default policy: skip a judge whose load1 exceeds this × its cores (foreign load)"+env("overload"))

@@ -45,6 +45,8 @@ type Options struct {
 	BlobS3    string
 	LogLevel  string
 	LogFormat string
+	// Pprof serves Go's profiler at /debug/pprof/ on the node's listener.
+	Pprof bool
 
 	// serve
 	Listen          string
@@ -134,6 +136,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&o.MySQL, "mysql", "", "MySQL DSN (go-sql-driver format), e.g. verdict:pw@tcp(127.0.0.1:3306)/verdict; required")
 	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
+	fs.BoolVar(&o.Pprof, "pprof", false, "serve Go's profiler at /debug/pprof/ on the listener (for profiling under load; keep it off the public network) ["+EnvName("pprof")+"]")
 	if o.Command != CmdMigrate {
 		o.Redis.Flags(fs, "127.0.0.1:6379", func(name string) string { return " [" + EnvName(name) + "]" })
 		str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")

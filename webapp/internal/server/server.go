@@ -278,6 +278,7 @@ func (s *Server) routes() *chi.Mux {
 	r.Method(http.MethodGet, "/healthz", oh)
 	r.Method(http.MethodGet, "/readyz", oh)
 	r.Method(http.MethodGet, "/metrics", oh)
+	r.Handle("/debug/pprof/*", oh) // 404 unless the node runs with --pprof
 
 	r.Route("/api", func(r chi.Router) {
 		r.Use(s.authenticate)
