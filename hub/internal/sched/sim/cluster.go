@@ -5,6 +5,13 @@ type JudgeSpec struct {
 	ID    string
 	Cores int     // also its slots (max_parallel)
 	Speed float64 // per-core speed relative to 1
+	// Join > 0: the judge connects then (hello and a first heartbeat at
+	// once, as the agent does), with an empty cache; before it, it does not
+	// exist. Leave > 0: the judge is killed then (its link drops, so the
+	// hub stops sending it work at once; its tasks are lost and their
+	// leases expire). Seconds; 0 is from the start / never. Replay sets
+	// them; the scenarios leave them 0.
+	Join, Leave float64
 }
 
 // DefaultCluster is the heterogeneous cluster of every scenario: 8 judges,
@@ -13,8 +20,9 @@ type JudgeSpec struct {
 // hit.
 func DefaultCluster() []JudgeSpec {
 	return []JudgeSpec{
-		{"j0", 16, 1.3}, {"j1", 12, 0.7}, {"j2", 8, 1.0}, {"j3", 8, 1.5},
-		{"j4", 6, 0.5}, {"j5", 4, 1.2}, {"j6", 4, 0.8}, {"j7", 2, 1.0},
+		{ID: "j0", Cores: 16, Speed: 1.3}, {ID: "j1", Cores: 12, Speed: 0.7}, {ID: "j2", Cores: 8, Speed: 1.0},
+		{ID: "j3", Cores: 8, Speed: 1.5}, {ID: "j4", Cores: 6, Speed: 0.5}, {ID: "j5", Cores: 4, Speed: 1.2},
+		{ID: "j6", Cores: 4, Speed: 0.8}, {ID: "j7", Cores: 2, Speed: 1.0},
 	}
 }
 

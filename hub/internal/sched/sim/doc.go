@@ -25,7 +25,13 @@
 //     bound by the hub's rule that a silent judge gets no work;
 //   - metrics (Result), statistics over seeds (Mean95), the experiment
 //     grid (Experiment) with policy variants for ablations (Ablations),
-//     the Markdown report and a small SVG line plotter.
+//     the Markdown report and a small SVG line plotter;
+//   - Replay: a recorded run (internal/schedtrace, exported by the contest
+//     rehearsal) replayed with the same policy on exactly its arrivals,
+//     judges (slots, speed, join and leave) and service times, its
+//     enqueue → dispatch waits per judge, per class and overall beside the
+//     hub's recorded ones (ReplayResult, WriteReplayTable).
 //
-// cmd/sim runs the grid and writes docs/scheduling.md.
+// cmd/sim runs the grid and writes docs/scheduling.md; `cmd/sim -replay
+// trace.json` replays a trace.
 package sim

@@ -13,6 +13,8 @@ const (
 	evDisturb                    // a disturbance starts or ends (idx = step)
 	evTick                       // the hub's dispatch tick
 	evFunc                       // tests: call fn
+	evJoin                       // a judge connects (idx = judge; JudgeSpec.Join)
+	evLeave                      // a judge is killed (idx = judge; JudgeSpec.Leave)
 )
 
 // event is one scheduled happening. Events that concern an attempt carry

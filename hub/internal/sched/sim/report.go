@@ -365,6 +365,7 @@ func (r *Results) WriteDoc(path string, elapsed time.Duration, command string, a
 	WriteHeadline(&b, hs)
 	b.WriteString(docReading)
 	b.WriteString(docPolicy)
+	b.WriteString(docReplay)
 	if ablation != nil {
 		fmt.Fprintf(&b, docAblation, ablation.Exp.Seeds)
 		ablation.WriteAblation(&b)
@@ -549,6 +550,62 @@ estimates come from results, which the hub reports (hub/internal/hub, ` + "`Test
 
 Without this feed (another caller of the policy) the default still works: every judge counts as speed 1 (the ` + "`default-nospeed`" + ` column
 below), which loses the gray-judge detection and the preference for fast judges, not the cache affinity.
+`
+
+// docReplay is the section on Replay (replay.go).
+const docReplay = `
+## Replaying a rehearsal
+
+The contest rehearsal (deploy/internal/rehearsal) can export its run as a trace (package internal/schedtrace:
+the judges with their slots, speed and when each connected and left; every task with its enqueue time,
+problem, data hash, language, priority and work at speed 1; and when the hub first pushed it to which
+judge). The simulator replays it with the same policy and puts both enqueue → dispatch waits side by side:
+
+    go run ./hub/internal/sched/sim/cmd/sim -replay trace.json [-policy NAME] [-json [-tasks]]
+        [-heartbeat 3s] [-download model|DURATION] [-seed N]
+
+It prints, per judge, per judge class (slots × speed) and over all judges, the count, mean and p99 of the
+wait from enqueue to the first push to a judge (not to the start of the run) as the hub recorded it and as
+the simulator produced it, and the gap (sim − hub) / hub; ` + "`" + `!` + "`" + ` marks a gap over 10 % (issue 13). ` + "`" + `-json` + "`" + `
+prints a ` + "`" + `sim.ReplayResult` + "`" + ` (with ` + "`" + `-tasks` + "`" + `, every task's two dispatches); from Go, ` + "`" + `sim.Replay` + "`" + `.
+
+**What the replay assumes.** Exactly the trace's arrivals, taken in the hub's queue order (priority, then
+enqueue time), its judges and its service times (work_ms / speed on one slot), through the simulator's
+usual hub model above with the hub's defaults (heartbeat 3 s, leases of 4 heartbeats, 64-task window,
+250 ms tick). A judge present from the start is connected at time 0 (its heartbeat phase is seeded); one
+that joins sends hello with an empty cache and its first heartbeat at join_ms; one that leaves is killed:
+the hub closes it at once, its tasks are lost and come back when their leases expire. A judge id that
+appears twice is one judge that reconnected (one row). A judge that lacks a task's data downloads it
+holding the slot: by default the simulator's model (` + "`" + `sim.ModelDownload` + "`" + `: 0.3 s + a lognormal size of median
+15 MB over 50 MB/s, drawn once per hash, about 0.8 s), or a fixed ` + "`" + `-download 50ms` + "`" + ` — the rehearsal's
+simulated judges fetch from the hub on a local network, far faster than the model — or ` + "`" + `-download 0s` + "`" + `;
+a task without a data hash needs none. Judges speak every language and keep 100 problems. On the hub's
+side only recorded pushes count; one seen before the POST that enqueued it was answered counts as 0.
+
+**Where the two can differ**, what to look at when a row shows ` + "`" + `!` + "`" + `:
+
+1. *Decision latency and Redis round trips.* The simulator dispatches at the instant of the event that
+   wakes it. The hub learns of an arrival through Redis pub/sub, reads the window from Redis (` + "`" + `Peek` + "`" + `), and
+   makes one ` + "`" + `Lease` + "`" + ` round trip per placement before it writes the push; the rehearsal records when the
+   judge received it. The k-th placement of a pass is about k round trips late: the hub is slower, most
+   at a contest start when passes are full.
+2. *Result latency.* A slot frees in the simulator the instant the work ends; in the hub only after the
+   result reaches it and ` + "`" + `Complete` + "`" + ` succeeds in Redis. Every task holds its slot that much longer, so the
+   hub's waits grow faster with load than the simulator's.
+3. *The dispatch passes (issue 14; not changed here).* The hub asks the policy about every task of the
+   window even after a busy hold, the simulator stops at the first (the same outcome when every judge
+   speaks every language, as in a replay). The hub runs the next pass at once when it placed anything
+   from a full window; the simulator only when it placed the whole window, else it waits for the next
+   event or tick (≤ 250 ms): with more than 64 queued and tasks held for affinity, the simulator is the
+   slower one.
+4. *Heartbeat timing.* The phases differ; heartbeats carry running, queued and load1. The default reads
+   its exact assigned counts, so this moves mainly ` + "`" + `guide` + "`" + ` and the push baselines.
+5. *Queue ties.* The hub orders a priority by submission time in ms and Redis breaks ties by member (the
+   submission id as a string); the replay by enqueue time, ties in trace order.
+6. *Judges and data.* Simulated judges reject a task beyond their slots where the simulator queues it
+   (only the push baselines over-commit). The warm plan (the hub prefetches a contest's data before it
+   starts) is not modelled: the simulator's affinity table starts empty, so the default may defer or
+   download where the hub found the data warm.
 `
 
 const docAblation = `

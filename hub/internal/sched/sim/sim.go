@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
@@ -65,6 +66,11 @@ type Config struct {
 	// speed in Judge.Speed — knowledge the hub does not have; for the
 	// ablations only.
 	OracleSpeed bool
+	// StartConnected: the judges present from the start (JudgeSpec.Join
+	// 0) are connected at time 0, as a recorded run's judges were before
+	// its first task, instead of at their first heartbeat (a random phase
+	// within the first interval). Replay sets it.
+	StartConnected bool
 }
 
 func (c *Config) defaults() {
@@ -132,6 +138,11 @@ type jobState struct {
 	measured bool
 	done     bool
 	lost     bool
+	// sent: the hub handed the job to a judge (the first attempt's
+	// dispatch), at sentAt to judge index sentTo.
+	sent   bool
+	sentAt float64
+	sentTo int
 }
 
 type hubView struct {
@@ -206,6 +217,16 @@ type sim struct {
 
 // Run simulates cfg on trace tr and returns the measurements.
 func Run(cfg Config, tr *Trace) (*Result, error) {
+	s, err := newSim(cfg, tr)
+	if err != nil {
+		return nil, err
+	}
+	s.run()
+	return &s.res, nil
+}
+
+// newSim sets up a run: the policy, the judges, the first events.
+func newSim(cfg Config, tr *Trace) (*sim, error) {
 	cfg.defaults()
 	s := &sim{cfg: cfg, tr: tr, ideal: cfg.Policy == Ideal || cfg.Policy == IdealDrop, base: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	s.lease = float64(cfg.MissedHeartbeats+1) * cfg.Heartbeat
@@ -229,8 +250,22 @@ func Run(cfg Config, tr *Trace) (*Result, error) {
 		h := &j.hub
 		j.cached = func(hash string) bool { return h.data[hash] }
 		s.judges = append(s.judges, j)
-		if !s.ideal {
+		switch {
+		case spec.Join > 0: // connects (and starts its heartbeats) then
+			j.up = false
+			s.eng.schedule(event{t: spec.Join, kind: evJoin, idx: i})
+		case !s.ideal:
 			s.eng.schedule(event{t: rng.Float64() * cfg.Heartbeat, kind: evHeartbeat, idx: i})
+		}
+		if spec.Leave > 0 {
+			s.eng.schedule(event{t: spec.Leave, kind: evLeave, idx: i})
+		}
+	}
+	if cfg.StartConnected && !s.ideal {
+		for _, j := range s.judges {
+			if j.spec.Join <= 0 {
+				s.heartbeat(j)
+			}
 		}
 	}
 	s.jobs = make([]jobState, len(tr.Jobs))
@@ -252,6 +287,13 @@ func Run(cfg Config, tr *Trace) (*Result, error) {
 		s.eng.schedule(event{t: d.At, kind: evDisturb, idx: 0})
 		s.eng.schedule(event{t: d.At + d.Length, kind: evDisturb, idx: 1})
 	}
+	return s, nil
+}
+
+// run runs the events until every measured job is done (or the drain
+// runs out) and computes the result.
+func (s *sim) run() {
+	cfg, tr := &s.cfg, s.tr
 	hardEnd := cfg.End + cfg.MaxDrain
 	for {
 		ev, ok := s.eng.next()
@@ -266,7 +308,6 @@ func Run(cfg Config, tr *Trace) (*Result, error) {
 	}
 	s.integrate(math.Max(s.eng.now, cfg.End))
 	s.finish()
-	return &s.res, nil
 }
 
 func (s *sim) now() float64 { return s.eng.now }
@@ -335,6 +376,17 @@ func (s *sim) handle(ev event) {
 		s.eng.schedule(event{t: s.now() + s.cfg.DispatchTick, kind: evTick})
 	case evDisturb:
 		s.disturb(ev.idx == 0)
+	case evJoin:
+		j := s.judges[ev.idx]
+		j.up, j.load1 = true, 0
+		if s.ideal {
+			s.dispatch()
+			break
+		}
+		s.heartbeat(j) // hello (an empty cache) and the first heartbeat
+		s.eng.schedule(event{t: s.now() + s.cfg.Heartbeat, kind: evHeartbeat, idx: ev.idx})
+	case evLeave:
+		s.leave(s.judges[ev.idx])
 	case evFunc:
 		if ev.fn != nil {
 			ev.fn()
@@ -342,26 +394,33 @@ func (s *sim) handle(ev event) {
 	}
 }
 
-// enqueue puts a into the central queue in arrival order (a requeued
-// attempt keeps its job's place).
+// enqueue puts a into the central queue in priority, then arrival order
+// (a requeued attempt keeps its job's place; generated jobs all have
+// priority 0).
 func (s *sim) enqueue(a *attempt) {
-	at := a.job.job.Arrival
+	job := a.job.job
 	i := len(s.queue)
-	if i > 0 && s.queue[i-1].job.job.Arrival > at {
-		i, _ = slices.BinarySearchFunc(s.queue, at, func(q *attempt, t float64) int {
-			if q.job.job.Arrival <= t {
-				return -1
-			}
-			return 1
-		})
+	if i > 0 && job.queuedBefore(s.queue[i-1].job.job) {
+		i = sort.Search(len(s.queue), func(k int) bool { return job.queuedBefore(s.queue[k].job.job) })
 	}
 	s.queue = slices.Insert(s.queue, i, a)
 }
 
 func (s *sim) task(a *attempt) sched.Task {
 	j := a.job.job
-	return sched.Task{SubmissionID: int64(j.ID + 1), ProblemID: int64(j.Problem), DataHash: s.tr.Problems[j.Problem].Hash, Language: "cpp",
+	t := sched.Task{SubmissionID: int64(j.ID + 1), ProblemID: int64(j.Problem), DataHash: s.tr.Problems[j.Problem].Hash, Language: "cpp",
 		EnqueuedAt: s.at(j.Arrival)}
+	if m := j.Meta; m != nil {
+		t.SubmissionID, t.ProblemID, t.Language, t.Priority = m.SubmissionID, m.ProblemID, m.Language, m.Priority
+	}
+	return t
+}
+
+// sent records the job's first dispatch (to j, now).
+func (s *sim) sent(a *attempt, j *judge) {
+	if js := a.job; !js.sent {
+		js.sent, js.sentAt, js.sentTo = true, s.now(), j.idx
+	}
 }
 
 func (s *sim) dispatch() {
@@ -406,8 +465,9 @@ func (s *sim) dispatch() {
 			s.res.Decisions++
 			if d.Judge < 0 {
 				s.kept = append(s.kept, a)
-				// A busy hold depends only on the judges (one language
-				// here): the rest of the window would be held too.
+				// A busy hold depends only on the judges (every judge
+				// here speaks every language): the rest of the window
+				// would be held too. The hub asks every task anyway.
 				if d.Hold == sched.HoldBusy || d.Hold == sched.HoldNoJudge {
 					break
 				}
@@ -449,6 +509,7 @@ func (s *sim) place(a *attempt, j *judge) {
 	j.hub.minExpiry = math.Min(j.hub.minExpiry, a.leaseExpires)
 	j.hub.data[s.tr.Problems[a.job.job.Problem].Hash] = true
 	s.messages++
+	s.sent(a, j)
 	s.countHot(a, j)
 	s.deliver(a, j)
 }
@@ -771,6 +832,21 @@ func (s *sim) disturb(begin bool) {
 	}
 }
 
+// leave kills j for good: its link drops, so the hub closes it at once
+// (no more work; its leases stay and expire, as in the hub, which keeps
+// them for a reconnect within the lease), and its tasks and unfinished
+// downloads are lost.
+func (s *sim) leave(j *judge) {
+	s.crash(j, true)
+	if h := &j.hub; h.connected {
+		h.connected = false
+		for _, a := range h.leases {
+			a.hubAssigned = false
+		}
+		h.assigned, h.since = 0, 0
+	}
+}
+
 // crash stops j and loses its tasks (and, with lost, its unfinished
 // downloads).
 func (s *sim) crash(j *judge, lost bool) {
@@ -841,6 +917,7 @@ func (s *sim) dispatchIdeal() {
 		a.reason = "ideal"
 		a.dispatched = s.now()
 		s.messages++
+		s.sent(a, best)
 		s.countHot(a, best)
 		s.deliver(a, best)
 	}

@@ -86,7 +86,7 @@ func erlangCWait(c int, lambda float64) float64 {
 
 func TestLittlesLawOnMMc(t *testing.T) {
 	const c, rho = 4, 0.8
-	cluster := []JudgeSpec{{"m", c, 1}}
+	cluster := []JudgeSpec{{ID: "m", Cores: c, Speed: 1}}
 	tr := Traffic{Rho: rho, End: 20000}
 	trace := Generate(Workload{Sizes: SizesExp}, tr, Capacity(cluster), 11)
 	for _, p := range []string{Ideal, "pull"} {
@@ -197,7 +197,7 @@ func TestDispatchTickEndsAffinityHold(t *testing.T) {
 	for i := range tr.Jobs {
 		tr.Jobs[i].ID = i
 	}
-	cluster := []JudgeSpec{{"a", 1, 1}, {"b", 1, 1}, {"c", 1, 1}}
+	cluster := []JudgeSpec{{ID: "a", Cores: 1, Speed: 1}, {ID: "b", Cores: 1, Speed: 1}, {ID: "c", Cores: 1, Speed: 1}}
 	for _, tc := range []struct {
 		tick     float64
 		min, max float64 // B's wait

@@ -56,6 +56,35 @@ type Job struct {
 	Arrival float64 // s
 	Problem int
 	Size    float64 // seconds of work on a core of speed 1
+	// Meta, if set, is what the policy sees of the job instead of the
+	// generated defaults (submission ID+1, problem index, "cpp", priority
+	// 0); its Priority also orders the central queue as the hub's does
+	// (higher first, then arrival). Replay sets it.
+	Meta *TaskMeta
+}
+
+// TaskMeta is a recorded task's identity (see Job.Meta).
+type TaskMeta struct {
+	SubmissionID, ProblemID int64
+	Language                string
+	Priority                int
+}
+
+// priority is the job's queue priority (0 for generated jobs).
+func (j *Job) priority() int {
+	if j.Meta != nil {
+		return j.Meta.Priority
+	}
+	return 0
+}
+
+// queuedBefore reports whether j goes ahead of o in the central queue:
+// higher priority first, then earlier arrival (the hub's queue score).
+func (j *Job) queuedBefore(o *Job) bool {
+	if pj, po := j.priority(), o.priority(); pj != po {
+		return pj > po
+	}
+	return j.Arrival < o.Arrival
 }
 
 // Problem is one problem of the trace.

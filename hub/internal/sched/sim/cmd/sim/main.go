@@ -4,11 +4,21 @@
 //
 //	go run ./hub/internal/sched/sim/cmd/sim            # full run
 //	go run ./hub/internal/sched/sim/cmd/sim -quick     # CI-sized
+//
+// With -replay it instead replays a recorded trace (internal/schedtrace,
+// written by the contest rehearsal) with the same policy and prints the
+// hub's and the simulator's enqueue → dispatch waits side by side, as a
+// table or (-json) as a sim.ReplayResult:
+//
+//	go run ./hub/internal/sched/sim/cmd/sim -replay trace.json [-policy NAME] [-json]
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -17,38 +27,161 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/hub/internal/sched/sim"
+	"github.com/verdict-oj/verdict/internal/schedtrace"
 )
 
 func main() {
-	if err := run(); err != nil {
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err == nil {
+		if o.replay != "" {
+			err = runReplay(o, os.Stdout)
+		} else {
+			err = run(o)
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "sim:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	quick := flag.Bool("quick", false, "CI-sized run: 3 seeds, 12-minute runs, loads 0.5/0.85/0.95")
-	seeds := flag.Int("seeds", 0, "seeds per cell (default 10, quick 3)")
-	out := flag.String("out", "docs/scheduling.md", "report to write (plots go to a directory beside it); empty: none")
-	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "parallel runs")
-	only := flag.String("scenarios", "", "comma-separated scenario names (default all)")
-	policies := flag.String("policies", "", "comma-separated policies (default all; ablation variants allowed: "+strings.Join(variantNames(), ", ")+")")
-	loads := flag.String("loads", "", "comma-separated offered loads (default the grid's)")
-	ablate := flag.Bool("ablation", true, "also run the ablation grid (the default policy's variants) for the report")
-	flag.Parse()
+// options are the command line.
+type options struct {
+	// The grid.
+	quick                      bool
+	seeds, workers             int
+	out                        string
+	scenarios, policies, loads string
+	ablation                   bool
+	// The replay.
+	replay, policy string
+	json, tasks    bool
+	heartbeat      time.Duration
+	download       time.Duration // < 0: the model
+	seed           uint64
+}
 
-	e := &sim.Experiment{Timeline: sim.Full, Scenarios: sim.Scenarios(), Loads: sim.Loads, Policies: sim.Policies(), Seeds: 10, Workers: *workers}
+// replayOnly and gridOnly are the flags of one mode, refused in the other.
+var (
+	replayOnly = []string{"policy", "json", "tasks", "heartbeat", "download", "seed"}
+	gridOnly   = []string{"quick", "seeds", "out", "workers", "scenarios", "policies", "loads", "ablation"}
+)
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&o.quick, "quick", false, "CI-sized run: 3 seeds, 12-minute runs, loads 0.5/0.85/0.95")
+	fs.IntVar(&o.seeds, "seeds", 0, "seeds per cell (default 10, quick 3)")
+	fs.StringVar(&o.out, "out", "docs/scheduling.md", "report to write (plots go to a directory beside it); empty: none")
+	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "parallel runs")
+	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names (default all)")
+	fs.StringVar(&o.policies, "policies", "", "comma-separated policies (default all; ablation variants allowed: "+strings.Join(variantNames(), ", ")+")")
+	fs.StringVar(&o.loads, "loads", "", "comma-separated offered loads (default the grid's)")
+	fs.BoolVar(&o.ablation, "ablation", true, "also run the ablation grid (the default policy's variants) for the report")
+	fs.StringVar(&o.replay, "replay", "", "replay this schedtrace JSON file instead of running the grid")
+	fs.StringVar(&o.policy, "policy", "", "replay: the policy (default the trace's, then the hub's default)")
+	fs.BoolVar(&o.json, "json", false, "replay: print a sim.ReplayResult as JSON instead of the table")
+	fs.BoolVar(&o.tasks, "tasks", false, "replay: with -json, include every task's two dispatches")
+	fs.DurationVar(&o.heartbeat, "heartbeat", 0, "replay: the judges' heartbeat interval (default the hub's, 3s)")
+	download := fs.String("download", "model", `replay: a missing test data download: "model" (the simulator's) or a fixed duration`)
+	fs.Uint64Var(&o.seed, "seed", 1, "replay: policy and heartbeat phase seed")
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	if fs.NArg() > 0 {
+		return options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	mode, other := "-replay", gridOnly
+	if o.replay == "" {
+		mode, other = "the grid", replayOnly
+	}
+	for _, name := range other {
+		if set[name] {
+			return options{}, fmt.Errorf("-%s does not apply to %s", name, mode)
+		}
+	}
+	if set["replay"] && o.replay == "" {
+		return options{}, fmt.Errorf("-replay: empty file name")
+	}
+	if o.tasks && !o.json {
+		return options{}, fmt.Errorf("-tasks needs -json")
+	}
+	if o.heartbeat < 0 {
+		return options{}, fmt.Errorf("-heartbeat %v: negative", o.heartbeat)
+	}
+	o.download = -1
+	if *download != "model" {
+		d, err := time.ParseDuration(*download)
+		if err != nil || d < 0 {
+			return options{}, fmt.Errorf(`-download %q: want "model" or a duration ≥ 0`, *download)
+		}
+		o.download = d
+	}
+	return o, nil
+}
+
+// runReplay replays o.replay and prints the comparison to w.
+func runReplay(o options, w io.Writer) error {
+	f, err := os.Open(o.replay)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	tr, err := schedtrace.Read(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("replay %s: %w", o.replay, err)
+	}
+	opts := []sim.ReplayOption{sim.ReplaySeed(o.seed)}
+	if o.heartbeat > 0 {
+		opts = append(opts, sim.ReplayHeartbeat(o.heartbeat))
+	}
+	if o.download >= 0 {
+		d := o.download
+		opts = append(opts, sim.ReplayDownload(func(hash string) time.Duration {
+			if hash == "" {
+				return 0
+			}
+			return d
+		}))
+	}
+	res, err := sim.Replay(tr, o.policy, opts...)
+	if err != nil {
+		return fmt.Errorf("replay %s: %w", o.replay, err)
+	}
+	if !o.json {
+		return sim.WriteReplayTable(w, res)
+	}
+	if !o.tasks {
+		res.Dispatches = nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	return nil
+}
+
+// run runs the grid.
+func run(o options) error {
+	e := &sim.Experiment{Timeline: sim.Full, Scenarios: sim.Scenarios(), Loads: sim.Loads, Policies: sim.Policies(), Seeds: 10, Workers: o.workers}
 	command := "go run ./hub/internal/sched/sim/cmd/sim"
-	if *quick {
+	if o.quick {
 		e.Timeline, e.Seeds, e.Loads = sim.Quick, 3, []float64{0.5, 0.85, 0.95}
 		command += " -quick"
 	}
-	if *seeds > 0 {
-		e.Seeds = *seeds
+	if o.seeds > 0 {
+		e.Seeds = o.seeds
 	}
-	if *only != "" {
+	if o.scenarios != "" {
 		keep := map[string]bool{}
-		for _, s := range strings.Split(*only, ",") {
+		for _, s := range strings.Split(o.scenarios, ",") {
 			keep[strings.TrimSpace(s)] = true
 		}
 		var sc []sim.Scenario
@@ -59,15 +192,15 @@ func run() error {
 		}
 		e.Scenarios = sc
 	}
-	if *policies != "" {
+	if o.policies != "" {
 		e.Policies, e.Variants = nil, sim.Ablations()
-		for _, p := range strings.Split(*policies, ",") {
+		for _, p := range strings.Split(o.policies, ",") {
 			e.Policies = append(e.Policies, strings.TrimSpace(p))
 		}
 	}
-	if *loads != "" {
+	if o.loads != "" {
 		e.Loads = nil
-		for _, l := range strings.Split(*loads, ",") {
+		for _, l := range strings.Split(o.loads, ",") {
 			x, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
 			if err != nil {
 				return fmt.Errorf("-loads: %w", err)
@@ -89,7 +222,7 @@ func run() error {
 		return err
 	}
 	var abl *sim.Results
-	if *ablate && *out != "" {
+	if o.ablation && o.out != "" {
 		a := sim.AblationExperiment(e.Timeline, e.Seeds)
 		a.Workers, a.Progress = e.Workers, e.Progress
 		fmt.Fprintln(os.Stderr, "ablation grid:")
@@ -109,11 +242,11 @@ func run() error {
 	fmt.Println("Mean / p99 wait (s), steady traffic:")
 	fmt.Println()
 	res.WriteLoadTable(os.Stdout, e.Scenarios[0].Name)
-	if *out != "" {
-		if err := res.WriteDoc(*out, elapsed, command, abl); err != nil {
+	if o.out != "" {
+		if err := res.WriteDoc(o.out, elapsed, command, abl); err != nil {
 			return err
 		}
-		fmt.Printf("\nwrote %s (%s)\n", *out, elapsed.Round(time.Second))
+		fmt.Printf("\nwrote %s (%s)\n", o.out, elapsed.Round(time.Second))
 	}
 	return nil
 }

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched/sim"
+	"github.com/verdict-oj/verdict/internal/schedtrace"
+)
+
+func TestParseFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    func(options) bool
+		wantErr string // "" = ok
+	}{
+		{name: "grid defaults", args: nil, want: func(o options) bool {
+			return o.replay == "" && o.out == "docs/scheduling.md" && o.ablation && o.download < 0
+		}},
+		{name: "quick grid", args: []string{"-quick", "-out", ""}, want: func(o options) bool { return o.quick && o.out == "" }},
+		{name: "replay", args: []string{"-replay", "t.json"}, want: func(o options) bool {
+			return o.replay == "t.json" && o.policy == "" && !o.json && o.seed == 1 && o.download < 0 && o.heartbeat == 0
+		}},
+		{name: "replay with everything", args: []string{"-replay", "t.json", "-policy", "pull", "-json", "-tasks", "-heartbeat", "500ms", "-download", "40ms", "-seed", "9"},
+			want: func(o options) bool {
+				return o.policy == "pull" && o.json && o.tasks && o.heartbeat == 500*time.Millisecond && o.download == 40*time.Millisecond && o.seed == 9
+			}},
+		{name: "download model", args: []string{"-replay", "t.json", "-download", "model"}, want: func(o options) bool { return o.download < 0 }},
+		{name: "download zero", args: []string{"-replay", "t.json", "-download", "0s"}, want: func(o options) bool { return o.download == 0 }},
+		{name: "bad download", args: []string{"-replay", "t.json", "-download", "fast"}, wantErr: "-download"},
+		{name: "negative download", args: []string{"-replay", "t.json", "-download", "-1s"}, wantErr: "-download"},
+		{name: "negative heartbeat", args: []string{"-replay", "t.json", "-heartbeat", "-1s"}, wantErr: "-heartbeat"},
+		{name: "policy without replay", args: []string{"-policy", "pull"}, wantErr: "-policy does not apply to the grid"},
+		{name: "json without replay", args: []string{"-json"}, wantErr: "-json does not apply to the grid"},
+		{name: "grid flag with replay", args: []string{"-replay", "t.json", "-quick"}, wantErr: "-quick does not apply to -replay"},
+		{name: "tasks without json", args: []string{"-replay", "t.json", "-tasks"}, wantErr: "-tasks needs -json"},
+		{name: "empty replay", args: []string{"-replay", ""}, wantErr: "empty file name"},
+		{name: "stray argument", args: []string{"-replay", "t.json", "extra"}, wantErr: "unexpected arguments"},
+		{name: "unknown flag", args: []string{"-nope"}, wantErr: "not defined"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parseFlags(tc.args, io.Discard)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			case tc.want != nil && !tc.want(o):
+				t.Fatalf("options %+v", o)
+			}
+		})
+	}
+	if _, err := parseFlags([]string{"-h"}, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+}
+
+func TestRunReplay(t *testing.T) {
+	tr := schedtrace.Trace{Policy: "default", Judges: []schedtrace.Judge{{ID: "a", Slots: 1, Speed: 1}}}
+	for i := range 5 {
+		tr.Tasks = append(tr.Tasks, schedtrace.Task{SubmissionID: int64(i + 1), AtMs: int64(i) * 100, ProblemID: 1,
+			Language: "cpp", Priority: 1, WorkMs: 150, DispatchMs: int64(i)*100 + int64(i)*50, JudgeID: "a"})
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trace.json")
+	var buf bytes.Buffer
+	if err := schedtrace.Write(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"judges":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		check   func(t *testing.T, out string)
+		wantErr string
+	}{
+		{name: "table", args: []string{"-replay", path}, check: func(t *testing.T, out string) {
+			// The hub and the simulator agree exactly: waits 0, 50, …, 200.
+			want := "all 5 5 100.0 198.0 100.0 198.0 +0.0 +0.0"
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Join(strings.Fields(line), " ") == want {
+					return
+				}
+			}
+			t.Fatalf("no row %q in:\n%s", want, out)
+		}},
+		{name: "json", args: []string{"-replay", path, "-json"}, check: func(t *testing.T, out string) {
+			var r sim.ReplayResult
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Policy != "default" || r.All.Hub != r.All.Sim || r.All.Sim.Count != 5 || r.Dispatches != nil || r.All.Differs {
+				t.Fatalf("%+v", r)
+			}
+		}},
+		{name: "json with tasks and a policy", args: []string{"-replay", path, "-json", "-tasks", "-policy", "least_conn"}, check: func(t *testing.T, out string) {
+			var r sim.ReplayResult
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Policy != "least_conn" || len(r.Dispatches) != 5 || r.All.Sim.MeanMs != 0 || !r.All.Differs {
+				t.Fatalf("%+v", r)
+			}
+		}},
+		{name: "missing file", args: []string{"-replay", filepath.Join(dir, "none.json")}, wantErr: "no such file"},
+		{name: "invalid trace", args: []string{"-replay", bad}, wantErr: "judges: none"},
+		{name: "unknown policy", args: []string{"-replay", path, "-policy", "nope"}, wantErr: "unknown policy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parseFlags(tc.args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			err = runReplay(o, &out)
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			default:
+				tc.check(t, out.String())
+			}
+		})
+	}
+}

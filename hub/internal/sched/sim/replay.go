@@ -1,0 +1,427 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/schedtrace"
+)
+
+// ReplayGapLimit is the gap (percent of the hub's figure) beyond which a
+// replay row is marked as differing (issue 13).
+const ReplayGapLimit = 10.0
+
+// ReplayOption tunes Replay.
+type ReplayOption func(*replayConfig)
+
+type replayConfig struct {
+	seed      uint64
+	heartbeat time.Duration
+	download  func(hash string) time.Duration
+	custom    bool
+	tune      func(*Config)
+}
+
+// ReplaySeed seeds the policy (the policies that draw random numbers) and
+// the heartbeat phases of the judges present from the start. Default 1.
+func ReplaySeed(seed uint64) ReplayOption { return func(c *replayConfig) { c.seed = seed } }
+
+// ReplayHeartbeat is the judges' heartbeat interval; it also sets the lease
+// ((3+1) × interval) and the reaper (interval / 2) as the hub derives them.
+// Default protocol.DefaultHeartbeatInterval (3 s), the hub's default.
+func ReplayHeartbeat(d time.Duration) ReplayOption {
+	return func(c *replayConfig) { c.heartbeat = d }
+}
+
+// ReplayDownload replaces the test data model: f returns what fetching the
+// data with hash costs a judge that lacks it (the download holds the
+// task's slot). Default ModelDownload.
+func ReplayDownload(f func(hash string) time.Duration) ReplayOption {
+	return func(c *replayConfig) { c.download, c.custom = f, f != nil }
+}
+
+// ReplayTune edits the run's Config after Replay has filled it (the
+// dispatch tick, the peek window, the cache size, missed heartbeats, …).
+func ReplayTune(f func(*Config)) ReplayOption { return func(c *replayConfig) { c.tune = f } }
+
+// ModelDownload is the simulator's usual test data model (DefaultWorkload)
+// for one hash: a size drawn from the lognormal of median 15 MB (σ 1),
+// seeded by the hash so that every replay draws the same, costing 0.3 s +
+// size / 50 MB/s (about 0.8 s on average). An empty hash (no test data)
+// costs nothing.
+func ModelDownload(hash string) time.Duration {
+	if hash == "" {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(hash))
+	rng := rand.New(rand.NewPCG(h.Sum64(), 0xda7a))
+	w := DefaultWorkload()
+	s := w.DownloadFixed + lognormal(rng, w.DataMedianMB, w.DataSigma)/w.DownloadMBps
+	return time.Duration(s * float64(time.Second))
+}
+
+// ReplayResult is a replay beside the recorded run: the enqueue → dispatch
+// wait (the first push of a task to a judge) per judge, per judge class and
+// over all judges, as the hub did it (the trace's recorded dispatches) and
+// as the simulator did it. It is also the JSON that `sim -replay -json`
+// prints. Times are in milliseconds.
+type ReplayResult struct {
+	Policy string      `json:"policy"`
+	Model  ReplayModel `json:"model"`
+	// Tasks in the trace; Recorded: those with a recorded dispatch; Early:
+	// recorded pushes before at_ms (counted as 0 wait); Undispatched: tasks
+	// the simulator never dispatched (every judge gone); Requeues and Lost:
+	// the simulator's expired leases and tasks lost after the last attempt.
+	Tasks        int `json:"tasks"`
+	Recorded     int `json:"recorded"`
+	Early        int `json:"early"`
+	Undispatched int `json:"undispatched"`
+	Requeues     int `json:"requeues"`
+	Lost         int `json:"lost"`
+	// All is every judge; Judges one row per judge id (a judge that
+	// reconnected is one row), in trace order; Classes one row per (slots,
+	// speed), fastest first.
+	All     ReplayRow   `json:"all"`
+	Judges  []ReplayRow `json:"judges"`
+	Classes []ReplayRow `json:"classes"`
+	// Dispatches is every task's two dispatches, in trace order.
+	Dispatches []ReplayDispatch `json:"dispatches,omitempty"`
+}
+
+// ReplayModel is what the simulator assumed.
+type ReplayModel struct {
+	HeartbeatMs    int64  `json:"heartbeat_ms"`
+	LeaseMs        int64  `json:"lease_ms"`
+	DispatchTickMs int64  `json:"dispatch_tick_ms"`
+	PeekWindow     int    `json:"peek_window"`
+	CacheProblems  int    `json:"cache_problems"`
+	Download       string `json:"download"` // "model" (ModelDownload) or "custom"
+	Seed           uint64 `json:"seed"`
+}
+
+// ReplayRow is one row of the comparison. A gap is (sim − hub) / hub in
+// percent, null when a side has no task or the hub's figure is 0 and the
+// simulator's is not. Differs: both sides have tasks and a gap exceeds
+// ReplayGapLimit (or is null for a zero hub figure).
+type ReplayRow struct {
+	Name       string    `json:"name"`
+	Hub        WaitStats `json:"hub"`
+	Sim        WaitStats `json:"sim"`
+	MeanGapPct *float64  `json:"mean_gap_pct"`
+	P99GapPct  *float64  `json:"p99_gap_pct"`
+	Differs    bool      `json:"differs"`
+}
+
+// WaitStats summarises enqueue → dispatch waits (ms; 0 when Count is 0).
+// P99 interpolates between closest ranks (Percentile).
+type WaitStats struct {
+	Count  int     `json:"count"`
+	MeanMs float64 `json:"mean_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+}
+
+// ReplayDispatch is one task's dispatch in the hub (HubJudge "" when not
+// recorded) and in the simulator (SimJudge "" when never dispatched).
+type ReplayDispatch struct {
+	SubmissionID int64   `json:"submission_id"`
+	AtMs         int64   `json:"at_ms"`
+	HubJudge     string  `json:"hub_judge,omitempty"`
+	HubWaitMs    float64 `json:"hub_wait_ms"`
+	SimJudge     string  `json:"sim_judge,omitempty"`
+	SimWaitMs    float64 `json:"sim_wait_ms"`
+}
+
+// Replay runs a hub policy on a recorded trace: exactly its arrivals (in
+// the hub's queue order: priority, then enqueue time), its judges (slots,
+// speed, join and leave; a judge present from the start is connected at
+// time 0) and its service times (work_ms / speed, plus a download when the
+// judge lacks the task's data: ModelDownload unless ReplayDownload), through
+// the simulator's usual hub model (Run). policy "" takes the trace's, and
+// "" there the hub's default; the ideal references and the ablation
+// variants are accepted too. Everything else is as in Run with the hub's
+// defaults: heartbeat 3 s, 64-task dispatch window, 250 ms tick, leases of
+// 4 heartbeats, 100 problems per judge cache.
+func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayResult, error) {
+	if err := tr.Validate(); err != nil {
+		return ReplayResult{}, fmt.Errorf("sim: replay: %w", err)
+	}
+	rc := replayConfig{seed: 1, heartbeat: protocol.DefaultHeartbeatInterval, download: ModelDownload}
+	for _, o := range opts {
+		o(&rc)
+	}
+	if rc.download == nil {
+		rc.download = ModelDownload
+	}
+	if rc.heartbeat <= 0 {
+		return ReplayResult{}, fmt.Errorf("sim: replay: heartbeat %v not positive", rc.heartbeat)
+	}
+	if policy == "" {
+		policy = tr.Policy
+	}
+	if policy == "" {
+		policy = sched.NameDefault
+	}
+
+	// Tasks in arrival order (stable: the trace's order breaks ties).
+	order := make([]int, len(tr.Tasks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tr.Tasks[a].AtMs, tr.Tasks[b].AtMs) })
+	type pkey struct {
+		id   int64
+		hash string
+	}
+	problems := map[pkey]int{}
+	trace := &Trace{Hot: -1}
+	minSpeed, work, last := math.Inf(1), 0.0, 0.0
+	for _, j := range tr.Judges {
+		minSpeed = math.Min(minSpeed, j.Speed)
+	}
+	for n, i := range order {
+		t := tr.Tasks[i]
+		k := pkey{t.ProblemID, t.DataHash}
+		p, ok := problems[k]
+		if !ok {
+			p = len(trace.Problems)
+			problems[k] = p
+			trace.Problems = append(trace.Problems, Problem{Hash: t.DataHash, Download: rc.download(t.DataHash).Seconds()})
+		}
+		size := float64(t.WorkMs) / 1000
+		trace.Jobs = append(trace.Jobs, Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size,
+			Meta: &TaskMeta{SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, Language: t.Language, Priority: t.Priority}})
+		work += size + trace.Problems[p].Download
+		last = float64(t.AtMs) / 1000
+	}
+	cluster := make([]JudgeSpec, len(tr.Judges))
+	for i, j := range tr.Judges {
+		cluster[i] = JudgeSpec{ID: j.ID, Cores: j.Slots, Speed: j.Speed, Join: float64(j.JoinMs) / 1000, Leave: float64(j.LeaveMs) / 1000}
+	}
+	cfg := Config{Policy: policy, Seed: rc.seed, Cluster: cluster, Heartbeat: rc.heartbeat.Seconds(),
+		Warmup: 0, End: last + 0.001, StartConnected: true,
+		// Enough to finish everything on the slowest single slot, and an
+		// hour for leases to expire and judges to come back.
+		MaxDrain: 3600 + work/minSpeed}
+	if v, ok := Ablations()[policy]; ok {
+		cfg.NewPolicy, cfg.OracleSpeed = v.New, v.OracleSpeed
+	}
+	if rc.tune != nil {
+		rc.tune(&cfg)
+	}
+	cfg.Policy = policy
+	s, err := newSim(cfg, trace)
+	if err != nil {
+		return ReplayResult{}, fmt.Errorf("sim: replay: %w", err)
+	}
+	if len(trace.Jobs) > 0 {
+		s.run()
+	}
+	c := &s.cfg // with the defaults filled in
+	res := ReplayResult{Policy: policy, Tasks: len(tr.Tasks), Requeues: s.res.Requeues, Lost: s.res.Lost,
+		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
+			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed}}
+	if rc.custom {
+		res.Model.Download = "custom"
+	}
+
+	// Group both sides by judge id and by class.
+	ids, classOf, classes := judgeGroups(tr.Judges)
+	type sides struct{ hub, sim []float64 }
+	all := &sides{}
+	byID := make([]sides, len(ids))
+	byClass := make([]sides, len(classes))
+	idIdx := map[string]int{}
+	for i, id := range ids {
+		idIdx[id] = i
+	}
+	res.Dispatches = make([]ReplayDispatch, len(tr.Tasks))
+	for n, i := range order {
+		t := tr.Tasks[i]
+		d := ReplayDispatch{SubmissionID: t.SubmissionID, AtMs: t.AtMs}
+		if t.JudgeID != "" {
+			res.Recorded++
+			w := float64(t.DispatchMs - t.AtMs)
+			if w < 0 {
+				res.Early++
+				w = 0
+			}
+			d.HubJudge, d.HubWaitMs = t.JudgeID, w
+			all.hub = append(all.hub, w)
+			byID[idIdx[t.JudgeID]].hub = append(byID[idIdx[t.JudgeID]].hub, w)
+			k := classOf[connection(tr.Judges, t.JudgeID, t.DispatchMs)]
+			byClass[k].hub = append(byClass[k].hub, w)
+		}
+		if js := &s.jobs[n]; js.sent {
+			w := math.Round((js.sentAt*1000-float64(t.AtMs))*1000) / 1000 // µs: no float noise
+			w = math.Max(w, 0)
+			d.SimJudge, d.SimWaitMs = tr.Judges[js.sentTo].ID, w
+			all.sim = append(all.sim, w)
+			byID[idIdx[d.SimJudge]].sim = append(byID[idIdx[d.SimJudge]].sim, w)
+			byClass[classOf[js.sentTo]].sim = append(byClass[classOf[js.sentTo]].sim, w)
+		} else {
+			res.Undispatched++
+		}
+		res.Dispatches[i] = d
+	}
+	res.All = replayRow("all", all.hub, all.sim)
+	for i, id := range ids {
+		res.Judges = append(res.Judges, replayRow(id, byID[i].hub, byID[i].sim))
+	}
+	for k, name := range classes {
+		res.Classes = append(res.Classes, replayRow(name, byClass[k].hub, byClass[k].sim))
+	}
+	return res, nil
+}
+
+func ms(s float64) int64 { return int64(math.Round(s * 1000)) }
+
+// judgeGroups returns the distinct judge ids in trace order, each
+// connection's class index and the class names ("8 slots × 1.5"), fastest
+// (then widest) first.
+func judgeGroups(js []schedtrace.Judge) (ids []string, classOf []int, classes []string) {
+	type class struct {
+		slots int
+		speed float64
+	}
+	seen := map[string]bool{}
+	var cs []class
+	for _, j := range js {
+		if !seen[j.ID] {
+			seen[j.ID] = true
+			ids = append(ids, j.ID)
+		}
+		c := class{j.Slots, j.Speed}
+		if !slices.Contains(cs, c) {
+			cs = append(cs, c)
+		}
+	}
+	slices.SortFunc(cs, func(a, b class) int {
+		if c := cmp.Compare(b.speed, a.speed); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.slots, a.slots)
+	})
+	for _, c := range cs {
+		classes = append(classes, fmt.Sprintf("%d slots × %g", c.slots, c.speed))
+	}
+	for _, j := range js {
+		classOf = append(classOf, slices.Index(cs, class{j.Slots, j.Speed}))
+	}
+	return ids, classOf, classes
+}
+
+// connection is the index of judge id's connection at (or, for clock
+// noise, nearest to) atMs.
+func connection(js []schedtrace.Judge, id string, atMs int64) int {
+	best, bestD := -1, int64(math.MaxInt64)
+	for i, j := range js {
+		if j.ID != id {
+			continue
+		}
+		var d int64
+		switch {
+		case atMs < j.JoinMs:
+			d = j.JoinMs - atMs
+		case j.LeaveMs != 0 && atMs >= j.LeaveMs:
+			d = atMs - j.LeaveMs + 1
+		}
+		if d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
+}
+
+func waitStats(xs []float64) WaitStats {
+	if len(xs) == 0 {
+		return WaitStats{}
+	}
+	d := Summarise(slices.Clone(xs))
+	return WaitStats{Count: len(xs), MeanMs: d.Mean, P99Ms: d.P99}
+}
+
+func replayRow(name string, hub, sim []float64) ReplayRow {
+	r := ReplayRow{Name: name, Hub: waitStats(hub), Sim: waitStats(sim)}
+	both := r.Hub.Count > 0 && r.Sim.Count > 0
+	gap := func(h, s float64) *float64 {
+		switch {
+		case !both || (h == 0 && s != 0):
+			return nil
+		case h == 0:
+			return new(0.0)
+		}
+		return new((s - h) / h * 100)
+	}
+	r.MeanGapPct, r.P99GapPct = gap(r.Hub.MeanMs, r.Sim.MeanMs), gap(r.Hub.P99Ms, r.Sim.P99Ms)
+	differs := func(g *float64) bool { return g == nil || math.Abs(*g) > ReplayGapLimit }
+	r.Differs = both && (differs(r.MeanGapPct) || differs(r.P99GapPct))
+	return r
+}
+
+// WriteReplayTable writes r as a plain-text table: per judge, then per
+// class, then all; "!" marks a row whose gap exceeds ReplayGapLimit.
+func WriteReplayTable(w io.Writer, r ReplayResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "judge\ttasks hub\ttasks sim\thub mean ms\thub p99 ms\tsim mean ms\tsim p99 ms\tgap mean %%\tgap p99 %%\t\n")
+	row := func(x ReplayRow) {
+		mark := ""
+		if x.Differs {
+			mark = "!"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", x.Name, x.Hub.Count, x.Sim.Count,
+			msCell(x.Hub), p99Cell(x.Hub), msCell(x.Sim), p99Cell(x.Sim), pct(x.MeanGapPct), pct(x.P99GapPct), mark)
+	}
+	for _, x := range r.Judges {
+		row(x)
+	}
+	if len(r.Classes) > 1 {
+		for _, x := range r.Classes {
+			row(x)
+		}
+	}
+	row(r.All)
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("sim: replay table: %w", err)
+	}
+	m := r.Model
+	_, err := fmt.Fprintf(w, "\npolicy %s; %d tasks, %d with a recorded dispatch (%d pushed before the POST answered: wait 0); "+
+		"simulator: %d never dispatched, %d requeued, %d lost; heartbeat %d ms, lease %d ms, tick %d ms, window %d, "+
+		"cache %d problems, downloads %s, seed %d\n",
+		r.Policy, r.Tasks, r.Recorded, r.Early, r.Undispatched, r.Requeues, r.Lost,
+		m.HeartbeatMs, m.LeaseMs, m.DispatchTickMs, m.PeekWindow, m.CacheProblems, m.Download, m.Seed)
+	if err != nil {
+		return fmt.Errorf("sim: replay table: %w", err)
+	}
+	return nil
+}
+
+func msCell(s WaitStats) string {
+	if s.Count == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", s.MeanMs)
+}
+
+func p99Cell(s WaitStats) string {
+	if s.Count == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", s.P99Ms)
+}
+
+func pct(g *float64) string {
+	if g == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%+.1f", *g)
+}

@@ -1,0 +1,428 @@
+package sim
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/internal/schedtrace"
+)
+
+// steadyTrace: one judge, tasks every gap ms of work ms each.
+func steadyTrace(n int, gap, work int64, j schedtrace.Judge) schedtrace.Trace {
+	tr := schedtrace.Trace{Judges: []schedtrace.Judge{j}}
+	for i := range n {
+		tr.Tasks = append(tr.Tasks, schedtrace.Task{SubmissionID: int64(i + 1), AtMs: int64(i) * gap, ProblemID: 1,
+			Language: "cpp", Priority: 1, WorkMs: work})
+	}
+	return tr
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+// simWaits returns the simulator's waits by submission id.
+func simWaits(r ReplayResult) map[int64]float64 {
+	m := map[int64]float64{}
+	for _, d := range r.Dispatches {
+		if d.SimJudge != "" {
+			m[d.SubmissionID] = d.SimWaitMs
+		}
+	}
+	return m
+}
+
+func TestReplayOneSlotQueue(t *testing.T) {
+	// One slot, a task every 100 ms, each 150 ms of service: task k waits
+	// 50·k ms (it starts when task k-1 ends, at 150·k).
+	const n = 10
+	want := make([]float64, n)
+	for k := range want {
+		want[k] = 50 * float64(k)
+	}
+	for _, tc := range []struct {
+		name   string
+		policy string
+		speed  float64
+		work   int64
+		want   []float64 // nil: every wait 0
+	}{
+		{"default speed 1", "", 1, 150, want},
+		{"default speed 2", "default", 2, 300, want},
+		{"default speed 0.5", "default", 0.5, 75, want},
+		{"pull", "pull", 1, 150, want},
+		{"ideal", Ideal, 1, 150, want},
+		// A push balancer never holds: every task is dispatched on arrival
+		// and queues at the judge instead.
+		{"least_conn pushes at once", "least_conn", 1, 150, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := steadyTrace(n, 100, tc.work, schedtrace.Judge{ID: "a", Slots: 1, Speed: tc.speed})
+			r, err := Replay(tr, tc.policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := simWaits(r)
+			sum := 0.0
+			for k := range n {
+				w := 0.0
+				if tc.want != nil {
+					w = tc.want[k]
+				}
+				sum += w
+				if g, ok := got[int64(k+1)]; !ok || !near(g, w) {
+					t.Fatalf("task %d: sim wait %v (dispatched %v), want %v", k+1, g, ok, w)
+				}
+			}
+			if r.All.Sim.Count != n || !near(r.All.Sim.MeanMs, sum/n) || r.Undispatched != 0 || r.Requeues != 0 {
+				t.Fatalf("all %+v, undispatched %d, requeues %d", r.All, r.Undispatched, r.Requeues)
+			}
+			if tc.want != nil && !near(r.All.Sim.P99Ms, 400+0.91*50) {
+				t.Fatalf("p99 %v", r.All.Sim.P99Ms)
+			}
+			if len(r.Judges) != 1 || r.Judges[0].Sim != r.All.Sim || r.Judges[0].Name != "a" {
+				t.Fatalf("judges %+v", r.Judges)
+			}
+		})
+	}
+}
+
+func TestReplayHubSide(t *testing.T) {
+	// The hub recorded twice the simulator's waits for the even tasks; the
+	// odd ones are not recorded; task 1 was pushed before its POST answered.
+	tr := steadyTrace(10, 100, 150, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	for k := range tr.Tasks {
+		if k%2 == 0 {
+			tr.Tasks[k].JudgeID, tr.Tasks[k].DispatchMs = "a", tr.Tasks[k].AtMs+100*int64(k)
+		}
+	}
+	tr.Tasks[0].AtMs, tr.Tasks[0].DispatchMs = 5, 2
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hub waits 0, 200, 400, 600, 800.
+	h := r.All.Hub
+	if r.Recorded != 5 || r.Early != 1 || h.Count != 5 || !near(h.MeanMs, 400) || !near(h.P99Ms, 600+0.96*200) {
+		t.Fatalf("recorded %d early %d hub %+v", r.Recorded, r.Early, h)
+	}
+	// The simulator: all ten, mean 225 (task 1 arrives at 5 ms: starts at once,
+	// ends at 155; task 2 waits 55 and ends at 305 = 150·2 + 5, …).
+	if r.All.Sim.Count != 10 || r.All.MeanGapPct == nil || !r.All.Differs {
+		t.Fatalf("all %+v", r.All)
+	}
+	if g := *r.All.MeanGapPct; !near(g, (r.All.Sim.MeanMs-400)/400*100) {
+		t.Fatalf("mean gap %v", g)
+	}
+	if d := r.Dispatches[0]; d.HubJudge != "a" || d.HubWaitMs != 0 || d.SimJudge != "a" || d.SimWaitMs != 0 {
+		t.Fatalf("dispatch 0 %+v", d)
+	}
+	if d := r.Dispatches[1]; d.HubJudge != "" || d.SimJudge != "a" {
+		t.Fatalf("dispatch 1 %+v", d)
+	}
+}
+
+func TestReplayJoinLeave(t *testing.T) {
+	task := func(id, at, work int64) schedtrace.Task {
+		return schedtrace.Task{SubmissionID: id, AtMs: at, ProblemID: id, Language: "cpp", Priority: 1, WorkMs: work}
+	}
+	type want struct {
+		judge string
+		wait  float64
+	}
+	for _, tc := range []struct {
+		name         string
+		judges       []schedtrace.Judge
+		tasks        []schedtrace.Task
+		want         map[int64]want // by submission; absent: never dispatched
+		requeues     int
+		undispatched int
+	}{
+		{
+			name:   "a judge joins",
+			judges: []schedtrace.Judge{{ID: "a", Slots: 1, Speed: 1}, {ID: "b", Slots: 1, Speed: 1, JoinMs: 1000}},
+			tasks:  []schedtrace.Task{task(1, 0, 2000), task(2, 0, 2000), task(3, 0, 2000), task(4, 0, 2000)},
+			want:   map[int64]want{1: {"a", 0}, 2: {"b", 1000}, 3: {"a", 2000}, 4: {"b", 3000}},
+		},
+		{
+			// a dies at 500 with task 1 (a free slot left); b (from 200)
+			// takes everything after; task 1 comes back when its lease
+			// expires (12 s).
+			name:     "a judge leaves",
+			judges:   []schedtrace.Judge{{ID: "a", Slots: 2, Speed: 1, LeaveMs: 500}, {ID: "b", Slots: 1, Speed: 1, JoinMs: 200}},
+			tasks:    []schedtrace.Task{task(1, 0, 1000), task(2, 600, 1000), task(3, 700, 100)},
+			want:     map[int64]want{1: {"a", 0}, 2: {"b", 0}, 3: {"b", 900}},
+			requeues: 1,
+		},
+		{
+			name:   "a judge reconnects",
+			judges: []schedtrace.Judge{{ID: "a", Slots: 1, Speed: 1, LeaveMs: 500}, {ID: "a", Slots: 1, Speed: 1, JoinMs: 800}},
+			tasks:  []schedtrace.Task{task(1, 0, 100), task(2, 600, 100)},
+			want:   map[int64]want{1: {"a", 0}, 2: {"a", 200}},
+		},
+		{
+			name:         "every judge gone",
+			judges:       []schedtrace.Judge{{ID: "a", Slots: 1, Speed: 1, LeaveMs: 500}},
+			tasks:        []schedtrace.Task{task(1, 0, 100), task(2, 600, 100)},
+			want:         map[int64]want{1: {"a", 0}},
+			undispatched: 1,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Replay(schedtrace.Trace{Judges: tc.judges, Tasks: tc.tasks}, "default")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range r.Dispatches {
+				w, ok := tc.want[d.SubmissionID]
+				if !ok {
+					if d.SimJudge != "" {
+						t.Fatalf("task %d dispatched to %s", d.SubmissionID, d.SimJudge)
+					}
+					continue
+				}
+				if d.SimJudge != w.judge || !near(d.SimWaitMs, w.wait) {
+					t.Fatalf("task %d: %s after %v ms, want %s after %v", d.SubmissionID, d.SimJudge, d.SimWaitMs, w.judge, w.wait)
+				}
+			}
+			if r.Requeues != tc.requeues || r.Undispatched != tc.undispatched || r.Lost != 0 {
+				t.Fatalf("requeues %d undispatched %d lost %d", r.Requeues, r.Undispatched, r.Lost)
+			}
+			// One row per judge id, however often it connected.
+			ids := map[string]bool{}
+			for _, j := range tc.judges {
+				ids[j.ID] = true
+			}
+			if len(r.Judges) != len(ids) {
+				t.Fatalf("%d rows for %d ids", len(r.Judges), len(ids))
+			}
+		})
+	}
+}
+
+func TestReplayPriorityOrder(t *testing.T) {
+	// One slot busy until 1000: the contest task (priority 2) arriving
+	// last goes first, the rejudge (0) last, as in the hub's queue.
+	tr := schedtrace.Trace{Judges: []schedtrace.Judge{{ID: "a", Slots: 1, Speed: 1}}, Tasks: []schedtrace.Task{
+		{SubmissionID: 1, AtMs: 0, ProblemID: 1, Language: "cpp", Priority: 1, WorkMs: 1000},
+		{SubmissionID: 2, AtMs: 100, ProblemID: 1, Language: "cpp", Priority: 0, WorkMs: 1000},
+		{SubmissionID: 3, AtMs: 200, ProblemID: 1, Language: "cpp", Priority: 1, WorkMs: 1000},
+		{SubmissionID: 4, AtMs: 300, ProblemID: 1, Language: "cpp", Priority: 2, WorkMs: 1000},
+	}}
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := simWaits(r)
+	for id, w := range map[int64]float64{1: 0, 4: 700, 3: 1800, 2: 2900} {
+		if !near(got[id], w) {
+			t.Fatalf("task %d waited %v, want %v (all %v)", id, got[id], w, got)
+		}
+	}
+}
+
+func TestReplayDownloads(t *testing.T) {
+	// Two tasks of one problem on one slot: the first fetches the data
+	// (holding the slot), so the second waits fetch + 100 ms of work.
+	tr := steadyTrace(2, 0, 100, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	for k := range tr.Tasks {
+		tr.Tasks[k].DataHash = "h1"
+	}
+	model := ModelDownload("h1")
+	for _, tc := range []struct {
+		name string
+		opts []ReplayOption
+		want float64
+		dl   string
+	}{
+		{"model", nil, float64(model.Microseconds())/1000 + 100, "model"},
+		{"fixed", []ReplayOption{ReplayDownload(func(string) time.Duration { return 500 * time.Millisecond })}, 600, "custom"},
+		{"none", []ReplayOption{ReplayDownload(func(string) time.Duration { return 0 })}, 100, "custom"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Replay(tr, "", tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := simWaits(r)[2]; math.Abs(got-tc.want) > 0.002 || r.Model.Download != tc.dl {
+				t.Fatalf("second task waited %v ms, want %v (%s)", got, tc.want, r.Model.Download)
+			}
+		})
+	}
+	if ModelDownload("") != 0 || ModelDownload("h1") != model || ModelDownload("h2") == model ||
+		model < 300*time.Millisecond || model > 20*time.Second {
+		t.Fatalf("ModelDownload: %v %v %v", ModelDownload(""), model, ModelDownload("h2"))
+	}
+}
+
+func TestReplayOptionsAndErrors(t *testing.T) {
+	good := steadyTrace(3, 100, 150, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	bad := good
+	bad.Tasks = append([]schedtrace.Task{}, good.Tasks...)
+	bad.Tasks[1].WorkMs = -1
+	named := good
+	named.Policy = "pull"
+	for _, tc := range []struct {
+		name    string
+		tr      schedtrace.Trace
+		policy  string
+		opts    []ReplayOption
+		wantErr error
+		check   func(ReplayResult) bool
+	}{
+		{name: "invalid trace", tr: bad, wantErr: schedtrace.ErrInvalid},
+		{name: "unknown policy", tr: good, policy: "nope", wantErr: sched.ErrUnknownPolicy},
+		{name: "bad heartbeat", tr: good, opts: []ReplayOption{ReplayHeartbeat(-time.Second)}, wantErr: errAny},
+		{name: "hub default", tr: good, check: func(r ReplayResult) bool { return r.Policy == "default" }},
+		{name: "the trace's policy", tr: named, check: func(r ReplayResult) bool { return r.Policy == "pull" }},
+		{name: "argument over trace", tr: named, policy: "guide", check: func(r ReplayResult) bool { return r.Policy == "guide" }},
+		{name: "ablation variant", tr: good, policy: "default-nodefer", check: func(r ReplayResult) bool { return r.Policy == "default-nodefer" }},
+		{name: "heartbeat and lease", tr: good, opts: []ReplayOption{ReplayHeartbeat(500 * time.Millisecond)},
+			check: func(r ReplayResult) bool { return r.Model.HeartbeatMs == 500 && r.Model.LeaseMs == 2000 }},
+		{name: "tune and seed", tr: good, opts: []ReplayOption{ReplaySeed(7), ReplayTune(func(c *Config) { c.DispatchTick, c.PeekWindow = 0.1, 8 })},
+			check: func(r ReplayResult) bool {
+				return r.Model.Seed == 7 && r.Model.DispatchTickMs == 100 && r.Model.PeekWindow == 8 && r.Model.CacheProblems == 100
+			}},
+		{name: "no tasks", tr: schedtrace.Trace{Judges: good.Judges},
+			check: func(r ReplayResult) bool { return r.Tasks == 0 && r.All.Sim.Count == 0 && len(r.Judges) == 1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Replay(tc.tr, tc.policy, tc.opts...)
+			switch {
+			case tc.wantErr == errAny && err != nil:
+			case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
+				t.Fatalf("error %v, want %v", err, tc.wantErr)
+			case tc.wantErr == nil && err != nil:
+				t.Fatal(err)
+			case tc.check != nil && !tc.check(r):
+				t.Fatalf("result %+v", r)
+			}
+		})
+	}
+}
+
+var errAny = errors.New("any error")
+
+func TestReplayRow(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		hub, sim      []float64
+		mean, p99     *float64
+		differs       bool
+		hubMean, simN float64
+	}{
+		{"equal", []float64{100, 100}, []float64{100, 100}, new(0.0), new(0.0), false, 100, 2},
+		{"within 10 %", []float64{100}, []float64{109}, new(9.0), new(9.0), false, 100, 1},
+		{"sim 20 % low", []float64{100}, []float64{80}, new(-20.0), new(-20.0), true, 100, 1},
+		{"hub zero, sim not", []float64{0}, []float64{5}, nil, nil, true, 0, 1},
+		{"both zero", []float64{0}, []float64{0}, new(0.0), new(0.0), false, 0, 1},
+		{"no hub record", nil, []float64{5}, nil, nil, false, 0, 1},
+		{"no sim dispatch", []float64{5}, nil, nil, nil, false, 5, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := replayRow("x", tc.hub, tc.sim)
+			eq := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || near(*a, *b)) }
+			if !eq(r.MeanGapPct, tc.mean) || !eq(r.P99GapPct, tc.p99) || r.Differs != tc.differs ||
+				r.Hub.MeanMs != tc.hubMean || float64(r.Sim.Count) != tc.simN {
+				t.Fatalf("%+v", r)
+			}
+			if _, err := json.Marshal(r); err != nil { // no NaN reaches JSON
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestReplayTableAndJSON(t *testing.T) {
+	tr := steadyTrace(4, 100, 150, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	tr.Judges = append(tr.Judges, schedtrace.Judge{ID: "b", Slots: 2, Speed: 1.5})
+	tr.Tasks[0].JudgeID, tr.Tasks[0].DispatchMs = "b", 3
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteReplayTable(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, s := range []string{"judge", "gap p99 %", "\na  ", "2 slots × 1.5", "all", "policy default; 4 tasks, 1 with a recorded dispatch"} {
+		if !strings.Contains(out, s) {
+			t.Fatalf("table lacks %q:\n%s", s, out)
+		}
+	}
+	js, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back ReplayResult
+	if err := json.Unmarshal(js, &back); err != nil || back.All.Sim != r.All.Sim || len(back.Classes) != 2 || back.Classes[0].Name != "2 slots × 1.5" {
+		t.Fatalf("JSON round trip: %v\n%s", err, js)
+	}
+}
+
+// generated exports a generated workload as a trace (hashes, ms).
+func generated(seconds float64, rho float64, seed uint64) schedtrace.Trace {
+	cluster := DefaultCluster()
+	gen := Generate(Workload{}, Traffic{Rho: rho, End: seconds}, Capacity(cluster), seed)
+	tr := schedtrace.Trace{Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	for _, j := range cluster {
+		tr.Judges = append(tr.Judges, schedtrace.Judge{ID: j.ID, Slots: j.Cores, Speed: j.Speed})
+	}
+	for _, j := range gen.Jobs {
+		tr.Tasks = append(tr.Tasks, schedtrace.Task{SubmissionID: int64(j.ID + 1), AtMs: int64(j.Arrival * 1000),
+			ProblemID: int64(j.Problem + 1), DataHash: gen.Problems[j.Problem].Hash, Language: "cpp", Priority: 1,
+			WorkMs: int64(j.Size * 1000)})
+	}
+	return tr
+}
+
+func TestReplayOfItsOwnRecordAgrees(t *testing.T) {
+	// A trace whose "hub" record is the simulator's own replay (to the
+	// ms) replays with no gap: the replay is deterministic and the
+	// comparison lines tasks up by judge.
+	tr := generated(180, 0.85, 3)
+	first, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Undispatched != 0 || first.All.Sim.Count != len(tr.Tasks) || len(tr.Tasks) < 1000 {
+		t.Fatalf("first replay: %d tasks, %+v", len(tr.Tasks), first.All)
+	}
+	for i, d := range first.Dispatches {
+		tr.Tasks[i].JudgeID, tr.Tasks[i].DispatchMs = d.SimJudge, tr.Tasks[i].AtMs+int64(math.Round(d.SimWaitMs))
+	}
+	again, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range append(again.Judges, again.All) {
+		if r.Hub.Count != r.Sim.Count || math.Abs(r.Hub.MeanMs-r.Sim.MeanMs) > 0.5 || math.Abs(r.Hub.P99Ms-r.Sim.P99Ms) > 0.5 {
+			t.Fatalf("%s: hub %+v sim %+v", r.Name, r.Hub, r.Sim)
+		}
+	}
+	// Another policy does differ (else the comparison could not fail).
+	other, err := Replay(tr, "least_conn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !other.All.Differs {
+		t.Fatalf("least_conn matches the default: %+v", other.All)
+	}
+}
+
+func TestDocCarriesTheReplaySection(t *testing.T) {
+	// docs/scheduling.md is generated; its replay section must be the one
+	// WriteDoc writes, so that a rerun keeps it unchanged.
+	b, err := os.ReadFile("../../../../docs/scheduling.md")
+	if err != nil {
+		t.Skip("docs not beside the source:", err)
+	}
+	if !strings.Contains(string(b), docReplay+"\n## Ablation") {
+		t.Fatal("docs/scheduling.md's \"Replaying a rehearsal\" differs from docReplay: rerun the lab or copy it")
+	}
+}

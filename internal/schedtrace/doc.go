@@ -1,0 +1,35 @@
+// Package schedtrace is the scheduling trace: one recorded run of the hub's
+// dispatcher — the judges (slots, speed, when they connected and left) and
+// every task (when it was enqueued, what it needs, how much work it is) —
+// with what the real hub did with each task (when it first pushed it, and
+// to which judge) where that was recorded.
+//
+// It crosses processes: the contest rehearsal (deploy/internal/rehearsal)
+// writes it while it drives a real hub with simulated judges, and the
+// scheduling simulator (hub/internal/sched/sim, Replay and `sim -replay`)
+// reads it, runs the same policy on exactly those arrivals and judges, and
+// puts its enqueue → dispatch waits beside the hub's.
+//
+// The format is one JSON object (Trace); times are integer milliseconds
+// since Trace.Start. Write and Read both validate (Validate), so neither
+// side ever sees a trace the other could not replay. The rules beyond the
+// field comments:
+//
+//   - at least one judge; a judge's id is not empty, slots ≥ 1, speed > 0,
+//     join_ms ≥ 0 and leave_ms either 0 (never left) or after join_ms;
+//   - a judge that reconnects (killed and restarted with the same id)
+//     appears once per connection: entries with the same id must not
+//     overlap in time, and a fresh connection starts with an empty cache;
+//   - submission ids are > 0 and unique (one task per submission: its first
+//     attempt), at_ms, problem_id, work_ms and dispatch_ms are ≥ 0,
+//     language is not empty and priority is a protocol.Priority;
+//   - a recorded dispatch is a task with judge_id set, which must name one
+//     of the judges; dispatch_ms without judge_id is an error. dispatch_ms
+//     may precede at_ms by a little: at_ms is when the POST was answered,
+//     and the hub may push the task before the answer reaches the client.
+//
+// Tasks need not be sorted by at_ms (readers sort them).
+//
+// Errors name the field and its index, as in "tasks[3].work_ms: negative",
+// and wrap ErrInvalid.
+package schedtrace

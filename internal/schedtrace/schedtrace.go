@@ -1,0 +1,206 @@
+package schedtrace
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+)
+
+// ErrInvalid is wrapped by every validation error.
+var ErrInvalid = errors.New("schedtrace: invalid trace")
+
+// maxErrors bounds how many problems one validation error lists.
+const maxErrors = 10
+
+// Trace is one recorded run: the judges and every task, times in ms since Start.
+type Trace struct {
+	Start  time.Time `json:"start"`
+	Policy string    `json:"policy"` // the hub's policy name ("" = the hub default)
+	Judges []Judge   `json:"judges"`
+	Tasks  []Task    `json:"tasks"`
+}
+
+// Judge is one judge connection of the run.
+type Judge struct {
+	ID      string  `json:"id"`
+	Slots   int     `json:"slots"`
+	Speed   float64 `json:"speed"`    // run times are divided by it
+	JoinMs  int64   `json:"join_ms"`  // connected (0: from the start)
+	LeaveMs int64   `json:"leave_ms"` // killed/disconnected (0: never)
+}
+
+// Task is one submission of the run (its first attempt).
+type Task struct {
+	SubmissionID int64  `json:"submission_id"`
+	AtMs         int64  `json:"at_ms"` // enqueued
+	ProblemID    int64  `json:"problem_id"`
+	DataHash     string `json:"data_hash,omitempty"`
+	Language     string `json:"language"`
+	Priority     int    `json:"priority"` // protocol.Priority
+	WorkMs       int64  `json:"work_ms"`  // judge work at speed 1 (compile + cases run)
+	// What the real hub did (empty when not recorded):
+	DispatchMs int64  `json:"dispatch_ms,omitempty"` // first push to a judge
+	JudgeID    string `json:"judge_id,omitempty"`
+}
+
+// Validate checks t against the rules of the package documentation. The
+// error wraps ErrInvalid and lists up to ten problems, each naming its
+// field and index.
+func (t Trace) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf(format, args...))
+	}
+	if len(t.Judges) == 0 {
+		bad("judges: none")
+	}
+	byID := map[string][]int{}
+	for i, j := range t.Judges {
+		switch {
+		case j.ID == "":
+			bad("judges[%d].id: empty", i)
+		default:
+			for _, k := range byID[j.ID] {
+				if overlap(t.Judges[k], j) {
+					bad("judges[%d].id: %q overlaps judges[%d] in time", i, j.ID, k)
+				}
+			}
+			byID[j.ID] = append(byID[j.ID], i)
+		}
+		if j.Slots < 1 {
+			bad("judges[%d].slots: %d < 1", i, j.Slots)
+		}
+		if !(j.Speed > 0) || j.Speed > 1e6 {
+			bad("judges[%d].speed: %v not in (0, 1e6]", i, j.Speed)
+		}
+		if j.JoinMs < 0 {
+			bad("judges[%d].join_ms: negative", i)
+		}
+		if j.LeaveMs < 0 {
+			bad("judges[%d].leave_ms: negative", i)
+		} else if j.LeaveMs != 0 && j.LeaveMs <= j.JoinMs {
+			bad("judges[%d].leave_ms: %d not after join_ms %d", i, j.LeaveMs, j.JoinMs)
+		}
+	}
+	subs := make(map[int64]int, len(t.Tasks))
+	for i, k := range t.Tasks {
+		if k.SubmissionID <= 0 {
+			bad("tasks[%d].submission_id: %d not positive", i, k.SubmissionID)
+		} else if first, dup := subs[k.SubmissionID]; dup {
+			bad("tasks[%d].submission_id: %d repeats tasks[%d]", i, k.SubmissionID, first)
+		} else {
+			subs[k.SubmissionID] = i
+		}
+		if k.AtMs < 0 {
+			bad("tasks[%d].at_ms: negative", i)
+		}
+		if k.ProblemID < 0 {
+			bad("tasks[%d].problem_id: negative", i)
+		}
+		if k.Language == "" {
+			bad("tasks[%d].language: empty", i)
+		}
+		if !protocol.Priority(k.Priority).Valid() {
+			bad("tasks[%d].priority: %d unknown", i, k.Priority)
+		}
+		if k.WorkMs < 0 {
+			bad("tasks[%d].work_ms: negative", i)
+		}
+		if k.DispatchMs < 0 {
+			bad("tasks[%d].dispatch_ms: negative", i)
+		}
+		switch {
+		case k.JudgeID != "" && byID[k.JudgeID] == nil:
+			bad("tasks[%d].judge_id: %q is not among the judges", i, k.JudgeID)
+		case k.JudgeID == "" && k.DispatchMs != 0:
+			bad("tasks[%d].dispatch_ms: set without judge_id", i)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	if n := len(errs); n > maxErrors {
+		errs = append(errs[:maxErrors], fmt.Errorf("and %d more", n-maxErrors))
+	}
+	return fmt.Errorf("%w: %w", ErrInvalid, errors.Join(errs...))
+}
+
+// overlap reports whether two connections' [join, leave) intervals
+// intersect (leave 0 is never).
+func overlap(a, b Judge) bool {
+	end := func(j Judge) int64 {
+		if j.LeaveMs == 0 {
+			return 1<<63 - 1
+		}
+		return j.LeaveMs
+	}
+	return a.JoinMs < end(b) && b.JoinMs < end(a)
+}
+
+// Write validates t and writes it as one JSON object, one judge and one
+// task per line (easy to diff and grep; any JSON reader takes it).
+func Write(w io.Writer, t Trace) error {
+	if err := t.Validate(); err != nil {
+		return fmt.Errorf("schedtrace: write: %w", err)
+	}
+	bw := bufio.NewWriter(w)
+	head, err := json.Marshal(struct {
+		Start  time.Time `json:"start"`
+		Policy string    `json:"policy"`
+	}{t.Start, t.Policy})
+	if err != nil {
+		return fmt.Errorf("schedtrace: write: %w", err)
+	}
+	bw.Write(head[:len(head)-1]) // without the closing brace
+	if err := writeList(bw, "judges", t.Judges); err != nil {
+		return err
+	}
+	if err := writeList(bw, "tasks", t.Tasks); err != nil {
+		return err
+	}
+	bw.WriteString("}\n")
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("schedtrace: write: %w", err)
+	}
+	return nil
+}
+
+func writeList[T any](bw *bufio.Writer, name string, xs []T) error {
+	bw.WriteString(",\n\"" + name + "\":[")
+	for i, x := range xs {
+		b, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Errorf("schedtrace: write: %s[%d]: %w", name, i, err)
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+		bw.Write(b)
+	}
+	bw.WriteString("]")
+	return nil
+}
+
+// Read reads one JSON trace and validates it. Unknown fields and anything
+// after the object are errors.
+func Read(r io.Reader) (Trace, error) {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	var t Trace
+	if err := dec.Decode(&t); err != nil {
+		return Trace{}, fmt.Errorf("schedtrace: read: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Trace{}, fmt.Errorf("schedtrace: read: data after the trace")
+	}
+	if err := t.Validate(); err != nil {
+		return Trace{}, fmt.Errorf("schedtrace: read: %w", err)
+	}
+	return t, nil
+}

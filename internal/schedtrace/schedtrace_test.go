@@ -1,0 +1,217 @@
+package schedtrace
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sample() Trace {
+	return Trace{
+		Start:  time.Date(2025, 3, 1, 9, 0, 0, 123456789, time.UTC),
+		Policy: "default",
+		Judges: []Judge{
+			{ID: "sim-01", Slots: 8, Speed: 1.5},
+			{ID: "sim-02", Slots: 4, Speed: 0.75, JoinMs: 1000, LeaveMs: 60000},
+			{ID: "sim-02", Slots: 4, Speed: 0.75, JoinMs: 65000}, // restarted
+		},
+		Tasks: []Task{
+			{SubmissionID: 1, AtMs: 0, ProblemID: 7, DataHash: "abc", Language: "cpp", Priority: 2, WorkMs: 1500, DispatchMs: 3, JudgeID: "sim-01"},
+			{SubmissionID: 2, AtMs: 10, ProblemID: 8, Language: "python3", Priority: 1, WorkMs: 0},
+			{SubmissionID: 3, AtMs: 20, ProblemID: 0, DataHash: "def", Language: "cpp", WorkMs: 99, DispatchMs: 0, JudgeID: "sim-02"},
+		},
+	}
+}
+
+// same compares traces with Start by instant and empty lists as nil.
+func same(a, b Trace) bool {
+	if !a.Start.Equal(b.Start) {
+		return false
+	}
+	a.Start, b.Start = time.Time{}, time.Time{}
+	for _, t := range []*Trace{&a, &b} {
+		if len(t.Judges) == 0 {
+			t.Judges = nil
+		}
+		if len(t.Tasks) == 0 {
+			t.Tasks = nil
+		}
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func TestRoundTrip(t *testing.T) {
+	noTasks := sample()
+	noTasks.Tasks = nil
+	local := sample()
+	local.Start = time.Date(2025, 3, 1, 10, 0, 0, 0, time.FixedZone("CET", 3600))
+	for _, tc := range []struct {
+		name string
+		tr   Trace
+	}{
+		{"sample", sample()},
+		{"no tasks", noTasks},
+		{"zone", local},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Write(&buf, tc.tr); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Read(&buf)
+			if err != nil {
+				t.Fatalf("read back: %v\n%s", err, buf.String())
+			}
+			if !same(got, tc.tr) {
+				t.Fatalf("round trip:\n got %+v\nwant %+v", got, tc.tr)
+			}
+		})
+	}
+}
+
+func TestWriteOneLinePerItem(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Write(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	// head, judges key, 3 judges, tasks key, 3 tasks (the last ends "]}")
+	if len(lines) != 9 {
+		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
+	}
+	if !strings.Contains(lines[7], `"submission_id":2`) || strings.Contains(lines[7], "dispatch_ms") {
+		t.Fatalf("task line %q", lines[7])
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Trace)
+		want string // "" = valid
+	}{
+		{"sample", func(*Trace) {}, ""},
+		{"dispatch before enqueue", func(t *Trace) { t.Tasks[0].AtMs = 10 }, ""},
+		{"no judges", func(t *Trace) { t.Judges = nil; t.Tasks = nil }, "judges: none"},
+		{"empty id", func(t *Trace) { t.Judges[0].ID = "" }, "judges[0].id: empty"},
+		{"zero slots", func(t *Trace) { t.Judges[1].Slots = 0 }, "judges[1].slots: 0 < 1"},
+		{"zero speed", func(t *Trace) { t.Judges[0].Speed = 0 }, "judges[0].speed"},
+		{"negative speed", func(t *Trace) { t.Judges[0].Speed = -1 }, "judges[0].speed"},
+		{"negative join", func(t *Trace) { t.Judges[0].JoinMs = -1 }, "judges[0].join_ms: negative"},
+		{"negative leave", func(t *Trace) { t.Judges[0].LeaveMs = -1 }, "judges[0].leave_ms: negative"},
+		{"leave before join", func(t *Trace) { t.Judges[1].LeaveMs = 1000 }, "judges[1].leave_ms: 1000 not after join_ms 1000"},
+		{"overlapping reconnect", func(t *Trace) { t.Judges[2].JoinMs = 59999 }, `judges[2].id: "sim-02" overlaps judges[1]`},
+		{"reconnect of a judge never left", func(t *Trace) { t.Judges[2].ID = "sim-01" }, `judges[2].id: "sim-01" overlaps judges[0]`},
+		{"zero submission", func(t *Trace) { t.Tasks[1].SubmissionID = 0 }, "tasks[1].submission_id: 0 not positive"},
+		{"duplicate submission", func(t *Trace) { t.Tasks[2].SubmissionID = 1 }, "tasks[2].submission_id: 1 repeats tasks[0]"},
+		{"negative at", func(t *Trace) { t.Tasks[1].AtMs = -5 }, "tasks[1].at_ms: negative"},
+		{"negative problem", func(t *Trace) { t.Tasks[1].ProblemID = -5 }, "tasks[1].problem_id: negative"},
+		{"no language", func(t *Trace) { t.Tasks[0].Language = "" }, "tasks[0].language: empty"},
+		{"priority", func(t *Trace) { t.Tasks[2].Priority = 3 }, "tasks[2].priority: 3 unknown"},
+		{"negative work", func(t *Trace) { t.Tasks[3-1].WorkMs = -1 }, "tasks[2].work_ms: negative"},
+		{"negative dispatch", func(t *Trace) { t.Tasks[0].DispatchMs = -1 }, "tasks[0].dispatch_ms: negative"},
+		{"dispatch without judge", func(t *Trace) { t.Tasks[1].DispatchMs = 40 }, "tasks[1].dispatch_ms: set without judge_id"},
+		{"unknown judge", func(t *Trace) { t.Tasks[0].JudgeID = "sim-99" }, `tasks[0].judge_id: "sim-99" is not among the judges`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := sample()
+			tc.edit(&tr)
+			err := tr.Validate()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v, want one containing %q wrapping ErrInvalid", err, tc.want)
+			}
+			// Write refuses what Validate refuses.
+			var buf bytes.Buffer
+			if werr := Write(&buf, tr); werr == nil || !errors.Is(werr, ErrInvalid) {
+				t.Fatalf("Write: %v", werr)
+			}
+		})
+	}
+}
+
+func TestValidateListsAtMostTen(t *testing.T) {
+	tr := sample()
+	for i := range 30 {
+		tr.Tasks = append(tr.Tasks, Task{SubmissionID: int64(100 + i), Language: "cpp", WorkMs: -1})
+	}
+	err := tr.Validate()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "work_ms: negative"); n != 10 || !strings.Contains(msg, "and 20 more") {
+		t.Fatalf("%d listed:\n%s", n, msg)
+	}
+}
+
+func TestRead(t *testing.T) {
+	var good bytes.Buffer
+	if err := Write(&good, sample()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, in, want string // want "" = ok
+	}{
+		{"written", good.String(), ""},
+		{"compact", `{"start":"2025-01-01T00:00:00Z","policy":"","judges":[{"id":"a","slots":1,"speed":1,"join_ms":0,"leave_ms":0}],"tasks":[{"submission_id":1,"at_ms":5,"problem_id":1,"language":"c","priority":1,"work_ms":3}]}`, ""},
+		{"trailing space", good.String() + "\n\n", ""},
+		{"empty", "", "EOF"},
+		{"not json", "hello", "invalid character"},
+		{"two objects", good.String() + good.String(), "data after the trace"},
+		{"unknown field", `{"start":"2025-01-01T00:00:00Z","judges":[{"id":"a","slots":1,"speed":1}],"tasks":[],"extra":1}`, `unknown field "extra"`},
+		{"wrong type", `{"judges":[{"id":"a","slots":"1","speed":1}]}`, "cannot unmarshal"},
+		{"invalid", `{"judges":[{"id":"a","slots":1,"speed":1}],"tasks":[{"submission_id":1,"at_ms":0,"problem_id":1,"language":"c","priority":1,"work_ms":-3}]}`, "tasks[0].work_ms: negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(tc.in))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	var good bytes.Buffer
+	if err := Write(&good, sample()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good.Bytes())
+	f.Add([]byte(`{"judges":[{"id":"a","slots":1,"speed":1}],"tasks":[{"submission_id":1,"language":"c","work_ms":1,"judge_id":"a","dispatch_ms":4}]}`))
+	f.Add([]byte(`{"judges":[{"id":"a","slots":1,"speed":1,"join_ms":5,"leave_ms":9},{"id":"a","slots":2,"speed":2,"join_ms":9}]}`))
+	f.Add([]byte(`{"judges":null,"tasks":null}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tr, err := Read(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		// What Read accepts is valid, writes, and reads back the same.
+		if err := tr.Validate(); err != nil {
+			t.Fatalf("Read returned an invalid trace: %v", err)
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, tr); err != nil {
+			t.Fatalf("Write of a read trace: %v", err)
+		}
+		back, err := Read(&buf)
+		if err != nil {
+			t.Fatalf("read back: %v\n%s", err, buf.String())
+		}
+		if !same(back, tr) {
+			t.Fatalf("round trip:\n got %+v\nwant %+v", back, tr)
+		}
+	})
+}
