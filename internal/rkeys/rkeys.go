@@ -110,6 +110,14 @@ func (n Names) Scoreboard(contestID int64) string {
 	return n.k("contest", strconv.FormatInt(contestID, 10), "board")
 }
 
+// ScoreboardPublish is the string key a web node sets (NX, expiring after
+// the publish interval) before it assembles and publishes a contest's
+// board: one node publishes per interval, whichever node consumed the
+// results; the others keep the contest dirty and try at their next tick.
+func (n Names) ScoreboardPublish(contestID int64) string {
+	return n.k("contest", strconv.FormatInt(contestID, 10), "publishing")
+}
+
 // Events is the pub/sub channel of live events for one topic (a submission,
 // a user's list, a contest's scoreboard, the queue notice), e.g.
 // Events("submission", 42).

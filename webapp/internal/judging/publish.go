@@ -147,6 +147,14 @@ func (s *Service) RunPublisher(ctx context.Context) {
 		clear(s.dirty)
 		s.mu.Unlock()
 		for _, id := range ids {
+			// One node publishes a contest per interval: assembling a
+			// board of thousands reads every cell, and a publish covers
+			// every node's results so far.
+			mine, err := s.rdb.SetNX(ctx, s.n.ScoreboardPublish(id), s.NodeID(), s.cfg.PublishInterval).Result()
+			if err == nil && !mine {
+				s.markDirty(id) // another node publishes now; ours goes out next time
+				continue
+			}
 			if err := s.PublishScoreboard(ctx, id); err != nil && ctx.Err() == nil {
 				s.log.Warn("scoreboard publish failed; will retry", "contest_id", id, obs.Err(err))
 				s.markDirty(id)
