@@ -242,9 +242,14 @@ func (c *Client) Call(ctx context.Context, method, path string, in, out any) err
 }
 
 // Upload posts raw bytes with the given content type (test data zips, user
-// CSV) and decodes a 2xx answer into out.
+// CSV) and decodes a 2xx answer into out. Like a browser it waits for as
+// long as the web node works on the upload (its own upload timeout, 5
+// minutes by default), not the API's 20 s.
 func (c *Client) Upload(ctx context.Context, path, contentType string, body []byte, out any) error {
-	return c.send(ctx, http.MethodPost, path, body, map[string]string{"Content-Type": contentType}, out)
+	ctx, cancel := context.WithTimeout(ctx, 6*time.Minute)
+	defer cancel()
+	long := &Client{base: c.base, hc: c.stream, stream: c.stream, csrf: c.csrf, user: c.user}
+	return long.send(ctx, http.MethodPost, path, body, map[string]string{"Content-Type": contentType}, out)
 }
 
 func (c *Client) send(ctx context.Context, method, path string, body []byte, hdr map[string]string, out any) error {

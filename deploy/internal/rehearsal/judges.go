@@ -21,7 +21,12 @@ type judgePool struct {
 	order  []string
 	works  map[int64]time.Duration // submission → simulated work of its latest attempt
 	waits  map[string]*bench.Recorder
-	wg     sync.WaitGroup
+	// first is each submission's first attempt as the judges saw it: the
+	// first push (whichever judge got it) and its work, for the trace.
+	first map[int64]*firstAttempt
+	// spans are the judges' connections: joined, and left when killed.
+	spans []judgeSpan
+	wg    sync.WaitGroup
 }
 
 type simJudge struct {
@@ -35,7 +40,8 @@ type simJudge struct {
 // an organiser does, starts them and waits until the web nodes see them
 // all live.
 func (r *run) startJudges(ctx context.Context) (*judgePool, error) {
-	p := &judgePool{r: r, judges: map[string]*simJudge{}, works: map[int64]time.Duration{}, waits: map[string]*bench.Recorder{}}
+	p := &judgePool{r: r, judges: map[string]*simJudge{}, works: map[int64]time.Duration{}, waits: map[string]*bench.Recorder{},
+		first: map[int64]*firstAttempt{}}
 	for i := range r.cfg.Judges {
 		name := fmt.Sprintf("sim-%02d", i+1)
 		var out struct {
@@ -73,6 +79,7 @@ func (p *judgePool) start(cfg simjudge.Config) error {
 		p.order = append(p.order, cfg.ID)
 	}
 	p.judges[cfg.ID] = sj
+	p.spans = append(p.spans, judgeSpan{id: cfg.ID, slots: cfg.Slots, speed: cfg.Speed, joined: time.Now()})
 	p.mu.Unlock()
 	p.wg.Go(func() {
 		defer close(sj.done)
@@ -81,15 +88,44 @@ func (p *judgePool) start(cfg simjudge.Config) error {
 	return nil
 }
 
+// firstAttempt is a submission's first attempt as the judges saw it.
+type firstAttempt struct {
+	judge     string
+	pushed    time.Time
+	problemID int64
+	dataHash  string
+	language  string
+	work      time.Duration // at speed 1
+}
+
+// judgeSpan is one simulated judge's connection.
+type judgeSpan struct {
+	id           string
+	slots        int
+	speed        float64
+	joined, left time.Time
+}
+
 // onEvent is every simulated judge's event hook.
 func (p *judgePool) onEvent(ev simjudge.Event) {
 	t := ev.Task
 	switch {
 	case ev.Kind == simjudge.EventReceived && t.Pushes == 1 && t.Attempt == 1:
-		p.r.dispatched(ev.JudgeID, t.SubmissionID, ev.At, p)
+		p.mu.Lock()
+		_, seen := p.first[t.SubmissionID]
+		if !seen { // a task rejected busy is pushed again elsewhere: the first push counts
+			p.first[t.SubmissionID] = &firstAttempt{judge: ev.JudgeID, pushed: ev.At, problemID: t.ProblemID, dataHash: t.DataHash, language: t.Language}
+		}
+		p.mu.Unlock()
+		if !seen {
+			p.r.dispatched(ev.JudgeID, t.SubmissionID, ev.At, p)
+		}
 	case ev.Kind == simjudge.EventResultSent && t.Sends == 1:
 		p.mu.Lock()
 		p.works[t.SubmissionID] = t.Work
+		if f := p.first[t.SubmissionID]; f != nil && t.Attempt == 1 {
+			f.work = time.Duration(float64(t.Work) * p.r.cfg.Speed)
+		}
 		p.mu.Unlock()
 		p.r.resultSent(t.SubmissionID, t.Attempt, ev.At)
 	}
@@ -125,6 +161,12 @@ func (p *judgePool) kill(ctx context.Context, downFor time.Duration) (string, er
 	}
 	name := p.order[0]
 	sj := p.judges[name]
+	for i := len(p.spans) - 1; i >= 0; i-- {
+		if p.spans[i].id == name && p.spans[i].left.IsZero() {
+			p.spans[i].left = time.Now()
+			break
+		}
+	}
 	p.mu.Unlock()
 	sj.j.Kill()
 	<-sj.done

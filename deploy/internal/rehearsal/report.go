@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/deploy/internal/bench"
+	"github.com/verdict-oj/verdict/internal/schedtrace"
 )
 
 // Report is what a rehearsal measured and checked.
@@ -23,10 +24,12 @@ type Report struct {
 	Logins, LoginRetries int
 	LoginSpan            time.Duration // first login due → last login done
 	Submitted            int
+	LateSubs             int // planned, not sent: the contestant was still behind at the end
 	Latency              []ClassSummary
 	Unexpected, Provoked []FailureCount
 	Shed                 []FailureCount // 429/503 answered with Retry-After, retried
 	VerdictAt, Overhead  bench.Summary
+	FirstMinute          bench.Summary // VerdictAt of the first real minute
 	Staleness            bench.Summary
 	StaleUnseen          int // results a sampled browser never showed
 	Dispatch             []JudgeDispatch
@@ -36,6 +39,11 @@ type Report struct {
 	TwoVerdicts          int
 	BoardsChecked        int
 	Faults, Staff        []string
+	Profiles             []Profile
+	// Replay is the scheduling simulator's replay of the trace written to
+	// TraceFile (nil when it did not run: ReplayErr says why).
+	Replay               *schedtrace.Comparison
+	TraceFile, ReplayErr string
 }
 
 // JudgeDispatch is one judge class's dispatch waits: from the POST's
@@ -67,10 +75,12 @@ func (rep *Report) OK() bool {
 
 func (r *run) report(rep *Report) {
 	rep.Logins, rep.LoginRetries = int(r.loginsDone.Load()), int(r.loginRetries.Load())
+	rep.LateSubs = int(r.lateSubs.Load())
 	rep.LoginSpan = time.Duration(r.loginSpan.Load())
 	rep.Latency = r.m.summaries()
 	rep.Unexpected, rep.Provoked, rep.Shed = r.m.failures()
 	rep.VerdictAt, rep.Overhead, rep.Staleness = r.verdictAt.Summary(), r.overhead.Summary(), r.staleness.Summary()
+	rep.FirstMinute = r.firstMinute.Summary()
 	rep.Dispatch = r.judges.dispatch()
 	rep.Faults, rep.Staff = r.faultLog, r.staffLog
 	rep.Config = r.cfg
@@ -142,7 +152,8 @@ func (rep *Report) Markdown() string {
 	fmt.Fprintf(&b, "- Planned: %d submissions (%.1f per contestant; %d in the first 20 minutes, %d in the middle, %d in the last 30), %d page reloads, %d clarifications. Verdicts: %s. Languages: %s.\n",
 		rep.Plan.Submissions, float64(rep.Plan.Submissions)/float64(s.Contestants), rep.Plan.Flash, rep.Plan.Middle, rep.Plan.Rush,
 		rep.Plan.Reloads, rep.Plan.Questions, mapLine(rep.Plan.ByVerdict), mapLine(rep.Plan.ByLanguage))
-	fmt.Fprintf(&b, "- Acknowledged to browsers: %d submissions. Wall time of the whole rehearsal: %v.\n", rep.Submitted, rep.Ended.Sub(rep.Began).Round(time.Second))
+	fmt.Fprintf(&b, "- Acknowledged to browsers: %d submissions; %d planned ones were not sent because their contestant, slowed down by slow answers, was still behind when the contest ended. Wall time of the whole rehearsal: %v.\n",
+		rep.Submitted, rep.LateSubs, rep.Ended.Sub(rep.Began).Round(time.Second))
 	if len(rep.Staff) > 0 {
 		fmt.Fprintf(&b, "- Staff: %s.\n", strings.Join(rep.Staff, "; "))
 	}
@@ -195,6 +206,7 @@ func (rep *Report) Markdown() string {
 	}{
 		{"submit due → final verdict on the owner's WebSocket", rep.VerdictAt},
 		{"the same minus the simulated judge work (overhead)", rep.Overhead},
+		{"submit due → final verdict, submissions of the first real minute (judges warmed before the start: " + onOff(!c.NoWarm) + ")", rep.FirstMinute},
 		{"scoreboard staleness: result sent by the judge → a sampled browser shows it", rep.Staleness},
 	} {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", x.name, x.s.N, msf(x.s.P50), msf(x.s.P99), msf(x.s.Max))
@@ -205,6 +217,36 @@ func (rep *Report) Markdown() string {
 		for _, d := range rep.Dispatch {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", d.Class, d.Tasks, msf(d.Mean), msf(d.Wait.P50), msf(d.Wait.P99), msf(d.Wait.Max))
 		}
+	}
+
+	fmt.Fprintf(&b, "\n## The hub against the scheduling simulator\n\n")
+	switch {
+	case rep.Replay != nil:
+		x := rep.Replay
+		fmt.Fprintf(&b, "The arrival trace (`%s`: %d first attempts, the judges' slots, speeds and connections) replayed by the scheduling simulator with the hub's policy (%s; heartbeat %d ms, dispatch tick %d ms, download model %s). Enqueue (the POST answered) → first push to a judge, ms:\n\n",
+			rep.TraceFile, x.Tasks, x.Policy, x.Model.HeartbeatMs, x.Model.DispatchTickMs, x.Model.Download)
+		fmt.Fprintf(&b, "| judges | tasks (hub / sim) | hub mean | sim mean | hub p99 | sim p99 | gap mean / p99 |\n|---|---|---|---|---|---|---|\n")
+		row := func(r schedtrace.ComparisonRow) {
+			gap := func(p *float64) string {
+				if p == nil {
+					return "–"
+				}
+				return fmt.Sprintf("%+.0f %%", *p)
+			}
+			flag := ""
+			if r.Differs {
+				flag = " **> 10 %**"
+			}
+			fmt.Fprintf(&b, "| %s | %d / %d | %.0f | %.0f | %.0f | %.0f | %s / %s%s |\n", r.Name, r.Hub.Count, r.Sim.Count,
+				r.Hub.MeanMs, r.Sim.MeanMs, r.Hub.P99Ms, r.Sim.P99Ms, gap(r.MeanGapPct), gap(r.P99GapPct), flag)
+		}
+		row(x.All)
+		for _, c := range x.Classes {
+			row(c)
+		}
+		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the POST's answer reached the browser (counted as 0).\n", x.Lost, x.Requeues, x.Early)
+	case rep.ReplayErr != "":
+		fmt.Fprintf(&b, "Not replayed: %s\n", rep.ReplayErr)
 	}
 
 	fmt.Fprintf(&b, "\n## Processes\n\n| process | CPU s during the contest | CPU ms per contestant | peak RSS MiB | peak RSS KiB per contestant |\n|---|---|---|---|---|\n")
@@ -221,6 +263,17 @@ func (rep *Report) Markdown() string {
 			float64(cpu)/float64(time.Millisecond)/float64(s.Contestants), float64(p.PeakRSS)/(1<<20), float64(p.PeakRSS)/1024/float64(s.Contestants))
 	}
 	b.WriteString("\nA process restarted by a fault counts from its restart only.\n")
+
+	if len(rep.Profiles) > 0 {
+		fmt.Fprintf(&b, "\n## Where the CPU went in the rush (20 s CPU profiles)\n\n")
+		for _, p := range rep.Profiles {
+			if p.Err != "" {
+				fmt.Fprintf(&b, "%s: no profile (%s)\n\n", p.Process, p.Err)
+				continue
+			}
+			fmt.Fprintf(&b, "%s (`%s`):\n\n```\n%s\n```\n\n", p.Process, p.File, strings.Join(p.Top, "\n"))
+		}
+	}
 
 	fmt.Fprintf(&b, "\n## Goals\n\n| goal | target | measured | |\n|---|---|---|---|\n")
 	goal := func(name, target, got string, ok bool) {
@@ -243,6 +296,13 @@ func (rep *Report) Markdown() string {
 	goal("submissions lost or doubled", "0", strconv.Itoa(rep.ZeroVerdicts+rep.TwoVerdicts), rep.ZeroVerdicts+rep.TwoVerdicts == 0)
 	goal("contestants logged in", strconv.Itoa(s.Contestants), strconv.Itoa(rep.Logins), rep.Logins == s.Contestants)
 	return b.String()
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }
 
 func sumCounts(fs []FailureCount) int {

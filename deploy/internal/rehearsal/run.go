@@ -47,6 +47,19 @@ type Config struct {
 	// board rebuilt from MySQL (default 300; every browser when larger
 	// than the contestants).
 	Sample, CheckBoards int
+	// ProfileDir receives CPU profiles of a web node and the hub, taken
+	// for 20 s from the start of the rush (default: the system's
+	// temporary directory); NoProfile takes none.
+	ProfileDir string
+	NoProfile  bool
+	// TraceFile receives the arrival trace the scheduling simulator
+	// replays (internal/schedtrace); empty: the system's temporary
+	// directory. NoReplay skips the replay.
+	TraceFile string
+	NoReplay  bool
+	// NoWarm turns the hub's warming before the start off
+	// (VERDICT_HUB_WARM_BEFORE=0), to measure what it is worth.
+	NoWarm bool
 	// Out receives progress lines; StackOut the stack's own output
 	// (default: discarded).
 	Out, StackOut io.Writer
@@ -92,6 +105,9 @@ type run struct {
 	staleness latencies // result sent by the judge → a sampled browser shows it
 	overhead  latencies // submit due → verdict on the owner's socket, minus the judge's work
 	verdictAt latencies // submit due → verdict, judge work included
+	// firstMinute is verdictAt of the submissions due in the contest's
+	// first real minute (what warming the judges before the start is for).
+	firstMinute latencies
 
 	judges *judgePool
 	subsMu sync.Mutex
@@ -103,6 +119,7 @@ type run struct {
 	browsers   []*browser
 
 	loginsDone, loginRetries atomic.Int64
+	lateSubs                 atomic.Int64 // planned submissions not sent: the contestant was still behind at the end
 	loginSpan                atomic.Int64 // ns from the first login due to the last login done
 	faultLog                 []string
 	staffLog                 []string
@@ -188,6 +205,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var side sync.WaitGroup
 	side.Go(func() { r.staff(cctx) })
 	side.Go(func() { r.faults(cctx) })
+	if !cfg.NoProfile {
+		side.Go(func() {
+			if sleepUntil(cctx, r.at(cfg.Shape.Length-30*time.Minute)) {
+				rep.Profiles = r.profiles(cctx, 20*time.Second)
+			}
+		})
+	}
 	// The contest ends; the last verdicts come in; the board unfreezes.
 	sleepUntil(cctx, r.end)
 	r.logf("contest over; waiting for the last verdicts")
@@ -199,11 +223,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	time.Sleep(3 * time.Second) // the unfrozen board reaches the browsers
 	rep.After = r.procStats()
 	r.check(cctx, rep)
+	r.simVersusHub(cctx, rep)
 	close(allDone)
 	wg.Wait()
 	r.report(rep)
 	rep.Ended = time.Now()
 	return rep, nil
+}
+
+// stackEnv is the environment of the stack's components: the defaults,
+// but for NoWarm.
+func stackEnv(cfg Config) []string {
+	env := []string{"VERDICT_WEBAPP_PPROF=1", "VERDICT_HUB_PPROF=1"}
+	if cfg.NoWarm {
+		env = append(env, "VERDICT_HUB_WARM_BEFORE=0")
+	}
+	return env
 }
 
 // setup creates the problems, the contest and the contestants, and
@@ -319,6 +354,10 @@ func (r *run) contestant(ctx context.Context, c *Contestant, pass string, allDon
 			return
 		}
 		switch {
+		case s.sub != nil && time.Now().After(r.end):
+			// Fallen so far behind that the contest is over: the page
+			// shows that, nobody submits.
+			r.lateSubs.Add(1)
 		case s.sub != nil:
 			r.submit(ctx, cl, c, n, *s.sub, due)
 		case s.reload != nil:
@@ -473,6 +512,9 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 		return
 	}
 	r.verdictAt.Add(v.at.Sub(due))
+	if due.Sub(r.start) < time.Minute {
+		r.firstMinute.Add(v.at.Sub(due))
+	}
 	if w, ok := r.judges.work(id); ok {
 		r.overhead.Add(v.at.Sub(due) - w)
 	}

@@ -238,7 +238,7 @@ func (j *Judge) handleTask(t protocol.Task) {
 	j.note(EventReceived, ref, "", func(r *TaskRecord, c *counters) {
 		c.received++
 		r.Pushes++
-		r.ProblemID, r.Language = t.ProblemID, t.Language
+		r.ProblemID, r.DataHash, r.Language = t.ProblemID, t.TestData.Hash, t.Language
 		if r.Received.IsZero() {
 			r.Received = time.Now()
 		}

@@ -50,6 +50,7 @@ type TaskRecord struct {
 	SubmissionID int64
 	Attempt      int
 	ProblemID    int64
+	DataHash     string // the task's test data
 	Language     string
 	// Pushes counts the task messages received for this attempt.
 	Pushes int

@@ -70,76 +70,15 @@ func ModelDownload(hash string) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// ReplayResult is a replay beside the recorded run: the enqueue → dispatch
-// wait (the first push of a task to a judge) per judge, per judge class and
-// over all judges, as the hub did it (the trace's recorded dispatches) and
-// as the simulator did it. It is also the JSON that `sim -replay -json`
-// prints. Times are in milliseconds.
-type ReplayResult struct {
-	Policy string      `json:"policy"`
-	Model  ReplayModel `json:"model"`
-	// Tasks in the trace; Recorded: those with a recorded dispatch; Early:
-	// recorded pushes before at_ms (counted as 0 wait); Undispatched: tasks
-	// the simulator never dispatched (every judge gone); Requeues and Lost:
-	// the simulator's expired leases and tasks lost after the last attempt.
-	Tasks        int `json:"tasks"`
-	Recorded     int `json:"recorded"`
-	Early        int `json:"early"`
-	Undispatched int `json:"undispatched"`
-	Requeues     int `json:"requeues"`
-	Lost         int `json:"lost"`
-	// All is every judge; Judges one row per judge id (a judge that
-	// reconnected is one row), in trace order; Classes one row per (slots,
-	// speed), fastest first.
-	All     ReplayRow   `json:"all"`
-	Judges  []ReplayRow `json:"judges"`
-	Classes []ReplayRow `json:"classes"`
-	// Dispatches is every task's two dispatches, in trace order.
-	Dispatches []ReplayDispatch `json:"dispatches,omitempty"`
-}
-
-// ReplayModel is what the simulator assumed.
-type ReplayModel struct {
-	HeartbeatMs    int64  `json:"heartbeat_ms"`
-	LeaseMs        int64  `json:"lease_ms"`
-	DispatchTickMs int64  `json:"dispatch_tick_ms"`
-	PeekWindow     int    `json:"peek_window"`
-	CacheProblems  int    `json:"cache_problems"`
-	Download       string `json:"download"` // "model" (ModelDownload) or "custom"
-	Seed           uint64 `json:"seed"`
-}
-
-// ReplayRow is one row of the comparison. A gap is (sim − hub) / hub in
-// percent, null when a side has no task or the hub's figure is 0 and the
-// simulator's is not. Differs: both sides have tasks and a gap exceeds
-// ReplayGapLimit (or is null for a zero hub figure).
-type ReplayRow struct {
-	Name       string    `json:"name"`
-	Hub        WaitStats `json:"hub"`
-	Sim        WaitStats `json:"sim"`
-	MeanGapPct *float64  `json:"mean_gap_pct"`
-	P99GapPct  *float64  `json:"p99_gap_pct"`
-	Differs    bool      `json:"differs"`
-}
-
-// WaitStats summarises enqueue → dispatch waits (ms; 0 when Count is 0).
-// P99 interpolates between closest ranks (Percentile).
-type WaitStats struct {
-	Count  int     `json:"count"`
-	MeanMs float64 `json:"mean_ms"`
-	P99Ms  float64 `json:"p99_ms"`
-}
-
-// ReplayDispatch is one task's dispatch in the hub (HubJudge "" when not
-// recorded) and in the simulator (SimJudge "" when never dispatched).
-type ReplayDispatch struct {
-	SubmissionID int64   `json:"submission_id"`
-	AtMs         int64   `json:"at_ms"`
-	HubJudge     string  `json:"hub_judge,omitempty"`
-	HubWaitMs    float64 `json:"hub_wait_ms"`
-	SimJudge     string  `json:"sim_judge,omitempty"`
-	SimWaitMs    float64 `json:"sim_wait_ms"`
-}
+// The replay's answer crosses processes (the rehearsal under deploy/ reads
+// the CLI's -json): its types live in internal/schedtrace.
+type (
+	ReplayResult   = schedtrace.Comparison
+	ReplayModel    = schedtrace.ComparisonModel
+	ReplayRow      = schedtrace.ComparisonRow
+	WaitStats      = schedtrace.WaitStats
+	ReplayDispatch = schedtrace.Dispatch
+)
 
 // Replay runs a hub policy on a recorded trace: exactly its arrivals (in
 // the hub's queue order: priority, then enqueue time), its judges (slots,

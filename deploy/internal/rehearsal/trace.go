@@ -1,0 +1,113 @@
+package rehearsal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/schedtrace"
+)
+
+// trace is the contest as the scheduling simulator replays it: every
+// judge connection, and every submission's first attempt with when its
+// POST was answered (enqueued), its simulated work at speed 1, and when
+// and where the real hub first pushed it. Attempts after the first
+// (rejudges, requeues after a fault) are left out.
+func (r *run) trace() schedtrace.Trace {
+	p := r.judges
+	ms := func(t time.Time) int64 { return max(0, t.Sub(r.start).Milliseconds()) }
+	tr := schedtrace.Trace{Start: r.start}
+	p.mu.Lock()
+	for _, s := range p.spans {
+		j := schedtrace.Judge{ID: s.id, Slots: s.slots, Speed: s.speed, JoinMs: ms(s.joined)}
+		if !s.left.IsZero() {
+			j.LeaveMs = max(ms(s.left), j.JoinMs+1)
+		}
+		tr.Judges = append(tr.Judges, j)
+	}
+	first := make(map[int64]firstAttempt, len(p.first))
+	for id, f := range p.first {
+		first[id] = *f
+	}
+	p.mu.Unlock()
+	r.subsMu.Lock()
+	for id, s := range r.subs {
+		f, ok := first[id]
+		if !ok || f.work == 0 {
+			continue
+		}
+		tr.Tasks = append(tr.Tasks, schedtrace.Task{
+			SubmissionID: id, AtMs: ms(s.acked), ProblemID: f.problemID, DataHash: f.dataHash, Language: f.language,
+			Priority: int(protocol.PriorityContest), WorkMs: max(1, f.work.Milliseconds()),
+			DispatchMs: max(ms(f.pushed), ms(s.acked)), JudgeID: f.judge,
+		})
+	}
+	r.subsMu.Unlock()
+	sort.Slice(tr.Tasks, func(i, j int) bool {
+		a, b := tr.Tasks[i], tr.Tasks[j]
+		return a.AtMs < b.AtMs || (a.AtMs == b.AtMs && a.SubmissionID < b.SubmissionID)
+	})
+	return tr
+}
+
+// writeTrace writes the trace to path.
+func (r *run) writeTrace(path string) error {
+	var b bytes.Buffer
+	if err := schedtrace.Write(&b, r.trace()); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("rehearsal: trace: %w", err)
+	}
+	return nil
+}
+
+// simVersusHub writes the trace and has the scheduling simulator replay
+// it, for the report's sim-versus-hub table.
+func (r *run) simVersusHub(ctx context.Context, rep *Report) {
+	if r.cfg.NoReplay {
+		return
+	}
+	path := r.cfg.TraceFile
+	if path == "" {
+		path = filepath.Join(os.TempDir(), "rehearsal-trace.json")
+	}
+	if err := r.writeTrace(path); err != nil {
+		rep.ReplayErr = err.Error()
+		return
+	}
+	rep.TraceFile = path
+	raw, err := r.replay(ctx, path)
+	if err != nil {
+		rep.ReplayErr = err.Error()
+		return
+	}
+	var c schedtrace.Comparison
+	if err := json.Unmarshal(raw, &c); err != nil {
+		rep.ReplayErr = fmt.Sprintf("the simulator's answer: %v", err)
+		return
+	}
+	rep.Replay = &c
+}
+
+// replay runs the scheduling simulator on the trace file (go run of the
+// checkout's sim command) and returns its JSON answer.
+func (r *run) replay(ctx context.Context, path string) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "run", "./hub/internal/sched/sim/cmd/sim", "-replay", path, "-json")
+	cmd.Dir = r.cfg.Root
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("rehearsal: replay in the simulator: %w: %s", err, errb.Bytes())
+	}
+	return out.Bytes(), nil
+}
