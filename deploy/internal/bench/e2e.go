@@ -82,58 +82,6 @@ type E2EResult struct {
 	Phases     []E2EPhase
 }
 
-// final is one final verdict seen on a WebSocket.
-type final struct {
-	at      time.Time
-	verdict protocol.Verdict
-}
-
-// tracker matches submission ids to the final verdicts the users' live
-// WebSockets deliver, in whichever order the POST's answer and the
-// verdict arrive.
-type tracker struct {
-	mu    sync.Mutex
-	seen  map[int64]final
-	waits map[int64]chan final
-}
-
-func newTracker() *tracker {
-	return &tracker{seen: map[int64]final{}, waits: map[int64]chan final{}}
-}
-
-func (t *tracker) done(id int64, f final) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if _, ok := t.seen[id]; ok {
-		return
-	}
-	t.seen[id] = f
-	if w := t.waits[id]; w != nil {
-		w <- f
-		delete(t.waits, id)
-	}
-}
-
-func (t *tracker) wait(ctx context.Context, id int64) (final, error) {
-	t.mu.Lock()
-	if f, ok := t.seen[id]; ok {
-		t.mu.Unlock()
-		return f, nil
-	}
-	w := make(chan final, 1)
-	t.waits[id] = w
-	t.mu.Unlock()
-	select {
-	case f := <-w:
-		return f, nil
-	case <-ctx.Done():
-		t.mu.Lock()
-		delete(t.waits, id)
-		t.mu.Unlock()
-		return final{}, fmt.Errorf("bench: no final verdict for submission %d: %w", id, ctx.Err())
-	}
-}
-
 func decodeState(b []byte) (protocol.SubmissionState, error) {
 	var s protocol.SubmissionState
 	err := json.Unmarshal(b, &s)
@@ -142,7 +90,7 @@ func decodeState(b []byte) (protocol.SubmissionState, error) {
 
 // watch reads a user's live WebSocket (subscribed to the user's
 // submission list) and reports every final status to t until ctx ends.
-func watch(ctx context.Context, l *harness.Live, t *tracker) {
+func watch(ctx context.Context, l *harness.Live, t *harness.Verdicts) {
 	for {
 		raw, err := l.ReadRaw(ctx)
 		if err != nil {
@@ -161,7 +109,7 @@ func watch(ctx context.Context, l *harness.Live, t *tracker) {
 			continue
 		}
 		if st, err := decodeState(ev.Body); err == nil && st.Status.Final() {
-			t.done(st.SubmissionID, final{at: now, verdict: st.Status})
+			t.Done(st.SubmissionID, harness.Final{At: now, Verdict: st.Status})
 		}
 	}
 }
@@ -189,7 +137,7 @@ func E2E(ctx context.Context, f *Fixture, dir string, cfg E2EConfig, cores int) 
 			l.Close()
 		}
 	}()
-	t := newTracker()
+	t := harness.NewVerdicts()
 	for _, u := range f.Users {
 		l, err := u.DialLive(ctx)
 		if err != nil {
@@ -205,15 +153,15 @@ func E2E(ctx context.Context, f *Fixture, dir string, cfg E2EConfig, cores int) 
 	defer func() { res.Retried = int(retried.Load()) }()
 	// submit posts one submission from user i%n and waits for its verdict
 	// until wctx's deadline; it returns when the verdict came.
-	submit := func(ctx context.Context, i int) (final, error) {
+	submit := func(ctx context.Context, i int) (harness.Final, error) {
 		u := f.Users[i%len(f.Users)]
 		n := int(seq.Add(1))
 		id, tries, err := u.SubmitRetry(ctx, harness.NewKey(), harness.Submission{Problem: ProblemSlug, Language: Language, Source: Solution(n)}, 10*time.Second)
 		retried.Add(int64(len(tries) - 1))
 		if err != nil {
-			return final{}, err
+			return harness.Final{}, err
 		}
-		return t.wait(ctx, id)
+		return t.Wait(ctx, id)
 	}
 
 	// Warm-up: one submission (the judges fetch the test data).
@@ -223,8 +171,8 @@ func E2E(ctx context.Context, f *Fixture, dir string, cfg E2EConfig, cores int) 
 	if err != nil {
 		return res, fmt.Errorf("bench: warm-up submission: %w", err)
 	}
-	if fin.verdict != protocol.VerdictAC {
-		return res, fmt.Errorf("bench: warm-up submission judged %s, want AC (is g++ available to the judges?)", fin.verdict)
+	if fin.Verdict != protocol.VerdictAC {
+		return res, fmt.Errorf("bench: warm-up submission judged %s, want AC (is g++ available to the judges?)", fin.Verdict)
 	}
 
 	// Capacity: closed loop.
@@ -246,9 +194,9 @@ func E2E(ctx context.Context, f *Fixture, dir string, cfg E2EConfig, cores int) 
 					time.Sleep(200 * time.Millisecond)
 					continue
 				}
-				capRec.Add(fin.at.Sub(t0))
+				capRec.Add(fin.At.Sub(t0))
 				mu.Lock()
-				done = append(done, fin.at.Sub(start))
+				done = append(done, fin.At.Sub(start))
 				mu.Unlock()
 			}
 		})
@@ -275,12 +223,12 @@ func E2E(ctx context.Context, f *Fixture, dir string, cfg E2EConfig, cores int) 
 				rec.Fail()
 				return
 			}
-			rec.Add(fin.at.Sub(due))
-			if fin.verdict != protocol.VerdictAC {
+			rec.Add(fin.At.Sub(due))
+			if fin.Verdict != protocol.VerdictAC {
 				wrong.Add(1)
 			}
 			mu.Lock()
-			pdone = append(pdone, fin.at.Sub(pstart))
+			pdone = append(pdone, fin.At.Sub(pstart))
 			mu.Unlock()
 		})
 		cancel()

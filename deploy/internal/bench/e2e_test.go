@@ -1,55 +1,11 @@
 package bench
 
 import (
-	"context"
-	"errors"
 	"math/big"
 	"net/netip"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/verdict-oj/verdict/internal/protocol"
 )
-
-func TestTracker(t *testing.T) {
-	tr := newTracker()
-	at := time.Unix(100, 0)
-	// The verdict arrives before the POST's answer.
-	tr.done(1, final{at: at, verdict: protocol.VerdictAC})
-	if f, err := tr.wait(context.Background(), 1); err != nil || !f.at.Equal(at) || f.verdict != protocol.VerdictAC {
-		t.Fatalf("verdict first: %+v, %v", f, err)
-	}
-	// The POST's answer first, then the verdict; a repeat is ignored.
-	got := make(chan final, 1)
-	go func() {
-		f, _ := tr.wait(context.Background(), 2)
-		got <- f
-	}()
-	for {
-		tr.mu.Lock()
-		n := len(tr.waits)
-		tr.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-	tr.done(2, final{at: at.Add(time.Second), verdict: protocol.VerdictWA})
-	tr.done(2, final{at: at.Add(time.Hour), verdict: protocol.VerdictAC})
-	if f := <-got; f.verdict != protocol.VerdictWA || !f.at.Equal(at.Add(time.Second)) {
-		t.Fatalf("POST first: %+v", f)
-	}
-	// Never judged: the context ends the wait and nothing is left behind.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	if _, err := tr.wait(ctx, 3); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("no verdict: %v", err)
-	}
-	if len(tr.waits) != 0 {
-		t.Fatalf("%d waiters left", len(tr.waits))
-	}
-}
 
 func TestCasesAreAPlusB(t *testing.T) {
 	cs := Cases()

@@ -175,7 +175,7 @@ func (b *browser) read(ctx context.Context, l *harness.Live) {
 			case ev.Channel.Kind == protocol.ChannelUser && ev.Kind == protocol.EventStatus:
 				var st protocol.SubmissionState
 				if json.Unmarshal(ev.Body, &st) == nil && st.Status.Final() {
-					b.r.verdicts.done(st.SubmissionID, st.Status, now)
+					b.r.verdicts.Done(st.SubmissionID, harness.Final{At: now, Verdict: st.Status})
 				}
 			case ev.Channel.Kind == protocol.ChannelContest && ev.Kind == protocol.EventScoreboard:
 				b.apply(ev.Body, false, true, now)
@@ -272,53 +272,6 @@ func (r *results) unseen(b *browser) int {
 		}
 	}
 	return n
-}
-
-// verdicts matches submission ids to the first final verdict an owner's
-// socket delivered, whichever comes first: the POST's answer or the
-// verdict.
-type verdicts struct {
-	mu    sync.Mutex
-	seen  map[int64]seenVerdict
-	waits map[int64]chan seenVerdict
-}
-
-type seenVerdict struct {
-	v  protocol.Verdict
-	at time.Time
-}
-
-func (t *verdicts) done(id int64, v protocol.Verdict, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if _, ok := t.seen[id]; ok {
-		return
-	}
-	t.seen[id] = seenVerdict{v, at}
-	if w := t.waits[id]; w != nil {
-		w <- seenVerdict{v, at}
-		delete(t.waits, id)
-	}
-}
-
-func (t *verdicts) wait(ctx context.Context, id int64) (seenVerdict, bool) {
-	t.mu.Lock()
-	if s, ok := t.seen[id]; ok {
-		t.mu.Unlock()
-		return s, true
-	}
-	w := make(chan seenVerdict, 1)
-	t.waits[id] = w
-	t.mu.Unlock()
-	select {
-	case s := <-w:
-		return s, true
-	case <-ctx.Done():
-		t.mu.Lock()
-		delete(t.waits, id)
-		t.mu.Unlock()
-		return seenVerdict{}, false
-	}
 }
 
 func short(err error) string {

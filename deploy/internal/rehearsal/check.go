@@ -137,14 +137,12 @@ func (r *run) check(ctx context.Context, rep *Report) {
 	rep.check(len(se) == 0, "no system errors", firstFew(se))
 
 	// Every socket saw its submissions' verdicts.
-	r.verdicts.mu.Lock()
 	var unseen []string
 	for _, id := range ids {
-		if _, ok := r.verdicts.seen[id]; !ok {
+		if _, ok := r.verdicts.Seen(id); !ok {
 			unseen = append(unseen, fmt.Sprintf("#%d", id))
 		}
 	}
-	r.verdicts.mu.Unlock()
 	rep.check(len(unseen) == 0, "every submission's final verdict reached its owner's WebSocket", firstFew(unseen))
 
 	r.checkBoards(ctx, rep)

@@ -100,7 +100,7 @@ type run struct {
 	end       time.Time
 
 	m         *Metrics
-	verdicts  *verdicts
+	verdicts  *harness.Verdicts
 	stale     *results
 	staleness latencies // result sent by the judge → a sampled browser shows it
 	overhead  latencies // submit due → verdict on the owner's socket, minus the judge's work
@@ -159,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("rehearsal: %w", err)
 	}
 	r := &run{cfg: cfg, plan: plan, ctx: ctx, m: newMetrics(),
-		verdicts: &verdicts{seen: map[int64]seenVerdict{}, waits: map[int64]chan seenVerdict{}},
+		verdicts: harness.NewVerdicts(),
 		stale:    &results{m: map[cellKey]mark{}}, subs: map[int64]submitted{}, early: map[int64]earlyEvent{}}
 	if cfg.Judges == 0 {
 		peak := plan.PeakWork(time.Minute, cfg.Compile) * cfg.Compress / cfg.Speed // judge-seconds per real second
@@ -225,6 +225,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.check(cctx, rep)
 	r.simVersusHub(cctx, rep)
 	close(allDone)
+	cancel() // a contestant still retrying a request gives up: the contest is over
 	wg.Wait()
 	r.report(rep)
 	rep.Ended = time.Now()
@@ -353,11 +354,17 @@ func (r *run) contestant(ctx context.Context, c *Contestant, pass string, allDon
 		if !sleepUntil(ctx, due) {
 			return
 		}
-		switch {
-		case s.sub != nil && time.Now().After(r.end):
+		if time.Now().After(r.end) {
 			// Fallen so far behind that the contest is over: the page
-			// shows that, nobody submits.
-			r.lateSubs.Add(1)
+			// says so; nobody submits or reloads the problems any more.
+			for _, rest := range steps[n:] {
+				if rest.sub != nil {
+					r.lateSubs.Add(1)
+				}
+			}
+			break
+		}
+		switch {
 		case s.sub != nil:
 			r.submit(ctx, cl, c, n, *s.sub, due)
 		case s.reload != nil:
@@ -503,20 +510,20 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 	r.keys.Add(1)
 	r.registerSub(id, submitted{user: cl.User().ID, label: p.Label, planned: s.Verdict, due: due, acked: time.Now()})
 	wctx, cancel := context.WithTimeout(ctx, verdictWait)
-	v, ok := r.verdicts.wait(wctx, id)
+	v, err := r.verdicts.Wait(wctx, id)
 	cancel()
-	if !ok {
+	if err != nil {
 		if ctx.Err() == nil {
 			r.m.fail(Failure{Class: ClassSubmit, What: "verdict on the owner's socket", Code: "none within " + verdictWait.String()}, time.Now())
 		}
 		return
 	}
-	r.verdictAt.Add(v.at.Sub(due))
+	r.verdictAt.Add(v.At.Sub(due))
 	if due.Sub(r.start) < time.Minute {
-		r.firstMinute.Add(v.at.Sub(due))
+		r.firstMinute.Add(v.At.Sub(due))
 	}
 	if w, ok := r.judges.work(id); ok {
-		r.overhead.Add(v.at.Sub(due) - w)
+		r.overhead.Add(v.At.Sub(due) - w)
 	}
 	if n%2 == 0 { // half the time the contestant opens the submission page
 		r.get(ctx, cl, ClassSubmission, http.MethodGet, "/api/submissions/"+strconv.FormatInt(id, 10), time.Now())
@@ -539,13 +546,11 @@ func (r *run) drain(ctx context.Context, within time.Duration) {
 		}
 		r.subsMu.Unlock()
 		missing := 0
-		r.verdicts.mu.Lock()
 		for _, id := range ids {
-			if _, ok := r.verdicts.seen[id]; !ok {
+			if _, ok := r.verdicts.Seen(id); !ok {
 				missing++
 			}
 		}
-		r.verdicts.mu.Unlock()
 		if missing == 0 {
 			return
 		}

@@ -1,0 +1,46 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+)
+
+func TestVerdicts(t *testing.T) {
+	tr := NewVerdicts()
+	at := time.Unix(100, 0)
+	// The verdict arrives before the POST's answer.
+	tr.Done(1, Final{At: at, Verdict: protocol.VerdictAC})
+	if f, err := tr.Wait(context.Background(), 1); err != nil || !f.At.Equal(at) || f.Verdict != protocol.VerdictAC {
+		t.Fatalf("verdict first: %+v, %v", f, err)
+	}
+	// The POST's answer first, then the verdict; a repeat is ignored.
+	got := make(chan Final, 1)
+	go func() {
+		f, _ := tr.Wait(context.Background(), 2)
+		got <- f
+	}()
+	for {
+		if tr.waiting() == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	tr.Done(2, Final{At: at.Add(time.Second), Verdict: protocol.VerdictWA})
+	tr.Done(2, Final{At: at.Add(time.Hour), Verdict: protocol.VerdictAC})
+	if f := <-got; f.Verdict != protocol.VerdictWA || !f.At.Equal(at.Add(time.Second)) {
+		t.Fatalf("POST first: %+v", f)
+	}
+	// Never judged: the context ends the wait and nothing is left behind.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := tr.Wait(ctx, 3); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("no verdict: %v", err)
+	}
+	if n := tr.waiting(); n != 0 {
+		t.Fatalf("%d waiters left", n)
+	}
+}
