@@ -11,7 +11,7 @@
 //
 //	link   subprotocol        peers                 max message
 //	judge  verdict.judge.v1   judge agent <-> hub   MaxJudgeMessage (1 MiB)
-//	live   verdict.live.v1    browser <-> hub       MaxLiveMessage (256 KiB);
+//	live   verdict.live.v1    browser <-> hub       MaxLiveMessage (4 MiB);
 //	                                                hub reads MaxLiveInbound (4 KiB)
 //
 // # Envelope

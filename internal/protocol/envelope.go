@@ -30,9 +30,13 @@ const (
 	// so it is generous (1 MiB). Senders truncate compiler output and case
 	// messages to stay well below it.
 	MaxJudgeMessage = 1 << 20
-	// MaxLiveMessage bounds a live-link message (256 KiB). Snapshots are
-	// the largest; the hub pages or trims scoreboards to fit.
-	MaxLiveMessage = 256 << 10
+	// MaxLiveMessage bounds a live-link message from the hub (4 MiB).
+	// Snapshots are the largest: a contest's whole scoreboard, about 90
+	// bytes per contestant and problem (3,000 contestants with 4 problems
+	// came to 270 kB in the rehearsal). Changes of a board go out as
+	// deltas of the changed rows; only a subscribe's answer and a change
+	// a delta cannot say carry the whole board.
+	MaxLiveMessage = 4 << 20
 	// MaxLiveInbound is the read limit the hub sets on browser connections
 	// (4 KiB): browsers only send subscribe and unsubscribe.
 	MaxLiveInbound = 4 << 10

@@ -6,8 +6,8 @@
 
 export const VERSION = 1;
 export const SUBPROTOCOL = "verdict.live.v1";
-/** Largest message the hub sends (MaxLiveMessage, 256 KiB). */
-export const MAX_LIVE_MESSAGE = 256 << 10;
+/** Largest message the hub sends (MaxLiveMessage, 4 MiB: a whole scoreboard of thousands). */
+export const MAX_LIVE_MESSAGE = 4 << 20;
 /** Largest message the hub reads from a browser (MaxLiveInbound, 4 KiB). */
 export const MAX_LIVE_INBOUND = 4 << 10;
 export const MAX_ID_LENGTH = 128;

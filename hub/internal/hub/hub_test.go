@@ -829,3 +829,40 @@ func TestEvictBroadcastToJudges(t *testing.T) {
 		return false
 	})
 }
+
+// TestLargeScoreboardSnapshot: the whole board of a 3,000-contestant
+// contest fits in one live message (the rehearsal found subscribes
+// refused with "snapshot too large" once the board passed 256 KiB).
+func TestLargeScoreboardSnapshot(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	addSession(t, env, "u", 8, "")
+	b, err := dialBrowser(t, th.url("/ws"), "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := boarddoc.Doc{Rule: "icpc", Full: true}
+	tm := 187
+	for i := range 3000 {
+		cells := map[string]boarddoc.DocCell{}
+		for _, l := range []string{"A", "B", "C", "D", "E", "F"} {
+			cells[l] = boarddoc.DocCell{Solved: true, Attempts: 3, TimeMin: &tm}
+		}
+		d.Rows = append(d.Rows, boarddoc.Row{Rank: i + 1, User: fmt.Sprintf("c%05d", i), UserID: int64(i + 1),
+			DisplayName: fmt.Sprintf("Contestant %05d", i), Solved: 6, Penalty: 1234, Problems: cells})
+	}
+	doc := mustJSON(d)
+	if len(doc) < 1<<20 {
+		t.Fatalf("the test board is only %d bytes", len(doc))
+	}
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 5}
+	if _, err := th.h.Queue().PublishDoc(context.Background(), ch, protocol.EventScoreboard, doc, doc); err != nil {
+		t.Fatal(err)
+	}
+	b.subscribe("c", ch)
+	snap := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot))
+	var got boarddoc.Doc
+	if err := json.Unmarshal(snap.State, &got); err != nil || len(got.Rows) != 3000 {
+		t.Fatalf("snapshot of %d bytes: %d rows, %v", len(snap.State), len(got.Rows), err)
+	}
+}
