@@ -89,6 +89,11 @@ type Config struct {
 
 // Service is one node's judging machinery.
 type Service struct {
+	// jobs are the background rejudges (RejudgeAll), joined by Wait.
+	jobs       sync.WaitGroup
+	jobsMu     sync.Mutex
+	jobCancels []context.CancelFunc
+
 	cfg   Config
 	st    *store.Store
 	rdb   redis.UniversalClient
@@ -215,6 +220,7 @@ func (s *Service) Run(ctx context.Context) error {
 	wg.Go(func() { s.RunReconciler(ctx) })
 	wg.Go(func() { s.RunPublisher(ctx) })
 	wg.Wait()
+	s.Wait()
 	return nil
 }
 

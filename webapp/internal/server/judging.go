@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/obs"
-	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -279,52 +277,17 @@ func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("%d submissions; rejudge at most %d at once", len(ids), MaxRejudge)))
 		return
 	}
-	n := 0
-	for _, id := range ids {
-		if err := s.rejudgeOne(ctx, id); err != nil {
-			s.log.Warn("rejudge stopped", obs.SubmissionID(id), obs.Err(err), "done", n)
-			s.internal(w, r, fmt.Errorf("rejudged %d of %d: %w", n, len(ids), err), http.StatusServiceUnavailable)
+	if req.SubmissionID != nil {
+		if err := s.judging.Rejudge(ctx, ids[0]); err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
 			return
 		}
-		n++
+		s.log.Info("rejudge", "user_id", a.user.ID, "submissions", 1, "request_id", requestIDOf(r))
+		writeJSON(w, http.StatusOK, map[string]any{"queued": 1})
+		return
 	}
-	s.log.Info("rejudge", "user_id", a.user.ID, "submissions", n, "request_id", requestIDOf(r))
-	writeJSON(w, http.StatusOK, map[string]any{"queued": n})
-}
-
-// rejudgeOne resets a submission to its next attempt — above any attempt
-// the queue has seen for it (leases may have expired more often than MySQL
-// knows) — and enqueues it at rejudge priority.
-func (s *Server) rejudgeOne(ctx context.Context, id int64) error {
-	min := 0
-	if v, err := s.cfg.Redis.HGet(ctx, s.cfg.Names.Task(id), "attempt").Result(); err == nil {
-		if a, err := strconv.Atoi(v); err == nil {
-			min = a + 1
-		}
-	} else if !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("read task %d: %w", id, err)
-	}
-	sub, err := s.cfg.Store.SubmissionByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	p, err := s.cfg.Store.ProblemByID(ctx, sub.ProblemID)
-	if err != nil {
-		return err
-	}
-	hash := p.TestdataHash.String
-	if hash == "" {
-		hash = sub.TestdataHash.String
-	}
-	sub, err = s.cfg.Store.Rejudge(ctx, id, min, hash)
-	if err != nil {
-		return err
-	}
-	if err := s.judging.UpdateBoard(ctx, &sub); err != nil {
-		s.log.Warn("scoreboard pending mark failed", obs.SubmissionID(id), obs.Err(err))
-	}
-	if hash == "" {
-		return nil // nothing to judge with; stays queued until test data exists
-	}
-	return s.judging.Enqueue(ctx, &sub, &p, protocol.PriorityRejudge)
+	// A problem's or a contest's: in the background, at once.
+	s.judging.RejudgeAll(ids, a.user.ID)
+	s.log.Info("rejudge started", "user_id", a.user.ID, "submissions", len(ids), "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusAccepted, map[string]any{"queued": len(ids), "background": true})
 }

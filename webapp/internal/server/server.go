@@ -380,7 +380,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		_ = s.judging.Run(bgCtx)
 		<-done
 	}()
-	defer func() { stopBG(); <-bgDone }()
+	defer func() {
+		stopBG()
+		<-bgDone
+		s.judging.Wait() // background rejudges, with or without NoBackground
+	}()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	s.log.Info("serving", "addr", ln.Addr().String(), "advertise", adv)
