@@ -171,7 +171,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.WebNodes, cfg.Judges, cfg.Slots, cfg.RealJudges)
 	env, stop, err := harness.Start(ctx, harness.Options{
 		Root: cfg.Root, Bin: cfg.Bin, Out: cfg.StackOut, Judges: cmp.Or(cfg.RealJudges, -1),
-		WebNodes:  cfg.WebNodes,
+		WebNodes: cfg.WebNodes, Env: stackEnv(cfg),
 		Configure: func(sc *stack.Config) { sc.NginxWorkerConnections = 32768 },
 	})
 	if err != nil {

@@ -218,6 +218,11 @@ func TestParticipantsAPI(t *testing.T) {
 	if r := setter.call("POST", path, map[string]any{"usernames": []string{"bob"}}); r.status != 200 || r.body["added"] != float64(1) {
 		t.Fatalf("re-add: %d %s", r.status, r.raw)
 	}
+	// Contestants read the board last published: the publisher (not run
+	// in this test) publishes a changed contest within its interval.
+	if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
 	doc := alice.do("GET", "/api/contests/closed/scoreboard", nil)
 	back := false
 	for _, row := range doc.body["rows"].([]any) {

@@ -246,7 +246,12 @@ func New(cfg Config) (*Server, error) {
 		return nil
 	})
 	s.router = s.routes()
-	s.handler = s.router
+	// Go's profiler (404 unless --pprof) sits beside the API's router, not
+	// in it: it is no part of the documented API.
+	mux := http.NewServeMux()
+	mux.Handle("/debug/pprof/", cfg.Obs.Handler())
+	mux.Handle("/", s.router)
+	s.handler = mux
 	return s, nil
 }
 
@@ -278,7 +283,6 @@ func (s *Server) routes() *chi.Mux {
 	r.Method(http.MethodGet, "/healthz", oh)
 	r.Method(http.MethodGet, "/readyz", oh)
 	r.Method(http.MethodGet, "/metrics", oh)
-	r.Handle("/debug/pprof/*", oh) // 404 unless the node runs with --pprof
 
 	r.Route("/api", func(r chi.Router) {
 		r.Use(s.authenticate)

@@ -669,3 +669,25 @@ func TestUnavailableClassifiesBackendFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestPprofRoute: with --pprof the node serves Go's profiler (the
+// rehearsal profiles web nodes under the rush); without it, 404.
+func TestPprofRoute(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		e := newEnv(t, func(c *Config) {
+			o, err := obs.New(obs.Config{Component: "webapp", LogOutput: t.Output(), Log: obs.LogConfig{Format: "text", Level: "warn"}, Pprof: on})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Obs = o
+		})
+		resp, err := http.Get(e.ts.URL + "/debug/pprof/cmdline")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{false: 404, true: 200}[on]; resp.StatusCode != want {
+			t.Errorf("pprof %v: GET /debug/pprof/cmdline = %d, want %d", on, resp.StatusCode, want)
+		}
+	}
+}

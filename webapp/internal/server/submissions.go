@@ -262,12 +262,16 @@ func (s *Server) checkSubmit(ctx context.Context, u *store.User, req *submitRequ
 	if err != nil {
 		return p, nil, nil, err
 	}
+	if live == 0 {
+		// Nothing wrong with the request: the judges are away (a hub
+		// restart, a network cut). The browser retries with its key.
+		e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, "no judge is connected right now; your submission will be taken when one is: retrying")
+		e.RetryAfter = 5 * time.Second
+		return p, nil, e, nil
+	}
 	if !slices.ContainsFunc(langs, func(l judging.Language) bool { return l.ID == req.Language }) {
-		msg := fmt.Sprintf("no connected judge offers language %q right now (see GET /api/languages)", req.Language)
-		if live == 0 {
-			msg = "no judge is connected right now; try again shortly"
-		}
-		return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "language", msg), nil
+		return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "language",
+			fmt.Sprintf("no connected judge offers language %q right now (see GET /api/languages)", req.Language)), nil
 	}
 	return p, c, nil, nil
 }

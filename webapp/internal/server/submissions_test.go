@@ -361,7 +361,7 @@ func TestSubmitBadInput(t *testing.T) {
 	if r.status != 200 || r.body["notice"] == nil || len(r.body["languages"].([]any)) != 0 {
 		t.Fatalf("languages without judges: %s", r.raw)
 	}
-	wantErr(t, alice.submit("k20", ok), 400, CodeValidation, "language")
+	wantErr(t, alice.submit("k20", ok), 503, CodeUnavailable, "")
 }
 
 func TestSubmitRateLimit(t *testing.T) {
@@ -959,4 +959,29 @@ func TestRejudgeProblemInBackground(t *testing.T) {
 			t.Fatalf("submission %d after the rejudge: attempt %d verdict %s (%v)", sid, s.Attempt, s.Verdict, err)
 		}
 	}
+}
+
+// TestSubmitWithoutJudges: while no judge is connected (a hub restart, a
+// network cut) a submit is answered 503 with Retry-After, which the
+// browser retries with the same key — not 400, which it would show as the
+// student's mistake. The rehearsal saw 580 submissions refused with 400
+// while the judges were away.
+func TestSubmitWithoutJudges(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	alice := je.student("alice")
+	je.rdb.Del(context.Background(), je.names.Judge("judge-1"))
+	r := alice.submit("k1", map[string]any{"problem": "a-plus-b", "language": "py3", "source": "x"})
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+		t.Fatalf("submit without judges: %d (Retry-After %q) %s", r.status, r.header.Get("Retry-After"), r.raw)
+	}
+	if e := r.body["error"].(map[string]any); e["code"] != CodeUnavailable {
+		t.Fatalf("error %v", e)
+	}
+	je.judgeAlive("judge-1", `[{"id":"py3","version":"3"}]`)
+	if r := alice.submit("k1", map[string]any{"problem": "a-plus-b", "language": "py3", "source": "x"}); r.status != http.StatusCreated {
+		t.Fatalf("the retry once a judge is back: %d %s", r.status, r.raw)
+	}
+	// A language no connected judge has is still the request's problem.
+	r = alice.submit("k2", map[string]any{"problem": "a-plus-b", "language": "cpp17", "source": "x"})
+	wantErr(t, r, 400, CodeValidation, "language")
 }
