@@ -3,6 +3,7 @@ package rehearsal
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -274,8 +275,23 @@ func (r *results) unseen(b *browser) int {
 	return n
 }
 
+// short is an error as a failure table shows it: numbers (ids, ports,
+// addresses) folded to N so that one cause is one row, at most 60 bytes.
 func short(err error) string {
-	s := err.Error()
+	var b strings.Builder
+	digits := false
+	for _, r := range err.Error() {
+		if r >= '0' && r <= '9' {
+			if !digits {
+				b.WriteByte('N')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteRune(r)
+	}
+	s := b.String()
 	if len(s) > 60 {
 		s = s[:60]
 	}

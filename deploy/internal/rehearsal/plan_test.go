@@ -1,6 +1,7 @@
 package rehearsal
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -187,5 +188,13 @@ func TestPathPattern(t *testing.T) {
 		if got := pathPattern(in); got != want {
 			t.Errorf("pathPattern(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestShortFoldsNumbers(t *testing.T) {
+	a := short(errors.New("harness: subscribe user:1027: failed to read from 127.0.0.1:39283"))
+	b := short(errors.New("harness: subscribe user:99: failed to read from 127.0.0.1:4"))
+	if a != b || strings.ContainsAny(a, "0123456789") {
+		t.Fatalf("%q and %q: one cause, two rows", a, b)
 	}
 }
