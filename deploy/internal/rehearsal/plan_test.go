@@ -198,3 +198,23 @@ func TestShortFoldsNumbers(t *testing.T) {
 		t.Fatalf("%q and %q: one cause, two rows", a, b)
 	}
 }
+
+// TestBoardFrame: the frames the hub pushes for a contest board are told
+// from their head, and nothing else is taken for one.
+func TestBoardFrame(t *testing.T) {
+	ev, _ := protocol.Encode(protocol.LinkLive, protocol.Envelope{V: protocol.Version, Type: protocol.TypeEvent,
+		Data: []byte(`{"channel":{"kind":"contest","id":2},"seq":7,"kind":"scoreboard","body":{"frozen":false,"rows":[]}}`)})
+	snap, _ := protocol.Marshal(protocol.TypeSnapshot, "", protocol.Snapshot{Channel: protocol.Channel{Kind: protocol.ChannelContest, ID: 2}, Seq: 3, State: []byte(`{"rows":[]}`)})
+	user, _ := protocol.Encode(protocol.LinkLive, protocol.Envelope{V: protocol.Version, Type: protocol.TypeEvent,
+		Data: []byte(`{"channel":{"kind":"user","id":5},"seq":1,"kind":"status","body":{"submission_id":1,"status":"AC"}}`)})
+	errf, _ := protocol.Marshal(protocol.TypeError, "s1", protocol.Error{Code: protocol.ErrorInternal, Channel: &protocol.Channel{Kind: protocol.ChannelContest, ID: 2}})
+	for _, tc := range []struct {
+		name string
+		raw  []byte
+		want bool
+	}{{"delta event", ev, true}, {"pushed snapshot", snap, true}, {"own verdict", user, false}, {"error about the contest", errf, false}} {
+		if got := boardFrame(tc.raw); got != tc.want {
+			t.Errorf("%s: boardFrame = %v, want %v (%s)", tc.name, got, tc.want, tc.raw)
+		}
+	}
+}

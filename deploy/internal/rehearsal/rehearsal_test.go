@@ -23,7 +23,7 @@ func TestShortRehearsal(t *testing.T) {
 	var progress, stackOut syncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	rep, err := Run(ctx, Config{Shape: s, Compress: 120, Root: root, Out: &progress, StackOut: &stackOut,
+	rep, err := Run(ctx, Config{Shape: s, Compress: 120, ArrivalCompress: 60, Root: root, Out: &progress, StackOut: &stackOut,
 		CheckBoards: 200, Sample: 50})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, tail(stackOut.String(), 4000))

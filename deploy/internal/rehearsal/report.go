@@ -147,8 +147,8 @@ func (rep *Report) Markdown() string {
 	realLen := time.Duration(float64(s.Length) / c.Compress)
 	fmt.Fprintf(&b, "- %d contestants (%d of them in one lab behind NAT, source address %s; the rest from addresses of their own), %d web nodes, %d simulated judges × %d slots at speed %.2f, %d real judges.\n",
 		s.Contestants, rep.Plan.NAT, NATAddr, c.WebNodes, c.Judges, c.Slots, c.Speed, c.RealJudges)
-	fmt.Fprintf(&b, "- A %v ICPC contest with the board frozen for the last %v, played at compression %.0f× (%v of real time); logins over the %v before the start (%v real).\n",
-		s.Length, s.FreezeLast, c.Compress, realLen.Round(time.Second), s.Arrival, time.Duration(float64(s.Arrival)/c.Compress).Round(time.Second))
+	fmt.Fprintf(&b, "- A %v ICPC contest with the board frozen for the last %v, played at compression %.0f× (%v of real time); logins over the %v before the start, compressed %.0f× (%v real).\n",
+		s.Length, s.FreezeLast, c.Compress, realLen.Round(time.Second), s.Arrival, c.ArrivalCompress, time.Duration(float64(s.Arrival)/c.ArrivalCompress).Round(time.Second))
 	fmt.Fprintf(&b, "- Planned: %d submissions (%.1f per contestant; %d in the first 20 minutes, %d in the middle, %d in the last 30), %d page reloads, %d clarifications. Verdicts: %s. Languages: %s.\n",
 		rep.Plan.Submissions, float64(rep.Plan.Submissions)/float64(s.Contestants), rep.Plan.Flash, rep.Plan.Middle, rep.Plan.Rush,
 		rep.Plan.Reloads, rep.Plan.Questions, mapLine(rep.Plan.ByVerdict), mapLine(rep.Plan.ByLanguage))
