@@ -2,7 +2,8 @@ package boarddoc
 
 import "maps"
 
-// Doc is the scoreboard document.
+// Doc is the scoreboard document. Rule and Frozen come first, in that
+// order: the web node reads a published board's freeze from its head.
 type Doc struct {
 	Rule   string `json:"rule"`
 	Frozen bool   `json:"frozen"`

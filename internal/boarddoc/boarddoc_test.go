@@ -3,6 +3,7 @@ package boarddoc
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -116,4 +117,19 @@ func FuzzDelta(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDocHead: a document starts with its rule and its freeze, which the
+// web node reads from the head of a published board without parsing it.
+func TestDocHead(t *testing.T) {
+	for _, frozen := range []bool{false, true} {
+		b, _ := json.Marshal(Doc{Rule: "icpc", Frozen: frozen, Rows: []Row{{User: "x"}}})
+		want := `{"rule":"icpc","frozen":false`
+		if frozen {
+			want = `{"rule":"icpc","frozen":true`
+		}
+		if !strings.HasPrefix(string(b), want) {
+			t.Errorf("document %s does not start with %s", b, want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -331,5 +332,31 @@ func TestTypesAndLinks(t *testing.T) {
 	}
 	if Link(7).Subprotocol() != "" || Link(7).MaxMessageSize() != 0 {
 		t.Error("unknown link has a subprotocol or size")
+	}
+}
+
+func TestMarshalSnapshotSameBytes(t *testing.T) {
+	ch := Channel{Kind: ChannelContest, ID: 7}
+	for _, state := range []string{
+		`{"rule":"icpc","rows":[{"user":"a \"q\" b","problems":{"A":{"attempts":1}}}]}`,
+		`{}`,
+		`{"x":"with spaces inside a string","y":[1,2,3]}`,
+		"{ \"not\": \"compact\" }", // the slow path
+	} {
+		got, err := MarshalSnapshot("s1", ch, 42, json.RawMessage(state))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Marshal(TypeSnapshot, "s1", Snapshot{Channel: ch, Seq: 42, State: json.RawMessage(state)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("state %s:\n got %s\nwant %s", state, got, want)
+		}
+	}
+	big := `{"pad":"` + strings.Repeat("x", MaxLiveMessage) + `"}`
+	if _, err := MarshalSnapshot("s1", ch, 1, json.RawMessage(big)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("an oversized state: %v, want ErrTooLarge", err)
 	}
 }

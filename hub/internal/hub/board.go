@@ -103,7 +103,7 @@ func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq u
 		}
 		t.h.m.boardPushes.WithLabelValues("delta").Inc()
 	default:
-		msg, err = protocol.Marshal(protocol.TypeSnapshot, "", protocol.Snapshot{Channel: t.ch, Seq: seq, State: state})
+		msg, err = protocol.MarshalSnapshot("", t.ch, seq, state)
 		if err != nil {
 			return nil, 0, false, err
 		}

@@ -368,7 +368,7 @@ func (c *browserConn) subscribe(id string, ch protocol.Channel) {
 			c.replyError(id, protocol.ErrorInternal, "snapshot unavailable", &ch)
 			return
 		}
-		b, err := protocol.Marshal(protocol.TypeSnapshot, id, protocol.Snapshot{Channel: ch, Seq: seq, State: state})
+		b, err := protocol.MarshalSnapshot(id, ch, seq, state)
 		if err != nil {
 			c.forget(s)
 			c.h.removeSub(s)

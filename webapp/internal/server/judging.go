@@ -147,7 +147,7 @@ func (s *Server) handleScoreboard(w http.ResponseWriter, r *http.Request) {
 			s.internal(w, r, err, http.StatusServiceUnavailable)
 			return
 		}
-		writeJSON(w, http.StatusOK, raw)
+		writeRawJSON(w, http.StatusOK, raw)
 		return
 	}
 	doc, err := s.judging.Scoreboard(r.Context(), c, false)
