@@ -47,9 +47,9 @@ type Config struct {
 	CapacityTarget float64
 	// Compile is the simulated compile time (default 300 ms).
 	Compile time.Duration
-	// Sample browsers measure scoreboard staleness (default 100);
+	// Sample browsers measure scoreboard staleness (default 50);
 	// CheckBoards keep their whole board, compared at the end with the
-	// board rebuilt from MySQL (default 300; every browser when larger
+	// board rebuilt from MySQL (default 100; every browser when larger
 	// than the contestants).
 	Sample, CheckBoards int
 	// ProfileDir receives CPU profiles of a web node and the hub, taken
@@ -81,8 +81,8 @@ func (c *Config) defaults() {
 	c.Speed = cmp.Or(c.Speed, 1)
 	c.CapacityTarget = cmp.Or(c.CapacityTarget, 0.8)
 	c.Compile = cmp.Or(c.Compile, 300*time.Millisecond)
-	c.Sample = cmp.Or(c.Sample, 100)
-	c.CheckBoards = cmp.Or(c.CheckBoards, 300)
+	c.Sample = cmp.Or(c.Sample, 50)
+	c.CheckBoards = cmp.Or(c.CheckBoards, 100)
 	if c.Out == nil {
 		c.Out = io.Discard
 	}
