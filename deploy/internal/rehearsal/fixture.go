@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/verdict-oj/verdict/deploy/internal/harness"
-	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testpkg"
 )
 
@@ -77,9 +76,3 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func slicesSort[T any](s []T, f func(a, b T) int) { slices.SortStableFunc(s, f) }
-
-// countsVerdict reports whether a verdict counts as a try on an ICPC board
-// (compile errors and system errors do not).
-func countsVerdict(v protocol.Verdict) bool {
-	return v != protocol.VerdictCE && v != protocol.VerdictSE
-}
