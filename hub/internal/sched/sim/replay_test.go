@@ -420,7 +420,7 @@ func TestDocCarriesTheReplaySection(t *testing.T) {
 	// WriteDoc writes, so that a rerun keeps it unchanged.
 	b, err := os.ReadFile("../../../../docs/scheduling.md")
 	if err != nil {
-		t.Skip("docs not beside the source:", err)
+		t.Fatal("docs/scheduling.md beside the source:", err)
 	}
 	if !strings.Contains(string(b), docReplay+"\n## Ablation") {
 		t.Fatal("docs/scheduling.md's \"Replaying a rehearsal\" differs from docReplay: rerun the lab or copy it")
