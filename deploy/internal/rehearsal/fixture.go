@@ -2,11 +2,9 @@ package rehearsal
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"slices"
 
 	"github.com/verdict-oj/verdict/deploy/internal/harness"
 	"github.com/verdict-oj/verdict/internal/testpkg"
@@ -70,9 +68,3 @@ func createProblem(ctx context.Context, admin *harness.Client, p Problem) error 
 	}
 	return nil
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-func slicesSort[T any](s []T, f func(a, b T) int) { slices.SortStableFunc(s, f) }

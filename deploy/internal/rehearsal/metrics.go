@@ -145,9 +145,3 @@ func (f Failure) String() string {
 	}
 	return s
 }
-
-// latencies is a recorder of plain durations (verdict overhead,
-// staleness).
-type latencies struct {
-	bench.Recorder
-}

@@ -3,11 +3,13 @@ package rehearsal
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,12 +110,12 @@ type run struct {
 	m         *Metrics
 	verdicts  *harness.Verdicts
 	stale     *results
-	staleness latencies // result sent by the judge → a sampled browser shows it
-	overhead  latencies // submit due → verdict on the owner's socket, minus the judge's work
-	verdictAt latencies // submit due → verdict, judge work included
+	staleness bench.Recorder // result sent by the judge → a sampled browser shows it
+	overhead  bench.Recorder // submit due → verdict on the owner's socket, minus the judge's work
+	verdictAt bench.Recorder // submit due → verdict, judge work included
 	// firstMinute is verdictAt of the submissions due in the contest's
 	// first real minute (what warming the judges before the start is for).
-	firstMinute latencies
+	firstMinute bench.Recorder
 
 	judges *judgePool
 	subsMu sync.Mutex
@@ -357,7 +359,7 @@ func (r *run) contestant(ctx context.Context, c *Contestant, pass string, allDon
 		steps = append(steps, step{at: c.Question, ask: true})
 	}
 	sortSteps := func(a, b step) int { return cmp.Compare(a.at, b.at) }
-	slicesSort(steps, sortSteps)
+	slices.SortStableFunc(steps, sortSteps)
 	for n, s := range steps {
 		due := r.at(s.at)
 		if !sleepUntil(ctx, due) {
@@ -447,7 +449,7 @@ func (r *run) openPages(ctx context.Context, cl *harness.Client, due time.Time) 
 func (r *run) get(ctx context.Context, cl *harness.Client, class, method, path string, due time.Time, in ...any) bool {
 	var body []byte
 	if len(in) > 0 {
-		body, _ = jsonMarshal(in[0])
+		body, _ = json.Marshal(in[0])
 	}
 	what := method + " " + pathPattern(path)
 	for try := 0; ; try++ {
@@ -482,7 +484,7 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 	p := r.plan.Problems[s.Problem]
 	src := Source(s, p.CaseMs, c.Username, n)
 	key := harness.NewKey()
-	body, _ := jsonMarshal(harness.Submission{Problem: p.Slug, Contest: r.contest, Language: s.Language, Source: src})
+	body, _ := json.Marshal(harness.Submission{Problem: p.Slug, Contest: r.contest, Language: s.Language, Source: src})
 	var id int64
 	for try := 0; ; try++ {
 		a, raw := cl.Request(ctx, http.MethodPost, "/api/submissions", body, map[string]string{"Idempotency-Key": key})
@@ -490,7 +492,7 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 			var out struct {
 				ID int64 `json:"id"`
 			}
-			if err := jsonUnmarshal(raw, &out); err != nil || out.ID == 0 {
+			if err := json.Unmarshal(raw, &out); err != nil || out.ID == 0 {
 				r.m.fail(Failure{Class: ClassSubmit, What: "POST /api/submissions", Status: a.Status, Code: "no id"}, time.Now())
 				return
 			}
@@ -599,7 +601,7 @@ func (r *run) staff(ctx context.Context) {
 			}
 			r.note(&r.staffLog, "posted an announcement")
 		}})
-	slicesSort(acts, func(a, b act) int { return cmp.Compare(a.at, b.at) })
+	slices.SortStableFunc(acts, func(a, b act) int { return cmp.Compare(a.at, b.at) })
 	for _, a := range acts {
 		if !sleepUntil(ctx, r.at(a.at)) {
 			return

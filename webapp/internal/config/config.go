@@ -13,6 +13,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/envflag"
 	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/webapp/internal/account"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/partition"
 )
@@ -163,7 +164,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		dur(&o.LoginWindow, "login-window", 15*time.Minute, "a login throttle is forgotten this long after its last failure")
 		str(&o.TrustedNetworks, "trusted-networks", "", "comma-separated CIDRs (a school's or a lab's NAT) exempt from the per-address login flood guard and registration limit (also VERDICT_TRUSTED_NETWORKS)")
 		num(&o.RegisterPerHour, "register-per-hour", 30, "self-registrations (POST /api/users) per client address per hour")
-		num(&o.PasswordCost, "password-cost", 11, "bcrypt cost of new password hashes (each +1 doubles the CPU time of a login)")
+		num(&o.PasswordCost, "password-cost", account.BcryptCost, "bcrypt cost of new password hashes (each +1 doubles the CPU time of a login)")
 		num(&o.HashSlots, "hash-slots", 0, "bcrypt hashes run at once (0: GOMAXPROCS)")
 		dur(&o.PasswordTimeout, "password-timeout", 10*time.Second, "deadline of requests that hash a password (login, registration, password change): how long they may queue for a hashing slot")
 		fs.Int64Var(&o.MaxTestdata, "max-testdata", 64<<20, "largest test data zip upload in bytes (keep nginx's client_max_body_size at least this) ["+EnvName("max-testdata")+"]")
