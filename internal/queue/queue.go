@@ -248,35 +248,78 @@ func (q *Queue) Peek(ctx context.Context, limit int) ([]Queued, error) {
 	return out, nil
 }
 
-// KEYS: task, queue, leases. ARGV: sub, attempt, judge, lease ms.
-// Returns the Redis time in ms, or false.
+// KEYS: queue, leases. ARGV: lease ms, task key prefix, then (sub,
+// attempt, judge) triples. Returns the Redis time in ms followed by one
+// flag per triple: 1 leased, 0 no longer queued under that attempt.
 var leaseScript = redis.NewScript(`
-local t = redis.call('HMGET', KEYS[1], 'attempt', 'state')
-if t[1] ~= ARGV[2] or t[2] ~= 'queued' then return false end
-if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then return false end
 local tm = redis.call('TIME')
 local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
-local deadline = now + tonumber(ARGV[4])
-redis.call('HSET', KEYS[1], 'state', 'leased', 'judge', ARGV[3])
-redis.call('ZADD', KEYS[3], deadline, ARGV[1])
-return now
+local deadline = now + tonumber(ARGV[1])
+local out = {now}
+for i = 3, #ARGV, 3 do
+  local key = ARGV[2] .. ARGV[i]
+  local t = redis.call('HMGET', key, 'attempt', 'state')
+  local ok = 0
+  if t[1] == ARGV[i+1] and t[2] == 'queued' and redis.call('ZREM', KEYS[1], ARGV[i]) == 1 then
+    redis.call('HSET', key, 'state', 'leased', 'judge', ARGV[i+2])
+    redis.call('ZADD', KEYS[2], deadline, ARGV[i])
+    ok = 1
+  end
+  table.insert(out, ok)
+end
+return out
 `)
+
+// LeaseRequest asks for one task's lease for a judge.
+type LeaseRequest struct {
+	Ref   protocol.TaskRef
+	Judge string
+}
 
 // Lease moves (submission, attempt) from the queue to a lease held by
 // judge, expiring after d unless renewed. It fails with ErrNotQueued if the
 // task is no longer queued under that attempt. It returns Redis's time of
 // the lease.
 func (q *Queue) Lease(ctx context.Context, ref protocol.TaskRef, judge string, d time.Duration) (time.Time, error) {
-	ms, err := leaseScript.Run(ctx, q.c,
-		[]string{q.n.Task(ref.SubmissionID), q.n.Queue(), q.n.Leases()},
-		ref.SubmissionID, ref.Attempt, judge, d.Milliseconds()).Int64()
-	if errors.Is(err, redis.Nil) {
+	at, ok, err := q.LeaseMany(ctx, []LeaseRequest{{Ref: ref, Judge: judge}}, d)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !ok[0] {
 		return time.Time{}, fmt.Errorf("queue: lease %d attempt %d: %w", ref.SubmissionID, ref.Attempt, ErrNotQueued)
 	}
-	if err != nil {
-		return time.Time{}, fmt.Errorf("queue: lease %d attempt %d: %w", ref.SubmissionID, ref.Attempt, err)
+	return at, nil
+}
+
+// LeaseMany is Lease for a whole dispatch pass in one round trip: the
+// hub decides every placement of a pass first and then takes all the
+// leases at once, so its dispatch rate is not one Redis round trip per
+// task. ok[i] reports whether reqs[i] was leased; a false one is no
+// longer queued under that attempt (another hub took it, or a rejudge
+// replaced it), exactly as ErrNotQueued from Lease. All leases share one
+// deadline, d after the returned Redis time.
+func (q *Queue) LeaseMany(ctx context.Context, reqs []LeaseRequest, d time.Duration) (time.Time, []bool, error) {
+	if len(reqs) == 0 {
+		return time.Time{}, nil, nil
 	}
-	return time.UnixMilli(ms), nil
+	args := make([]any, 0, 2+3*len(reqs))
+	args = append(args, d.Milliseconds(), q.taskPrefix())
+	for _, r := range reqs {
+		args = append(args, r.Ref.SubmissionID, r.Ref.Attempt, r.Judge)
+	}
+	res, err := leaseScript.Run(ctx, q.c, []string{q.n.Queue(), q.n.Leases()}, args...).Int64Slice()
+	if err != nil {
+		return time.Time{}, nil, fmt.Errorf("queue: lease %d tasks (first %d attempt %d): %w",
+			len(reqs), reqs[0].Ref.SubmissionID, reqs[0].Ref.Attempt, err)
+	}
+	if len(res) != 1+len(reqs) {
+		return time.Time{}, nil, fmt.Errorf("queue: lease %d tasks: script answered %d values", len(reqs), len(res))
+	}
+	ok := make([]bool, len(reqs))
+	for i := range reqs {
+		ok[i] = res[1+i] == 1
+	}
+	return time.UnixMilli(res[0]), ok, nil
 }
 
 // KEYS: leases. ARGV: judge, lease ms, task key prefix, then sub, attempt

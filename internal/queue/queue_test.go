@@ -213,6 +213,57 @@ func TestLeaseCompleteAndStale(t *testing.T) {
 	}
 }
 
+func TestLeaseManyTakesAPassInOneRoundTrip(t *testing.T) {
+	q, _ := newQueue(t)
+	ctx := context.Background()
+	for i := int64(1); i <= 4; i++ {
+		if err := q.Enqueue(ctx, task(i, 1, protocol.PriorityContest, base.Add(time.Duration(i)*time.Second))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.Lease(ctx, ref(3, 1), "j9", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	reqs := []queue.LeaseRequest{
+		{Ref: ref(1, 1), Judge: "j1"},
+		{Ref: ref(2, 2), Judge: "j1"}, // wrong attempt
+		{Ref: ref(3, 1), Judge: "j2"}, // already leased by j9
+		{Ref: ref(4, 1), Judge: "j2"},
+		{Ref: ref(4, 1), Judge: "j1"},  // the same task twice in one pass
+		{Ref: ref(77, 1), Judge: "j1"}, // never enqueued
+	}
+	at, ok, err := q.LeaseMany(ctx, reqs, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{true, false, false, true, false, false}; !slices.Equal(ok, want) {
+		t.Fatalf("LeaseMany ok = %v, want %v", ok, want)
+	}
+	if at.IsZero() {
+		t.Fatal("no lease time")
+	}
+	qs, _ := q.Peek(ctx, 10)
+	if len(qs) != 1 || qs[0].Task.SubmissionID != 2 {
+		t.Fatalf("queue after the pass: %+v", qs)
+	}
+	for _, c := range []struct {
+		judge string
+		refs  []protocol.TaskRef
+		want  int
+	}{{"j1", []protocol.TaskRef{ref(1, 1), ref(4, 1)}, 1}, {"j2", []protocol.TaskRef{ref(1, 1), ref(4, 1)}, 1}, {"j9", []protocol.TaskRef{ref(3, 1)}, 1}} {
+		held, err := q.Renew(ctx, c.judge, c.refs, time.Minute)
+		if err != nil || len(held) != c.want {
+			t.Fatalf("Renew(%s) = %+v, %v; want %d held", c.judge, held, err, c.want)
+		}
+	}
+	if n, _ := q.Leased(ctx); n != 3 {
+		t.Fatalf("lease set holds %d, want 3", n)
+	}
+	if _, ok, err := q.LeaseMany(ctx, nil, time.Minute); err != nil || ok != nil {
+		t.Fatalf("empty pass: %v, %v", ok, err)
+	}
+}
+
 func TestReleaseKeepsPlaceAndAttempt(t *testing.T) {
 	q, _ := newQueue(t)
 	ctx := context.Background()
