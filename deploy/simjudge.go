@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,6 +37,7 @@ func runSimjudge(ctx context.Context, args []string) int {
 	caseMs := fs.Int("case-ms", 20, "mean simulated run time of a case without a marker ms, ms before the speed factor")
 	sigma := fs.Float64("sigma", 0.25, "lognormal spread of case times (negative: none)")
 	statsEvery := fs.Duration("stats", 0, "print every judge's counters this often (0: only at the end)")
+	events := fs.Bool("events", false, "write every task event (received, accepted, started, finished, result_sent, acked, …) as one JSON line on stdout, for a program that drives the judges (the counters then go to stderr)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn, error")
 	fs.SetOutput(os.Stderr)
 	if err := fs.Parse(args); err != nil {
@@ -65,6 +67,18 @@ func runSimjudge(ctx context.Context, args []string) int {
 	if err != nil {
 		return bad("--log-level: %v", err)
 	}
+	statsOut := io.Writer(os.Stdout)
+	var onEvent func(simjudge.Event)
+	if *events {
+		statsOut = os.Stderr
+		var mu sync.Mutex
+		enc := json.NewEncoder(os.Stdout)
+		onEvent = func(ev simjudge.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			_ = enc.Encode(ev) // a reader that went away stops us anyway
+		}
+	}
 	var judges []*simjudge.Judge
 	for i := range *count {
 		name := *id
@@ -74,7 +88,7 @@ func runSimjudge(ctx context.Context, args []string) int {
 		j, err := simjudge.New(simjudge.Config{
 			HubURL: *hub, ID: name, Token: tokens[i], Slots: *slots, Queue: *queue, Speed: *speed, Seed: *seed,
 			CompileTime: time.Duration(*compileMs) * time.Millisecond, CaseTime: time.Duration(*caseMs) * time.Millisecond,
-			Sigma: *sigma, Logger: log,
+			Sigma: *sigma, Logger: log, OnEvent: onEvent,
 		})
 		if err != nil {
 			return bad("%v", err)
@@ -99,7 +113,7 @@ func runSimjudge(ctx context.Context, args []string) int {
 				case <-done:
 					return
 				case <-t.C:
-					printSimStats(os.Stdout, judges)
+					printSimStats(statsOut, judges)
 				}
 			}
 		})
@@ -107,7 +121,7 @@ func runSimjudge(ctx context.Context, args []string) int {
 	wg.Wait()
 	close(done)
 	printer.Wait()
-	printSimStats(os.Stdout, judges)
+	printSimStats(statsOut, judges)
 	code := 0
 	for i, err := range errs {
 		if err == nil {

@@ -185,6 +185,17 @@ type SubmissionState struct {
 	Cases          []CaseResult `json:"cases,omitempty"`
 }
 
+// UserState is the snapshot state of a user channel: the latest status
+// of the user's most recent submissions (at most UserStateItems, newest
+// first), so a browser that reconnects learns the verdicts it missed
+// while its socket was down.
+type UserState struct {
+	Items []SubmissionState `json:"items"`
+}
+
+// UserStateItems bounds UserState.Items.
+const UserStateItems = 100
+
 // QueueNotice tells browsers (and web nodes) how loaded the judges are.
 type QueueNotice struct {
 	QueueLength int `json:"queue_length"`

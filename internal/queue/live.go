@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,7 +53,7 @@ type SubmissionUpdate struct {
 // user channel prefix. ARGV: guard, attempt, sub, status, head json, ttl s,
 // owner, then case index/json pairs.
 // Returns {published 0|1, seq}.
-var publishSubmissionScript = redis.NewScript(`
+var publishSubmissionScript = redis.NewScript(strings.ReplaceAll(`
 local guard = ARGV[1]
 if guard ~= '0' then
   local t = redis.call('HMGET', KEYS[3], 'attempt', 'state')
@@ -100,11 +101,22 @@ if cur[2] ~= ARGV[5] then
     redis.call('EXPIRE', us, tonumber(ARGV[6]))
     redis.call('PUBLISH', KEYS[5] .. owner, '{"channel":{"kind":"user","id":' .. owner ..
       '},"seq":' .. useq .. ',"kind":"status","body":' .. ARGV[5] .. '}')
+    -- The user channel's snapshot: the latest head of each recent
+    -- submission, the oldest dropped beyond the bound.
+    redis.call('HSET', us, 's:' .. ARGV[3], ARGV[5])
+    if redis.call('HLEN', us) > USER_ITEMS + 8 then
+      local ids = {}
+      for _, f in ipairs(redis.call('HKEYS', us)) do
+        if string.sub(f, 1, 2) == 's:' then table.insert(ids, tonumber(string.sub(f, 3))) end
+      end
+      table.sort(ids)
+      for i = 1, #ids - USER_ITEMS do redis.call('HDEL', us, 's:' .. ids[i]) end
+    end
   end
 end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
 return {published, seq}
-`)
+`, "USER_ITEMS", strconv.Itoa(protocol.UserStateItems)))
 
 // PublishSubmission applies u to the submission's live state and publishes
 // what changed: an EventCases with the cases not seen before, and an
@@ -176,6 +188,32 @@ func (q *Queue) Submission(ctx context.Context, id int64) (SubmissionSnapshot, e
 	}
 	slices.SortFunc(s.State.Cases, func(a, b protocol.CaseResult) int { return a.Case - b.Case })
 	return s, nil
+}
+
+// UserState reads a user channel's sequence number and its snapshot
+// state: the latest status of the user's recent submissions, newest first.
+func (q *Queue) UserState(ctx context.Context, userID int64) (uint64, protocol.UserState, error) {
+	st := protocol.UserState{Items: []protocol.SubmissionState{}}
+	m, err := q.c.HGetAll(ctx, q.n.LiveState(string(protocol.ChannelUser), userID)).Result()
+	if err != nil {
+		return 0, st, fmt.Errorf("queue: live state of user %d: %w", userID, err)
+	}
+	seq, _ := strconv.ParseUint(m["seq"], 10, 64)
+	for k, v := range m {
+		if !strings.HasPrefix(k, "s:") {
+			continue
+		}
+		var s protocol.SubmissionState
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			return 0, st, fmt.Errorf("queue: live state of user %d: %s: %w", userID, k, err)
+		}
+		st.Items = append(st.Items, s)
+	}
+	slices.SortFunc(st.Items, func(a, b protocol.SubmissionState) int { return cmp.Compare(b.SubmissionID, a.SubmissionID) })
+	if len(st.Items) > protocol.UserStateItems {
+		st.Items = st.Items[:protocol.UserStateItems]
+	}
+	return seq, st, nil
 }
 
 // KEYS: state, channel. ARGV: channel json, event kind, body, state, ttl s.

@@ -509,6 +509,45 @@ func TestLiveSubmissionState(t *testing.T) {
 	}
 }
 
+func TestUserStateCarriesRecentVerdicts(t *testing.T) {
+	q, _ := newQueue(t)
+	ctx := context.Background()
+	if seq, st, err := q.UserState(ctx, 7); err != nil || seq != 0 || st.Items == nil || len(st.Items) != 0 {
+		t.Fatalf("empty user state = %d, %+v, %v", seq, st, err)
+	}
+	pub := func(id int64, v protocol.Verdict) {
+		t.Helper()
+		if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: id, Attempt: 1, Owner: 7, Status: v, Score: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub(1, protocol.VerdictQueued)
+	pub(2, protocol.VerdictQueued)
+	pub(1, protocol.VerdictWA) // the verdict a reconnecting browser missed
+	seq, st, err := q.UserState(ctx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seq != 3 || len(st.Items) != 2 || st.Items[0].SubmissionID != 2 || st.Items[1].SubmissionID != 1 ||
+		st.Items[1].Status != protocol.VerdictWA || st.Items[0].Status != protocol.VerdictQueued {
+		t.Fatalf("user state = %d, %+v", seq, st)
+	}
+	if _, other, _ := q.UserState(ctx, 8); len(other.Items) != 0 {
+		t.Fatalf("another user's state: %+v", other)
+	}
+	// Bounded: only the newest UserStateItems are kept.
+	for id := int64(10); id < 10+protocol.UserStateItems+20; id++ {
+		pub(id, protocol.VerdictAC)
+	}
+	_, st, err = q.UserState(ctx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Items) != protocol.UserStateItems || st.Items[0].SubmissionID != 10+protocol.UserStateItems+19 {
+		t.Fatalf("bounded user state: %d items, first %+v", len(st.Items), st.Items[0])
+	}
+}
+
 func TestPublishDoc(t *testing.T) {
 	q, _ := newQueue(t)
 	ctx := context.Background()

@@ -81,6 +81,20 @@ func (b *browser) open(ctx context.Context) error {
 		if ch.Kind == protocol.ChannelContest {
 			b.apply(snap.State, true, false, time.Now())
 		}
+		if ch.Kind == protocol.ChannelUser {
+			// After a reconnect, the verdicts missed while the socket
+			// was down, as the submissions page takes them.
+			var st protocol.UserState
+			if err := json.Unmarshal(snap.State, &st); err != nil {
+				b.r.m.fail(Failure{Class: ClassSocket, What: "snapshot user", Code: "undecodable"}, time.Now())
+			}
+			now := time.Now()
+			for _, it := range st.Items {
+				if it.Status.Final() {
+					b.r.verdicts.Done(it.SubmissionID, harness.Final{At: now, Verdict: it.Status})
+				}
+			}
+		}
 	}
 	b.r.m.ok(ClassSocket, due)
 	rctx, cancel := context.WithCancel(context.Background())
@@ -134,11 +148,13 @@ func (b *browser) read(ctx context.Context, l *harness.Live) {
 				}
 				time.Sleep(500 * time.Millisecond)
 				b.close()
-				for i := 0; i < 20 && b.r.ctx.Err() == nil; i++ {
+				// Until the run ends, backing off to 5 s, as the
+				// frontend's live client does.
+				for wait := time.Second; b.r.ctx.Err() == nil; wait = min(2*wait, 5*time.Second) {
 					if b.open(b.r.ctx) == nil {
 						return
 					}
-					time.Sleep(time.Second)
+					time.Sleep(wait)
 				}
 			}()
 			return

@@ -1,11 +1,20 @@
 package rehearsal
 
 import (
+	"bufio"
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/verdict-oj/verdict/deploy/internal/bench"
@@ -29,9 +38,13 @@ type judgePool struct {
 	wg    sync.WaitGroup
 }
 
+// simJudge is one simulated judge: in this process (j) or a
+// `verdict-stack simjudge` child (cmd) whose events come back as JSON
+// lines on its stdout.
 type simJudge struct {
 	cfg    simjudge.Config
 	j      *simjudge.Judge
+	cmd    *exec.Cmd
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -68,6 +81,9 @@ func (r *run) startJudges(ctx context.Context) (*judgePool, error) {
 }
 
 func (p *judgePool) start(cfg simjudge.Config) error {
+	if !p.r.cfg.JudgesInProcess {
+		return p.startProcess(cfg)
+	}
 	j, err := simjudge.New(cfg)
 	if err != nil {
 		return fmt.Errorf("rehearsal: %w", err)
@@ -86,6 +102,90 @@ func (p *judgePool) start(cfg simjudge.Config) error {
 		_ = j.Run(ctx)
 	})
 	return nil
+}
+
+// startProcess runs the judge as `verdict-stack simjudge --events`.
+func (p *judgePool) startProcess(cfg simjudge.Config) error {
+	bin, err := p.r.simjudgeBinary()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(p.r.env.Stack.Dir(), "simjudges")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("rehearsal: %w", err)
+	}
+	tok := filepath.Join(dir, cfg.ID+".token")
+	if err := os.WriteFile(tok, []byte(cfg.Token+"\n"), 0o600); err != nil {
+		return fmt.Errorf("rehearsal: %w", err)
+	}
+	cmd := exec.Command(bin, "simjudge", "--hub", cfg.HubURL, "--id", cfg.ID, "--token-file", tok,
+		"--slots", strconv.Itoa(cfg.Slots), "--speed", strconv.FormatFloat(cfg.Speed, 'f', -1, 64),
+		"--seed", strconv.FormatUint(cfg.Seed, 10), "--compile-ms", strconv.FormatInt(cfg.CompileTime.Milliseconds(), 10),
+		"--events", "--log-level", "warn")
+	cmd.Stderr = cmp.Or[io.Writer](p.r.cfg.StackOut, io.Discard)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("rehearsal: simjudge %s: %w", cfg.ID, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("rehearsal: simjudge %s: %w", cfg.ID, err)
+	}
+	sj := &simJudge{cfg: cfg, cmd: cmd, cancel: func() { _ = cmd.Process.Signal(syscall.SIGTERM) }, done: make(chan struct{})}
+	p.mu.Lock()
+	if _, ok := p.judges[cfg.ID]; !ok {
+		p.order = append(p.order, cfg.ID)
+	}
+	p.judges[cfg.ID] = sj
+	p.spans = append(p.spans, judgeSpan{id: cfg.ID, slots: cfg.Slots, speed: cfg.Speed, joined: time.Now()})
+	p.mu.Unlock()
+	p.wg.Go(func() {
+		defer close(sj.done)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var ev simjudge.Event
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				p.r.logf("simjudge %s: undecodable event %.80q: %v", cfg.ID, sc.Text(), err)
+				continue
+			}
+			p.onEvent(ev)
+		}
+		_ = cmd.Wait()
+	})
+	return nil
+}
+
+// pids are the running simulated judges' processes.
+func (p *judgePool) pids() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []int
+	for _, sj := range p.judges {
+		if sj.cmd != nil && sj.cmd.Process != nil {
+			out = append(out, sj.cmd.Process.Pid)
+		}
+	}
+	return out
+}
+
+// simjudgeBinary is the verdict-stack binary that runs simulated
+// judges: in the stack's bin directory, built there when missing.
+func (r *run) simjudgeBinary() (string, error) {
+	r.simjudgeOnce.Do(func() {
+		bin := filepath.Join(r.env.Bin, "verdict-stack")
+		if _, err := os.Stat(bin); err == nil {
+			r.simjudgeBin = bin
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", bin, "./deploy")
+		cmd.Dir = r.cfg.Root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			r.simjudgeErr = fmt.Errorf("rehearsal: go build ./deploy: %w\n%s", err, out)
+			return
+		}
+		r.simjudgeBin = bin
+	})
+	return r.simjudgeBin, r.simjudgeErr
 }
 
 // firstAttempt is a submission's first attempt as the judges saw it.
@@ -168,7 +268,11 @@ func (p *judgePool) kill(ctx context.Context, downFor time.Duration) (string, er
 		}
 	}
 	p.mu.Unlock()
-	sj.j.Kill()
+	if sj.cmd != nil {
+		_ = sj.cmd.Process.Kill()
+	} else {
+		sj.j.Kill()
+	}
 	<-sj.done
 	p.wg.Go(func() {
 		if sleepFor(ctx, downFor) {

@@ -34,6 +34,7 @@ type Report struct {
 	StaleUnseen          int // results a sampled browser never showed
 	Dispatch             []JudgeDispatch
 	Before, After        []Proc
+	BeforeAt, AfterAt    time.Time // when Before and After were read
 	Checks               []Check
 	ZeroVerdicts         int
 	TwoVerdicts          int
@@ -102,9 +103,32 @@ func (r *run) procStats() []Proc {
 		}
 		out = append(out, p)
 	}
+	// The load generator shares the machine: the browsers, the staff and
+	// the simulated judges all run in this process.
+	gen := loadGenerator
+	if r.cfg.JudgesInProcess {
+		gen += ", with the simulated judges"
+	}
+	out = append(out, readProc(gen, os.Getpid()))
+	if r.judges != nil && !r.cfg.JudgesInProcess {
+		sims := Proc{Name: simJudges}
+		for _, pid := range r.judges.pids() {
+			p := readProc("", pid)
+			sims.CPU += p.CPU
+			sims.PeakRSS += p.PeakRSS
+		}
+		out = append(out, sims)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// loadGenerator names this process in the process table.
+const loadGenerator = "load generator (browsers, staff)"
+
+// simJudges names the simulated judges' processes, summed (peak RSS: the
+// sum of their peaks).
+const simJudges = "simulated judges (one process each)"
 
 func readProc(name string, pid int) Proc {
 	p := Proc{Name: name, Pid: pid}
@@ -254,15 +278,32 @@ func (rep *Report) Markdown() string {
 	for _, p := range rep.Before {
 		before[p.Name] = p
 	}
+	var stackCPU, genCPU time.Duration
 	for _, p := range rep.After {
 		cpu := p.CPU
 		if bp, ok := before[p.Name]; ok && bp.Pid == p.Pid {
 			cpu -= bp.CPU
 		}
+		if strings.HasPrefix(p.Name, loadGenerator) || p.Name == simJudges {
+			genCPU += cpu
+		} else {
+			stackCPU += cpu
+		}
 		fmt.Fprintf(&b, "| %s | %.1f | %.2f | %.0f | %.1f |\n", p.Name, cpu.Seconds(),
 			float64(cpu)/float64(time.Millisecond)/float64(s.Contestants), float64(p.PeakRSS)/(1<<20), float64(p.PeakRSS)/1024/float64(s.Contestants))
 	}
 	b.WriteString("\nA process restarted by a fault counts from its restart only.\n")
+	if wall := rep.AfterAt.Sub(rep.BeforeAt); wall > 0 {
+		avail := wall * time.Duration(runtime.NumCPU())
+		fmt.Fprintf(&b, "\nOver those %s the machine had %.0f CPU s (%d cores): the stack used %.0f s (%.0f %%), the load generator and the simulated judges %.0f s (%.0f %%)",
+			wall.Round(time.Second), avail.Seconds(), runtime.NumCPU(), stackCPU.Seconds(), 100*float64(stackCPU)/float64(avail),
+			genCPU.Seconds(), 100*float64(genCPU)/float64(avail))
+		if stackCPU+genCPU > avail*9/10 {
+			b.WriteString(": the machine was saturated, so every latency above includes waiting for a core.\n")
+		} else {
+			b.WriteString(".\n")
+		}
+	}
 
 	if len(rep.Profiles) > 0 {
 		fmt.Fprintf(&b, "\n## Where the CPU went in the rush (20 s CPU profiles)\n\n")

@@ -44,6 +44,12 @@ type Config struct {
 	// slots, speed 1). RealJudges real judge agents run beside them.
 	Judges, Slots, RealJudges int
 	Speed                     float64
+	// JudgesInProcess runs the simulated judges inside the load
+	// generator instead of one `verdict-stack simjudge` process each
+	// (the default: a judge is its own process, as on a real cluster,
+	// so the browsers' CPU does not delay its protocol, and a fault is a
+	// real kill -9).
+	JudgesInProcess bool
 	// CapacityTarget is the share of the judges' slots the busiest minute
 	// of the plan fills when Judges is 0. Default 0.8.
 	CapacityTarget float64
@@ -95,11 +101,15 @@ func (c *Config) defaults() {
 
 // run is one rehearsal in progress.
 type run struct {
-	cfg   Config
-	plan  Plan
-	env   *harness.Env
-	admin *harness.Client
-	ctx   context.Context // the whole rehearsal
+	cfg Config
+	// simjudgeBin is the verdict-stack binary the simulated judges run.
+	simjudgeOnce sync.Once
+	simjudgeBin  string
+	simjudgeErr  error
+	plan         Plan
+	env          *harness.Env
+	admin        *harness.Client
+	ctx          context.Context // the whole rehearsal
 
 	contestID int64
 	contest   string
@@ -202,7 +212,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer r.judges.stop()
 	rep := &Report{Config: r.cfg, Plan: plan.Totals(), Began: began}
-	rep.Before = r.procStats()
+	rep.Before, rep.BeforeAt = r.procStats(), time.Now()
 	r.logf("contest %q starts at %s, ends at %s (compression %.0f×: %v of contest in %v)",
 		r.contest, r.start.Format("15:04:05"), r.end.Format("15:04:05"), cfg.Compress, cfg.Shape.Length, r.end.Sub(r.start))
 
@@ -232,7 +242,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	side.Wait()
 	time.Sleep(3 * time.Second) // the unfrozen board reaches the browsers
-	rep.After = r.procStats()
+	rep.After, rep.AfterAt = r.procStats(), time.Now()
 	r.check(cctx, rep)
 	r.simVersusHub(cctx, rep)
 	close(allDone)

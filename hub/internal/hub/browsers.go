@@ -468,6 +468,14 @@ func (h *Hub) snapshot(ctx context.Context, ch protocol.Channel, c *browserConn)
 	if ch.Kind == protocol.ChannelContest {
 		return h.contestSnapshot(ctx, ch)
 	}
+	if ch.Kind == protocol.ChannelUser {
+		seq, st, err := h.q.UserState(ctx, ch.ID)
+		if err != nil {
+			return 0, nil, err
+		}
+		b, err := json.Marshal(st)
+		return seq, b, err
+	}
 	seq, state, err := h.q.Doc(ctx, ch)
 	if err != nil {
 		return 0, nil, err
