@@ -363,7 +363,33 @@ func (h *Hub) judgeWatchdog(j *judgeConn) {
 	}
 }
 
+// judgeInbox bounds the messages read from a judge and not yet handled.
+const judgeInbox = 256
+
+// judgeReader reads the judge's messages and hands them, in order, to one
+// handler goroutine. A heartbeat counts when it arrives, not when the
+// handler reaches it: behind a burst of progress and results (each a
+// Redis round trip) a healthy judge's heartbeat used to wait long enough
+// for the watchdog to close the judge (the contest rehearsal saw it).
 func (h *Hub) judgeReader(j *judgeConn) {
+	in := make(chan protocol.Envelope, judgeInbox)
+	var handler sync.WaitGroup
+	handler.Go(func() {
+		for env := range in {
+			if j.ctx.Err() != nil {
+				continue // closed: the judge resends what was not acknowledged
+			}
+			if err := h.judgeMessage(j, env); err != nil {
+				if errors.Is(err, protocol.ErrInvalidPayload) || errors.Is(err, protocol.ErrPayloadMismatch) {
+					j.close(protocol.CloseBadEnvelope, "bad "+string(env.Type))
+					continue
+				}
+				j.log.Warn("handling judge message failed", "type", env.Type, "err", err)
+			}
+		}
+	})
+	defer handler.Wait()
+	defer close(in)
 	for {
 		typ, b, err := j.ws.Read(j.ctx)
 		if err != nil {
@@ -385,12 +411,13 @@ func (h *Hub) judgeReader(j *judgeConn) {
 			j.close(protocol.CloseBadEnvelope, "bad message")
 			return
 		}
-		if err := h.judgeMessage(j, env); err != nil {
-			if errors.Is(err, protocol.ErrInvalidPayload) || errors.Is(err, protocol.ErrPayloadMismatch) {
-				j.close(protocol.CloseBadEnvelope, "bad "+string(env.Type))
-				return
-			}
-			j.log.Warn("handling judge message failed", "type", env.Type, "err", err)
+		if env.Type == protocol.TypeHeartbeat {
+			j.lastHB.Store(time.Now().UnixNano())
+		}
+		select {
+		case in <- env:
+		case <-j.ctx.Done():
+			return
 		}
 	}
 }
