@@ -25,7 +25,8 @@
 //     more for a problem with a large share of recent dispatches) or to a
 //     judge holding its data, within a bounded load (consistent hashing with
 //     bounded loads, factor 1.25), the faster of equally warm judges first;
-//     when every home is busy it holds the task for at most MaxDefer (2 s)
+//     when every home is busy it takes a free judge that holds the data,
+//     and only if there is none holds the task for at most MaxDefer (2 s)
 //     rather than fetch the data elsewhere — delay scheduling, the clock
 //     starting the first time it declines a free slot for the task, so
 //     locality survives a long queue — then takes the fastest free slot

@@ -601,8 +601,15 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 		}
 		return Decision{Judge: best, Reason: reason}
 	}
-	// No home is free. Wait a little for one rather than fetch the data
-	// elsewhere, if a home is merely busy.
+	// No home is free. A free judge within the bound that already holds
+	// the data costs no fetch: take it now rather than wait for a home
+	// (deferring here was a bug: it delayed the task up to MaxDefer to
+	// save a download that was never needed).
+	if best >= 0 {
+		return Decision{Judge: best, Reason: "cached_away"}
+	}
+	// Wait a little for a home rather than fetch the data elsewhere, if a
+	// home is merely busy.
 	for i := range judges {
 		if j := &judges[i]; home[i] && !b.free(j) && j.Load1 <= b.cfg.Overload*j.cores() {
 			if b.mayDefer(now, t) {
@@ -610,9 +617,6 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 			}
 			break
 		}
-	}
-	if best >= 0 {
-		return Decision{Judge: best, Reason: "cached_away"}
 	}
 	if !b.cfg.RingOrder {
 		// Work-conserving: the fastest free slot.

@@ -3,6 +3,7 @@ package sched
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -290,5 +291,116 @@ func TestNew(t *testing.T) {
 	}
 	if _, err := New("round_robin"); !errors.Is(err, ErrUnknownPolicy) {
 		t.Fatalf("New(round_robin) = %v", err)
+	}
+}
+
+// roles names the judges of js for task under p by ring order: "h1", "h2"
+// (the problem's two homes, h1 of higher ring weight), then "x", "y", …
+// (the others, by ring weight).
+func roles(p *Bounded, task Task, js []Judge) map[int]string {
+	slots := 0
+	for i := range js {
+		slots += js[i].slots()
+	}
+	home := p.homes(t0, task, js, slots)
+	var hs, xs []int
+	for i := range js {
+		if home[i] {
+			hs = append(hs, i)
+		} else {
+			xs = append(xs, i)
+		}
+	}
+	byRing := func(a, b int) int {
+		if ringWeight(task.ProblemID, &js[a]) > ringWeight(task.ProblemID, &js[b]) {
+			return -1
+		}
+		return 1
+	}
+	slices.SortFunc(hs, byRing)
+	slices.SortFunc(xs, byRing)
+	r := map[int]string{}
+	for k, i := range hs {
+		r[i] = fmt.Sprint("h", k+1)
+	}
+	for k, i := range xs {
+		r[i] = string(rune('x' + k))
+	}
+	return r
+}
+
+func TestBoundedDeferral(t *testing.T) {
+	// Four judges of 4 slots, described by role (see roles): the two homes
+	// h1, h2 and the others x, y. The deferral holds a task for a busy home
+	// only when no free judge holds its data: waiting saves a download
+	// only if there is one to save.
+	type spec struct {
+		busy, cached, overloaded, draining bool
+		speed                              float64
+	}
+	busyHome := spec{busy: true, cached: true}
+	tests := []struct {
+		name         string
+		cfg          BoundedConfig
+		h1, h2, x, y spec
+		at           time.Duration // since the task's first hold
+		want         string        // role chosen, "" to hold
+		wantHold     Hold
+		wantReason   string
+	}{
+		{"homes busy, a free judge holds the data: no deferral (the bug)", BoundedConfig{},
+			busyHome, busyHome, spec{cached: true}, spec{speed: 2}, 0, "x", HoldNone, "cached_away"},
+		{"homes busy, the data on the slower of two free judges: still no deferral", BoundedConfig{},
+			busyHome, busyHome, spec{speed: 3}, spec{cached: true, speed: 0.5}, 0, "y", HoldNone, "cached_away"},
+		{"homes busy, no free judge holds the data: defer", BoundedConfig{},
+			busyHome, busyHome, spec{}, spec{speed: 2}, 0, "", HoldAffinity, "affinity"},
+		{"homes busy, the holder of the data is busy too: defer", BoundedConfig{},
+			busyHome, busyHome, spec{busy: true, cached: true}, spec{}, 0, "", HoldAffinity, "affinity"},
+		{"homes busy, the holder of the data is draining: defer", BoundedConfig{},
+			busyHome, busyHome, spec{draining: true, cached: true}, spec{}, 0, "", HoldAffinity, "affinity"},
+		{"homes busy, the deferral over: the fastest free", BoundedConfig{},
+			busyHome, busyHome, spec{}, spec{speed: 2}, 2 * time.Second, "y", HoldNone, "fastest"},
+		{"homes overloaded by foreign load: no deferral", BoundedConfig{},
+			spec{busy: true, overloaded: true}, spec{busy: true, overloaded: true}, spec{speed: 2}, spec{}, 0, "x", HoldNone, "fastest"},
+		{"deferral disabled", BoundedConfig{MaxDefer: -1},
+			busyHome, busyHome, spec{}, spec{speed: 2}, 0, "y", HoldNone, "fastest"},
+		{"a free home with the data wins over a free holder elsewhere", BoundedConfig{},
+			spec{busy: true, cached: true}, spec{cached: true}, spec{cached: true, speed: 3}, spec{}, 0, "h2", HoldNone, "cached"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.HotMinCount = 1000
+			p := NewBounded(tc.cfg)
+			task := Task{SubmissionID: 1, ProblemID: 42, DataHash: "d42", Language: "cpp"}
+			js := judgesOf(4, 4, 4, 4)
+			role := roles(p, task, js)
+			for i := range js {
+				s := map[string]spec{"h1": tc.h1, "h2": tc.h2, "x": tc.x, "y": tc.y}[role[i]]
+				js[i].Speed = s.speed
+				js[i].Draining = s.draining
+				if s.busy {
+					js[i].Assigned = js[i].Slots
+				}
+				if s.cached {
+					js[i].Cached = cachedSet("d42")
+				}
+				if s.overloaded {
+					js[i].Load1 = 10
+				}
+			}
+			if tc.at > 0 { // start the task's deferral clock
+				if d := p.Pick(t0, task, js); d.Hold != HoldAffinity {
+					t.Fatalf("first Pick = %+v, want an affinity hold", d)
+				}
+			}
+			d := p.Pick(t0.Add(tc.at), task, js)
+			got := ""
+			if d.Judge >= 0 {
+				got = role[d.Judge]
+			}
+			if got != tc.want || d.Hold != tc.wantHold || d.Reason != tc.wantReason {
+				t.Fatalf("Pick = %+v (%q), want %q hold %v reason %q", d, got, tc.want, tc.wantHold, tc.wantReason)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -108,5 +109,64 @@ func TestSpeedMeterDefaults(t *testing.T) {
 	}
 	if len(m.problems) > 8 {
 		t.Fatalf("%d problems tracked, max 8", len(m.problems))
+	}
+}
+
+func TestDefaultLearnsSpeedFromResults(t *testing.T) {
+	// The default policy, as New builds it, learns judge speeds from the
+	// run times its results report (Observe → SpeedMeter) and prefers the
+	// faster of two free homes: judge "j1" is 4× slower than the rest, and
+	// once results show it, no task goes there while its other home is
+	// free. Without results (or with the learning switched off) the ring
+	// breaks the tie and sends some of them to j1.
+	for _, tc := range []struct {
+		name     string
+		policy   func() Policy
+		feed     bool
+		wantSlow bool // some tasks still go to the slow judge
+	}{
+		{"default, fed results", func() Policy { p, _ := New(NameDefault); return p }, true, false},
+		{"default, no results", func() Policy { p, _ := New(NameDefault); return p }, false, true},
+		{"learning off, fed results", func() Policy { return NewBounded(BoundedConfig{SpeedAlpha: -1}) }, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.policy()
+			obs, ok := p.(Observer)
+			if !ok {
+				t.Fatalf("%s does not learn from outcomes", p.Name())
+			}
+			speeds := map[string]float64{"j0": 1, "j1": 0.25, "j2": 1, "j3": 1}
+			if tc.feed {
+				rng := rand.New(rand.NewPCG(7, 8))
+				for i := range 4000 {
+					problem := int64(1000 + rng.IntN(30))
+					id := fmt.Sprint("j", (int(problem)+i%2*(1+rng.IntN(3)))%4)
+					work := (0.5 + float64(problem%5)) * math.Exp(0.5*rng.NormFloat64())
+					obs.Observe(t0, Outcome{Judge: id, Task: Task{ProblemID: problem, Language: "cpp"},
+						Run: time.Duration(work / speeds[id] * float64(time.Second))})
+				}
+			}
+			slow, asked := 0, 0
+			b := NewBounded(BoundedConfig{HotMinCount: 1000}) // the homes of each problem (the ring only)
+			for problem := int64(1); problem <= 200; problem++ {
+				task := Task{SubmissionID: problem, ProblemID: problem, DataHash: fmt.Sprint("d", problem), Language: "cpp"}
+				js := judgesOf(4, 4, 4, 4)
+				if home := b.homes(t0, task, js, 16); !home[1] {
+					continue // the slow judge is not a home of this problem
+				}
+				asked++
+				if d := p.Pick(t0, task, js); d.Judge == 1 {
+					slow++
+				} else if d.Judge < 0 {
+					t.Fatalf("problem %d held with every judge free: %+v", problem, d)
+				}
+			}
+			if asked < 20 {
+				t.Fatalf("the slow judge is a home of only %d problems", asked)
+			}
+			if (slow > 0) != tc.wantSlow {
+				t.Fatalf("%d of %d tasks whose homes include the slow judge went there", slow, asked)
+			}
+		})
 	}
 }

@@ -1,7 +1,8 @@
 // Package sim is the scheduling lab: a discrete-event simulator of the hub,
 // its judges and their workload that drives the real policy types of
 // package sched (not copies) through the same view the hub builds, and
-// compares them against an ideal reference.
+// compares them on time to verdict (submission → final verdict; wait is
+// secondary) against references and a lower bound.
 //
 // What it owns:
 //
@@ -20,9 +21,14 @@
 //     renewed by heartbeats, the reaper, heartbeat timeouts, prefetch,
 //     Observe feedback with the run time results report), as in
 //     hub/internal/hub;
-//   - the ideal reference (one central queue, perfect knowledge, binds only
-//     when a slot frees, fastest free slot first) and IdealDrop, the same
-//     bound by the hub's rule that a silent judge gets no work;
+//   - the references: Ideal (one central FIFO queue, perfect knowledge,
+//     binds only when a slot frees, to the free slot that finishes the
+//     head task first, paying downloads), IdealWarm (the same with free
+//     downloads), IdealDrop and IdealWarmDrop (bound by the hub's rule
+//     that a silent judge gets no work) — none of them a bound — and
+//     Bound, a true lower bound on time to verdict computed from the trace
+//     (LowerBound: each job's own run on the fastest judge, and SRPT on one
+//     machine as fast as the cluster), checked against every run;
 //   - metrics (Result), statistics over seeds (Mean95), the experiment
 //     grid (Experiment) with policy variants for ablations (Ablations),
 //     the Markdown report and a small SVG line plotter;

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -67,16 +68,31 @@ func Scenarios() []Scenario {
 // Loads are the offered loads of the grid.
 var Loads = []float64{0.5, 0.7, 0.85, 0.95, 1.1}
 
-// Policies returns the compared policies: the ideal reference and its
-// rule-bound variant first, the hub's default next, then the guide and the
-// baselines.
-func Policies() []string { return append([]string{Ideal, IdealDrop}, sched.Names()...) }
+// References lists the references in the report's order: the lower bound,
+// the ideal and its warm variant, then their rule-bound variants.
+func References() []string { return []string{Bound, Ideal, IdealWarm, IdealDrop, IdealWarmDrop} }
 
-// IsReference reports whether policy is one of the ideal references.
-func IsReference(policy string) bool { return policy == Ideal || policy == IdealDrop }
+// Policies returns the compared policies: the references first, the hub's
+// default next, then the guide and the baselines.
+func Policies() []string { return append(References(), sched.Names()...) }
+
+// IsReference reports whether policy is one of the references.
+func IsReference(policy string) bool { return slices.Contains(References(), policy) }
+
+// undropped is the reference a drop variant equals without a silent
+// judge ("" for any other policy).
+func undropped(policy string) string {
+	switch policy {
+	case IdealDrop:
+		return Ideal
+	case IdealWarmDrop:
+		return IdealWarm
+	}
+	return ""
+}
 
 // Silent reports whether the scenario silences a judge (where IdealDrop
-// differs from Ideal).
+// and IdealWarmDrop differ from Ideal and IdealWarm).
 func (sc Scenario) Silent() bool {
 	var tr Traffic
 	var d Disturbance
@@ -224,16 +240,18 @@ func (e *Experiment) Run() (*Results, error) {
 				tr, cfg := ConfigFor(e.Timeline, sc, e.Loads[jb.l], seed, e.Cluster)
 				trace := Generate(e.Workload, tr, Capacity(e.Cluster), seed)
 				cfg.Hot = trace.Hot
-				idealRun := -1
-				for p, name := range e.Policies {
-					if name == Ideal {
-						idealRun = p
-					}
-				}
 				silent := sc.Silent()
+				// copyOf: a drop variant without a silent judge is its
+				// undropped reference: run once, copied below.
+				copyOf := func(name string) int {
+					if silent {
+						return -1
+					}
+					return slices.Index(e.Policies, undropped(name))
+				}
 				for p, name := range e.Policies {
-					if name == IdealDrop && !silent && idealRun >= 0 {
-						continue // the same as the ideal: copied below
+					if copyOf(name) >= 0 {
+						continue
 					}
 					c := cfg
 					c.Policy = name
@@ -249,9 +267,9 @@ func (e *Experiment) Run() (*Results, error) {
 					mu.Unlock()
 				}
 				for p, name := range e.Policies {
-					if name == IdealDrop && !silent && idealRun >= 0 {
+					if src := copyOf(name); src >= 0 {
 						mu.Lock()
-						res.Cells[jb.s][jb.l][p].Runs[jb.seed] = res.Cells[jb.s][jb.l][idealRun].Runs[jb.seed]
+						res.Cells[jb.s][jb.l][p].Runs[jb.seed] = res.Cells[jb.s][jb.l][src].Runs[jb.seed]
 						mu.Unlock()
 					}
 				}
@@ -328,7 +346,7 @@ func (c *Cell) Stat(f func(*Result) float64) Stat {
 
 // AblationPolicies are the policies of the ablation grid: the references,
 // the default and each of its variants, in the report's order.
-var AblationPolicies = []string{Ideal, sched.NameDefault, "default-prev", "default-enq", "default-nodefer", "default-ring", "default-nospeed", "default-oracle"}
+var AblationPolicies = []string{Bound, Ideal, IdealWarm, sched.NameDefault, "default-prev", "default-enq", "default-nodefer", "default-ring", "default-nospeed", "default-oracle"}
 
 // AblationExperiment is the grid that takes the default policy apart: the
 // scenarios where its mechanisms matter (steady traffic, the burst, a gray

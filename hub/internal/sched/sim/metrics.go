@@ -17,11 +17,18 @@ type Result struct {
 	// Jobs measured (arrived in the window and finished); Lost after
 	// MaxAttempts expired leases; Unfinished when the drain ran out.
 	Jobs, Lost, Unfinished int
-	// Wait: arrival → the start of the program's run (hub queue, judge
-	// queue and test data download). Sojourn: arrival → result.
-	Wait, Sojourn Dist
-	// Slowdown: sojourn / size on a speed-1 core.
+	// TTV, the time to verdict, the primary metric: submission (arrival)
+	// → the final verdict reaching the hub. Wait, secondary: arrival →
+	// the start of the program's run (hub queue, judge queue and test
+	// data download).
+	TTV, Wait Dist
+	// Slowdown: time to verdict / the task's own run time on the fastest
+	// judge (size / the cluster's highest per-core speed), so ≥ 1.
 	SlowdownMean, SlowdownP99 float64
+	// Bound holds lower bounds on the time to verdict of exactly the jobs
+	// this run measured (LowerBound): Bound.Mean on the mean, the
+	// quantiles on TTV's quantiles. No schedule can go below them.
+	Bound Dist
 	// Throughput: results per second inside the window.
 	Throughput float64
 	// Utilisation per judge (computing cores / cores) over the window,
@@ -56,7 +63,7 @@ type Result struct {
 	// Decision.Reason, with their cache hits.
 	Reasons map[string]ReasonStat
 	// Little's law: the time-average number of jobs in the system, and
-	// the measured arrival rate × mean sojourn.
+	// the measured arrival rate × mean time to verdict.
 	MeanInSystem, LambdaW float64
 }
 
@@ -154,7 +161,8 @@ func (s *sim) finish() {
 	r.Unfinished = s.pending
 	r.Recovery = recovery(s.arrivals, s.waits, s.cfg.RecoveryFrom, s.cfg.End, s.cfg.RecoveryBucket)
 	r.Wait = Summarise(s.waits)
-	r.Sojourn = Summarise(s.sojourns)
+	r.TTV = Summarise(s.ttvs)
+	r.Bound = LowerBound(s.cfg, s.measured)
 	sd := Summarise(s.slowdowns)
 	r.SlowdownMean, r.SlowdownP99 = sd.Mean, sd.P99
 	r.Throughput = float64(s.completedW) / window
@@ -191,6 +199,6 @@ func (s *sim) finish() {
 	}
 	r.MeanInSystem = s.inSysArea / window
 	if r.Jobs > 0 {
-		r.LambdaW = float64(r.Jobs+r.Unfinished) / window * r.Sojourn.Mean
+		r.LambdaW = float64(r.Jobs+r.Unfinished) / window * r.TTV.Mean
 	}
 }

@@ -11,20 +11,40 @@ import (
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 )
 
-// Ideal is the policy name of the ideal reference.
-const Ideal = "ideal"
-
-// IdealDrop is the ideal reference bound by the hub's rule that a judge
-// whose heartbeats stop gets no more work and loses its tasks: it drops a
-// silent judge the moment it falls silent (no detection delay), requeues
-// its tasks at once and uses it again when its heartbeats resume. In every
-// other respect, and in every scenario without a silent judge, it is the
-// ideal. It is the best any hub that obeys the rule could do.
-const IdealDrop = "ideal-drop"
+// The references. None of the ideals is a bound: each is a strong,
+// well-defined dispatcher a real policy can still beat (it keeps the queue
+// in arrival order and decides greedily, one task at a time). Bound is
+// the only lower bound.
+const (
+	// Ideal is the ideal reference: one central FIFO queue, perfect and
+	// instant knowledge (true current speeds, every slot's state, the
+	// judges' real caches, a crash seen at once, heartbeats ignored). It
+	// binds the head task only when a slot is free, to the free slot that
+	// would finish it first (the rest of its data download + size / true
+	// speed), and pays every download like a policy does.
+	Ideal = "ideal"
+	// IdealWarm is Ideal with every test data download free (every judge
+	// holds every problem's data): what the ideal would do if caching were
+	// solved. It relaxes the download cost and nothing else.
+	IdealWarm = "ideal-warm"
+	// IdealDrop is the ideal reference bound by the hub's rule that a judge
+	// whose heartbeats stop gets no more work and loses its tasks: it drops a
+	// silent judge the moment it falls silent (no detection delay), requeues
+	// its tasks at once and uses it again when its heartbeats resume. In
+	// every other respect, and in every scenario without a silent judge, it
+	// is the ideal. It is the best the ideal could do under the rule.
+	IdealDrop = "ideal-drop"
+	// IdealWarmDrop is IdealWarm under IdealDrop's rule.
+	IdealWarmDrop = "ideal-warm-drop"
+	// Bound is a lower bound on time to verdict that no schedule can beat
+	// (see LowerBound): it is computed from the trace, not simulated.
+	Bound = "bound"
+)
 
 // Config is one simulation run. Zero fields take the documented defaults.
 type Config struct {
-	// Policy is a sched policy name or Ideal.
+	// Policy is a sched policy name or a reference (Ideal, IdealWarm,
+	// IdealDrop, IdealWarmDrop, Bound).
 	Policy string
 	// NewPolicy, if set, builds the policy instead of sched.NewWith.
 	NewPolicy func(seed uint64) sched.Policy
@@ -183,7 +203,10 @@ type sim struct {
 	cfg    Config
 	tr     *Trace
 	eng    Engine
-	ideal  bool
+	ideal  bool // one of the ideal references
+	warm   bool // IdealWarm, IdealWarmDrop: downloads are free
+	drop   bool // IdealDrop, IdealWarmDrop: a silent judge is dropped
+	fast   float64
 	policy sched.Policy
 	obs    sched.Observer
 	base   time.Time
@@ -203,8 +226,9 @@ type sim struct {
 	lastT      float64
 	res        Result
 	waits      []float64
-	sojourns   []float64
+	ttvs       []float64
 	slowdowns  []float64
+	measured   []*Job // the measured jobs, in the order they finished
 	arrivals   []float64
 	inSysArea  float64
 	overArea   float64
@@ -215,8 +239,14 @@ type sim struct {
 	completedW int
 }
 
-// Run simulates cfg on trace tr and returns the measurements.
+// Run simulates cfg on trace tr and returns the measurements. With
+// Policy Bound it simulates nothing and returns the lower bound
+// (BoundResult).
 func Run(cfg Config, tr *Trace) (*Result, error) {
+	if cfg.Policy == Bound {
+		cfg.defaults()
+		return BoundResult(cfg, tr), nil
+	}
 	s, err := newSim(cfg, tr)
 	if err != nil {
 		return nil, err
@@ -228,7 +258,17 @@ func Run(cfg Config, tr *Trace) (*Result, error) {
 // newSim sets up a run: the policy, the judges, the first events.
 func newSim(cfg Config, tr *Trace) (*sim, error) {
 	cfg.defaults()
-	s := &sim{cfg: cfg, tr: tr, ideal: cfg.Policy == Ideal || cfg.Policy == IdealDrop, base: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := &sim{cfg: cfg, tr: tr, base: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), fast: fastest(cfg)}
+	switch cfg.Policy {
+	case Ideal:
+		s.ideal = true
+	case IdealWarm:
+		s.ideal, s.warm = true, true
+	case IdealDrop:
+		s.ideal, s.drop = true, true
+	case IdealWarmDrop:
+		s.ideal, s.warm, s.drop = true, true, true
+	}
 	s.lease = float64(cfg.MissedHeartbeats+1) * cfg.Heartbeat
 	if !s.ideal {
 		if cfg.NewPolicy != nil {
@@ -561,13 +601,13 @@ func (s *sim) start(a *attempt, j *judge) {
 	it := j.cache.get(p)
 	hit := it != nil && it.readyAt <= now
 	if it == nil {
-		it = j.cache.put(p, now+s.tr.Problems[p].Download)
+		it = j.cache.put(p, now+s.download(p))
 	}
 	if s.inWindow(now) {
 		s.starts++
 		r := s.res.Reasons[a.reason]
 		r.Starts++
-		if hit || s.tr.Problems[p].Download == 0 {
+		if hit || s.download(p) == 0 {
 			s.hits++
 			r.Hits++
 		}
@@ -660,8 +700,18 @@ func (s *sim) done(a *attempt) {
 	job := js.job
 	s.arrivals = append(s.arrivals, job.Arrival)
 	s.waits = append(s.waits, a.runStart-job.Arrival)
-	s.sojourns = append(s.sojourns, now-job.Arrival)
-	s.slowdowns = append(s.slowdowns, (now-job.Arrival)/math.Max(job.Size, 1e-9))
+	s.ttvs = append(s.ttvs, now-job.Arrival)
+	s.slowdowns = append(s.slowdowns, (now-job.Arrival)/math.Max(job.Size/s.fast, 1e-9))
+	s.measured = append(s.measured, job)
+}
+
+// download is what fetching problem p's test data costs (s): nothing for
+// the warm references.
+func (s *sim) download(p int) float64 {
+	if s.warm {
+		return 0
+	}
+	return s.tr.Problems[p].Download
 }
 
 func (s *sim) releaseLease(a *attempt) {
@@ -813,7 +863,7 @@ func (s *sim) disturb(begin bool) {
 		}
 	case DisturbSilent:
 		j.silent = begin
-		if s.cfg.Policy == IdealDrop {
+		if s.drop {
 			if begin {
 				s.crash(j, false)
 			} else {
@@ -900,7 +950,7 @@ func (s *sim) dispatchIdeal() {
 			if !j.up || len(j.running) >= j.spec.Cores {
 				continue
 			}
-			fetch := s.tr.Problems[p].Download
+			fetch := s.download(p)
 			if it := j.cache.items[p]; it != nil {
 				fetch = math.Max(0, it.readyAt-s.now())
 			}

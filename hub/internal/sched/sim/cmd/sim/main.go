@@ -233,15 +233,20 @@ func run(o options) error {
 	}
 	elapsed := time.Since(start)
 	hs := res.Headlines()
-	fmt.Println("Headline: the hub's default policy against the targets of issue 8")
+	if o.quick {
+		fmt.Println("QUICK RUN (-quick): shorter runs, fewer seeds and loads; not comparable to the full run (make sim).")
+		fmt.Println()
+	}
+	fmt.Println("Headline: the hub's default policy against the targets of issue 18 (TTV = time to verdict, s)")
 	fmt.Println()
 	sim.WriteHeadline(os.Stdout, hs)
 	fmt.Println()
 	fmt.Println(sim.Tally(hs))
 	fmt.Println()
-	fmt.Println("Mean / p99 wait (s), steady traffic:")
-	fmt.Println()
-	res.WriteLoadTable(os.Stdout, e.Scenarios[0].Name)
+	fmt.Printf("Mean / p99 time to verdict (s), %s:\n\n", e.Scenarios[0].Name)
+	res.WriteTTVTable(os.Stdout, e.Scenarios[0].Name)
+	fmt.Printf("\nMean / p99 wait (s), %s:\n\n", e.Scenarios[0].Name)
+	res.WriteWaitTable(os.Stdout, e.Scenarios[0].Name)
 	if o.out != "" {
 		if err := res.WriteDoc(o.out, elapsed, command, abl); err != nil {
 			return err
