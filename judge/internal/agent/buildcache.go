@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -12,35 +13,92 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
+
+	"log/slog"
 
 	"github.com/verdict-oj/verdict/judge/internal/lang"
+	"github.com/verdict-oj/verdict/judge/internal/sandbox"
 )
 
 // buildCache keeps, for each language with a BuildCache directory (Go's
-// GOCACHE), the toolchain's build cache harvested from successful compiles,
-// and seeds every compile of that language with a private copy of it. Go
-// compiles its standard library into that cache: without it every Go
-// submission rebuilds fmt, os, runtime… (15–60 s of CPU); with it a compile
-// takes about a second.
+// GOCACHE), a build cache that the judge filled itself, and seeds every
+// compile of that language with a private copy of it. Go compiles its
+// standard library into that cache: without it every Go submission
+// rebuilds fmt, os, runtime… (15–60 s of CPU); with it a compile takes
+// about a second.
 //
-// Safety: the kept cache is the judge's (root, 0700), never visible to a
-// program; each compile gets a copy owned by the sandbox user, so nothing a
-// compile does to its copy reaches another submission. Harvesting happens
-// right after a successful compile, before the program ever runs, when the
-// compile's cgroup is already empty. Only regular files with one link are
-// taken, opened without following symlinks, and only names the kept cache
-// does not have yet (the toolchain's cache is content-addressed: a name's
-// content never changes), up to a size bound.
+// Safety (issue 16, finding 2): the kept cache holds only what no
+// submission produced: the output of the language's BuildCacheWarm source
+// (the judge's own code importing the standard library), compiled once per
+// judge process, in the sandbox, before the first compile of that language
+// (what an earlier judge process kept is discarded then). Submissions'
+// compiles add nothing to it: each gets a copy owned by the sandbox user,
+// removed right after the compile, so no submission can read (e.g. with
+// //go:embed) what another one compiled. The kept cache is the judge's
+// (root, 0700) and never visible to a program. Harvesting the warm-up
+// compile takes only regular files with one link, opened without following
+// symlinks, up to a size bound.
 type buildCache struct {
 	root string
 	max  int64
 
 	mu   sync.RWMutex
 	size map[string]int64 // per kept directory, once counted
+
+	warmMu sync.Mutex
+	warmed map[string]bool // kept directories this process filled (or tried to)
 }
 
 func newBuildCache(root string, max int64) *buildCache {
-	return &buildCache{root: root, max: max, size: map[string]int64{}}
+	return &buildCache{root: root, max: max, size: map[string]int64{}, warmed: map[string]bool{}}
+}
+
+// warm fills the kept cache of l once per judge process: it discards what
+// is kept, runs compile (the judge's warm-up compile) in a fresh work dir
+// of its own and keeps what that compile wrote to its BuildCache. Other
+// compiles of l wait for it. A failed warm-up leaves the kept cache empty
+// (compiles then start from nothing) and is not retried.
+func (b *buildCache) warm(ctx context.Context, l lang.Available, compile func(dir string) error, log *slog.Logger) {
+	dst := b.dir(l)
+	b.warmMu.Lock()
+	defer b.warmMu.Unlock()
+	if b.warmed[dst] {
+		return
+	}
+	b.mu.Lock()
+	err := sandbox.RemoveAll(dst)
+	delete(b.size, dst)
+	b.mu.Unlock()
+	if err != nil {
+		log.Warn("discard the kept build cache", "language", l.ID, "err", err)
+		return // not marked: retried by the next compile
+	}
+	if l.BuildCacheWarm == "" {
+		b.warmed[dst] = true
+		return
+	}
+	dir := filepath.Join(b.root, "warm-"+l.ID)
+	if err := resetDir(dir, sandboxUID); err != nil {
+		log.Warn("build cache warm-up", "language", l.ID, "err", err)
+		return
+	}
+	defer func() { _ = sandbox.RemoveAll(dir) }()
+	start := time.Now()
+	if err := compile(dir); err != nil {
+		if ctx.Err() == nil {
+			b.warmed[dst] = true
+		}
+		log.Warn("build cache warm-up", "language", l.ID, "err", err)
+		return
+	}
+	b.warmed[dst] = true
+	n, err := b.harvest(l, dir)
+	if err != nil {
+		log.Warn("build cache warm-up: keep", "language", l.ID, "err", err)
+		return
+	}
+	log.Info("build cache warmed", "language", l.ID, "files", n, "took", time.Since(start).Round(time.Millisecond))
 }
 
 // dir is the kept cache of l: one per language and toolchain version.
@@ -98,6 +156,7 @@ func (b *buildCache) seed(l lang.Available, work string, uid int) error {
 
 // harvest adds to the kept cache of l the files of work/<BuildCache> it
 // does not hold yet, within the size bound. It returns how many it added.
+// Only the judge's warm-up compile is harvested.
 func (b *buildCache) harvest(l lang.Available, work string) (int, error) {
 	src := filepath.Join(work, l.BuildCache)
 	dst := b.dir(l)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -74,12 +73,15 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 	if err := resetDir(work, sandboxUID); err != nil {
 		return sysErr("work dir: %v", err)
 	}
-	defer os.RemoveAll(work)
+	// Whatever a compile left there (a chain deeper than the open-file
+	// limit, symlinks): removed without following symlinks, two
+	// descriptors at most.
+	defer removeLogged(log, work)
 	scratch := work + "-io" // outputs: the judge's, outside the program's /w
 	if err := resetDir(scratch, 0); err != nil {
 		return sysErr("scratch dir: %v", err)
 	}
-	defer os.RemoveAll(scratch)
+	defer removeLogged(log, scratch)
 	cpu := a.slotCPU(slot)
 
 	// Compile.
@@ -93,32 +95,23 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 	}
 	memLimit := l.MemoryLimit(t.Limits.MemoryKiB << 10)
 	if len(l.Compile) > 0 {
-		ct := time.Duration(l.CompileTimeMs) * time.Millisecond
-		if ct <= 0 {
-			ct = 10 * time.Second
-		}
-		cm := l.CompileMemoryKiB << 10
-		if cm <= 0 {
-			cm = 1 << 30
-		}
-		cf := l.CompileFileKiB << 10
-		if cf <= 0 {
-			cf = lang.DefaultCompileFileKiB << 10
-		}
 		if a.builds.enabled(l) {
+			// The kept cache holds only what the judge's own warm-up
+			// compile produced; this compile gets a private copy of it,
+			// discarded below: nothing a submission's compile writes
+			// reaches another submission.
+			a.builds.warm(ctx, l, func(dir string) error { return a.warmCompile(ctx, l, cpu, dir) }, log)
 			if err := a.builds.seed(l, work, sandboxUID); err != nil {
 				log.Warn("compiling without the kept build cache", "err", err)
 			}
 		}
-		// The compiler's stdout goes to a file, not to the judge's memory:
-		// the file-size limit is large for toolchains' intermediates.
-		compilerOut := filepath.Join(work, ".compiler-stdout")
-		r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
-			Argv: lang.Expand(l.Compile, src, class, memLimit), Env: l.Env, Dir: work,
-			Profile: sandbox.ProfileCompile, CPU: cpu, StdoutFile: compilerOut,
-			Limits: sandbox.Limits{CPU: ct, Wall: 3 * ct, Memory: cm, AddressSpace: -1, Stack: 64 << 20,
-				Output: cf, Stderr: protocol.MaxCompileMessage, Procs: max(l.CompileProcs, 0)},
-		})
+		// The compiler's stdout goes to a file, not to the judge's memory
+		// (the file-size limit is large for toolchains' intermediates), in
+		// the judge's scratch dir: the compile cannot replace it (by a
+		// symlink to a host file, say), and it is read back beneath scratch
+		// without following symlinks, bounded.
+		const compilerOut = "compiler-stdout"
+		r, err := a.cfg.Runner.Run(ctx, a.compileSpec(l, work, src, class, memLimit, cpu, filepath.Join(scratch, compilerOut)))
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
@@ -127,24 +120,18 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		}
 		if r.Status != sandbox.StatusOK {
 			res.Verdict = protocol.VerdictCE
-			r.Stdout = headOf(compilerOut, protocol.MaxCompileMessage)
+			r.Stdout = headOf(scratch, compilerOut, protocol.MaxCompileMessage)
 			res.CompileMessage = truncate(compileMessage(r), protocol.MaxCompileMessage)
 			return res, nil
 		}
 		if a.builds.enabled(l) {
-			// Before the program ever runs, with the compile's cgroup empty.
-			if n, err := a.builds.harvest(l, work); err != nil {
-				log.Warn("keeping the build cache failed", "err", err)
-			} else if n > 0 {
-				log.Info("build cache grew", "language", l.ID, "files", n)
-			}
-			if err := os.RemoveAll(filepath.Join(work, l.BuildCache)); err != nil {
+			if err := sandbox.RemoveAll(filepath.Join(work, l.BuildCache)); err != nil {
 				return sysErr("work dir: %v", err)
 			}
 		}
 	}
 	// The program may not change its own files from now on.
-	if err := chownTree(work, 0); err != nil {
+	if err := sandbox.ChownTree(work, 0, 0); err != nil {
 		return sysErr("work dir: %v", err)
 	}
 
@@ -277,15 +264,70 @@ func reMessage(r sandbox.Result) string {
 	return fmt.Sprintf("exit code %d", r.ExitCode)
 }
 
-// headOf returns up to n bytes from the start of a file ("" if unreadable).
-func headOf(path string, n int) string {
-	f, err := os.Open(path)
+// headOf returns up to n bytes from the start of dir/name, opened beneath
+// dir without following symlinks, a regular file only ("" otherwise).
+func headOf(dir, name string, n int) string {
+	b, _, err := sandbox.ReadFileBeneath(dir, name, int64(n))
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, int64(n)))
 	return string(b)
+}
+
+// removeLogged removes a tree the sandbox could write (see sandbox.RemoveAll).
+func removeLogged(log *slog.Logger, dir string) {
+	if err := sandbox.RemoveAll(dir); err != nil {
+		log.Error("remove work dir", "dir", dir, "err", err)
+	}
+}
+
+// compileSpec is the sandbox run of l's compiler in work.
+func (a *Agent) compileSpec(l lang.Available, work, src, class string, memLimit int64, cpu *int, stdoutFile string) sandbox.Spec {
+	ct := time.Duration(l.CompileTimeMs) * time.Millisecond
+	if ct <= 0 {
+		ct = 10 * time.Second
+	}
+	cm := l.CompileMemoryKiB << 10
+	if cm <= 0 {
+		cm = 1 << 30
+	}
+	cf := l.CompileFileKiB << 10
+	if cf <= 0 {
+		cf = lang.DefaultCompileFileKiB << 10
+	}
+	return sandbox.Spec{
+		Argv: lang.Expand(l.Compile, src, class, memLimit), Env: l.Env, Dir: work,
+		Profile: sandbox.ProfileCompile, CPU: cpu, StdoutFile: stdoutFile,
+		Limits: sandbox.Limits{CPU: ct, Wall: 3 * ct, Memory: cm, AddressSpace: -1, Stack: 64 << 20,
+			Output: cf, Stderr: protocol.MaxCompileMessage, Procs: max(l.CompileProcs, 0)},
+	}
+}
+
+// warmCompile compiles l's BuildCacheWarm source in dir (the judge's own
+// code), filling dir/<BuildCache> with what the toolchain builds for it.
+func (a *Agent) warmCompile(ctx context.Context, l lang.Available, cpu *int, dir string) error {
+	src, class, err := l.SourceName(l.BuildCacheWarm)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, src), []byte(l.BuildCacheWarm), 0o644); err != nil {
+		return err
+	}
+	cache := filepath.Join(dir, l.BuildCache)
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chown(cache, sandboxUID, sandboxUID); err != nil {
+		return err
+	}
+	r, err := a.cfg.Runner.Run(ctx, a.compileSpec(l, dir, src, class, 256<<20, cpu, ""))
+	if err != nil {
+		return fmt.Errorf("warm-up compile: %w", err)
+	}
+	if r.Status != sandbox.StatusOK {
+		return fmt.Errorf("warm-up compile: %s: %s", r.Status, truncate(compileMessage(r), 4<<10))
+	}
+	return nil
 }
 
 func compileMessage(r sandbox.Result) string {
@@ -306,7 +348,9 @@ func compileMessage(r sandbox.Result) string {
 }
 
 func checkFiles(c protocol.Checker, out, ans string) (checker.Outcome, error) {
-	of, err := os.Open(out)
+	// out was written by the program (through a descriptor the judge
+	// opened in its scratch dir): a regular file, never a symlink.
+	of, err := sandbox.OpenBeneath(filepath.Dir(out), filepath.Base(out))
 	if err != nil {
 		return checker.Outcome{}, err
 	}
@@ -324,7 +368,7 @@ func (a *Agent) buildChecker(ctx context.Context, cpu *int, dataDir, dir string)
 	if err := copyFile(filepath.Join(dataDir, testpkg.CheckerName), filepath.Join(dir, testpkg.CheckerName)); err != nil {
 		return "", err
 	}
-	if err := chownTree(dir, sandboxUID); err != nil {
+	if err := sandbox.ChownTree(dir, sandboxUID, sandboxUID); err != nil {
 		return "", err
 	}
 	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
@@ -339,7 +383,7 @@ func (a *Agent) buildChecker(ctx context.Context, cpu *int, dataDir, dir string)
 	if r.Status != sandbox.StatusOK {
 		return "", fmt.Errorf("does not compile: %s", truncate(compileMessage(r), 4<<10))
 	}
-	if err := chownTree(dir, 0); err != nil {
+	if err := sandbox.ChownTree(dir, 0, 0); err != nil {
 		return "", err
 	}
 	return filepath.Join(dir, "checker"), nil
@@ -352,7 +396,7 @@ func (a *Agent) runChecker(ctx context.Context, cpu *int, bin, in, out, ans, scr
 	if err := resetDir(dir, 0); err != nil {
 		return checker.Outcome{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = sandbox.RemoveAll(dir) }()
 	for name, src := range map[string]string{"checker": bin, "input": in, "output": out, "answer": ans} {
 		if err := linkOrCopy(src, filepath.Join(dir, name)); err != nil {
 			return checker.Outcome{}, err
@@ -378,7 +422,7 @@ func (a *Agent) runChecker(ctx context.Context, cpu *int, bin, in, out, ans, scr
 
 // resetDir makes dir empty, owned by uid, mode 0755.
 func resetDir(dir string, uid int) error {
-	if err := os.RemoveAll(dir); err != nil {
+	if err := sandbox.RemoveAll(dir); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -388,15 +432,6 @@ func resetDir(dir string, uid int) error {
 		return err
 	}
 	return os.Chown(dir, uid, uid)
-}
-
-func chownTree(dir string, uid int) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, uid, uid)
-	})
 }
 
 func copyFile(src, dst string) error { return copyFileMode(src, dst, 0o755) }

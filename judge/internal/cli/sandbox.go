@@ -4,6 +4,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +17,9 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/verdict-oj/verdict/judge/internal/sandbox"
 )
@@ -148,19 +153,20 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *s
 	}
 	defer sb.Close()
 	if rf.tmp {
-		dir, err := os.MkdirTemp("", "verdict-run-")
+		dir, cleanup, err := tmpWorkDir()
 		if err != nil {
 			fmt.Fprintf(stderr, "judge sandbox run: %v\n", err)
 			return 1
 		}
-		defer os.RemoveAll(dir)
-		// The sandbox user must be able to write its work dir.
-		_ = os.Chown(dir, 65534, 65534)
+		defer func() {
+			if err := cleanup(); err != nil {
+				log.Error("remove the work dir", "dir", dir, "err", err)
+			}
+		}()
 		rf.spec.Dir = dir
 	}
 	res, runErr := sb.Run(ctx, rf.spec)
-	enc := json.NewEncoder(stdout)
-	if err := enc.Encode(res); err != nil {
+	if err := writeResult(stdout, res); err != nil {
 		fmt.Fprintf(stderr, "judge sandbox run: %v\n", err)
 		return 1
 	}
@@ -169,6 +175,86 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *s
 		return 1
 	}
 	return 0
+}
+
+// The default work dir of `judge sandbox run` is a tmpfs of its own,
+// bounded like the sandbox's /tmp: a program cannot fill the host's disk
+// or inode table through it, and removing it is an unmount.
+const (
+	tmpDirSize   = 64 << 20
+	tmpDirInodes = 16384
+	sandboxUser  = 65534 // sandbox.Config's default UID and GID
+)
+
+// tmpWorkDir makes the default work dir: a fresh directory with a bounded
+// tmpfs on it owned by the sandbox user. cleanup unmounts and removes it.
+func tmpWorkDir() (dir string, cleanup func() error, err error) {
+	dir, err = os.MkdirTemp("", "verdict-run-")
+	if err != nil {
+		return "", nil, fmt.Errorf("work dir: %w", err)
+	}
+	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0755,uid=%d,gid=%d", tmpDirSize, tmpDirInodes, sandboxUser, sandboxUser)
+	if err := unix.Mount("verdict-run", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		_ = os.Remove(dir)
+		return "", nil, fmt.Errorf("work dir: mount tmpfs on %s: %w", dir, err)
+	}
+	return dir, func() error {
+		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
+			return fmt.Errorf("unmount %s: %w", dir, err)
+		}
+		if err := os.Remove(dir); err != nil {
+			return fmt.Errorf("remove %s: %w", dir, err)
+		}
+		return nil
+	}, nil
+}
+
+// writeResult prints res as one JSON object and a newline, as
+// json.Encoder would, but streams Stdout (up to the output limit) in
+// pieces: the judge's memory for it stays the captured bytes themselves,
+// not another encoded copy of them.
+func writeResult(w io.Writer, res sandbox.Result) error {
+	out := res.Stdout
+	res.Stdout = ""
+	b, err := json.Marshal(res)
+	if err != nil {
+		return fmt.Errorf("encode result: %w", err)
+	}
+	const key = `"stdout":""`
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return errors.New("encode result: no stdout field")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(b[:i+len(key)-1]) // up to the opening quote of the value
+	const piece = 32 << 10
+	// One encoder into one buffer: the pieces leave no garbage behind.
+	var buf bytes.Buffer
+	pe := json.NewEncoder(&buf)
+	for len(out) > 0 {
+		n := min(piece, len(out))
+		// Never split a UTF-8 sequence (an invalid byte is replaced on its
+		// own either way).
+		for k := 0; k < 3 && n < len(out) && !utf8.RuneStart(out[n]); k++ {
+			n--
+		}
+		if n <= 0 {
+			n = min(piece, len(out))
+		}
+		buf.Reset()
+		if err := pe.Encode(out[:n]); err != nil {
+			return fmt.Errorf("encode result: %w", err)
+		}
+		enc := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		bw.Write(enc[1 : len(enc)-1])
+		out = out[n:]
+	}
+	bw.Write(b[i+len(key)-1:])
+	bw.WriteByte('\n')
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write result: %w", err)
+	}
+	return nil
 }
 
 func infoCmd(args []string, stdout, stderr io.Writer, log *slog.Logger) int {

@@ -3,8 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,5 +85,82 @@ func TestInfoAndUsage(t *testing.T) {
 		if code := Main(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "usage:") {
 			t.Errorf("Main(%v) = %d, %q", args, code, errb.String())
 		}
+	}
+}
+
+// TestRunCommandBounded (issue 16, findings 4 and 8): `judge sandbox run`
+// holds a flood's stdout once (the output limit), not several encoded
+// copies of it, and its default work dir is a tmpfs bounded in size and
+// inodes.
+func TestRunCommandBounded(t *testing.T) {
+	const limit = 32 << 20
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var peak atomic.Uint64
+	done, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapAlloc > peak.Load() {
+				peak.Store(m.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	var errb bytes.Buffer
+	code := Main([]string{"sandbox", "run", "--output", "32M", "--", "/usr/bin/yes", "flood"}, f, &errb)
+	close(done)
+	<-sampled
+	grew := int64(peak.Load()) - int64(base.HeapAlloc)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	// The kept bytes and, for a moment, the string made of them.
+	if grew > 3*limit {
+		t.Errorf("the CLI's heap grew by %d MiB for a %d MiB output limit", grew>>20, limit>>20)
+	}
+	t.Logf("heap +%d MiB for a %d MiB stdout", grew>>20, limit>>20)
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r sandbox.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("output is not one JSON object: %v", err)
+	}
+	if r.Status != sandbox.StatusOutputLimit || len(r.Stdout) != limit || !strings.HasPrefix(r.Stdout, "flood\nflood\n") || !r.StdoutTruncated {
+		t.Errorf("flood: %s, %d bytes of stdout", r.Status, len(r.Stdout))
+	}
+	// Non-ASCII and invalid UTF-8 come out as encoding/json writes them.
+	var out bytes.Buffer
+	res := sandbox.Result{Status: sandbox.StatusOK, Stdout: strings.Repeat("é\x00<\xff", 20000), Stderr: "e", Cgroup: "v1"}
+	if err := writeResult(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(res)
+	if out.String() != string(want)+"\n" {
+		t.Error("writeResult differs from encoding/json")
+	}
+
+	var sb bytes.Buffer
+	code = Main([]string{"sandbox", "run", "--", "python3", "-S", "-c",
+		"import os; s = os.statvfs('/w'); print(s.f_blocks * s.f_frsize, s.f_files)"}, &sb, &errb)
+	if err := json.Unmarshal(sb.Bytes(), &r); err != nil || code != 0 {
+		t.Fatalf("statvfs: %d %v %s", code, err, errb.String())
+	}
+	if strings.TrimSpace(r.Stdout) != fmt.Sprintf("%d %d", tmpDirSize, tmpDirInodes) {
+		t.Errorf("default work dir: size and inodes %q, want %d %d", r.Stdout, tmpDirSize, tmpDirInodes)
 	}
 }

@@ -87,12 +87,16 @@ type Language struct {
 	// BuildCache is a directory, relative to the work directory, where the
 	// compiler keeps a build cache (Go: ".gocache", with GOCACHE=/w/.gocache
 	// in Env). The judge seeds each compile with a private copy of the cache
-	// it kept from earlier successful compiles and keeps what a successful
-	// compile added, so the toolchain's standard library is compiled once
-	// per judge, not once per submission. Only for toolchains that never
-	// run the submission's code while compiling (Go with cgo off): what a
-	// compile writes there is trusted by later compiles. Empty: none.
+	// it kept from its own warm-up compile (BuildCacheWarm), so the
+	// toolchain's standard library is compiled once per judge, not once per
+	// submission; the copy is discarded after the compile and nothing of it
+	// is kept. Empty: none.
 	BuildCache string `json:"build_cache,omitempty"`
+	// BuildCacheWarm is a source file (the judge's own code) compiled once
+	// per judge process to fill the kept build cache: the kept cache holds
+	// only what this compile wrote, never anything a submission's compile
+	// did. Empty: every compile starts from an empty cache.
+	BuildCacheWarm string `json:"build_cache_warm,omitempty"`
 
 	// Disabled removes a built-in language in a configuration file.
 	Disabled bool `json:"disabled,omitempty"`
@@ -136,11 +140,47 @@ func Defaults() []Language {
 				// GOTMPDIR: the sandbox's /tmp is a small tmpfs; the go
 				// command's build directory goes in the work directory.
 				"GOCACHE=/w/.gocache", "GOPATH=/w/.gopath", "GOTMPDIR=/w", "GO111MODULE=off", "CGO_ENABLED=0", "GOTOOLCHAIN=local"},
-			ExtraPath: []string{"/usr/local/go/bin"}, BuildCache: ".gocache",
+			ExtraPath: []string{"/usr/local/go/bin"}, BuildCache: ".gocache", BuildCacheWarm: goWarmSource,
 			Procs: 16, StackKiB: 8 << 10, UnlimitedAddressSpace: true,
 			CompileTimeMs: 60000, CompileMemoryKiB: 2 << 20},
 	}
 }
+
+// goWarmSource fills the Go build cache with the standard library packages
+// submissions use (and what they import).
+const goWarmSource = `package main
+
+import (
+	_ "bufio"
+	_ "bytes"
+	_ "cmp"
+	_ "container/heap"
+	_ "container/list"
+	_ "container/ring"
+	_ "errors"
+	_ "fmt"
+	_ "io"
+	_ "maps"
+	_ "math"
+	_ "math/big"
+	_ "math/bits"
+	_ "math/rand"
+	_ "math/rand/v2"
+	_ "os"
+	_ "regexp"
+	_ "slices"
+	_ "sort"
+	_ "strconv"
+	_ "strings"
+	_ "sync"
+	_ "sync/atomic"
+	_ "time"
+	_ "unicode"
+	_ "unicode/utf8"
+)
+
+func main() {}
+`
 
 // DefaultCompileFileKiB is the default CompileFileKiB: big enough for
 // toolchains that write multi-megabyte intermediates (Go's runtime archive),
@@ -231,6 +271,9 @@ func (l Language) Validate() error {
 		if filepath.IsAbs(c) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || clean == l.Source {
 			errs = append(errs, fmt.Errorf("build_cache %q: want a directory inside the work directory", c))
 		}
+	}
+	if l.BuildCacheWarm != "" && l.BuildCache == "" {
+		errs = append(errs, errors.New("build_cache_warm without build_cache"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: language %q: %w", ErrConfig, l.ID, err)

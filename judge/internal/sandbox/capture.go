@@ -2,55 +2,89 @@ package sandbox
 
 import (
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
 
-// capture reads a pipe into at most limit bytes. Past the limit it keeps
-// draining (so the writer never blocks) but stores nothing: the judge's
-// memory stays bounded whatever the program prints.
+// captureChunk is the read size and the unit the kept bytes are stored
+// in: chunks, never one growing slice, so that holding n bytes costs n
+// bytes (plus less than a chunk), not the up to 2n of append's regrowth.
+const captureChunk = 64 << 10
+
+// capture reads a pipe, keeping the first keep bytes. Past keep it reads
+// on and discards, up to max bytes in all; past max it stops reading at
+// once and closes overflow: the judge then kills the run as an output
+// limit. The writer blocks on the full pipe meanwhile and costs nobody CPU;
+// the judge reads max bytes at most per run whatever the program prints.
 type capture struct {
 	r        *os.File
-	limit    int64
-	overflow chan struct{} // closed on the first byte past the limit, if watched
+	keep     int64
+	max      int64
+	overflow chan struct{} // closed when more than max bytes came
 
 	mu        sync.Mutex
-	buf       []byte
-	truncated bool
+	chunks    [][]byte
+	kept      int64
+	total     int64
+	truncated bool // more than keep bytes came
+	over      bool // more than max bytes came
 	done      chan struct{}
 }
 
-func newCapture(r *os.File, limit int64, watchOverflow bool) *capture {
-	c := &capture{r: r, limit: limit, done: make(chan struct{})}
-	if watchOverflow {
-		c.overflow = make(chan struct{})
+func newCapture(r *os.File, keep, max int64) *capture {
+	if max < keep {
+		max = keep
 	}
+	c := &capture{r: r, keep: keep, max: max, done: make(chan struct{}), overflow: make(chan struct{})}
 	go c.loop()
 	return c
 }
 
 func (c *capture) loop() {
 	defer close(c.done)
-	chunk := make([]byte, 64<<10)
-	signalled := false
+	var chunk []byte
+	var scratch []byte // reused once nothing more is kept
 	for {
-		n, err := c.r.Read(chunk)
+		c.mu.Lock()
+		keeping := c.kept < c.keep
+		c.mu.Unlock()
+		var buf []byte
+		if keeping {
+			if chunk == nil || len(chunk) == cap(chunk) {
+				chunk = make([]byte, 0, min(captureChunk, c.keep-c.kept))
+			}
+			buf = chunk[len(chunk):cap(chunk)]
+		} else {
+			if scratch == nil {
+				scratch = make([]byte, captureChunk)
+			}
+			buf = scratch
+		}
+		n, err := c.r.Read(buf)
 		if n > 0 {
 			c.mu.Lock()
-			room := c.limit - int64(len(c.buf))
-			take := int64(n)
-			if take > room {
-				take = room
+			c.total += int64(n)
+			if keeping {
+				if len(chunk) == 0 {
+					c.chunks = append(c.chunks, nil)
+				}
+				chunk = chunk[:len(chunk)+n]
+				c.chunks[len(c.chunks)-1] = chunk
+				c.kept += int64(n)
+			} else {
 				c.truncated = true
 			}
-			if take > 0 {
-				c.buf = append(c.buf, chunk[:take]...)
+			over := c.total > c.max
+			if over {
+				c.over = true
+				c.truncated = true
 			}
-			ovf := c.truncated
 			c.mu.Unlock()
-			if ovf && !signalled && c.overflow != nil {
+			if over {
+				// Stop reading: the run is killed now.
 				close(c.overflow)
-				signalled = true
+				return
 			}
 		}
 		if err != nil {
@@ -60,7 +94,8 @@ func (c *capture) loop() {
 }
 
 // wait returns when the writer side is closed everywhere (or after a grace
-// period, when it gives up on stragglers) and reports an overflow.
+// period, when it gives up on stragglers), or at once after an overflow,
+// and reports whether more than max bytes came.
 func (c *capture) wait() bool {
 	select {
 	case <-c.done:
@@ -70,11 +105,19 @@ func (c *capture) wait() bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.truncated
+	return c.over
 }
 
+// result returns what was kept (once: the chunks are released) and
+// whether anything was left out.
 func (c *capture) result() (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return string(c.buf), c.truncated
+	var b strings.Builder
+	b.Grow(int(c.kept))
+	for _, ch := range c.chunks {
+		b.Write(ch)
+	}
+	c.chunks = nil
+	return b.String(), c.truncated
 }

@@ -131,9 +131,21 @@
 // 2× the memory limit (-1: unlimited, for the JVM), RLIMIT_STACK the memory
 // limit (glibc then gives new threads stacks of that size too: programs
 // with Procs > 1 may want a smaller Limits.Stack), RLIMIT_NOFILE,
-// RLIMIT_FSIZE = the output limit for files; core, memlock and msgqueue 0.
-// stdout is read through a bounded buffer: past Limits.Output the run is
-// killed as an output limit and nothing more is kept; stderr is truncated
-// silently. The judge's memory is bounded by these limits whatever the
-// program prints.
+// RLIMIT_FSIZE = the output limit for files; memlock and msgqueue 0;
+// core 1 byte, set in the init and pinned by the filters (no core file, and
+// no core_pattern pipe helper: the kernel skips it for a limit of exactly
+// 1). stdout is read through a bounded buffer: past Limits.Output the judge
+// stops reading and kills the run as an output limit; stderr is kept up to
+// Limits.Stderr and read on up to Limits.Output (at most 64 MiB), past
+// which it is an output limit too. The judge's memory and CPU are bounded
+// by these limits whatever the program prints.
+//
+// # Files in sandbox-writable directories
+//
+// safefs.go: the judge reads files there only beneath a trusted directory
+// with openat2 (no symlinks, no magic links, no "..", no mount crossing),
+// regular files only, bounded (OpenBeneath, ReadFileBeneath); a stdout file
+// is created with O_NOFOLLOW and must be regular; trees are chowned and
+// removed (ChownTree, RemoveAll, EmptyDir; /tmp after every run) with two
+// descriptors at most whatever their depth, never through a symlink.
 package sandbox

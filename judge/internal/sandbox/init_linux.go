@@ -24,6 +24,9 @@ func MaybeInit() {
 	os.Exit(initMain())
 }
 
+// coreLimit is every run's RLIMIT_CORE (see setup).
+const coreLimit = 1
+
 // initCtlFd is the judge's socket inside the init (ExtraFiles[0]).
 const initCtlFd = 3
 
@@ -94,6 +97,19 @@ func (st *initState) setup() error {
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	// Core dumps: RLIMIT_CORE is 1 byte for the init and so for every
+	// program (inherited; the filters refuse to change it). Below a page no
+	// core file is written, and the kernel never starts a core_pattern pipe
+	// helper for a task whose limit is exactly 1 (its recursion guard),
+	// which 0 would not prevent. The init itself is not dumpable (it holds
+	// the judge's descriptors); execve makes a program dumpable again, so
+	// the limit is what holds for programs.
+	if err := unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{Cur: coreLimit, Max: coreLimit}); err != nil {
+		return fmt.Errorf("rlimit core: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("dumpable: %w", err)
 	}
 	p, err := mapExecPage()
 	if err != nil {
@@ -209,8 +225,7 @@ func buildRoot(cfg initConfig) error {
 	// One size-capped /tmp for the container's life, emptied after every
 	// run (cleanTmp): no mount and unmount per run (an unmount waits for an
 	// RCU grace period).
-	tmpOpts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=1777", cfg.TmpSize, cfg.TmpInodes)
-	if err := must("tmp", unix.Mount("tmp", root+"/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpOpts)); err != nil {
+	if err := must("tmp", unix.Mount("tmp", root+"/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpOptions(cfg))); err != nil {
 		return err
 	}
 	// /proc of our own PID namespace; other users' processes (the init) hidden.
@@ -286,7 +301,7 @@ func (st *initState) run(req runRequest, fds []int) runDone {
 	done.Attached = attached
 	// /tmp is empty before the judge is told, so that nothing the run wrote
 	// there is still charged to its cgroup when the judge looks.
-	if err := cleanTmp(); err != nil {
+	if err := st.cleanTmp(); err != nil {
 		done.Err = fmt.Sprintf("init: empty /tmp: %v", err)
 		done.Fatal = true
 	}
@@ -465,31 +480,33 @@ func waitRun(pid, pidfd, listener int) (forbidden string, ws unix.WaitStatus, er
 	}
 }
 
-// cleanTmp removes everything in /tmp without following symlinks. The
-// run's processes are all gone, so nothing races with it.
-func cleanTmp() error {
-	fd, err := unix.Open("/tmp", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
+// cleanTmp empties /tmp without following symlinks and with two
+// descriptors at most whatever the run left there (a directory chain as
+// deep as the inode bound allows included). The run's processes are all
+// gone, so nothing races with it. Should the walk fail anyway, the tmpfs
+// is replaced by a fresh one (a lazy unmount frees the old one's pages).
+func (st *initState) cleanTmp() error {
+	err := EmptyDir("/tmp")
+	if err == nil {
+		return nil
 	}
-	var buf [4096]byte
-	var names []string
-	for {
-		n, err := unix.Getdents(fd, buf[:])
-		if err != nil {
-			_ = unix.Close(fd)
-			return err
-		}
-		if n <= 0 {
-			break
-		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
-	}
-	_ = unix.Close(fd)
-	for _, n := range names {
-		if err := os.RemoveAll("/tmp/" + n); err != nil {
-			return err
-		}
+	if rerr := st.remountTmp(); rerr != nil {
+		return fmt.Errorf("%w; and recreating the tmpfs: %w", err, rerr)
 	}
 	return nil
+}
+
+// remountTmp puts a fresh, empty tmpfs on /tmp.
+func (st *initState) remountTmp() error {
+	if err := unix.Unmount("/tmp", unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("unmount /tmp: %w", err)
+	}
+	if err := unix.Mount("tmp", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, tmpOptions(st.cfg)); err != nil {
+		return fmt.Errorf("mount /tmp: %w", err)
+	}
+	return nil
+}
+
+func tmpOptions(cfg initConfig) string {
+	return fmt.Sprintf("size=%d,nr_inodes=%d,mode=1777", cfg.TmpSize, cfg.TmpInodes)
 }

@@ -41,7 +41,7 @@ var runAllowed = []string{
 	// identity and limits (read, or lower)
 	"getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid",
 	"getresuid", "getresgid", "getgroups", "getpgrp", "getpgid", "getsid",
-	"uname", "sysinfo", "getrusage", "getrlimit", "setrlimit", "prlimit64",
+	"uname", "sysinfo", "getrusage", "getrlimit", // setrlimit, prlimit64: below
 	"getpriority", "getcpu", "sched_yield", "sched_getaffinity",
 	"sched_getparam", "sched_getscheduler", "sched_get_priority_max",
 	"sched_get_priority_min", "sched_rr_get_interval",
@@ -190,6 +190,9 @@ func buildFilter(k filterKey, sec spawnSecrets) ([]byte, error) {
 		if err := add("clone3", seccomp.ActErrno.SetReturnCode(int16(unix.ENOSYS))); err != nil {
 			return nil, err
 		}
+		if err := addRlimitRules(add, cond, false); err != nil {
+			return nil, err
+		}
 		return exportBPF(f)
 	}
 	// The shim, between clone and execve: its own process group, stdio,
@@ -253,7 +256,35 @@ func buildFilter(k filterKey, sec spawnSecrets) ([]byte, error) {
 	if err := add("clone3", seccomp.ActErrno.SetReturnCode(int16(unix.ENOSYS))); err != nil {
 		return nil, err
 	}
+	if err := addRlimitRules(add, cond, true); err != nil {
+		return nil, err
+	}
 	return exportBPF(f)
+}
+
+// addRlimitRules pins RLIMIT_CORE at what the init set (coreLimit): it
+// may be read, and other limits changed (lowered: the program is not
+// privileged), but setting it fails with EPERM. With allow, the calls are
+// also allowed otherwise (the run profile's allow-list).
+func addRlimitRules(add func(string, seccomp.ScmpAction, ...seccomp.ScmpCondition) error,
+	cond func(uint, seccomp.ScmpCompareOp, ...uint64) seccomp.ScmpCondition, allow bool) error {
+	eperm := seccomp.ActErrno.SetReturnCode(int16(unix.EPERM))
+	if err := add("setrlimit", eperm, cond(0, seccomp.CompareEqual, unix.RLIMIT_CORE)); err != nil {
+		return err
+	}
+	if err := add("prlimit64", eperm, cond(1, seccomp.CompareEqual, unix.RLIMIT_CORE), cond(2, seccomp.CompareNotEqual, 0)); err != nil {
+		return err
+	}
+	if !allow {
+		return nil
+	}
+	if err := add("setrlimit", seccomp.ActAllow, cond(0, seccomp.CompareNotEqual, unix.RLIMIT_CORE)); err != nil {
+		return err
+	}
+	if err := add("prlimit64", seccomp.ActAllow, cond(1, seccomp.CompareNotEqual, unix.RLIMIT_CORE)); err != nil {
+		return err
+	}
+	return add("prlimit64", seccomp.ActAllow, cond(2, seccomp.CompareEqual, 0))
 }
 
 func splitFlags(mask uint64) []uint64 {

@@ -76,7 +76,7 @@ type observation struct {
 
 	killed     killReason
 	forbidden  string // syscall name recorded by the notifier ("" none)
-	stdoutOvf  bool   // stdout capture passed Limits.Output
+	stdoutOvf  bool   // stdout or stderr capture passed Limits.Output
 	sandboxErr string
 }
 

@@ -286,7 +286,8 @@ func rlimits(l Limits) []rlimit {
 		{unix.RLIMIT_STACK, uint64(l.Stack), uint64(l.Stack)},
 		{unix.RLIMIT_FSIZE, uint64(l.Output), uint64(l.Output)},
 		{unix.RLIMIT_NOFILE, uint64(l.OpenFiles), uint64(l.OpenFiles)},
-		{unix.RLIMIT_CORE, 0, 0},
+		// RLIMIT_CORE is the init's (coreLimit), inherited and pinned by
+		// the filter.
 		{unix.RLIMIT_MEMLOCK, 0, 0},
 		{unix.RLIMIT_MSGQUEUE, 0, 0},
 	}
@@ -438,20 +439,23 @@ func (r *runState) prepare() error {
 	}
 	// stdout
 	if r.spec.StdoutFile != "" {
-		fd, err := unix.Open(r.spec.StdoutFile, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_CLOEXEC, 0o644)
+		fd, err := openOutputFile(r.spec.StdoutFile)
 		if err != nil {
 			return fmt.Errorf("stdout %s: %w", r.spec.StdoutFile, err)
 		}
 		r.addChild(fd)
 	} else {
-		fd, cap, err := r.newCapture(r.lim.Output, true)
+		fd, cap, err := r.newCapture(r.lim.Output, r.lim.Output)
 		if err != nil {
 			return err
 		}
 		r.addChild(fd)
 		r.stdout = cap
 	}
-	fd, cap, err := r.newCapture(r.lim.Stderr, false)
+	// stderr: kept up to Limits.Stderr, and an output limit past
+	// Limits.Output (at most stderrDrainMax): a flood ends at once instead
+	// of being drained by the judge for the whole wall limit.
+	fd, cap, err := r.newCapture(r.lim.Stderr, max(r.lim.Stderr, min(r.lim.Output, stderrDrainMax)))
 	if err != nil {
 		return err
 	}
@@ -523,14 +527,19 @@ func pipeTo(read bool) (*os.File, int, error) {
 	return os.NewFile(uintptr(ours), "sandbox-pipe"), theirs, nil
 }
 
-// newCapture returns the write end for the child and a bounded reader.
-func (r *runState) newCapture(limit int64, overflowIsLimit bool) (int, *capture, error) {
+// stderrDrainMax bounds the stderr a run may write (kept or not) when its
+// output limit is larger (a compile's file-size limit).
+const stderrDrainMax = 64 << 20
+
+// newCapture returns the write end for the child and a bounded reader
+// (see capture).
+func (r *runState) newCapture(keep, max int64) (int, *capture, error) {
 	pr, fd, err := pipeTo(true)
 	if err != nil {
 		return -1, nil, fmt.Errorf("output pipe: %w", err)
 	}
 	r.files = append(r.files, pr)
-	c := newCapture(pr, limit, overflowIsLimit)
+	c := newCapture(pr, keep, max)
 	return fd, c, nil
 }
 
@@ -572,6 +581,7 @@ func (r *runState) execute(ctx context.Context) (observation, error) {
 	if r.stdout != nil {
 		overflow = r.stdout.overflow
 	}
+	errOverflow := r.stderr.overflow
 	kill := func(why killReason) {
 		if o.killed == killNone {
 			o.killed = why
@@ -604,6 +614,9 @@ wait:
 			kill(killWall)
 		case <-overflow:
 			overflow = nil
+			kill(killOutput)
+		case <-errOverflow:
+			errOverflow = nil
 			kill(killOutput)
 		case <-ctxDone:
 			ctxDone = nil
@@ -656,7 +669,9 @@ wait:
 	if r.stdout != nil {
 		o.stdoutOvf = r.stdout.wait()
 	}
-	r.stderr.wait()
+	if r.stderr.wait() {
+		o.stdoutOvf = true
+	}
 	return o, nil
 }
 
