@@ -161,12 +161,17 @@ export interface ProblemSummary {
   solved?: boolean;
 }
 
+/** What contestants see of their results (see docs/api.md, "Feedback policy"). */
+export type FeedbackPolicy = "full" | "first_failure" | "score_only" | "closed";
+
 export interface Problem extends ProblemSummary {
   statement: string;
   languages: string[];
   checker?: string;
   float_tolerance?: number;
   case_count?: number;
+  /** The feedback policy of practice submissions (never "closed"). */
+  feedback?: FeedbackPolicy | string;
 }
 
 export interface Language {
@@ -187,6 +192,8 @@ export interface SubmissionSummary {
   time_ms: number | null;
   memory_kb: number | null;
   created_at: string;
+  /** The policy the server applied for this viewer (absent for staff); "closed": results hidden until the contest ends. */
+  feedback?: FeedbackPolicy | string;
 }
 
 export interface SubmissionDetail extends SubmissionSummary {
@@ -195,6 +202,8 @@ export interface SubmissionDetail extends SubmissionSummary {
   case_count?: number | null;
   cases: { index: number; verdict: string; time_ms: number | null; memory_kb: number | null; score: number | null; message?: string | null }[];
   source?: string;
+  /** first_failure: the first failing case's number. */
+  first_failure?: number | null;
 }
 
 export interface ContestProblem {
@@ -217,6 +226,9 @@ export interface Contest {
   frozen?: boolean;
   phase?: "upcoming" | "running" | "ended";
   registration?: "open" | "list" | string;
+  feedback?: FeedbackPolicy | string;
+  /** The policy once a closed contest ended. */
+  feedback_after?: FeedbackPolicy | string;
   registered?: boolean;
   /** Staff only: hidden contests are 404 to everyone else. */
   visible?: boolean;

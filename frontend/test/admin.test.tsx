@@ -57,12 +57,18 @@ describe("admin: contests", () => {
     await type($(host, "#c-start"), "2026-03-01T10:00");
     await type($(host, "#c-end"), "2026-03-01T15:00");
     await choose($(host, "#c-registration"), "list");
+    expect($(host, "#c-feedback-after")).toBeNull();
+    await choose($(host, "#c-feedback"), "closed");
+    // closed asks what to show once the contest ended (never closed again).
+    const after = $(host, "#c-feedback-after") as HTMLSelectElement;
+    expect([...after.options].map((o) => o.value)).toEqual(["full", "first_failure", "score_only"]);
+    await choose(after, "score_only");
     await click($(host, "#c-visible"));
     expect(text(host)).toContain("Only users on the participants list take part");
     await submit($(host, "#c-slug")!.closest("form"));
     await waitFor(() => text(host).includes("Saved."), "saved");
     const post = f.calls.find((c) => c.method === "POST" && c.path === "/api/contests")!;
-    expect(post.body).toMatchObject({ slug: "cup", title: "Cup", registration: "list", visible: false, problems: [] });
+    expect(post.body).toMatchObject({ slug: "cup", title: "Cup", registration: "list", feedback: "closed", feedback_after: "score_only", visible: false, problems: [] });
     expect(post.headers["X-CSRF-Token"]).toBe("csrf-1");
 
     // The participants editor appears for the saved contest.
@@ -126,6 +132,39 @@ describe("admin: contests", () => {
   });
 });
 
+describe("admin: problems", () => {
+  beforeEach(() => {
+    setLang("en");
+    setCsrfToken("csrf-1");
+    session.set({ loaded: true, user: admin });
+  });
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+  });
+
+  it("sets a problem's practice feedback policy, never closed, and shows the field error", async () => {
+    const f = fakeAPI({
+      "GET /api/problems": { problems: [] },
+      "POST /api/problems": () => ({ status: 400, body: { error: { code: "validation", message: "feedback must be full, first_failure or score_only", field: "feedback" } } }),
+    });
+    vi.stubGlobal("fetch", f.fetch);
+    const { host, unmount } = await mount(<AdminPage section="problems" />);
+    await flush();
+    expect(unlabelledControls(host)).toEqual([]);
+    const sel = $(host, "#p-feedback") as HTMLSelectElement;
+    expect([...sel.options].map((o) => o.value)).toEqual(["full", "first_failure", "score_only"]);
+    expect(sel.value).toBe("full");
+    await type($(host, "#p-slug"), "sum");
+    await type($(host, "#p-title"), "Sum");
+    await choose(sel, "first_failure");
+    await submit($(host, "#p-slug")!.closest("form"));
+    await waitFor(() => text(host).includes("feedback must be"), "field error");
+    expect(f.calls.find((c) => c.method === "POST" && c.path === "/api/problems")!.body).toMatchObject({ slug: "sum", feedback: "first_failure" });
+    unmount();
+  });
+});
+
 describe("contestForm / contestBody", () => {
   it("round-trips registration and visibility", () => {
     const f = contestForm({
@@ -142,6 +181,11 @@ describe("contestForm / contestBody", () => {
     expect(f).toMatchObject({ registration: "list", visible: false, freeze_minutes: "30" });
     const b = contestBody(f, []);
     expect(b).toMatchObject({ registration: "list", visible: false, freeze_minutes: 30, start_at: "2026-03-01T10:00:00.000Z" });
+    expect(contestBody(contestForm({ ...b, feedback: "first_failure", feedback_after: "score_only" } as never), [])).toMatchObject({
+      feedback: "first_failure",
+      feedback_after: "score_only",
+    });
+    expect(b).toMatchObject({ feedback: "full", feedback_after: "full" });
     // A contest from a node that does not send them: open and visible.
     expect(contestForm({ ...b, rule: "icpc", registration: undefined, visible: undefined } as never)).toMatchObject({ registration: "open", visible: true });
   });

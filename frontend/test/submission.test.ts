@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decode } from "../src/live/protocol";
-import { applyEvent, applySnapshot, done, fromDoc, rows } from "../src/live/submission";
+import { applyEvent, applySnapshot, done, fromDoc, resultsHidden, rows } from "../src/live/submission";
 import { golden } from "./golden";
 
 describe("live submission view", () => {
@@ -60,5 +60,42 @@ describe("live submission view", () => {
     const w = fromDoc({ id: 9, status: "judging", verdict: null, cases: [{ index: 2, verdict: "AC", time_ms: 5, memory_kb: 100, score: 50 }, { index: 1, verdict: "AC", time_ms: 4, memory_kb: 90, score: 50 }] });
     expect(w.status).toBe("judging");
     expect(w.cases.map((c) => c.index)).toEqual([1, 2]);
+  });
+
+  // The view shows what the server gives: the feedback policy decided what
+  // that is (docs/api.md, "Feedback policy").
+  it("shows no checker message where the server gives none", () => {
+    const v = fromDoc({
+      id: 5,
+      status: "WA",
+      verdict: "WA",
+      feedback: "first_failure",
+      first_failure: 2,
+      cases: [
+        { index: 1, verdict: "AC" },
+        { index: 2, verdict: "WA" },
+      ],
+    });
+    expect(v.feedback).toBe("first_failure");
+    expect(v.firstFailure).toBe(2);
+    expect(v.cases.map((c) => c.message)).toEqual(["", ""]);
+    // Only the cases the policy shows: no placeholder rows passing the
+    // others off as skipped.
+    expect(rows(v, 10).map((c) => c.index)).toEqual([1, 2]);
+    // A censored live event (no message) adds no message either.
+    const w = applyEvent(v, { channel: { kind: "submission", id: 5 }, seq: 3, kind: "cases", body: { submission_id: 5, status: "WA", score: 0, cases: [{ case: 2, verdict: "WA", cpu_ms: 0, wall_ms: 0, memory_kib: 0, score: 0 }], feedback: "first_failure" } });
+    expect(w.cases.map((c) => c.message)).toEqual(["", ""]);
+  });
+
+  it("says a closed contest's result is hidden", () => {
+    const v = fromDoc({ id: 6, status: "pending", verdict: "pending", feedback: "closed", cases: [], time_ms: null });
+    expect(resultsHidden(v)).toBe(true);
+    expect(done(v)).toBe(false);
+    expect(rows(v, 4)).toEqual([]);
+    const s = applySnapshot(fromDoc({ id: 6 }), { submission_id: 6, status: "pending", score: 0, feedback: "closed" });
+    expect(resultsHidden(s)).toBe(true);
+    expect(s.status).toBe("pending");
+    // Staff's documents carry no policy: nothing is held back.
+    expect(resultsHidden(fromDoc({ id: 6, status: "WA", verdict: "WA" }))).toBe(false);
   });
 });

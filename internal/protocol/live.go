@@ -183,6 +183,11 @@ type SubmissionState struct {
 	Score          float64      `json:"score"`
 	CompileMessage string       `json:"compile_message,omitempty"`
 	Cases          []CaseResult `json:"cases,omitempty"`
+	// Feedback is the policy the hub applied to this state for a browser
+	// that is not staff (empty for staff: nothing was held back). With
+	// FeedbackClosed and Status pending the results are hidden until the
+	// contest ends.
+	Feedback FeedbackPolicy `json:"feedback,omitempty"`
 }
 
 // UserState is the snapshot state of a user channel: the latest status

@@ -55,4 +55,11 @@
 // drop exactly the events already in it. PublishDoc does the same for
 // channels whose document the web nodes own (contest scoreboards, user
 // lists).
+//
+// A submission's state also keeps its feedback rule (Task.Feedback: what
+// its owner may see, see internal/feedback), and every event of its
+// submission and user channels carries the rule as a top-level "feedback"
+// field. The state and the events hold the whole result, hidden checker
+// messages included: the hub censors each snapshot and event per browser
+// and strips the rule before sending.
 package queue

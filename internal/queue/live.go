@@ -47,11 +47,17 @@ type SubmissionUpdate struct {
 	// Cases finished (any order; a case already in the state is skipped).
 	Cases []protocol.CaseResult
 	Guard Guard
+	// Feedback, when set, replaces the feedback rule kept with the state
+	// (Enqueue sets it from Task.Feedback). Every event published on the
+	// submission and user channels carries the kept rule as a top-level
+	// "feedback" field, for the hub to censor what it forwards to
+	// browsers that are not staff (it strips the field before sending).
+	Feedback *protocol.Feedback
 }
 
 // KEYS: state, channel, task, user state prefix (user id appended),
 // user channel prefix. ARGV: guard, attempt, sub, status, head json, ttl s,
-// owner, then case index/json pairs.
+// owner, feedback json (or empty), then case index/json pairs.
 // Returns {published 0|1, seq}.
 var publishSubmissionScript = redis.NewScript(strings.ReplaceAll(`
 local guard = ARGV[1]
@@ -72,9 +78,13 @@ if cur[1] ~= ARGV[2] then
   cur[2] = false
 end
 if owner ~= '0' then redis.call('HSET', KEYS[1], 'owner', owner) end
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'fb', ARGV[8]) end
+local fb = redis.call('HGET', KEYS[1], 'fb')
+local fbpart = ''
+if fb then fbpart = ',"feedback":' .. fb end
 local chan = '{"kind":"submission","id":' .. ARGV[3] .. '}'
 local fresh = {}
-for i = 8, #ARGV, 2 do
+for i = 9, #ARGV, 2 do
   if redis.call('HSETNX', KEYS[1], 'c:' .. ARGV[i], ARGV[i+1]) == 1 then
     table.insert(fresh, ARGV[i+1])
   end
@@ -86,21 +96,21 @@ if #fresh > 0 then
   local body = '{"submission_id":' .. ARGV[3] .. ',"status":' .. cjson.encode(ARGV[4]) ..
     ',"cases":[' .. table.concat(fresh, ',') .. ']}'
   redis.call('PUBLISH', KEYS[2], '{"channel":' .. chan .. ',"seq":' .. seq ..
-    ',"kind":"cases","body":' .. body .. '}')
+    ',"kind":"cases","body":' .. body .. fbpart .. '}')
   published = 1
 end
 if cur[2] ~= ARGV[5] then
   redis.call('HSET', KEYS[1], 'head', ARGV[5])
   seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
   redis.call('PUBLISH', KEYS[2], '{"channel":' .. chan .. ',"seq":' .. seq ..
-    ',"kind":"status","body":' .. ARGV[5] .. '}')
+    ',"kind":"status","body":' .. ARGV[5] .. fbpart .. '}')
   published = 1
   if owner ~= '0' then
     local us = KEYS[4] .. owner
     local useq = redis.call('HINCRBY', us, 'seq', 1)
     redis.call('EXPIRE', us, tonumber(ARGV[6]))
     redis.call('PUBLISH', KEYS[5] .. owner, '{"channel":{"kind":"user","id":' .. owner ..
-      '},"seq":' .. useq .. ',"kind":"status","body":' .. ARGV[5] .. '}')
+      '},"seq":' .. useq .. ',"kind":"status","body":' .. ARGV[5] .. fbpart .. '}')
     -- The user channel's snapshot: the latest head of each recent
     -- submission, the oldest dropped beyond the bound.
     redis.call('HSET', us, 's:' .. ARGV[3], ARGV[5])
@@ -131,9 +141,15 @@ func (q *Queue) PublishSubmission(ctx context.Context, u SubmissionUpdate) (bool
 	if err != nil {
 		return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
 	}
-	args := make([]any, 0, 7+2*len(u.Cases))
+	var fb []byte
+	if u.Feedback != nil {
+		if fb, err = json.Marshal(u.Feedback); err != nil {
+			return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
+		}
+	}
+	args := make([]any, 0, 8+2*len(u.Cases))
 	args = append(args, int(u.Guard), u.Attempt, u.SubmissionID, string(u.Status), head,
-		int64(q.cfg.LiveTTL.Seconds()), u.Owner)
+		int64(q.cfg.LiveTTL.Seconds()), u.Owner, fb)
 	for _, c := range u.Cases {
 		b, err := json.Marshal(c)
 		if err != nil {
@@ -154,11 +170,13 @@ func (q *Queue) PublishSubmission(ctx context.Context, u SubmissionUpdate) (bool
 	return len(res) > 0 && res[0] == 1, nil
 }
 
-// SubmissionSnapshot is a submission's live state and its owner.
+// SubmissionSnapshot is a submission's live state, its owner and its
+// feedback rule (nil when none was kept: an older enqueue).
 type SubmissionSnapshot struct {
-	Seq   uint64
-	Owner int64
-	State protocol.SubmissionState
+	Seq      uint64
+	Owner    int64
+	State    protocol.SubmissionState
+	Feedback *protocol.Feedback
 }
 
 // Submission reads a submission's live state (ErrNoState if none).
@@ -175,6 +193,13 @@ func (q *Queue) Submission(ctx context.Context, id int64) (SubmissionSnapshot, e
 	s.Owner, _ = strconv.ParseInt(m["owner"], 10, 64)
 	if err := json.Unmarshal([]byte(m["head"]), &s.State); err != nil {
 		return s, fmt.Errorf("queue: live state of %d: %w", id, err)
+	}
+	if v := m["fb"]; v != "" {
+		var fb protocol.Feedback
+		if err := json.Unmarshal([]byte(v), &fb); err != nil {
+			return s, fmt.Errorf("queue: live state of %d: feedback: %w", id, err)
+		}
+		s.Feedback = &fb
 	}
 	for k, v := range m {
 		if !strings.HasPrefix(k, "c:") {

@@ -121,6 +121,10 @@ type Task struct {
 	ContestID int64
 	// SubmittedAt orders the queue within a priority. Zero means now.
 	SubmittedAt time.Time
+	// Feedback is what the submission's owner may see of it (see
+	// internal/feedback); kept with its live state for the hub. Nil: the
+	// hub shows the owner no case data and no message (first_failure).
+	Feedback *protocol.Feedback
 }
 
 // score orders the queue: lower first. Priority bands are 1e13 ms (~317
@@ -180,7 +184,7 @@ func (q *Queue) Enqueue(ctx context.Context, t Task) error {
 	}
 	_, err = q.PublishSubmission(ctx, SubmissionUpdate{
 		SubmissionID: t.SubmissionID, Attempt: t.Attempt, Owner: t.UserID,
-		Status: protocol.VerdictQueued, Guard: GuardNone,
+		Status: protocol.VerdictQueued, Guard: GuardNone, Feedback: t.Feedback,
 	})
 	return err
 }

@@ -86,6 +86,14 @@ func (n Names) UserSessions(userID int64) string {
 	return n.k("user-sessions", strconv.FormatInt(userID, 10))
 }
 
+// UserEpoch is a user's session epoch as the web nodes last published it
+// (a decimal string, no TTL): the copy in Redis of MySQL's
+// users.session_epoch, against which the hub checks a session's own
+// epoch (internal/session).
+func (n Names) UserEpoch(userID int64) string {
+	return n.k("user-epoch", strconv.FormatInt(userID, 10))
+}
+
 // Queue is the judge queue: a sorted set of task ids ordered by priority
 // then submission time.
 func (n Names) Queue() string { return n.k("queue") }

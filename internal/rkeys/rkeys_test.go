@@ -15,6 +15,7 @@ func TestNames(t *testing.T) {
 		{"custom registry", custom.Registry(RoleWeb), "t42:registry:web"},
 		{"registry changed", def.RegistryChanged(), "verdict:registry:changed"},
 		{"session", def.Session("abc"), "verdict:session:abc"},
+		{"user epoch", def.UserEpoch(7), "verdict:user-epoch:7"},
 		{"queue", custom.Queue(), "t42:queue"},
 		{"task", def.Task(17), "verdict:task:17"},
 		{"leases", def.Leases(), "verdict:leases"},

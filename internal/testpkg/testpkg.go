@@ -41,6 +41,8 @@ type CaseFile struct {
 	Index int    `json:"index"`
 	In    string `json:"in"`
 	Ans   string `json:"ans"`
+	// Sample: the case is a sample (public); every other case is hidden.
+	Sample bool `json:"sample,omitempty"`
 }
 
 // CheckerName is the file name of a special judge's source inside a
@@ -68,6 +70,10 @@ type Package struct {
 	Subtasks []Subtask
 	// Checker is the special judge's C++ source; nil for none.
 	Checker []byte
+	// Samples are the 1-based indexes of the sample cases (shown in the
+	// statement): only their checker messages may reach contestants
+	// (internal/feedback); every other case is hidden.
+	Samples []int
 }
 
 // epoch is the modification time of every entry, for reproducible bytes.
@@ -82,6 +88,11 @@ func Build(cases []Case, subtasks []Subtask) ([]byte, Manifest, error) {
 // same bytes. It checks the result like Read does.
 func (p Package) Build() ([]byte, Manifest, error) {
 	cases, subtasks := p.Cases, p.Subtasks
+	for _, c := range p.Samples {
+		if c < 1 || c > len(cases) {
+			return nil, Manifest{}, fmt.Errorf("%w: %s: sample case %d, package has 1..%d", ErrInvalid, ManifestName, c, len(cases))
+		}
+	}
 	m := Manifest{Version: FormatVersion, Subtasks: subtasks}
 	if p.Checker != nil {
 		if len(p.Checker) > MaxCheckerSize {
@@ -91,7 +102,7 @@ func (p Package) Build() ([]byte, Manifest, error) {
 	}
 	for i := range cases {
 		n := strconv.Itoa(i + 1)
-		m.Cases = append(m.Cases, CaseFile{Index: i + 1, In: n + ".in", Ans: n + ".ans"})
+		m.Cases = append(m.Cases, CaseFile{Index: i + 1, In: n + ".in", Ans: n + ".ans", Sample: slices.Contains(p.Samples, i+1)})
 	}
 	if err := m.check(); err != nil {
 		return nil, Manifest{}, err
@@ -159,6 +170,17 @@ func (m *Manifest) check() error {
 		}
 	}
 	return nil
+}
+
+// Samples lists the 1-based indexes of the sample cases.
+func (m *Manifest) Samples() []int {
+	var out []int
+	for _, c := range m.Cases {
+		if c.Sample {
+			out = append(out, c.Index)
+		}
+	}
+	return out
 }
 
 // Read validates a package and returns its manifest. A package without
@@ -244,8 +266,12 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 		if got.Version != 0 && got.Version != FormatVersion {
 			return Manifest{}, fmt.Errorf("%w: %s: version %d, want %d", ErrInvalid, ManifestName, got.Version, FormatVersion)
 		}
-		if len(got.Cases) > 0 && !slices.Equal(got.Cases, m.Cases) {
+		same := func(a, b CaseFile) bool { return a.Index == b.Index && a.In == b.In && a.Ans == b.Ans }
+		if len(got.Cases) > 0 && !slices.EqualFunc(got.Cases, m.Cases, same) {
 			return Manifest{}, fmt.Errorf("%w: %s: its case list does not match the N.in/N.ans files", ErrInvalid, ManifestName)
+		}
+		for i := range got.Cases {
+			m.Cases[i].Sample = got.Cases[i].Sample
 		}
 		m.Subtasks = got.Subtasks
 		switch {

@@ -153,3 +153,26 @@ func TestBuildWithChecker(t *testing.T) {
 		t.Fatalf("Read = %+v, %v", got, err)
 	}
 }
+
+// TestSamplesInManifest: sample cases are marked in the manifest, read
+// back by Read, and a sample index outside the package is refused.
+func TestSamplesInManifest(t *testing.T) {
+	cases := []Case{{In: []byte("1\n"), Ans: []byte("1\n")}, {In: []byte("2\n"), Ans: []byte("2\n")}}
+	zip, m, err := Package{Cases: cases, Samples: []int{1}}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Samples(); len(got) != 1 || got[0] != 1 {
+		t.Fatalf("built samples %v", got)
+	}
+	read, err := Read(zip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !read.Cases[0].Sample || read.Cases[1].Sample {
+		t.Fatalf("read cases %+v", read.Cases)
+	}
+	if _, _, err := (Package{Cases: cases, Samples: []int{3}}).Build(); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("sample 3 of 2: %v", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/localsvc"
 )
 
@@ -137,7 +138,7 @@ func (e *Env) startSpareJudge(ctx context.Context, wrap []string, hub string, ex
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		v, err := e.RDB.HGet(ctx, e.Names.Judge(id), "seen_ms").Result()
+		v, err := e.RDB.HGet(ctx, e.Names.Judge(id), judgestate.FieldSeenMs).Result()
 		if ms, perr := strconv.ParseInt(v, 10, 64); err == nil && perr == nil && ms >= since {
 			return p, nil
 		}

@@ -53,6 +53,8 @@ export interface SubmissionState {
   score: number;
   compile_message?: string;
   cases?: CaseResult[];
+  /** The feedback policy the hub applied (absent for staff); "closed" with status pending: results hidden until the contest ends. */
+  feedback?: string;
 }
 
 export interface QueueNotice {

@@ -21,6 +21,10 @@ export interface SubmissionView {
   cases: CaseRow[]; // sorted by index, no duplicates
   timeMs: number | null;
   memoryKb: number | null;
+  /** The feedback policy the server applied ("" for staff: nothing held back). */
+  feedback: string;
+  /** first_failure: the first failing case, when the server says it. */
+  firstFailure: number | null;
 }
 
 /** The REST shape of GET /api/submissions/{id} (fields the view uses). */
@@ -32,6 +36,8 @@ export interface SubmissionDoc {
   time_ms?: number | null;
   memory_kb?: number | null;
   compile_message?: string | null;
+  feedback?: string | null;
+  first_failure?: number | null;
   cases?: { index: number; verdict: string; time_ms?: number | null; memory_kb?: number | null; score?: number | null; message?: string | null }[];
 }
 
@@ -54,7 +60,14 @@ export function fromDoc(d: SubmissionDoc): SubmissionView {
     ),
     timeMs: d.time_ms ?? null,
     memoryKb: d.memory_kb ?? null,
+    feedback: d.feedback ?? "",
+    firstFailure: d.first_failure ?? null,
   };
+}
+
+/** resultsHidden: the contest's closed policy hides the result until its end. */
+export function resultsHidden(v: SubmissionView): boolean {
+  return v.feedback === "closed";
 }
 
 function liveCase(c: CaseResult): CaseRow {
@@ -100,6 +113,7 @@ export function applySnapshot(v: SubmissionView, state: unknown): SubmissionView
     cases: sortCases((s.cases ?? []).map(liveCase)),
     timeMs: null,
     memoryKb: null,
+    feedback: s.feedback ?? v.feedback,
   });
 }
 
@@ -112,6 +126,7 @@ export function applyEvent(v: SubmissionView, ev: LiveEvent): SubmissionView {
     status: b.status ?? v.status,
     score: typeof b.score === "number" ? b.score : v.score,
     compileMessage: b.compile_message ?? v.compileMessage,
+    feedback: b.feedback ?? v.feedback,
   };
   if (ev.kind === "cases" || (b.cases && b.cases.length > 0)) {
     next.cases = mergeCases(v.cases, (b.cases ?? []).map(liveCase));
@@ -130,6 +145,9 @@ export function done(v: SubmissionView): boolean {
  */
 export function rows(v: SubmissionView, expected: number | null): CaseRow[] {
   const out = [...v.cases];
+  // Policies that show only some cases (or none): no placeholder rows, which
+  // would pass the cases not shown off as skipped.
+  if (v.feedback === "first_failure" || v.feedback === "closed") return out.sort((a, b) => a.index - b.index);
   const max = Math.max(expected ?? 0, ...out.map((c) => c.index), 0);
   if (v.status === "CE") return out;
   const have = new Set(out.map((c) => c.index));

@@ -112,8 +112,12 @@ const emptyProblem = {
   float_tolerance: "0",
   mode: "icpc",
   visibility: "private",
+  feedback: "full",
   languages: "",
 };
+
+/** The feedback policies, in the order the forms offer them. */
+export const FEEDBACK_POLICIES = ["full", "first_failure", "score_only", "closed"] as const;
 type ProblemForm = typeof emptyProblem;
 
 function ProblemAdmin() {
@@ -142,6 +146,7 @@ function ProblemAdmin() {
         float_tolerance: String(p.float_tolerance ?? 0),
         mode: p.mode,
         visibility: p.visibility ?? "private",
+        feedback: p.feedback ?? "full",
         languages: (p.languages ?? []).join(", "),
       });
       setEditing(p.slug);
@@ -161,6 +166,7 @@ function ProblemAdmin() {
       float_tolerance: Number(f.float_tolerance),
       mode: f.mode,
       visibility: f.visibility,
+      feedback: f.feedback,
       languages: f.languages.split(/[\s,]+/).filter(Boolean),
     };
     save.run(async () => {
@@ -232,6 +238,15 @@ function ProblemAdmin() {
             <select id="p-visibility" value={f.visibility} onChange={set("visibility")}>
               {["private", "public", "contest-only"].map((x) => (
                 <option key={x}>{x}</option>
+              ))}
+            </select>
+          </Field>
+          <Field id="p-feedback" label={t("admin.problemFeedback")} error={fe("feedback")} hint={t("admin.feedbackHint")}>
+            <select id="p-feedback" value={f.feedback} onChange={set("feedback")} aria-describedby="p-feedback-hint">
+              {FEEDBACK_POLICIES.filter((x) => x !== "closed").map((x) => (
+                <option key={x} value={x}>
+                  {t(`admin.feedback.${x}` as Key)}
+                </option>
               ))}
             </select>
           </Field>
@@ -358,6 +373,8 @@ const emptyContest = {
   end_at: "",
   freeze_minutes: "0",
   registration: "open",
+  feedback: "full",
+  feedback_after: "full",
   visible: true as boolean,
   problems: "",
 };
@@ -388,6 +405,8 @@ export function contestBody(f: ContestForm, problems: { label: string; slug: str
     end_at: fromLocalInput(f.end_at),
     freeze_minutes: Number(f.freeze_minutes),
     registration: f.registration,
+    feedback: f.feedback,
+    feedback_after: f.feedback_after,
     visible: f.visible,
     problems,
   };
@@ -404,6 +423,8 @@ export function contestForm(c: Contest): ContestForm {
     end_at: toLocalInput(c.end_at),
     freeze_minutes: String(c.freeze_minutes ?? 0),
     registration: c.registration === "list" ? "list" : "open",
+    feedback: c.feedback ?? "full",
+    feedback_after: c.feedback_after ?? "full",
     visible: c.visible !== false,
     problems: (c.problems ?? []).map((p) => `${p.label} ${p.slug} ${p.points}`).join("\n"),
   };
@@ -500,6 +521,26 @@ function ContestAdmin() {
               <option value="list">{t("admin.registration.list")}</option>
             </select>
           </Field>
+          <Field id="c-feedback" label={t("admin.feedback")} error={fe("feedback")} hint={t("admin.feedbackHint")}>
+            <select id="c-feedback" value={f.feedback} onChange={set("feedback")} aria-describedby="c-feedback-hint">
+              {FEEDBACK_POLICIES.map((x) => (
+                <option key={x} value={x}>
+                  {t(`admin.feedback.${x}` as Key)}
+                </option>
+              ))}
+            </select>
+          </Field>
+          {f.feedback === "closed" && (
+            <Field id="c-feedback-after" label={t("admin.feedbackAfter")} error={fe("feedback_after")}>
+              <select id="c-feedback-after" value={f.feedback_after} onChange={set("feedback_after")}>
+                {FEEDBACK_POLICIES.filter((x) => x !== "closed").map((x) => (
+                  <option key={x} value={x}>
+                    {t(`admin.feedback.${x}` as Key)}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          )}
           <div class={`field check${fe("visible") ? " field-invalid" : ""}`}>
             <label for="c-visible">
               <input id="c-visible" type="checkbox" checked={f.visible} onChange={(e) => setF({ ...f, visible: e.currentTarget.checked })} aria-describedby="c-visible-hint" />{" "}

@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, ApiError, type SubmissionDetail } from "../api";
 import { getLang, t, verdictLabel } from "../i18n";
 import type { LiveEvent } from "../live/protocol";
-import { applyEvent, applySnapshot, done, fromDoc, rows, type SubmissionView } from "../live/submission";
+import { applyEvent, applySnapshot, done, fromDoc, resultsHidden, rows, type SubmissionView } from "../live/submission";
 import { dateTime, eta, memory, millis } from "../format";
 import { live, queueNotice, useStore } from "../state";
 import { ErrorBox, Loading, useTitle, VerdictBadge } from "../ui";
@@ -109,7 +109,10 @@ export function LiveSubmission({ id, caseCount, showSource = false }: { id: numb
   const expected = caseCount ?? meta?.case_count ?? null;
   const tableRows = useMemo(() => rows(view, expected), [view, expected]);
   const lang = getLang();
-  const waiting = view.status === "queued" || view.status === "pending";
+  const hidden = resultsHidden(view);
+  const waiting = (view.status === "queued" || view.status === "pending") && !hidden;
+  // The message column only when the server gave some message.
+  const messages = tableRows.some((c) => c.message !== "");
 
   return (
     <section class="live-submission" aria-labelledby={`sub-${id}-h`}>
@@ -162,6 +165,12 @@ export function LiveSubmission({ id, caseCount, showSource = false }: { id: numb
       <p class="sr-only" aria-live="polite">
         {verdictLabel(view.status)}
       </p>
+      {hidden && (
+        <p class="alert alert-info" role="status">
+          {t("submission.hidden")}
+        </p>
+      )}
+      {view.firstFailure != null && <p class="first-failure">{t("submission.firstFailure", { n: view.firstFailure })}</p>}
       <QueueBanner active={waiting} />
       {!finished && <LiveStatus />}
       {view.compileMessage && (
@@ -181,7 +190,7 @@ export function LiveSubmission({ id, caseCount, showSource = false }: { id: numb
               <col class="c-num" />
               <col class="c-num" />
               <col class="c-score" />
-              <col class="c-msg" />
+              {messages && <col class="c-msg" />}
             </colgroup>
             <thead>
               <tr>
@@ -190,7 +199,7 @@ export function LiveSubmission({ id, caseCount, showSource = false }: { id: numb
                 <th scope="col" class="num">{t("submission.time")}</th>
                 <th scope="col" class="num">{t("submission.memory")}</th>
                 <th scope="col" class="num">{t("submission.score")}</th>
-                <th scope="col">{t("submission.message")}</th>
+                {messages && <th scope="col">{t("submission.message")}</th>}
               </tr>
             </thead>
             <tbody>
@@ -203,9 +212,11 @@ export function LiveSubmission({ id, caseCount, showSource = false }: { id: numb
                   <td class="num">{millis(c.timeMs)}</td>
                   <td class="num">{memory(c.memoryKb)}</td>
                   <td class="num">{c.score == null ? "" : formatScore(c.score)}</td>
-                  <td class="msg" title={c.message}>
-                    {c.message}
-                  </td>
+                  {messages && (
+                    <td class="msg" title={c.message}>
+                      {c.message}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

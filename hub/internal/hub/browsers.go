@@ -2,14 +2,11 @@ package hub
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,20 +17,18 @@ import (
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/internal/session"
 )
 
 // SessionCookie is the browser session cookie set by the web nodes.
-const SessionCookie = "verdict_session"
+const SessionCookie = session.CookieName
 
-// Roles a session may carry.
+// Roles a session may carry (internal/session owns the names).
 const (
-	RoleAdmin   = "admin"
-	RoleSetter  = "setter"
-	RoleStudent = "student"
+	RoleAdmin   = session.RoleAdmin
+	RoleSetter  = session.RoleSetter
+	RoleStudent = session.RoleStudent
 )
-
-// ErrNoSession: the cookie names no live session.
-var ErrNoSession = errors.New("hub: no session")
 
 // Session is who a browser is.
 type Session struct {
@@ -41,32 +36,32 @@ type Session struct {
 	Role   string
 }
 
-// readSession reads the session a browser's cookie names.
-//
-// CONTRACT (webapp/internal/session): the web nodes store a session as a
-// Redis hash at rkeys.Session(hex(sha256(cookie value))) with field
-// "user_id" (decimal) and "role" (admin|setter|student), written at login.
-// A session without "role" is treated as a student.
-// The hub only reads (it never extends the session's TTL).
+// readSession reads the session a browser's cookie names, with the rules
+// the web nodes write it by (internal/session): a session whose user's
+// epoch moved on (a password change, a new role, a disabled account, a
+// logout everywhere) is no session. The hub only reads (it never extends
+// the session's TTL). No session is a session.ErrNotFound.
 func readSession(ctx context.Context, c redis.UniversalClient, n rkeys.Names, cookie string) (Session, error) {
-	if cookie == "" || len(cookie) > 256 {
-		return Session{}, ErrNoSession
-	}
-	sum := sha256.Sum256([]byte(cookie))
-	v, err := c.HMGet(ctx, n.Session(hex.EncodeToString(sum[:])), "user_id", "role").Result()
+	r, err := session.Read(ctx, c, n, cookie)
 	if err != nil {
-		return Session{}, fmt.Errorf("hub: read session: %w", err)
+		return Session{}, fmt.Errorf("hub: %w", err)
 	}
-	uidStr, _ := v[0].(string)
-	uid, err := strconv.ParseInt(uidStr, 10, 64)
-	if err != nil || uid < 1 {
-		return Session{}, ErrNoSession
+	return Session{UserID: r.UserID, Role: r.Role}, nil
+}
+
+// checkSession re-reads the browser's session; false when it ended or now
+// names another user or role, in which case the connection is closing.
+// A Redis failure is not an ending: the caller decides (err).
+func (c *browserConn) checkSession() (bool, error) {
+	s, err := readSession(c.ctx, c.h.cfg.Redis, c.h.n, c.cookie)
+	if errors.Is(err, session.ErrNotFound) || (err == nil && s != c.sess) {
+		c.close(protocol.CloseSessionExpired, "session ended")
+		return false, nil
 	}
-	role, _ := v[1].(string)
-	if role == "" {
-		role = RoleStudent
+	if err != nil {
+		return false, err
 	}
-	return Session{UserID: uid, Role: role}, nil
+	return true, nil
 }
 
 // browserConn is one connected browser.
@@ -191,9 +186,7 @@ func (c *browserConn) keepalive() {
 				return
 			}
 		case <-check.C:
-			s, err := readSession(c.ctx, c.h.cfg.Redis, c.h.n, c.cookie)
-			if errors.Is(err, ErrNoSession) || (err == nil && s.UserID != c.sess.UserID) {
-				c.close(protocol.CloseSessionExpired, "session ended")
+			if ok, err := c.checkSession(); !ok && err == nil {
 				return
 			}
 		}
@@ -225,7 +218,7 @@ func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
 	sess, err := readSession(r.Context(), h.cfg.Redis, h.n, cookie)
 	if err != nil {
 		code := protocol.CloseBadToken
-		if !errors.Is(err, ErrNoSession) {
+		if !errors.Is(err, session.ErrNotFound) {
 			code = protocol.CloseInternalError
 		}
 		_ = ws.Close(websocket.StatusCode(code), "no session")
@@ -335,6 +328,15 @@ func (c *browserConn) authorize(ch protocol.Channel) (protocol.ErrorCode, string
 }
 
 func (c *browserConn) subscribe(id string, ch protocol.Channel) {
+	// The session is read again on every subscribe: a browser whose
+	// session the web nodes ended (its user's epoch moved on) must not
+	// open channels with its old role in the meantime.
+	if ok, err := c.checkSession(); !ok {
+		if err != nil {
+			c.replyError(id, protocol.ErrorInternal, "session unavailable", &ch)
+		}
+		return
+	}
 	if code, msg := c.authorize(ch); code != "" {
 		c.replyError(id, code, msg, &ch)
 		return
@@ -450,7 +452,7 @@ func (h *Hub) snapshot(ctx context.Context, ch protocol.Channel, c *browserConn)
 		if err != nil {
 			return 0, nil, err
 		}
-		b, err := json.Marshal(s.State)
+		b, err := c.liveSnapshot(s) // censored for the browser: feedback.go
 		return s.Seq, b, err
 	case protocol.ChannelQueue:
 		n, err := h.currentNotice(ctx)
@@ -471,6 +473,9 @@ func (h *Hub) snapshot(ctx context.Context, ch protocol.Channel, c *browserConn)
 	if ch.Kind == protocol.ChannelUser {
 		seq, st, err := h.q.UserState(ctx, ch.ID)
 		if err != nil {
+			return 0, nil, err
+		}
+		if st, err = c.userSnapshot(ctx, st); err != nil { // censored: feedback.go
 			return 0, nil, err
 		}
 		b, err := json.Marshal(st)
@@ -578,6 +583,10 @@ func (t *topic) snapshotSubs() []*subscription {
 func (t *topic) onEvent(payload string) {
 	if t.kind == protocol.ChannelContest {
 		t.scheduleContestPush()
+		return
+	}
+	if t.kind == protocol.ChannelSubmission || t.kind == protocol.ChannelUser {
+		t.onSubmissionEvent(payload) // censored per subscriber: feedback.go
 		return
 	}
 	var head struct {

@@ -3,7 +3,7 @@ package hub_test
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,7 +24,9 @@ import (
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/internal/session"
 	"github.com/verdict-oj/verdict/internal/testenv"
+	"github.com/verdict-oj/verdict/internal/tokens"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -168,27 +170,39 @@ func metric(t *testing.T, reg *prometheus.Registry, name string, labels map[stri
 	return sum
 }
 
-func sha(s string) string {
-	b := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(b[:])
-}
-
 func addToken(t *testing.T, env *testenv.RedisEnv, judge, token string) {
 	t.Helper()
 	// As a web node's sync does: the token, and the mark of a loaded table.
-	if err := env.Client.HSet(context.Background(), env.Names.JudgeTokens(), sha(token), judge,
+	if err := env.Client.HSet(context.Background(), env.Names.JudgeTokens(), tokens.FieldOf(token), judge,
 		rkeys.JudgeTokensSynced, time.Now().UnixMilli()).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
 
+// cookieFor turns a test's short name for a browser ("owner") into a
+// well-formed session id, the same for addSession and dialBrowser.
+func cookieFor(name string) string {
+	b := sha256.Sum256([]byte(name))
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// addSession stores a session as a web node does (internal/session), at
+// epoch 0; role "" is a session from before roles were stored.
 func addSession(t *testing.T, env *testenv.RedisEnv, cookie string, user int64, role string) {
 	t.Helper()
-	args := []any{"user_id", user, "csrf", "x", "created_ms", 1}
-	if role != "" {
-		args = append(args, "role", role)
+	addSessionAt(t, env, cookie, user, role, 0)
+}
+
+func addSessionAt(t *testing.T, env *testenv.RedisEnv, cookie string, user int64, role string, epoch uint32) {
+	t.Helper()
+	r := session.Record{UserID: user, Role: role, CSRF: "x", CreatedAt: time.UnixMilli(1), Epoch: epoch}
+	var args []any
+	for f := r.Fields(); len(f) > 0; f = f[2:] {
+		if f[0] != session.FieldRole || role != "" {
+			args = append(args, f[0], f[1])
+		}
 	}
-	if err := env.Client.HSet(context.Background(), env.Names.Session(sha(cookie)), args...).Err(); err != nil {
+	if err := env.Client.HSet(context.Background(), session.Key(env.Names, cookieFor(cookie)), args...).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -203,6 +217,8 @@ func newTask(id, problem int64, user int64) queue.Task {
 			Mode:   protocol.ModeICPC, Checker: protocol.Checker{Kind: protocol.CheckerDefault}, Priority: protocol.PriorityPractice,
 		},
 		UserID: user, SubmittedAt: time.Now(),
+		// As the web node enqueues a practice submission (judging.Enqueue).
+		Feedback: &protocol.Feedback{Policy: protocol.FeedbackFull},
 	}
 }
 
@@ -597,7 +613,7 @@ func dialBrowserWith(t *testing.T, url, cookie string, hc *http.Client) (*browse
 	t.Helper()
 	h := http.Header{}
 	if cookie != "" {
-		h.Set("Cookie", hub.SessionCookie+"="+cookie)
+		h.Set("Cookie", hub.SessionCookie+"="+cookieFor(cookie))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -16,6 +16,7 @@ import (
 	"github.com/verdict-oj/verdict/hub/internal/hub"
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/boarddoc"
+	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/testenv"
@@ -124,11 +125,10 @@ func TestTasksSpreadByLoad(t *testing.T) {
 	large := newFakeJudge(t, env, "large", 4, url, 40*time.Millisecond).start()
 	eventually(t, 5*time.Second, "judges connected", func() bool { return metric(t, th.reg, "verdict_hub_judges_connected", nil) == 3 })
 	// The judge's state in Redis tells the web nodes its languages
-	// (CONTRACT with webapp/internal/judging).
+	// (internal/judgestate).
 	eventually(t, 5*time.Second, "judge state with languages", func() bool {
-		v, _ := env.Client.HGet(context.Background(), env.Names.Judge("small"), "languages").Result()
-		var langs []protocol.Language
-		return json.Unmarshal([]byte(v), &langs) == nil && len(langs) == 1 && langs[0].ID == "cpp17"
+		st, err := judgestate.Decode(env.Client.HGetAll(context.Background(), env.Names.Judge("small")).Val())
+		return err == nil && st.LanguagesKnown && len(st.Languages) == 1 && st.Languages[0].ID == "cpp17" && st.Hub != ""
 	})
 
 	const n = 56
@@ -605,7 +605,9 @@ func TestSlowBrowserDroppedOthersKeepReceiving(t *testing.T) {
 		c.WriteTimeout = 20 * time.Second
 	})
 	q := th.h.Queue()
-	addSession(t, env, "owner", 7, "")
+	// Staff: the 2 kB checker messages that fill the buffers reach them
+	// whole (a contestant's copy would be censored to a few bytes).
+	addSession(t, env, "owner", 7, "admin")
 	enqueue(t, q, newTask(5, 1, 7))
 	ch := protocol.Channel{Kind: protocol.ChannelSubmission, ID: 5}
 	fast, err := dialBrowser(t, th.url("/ws"), "owner")

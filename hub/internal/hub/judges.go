@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -15,13 +14,13 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
-	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/internal/tokens"
 )
 
 // judgeSendQueue bounds the messages waiting for one judge. Judges are
@@ -51,12 +50,8 @@ type judgeConn struct {
 	ws     *websocket.Conn
 	hello  protocol.Hello
 	langs  []string
-	// langsJSON is hello's languages as JSON, recorded in the judge's
-	// state in Redis for the web nodes (CONTRACT: webapp/internal/judging
-	// reads field "languages" as []protocol.Language).
-	langsJSON string
-	log       *slog.Logger
-	send      chan []byte
+	log    *slog.Logger
+	send   chan []byte
 	// ctx ends once the connection is closed; quit as soon as closing
 	// starts (the close frame still goes out).
 	ctx     context.Context
@@ -177,13 +172,6 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// TokenHash is how judge tokens are stored in rkeys.JudgeTokens: the hex
-// SHA-256 of the token.
-func TokenHash(token string) string {
-	s := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(s[:])
-}
-
 func (h *Hub) serveJudge(w http.ResponseWriter, r *http.Request) {
 	if h.draining.Load() {
 		http.Error(w, "hub draining", http.StatusServiceUnavailable)
@@ -243,24 +231,17 @@ func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, p
 	if err != nil {
 		return nil, protocol.CloseBadEnvelope, "bad hello"
 	}
-	name, err := h.cfg.Redis.HGet(ctx, h.n.JudgeTokens(), TokenHash(hello.Token)).Result()
-	if errors.Is(err, redis.Nil) {
-		// Unknown token, or no table at all: a Redis that restarted empty
-		// holds no tokens until a web node restores them from MySQL (within
-		// seconds). Turning judges away for good then would lose every
-		// judge that reconnects in that window.
-		loaded, lerr := h.cfg.Redis.HExists(ctx, h.n.JudgeTokens(), rkeys.JudgeTokensSynced).Result()
-		switch {
-		case lerr != nil:
-			return nil, protocol.CloseInternalError, "token check failed"
-		case !loaded:
-			h.log.Warn("judge refused for now: the judge token table is not in Redis (no web node has synced it since Redis started)",
-				obs.JudgeID(hello.JudgeID))
-			return nil, protocol.CloseTryAgainLater, "judge tokens not loaded yet; retry"
-		}
-	}
+	name, err := tokens.Lookup(ctx, h.cfg.Redis, h.n, hello.Token)
 	switch {
-	case errors.Is(err, redis.Nil) || (err == nil && name != hello.JudgeID):
+	case errors.Is(err, tokens.ErrNotLoaded):
+		// No table at all: a Redis that restarted empty holds no tokens
+		// until a web node restores them from MySQL (within seconds).
+		// Turning judges away for good then would lose every judge that
+		// reconnects in that window.
+		h.log.Warn("judge refused for now: the judge token table is not in Redis (no web node has synced it since Redis started)",
+			obs.JudgeID(hello.JudgeID))
+		return nil, protocol.CloseTryAgainLater, "judge tokens not loaded yet; retry"
+	case errors.Is(err, tokens.ErrUnknown) || (err == nil && name != hello.JudgeID):
 		h.refuse(ctx, ws, "bad token")
 		return nil, protocol.CloseBadToken, "bad token"
 	case err != nil:
@@ -279,9 +260,6 @@ func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, p
 	}
 	for _, l := range hello.Languages {
 		j.langs = append(j.langs, l.ID)
-	}
-	if b, err := json.Marshal(hello.Languages); err == nil {
-		j.langsJSON = string(b)
 	}
 	for _, d := range hello.CachedData {
 		j.cached[d] = true
@@ -506,9 +484,9 @@ func (h *Hub) onHeartbeat(ctx context.Context, j *judgeConn, hb protocol.Heartbe
 	}
 	st := h.n.Judge(j.id)
 	pipe := h.cfg.Redis.Pipeline()
-	pipe.HSet(ctx, st, "hub", h.cfg.HubID, "cores", hb.Cores, "running", hb.Running, "queued", hb.Queued,
-		"load1", hb.Load1, "mem_used_ratio", hb.MemUsedRatio, "max_parallel", j.hello.MaxParallel,
-		"agent_version", j.hello.AgentVersion, "languages", j.langsJSON, "seen_ms", now.UnixMilli())
+	pipe.HSet(ctx, st, judgestate.State{Hub: h.cfg.HubID, Cores: hb.Cores, Running: hb.Running, Queued: hb.Queued,
+		Load1: hb.Load1, MemUsedRatio: hb.MemUsedRatio, MaxParallel: j.hello.MaxParallel, AgentVersion: j.hello.AgentVersion,
+		Languages: j.hello.Languages, LanguagesKnown: true, SeenAt: now}.Fields()...)
 	pipe.PExpire(ctx, st, time.Duration(h.cfg.MissedHeartbeats+1)*h.cfg.HeartbeatInterval)
 	if _, err := pipe.Exec(ctx); err != nil {
 		j.log.Warn("record judge state failed", "err", err)

@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +17,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/internal/tokens"
 	"github.com/verdict-oj/verdict/webapp/internal/account"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
@@ -327,21 +325,6 @@ func (l *loader) contest(ctx context.Context, adminID int64, problems map[string
 	return c.ID, nil
 }
 
-// TokenHash is how a judge token is stored: SHA-256 of the token's text.
-func TokenHash(token string) []byte {
-	h := sha256.Sum256([]byte(token))
-	return h[:]
-}
-
-// NewJudgeToken returns 32 random bytes in hex.
-func NewJudgeToken() string {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		panic(err)
-	}
-	return hex.EncodeToString(b)
-}
-
 // judge keeps the token file of judge name if its hash is the judge's
 // (unrevoked) hash, or records it when the judge is new; otherwise it
 // issues a new token and writes it.
@@ -359,14 +342,14 @@ func (l *loader) judge(ctx context.Context, name string) error {
 	case errors.Is(err, store.ErrNotFound):
 		if validFile {
 			l.log.Info("demo: registered an existing judge token", "judge", name)
-			return l.cfg.Store.SetJudgeToken(ctx, name, TokenHash(token))
+			return l.cfg.Store.SetJudgeToken(ctx, name, tokens.Hash(token))
 		}
 	case err != nil:
 		return fmt.Errorf("demo: %w", err)
-	case validFile && !j.RevokedAt.Valid && subtle.ConstantTimeCompare(j.TokenHash, TokenHash(token)) == 1:
+	case validFile && !j.RevokedAt.Valid && subtle.ConstantTimeCompare(j.TokenHash, tokens.Hash(token)) == 1:
 		return nil
 	}
-	token = NewJudgeToken()
+	token = tokens.New()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("demo: judge %s: %w", name, err)
 	}
@@ -376,7 +359,7 @@ func (l *loader) judge(ctx context.Context, name string) error {
 	if err := writeFileAtomic(path, []byte(token+"\n"), 0o600); err != nil {
 		return fmt.Errorf("demo: judge %s: %w", name, err)
 	}
-	if err := l.cfg.Store.SetJudgeToken(ctx, name, TokenHash(token)); err != nil {
+	if err := l.cfg.Store.SetJudgeToken(ctx, name, tokens.Hash(token)); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 	l.log.Info("demo: issued a judge token", "judge", name, "file", path)

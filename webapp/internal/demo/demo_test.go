@@ -11,6 +11,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/testenv"
 	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/internal/tokens"
 	"github.com/verdict-oj/verdict/webapp/internal/account"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
@@ -132,7 +133,7 @@ func judgeTokens(t *testing.T, cfg Config) map[string]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(j.TokenHash, TokenHash(tok)) {
+		if !bytes.Equal(j.TokenHash, tokens.Hash(tok)) {
 			t.Fatalf("%s: stored hash is not the hash of the token file", name)
 		}
 		if bytes.Contains(j.TokenHash, []byte(tok)) {

@@ -391,6 +391,9 @@ func (p *Problem) readData(files map[string][]byte) (testpkg.Package, error) {
 				return pkg, fmt.Errorf("%w: %s has no %s", ErrInvalid, in, path.Base(ansName))
 			}
 			pkg.Cases = append(pkg.Cases, testpkg.Case{In: files[in], Ans: ans})
+			if part == "data/sample/" {
+				pkg.Samples = append(pkg.Samples, len(pkg.Cases))
+			}
 			gname := "sample"
 			if part == "data/secret/" {
 				rest := strings.TrimPrefix(in, part)

@@ -104,6 +104,11 @@ func TestConvertPassFail(t *testing.T) {
 	if m, err := testpkg.Read(b); err != nil || len(m.Cases) != 3 {
 		t.Fatalf("built package: %+v, %v", m, err)
 	}
+	// data/sample is the samples (their checker messages may be shown);
+	// data/secret is hidden.
+	if m, _ := testpkg.Read(b); !slices.Equal(pkg.Samples, []int{1}) || !slices.Equal(m.Samples(), []int{1}) {
+		t.Fatalf("samples %v, manifest samples %v, want [1]", pkg.Samples, m.Samples())
+	}
 }
 
 func TestConvertScoring(t *testing.T) {

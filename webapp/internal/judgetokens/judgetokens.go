@@ -2,7 +2,6 @@ package judgetokens
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/internal/tokens"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -26,19 +26,12 @@ func Sync(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names)
 	if err != nil {
 		return 0, fmt.Errorf("judgetokens: %w", err)
 	}
-	fields := make([]any, 0, 2*len(js)+2)
-	for _, j := range js {
-		fields = append(fields, hex.EncodeToString(j.TokenHash), j.Name)
+	entries := make([]tokens.Entry, len(js))
+	for i, j := range js {
+		entries[i] = tokens.Entry{Name: j.Name, Hash: j.TokenHash}
 	}
-	fields = append(fields, rkeys.JudgeTokensSynced, time.Now().UnixMilli())
-	key := names.JudgeTokens()
-	_, err = rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Del(ctx, key)
-		p.HSet(ctx, key, fields...)
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("judgetokens: write %s: %w", key, err)
+	if err := tokens.Replace(ctx, rdb, names, entries, time.Now()); err != nil {
+		return 0, fmt.Errorf("judgetokens: %w", err)
 	}
 	return len(js), nil
 }
@@ -63,7 +56,7 @@ func Keep(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names,
 	for {
 		due := time.Since(last) >= interval
 		if !due {
-			loaded, err := rdb.HExists(ctx, names.JudgeTokens(), rkeys.JudgeTokensSynced).Result()
+			loaded, err := tokens.Loaded(ctx, rdb, names)
 			if err == nil && !loaded {
 				log.Warn("the judge token table is gone from Redis (Redis restarted empty?); restoring it from MySQL")
 				due = true

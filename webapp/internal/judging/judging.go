@@ -102,6 +102,10 @@ type Service struct {
 	log   *slog.Logger
 	board *scoreboard.Board
 
+	// samples caches the sample cases of test data versions
+	// ("problem/hash" to []int), see FeedbackOf.
+	samples sync.Map
+
 	mu       sync.Mutex
 	dirty    map[int64]bool
 	contests map[int64]cachedContest
@@ -260,7 +264,13 @@ func (s *Service) Task(sub *store.Submission, p *store.Problem, prio protocol.Pr
 // attempt already queued, leased or done is success (the queue is
 // idempotent per submission and attempt).
 func (s *Service) Enqueue(ctx context.Context, sub *store.Submission, p *store.Problem, prio protocol.Priority) error {
-	err := s.q.Enqueue(ctx, s.Task(sub, p, prio))
+	t := s.Task(sub, p, prio)
+	fb, err := s.FeedbackOf(ctx, sub)
+	if err != nil {
+		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
+	}
+	t.Feedback = &fb
+	err = s.q.Enqueue(ctx, t)
 	if err != nil && !errors.Is(err, queue.ErrDuplicate) {
 		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
 	}
@@ -332,7 +342,23 @@ func (s *Service) ForgetContest(id int64) {
 
 // BoardContest is the scoreboard's view of a contest.
 func BoardContest(c *store.Contest) scoreboard.Contest {
-	return scoreboard.Contest{ID: c.ID, Params: scoreboard.Params{Rule: c.Rule, Start: c.StartAt, FreezeAt: c.FreezeAt()}}
+	return scoreboard.Contest{ID: c.ID, Params: scoreboard.Params{Rule: c.Rule, Start: c.StartAt, FreezeAt: boardFreezeAt(c)}}
+}
+
+// boardFreezeAt is when a contest's public board stops showing results:
+// the freeze, or, under the closed feedback policy, the start (nothing is
+// shown until the end; after it the board shows everything unless a freeze
+// still holds, which then hides every result until an admin unfreezes).
+func boardFreezeAt(c *store.Contest) time.Time {
+	if c.Feedback == string(protocol.FeedbackClosed) {
+		return c.StartAt
+	}
+	return c.FreezeAt()
+}
+
+// publicFrozen reports whether the public board shows the frozen view.
+func publicFrozen(c *store.Contest, now time.Time) bool {
+	return c.Frozen(now) || c.ResultsHidden(now)
 }
 
 // BoardEntry is a submission as its scoreboard cell's entry: pending until

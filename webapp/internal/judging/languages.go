@@ -2,25 +2,23 @@ package judging
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/protocol"
-	"github.com/verdict-oj/verdict/internal/rkeys"
+	"github.com/verdict-oj/verdict/internal/tokens"
 )
 
-// Judge state fields in rkeys.Judge(name), written by the hub on every
-// heartbeat (hub/internal/hub onHeartbeat). CONTRACT with the hub:
-// FieldLanguages is the JSON of the judge's hello.Languages
-// ([]protocol.Language); the others are the hub's own.
+// Judge state fields in rkeys.Judge(name), which internal/judgestate owns
+// (the hub writes it on every heartbeat), for tests that write a state.
 const (
-	FieldSeenMs    = "seen_ms"
-	FieldLanguages = "languages"
+	FieldSeenMs    = judgestate.FieldSeenMs
+	FieldLanguages = judgestate.FieldLanguages
 )
 
 // LanguageNames are the display names of the language ids the judges ship
@@ -40,7 +38,7 @@ type JudgeState struct {
 	Hub    string
 	SeenAt time.Time
 	// Languages the judge offers; LanguagesKnown is false when the hub
-	// did not record them (a hub older than the contract above).
+	// did not record them (judgestate.State.LanguagesKnown).
 	Languages                           []protocol.Language
 	LanguagesKnown                      bool
 	Cores, Running, Queued, MaxParallel int
@@ -52,18 +50,10 @@ type JudgeState struct {
 // token); their state from rkeys.Judge(name), which expires on its own a
 // few heartbeats after the judge goes silent.
 func (s *Service) LiveJudges(ctx context.Context) ([]JudgeState, error) {
-	tokens, err := s.rdb.HGetAll(ctx, s.n.JudgeTokens()).Result()
+	names, err := tokens.Judges(ctx, s.rdb, s.n)
 	if err != nil {
-		return nil, fmt.Errorf("judging: judge names: %w", err)
+		return nil, fmt.Errorf("judging: %w", err)
 	}
-	names := make([]string, 0, len(tokens))
-	for field, name := range tokens {
-		if field != rkeys.JudgeTokensSynced {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	names = slices.Compact(names)
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -78,26 +68,17 @@ func (s *Service) LiveJudges(ctx context.Context) ([]JudgeState, error) {
 	cutoff := s.cfg.Now().Add(-s.cfg.LiveWindow)
 	var out []JudgeState
 	for i, c := range cmds {
-		m := c.Val()
-		ms, err := strconv.ParseInt(m[FieldSeenMs], 10, 64)
-		if err != nil || time.UnixMilli(ms).Before(cutoff) {
+		st, err := judgestate.Decode(c.Val())
+		if errors.Is(err, judgestate.ErrNoState) || st.SeenAt.Before(cutoff) {
 			continue
 		}
-		js := JudgeState{Name: names[i], Hub: m["hub"], SeenAt: time.UnixMilli(ms).UTC()}
-		js.Cores, _ = strconv.Atoi(m["cores"])
-		js.Running, _ = strconv.Atoi(m["running"])
-		js.Queued, _ = strconv.Atoi(m["queued"])
-		js.MaxParallel, _ = strconv.Atoi(m["max_parallel"])
-		js.Load1, _ = strconv.ParseFloat(m["load1"], 64)
-		js.MemUsedRatio, _ = strconv.ParseFloat(m["mem_used_ratio"], 64)
-		if raw, ok := m[FieldLanguages]; ok {
-			if err := json.Unmarshal([]byte(raw), &js.Languages); err == nil {
-				js.LanguagesKnown = true
-			} else {
-				s.log.Warn("judge state has unreadable languages", "judge_id", names[i], "err", err)
-			}
+		if err != nil {
+			s.log.Warn("judge state partly unreadable", "judge_id", names[i], "err", err)
 		}
-		out = append(out, js)
+		out = append(out, JudgeState{Name: names[i], Hub: st.Hub, SeenAt: st.SeenAt,
+			Languages: st.Languages, LanguagesKnown: st.LanguagesKnown,
+			Cores: st.Cores, Running: st.Running, Queued: st.Queued, MaxParallel: st.MaxParallel,
+			Load1: st.Load1, MemUsedRatio: st.MemUsedRatio})
 	}
 	return out, nil
 }

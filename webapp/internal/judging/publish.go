@@ -69,7 +69,7 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 	for _, p := range cps {
 		labels[p.ProblemID] = p.Label
 	}
-	frozen := public && c.Frozen(s.cfg.Now())
+	frozen := public && publicFrozen(c, s.cfg.Now())
 	return scoreboard.Assemble(c.Rule, views, users, labels, frozen, frozen), nil
 }
 
@@ -95,7 +95,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (json.RawMe
 		// frozen): no need to parse hundreds of kilobytes to read it.
 		head := state[:min(len(state), 64)]
 		frozen := bytes.Contains(head, []byte(`"frozen":true`))
-		if exists && bytes.HasPrefix(head, []byte(`{"rule":`)) && frozen == c.Frozen(s.cfg.Now()) {
+		if exists && bytes.HasPrefix(head, []byte(`{"rule":`)) && frozen == publicFrozen(c, s.cfg.Now()) {
 			s.boardReads.WithLabelValues("published").Inc()
 			return state, nil
 		}

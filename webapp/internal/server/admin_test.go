@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 	"github.com/verdict-oj/verdict/internal/testpkg"
@@ -158,10 +159,10 @@ func TestJudgesAdmin(t *testing.T) {
 
 	// Live load from the hub's state.
 	now := time.Now()
-	langs := `[{"id":"cpp17","name":"C++17","version":"g++ 12"},{"id":"py3","name":"Python","version":"3.11"}]`
-	if err := se.rdb.HSet(ctx, se.names.Judge("judge-1"), "hub", "hub-a", "cores", 4, "running", 2, "queued", 1,
-		"load1", 1.5, "mem_used_ratio", 0.25, "max_parallel", 4, "agent_version", "v1", "languages", langs,
-		"seen_ms", now.UnixMilli()).Err(); err != nil {
+	st := judgestate.State{Hub: "hub-a", Cores: 4, Running: 2, Queued: 1, Load1: 1.5, MemUsedRatio: 0.25, MaxParallel: 4,
+		AgentVersion: "v1", Languages: []protocol.Language{{ID: "cpp17", Version: "g++ 12"}, {ID: "py3", Version: "3.11"}},
+		LanguagesKnown: true, SeenAt: now}
+	if err := se.rdb.HSet(ctx, se.names.Judge("judge-1"), st.Fields()...).Err(); err != nil {
 		t.Fatal(err)
 	}
 	r = se.admin.call("GET", "/api/judges", nil)

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -42,6 +43,8 @@ type contestRequest struct {
 	EndAt         *string                  `json:"end_at"`
 	FreezeMinutes *int                     `json:"freeze_minutes"`
 	Registration  *string                  `json:"registration"`
+	Feedback      *string                  `json:"feedback"`
+	FeedbackAfter *string                  `json:"feedback_after"`
 	Visible       *bool                    `json:"visible"`
 	Problems      *[]contestProblemRequest `json:"problems"`
 }
@@ -105,6 +108,18 @@ func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store
 	if req.Visible != nil {
 		c.Visible = *req.Visible
 	}
+	if req.Feedback != nil {
+		c.Feedback = *req.Feedback
+	}
+	if req.FeedbackAfter != nil {
+		c.FeedbackAfter = *req.FeedbackAfter
+	}
+	if c.Feedback == "" {
+		c.Feedback = string(protocol.FeedbackFull)
+	}
+	if c.FeedbackAfter == "" {
+		c.FeedbackAfter = string(protocol.FeedbackFull)
+	}
 	switch {
 	case !validSlug(c.Slug):
 		return nil, badField("slug", "must be 1 to 64 of a-z 0-9 -, starting with a letter or digit"), nil
@@ -126,6 +141,10 @@ func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store
 		return nil, badField("freeze_minutes", "must be 0 to the contest's length in minutes"), nil
 	case c.Registration != store.RegistrationOpen && c.Registration != store.RegistrationList:
 		return nil, badField("registration", "must be open or list"), nil
+	case !protocol.FeedbackPolicy(c.Feedback).Valid():
+		return nil, badField("feedback", "must be full, first_failure, score_only or closed"), nil
+	case !protocol.FeedbackPolicy(c.FeedbackAfter).Valid() || c.FeedbackAfter == string(protocol.FeedbackClosed):
+		return nil, badField("feedback_after", "must be full, first_failure or score_only"), nil
 	}
 	if req.Problems == nil {
 		return nil, nil, nil
@@ -288,8 +307,15 @@ func (s *Server) handleUpdateContest(w http.ResponseWriter, r *http.Request) {
 	}
 	s.judging.ForgetContest(c.ID)
 	s.judging.WarmPlanChanged()
+	if before.Feedback != c.Feedback || before.FeedbackAfter != c.FeedbackAfter || !before.EndAt.Equal(c.EndAt) {
+		// The REST answers follow at once; the hub's live channels once
+		// the rules kept with the live states are rewritten.
+		if err := s.judging.RefreshFeedback(ctx, c.ID); err != nil {
+			s.log.Warn("feedback rules of the live states not refreshed", "contest_id", c.ID, obs.Err(err))
+		}
+	}
 	if refs != nil || !before.StartAt.Equal(c.StartAt) || !before.EndAt.Equal(c.EndAt) ||
-		before.FreezeMinutes != c.FreezeMinutes || before.Rule != c.Rule {
+		before.FreezeMinutes != c.FreezeMinutes || before.Rule != c.Rule || before.Feedback != c.Feedback {
 		if err := s.judging.RebuildBoard(ctx, &c); err != nil {
 			s.log.Warn("scoreboard rebuild after a contest change failed", "contest_id", c.ID, obs.Err(err))
 		}

@@ -131,6 +131,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}
+	s.publishEpoch(ctx, u.ID) // for the hub
 	s.setSessionCookie(w, r, sess.ID)
 	if devCookie != nil {
 		http.SetCookie(w, devCookie)
@@ -280,6 +281,7 @@ type ProblemJSON struct {
 	FloatTolerance float64   `json:"float_tolerance,omitempty"`
 	Mode           string    `json:"mode"`
 	Visibility     string    `json:"visibility"`
+	Feedback       string    `json:"feedback"`                // what practice submissions show (protocol.FeedbackPolicy)
 	Languages      []string  `json:"languages"`               // empty: every language a judge offers
 	TestdataHash   string    `json:"testdata_hash,omitempty"` // staff only
 	UpdatedAt      time.Time `json:"updated_at"`
@@ -307,7 +309,7 @@ func (s *Server) handleProblem(w http.ResponseWriter, r *http.Request) {
 	}
 	out := ProblemJSON{Slug: p.Slug, Title: p.Title, Statement: p.Statement, TimeLimitMs: p.TimeLimitMs,
 		MemoryLimitKB: p.MemoryLimitKB, Checker: p.Checker, Mode: p.Mode, Visibility: p.Visibility,
-		Languages: p.Languages, UpdatedAt: p.UpdatedAt}
+		Feedback: p.Feedback, Languages: p.Languages, UpdatedAt: p.UpdatedAt}
 	if p.Checker == store.CheckerFloat {
 		out.FloatTolerance = p.FloatTolerance
 	}
@@ -328,9 +330,13 @@ type ContestJSON struct {
 	EndAt         time.Time `json:"end_at"`
 	FreezeMinutes int       `json:"freeze_minutes"`
 	Registration  string    `json:"registration"`
-	Phase         string    `json:"phase"`                // upcoming, running, ended
-	Visible       *bool     `json:"visible,omitempty"`    // staff only
-	Registered    *bool     `json:"registered,omitempty"` // logged-in users, one contest
+	// Feedback is what contestants see of their results; FeedbackAfter
+	// what they see once a closed contest ended.
+	Feedback      string `json:"feedback"`
+	FeedbackAfter string `json:"feedback_after"`
+	Phase         string `json:"phase"`                // upcoming, running, ended
+	Visible       *bool  `json:"visible,omitempty"`    // staff only
+	Registered    *bool  `json:"registered,omitempty"` // logged-in users, one contest
 }
 
 // ContestProblemJSON is a problem of a contest.
@@ -343,7 +349,8 @@ type ContestProblemJSON struct {
 
 func (s *Server) contestJSON(c *store.Contest, staff, withDescription bool) ContestJSON {
 	out := ContestJSON{ID: c.ID, Slug: c.Slug, Title: c.Title, Rule: c.Rule, StartAt: c.StartAt, EndAt: c.EndAt,
-		FreezeMinutes: c.FreezeMinutes, Registration: c.Registration, Phase: c.Phase(s.cfg.Now())}
+		FreezeMinutes: c.FreezeMinutes, Registration: c.Registration, Feedback: c.Feedback,
+		FeedbackAfter: c.FeedbackAfter, Phase: c.Phase(s.cfg.Now())}
 	if withDescription {
 		out.Description = c.Description
 	}

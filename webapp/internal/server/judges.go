@@ -1,22 +1,17 @@
 package server
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/obs"
-	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/tokens"
 	"github.com/verdict-oj/verdict/webapp/internal/judgetokens"
-	"github.com/verdict-oj/verdict/webapp/internal/judging"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -123,9 +118,12 @@ func (s *Server) handleJudges(w http.ResponseWriter, r *http.Request) {
 			t := j.LastSeenAt.Time
 			o.LastSeenAt = &t
 		}
-		m := cmds[i].Val()
-		if ms, err := strconv.ParseInt(m[judging.FieldSeenMs], 10, 64); err == nil {
-			seen := time.UnixMilli(ms).UTC()
+		st, err := judgestate.Decode(cmds[i].Val())
+		if err != nil && !errors.Is(err, judgestate.ErrNoState) {
+			s.log.Warn("judge state partly unreadable", "judge_id", j.Name, obs.Err(err))
+		}
+		if !errors.Is(err, judgestate.ErrNoState) {
+			seen := st.SeenAt
 			o.Connected = now.Sub(seen) < live
 			if o.LastSeenAt == nil || seen.After(*o.LastSeenAt) {
 				// The hub's state expires a few heartbeats after the judge
@@ -137,13 +135,12 @@ func (s *Server) handleJudges(w http.ResponseWriter, r *http.Request) {
 				}
 				o.LastSeenAt = &seen
 			}
-			o.Hub, o.AgentVersion = m["hub"], m["agent_version"]
-			o.Cores, o.Running, o.Queued, o.MaxParallel = atoiPtr(m["cores"]), atoiPtr(m["running"]), atoiPtr(m["queued"]), atoiPtr(m["max_parallel"])
-			o.Load1, o.MemUsedRatio = floatPtr(m["load1"]), floatPtr(m["mem_used_ratio"])
-			var langs []protocol.Language
-			if raw := m[judging.FieldLanguages]; raw != "" && json.Unmarshal([]byte(raw), &langs) == nil {
-				o.Languages = make([]string, 0, len(langs))
-				for _, l := range langs {
+			o.Hub, o.AgentVersion = st.Hub, st.AgentVersion
+			o.Cores, o.Running, o.Queued, o.MaxParallel = &st.Cores, &st.Running, &st.Queued, &st.MaxParallel
+			o.Load1, o.MemUsedRatio = &st.Load1, &st.MemUsedRatio
+			if st.LanguagesKnown {
+				o.Languages = make([]string, 0, len(st.Languages))
+				for _, l := range st.Languages {
 					o.Languages = append(o.Languages, l.ID)
 				}
 			}
@@ -151,22 +148,6 @@ func (s *Server) handleJudges(w http.ResponseWriter, r *http.Request) {
 		out = append(out, o)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"judges": out, "warm": s.warmJSON(r, now)})
-}
-
-func atoiPtr(s string) *int {
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return nil
-	}
-	return &v
-}
-
-func floatPtr(s string) *float64 {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return nil
-	}
-	return &v
 }
 
 type issueJudgeRequest struct {
@@ -191,15 +172,9 @@ func (s *Server) handleIssueJudge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
-	}
-	token := hex.EncodeToString(raw[:])
-	sum := sha256.Sum256([]byte(token))
+	token := tokens.New()
 	_, existed := s.cfg.Store.JudgeByName(ctx, req.Name)
-	if err := s.cfg.Store.SetJudgeToken(ctx, req.Name, sum[:]); err != nil {
+	if err := s.cfg.Store.SetJudgeToken(ctx, req.Name, tokens.Hash(token)); err != nil {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
 	}

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,17 +9,16 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/tokens"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
 // judgeName returns the judge whose token the request bears
-// (Authorization: Bearer <token>), checking hex SHA-256 of the token
-// against rkeys.JudgeTokens and, when Redis does not have it, the judges
-// table. "" means no valid token.
+// (Authorization: Bearer <token>), checking it against rkeys.JudgeTokens
+// (internal/tokens) and, when Redis does not have it, the judges table. "" means no valid token.
 func (s *Server) judgeName(ctx context.Context, r *http.Request) (string, error) {
 	h := r.Header.Get("Authorization")
 	scheme, tok, ok := strings.Cut(h, " ")
@@ -29,15 +26,14 @@ func (s *Server) judgeName(ctx context.Context, r *http.Request) (string, error)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || len(tok) > 512 {
 		return "", nil
 	}
-	sum := sha256.Sum256([]byte(tok))
-	name, err := s.cfg.Redis.HGet(ctx, s.cfg.Names.JudgeTokens(), hex.EncodeToString(sum[:])).Result()
-	if err == nil && name != "" {
+	name, err := tokens.Lookup(ctx, s.cfg.Redis, s.cfg.Names, tok)
+	if err == nil {
 		return name, nil
 	}
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if !errors.Is(err, tokens.ErrUnknown) && !errors.Is(err, tokens.ErrNotLoaded) {
 		s.log.Warn("judge token lookup in Redis failed; asking MySQL", obs.Err(err))
 	}
-	j, err := s.cfg.Store.JudgeByTokenHash(ctx, sum[:])
+	j, err := s.cfg.Store.JudgeByTokenHash(ctx, tokens.Hash(tok))
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
 	}

@@ -248,6 +248,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		u, err := s.cfg.Store.UserByID(ctx, sess.UserID)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && !u.SessionValid(sess.Epoch)) {
 			_ = s.sessions.Delete(ctx, sess.ID)
+			if err == nil { // the hub's copy of the epoch may lag: bring it up
+				s.publishEpoch(ctx, u.ID)
+			}
 			next.ServeHTTP(w, r)
 			return
 		}

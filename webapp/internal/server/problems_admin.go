@@ -45,6 +45,7 @@ type problemRequest struct {
 	FloatTolerance *float64  `json:"float_tolerance"`
 	Mode           *string   `json:"mode"`
 	Visibility     *string   `json:"visibility"`
+	Feedback       *string   `json:"feedback"`
 	Languages      *[]string `json:"languages"`
 }
 
@@ -80,6 +81,12 @@ func (req *problemRequest) apply(p *store.Problem) *APIError {
 	if req.Languages != nil {
 		p.Languages = store.Languages(*req.Languages)
 	}
+	if req.Feedback != nil {
+		p.Feedback = *req.Feedback
+	}
+	if p.Feedback == "" {
+		p.Feedback = string(protocol.FeedbackFull)
+	}
 	switch {
 	case !validSlug(p.Slug):
 		return badField("slug", "must be 1 to 64 of a-z 0-9 -, starting with a letter or digit")
@@ -97,6 +104,8 @@ func (req *problemRequest) apply(p *store.Problem) *APIError {
 		return badField("mode", "must be icpc or ioi")
 	case p.Visibility != store.VisibilityPublic && p.Visibility != store.VisibilityPrivate && p.Visibility != store.VisibilityContestOnly:
 		return badField("visibility", "must be public, private or contest-only")
+	case !protocol.FeedbackPolicy(p.Feedback).Valid() || p.Feedback == string(protocol.FeedbackClosed):
+		return badField("feedback", "must be full, first_failure or score_only (closed needs a contest's end)")
 	}
 	if p.Checker == store.CheckerFloat {
 		if !(p.FloatTolerance > 0 && p.FloatTolerance <= MaxFloatTolerance) {
@@ -144,7 +153,7 @@ func hasControl(s string) bool {
 func (s *Server) problemJSON(p *store.Problem) ProblemJSON {
 	out := ProblemJSON{Slug: p.Slug, Title: p.Title, Statement: p.Statement, TimeLimitMs: p.TimeLimitMs,
 		MemoryLimitKB: p.MemoryLimitKB, Checker: p.Checker, Mode: p.Mode, Visibility: p.Visibility,
-		Languages: p.Languages, UpdatedAt: p.UpdatedAt}
+		Feedback: p.Feedback, Languages: p.Languages, UpdatedAt: p.UpdatedAt}
 	if out.Languages == nil {
 		out.Languages = []string{}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/registry"
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	sharedsession "github.com/verdict-oj/verdict/internal/session"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/catalog"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
@@ -53,8 +54,9 @@ const (
 	DefaultMaxImportRows = 500
 )
 
-// SessionCookie is the name of the session cookie.
-const SessionCookie = "verdict_session"
+// SessionCookie is the name of the session cookie (internal/session owns
+// it: the hub reads the same cookie).
+const SessionCookie = sharedsession.CookieName
 
 // Config configures New. Zero values take the documented defaults.
 type Config struct {

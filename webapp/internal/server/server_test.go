@@ -24,6 +24,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/registry"
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	sharedsession "github.com/verdict-oj/verdict/internal/session"
 	"github.com/verdict-oj/verdict/internal/testenv"
 	"github.com/verdict-oj/verdict/webapp/internal/account"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
@@ -192,15 +193,19 @@ func TestLoginLogoutMe(t *testing.T) {
 	if _, ok := u["password_hash"]; ok {
 		t.Fatal("me leaks the password hash")
 	}
-	// The hub authorises live channels from the session hash alone: it
-	// must carry the user id and the role (CONTRACT with the hub).
+	// The hub authorises live channels from the session hash alone, read
+	// with internal/session: it must carry the user id and the role, and
+	// the login must have published the user's epoch for the hub's check.
 	keys, _ := e.rdb.Keys(context.Background(), e.names.Session("*")).Result()
 	if len(keys) != 1 {
 		t.Fatalf("sessions in Redis: %v", keys)
 	}
-	fields, _ := e.rdb.HMGet(context.Background(), keys[0], "user_id", "role").Result()
-	if fields[0] == nil || fields[1] != store.RoleStudent {
-		t.Errorf("session hash user_id, role = %v, want the user's id and %q", fields, store.RoleStudent)
+	rec, err := sharedsession.Decode(e.rdb.HGetAll(context.Background(), keys[0]).Val())
+	if id, _ := u["id"].(float64); err != nil || rec.UserID != int64(id) || rec.Role != store.RoleStudent {
+		t.Errorf("session hash %+v, %v; want the user's id and %q", rec, err, store.RoleStudent)
+	}
+	if cur, known, err := sharedsession.ReadEpoch(context.Background(), e.rdb, e.names, rec.UserID); err != nil || !known || !cur.Valid(rec.Epoch) {
+		t.Errorf("published epoch %+v, %v, %v: the hub would not take session %+v", cur, known, err, rec)
 	}
 	// Logout needs the CSRF token.
 	wantErr(t, c.do("DELETE", "/api/session", nil), 403, CodeCSRF, "")

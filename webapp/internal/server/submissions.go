@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/feedback"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
@@ -286,7 +287,8 @@ func (s *Server) answerSubmit(w http.ResponseWriter, r *http.Request, id int64, 
 }
 
 func (s *Server) writeSubmit(w http.ResponseWriter, r *http.Request, sub *store.Submission, status int) {
-	out := SubmitJSON{ID: sub.ID, Status: sub.Verdict, Submission: submissionJSON(sub)}
+	sj := s.submissionJSON(authOf(r).user, sub)
+	out := SubmitJSON{ID: sub.ID, Status: sj.Verdict, Submission: sj}
 	if n := s.queueNotice(r.Context(), sub.ID); n != nil {
 		out.Queue = n
 	}
@@ -328,22 +330,34 @@ type SubmissionJSON struct {
 	MemoryKB     *int64    `json:"memory_kb"`
 	Attempt      int       `json:"attempt"`
 	CreatedAt    time.Time `json:"created_at"`
+	// Feedback is the feedback policy applied for this viewer (absent for
+	// staff: nothing held back); "closed": the results are hidden until
+	// the contest ends (verdict pending, no score, time or memory).
+	Feedback string `json:"feedback,omitempty"`
 }
 
-func submissionJSON(sub *store.Submission) SubmissionJSON {
+// submissionJSON is a list row of sub as u (nil: anonymous) may see it.
+func (s *Server) submissionJSON(u *store.User, sub *store.Submission) SubmissionJSON {
+	sh := judging.Visible(judging.RuleOf(sub), judging.ViewerOf(u, sub), s.cfg.Now(), sub, nil)
+	return submissionView(sub, sh)
+}
+
+// submissionView is a list row of sub showing sh, what judging.Visible
+// let the viewer see of it.
+func submissionView(sub *store.Submission, sh feedback.Shown) SubmissionJSON {
 	out := SubmissionJSON{ID: sub.ID, Problem: sub.ProblemSlug, ProblemTitle: sub.ProblemTitle, User: sub.Username,
-		UserDisplay: sub.DisplayName, Language: sub.Language, Verdict: sub.Verdict, Score: sub.Score,
-		Attempt: sub.Attempt, CreatedAt: sub.CreatedAt}
+		UserDisplay: sub.DisplayName, Language: sub.Language, Verdict: string(sh.Status), Score: sh.Score,
+		Attempt: sub.Attempt, CreatedAt: sub.CreatedAt, Feedback: string(sh.Policy)}
 	if sub.ContestSlug.Valid {
 		c := sub.ContestSlug.String
 		out.Contest = &c
 	}
-	if sub.TimeMs.Valid {
-		v := sub.TimeMs.Int64
+	if sub.TimeMs.Valid && !sh.Hidden {
+		v := sh.TimeMs
 		out.TimeMs = &v
 	}
-	if sub.MemoryKB.Valid {
-		v := sub.MemoryKB.Int64
+	if sub.MemoryKB.Valid && !sh.Hidden {
+		v := sh.MemoryKiB
 		out.MemoryKB = &v
 	}
 	return out
@@ -461,7 +475,7 @@ func (s *Server) handleSubmissions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for i := range rows {
-			out.Submissions = append(out.Submissions, submissionJSON(&rows[i]))
+			out.Submissions = append(out.Submissions, s.submissionJSON(a.user, &rows[i]))
 		}
 		if len(rows) == f.Limit {
 			c := strconv.FormatInt(rows[len(rows)-1].ID, 10)
@@ -491,6 +505,9 @@ type SubmissionDetailJSON struct {
 	Cases          []CaseJSON `json:"cases"`
 	Source         *string    `json:"source,omitempty"`
 	JudgedAt       *time.Time `json:"judged_at"`
+	// FirstFailure is the first failing case under the first_failure
+	// policy (absent when none failed, or under another policy).
+	FirstFailure int `json:"first_failure,omitempty"`
 }
 
 // canSee applies the list's rule to one submission.
@@ -536,11 +553,18 @@ func (s *Server) handleSubmission(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	out := SubmissionDetailJSON{SubmissionJSON: submissionJSON(&sub), Status: sub.Verdict, Final: sub.Final(),
-		CaseCount: n, Cases: make([]CaseJSON, 0, len(cases))}
-	for _, c := range cases {
-		out.Cases = append(out.Cases, CaseJSON{Index: c.Index, Verdict: c.Verdict, TimeMs: c.TimeMs,
-			MemoryKB: c.MemoryKB, Score: c.Score, Message: c.Message})
+	fb, err := s.judging.FeedbackOf(ctx, &sub)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	// What the viewer may see: the feedback policy, for every field below.
+	sh := judging.Visible(fb, judging.ViewerOf(a.user, &sub), s.cfg.Now(), &sub, cases)
+	out := SubmissionDetailJSON{SubmissionJSON: submissionView(&sub, sh), Status: string(sh.Status), Final: sub.Final(),
+		CaseCount: n, Cases: make([]CaseJSON, 0, len(sh.Cases)), FirstFailure: sh.FirstFailure}
+	for _, c := range sh.Cases {
+		out.Cases = append(out.Cases, CaseJSON{Index: c.Case, Verdict: string(c.Verdict), TimeMs: c.CPUMs,
+			MemoryKB: c.MemoryKiB, Score: c.Score, Message: c.Message})
 	}
 	if sub.JudgedAt.Valid {
 		t := sub.JudgedAt.Time
@@ -549,10 +573,10 @@ func (s *Server) handleSubmission(w http.ResponseWriter, r *http.Request) {
 	if canReadCode(a.user, &sub) {
 		src := sub.Source
 		out.Source = &src
-		if sub.CompileMessage.Valid {
-			m := sub.CompileMessage.String
-			out.CompileMessage = &m
-		}
+	}
+	if sh.CompileMessage != "" {
+		m := sh.CompileMessage
+		out.CompileMessage = &m
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"submission": out})
 }

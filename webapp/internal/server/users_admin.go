@@ -49,14 +49,31 @@ const (
 	MaxUserPage     = 200
 )
 
-// endSessions logs userID out of every session but keep ("" for none) in
-// Redis, for the hub's sake (the web nodes already refuse them through
-// the session epoch). A failure is logged: the web nodes' check stands.
+// endSessions ends userID's sessions but keep ("" for none) for the hub's
+// sake (the web nodes already refuse them through the session epoch): it
+// publishes the user's new epoch in Redis, which the hub checks every
+// session against, and deletes the indexed sessions. A failure is logged:
+// the web nodes' check stands.
 func (s *Server) endSessions(ctx context.Context, userID int64, keep string) {
+	s.publishEpoch(ctx, userID)
 	if n, err := s.sessions.EndUser(ctx, userID, keep); err != nil {
 		s.log.Warn("cannot end the user's sessions in Redis (the web nodes refuse them anyway)", "user_id", userID, "err", err)
 	} else if n > 0 {
 		s.log.Info("sessions ended", "user_id", userID, "count", n)
+	}
+}
+
+// publishEpoch copies userID's session epoch from MySQL to Redis, where
+// the hub checks sessions against it (internal/session). A failure is
+// logged: the copy catches up at the user's next login or change, and
+// the web node deletes every old session it meets (authenticate).
+func (s *Server) publishEpoch(ctx context.Context, userID int64) {
+	err := s.sessions.PublishEpoch(ctx, userID, func(ctx context.Context) (uint32, error) {
+		u, err := s.cfg.Store.UserByID(ctx, userID)
+		return u.SessionEpoch, err
+	})
+	if err != nil {
+		s.log.Warn("cannot publish the user's session epoch to Redis (the hub may accept their old sessions until it is)", "user_id", userID, "err", err)
 	}
 }
 

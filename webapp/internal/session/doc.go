@@ -1,7 +1,9 @@
 // Package session keeps browser sessions in Redis, so any web node can
-// serve any request. A session id is 32 random bytes (base64url) that only
-// the browser's cookie holds; Redis stores the session under the SHA-256 of
-// the id (rkeys Session), so a Redis dump does not reveal live cookies. Each
-// session carries its user id and its CSRF token, and expires after TTL
+// serve any request, and publishes each user's session epoch there for the
+// hubs. A session id is 32 random bytes (base64url) that only the
+// browser's cookie holds; the session's shape in Redis (key, fields,
+// roles, the epoch rule that ends it) belongs to internal/session, which
+// the hubs read it with. Each session carries its user id, role, CSRF
+// token and the user's session epoch at login, and expires after TTL
 // without use (every successful Get extends it).
 package session

@@ -3,31 +3,26 @@ package session
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/rkeys"
+	shared "github.com/verdict-oj/verdict/internal/session"
 )
 
 // ErrNotFound: no live session has that id.
-var ErrNotFound = errors.New("session: not found")
+var ErrNotFound = shared.ErrNotFound
 
-// Session is one logged-in browser.
+// Session is one logged-in browser: its id (the cookie value) and what
+// Redis holds for it. Record.Epoch is the user's session epoch at login
+// (store.User.SessionEpoch); the session is valid only while the user's is
+// the same (shared.Current.Valid).
 type Session struct {
-	ID        string // the cookie value
-	UserID    int64
-	CSRF      string
-	CreatedAt time.Time
-	// Epoch is the user's session epoch at login (store.User.SessionEpoch);
-	// the session is valid only while the user's is the same.
-	Epoch uint32
+	ID string
+	shared.Record
 }
 
 // Store keeps sessions in Redis.
@@ -49,10 +44,7 @@ func NewStore(rdb redis.UniversalClient, names rkeys.Names, ttl time.Duration) *
 // TTL is the idle lifetime of a session.
 func (s *Store) TTL() time.Duration { return s.ttl }
 
-func (s *Store) key(id string) string {
-	h := sha256.Sum256([]byte(id))
-	return s.names.Session(hex.EncodeToString(h[:]))
-}
+func (s *Store) key(id string) string { return shared.Key(s.names, id) }
 
 func random() string {
 	b := make([]byte, 32)
@@ -63,20 +55,22 @@ func random() string {
 }
 
 // Create starts a session for userID. The role is stored beside the user id
-// for the hub, which authorises live channels from the session alone
-// (CONTRACT with hub/internal/hub readSession: fields user_id and role).
-// The web nodes themselves read the role from MySQL on every request.
+// for the hub, which authorises live channels from the session alone; the
+// web nodes themselves read the role from MySQL on every request. The
+// caller publishes the user's epoch (PublishEpoch) for the hub.
 func (s *Store) Create(ctx context.Context, userID int64, role string, epoch uint32) (Session, error) {
-	ss := Session{ID: random(), UserID: userID, CSRF: random(), CreatedAt: time.Now().UTC().Truncate(time.Millisecond), Epoch: epoch}
+	ss := Session{ID: random(), Record: shared.Record{UserID: userID, Role: role, CSRF: random(),
+		CreatedAt: time.Now().UTC().Truncate(time.Millisecond), Epoch: epoch}}
 	k := s.key(ss.ID)
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, k, "user_id", userID, "role", role, "csrf", ss.CSRF, "created_ms", ss.CreatedAt.UnixMilli(), "epoch", epoch)
+		p.HSet(ctx, k, ss.Fields()...)
 		p.PExpire(ctx, k, s.ttl)
 		// The user's index is renewed at every login only, never on the
 		// request path, so it lives much longer than an idle session
 		// (IndexTTLFactor × the idle TTL). A session kept busy longer than
 		// that without a new login drops out of the index; the session
-		// epoch in MySQL still voids it on the web nodes.
+		// epoch (in MySQL for the web nodes, published in Redis for the
+		// hubs) still voids it.
 		u := s.names.UserSessions(userID)
 		p.SAdd(ctx, u, k)
 		p.PExpire(ctx, u, IndexTTLFactor*s.ttl)
@@ -89,9 +83,9 @@ func (s *Store) Create(ctx context.Context, userID int64, role string, epoch uin
 }
 
 // Get returns the live session with this id and extends its life, or
-// ErrNotFound.
+// ErrNotFound. Its epoch is for the caller to check against MySQL.
 func (s *Store) Get(ctx context.Context, id string) (Session, error) {
-	if len(id) != 43 { // base64url of 32 bytes
+	if !shared.ValidID(id) {
 		return Session{}, ErrNotFound
 	}
 	k := s.key(id)
@@ -104,16 +98,19 @@ func (s *Store) Get(ctx context.Context, id string) (Session, error) {
 	if err != nil {
 		return Session{}, fmt.Errorf("session get: %w", err)
 	}
-	m := all.Val()
-	uid, err := strconv.ParseInt(m["user_id"], 10, 64)
-	if len(m) == 0 || err != nil || m["csrf"] == "" {
-		return Session{}, ErrNotFound
+	r, err := shared.Decode(all.Val())
+	if err != nil {
+		return Session{}, err
 	}
-	ms, _ := strconv.ParseInt(m["created_ms"], 10, 64)
-	// A session made before epochs existed has none: 0, the epoch every
-	// user starts with, so an upgrade logs nobody out.
-	epoch, _ := strconv.ParseUint(m["epoch"], 10, 32)
-	return Session{ID: id, UserID: uid, CSRF: m["csrf"], CreatedAt: time.UnixMilli(ms).UTC(), Epoch: uint32(epoch)}, nil
+	return Session{ID: id, Record: r}, nil
+}
+
+// PublishEpoch copies userID's session epoch, as truth reads it from
+// MySQL, into Redis for the hubs (shared.PublishEpoch), which then refuse
+// every session made at another epoch. Call it after any change of the
+// epoch and at login.
+func (s *Store) PublishEpoch(ctx context.Context, userID int64, truth func(context.Context) (uint32, error)) error {
+	return shared.PublishEpoch(ctx, s.rdb, s.names, userID, truth)
 }
 
 // EndUser ends every indexed session of userID except keep (a session id,

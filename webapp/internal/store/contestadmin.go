@@ -25,10 +25,10 @@ func (s *Store) CreateContestWithProblems(ctx context.Context, c Contest, proble
 	var id int64
 	err := s.inTx(ctx, "store create contest "+c.Slug, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO contests
-			(slug, title, description, rule, start_at, end_at, freeze_minutes, registration, visible, created_by)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			(slug, title, description, rule, start_at, end_at, freeze_minutes, registration, feedback, feedback_after, visible, created_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE(NULLIF(?, ''), 'full'), COALESCE(NULLIF(?, ''), 'full'), ?, ?)`,
 			c.Slug, c.Title, c.Description, c.Rule, c.StartAt.UTC(), c.EndAt.UTC(), c.FreezeMinutes,
-			c.Registration, c.Visible, c.CreatedBy)
+			c.Registration, c.Feedback, c.FeedbackAfter, c.Visible, c.CreatedBy)
 		if err != nil {
 			return err
 		}
@@ -51,9 +51,10 @@ func (s *Store) UpdateContest(ctx context.Context, c Contest, problems []Contest
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE contests SET slug = ?, title = ?, description = ?, rule = ?,
-			start_at = ?, end_at = ?, freeze_minutes = ?, registration = ?, visible = ? WHERE id = ?`,
+			start_at = ?, end_at = ?, freeze_minutes = ?, registration = ?, feedback = COALESCE(NULLIF(?, ''), feedback),
+			feedback_after = COALESCE(NULLIF(?, ''), feedback_after), visible = ? WHERE id = ?`,
 			c.Slug, c.Title, c.Description, c.Rule, c.StartAt.UTC(), c.EndAt.UTC(), c.FreezeMinutes,
-			c.Registration, c.Visible, c.ID); err != nil {
+			c.Registration, c.Feedback, c.FeedbackAfter, c.Visible, c.ID); err != nil {
 			return err
 		}
 		if problems == nil {

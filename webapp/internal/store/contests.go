@@ -16,15 +16,20 @@ const (
 
 // Contest is a row of contests.
 type Contest struct {
-	ID            int64         `db:"id"`
-	Slug          string        `db:"slug"`
-	Title         string        `db:"title"`
-	Description   string        `db:"description"`
-	Rule          string        `db:"rule"`
-	StartAt       time.Time     `db:"start_at"`
-	EndAt         time.Time     `db:"end_at"`
-	FreezeMinutes int           `db:"freeze_minutes"`
-	Registration  string        `db:"registration"`
+	ID            int64     `db:"id"`
+	Slug          string    `db:"slug"`
+	Title         string    `db:"title"`
+	Description   string    `db:"description"`
+	Rule          string    `db:"rule"`
+	StartAt       time.Time `db:"start_at"`
+	EndAt         time.Time `db:"end_at"`
+	FreezeMinutes int       `db:"freeze_minutes"`
+	Registration  string    `db:"registration"`
+	// Feedback is what contestants see of their results
+	// (protocol.FeedbackPolicy); FeedbackAfter the policy once a closed
+	// contest ended.
+	Feedback      string        `db:"feedback"`
+	FeedbackAfter string        `db:"feedback_after"`
 	Visible       bool          `db:"visible"`
 	CreatedBy     sql.NullInt64 `db:"created_by"`
 	CreatedAt     time.Time     `db:"created_at"`
@@ -49,6 +54,12 @@ func (c *Contest) Frozen(now time.Time) bool {
 	return !f.IsZero() && !now.Before(f) && !c.UnfrozenAt.Valid
 }
 
+// ResultsHidden reports whether the closed feedback policy hides every
+// result from contestants (and from the public scoreboard) at now.
+func (c *Contest) ResultsHidden(now time.Time) bool {
+	return c.Feedback == "closed" && now.Before(c.EndAt)
+}
+
 // Phase names where a contest is in time.
 func (c *Contest) Phase(now time.Time) string {
 	switch {
@@ -61,16 +72,16 @@ func (c *Contest) Phase(now time.Time) string {
 	}
 }
 
-const contestCols = "id, slug, title, description, rule, start_at, end_at, freeze_minutes, registration, visible, created_by, created_at, updated_at, unfrozen_at"
+const contestCols = "id, slug, title, description, rule, start_at, end_at, freeze_minutes, registration, feedback, feedback_after, visible, created_by, created_at, updated_at, unfrozen_at"
 
 // CreateContest inserts c and returns its id. A taken slug is a
 // *DuplicateError.
 func (s *Store) CreateContest(ctx context.Context, c Contest) (int64, error) {
 	res, err := s.DB.ExecContext(ctx, `INSERT INTO contests
-		(slug, title, description, rule, start_at, end_at, freeze_minutes, registration, visible, created_by)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(slug, title, description, rule, start_at, end_at, freeze_minutes, registration, feedback, feedback_after, visible, created_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE(NULLIF(?, ''), 'full'), COALESCE(NULLIF(?, ''), 'full'), ?, ?)`,
 		c.Slug, c.Title, c.Description, c.Rule, c.StartAt.UTC(), c.EndAt.UTC(), c.FreezeMinutes,
-		c.Registration, c.Visible, c.CreatedBy)
+		c.Registration, c.Feedback, c.FeedbackAfter, c.Visible, c.CreatedBy)
 	if err != nil {
 		return 0, mapErr("store create contest "+c.Slug, err)
 	}

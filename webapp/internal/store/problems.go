@@ -69,24 +69,27 @@ func (l *Languages) Scan(src any) error {
 
 // Problem is a row of problems.
 type Problem struct {
-	ID             int64          `db:"id"`
-	Slug           string         `db:"slug"`
-	Title          string         `db:"title"`
-	Statement      string         `db:"statement"`
-	TimeLimitMs    int            `db:"time_limit_ms"`
-	MemoryLimitKB  int            `db:"memory_limit_kb"`
-	Checker        string         `db:"checker"`
-	FloatTolerance float64        `db:"float_tolerance"`
-	Mode           string         `db:"mode"`
-	Visibility     string         `db:"visibility"`
-	Languages      Languages      `db:"languages"`
-	TestdataHash   sql.NullString `db:"testdata_hash"`
-	CreatedBy      sql.NullInt64  `db:"created_by"`
-	CreatedAt      time.Time      `db:"created_at"`
-	UpdatedAt      time.Time      `db:"updated_at"`
+	ID             int64   `db:"id"`
+	Slug           string  `db:"slug"`
+	Title          string  `db:"title"`
+	Statement      string  `db:"statement"`
+	TimeLimitMs    int     `db:"time_limit_ms"`
+	MemoryLimitKB  int     `db:"memory_limit_kb"`
+	Checker        string  `db:"checker"`
+	FloatTolerance float64 `db:"float_tolerance"`
+	Mode           string  `db:"mode"`
+	Visibility     string  `db:"visibility"`
+	// Feedback is what practice submissions show their authors
+	// (protocol.FeedbackPolicy, never closed).
+	Feedback     string         `db:"feedback"`
+	Languages    Languages      `db:"languages"`
+	TestdataHash sql.NullString `db:"testdata_hash"`
+	CreatedBy    sql.NullInt64  `db:"created_by"`
+	CreatedAt    time.Time      `db:"created_at"`
+	UpdatedAt    time.Time      `db:"updated_at"`
 }
 
-const problemCols = "id, slug, title, statement, time_limit_ms, memory_limit_kb, checker, float_tolerance, mode, visibility, languages, testdata_hash, created_by, created_at, updated_at"
+const problemCols = "id, slug, title, statement, time_limit_ms, memory_limit_kb, checker, float_tolerance, mode, visibility, feedback, languages, testdata_hash, created_by, created_at, updated_at"
 
 // ProblemSummary is a problem in a list: no statement.
 type ProblemSummary struct {
@@ -133,10 +136,10 @@ func (s *Store) CreateProblemWithTestdata(ctx context.Context, p Problem, v Test
 
 func insertProblem(ctx context.Context, db sqlx.ExecerContext, p Problem) (int64, error) {
 	res, err := db.ExecContext(ctx, `INSERT INTO problems
-		(slug, title, statement, time_limit_ms, memory_limit_kb, checker, float_tolerance, mode, visibility, languages, created_by)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(slug, title, statement, time_limit_ms, memory_limit_kb, checker, float_tolerance, mode, visibility, feedback, languages, created_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(NULLIF(?, ''), 'full'), ?, ?)`,
 		p.Slug, p.Title, p.Statement, p.TimeLimitMs, p.MemoryLimitKB, p.Checker, p.FloatTolerance,
-		p.Mode, p.Visibility, p.Languages, p.CreatedBy)
+		p.Mode, p.Visibility, p.Feedback, p.Languages, p.CreatedBy)
 	if err != nil {
 		return 0, err
 	}
@@ -231,9 +234,10 @@ func (s *Store) TestdataVersions(ctx context.Context, problemID int64) ([]Testda
 // languages). A taken slug is a *DuplicateError; an unknown id ErrNotFound.
 func (s *Store) UpdateProblem(ctx context.Context, p Problem) error {
 	res, err := s.DB.ExecContext(ctx, `UPDATE problems SET slug = ?, title = ?, statement = ?, time_limit_ms = ?,
-		memory_limit_kb = ?, checker = ?, float_tolerance = ?, mode = ?, visibility = ?, languages = ? WHERE id = ?`,
+		memory_limit_kb = ?, checker = ?, float_tolerance = ?, mode = ?, visibility = ?,
+		feedback = COALESCE(NULLIF(?, ''), feedback), languages = ? WHERE id = ?`,
 		p.Slug, p.Title, p.Statement, p.TimeLimitMs, p.MemoryLimitKB, p.Checker, p.FloatTolerance,
-		p.Mode, p.Visibility, p.Languages, p.ID)
+		p.Mode, p.Visibility, p.Feedback, p.Languages, p.ID)
 	if err != nil {
 		return mapErr("store update problem "+p.Slug, err)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -43,6 +44,12 @@ type Submission struct {
 	ProblemTitle   string         `db:"problem_title"`
 	ContestSlug    sql.NullString `db:"contest_slug"`
 	Visibility     string         `db:"visibility"` // the problem's
+	// The feedback policies that apply: the problem's (practice) and,
+	// for a contest submission, the contest's and its end.
+	ProblemFeedback      string         `db:"problem_feedback"`
+	ContestFeedback      sql.NullString `db:"contest_feedback"`
+	ContestFeedbackAfter sql.NullString `db:"contest_feedback_after"`
+	ContestEndAt         sql.NullTime   `db:"contest_end_at"`
 }
 
 // Final reports whether the row holds an outcome (not a status).
@@ -59,7 +66,8 @@ func isFinal(v string) bool {
 const submissionSelect = `SELECT s.id, s.user_id, s.problem_id, s.contest_id, s.language, s.source, s.verdict, s.score,
 	s.time_ms, s.memory_kb, s.attempt, s.judge_id, s.testdata_hash, s.compile_message, s.created_at, s.judged_at,
 	u.username, u.display_name, p.slug AS problem_slug, p.title AS problem_title, c.slug AS contest_slug,
-	p.visibility
+	p.visibility, p.feedback AS problem_feedback, c.feedback AS contest_feedback,
+	c.feedback_after AS contest_feedback_after, c.end_at AS contest_end_at
 	FROM submissions s
 	JOIN users u ON u.id = s.user_id
 	JOIN problems p ON p.id = s.problem_id
@@ -182,6 +190,36 @@ func (s *Store) CaseCount(ctx context.Context, problemID int64, hash string) (in
 		return 0, fmt.Errorf("store case count %d: %w", problemID, err)
 	}
 	return n, nil
+}
+
+// SampleCases returns the 1-based indexes of the sample cases of a
+// problem's test data version (the manifest's "sample": true), none when
+// the version is unknown.
+func (s *Store) SampleCases(ctx context.Context, problemID int64, hash string) ([]int, error) {
+	var raw []byte
+	err := s.DB.GetContext(ctx, &raw, "SELECT manifest FROM testdata_versions WHERE problem_id = ? AND hash = ?", problemID, hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store sample cases %d: %w", problemID, err)
+	}
+	var m struct {
+		Cases []struct {
+			Index  int  `json:"index"`
+			Sample bool `json:"sample"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("store sample cases %d: manifest: %w", problemID, err)
+	}
+	var out []int
+	for _, c := range m.Cases {
+		if c.Sample {
+			out = append(out, c.Index)
+		}
+	}
+	return out, nil
 }
 
 // TestdataExists reports whether any problem has (or had) test data with

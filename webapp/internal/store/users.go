@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/verdict-oj/verdict/internal/session"
 )
 
-// Roles of users.
+// Roles of users: the names sessions carry (internal/session owns them).
 const (
-	RoleAdmin   = "admin"
-	RoleSetter  = "setter"
-	RoleStudent = "student"
+	RoleAdmin   = session.RoleAdmin
+	RoleSetter  = session.RoleSetter
+	RoleStudent = session.RoleStudent
 )
 
 // User is a row of users.
@@ -35,9 +37,10 @@ type User struct {
 	CreatedAt    time.Time `db:"created_at"`
 }
 
-// SessionValid reports whether a session made at epoch may still be used.
+// SessionValid reports whether a session made at epoch may still be used
+// (the rule of internal/session, which the hubs apply too).
 func (u *User) SessionValid(epoch uint32) bool {
-	return !u.Disabled && epoch == u.SessionEpoch
+	return session.Current{Epoch: u.SessionEpoch, Disabled: u.Disabled}.Valid(epoch)
 }
 
 // ErrStale: the user changed since it was read (a conditional update found

@@ -1,0 +1,101 @@
+package judging
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/feedback"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// RuleOf is a submission's feedback rule without its sample cases, from
+// the policies joined into its row: its contest's policy (with the
+// after-policy and the contest's end) or, in practice, its problem's.
+func RuleOf(sub *store.Submission) protocol.Feedback {
+	if sub.ContestID.Valid {
+		fb := protocol.Feedback{Policy: protocol.FeedbackPolicy(sub.ContestFeedback.String)}
+		if fb.Policy == protocol.FeedbackClosed {
+			fb.After = protocol.FeedbackPolicy(sub.ContestFeedbackAfter.String)
+			if sub.ContestEndAt.Valid {
+				fb.EndsAtMs = sub.ContestEndAt.Time.UnixMilli()
+			}
+		}
+		return fb
+	}
+	return protocol.Feedback{Policy: protocol.FeedbackPolicy(sub.ProblemFeedback)}
+}
+
+// FeedbackOf is a submission's whole feedback rule: RuleOf and the sample
+// cases of the test data it is judged on (read once per version: a
+// version's manifest never changes).
+func (s *Service) FeedbackOf(ctx context.Context, sub *store.Submission) (protocol.Feedback, error) {
+	fb := RuleOf(sub)
+	if !sub.TestdataHash.Valid {
+		return fb, nil
+	}
+	key := strconv.FormatInt(sub.ProblemID, 10) + "/" + sub.TestdataHash.String
+	if v, ok := s.samples.Load(key); ok {
+		fb.Samples = v.([]int)
+		return fb, nil
+	}
+	samples, err := s.st.SampleCases(ctx, sub.ProblemID, sub.TestdataHash.String)
+	if err != nil {
+		return fb, fmt.Errorf("judging: feedback of %d: %w", sub.ID, err)
+	}
+	s.samples.Store(key, samples)
+	fb.Samples = samples
+	return fb, nil
+}
+
+// ViewerOf is who u (nil: not logged in) is to sub's results.
+func ViewerOf(u *store.User, sub *store.Submission) feedback.Viewer {
+	switch {
+	case u == nil:
+		return feedback.Anonymous
+	case u.IsStaff():
+		return feedback.Staff
+	case u.ID == sub.UserID:
+		return feedback.Owner
+	}
+	return feedback.Other
+}
+
+// Visible is what viewer v may see at now of a submission row and its
+// cases (nil for a list row): feedback.View over what MySQL holds. Every
+// REST answer that shows a result goes through it; the hub applies the
+// same feedback.View to the live channels.
+func Visible(fb protocol.Feedback, v feedback.Viewer, now time.Time, sub *store.Submission, cases []store.SubmissionCase) feedback.Shown {
+	r := feedback.Result{Status: protocol.Verdict(sub.Verdict), Score: sub.Score,
+		TimeMs: sub.TimeMs.Int64, MemoryKiB: sub.MemoryKB.Int64, CompileMessage: sub.CompileMessage.String}
+	for _, c := range cases {
+		r.Cases = append(r.Cases, protocol.CaseResult{Case: c.Index, Verdict: protocol.Verdict(c.Verdict),
+			CPUMs: c.TimeMs, MemoryKiB: c.MemoryKB, Score: c.Score, Message: c.Message})
+	}
+	return feedback.View(fb, v, feedback.PhaseAt(fb, now), r)
+}
+
+// RefreshFeedback rewrites the feedback rules the hub keeps with the live
+// states of a contest's submissions, after its policy, after-policy or end
+// changed: a closed contest whose end moved later must not be shown as
+// ended live from its old end on.
+func (s *Service) RefreshFeedback(ctx context.Context, contestID int64) error {
+	subs, err := s.st.ContestSubmissions(ctx, contestID)
+	if err != nil {
+		return fmt.Errorf("judging: refresh feedback of contest %d: %w", contestID, err)
+	}
+	rules := make(map[int64]protocol.Feedback, len(subs))
+	for i := range subs {
+		fb, err := s.FeedbackOf(ctx, &subs[i])
+		if err != nil {
+			return err
+		}
+		rules[subs[i].ID] = fb
+	}
+	if err := s.q.SetFeedbacks(ctx, rules); err != nil {
+		return fmt.Errorf("judging: refresh feedback of contest %d: %w", contestID, err)
+	}
+	return nil
+}
