@@ -45,7 +45,8 @@ type ComparisonModel struct {
 // ComparisonRow is one row of the comparison. A gap is (sim − hub) / hub in
 // percent, null when a side has no task or the hub's figure is 0 and the
 // simulator's is not. Differs: both sides have tasks and a gap exceeds
-// ReplayGapLimit (or is null for a zero hub figure).
+// ReplayGapLimit (or is null for a zero hub figure) by at least
+// ReplayGapFloorMs in absolute terms.
 type ComparisonRow struct {
 	Name       string    `json:"name"`
 	Hub        WaitStats `json:"hub"`

@@ -20,6 +20,11 @@ import (
 // replay row is marked as differing (issue 13).
 const ReplayGapLimit = 10.0
 
+// ReplayGapFloorMs is the absolute difference below which no gap counts:
+// with both sides within a few milliseconds of each other (an idle
+// cluster), a percentage of a near-zero figure says nothing.
+const ReplayGapFloorMs = 50.0
+
 // ReplayOption tunes Replay.
 type ReplayOption func(*replayConfig)
 
@@ -302,8 +307,10 @@ func replayRow(name string, hub, sim []float64) ReplayRow {
 		return new((s - h) / h * 100)
 	}
 	r.MeanGapPct, r.P99GapPct = gap(r.Hub.MeanMs, r.Sim.MeanMs), gap(r.Hub.P99Ms, r.Sim.P99Ms)
-	differs := func(g *float64) bool { return g == nil || math.Abs(*g) > ReplayGapLimit }
-	r.Differs = both && (differs(r.MeanGapPct) || differs(r.P99GapPct))
+	differs := func(g *float64, h, s float64) bool {
+		return math.Abs(s-h) >= ReplayGapFloorMs && (g == nil || math.Abs(*g) > ReplayGapLimit)
+	}
+	r.Differs = both && (differs(r.MeanGapPct, r.Hub.MeanMs, r.Sim.MeanMs) || differs(r.P99GapPct, r.Hub.P99Ms, r.Sim.P99Ms))
 	return r
 }
 

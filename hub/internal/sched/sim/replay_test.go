@@ -317,8 +317,10 @@ func TestReplayRow(t *testing.T) {
 	}{
 		{"equal", []float64{100, 100}, []float64{100, 100}, new(0.0), new(0.0), false, 100, 2},
 		{"within 10 %", []float64{100}, []float64{109}, new(9.0), new(9.0), false, 100, 1},
-		{"sim 20 % low", []float64{100}, []float64{80}, new(-20.0), new(-20.0), true, 100, 1},
-		{"hub zero, sim not", []float64{0}, []float64{5}, nil, nil, true, 0, 1},
+		{"sim 20 % low", []float64{1000}, []float64{800}, new(-20.0), new(-20.0), true, 1000, 1},
+		{"20 % but 20 ms", []float64{100}, []float64{80}, new(-20.0), new(-20.0), false, 100, 1},
+		{"hub zero, sim not", []float64{0}, []float64{60}, nil, nil, true, 0, 1},
+		{"hub zero, sim 5 ms", []float64{0}, []float64{5}, nil, nil, false, 0, 1},
 		{"both zero", []float64{0}, []float64{0}, new(0.0), new(0.0), false, 0, 1},
 		{"no hub record", nil, []float64{5}, nil, nil, false, 0, 1},
 		{"no sim dispatch", []float64{5}, nil, nil, nil, false, 5, 0},
