@@ -41,7 +41,7 @@ frontend:
 run: deps build ## start the whole local stack under ./var, with demo data; Ctrl-C stops it
 	$(BIN)/verdict-stack up
 
-test: deps ## run the whole suite: frontend unit tests, then go test -race against real MariaDB and Redis
+test: deps ## run the whole suite: lint, frontend unit tests, then go test -race against real MariaDB and Redis
 	@TEST_TIMEOUT=$(TEST_TIMEOUT) GO=$(GO) bash deploy/scripts/test.sh
 
 bench: deps build ## print the benchmark figures (docs/benchmarks.md explains them; about 6 min; root)
@@ -55,18 +55,17 @@ chaos: deps build ## fault drills against a fresh local stack (root; a few minut
 rehearsal: deps build ## a 3,000-contestant contest through a fresh stack, writes docs/rehearsal.md (about 14 min)
 	$(BIN)/verdict-stack rehearse $(REHEARSAL_FLAGS)
 
-sim: ## scheduling lab: every policy on every scenario, writes docs/scheduling.md (20-30 min on 2 cores)
-	$(GO) run ./hub/internal/sched/sim/cmd/sim
+sim: ## scheduling lab: every policy on every scenario, writes docs/scheduling.md (20-30 min on 2 cores); SCENARIO=a.json[,b.json] runs your scenario files instead (no report written)
+	$(GO) run ./hub/internal/sched/sim/cmd/sim $(if $(SCENARIO),-scenario $(SCENARIO))
 
 sim-quick: ## the scheduling lab on short runs (about 20 s), printing the table only
-	$(GO) run ./hub/internal/sched/sim/cmd/sim -quick -out ""
+	$(GO) run ./hub/internal/sched/sim/cmd/sim -quick -out "" $(if $(SCENARIO),-scenario $(SCENARIO))
 
-lint: ## go vet and staticcheck
-	$(GO) vet ./...
-	$(GO) tool staticcheck ./...
+lint: ## gofmt, go vet (Linux and GOOS=darwin), staticcheck (pinned in go.mod); make test runs it too
+	@GO=$(GO) bash deploy/scripts/lint.sh
 
-fmt: ## gofmt the tree
-	gofmt -s -w $$(git ls-files '*.go')
+fmt: ## gofmt the tree (tracked and new files)
+	gofmt -s -w $$(git ls-files -co --exclude-standard '*.go')
 
 clean: ## remove build output (not ./var, which holds the stack's data)
 	rm -rf $(BIN)

@@ -1,152 +1,36 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
 	"os"
-	"os/signal"
-	"strconv"
-	"strings"
-	"syscall"
 
-	"github.com/verdict-oj/verdict/deploy/internal/stack"
+	"github.com/verdict-oj/verdict/internal/lifecycle"
 )
-
-const usage = `verdict-stack runs Verdict on one machine, on loopback.
-
-Usage:
-  verdict-stack up [flags]              start the whole stack; Ctrl-C stops it
-  verdict-stack with-services -- CMD    run CMD with a throwaway MariaDB and Redis
-                                        (sets VERDICT_TEST_MYSQL_DSN, VERDICT_TEST_REDIS_ADDR)
-  verdict-stack chaos [--only a,b]      fault drills against a fresh stack (make chaos; root)
-  verdict-stack bench [--only a,b]      benchmarks on loopback (make bench)
-  verdict-stack rehearse [flags]        a whole contest through a fresh stack (make rehearsal)
-  verdict-stack simjudge --hub URL --id ID --token-file F [--count N]
-                                        simulated judges against a real hub (docs/benchmarks.md)
-
-Flags of up (environment variable in brackets):
-`
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		upFlags(&stack.Config{}).PrintDefaults()
+		printUsage(os.Stderr)
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := lifecycle.Signals()
 	defer stop()
-	switch os.Args[1] {
+	switch args := os.Args[2:]; os.Args[1] {
 	case "up":
-		var cfg stack.Config
-		fs := upFlags(&cfg)
-		_ = fs.Parse(os.Args[2:])
-		cfg.Out = os.Stdout
-		cfg.Color = os.Getenv("NO_COLOR") == "" && isTerminal()
-		s, err := stack.New(cfg)
-		if err != nil {
-			fatal(err)
-		}
-		go func() {
-			select {
-			case <-s.Ready():
-				fmt.Println(s.Banner())
-			case <-ctx.Done():
-			}
-		}()
-		if err := s.Run(ctx); err != nil {
-			fatal(err)
-		}
+		os.Exit(runUp(ctx, args))
 	case "with-services":
-		args := os.Args[2:]
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
-		code, err := stack.WithServices(ctx, args, os.Stdout)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-		os.Exit(code)
+		os.Exit(runWithServices(ctx, args))
 	case "chaos":
-		os.Exit(runChaos(ctx, os.Args[2:]))
+		os.Exit(runChaos(ctx, args))
 	case "bench":
-		os.Exit(runBench(ctx, os.Args[2:]))
+		os.Exit(runBench(ctx, args))
 	case "rehearse":
-		os.Exit(runRehearse(ctx, os.Args[2:]))
+		os.Exit(runRehearse(ctx, args))
 	case "simjudge":
-		os.Exit(runSimjudge(ctx, os.Args[2:]))
+		os.Exit(runSimjudge(ctx, args))
 	case "-h", "--help", "help":
-		fmt.Print(usage)
-		upFlags(&stack.Config{}).PrintDefaults()
+		printUsage(os.Stdout)
 	default:
 		fmt.Fprintf(os.Stderr, "verdict-stack: unknown command %q\n\n%s", os.Args[1], usage)
 		os.Exit(2)
 	}
-}
-
-func upFlags(cfg *stack.Config) *flag.FlagSet {
-	fs := flag.NewFlagSet("up", flag.ExitOnError)
-	fs.StringVar(&cfg.Dir, "dir", env("VERDICT_STACK_DIR", "var"), "state directory: databases, logs, secrets [VERDICT_STACK_DIR]")
-	fs.StringVar(&cfg.BinDir, "bin", env("VERDICT_STACK_BIN", "bin"), "directory of the built binaries [VERDICT_STACK_BIN]")
-	fs.StringVar(&cfg.StaticDir, "static", env("VERDICT_STACK_STATIC", "frontend/dist"), "built frontend served by nginx [VERDICT_STACK_STATIC]")
-	fs.IntVar(&cfg.HTTPPort, "http-port", envInt("VERDICT_HTTP_PORT", 8080), "nginx port: the URL users open [VERDICT_HTTP_PORT]")
-	fs.IntVar(&cfg.MySQLPort, "mysql-port", envInt("VERDICT_MYSQL_PORT", 13306), "MariaDB port [VERDICT_MYSQL_PORT]")
-	fs.IntVar(&cfg.RedisPort, "redis-port", envInt("VERDICT_REDIS_PORT", 16379), "Redis port [VERDICT_REDIS_PORT]")
-	fs.IntVar(&cfg.HubPort, "hub-port", envInt("VERDICT_HUB_PORT", 8090), "hub port [VERDICT_HUB_PORT]")
-	fs.IntVar(&cfg.AdminPort, "admin-port", envInt("VERDICT_ADMIN_PORT", 8070), "first admin port (/healthz, /metrics) of the edge, then the judges [VERDICT_ADMIN_PORT]")
-	fs.IntVar(&cfg.Judges, "judges", envInt("VERDICT_JUDGES", 2), "number of judge agents [VERDICT_JUDGES]")
-	fs.Func("web-ports", "comma-separated web node ports, one node each (default 8081,8082) [VERDICT_WEB_PORTS]", func(v string) error {
-		ports, err := parsePorts(v)
-		cfg.WebPorts = ports
-		return err
-	})
-	if v := os.Getenv("VERDICT_WEB_PORTS"); v != "" {
-		ports, err := parsePorts(v)
-		if err != nil {
-			fatal(fmt.Errorf("VERDICT_WEB_PORTS: %w", err))
-		}
-		cfg.WebPorts = ports
-	}
-	fs.BoolVar(&cfg.Demo, "demo", true, "load the demo data (logins, problems, a contest)")
-	fs.BoolVar(&cfg.Restart, "restart", true, "restart a component that exits unexpectedly")
-	return fs
-}
-
-func parsePorts(v string) ([]int, error) {
-	var ports []int
-	for _, f := range strings.Split(v, ",") {
-		p, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || p <= 0 || p > 65535 {
-			return nil, fmt.Errorf("bad port %q", f)
-		}
-		ports = append(ports, p)
-	}
-	return ports, nil
-}
-
-func env(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
-
-func envInt(k string, def int) int {
-	if v := os.Getenv(k); v != "" {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
-		}
-		fatal(fmt.Errorf("%s=%q is not a number", k, v))
-	}
-	return def
-}
-
-func isTerminal() bool {
-	fi, err := os.Stdout.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-func fatal(err error) {
-	fmt.Fprintln(os.Stderr, "verdict-stack:", err)
-	os.Exit(1)
 }

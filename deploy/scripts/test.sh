@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # test.sh — the whole suite, as `make test` and CI run it:
+#   0. the static checks (deploy/scripts/lint.sh: gofmt, go vet on Linux and
+#      GOOS=darwin, staticcheck, no test-only module in the binaries);
 #   1. the frontend's unit tests (vitest) and its build, when it exists;
 #   2. go test -race over the whole module, with one throwaway MariaDB and
 #      Redis for the run (verdict-stack with-services);
-# then one summary line. Exits non-zero if anything failed.
+# then one summary line. Exits non-zero if anything failed: a lint finding
+# fails the run, but the tests still run so one failure hides no other.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 GO=${GO:-go}
 TIMEOUT=${TEST_TIMEOUT:-14m}
 mkdir -p bin
 status=0
+
+lint=ok
+if ! GO="$GO" bash deploy/scripts/lint.sh; then
+  echo "lint FAILED"
+  lint=FAILED
+  status=1
+fi
 
 if [ -f frontend/package.json ]; then
   echo "== frontend (vitest)"
@@ -33,5 +43,5 @@ gostatus=${PIPESTATUS[0]}
 
 ok=$(grep -cE '^ok[[:space:]]' bin/test.log || true)
 failed=$(grep -cE '^FAIL[[:space:]]+[^[:space:]]+[[:space:]]' bin/test.log || true)
-echo "packages: $ok passed, $failed failed"
+echo "lint: $lint; packages: $ok passed, $failed failed"
 exit "$status"

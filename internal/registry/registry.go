@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/lifecycle"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
@@ -225,6 +226,27 @@ func (r *Registrar) Run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// readyPoll is how often Keep asks whether the process is ready.
+const readyPoll = 50 * time.Millisecond
+
+// Keep is how a process stays in the registry, the same for every role: it
+// waits until ready answers nil (nil: at once), so the edge never routes
+// to a process that cannot serve yet, then runs Run; when Run fails (the
+// first registration: Redis down or unreachable at start), it logs and
+// runs it again after a backoff from 100 ms doubling up to Interval,
+// forever. It returns nil once ctx ends, after Run deregistered. Use it as
+// the first step of a lifecycle.Run drain.
+func (r *Registrar) Keep(ctx context.Context, ready func(context.Context) error) error {
+	if ready != nil {
+		if lifecycle.Retry(ctx, lifecycle.Backoff{Min: readyPoll, Max: readyPoll}, nil, "", ready) != nil {
+			return nil // stopped before ready: never registered
+		}
+	}
+	b := lifecycle.Backoff{Min: min(100*time.Millisecond, r.cfg.Interval), Max: r.cfg.Interval}
+	_ = lifecycle.Retry(ctx, b, r.cfg.Logger, "registering in the live registry", r.Run)
+	return nil
 }
 
 // Live returns the live members of role's registry (expiry after Redis's

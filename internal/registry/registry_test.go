@@ -4,18 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/leakcheck"
 	"github.com/verdict-oj/verdict/internal/registry"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 	"github.com/verdict-oj/verdict/internal/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) { testenv.Main(m, leakcheck.Goroutines) }
 
 func TestNewValidates(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
@@ -260,5 +265,106 @@ func TestRunFailsWithoutRedis(t *testing.T) {
 	defer cancel()
 	if err := r.Run(ctx); err == nil {
 		t.Fatal("Run without Redis succeeded")
+	}
+}
+
+// gate is a TCP proxy to a real server that drops every connection until
+// opened: Redis as seen from a process started during an outage.
+type gate struct {
+	ln    net.Listener
+	to    string
+	open  atomic.Bool
+	conns sync.WaitGroup
+}
+
+func newGate(t *testing.T, to string) *gate {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gate{ln: ln, to: to}
+	g.conns.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if !g.open.Load() {
+				c.Close()
+				continue
+			}
+			g.conns.Go(func() { g.pipe(c) })
+		}
+	})
+	t.Cleanup(func() { ln.Close(); g.conns.Wait() })
+	return g
+}
+
+func (g *gate) pipe(c net.Conn) {
+	defer c.Close()
+	up, err := net.Dial("tcp", g.to)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	done := make(chan struct{})
+	go func() { _, _ = io.Copy(up, c); up.Close(); close(done) }()
+	_, _ = io.Copy(c, up)
+	c.Close()
+	<-done
+}
+
+// TestKeepWaitsForReadyAndRetries: a process started while Redis is
+// unreachable keeps trying to register (with backoff) instead of giving
+// up, registers only once ready, and leaves on stop.
+func TestKeepWaitsForReadyAndRetries(t *testing.T) {
+	env := testenv.Redis(t)
+	g := newGate(t, env.Addr)
+	c := redis.NewClient(&redis.Options{Addr: g.ln.Addr().String(), DB: env.DB, MaxRetries: -1})
+	defer c.Close()
+	r, err := registry.New(registry.Config{Client: c, Names: env.Names, Role: rkeys.RoleHub, Addr: "10.0.0.6:9000", Interval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ready atomic.Bool
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- r.Keep(ctx, func(context.Context) error {
+			if !ready.Load() {
+				return errors.New("not ready")
+			}
+			return nil
+		})
+	}()
+	g.open.Store(true)
+	time.Sleep(300 * time.Millisecond)
+	if got, _ := live(t, env, rkeys.RoleHub, 0); len(got) != 0 {
+		t.Fatalf("registered before ready: %v", got)
+	}
+	g.open.Store(false) // Redis "down" when the process becomes ready
+	ready.Store(true)
+	time.Sleep(500 * time.Millisecond) // several failed first registrations
+	if got, _ := live(t, env, rkeys.RoleHub, 0); len(got) != 0 {
+		t.Fatalf("registered through a closed gate: %v", got)
+	}
+	g.open.Store(true)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if got, _ := live(t, env, rkeys.RoleHub, 0); len(got) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not registered once Redis came back")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Keep = %v", err)
+	}
+	if got, _ := live(t, env, rkeys.RoleHub, 0); len(got) != 0 {
+		t.Fatalf("still registered after Keep returned: %v", got)
 	}
 }

@@ -20,6 +20,10 @@
 //
 //	func TestMain(m *testing.M) { testenv.Main(m) }
 //
+// or, to also fail the binary when its tests leave goroutines running,
+//
+//	func TestMain(m *testing.M) { testenv.Main(m, leakcheck.Goroutines) }
+//
 // A test that needs a service and cannot get it fails with the reason; it
 // never skips.
 package testenv

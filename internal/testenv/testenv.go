@@ -48,11 +48,22 @@ var (
 )
 
 // Main runs the package's tests and then stops any service this test binary
-// started. Call it from TestMain.
-func Main(m *testing.M) {
+// started. Call it from TestMain. When the tests passed, each check runs
+// after that (e.g. leakcheck.Goroutines: the services are gone by then)
+// and a check's error fails the binary.
+func Main(m *testing.M, checks ...func() error) {
 	mainCalled = true
 	code := m.Run()
 	stopPrivate()
+	for _, check := range checks {
+		if code != 0 {
+			break
+		}
+		if err := check(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 

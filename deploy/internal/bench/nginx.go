@@ -66,7 +66,7 @@ func StartNginx(bin, dir, conf string, out io.Writer) (*Nginx, error) {
 	}
 	cmd := exec.Command(bin, "-c", path, "-g", "daemon off;")
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("bench: nginx: %w", err)
 	}

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/localsvc"
 )
@@ -69,7 +67,7 @@ func newNetns(name, target string) (*netns, error) {
 			return
 		}
 		defer f.Close()
-		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+		if err := enterNetns(int(f.Fd())); err != nil {
 			ch <- res{err: fmt.Errorf("setns: %w", err)}
 			return
 		}

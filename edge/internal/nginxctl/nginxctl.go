@@ -84,7 +84,7 @@ func Start(bin, conf string, logger *slog.Logger) (*Child, error) {
 	// it (SIGKILL, a crash), nginx must go too: an orphan would keep the
 	// port and serve a stale configuration, and the restarted edge's nginx
 	// could not bind.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = childAttr()
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return nil, fmt.Errorf("start nginx: %w", err)

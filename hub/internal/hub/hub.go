@@ -33,6 +33,7 @@ type Hub struct {
 	ps  *pubsub
 
 	runCtx   context.Context
+	timers   timers // delayed work (coalesced scoreboard pushes): stopped by Run
 	started  atomic.Bool
 	draining atomic.Bool
 	conns    sync.WaitGroup
@@ -55,6 +56,7 @@ type Hub struct {
 	// that could run them was busy (or there were none).
 	saturated bool
 	noticeOn  bool
+	trend     sched.QueueTrend // notice.go, the notice loop only
 }
 
 // New checks cfg and builds a Hub. Nothing runs until Run.
@@ -77,6 +79,7 @@ func New(cfg Config) (*Hub, error) {
 		judges: map[string]*judgeConn{}, browsers: map[*browserConn]struct{}{}, topics: map[string]*topic{},
 	}
 	h.ps = newPubSub(cfg.Redis, h.log, h.onMessage)
+	h.timers.init()
 	return h, nil
 }
 
@@ -116,35 +119,41 @@ func (h *Hub) Ready(ctx context.Context) error {
 // Run dispatches, reaps and fans out until ctx is done, then drains: it
 // closes every judge (CloseHubShutdown: they reconnect elsewhere and keep
 // their leases) and browser connection and waits for their goroutines.
-// Stop the HTTP server from accepting first (or together).
+// Stop the HTTP server from accepting first (or together). Every goroutine
+// Run starts, the delayed scoreboard pushes included, has ended when it
+// returns.
 func (h *Hub) Run(ctx context.Context) error {
 	if !h.started.CompareAndSwap(false, true) {
 		return errors.New("hub: Run called twice")
 	}
 	h.runCtx = ctx
+	defer h.timers.stop()
 	if err := h.q.EnsureResultsGroup(ctx); err != nil {
 		return err
 	}
+	// loops ends with ctx, or at once when Run fails to start.
+	loops, stopLoops := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { h.ps.run(ctx) })
+	defer func() { stopLoops(); wg.Wait() }() // before the timers stop: pub/sub schedules them
+	wg.Go(func() { h.ps.run(loops) })
 	for _, ch := range []string{h.n.QueueChanged(), h.n.JudgeEvict(), h.n.JudgeConnected(), h.n.WarmPlanChanged(), h.n.Events(string(protocol.ChannelQueue), 0)} {
 		if err := h.ps.subscribe(ctx, ch); err != nil {
 			h.draining.Store(true)
-			wg.Wait()
 			return err
 		}
 	}
 	h.log.Info("hub running", "policy", h.cfg.Policy.Name(), "heartbeat", h.cfg.HeartbeatInterval, "lease", h.cfg.LeaseTimeout)
-	wg.Go(func() { h.dispatchLoop(ctx) })
-	wg.Go(func() { h.reapLoop(ctx) })
-	wg.Go(func() { h.noticeLoop(ctx) })
+	wg.Go(func() { h.dispatchLoop(loops) })
+	wg.Go(func() { h.reapLoop(loops) })
+	wg.Go(func() { h.noticeLoop(loops) })
 	if h.cfg.WarmBefore > 0 {
-		wg.Go(func() { h.warmLoop(ctx) })
+		wg.Go(func() { h.warmLoop(loops) })
 	}
 	<-ctx.Done()
 	h.draining.Store(true)
 	h.closeAll()
 	wg.Wait()
+	h.timers.stop()
 	done := make(chan struct{})
 	go func() { h.conns.Wait(); close(done) }()
 	select {
@@ -158,6 +167,61 @@ func (h *Hub) Run(ctx context.Context) error {
 	_ = h.cfg.Redis.HDel(dctx, h.n.WarmStatus(), h.cfg.HubID).Err()
 	h.log.Info("hub stopped")
 	return nil
+}
+
+// timers runs delayed work for the hub, each job on a timer of its own,
+// and stops with Run: stop cancels the jobs' context, stops the timers not
+// yet fired and waits for the jobs already running.
+type timers struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	stopped bool
+	pending map[*time.Timer]struct{}
+	running sync.WaitGroup // one per timer scheduled and neither stopped nor done
+}
+
+func (ts *timers) init() {
+	ts.ctx, ts.cancel = context.WithCancel(context.Background())
+	ts.pending = map[*time.Timer]struct{}{}
+}
+
+// after runs f in its own goroutine after d, with a context that ends when
+// the timers stop; nothing once they have.
+func (ts *timers) after(d time.Duration, f func(ctx context.Context)) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.stopped {
+		return
+	}
+	ts.running.Add(1)
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		defer ts.running.Done()
+		ts.mu.Lock() // after() has stored t by then: it held mu
+		delete(ts.pending, t)
+		ts.mu.Unlock()
+		if ts.ctx.Err() == nil {
+			f(ts.ctx)
+		}
+	})
+	ts.pending[t] = struct{}{}
+}
+
+// stop cancels every job and waits for those running. Idempotent.
+func (ts *timers) stop() {
+	ts.mu.Lock()
+	ts.stopped = true
+	ts.cancel()
+	for t := range ts.pending {
+		if t.Stop() { // never fired: its func will not run
+			ts.running.Done()
+		}
+		delete(ts.pending, t)
+	}
+	ts.mu.Unlock()
+	ts.running.Wait()
 }
 
 func (h *Hub) closeAll() {

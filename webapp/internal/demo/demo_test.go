@@ -31,7 +31,7 @@ func setup(t *testing.T) (Config, *store.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := store.Migrate(context.Background(), db.DB, store.MigrateOptions{}); err != nil {
+	if _, err := store.Migrate(context.Background(), env.DSN, store.MigrateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -44,8 +44,9 @@ const DefaultProbe = 2 * time.Second
 // checks every probe (DefaultProbe when 0) that the table is still loaded,
 // and syncs at once when it is not: a Redis that restarted without its
 // data must not leave judges unable to log in, or web nodes believing no
-// judge is live, for a whole interval.
-func Keep(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names, interval, probe time.Duration, log *slog.Logger) {
+// judge is live, for a whole interval. It returns nil once ctx ends, with
+// nothing left running: a lifecycle step's Run.
+func Keep(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names, interval, probe time.Duration, log *slog.Logger) error {
 	if probe <= 0 {
 		probe = DefaultProbe
 	}
@@ -65,7 +66,7 @@ func Keep(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names,
 		if due {
 			if n, err := Sync(ctx, src, rdb, names); err != nil {
 				if ctx.Err() != nil {
-					return
+					return nil
 				}
 				log.Warn("judge tokens not synced to Redis", "err", err)
 			} else {
@@ -75,7 +76,7 @@ func Keep(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names,
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-t.C:
 		}
 	}

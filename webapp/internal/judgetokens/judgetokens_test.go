@@ -21,7 +21,7 @@ func TestSyncMirrorsActiveJudges(t *testing.T) {
 	ctx := context.Background()
 	my := testenv.MySQL(t)
 	rd := testenv.Redis(t)
-	if _, err := store.Migrate(ctx, my.DB.DB, store.MigrateOptions{}); err != nil {
+	if _, err := store.Migrate(ctx, my.DSN, store.MigrateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	st := store.New(my.DB)

@@ -29,7 +29,7 @@ func migrated(t *testing.T) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := store.Migrate(context.Background(), db.DB, store.MigrateOptions{}); err != nil {
+	if _, err := store.Migrate(context.Background(), my.DSN, store.MigrateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return db.DB

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 //go:embed migrations/*.sql
@@ -37,10 +39,12 @@ const DefaultLockTimeout = 2 * time.Minute
 
 // Migration is one embedded schema migration.
 type Migration struct {
-	Version    int
-	Name       string // file name, e.g. "0001_initial.sql"
-	Checksum   string // hex SHA-256 of the file
-	Statements []string
+	Version  int
+	Name     string // file name, e.g. "0001_initial.sql"
+	Checksum string // hex SHA-256 of the file
+	// SQL is the whole file, sent as one multi-statement query: the server
+	// splits it, so quoting, comments and semicolons follow its own rules.
+	SQL string
 }
 
 // Migrations returns the embedded migrations in version order.
@@ -73,15 +77,11 @@ func loadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: read migration %s: %w", name, err)
 		}
-		stmts, err := SplitStatements(string(b))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrBadMigration, name, err)
-		}
-		if len(stmts) == 0 {
-			return nil, fmt.Errorf("%w: %s has no statements", ErrBadMigration, name)
+		if strings.TrimSpace(string(b)) == "" {
+			return nil, fmt.Errorf("%w: %s is empty", ErrBadMigration, name)
 		}
 		sum := sha256.Sum256(b)
-		out = append(out, Migration{Version: v, Name: name, Checksum: hex.EncodeToString(sum[:]), Statements: stmts})
+		out = append(out, Migration{Version: v, Name: name, Checksum: hex.EncodeToString(sum[:]), SQL: string(b)})
 	}
 	slices.SortFunc(out, func(a, b Migration) int { return a.Version - b.Version })
 	return out, nil
@@ -116,14 +116,46 @@ const lockName = `CONCAT('verdict.migrate.', LEFT(SHA2(DATABASE(), 256), 40))`
 // this binary does not know (a newer node migrated first) are logged and
 // left alone, so migrations must stay backward compatible for one release.
 //
+// dsn is the database's go-sql-driver DSN (as for Open). Migrate opens a
+// connection of its own with the same settings plus multiStatements, sends
+// each file whole and closes it: the application's own pool needs no
+// multiStatements.
+//
 // DDL is not transactional in MySQL: a migration failing half-way leaves
-// its earlier statements applied and is not recorded; fix forward.
-func Migrate(ctx context.Context, db *sql.DB, opt MigrateOptions) (int, error) {
+// its earlier statements applied (the server stops at the failing one) and
+// is not recorded; fix forward.
+func Migrate(ctx context.Context, dsn string, opt MigrateOptions) (int, error) {
 	migs, err := Migrations()
 	if err != nil {
 		return 0, err
 	}
+	db, err := openMigrationDB(dsn)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
 	return migrate(ctx, db, migs, opt)
+}
+
+// openMigrationDB is a one-connection pool on dsn, with Open's settings
+// (FixDSN) and multiStatements on.
+func openMigrationDB(dsn string) (*sql.DB, error) {
+	fixed, err := FixDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := mysql.ParseDSN(fixed)
+	if err != nil {
+		return nil, fmt.Errorf("store migrate: parse dsn: %w", err)
+	}
+	cfg.MultiStatements = true
+	c, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store migrate: %w", err)
+	}
+	db := sql.OpenDB(c)
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 func migrate(ctx context.Context, db *sql.DB, migs []Migration, opt MigrateOptions) (applied int, err error) {
@@ -193,10 +225,8 @@ func migrate(ctx context.Context, db *sql.DB, migs []Migration, opt MigrateOptio
 			continue
 		}
 		start := time.Now()
-		for i, s := range m.Statements {
-			if _, err := conn.ExecContext(ctx, s); err != nil {
-				return applied, fmt.Errorf("store migrate: %s statement %d: %w", m.Name, i+1, err)
-			}
+		if _, err := conn.ExecContext(ctx, m.SQL); err != nil {
+			return applied, fmt.Errorf("store migrate: %s: %w", m.Name, err)
 		}
 		if _, err := conn.ExecContext(ctx,
 			"INSERT INTO schema_migrations (version, name, checksum) VALUES (?, ?, ?)",
@@ -207,89 +237,4 @@ func migrate(ctx context.Context, db *sql.DB, migs []Migration, opt MigrateOptio
 		log.Info("applied migration", "migration", m.Name, "duration", time.Since(start))
 	}
 	return applied, nil
-}
-
-// SplitStatements splits SQL text into statements at semicolons outside
-// quotes ('…', "…", `…`) and comments (-- …, # …, /* … */). Comments are
-// kept inside the statement they precede; empty statements are dropped.
-func SplitStatements(sqlText string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	flush := func() {
-		if s := strings.TrimSpace(cur.String()); s != "" && !onlyComments(s) {
-			out = append(out, s)
-		}
-		cur.Reset()
-	}
-	for i := 0; i < len(sqlText); i++ {
-		c := sqlText[i]
-		switch {
-		case c == '\'' || c == '"' || c == '`':
-			j := i + 1
-			for ; j < len(sqlText); j++ {
-				if sqlText[j] == '\\' && c != '`' {
-					j++
-					continue
-				}
-				if sqlText[j] == c {
-					if j+1 < len(sqlText) && sqlText[j+1] == c { // doubled quote
-						j++
-						continue
-					}
-					break
-				}
-			}
-			if j >= len(sqlText) {
-				return nil, fmt.Errorf("unterminated %c quote at byte %d", c, i)
-			}
-			cur.WriteString(sqlText[i : j+1])
-			i = j
-		case c == '#' || (c == '-' && strings.HasPrefix(sqlText[i:], "-- ")) || (c == '-' && strings.HasPrefix(sqlText[i:], "--\n")):
-			j := strings.IndexByte(sqlText[i:], '\n')
-			if j < 0 {
-				j = len(sqlText) - i
-			}
-			cur.WriteString(sqlText[i : i+j])
-			i += j - 1
-		case c == '/' && strings.HasPrefix(sqlText[i:], "/*"):
-			j := strings.Index(sqlText[i+2:], "*/")
-			if j < 0 {
-				return nil, fmt.Errorf("unterminated comment at byte %d", i)
-			}
-			cur.WriteString(sqlText[i : i+2+j+2])
-			i += 2 + j + 1
-		case c == ';':
-			flush()
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	flush()
-	return out, nil
-}
-
-// onlyComments reports whether s holds nothing but comments and space.
-func onlyComments(s string) bool {
-	for len(s) > 0 {
-		s = strings.TrimLeft(s, " \t\r\n")
-		switch {
-		case s == "":
-			return true
-		case strings.HasPrefix(s, "#"), strings.HasPrefix(s, "--"):
-			j := strings.IndexByte(s, '\n')
-			if j < 0 {
-				return true
-			}
-			s = s[j+1:]
-		case strings.HasPrefix(s, "/*"):
-			j := strings.Index(s, "*/")
-			if j < 0 {
-				return false
-			}
-			s = s[j+2:]
-		default:
-			return false
-		}
-	}
-	return true
 }

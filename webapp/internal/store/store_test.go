@@ -4,198 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/verdict-oj/verdict/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
-
-func TestSplitStatements(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
-		{"two", "CREATE TABLE a (x INT);\nCREATE TABLE b (y INT);\n", []string{"CREATE TABLE a (x INT)", "CREATE TABLE b (y INT)"}},
-		{"no trailing semicolon", "SELECT 1", []string{"SELECT 1"}},
-		{"semicolon in quotes", `INSERT INTO t VALUES ('a;b', "c;d", 'it''s;', 'x\';y');`, []string{`INSERT INTO t VALUES ('a;b', "c;d", 'it''s;', 'x\';y')`}},
-		{"semicolon in comments", "-- one; two\nSELECT 1; # three; four\n/* five; six */ SELECT 2;", []string{"-- one; two\nSELECT 1", "# three; four\n/* five; six */ SELECT 2"}},
-		{"comment only tail", "SELECT 1;\n-- the end;\n", []string{"SELECT 1"}},
-		{"backticks", "CREATE TABLE `a;b` (x INT);", []string{"CREATE TABLE `a;b` (x INT)"}},
-		{"empty", " ; ;\n", nil},
-		{"minus minus without space is not a comment", "SELECT 1--1;SELECT 2", []string{"SELECT 1--1", "SELECT 2"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := SplitStatements(tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tc.want) {
-				t.Fatalf("got %q\nwant %q", got, tc.want)
-			}
-		})
-	}
-	for _, bad := range []string{"SELECT 'abc", "SELECT 1 /* open", "SELECT `x"} {
-		if _, err := SplitStatements(bad); err == nil {
-			t.Errorf("SplitStatements(%q) accepted an unterminated token", bad)
-		}
-	}
-}
-
-func FuzzSplitStatements(f *testing.F) {
-	f.Add("CREATE TABLE a (x INT); -- c;\nSELECT 'x;y'")
-	f.Add("/* ; */ SELECT `;`; # ;")
-	f.Fuzz(func(t *testing.T, s string) {
-		stmts, err := SplitStatements(s)
-		if err != nil {
-			return
-		}
-		for _, st := range stmts {
-			if strings.TrimSpace(st) == "" {
-				t.Fatalf("empty statement from %q", s)
-			}
-			// Re-splitting one statement gives it back unchanged.
-			again, err := SplitStatements(st)
-			if err != nil || len(again) != 1 || again[0] != st {
-				t.Fatalf("statement %q re-splits to %q (%v)", st, again, err)
-			}
-		}
-	})
-}
-
-func TestEmbeddedMigrations(t *testing.T) {
-	migs, err := Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(migs) == 0 || migs[0].Version != 1 {
-		t.Fatalf("migrations = %+v", migs)
-	}
-	for i, m := range migs {
-		if m.Version != i+1 {
-			t.Errorf("%s: version %d at position %d; versions must be 1..N", m.Name, m.Version, i)
-		}
-	}
-}
-
-func tables(t *testing.T, db *sqlx.DB) map[string]bool {
-	t.Helper()
-	var names []string
-	if err := db.Select(&names, "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]bool{}
-	for _, n := range names {
-		out[n] = true
-	}
-	return out
-}
-
-func TestMigrateFreshAndIdempotent(t *testing.T) {
-	env := testenv.MySQL(t)
-	ctx := context.Background()
-	migs, _ := Migrations()
-	n, err := Migrate(ctx, env.DB.DB, MigrateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != len(migs) {
-		t.Fatalf("applied %d, want %d", n, len(migs))
-	}
-	got := tables(t, env.DB)
-	for _, want := range []string{"schema_migrations", "users", "problems", "testdata_versions", "contests",
-		"contest_problems", "contest_participants", "submissions", "submission_keys", "submission_cases", "judges"} {
-		if !got[want] {
-			t.Errorf("table %s missing", want)
-		}
-	}
-	var parts int
-	if err := env.DB.Get(&parts, `SELECT COUNT(*) FROM information_schema.partitions
-		WHERE table_schema = DATABASE() AND table_name = 'submissions' AND partition_name IS NOT NULL`); err != nil {
-		t.Fatal(err)
-	}
-	if parts < 2 {
-		t.Errorf("submissions has %d partitions", parts)
-	}
-	n, err = Migrate(ctx, env.DB.DB, MigrateOptions{})
-	if err != nil || n != 0 {
-		t.Fatalf("second Migrate = %d, %v; want 0, nil", n, err)
-	}
-}
-
-func TestMigrateConcurrent(t *testing.T) {
-	env := testenv.MySQL(t)
-	migs, _ := Migrations()
-	const nodes = 3
-	var wg sync.WaitGroup
-	applied := make([]int, nodes)
-	errs := make([]error, nodes)
-	for i := range nodes {
-		db, err := Open(context.Background(), env.DSN, OpenOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		wg.Go(func() { applied[i], errs[i] = Migrate(context.Background(), db.DB, MigrateOptions{}) })
-	}
-	wg.Wait()
-	total := 0
-	for i := range nodes {
-		if errs[i] != nil {
-			t.Fatalf("migrator %d: %v", i, errs[i])
-		}
-		total += applied[i]
-	}
-	if total != len(migs) {
-		t.Fatalf("migrators applied %v in total %d, want %d", applied, total, len(migs))
-	}
-	var rows int
-	if err := env.DB.Get(&rows, "SELECT COUNT(*) FROM schema_migrations"); err != nil || rows != len(migs) {
-		t.Fatalf("schema_migrations has %d rows (%v), want %d", rows, err, len(migs))
-	}
-}
-
-func TestMigrateDetectsEditedMigration(t *testing.T) {
-	env := testenv.MySQL(t)
-	ctx := context.Background()
-	migs, _ := Migrations()
-	if _, err := Migrate(ctx, env.DB.DB, MigrateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	edited := append([]Migration(nil), migs...)
-	edited[0].Checksum = strings.Repeat("0", 64)
-	if _, err := migrate(ctx, env.DB.DB, edited, MigrateOptions{}); !errors.Is(err, ErrMigrationChanged) {
-		t.Fatalf("edited migration: %v, want ErrMigrationChanged", err)
-	}
-}
-
-func TestMigrateLockTimeout(t *testing.T) {
-	env := testenv.MySQL(t)
-	ctx := context.Background()
-	holder, err := env.DB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	var got int
-	if err := holder.QueryRowContext(ctx, "SELECT GET_LOCK("+lockName+", 1)").Scan(&got); err != nil || got != 1 {
-		t.Fatalf("take lock: %d %v", got, err)
-	}
-	start := time.Now()
-	if _, err := Migrate(ctx, env.DB.DB, MigrateOptions{LockTimeout: time.Second}); !errors.Is(err, ErrMigrationLock) {
-		t.Fatalf("Migrate while locked = %v, want ErrMigrationLock", err)
-	}
-	if time.Since(start) > 10*time.Second {
-		t.Fatal("lock wait did not honour LockTimeout")
-	}
-}
 
 func migrated(t *testing.T) *Store {
 	t.Helper()
@@ -205,7 +20,7 @@ func migrated(t *testing.T) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := Migrate(context.Background(), db.DB, MigrateOptions{}); err != nil {
+	if _, err := Migrate(context.Background(), env.DSN, MigrateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return New(db)
