@@ -57,6 +57,10 @@ type Agent struct {
 	// prefetches the next heartbeat reports.
 	prefetching map[string]bool
 	prefetched  []protocol.PrefetchOutcome
+	// Guarded by mu: the cached hashes the hub was last told of (hello's
+	// list, then each heartbeat's), so a heartbeat reports what has been
+	// evicted since.
+	reported map[string]bool
 }
 
 // task is one accepted attempt.
@@ -516,7 +520,31 @@ func (a *Agent) hello() protocol.Hello {
 	if h.CachedData == nil {
 		h.CachedData = []string{}
 	}
+	a.mu.Lock()
+	a.reported = make(map[string]bool, len(h.CachedData))
+	for _, d := range h.CachedData {
+		a.reported[d] = true
+	}
+	a.mu.Unlock()
 	return h
+}
+
+// evicted returns the hashes reported to the hub and no longer cached,
+// and remembers what is cached now. Callers hold a.mu.
+func (a *Agent) evicted(cached []string) []string {
+	now := make(map[string]bool, len(cached))
+	for _, d := range cached {
+		now[d] = true
+	}
+	var gone []string
+	for d := range a.reported {
+		if !now[d] {
+			gone = append(gone, d)
+		}
+	}
+	slices.Sort(gone)
+	a.reported = now
+	return gone
 }
 
 func (a *Agent) heartbeat() protocol.Heartbeat {
@@ -525,12 +553,14 @@ func (a *Agent) heartbeat() protocol.Heartbeat {
 	if refs == nil {
 		refs = []protocol.TaskRef{}
 	}
+	cached := a.cache.Hashes()
 	a.mu.Lock()
 	done := a.prefetched
 	a.prefetched = nil
+	gone := a.evicted(cached)
 	a.mu.Unlock()
 	return protocol.Heartbeat{Running: running, Queued: queued, Load1: load1, MemUsedRatio: memUsed,
-		Cores: runtime.NumCPU(), Tasks: refs, Prefetched: done}
+		Cores: runtime.NumCPU(), Tasks: refs, Prefetched: done, Evicted: gone}
 }
 
 // onPrefetch warms the cache in the background: it downloads the package
@@ -582,14 +612,26 @@ func (a *Agent) warm(ctx context.Context, p protocol.Prefetch) error {
 		return err
 	}
 	defer data.Release()
-	if data.Manifest().Checker == "" {
+	m := data.Manifest()
+	if m.Checker == "" && !m.Interactive {
 		return nil
 	}
-	cpu := a.spareCPU()
-	if _, err := data.Build(ctx, checkerBuild, func(ctx context.Context, dir string) (string, error) {
-		return a.buildChecker(ctx, cpu, data.Dir(), dir)
-	}); err != nil {
-		return fmt.Errorf("special judge: %w", err)
+	// The sandbox slot after the agent's own (the first one when the
+	// sandbox has no more): a slot runs one program at a time, whoever asks.
+	at := a.placeIn(a.cfg.MaxParallel, a.spareCPU())
+	if m.Checker != "" {
+		if _, err := data.Build(ctx, checkerBuild, func(ctx context.Context, dir string) (string, error) {
+			return a.buildChecker(ctx, at, data.Dir(), dir)
+		}); err != nil {
+			return fmt.Errorf("special judge: %w", err)
+		}
+	}
+	if m.Interactive {
+		if _, err := data.Build(ctx, interactorBuild, func(ctx context.Context, dir string) (string, error) {
+			return a.buildInteractor(ctx, at, data.Dir(), dir, m)
+		}); err != nil {
+			return fmt.Errorf("interactor: %w", err)
+		}
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func newBuildCache(root string, max int64) *buildCache {
 // of its own and keeps what that compile wrote to its BuildCache. Other
 // compiles of l wait for it. A failed warm-up leaves the kept cache empty
 // (compiles then start from nothing) and is not retried.
-func (b *buildCache) warm(ctx context.Context, l lang.Available, compile func(dir string) error, log *slog.Logger) {
+func (b *buildCache) warm(ctx context.Context, l lang.Available, uid int, compile func(dir string) error, log *slog.Logger) {
 	dst := b.dir(l)
 	b.warmMu.Lock()
 	defer b.warmMu.Unlock()
@@ -79,7 +79,7 @@ func (b *buildCache) warm(ctx context.Context, l lang.Available, compile func(di
 		return
 	}
 	dir := filepath.Join(b.root, "warm-"+l.ID)
-	if err := resetDir(dir, sandboxUID); err != nil {
+	if err := resetDir(dir, uid); err != nil {
 		log.Warn("build cache warm-up", "language", l.ID, "err", err)
 		return
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sys/unix"
 
 	"github.com/verdict-oj/verdict/judge/internal/lang"
 	"github.com/verdict-oj/verdict/judge/internal/sandbox"
@@ -113,14 +112,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.QueueSize = 2
 	}
 	if c.CPUs == nil {
-		var set unix.CPUSet
-		if err := unix.SchedGetaffinity(0, &set); err == nil {
-			for i := range 1024 {
-				if set.IsSet(i) {
-					c.CPUs = append(c.CPUs, i)
-				}
-			}
-		}
+		c.CPUs = allowedCPUs()
 	}
 	if c.BuildCacheBytes == 0 {
 		c.BuildCacheBytes = 512 << 20

@@ -18,6 +18,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/verdict-oj/verdict/internal/leakcheck"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testpkg"
 	"github.com/verdict-oj/verdict/judge/internal/lang"
@@ -43,7 +44,8 @@ func TestMain(m *testing.M) {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sb, err := sandbox.New(sandbox.Config{Slots: 2, CgroupParent: "verdict-agent-test", Logger: log})
+	sb, err := sandbox.New(sandbox.Config{Slots: 2, CgroupParent: "verdict-agent-test", Logger: log,
+		UIDBase: testUIDBase, GIDBase: testUIDBase})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
 		os.Exit(1)
@@ -65,8 +67,18 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "sandbox close: %v\n", err)
 		code = 1
 	}
+	if code == 0 {
+		if err := leakcheck.Goroutines(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
+
+// testUIDBase starts the test sandbox's uid range: its own, apart from the
+// sandbox and CLI test binaries' that may run at the same time.
+const testUIDBase = 64800
 
 // fakeHub is a real WebSocket server speaking the judge protocol, plus the
 // test data endpoint of the web nodes.

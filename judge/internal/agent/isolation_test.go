@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,4 +176,82 @@ func main() {
 		}
 		return nil
 	})
+}
+
+// uidsRunning returns the uids in [base, base+n) that host processes run
+// under right now.
+func uidsRunning(base, n int) map[int]bool {
+	out := map[int]bool{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == "Uid:" {
+				if uid, err := strconv.Atoi(f[1]); err == nil && uid >= base && uid < base+n {
+					out[uid] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestAgentPerSlotUIDs (issue 16, finding 3): two submissions judged at
+// once run under the uids of their own slots, never the old shared 65534;
+// one that holds its whole queued-signal quota does not make sigqueue
+// fail in the other.
+func TestAgentPerSlotUIDs(t *testing.T) {
+	hog := `#include <cstdio>
+#include <csignal>
+#include <unistd.h>
+int main(){ sigset_t s; sigemptyset(&s); sigaddset(&s, SIGRTMIN); sigprocmask(SIG_BLOCK, &s, 0);
+	union sigval v = {0}; while (sigqueue(getpid(), SIGRTMIN, v) == 0) {}
+	usleep(1200000); long a, b; if (scanf("%ld %ld", &a, &b) != 2) return 1; printf("%ld\n", a + b); }
+`
+	probe := `#include <cstdio>
+#include <csignal>
+#include <unistd.h>
+int main(){ sigset_t s; sigemptyset(&s); sigaddset(&s, SIGRTMIN); sigprocmask(SIG_BLOCK, &s, 0);
+	usleep(400000); union sigval v = {0}; int ok = 1;
+	for (int i = 0; i < 10; i++) ok &= sigqueue(getpid(), SIGRTMIN, v) == 0;
+	usleep(800000); long a, b; if (scanf("%ld %ld", &a, &b) != 2) return 1; printf("%ld\n", ok ? a + b : -1); }
+`
+	h := newFakeHub(t)
+	hash := h.addPackage(aplusb())
+	startAgent(t, h, "", nil)
+	h.waitConn(1, 10*time.Second)
+	c := newCollector(h)
+
+	stop := make(chan struct{})
+	seen := make(chan bool, 1)
+	go func() {
+		both := false
+		for {
+			select {
+			case <-stop:
+				seen <- both
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			both = both || len(uidsRunning(testUIDBase, 2)) == 2
+		}
+	}()
+	hogT, probeT := mkTask(1, hash, "cpp17", hog), mkTask(1, hash, "cpp17", probe)
+	h.send(protocol.TypeTask, hogT)
+	h.send(protocol.TypeTask, probeT)
+	rh, rp := c.result(hogT.TaskRef, 60*time.Second), c.result(probeT.TaskRef, 60*time.Second)
+	close(stop)
+	both := <-seen
+	if rh.Verdict != protocol.VerdictAC {
+		t.Errorf("hog: %s %+v", rh.Verdict, rh.Cases)
+	}
+	if rp.Verdict != protocol.VerdictAC {
+		t.Errorf("probe beside a run holding its signal quota: %s %+v (sigqueue failed: the quota is shared)", rp.Verdict, rp.Cases)
+	}
+	if !both {
+		t.Error("never saw both slots' uids at once: the runs did not overlap, or share a uid")
+	}
 }

@@ -20,8 +20,40 @@ import (
 	"github.com/verdict-oj/verdict/judge/internal/sandbox"
 )
 
-// sandboxUID is the user programs run as (sandbox.Config's default).
+// sandboxUID is the user programs run as when the Runner has no slots of
+// its own (not a *sandbox.Sandbox).
 const sandboxUID = 65534
+
+// slotRunner is what *sandbox.Sandbox offers beyond Runner: slots, each
+// with its own uid and gid.
+type slotRunner interface {
+	Slots() int
+	SlotUser(slot int) (uid, gid int)
+}
+
+// place is where a run goes: its sandbox slot (whose uid and gid must be
+// able to write what the run writes) and CPU.
+type place struct {
+	cpu      *int
+	slot     *int
+	uid, gid int
+}
+
+// slotPlace is the place of the agent's slot: the sandbox slot of the
+// same number (modulo the sandbox's slots) and the slot's CPU.
+func (a *Agent) slotPlace(slot int) place {
+	return a.placeIn(slot, a.slotCPU(slot))
+}
+
+func (a *Agent) placeIn(slot int, cpu *int) place {
+	sr, ok := a.cfg.Runner.(slotRunner)
+	if !ok || sr.Slots() <= 0 {
+		return place{cpu: cpu, uid: sandboxUID, gid: sandboxUID}
+	}
+	s := slot % sr.Slots()
+	uid, gid := sr.SlotUser(s)
+	return place{cpu: cpu, slot: &s, uid: uid, gid: gid}
+}
 
 // Limits of a special judge's compile and run.
 const (
@@ -57,20 +89,28 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 	if !ok {
 		return res, &rejectError{protocol.RejectLanguage, fmt.Errorf("language %q", t.Language)}
 	}
-	data, err := a.cache.Get(ctx, t.ProblemID, t.TestData.Hash, t.TestData.URL)
-	switch {
-	case ctx.Err() != nil:
-		return res, ctx.Err()
-	case errors.Is(err, cache.ErrDownload), errors.Is(err, cache.ErrClosed):
-		return res, &rejectError{protocol.RejectData, err}
-	case err != nil: // hash mismatch, invalid package: retrying will not help
-		return sysErr("test data %s: %v", t.TestData.Hash, err)
+	// A custom run has no test data (its inputs are in the task): nothing
+	// of the problem's package is fetched for it (custom.go).
+	var data *cache.Entry
+	var m testpkg.Manifest
+	if t.Custom == nil {
+		var err error
+		data, err = a.cache.Get(ctx, t.ProblemID, t.TestData.Hash, t.TestData.URL)
+		switch {
+		case ctx.Err() != nil:
+			return res, ctx.Err()
+		case errors.Is(err, cache.ErrDownload), errors.Is(err, cache.ErrClosed):
+			return res, &rejectError{protocol.RejectData, err}
+		case err != nil: // hash mismatch, invalid package: retrying will not help
+			return sysErr("test data %s: %v", t.TestData.Hash, err)
+		}
+		defer data.Release()
+		m = data.Manifest()
 	}
-	defer data.Release()
-	m := data.Manifest()
 
 	work := filepath.Join(a.cfg.Dir, "work", fmt.Sprintf("slot-%d", slot))
-	if err := resetDir(work, sandboxUID); err != nil {
+	at := a.slotPlace(slot)
+	if err := resetDir(work, at.uid); err != nil {
 		return sysErr("work dir: %v", err)
 	}
 	// Whatever a compile left there (a chain deeper than the open-file
@@ -82,7 +122,6 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		return sysErr("scratch dir: %v", err)
 	}
 	defer removeLogged(log, scratch)
-	cpu := a.slotCPU(slot)
 
 	// Compile.
 	src, class, err := l.SourceName(t.Source)
@@ -100,8 +139,8 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			// compile produced; this compile gets a private copy of it,
 			// discarded below: nothing a submission's compile writes
 			// reaches another submission.
-			a.builds.warm(ctx, l, func(dir string) error { return a.warmCompile(ctx, l, cpu, dir) }, log)
-			if err := a.builds.seed(l, work, sandboxUID); err != nil {
+			a.builds.warm(ctx, l, at.uid, func(dir string) error { return a.warmCompile(ctx, l, at, dir) }, log)
+			if err := a.builds.seed(l, work, at.uid); err != nil {
 				log.Warn("compiling without the kept build cache", "err", err)
 			}
 		}
@@ -111,7 +150,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		// symlink to a host file, say), and it is read back beneath scratch
 		// without following symlinks, bounded.
 		const compilerOut = "compiler-stdout"
-		r, err := a.cfg.Runner.Run(ctx, a.compileSpec(l, work, src, class, memLimit, cpu, filepath.Join(scratch, compilerOut)))
+		r, err := a.cfg.Runner.Run(ctx, a.compileSpec(l, work, src, class, memLimit, at, filepath.Join(scratch, compilerOut)))
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
@@ -141,7 +180,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			return sysErr("the problem uses a special judge but its test data has no %s", testpkg.CheckerName)
 		}
 		checkerBin, err = data.Build(ctx, checkerBuild, func(ctx context.Context, dir string) (string, error) {
-			return a.buildChecker(ctx, cpu, data.Dir(), dir)
+			return a.buildChecker(ctx, at, data.Dir(), dir)
 		})
 		if ctx.Err() != nil {
 			return res, ctx.Err()
@@ -149,6 +188,19 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		if err != nil {
 			return sysErr("special judge: %v", err)
 		}
+	}
+	var ix *interaction
+	if m.Interactive {
+		bin, err := data.Build(ctx, interactorBuild, func(ctx context.Context, dir string) (string, error) {
+			return a.buildInteractor(ctx, at, data.Dir(), dir, m)
+		})
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if err != nil {
+			return sysErr("interactor: %v", err)
+		}
+		ix = &interaction{m: m, bin: bin, checkerBin: checkerBin, at: at, iat: a.interactorPlace(slot, at), scratch: scratch}
 	}
 
 	pg.status(protocol.VerdictJudging)
@@ -164,6 +216,10 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		lim.AddressSpace = -1
 	}
 	runArgv := lang.Expand(l.Run, src, class, t.Limits.MemoryKiB<<10)
+	if t.Custom != nil {
+		run := sandbox.Spec{Argv: runArgv, Env: l.Env, Dir: work, Limits: lim, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot}
+		return a.customRun(ctx, t.Task, run, scratch, res, sysErr)
+	}
 	fractions := make([]float64, len(m.Cases))
 	failed := false
 	for i, cf := range m.Cases {
@@ -173,10 +229,30 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			res.Cases = append(res.Cases, cr)
 			continue
 		}
+		if ix != nil {
+			// Interactive: the solution talks to the interactor, which
+			// gives the verdict (interactive.go).
+			ix.sol = sandbox.Spec{Argv: runArgv, Env: l.Env, Dir: work, Limits: lim, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot}
+			o, err := a.interactCase(ctx, *ix, filepath.Join(data.Dir(), cf.In), filepath.Join(data.Dir(), cf.Ans), &cr)
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			if err != nil {
+				return sysErr("case %d: interactor: %v", i+1, err)
+			}
+			if o.Verdict == protocol.VerdictSE {
+				return sysErr("case %d: %s", i+1, o.Message)
+			}
+			cr.Verdict, cr.Message, fractions[i] = o.Verdict, truncate(o.Message, protocol.MaxCaseMessage), o.Fraction
+			failed = failed || cr.Verdict != protocol.VerdictAC
+			res.Cases = append(res.Cases, cr)
+			pg.add(cr)
+			continue
+		}
 		out := filepath.Join(scratch, "output")
 		r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
 			Argv: runArgv, Env: l.Env, Dir: work, StdinFile: filepath.Join(data.Dir(), cf.In),
-			StdoutFile: out, Limits: lim, Profile: sandbox.ProfileRun, CPU: cpu,
+			StdoutFile: out, Limits: lim, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot,
 		})
 		if ctx.Err() != nil {
 			return res, ctx.Err()
@@ -189,7 +265,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		if cr.Verdict == protocol.VerdictAC {
 			var o checker.Outcome
 			if checkerBin != "" {
-				o, err = a.runChecker(ctx, cpu, checkerBin, filepath.Join(data.Dir(), cf.In), out, filepath.Join(data.Dir(), cf.Ans), scratch)
+				o, err = a.runChecker(ctx, at, checkerBin, filepath.Join(data.Dir(), cf.In), out, filepath.Join(data.Dir(), cf.Ans), scratch)
 			} else {
 				o, err = checkFiles(t.Checker, out, filepath.Join(data.Dir(), cf.Ans))
 			}
@@ -282,7 +358,7 @@ func removeLogged(log *slog.Logger, dir string) {
 }
 
 // compileSpec is the sandbox run of l's compiler in work.
-func (a *Agent) compileSpec(l lang.Available, work, src, class string, memLimit int64, cpu *int, stdoutFile string) sandbox.Spec {
+func (a *Agent) compileSpec(l lang.Available, work, src, class string, memLimit int64, at place, stdoutFile string) sandbox.Spec {
 	ct := time.Duration(l.CompileTimeMs) * time.Millisecond
 	if ct <= 0 {
 		ct = 10 * time.Second
@@ -297,7 +373,7 @@ func (a *Agent) compileSpec(l lang.Available, work, src, class string, memLimit 
 	}
 	return sandbox.Spec{
 		Argv: lang.Expand(l.Compile, src, class, memLimit), Env: l.Env, Dir: work,
-		Profile: sandbox.ProfileCompile, CPU: cpu, StdoutFile: stdoutFile,
+		Profile: sandbox.ProfileCompile, CPU: at.cpu, Slot: at.slot, StdoutFile: stdoutFile,
 		Limits: sandbox.Limits{CPU: ct, Wall: 3 * ct, Memory: cm, AddressSpace: -1, Stack: 64 << 20,
 			Output: cf, Stderr: protocol.MaxCompileMessage, Procs: max(l.CompileProcs, 0)},
 	}
@@ -305,7 +381,7 @@ func (a *Agent) compileSpec(l lang.Available, work, src, class string, memLimit 
 
 // warmCompile compiles l's BuildCacheWarm source in dir (the judge's own
 // code), filling dir/<BuildCache> with what the toolchain builds for it.
-func (a *Agent) warmCompile(ctx context.Context, l lang.Available, cpu *int, dir string) error {
+func (a *Agent) warmCompile(ctx context.Context, l lang.Available, at place, dir string) error {
 	src, class, err := l.SourceName(l.BuildCacheWarm)
 	if err != nil {
 		return err
@@ -317,10 +393,10 @@ func (a *Agent) warmCompile(ctx context.Context, l lang.Available, cpu *int, dir
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return err
 	}
-	if err := os.Chown(cache, sandboxUID, sandboxUID); err != nil {
+	if err := os.Chown(cache, at.uid, at.gid); err != nil {
 		return err
 	}
-	r, err := a.cfg.Runner.Run(ctx, a.compileSpec(l, dir, src, class, 256<<20, cpu, ""))
+	r, err := a.cfg.Runner.Run(ctx, a.compileSpec(l, dir, src, class, 256<<20, at, ""))
 	if err != nil {
 		return fmt.Errorf("warm-up compile: %w", err)
 	}
@@ -364,16 +440,16 @@ func checkFiles(c protocol.Checker, out, ans string) (checker.Outcome, error) {
 }
 
 // buildChecker compiles the package's checker.cpp in the sandbox into dir.
-func (a *Agent) buildChecker(ctx context.Context, cpu *int, dataDir, dir string) (string, error) {
+func (a *Agent) buildChecker(ctx context.Context, at place, dataDir, dir string) (string, error) {
 	if err := copyFile(filepath.Join(dataDir, testpkg.CheckerName), filepath.Join(dir, testpkg.CheckerName)); err != nil {
 		return "", err
 	}
-	if err := sandbox.ChownTree(dir, sandboxUID, sandboxUID); err != nil {
+	if err := sandbox.ChownTree(dir, at.uid, at.gid); err != nil {
 		return "", err
 	}
 	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
 		Argv: []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "checker", testpkg.CheckerName},
-		Dir:  dir, Profile: sandbox.ProfileCompile, CPU: cpu,
+		Dir:  dir, Profile: sandbox.ProfileCompile, CPU: at.cpu, Slot: at.slot,
 		Limits: sandbox.Limits{CPU: checkerCompileTime, Wall: 3 * checkerCompileTime, Memory: 1 << 30,
 			AddressSpace: -1, Stack: 64 << 20, Output: 1 << 20, Stderr: 16 << 10},
 	})
@@ -391,7 +467,7 @@ func (a *Agent) buildChecker(ctx context.Context, cpu *int, dataDir, dir string)
 
 // runChecker runs a compiled special judge on one case. The checker sees
 // a fresh directory holding itself, input, output and answer (hard links).
-func (a *Agent) runChecker(ctx context.Context, cpu *int, bin, in, out, ans, scratch string) (checker.Outcome, error) {
+func (a *Agent) runChecker(ctx context.Context, at place, bin, in, out, ans, scratch string) (checker.Outcome, error) {
 	dir := filepath.Join(scratch, "check")
 	if err := resetDir(dir, 0); err != nil {
 		return checker.Outcome{}, err
@@ -403,7 +479,7 @@ func (a *Agent) runChecker(ctx context.Context, cpu *int, bin, in, out, ans, scr
 		}
 	}
 	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
-		Argv: []string{"./checker", "input", "output", "answer"}, Dir: dir, Profile: sandbox.ProfileRun, CPU: cpu,
+		Argv: []string{"./checker", "input", "output", "answer"}, Dir: dir, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot,
 		Limits: sandbox.Limits{CPU: checkerRunTime, Memory: checkerMemory, Output: 64 << 10, Stderr: 64 << 10},
 	})
 	if err != nil {
@@ -420,7 +496,8 @@ func (a *Agent) runChecker(ctx context.Context, cpu *int, bin, in, out, ans, scr
 	return checker.Outcome{Verdict: protocol.VerdictSE, Message: fmt.Sprintf("special judge failed: %s %s", r.Status, r.SignalName)}, nil
 }
 
-// resetDir makes dir empty, owned by uid, mode 0755.
+// resetDir makes dir empty, owned by uid (and the group of the same
+// number: a slot's uid and gid are paired), mode 0755.
 func resetDir(dir string, uid int) error {
 	if err := sandbox.RemoveAll(dir); err != nil {
 		return err

@@ -47,7 +47,9 @@ type Config struct {
 	// not in use are removed first; a package in use is never removed, so
 	// the cache may briefly exceed it. Default 2 GiB.
 	MaxBytes int64
-	// MaxPackage bounds one download and one unpack (each). Default 1 GiB.
+	// MaxPackage bounds one download. Default 1 GiB. The unpack is bounded
+	// by testpkg's limits (testpkg.DefaultLimits), the same numbers the web
+	// node checks every upload against.
 	MaxPackage int64
 	// Client downloads. Default: an http.Client with a 10 minute timeout.
 	Client *http.Client
@@ -398,7 +400,7 @@ func (c *Cache) fetch(ctx context.Context, problemID int64, hash, url string) (*
 	if err != nil {
 		return nil, fmt.Errorf("cache fetch %s: %w", hash, err)
 	}
-	m, err := testpkg.Unpack(f, n, filepath.Join(tmp, dataDir), testpkg.UnpackLimits{MaxBytes: c.cfg.MaxPackage})
+	m, err := testpkg.Unpack(f, n, filepath.Join(tmp, dataDir), testpkg.DefaultLimits())
 	f.Close()
 	_ = os.Remove(zipPath)
 	if err != nil {

@@ -9,16 +9,15 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/envflag"
+	"github.com/verdict-oj/verdict/internal/lifecycle"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/judge/internal/agent"
 	"github.com/verdict-oj/verdict/judge/internal/lang"
@@ -51,7 +50,7 @@ flags:
 
 type agentFlags struct {
 	hub, id, token, tokenFile, dir, admin, languages, cgroupParent, cpus string
-	parallel, queue                                                      int
+	parallel, queue, uidBase                                             int
 	cacheSize, buildCacheSize                                            int64
 	logLevel, logFormat, testdataURL                                     string
 	deliverTimeout                                                       time.Duration
@@ -75,6 +74,7 @@ func agentFlagSet(stderr io.Writer) (*flag.FlagSet, *agentFlags) {
 	fs.StringVar(&f.cpus, "cpus", "", u("cpus", "CPUs the runs are pinned to, one per slot, e.g. 2-5 or 1,3 (default: this process's CPUs, the highest ones first); give two judges on one machine different CPUs"))
 	fs.Var(sizeFlag{&f.buildCacheSize}, "build-cache-size", u("build-cache-size", "bound on each language's kept compiler build cache (Go's compiled standard library), e.g. 512M; 0: none, every Go compile starts cold"))
 	fs.StringVar(&f.cgroupParent, "cgroup-parent", "", u("cgroup-parent", "parent cgroup of the runs (default verdict-sandbox; systemd v2: the service's cgroup)"))
+	fs.IntVar(&f.uidBase, "uid-base", uidBaseDefault, u("uid-base", "first uid and gid of the sandbox's range: slot i runs as uid-base+i; no other process may use these ids (the judge refuses to start otherwise)"))
 	fs.StringVar(&f.testdataURL, "testdata-url", "", u("testdata-url", "base URL test data is downloaded from, the hash appended (default: http(s)://<hub host>/api/judge/testdata/)"))
 	fs.DurationVar(&f.deliverTimeout, "deliver-timeout", 30*time.Second, u("deliver-timeout", "on drain, how long to keep trying to deliver results once all tasks are done"))
 	fs.StringVar(&f.logLevel, "log-level", "info", u("log-level", "debug, info, warn or error"))
@@ -130,7 +130,7 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 		log.Error("languages", "err", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := lifecycle.Signals()
 	defer stop()
 	avail := lang.Detect(ctx, langs, log)
 	for _, l := range avail {
@@ -178,7 +178,11 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 		log.Error("state directory", "err", err)
 		return 1
 	}
-	sb, err := sandbox.New(sandbox.Config{Slots: parallel, CgroupParent: f.cgroupParent, Logger: log})
+	// One sandbox slot per task slot, and one more each for the
+	// interactor of an interactive problem (its own uid; started on first
+	// use).
+	sb, err := sandbox.New(sandbox.Config{Slots: 2 * parallel, Prewarm: parallel, CgroupParent: f.cgroupParent, Logger: log,
+		UIDBase: f.uidBase, GIDBase: f.uidBase})
 	if err != nil {
 		log.Error("sandbox", "err", err)
 		return 1
@@ -192,8 +196,9 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o.AddReadyCheck("hub", a.Ready)
-	adminCtx, stopAdmin := context.WithCancel(context.Background())
-	defer stopAdmin()
+	// The agent drains first (held tasks finish, results are delivered),
+	// then the admin listener stops.
+	steps := []lifecycle.Step{{Name: "agent", Run: a.Run}}
 	if f.admin != "" {
 		// Bind before judging: a judge whose /readyz nobody can reach would
 		// look dead to its supervisor forever; better to fail now, loudly.
@@ -202,13 +207,15 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 			log.Error("admin listener", "addr", f.admin, "err", err)
 			return 1
 		}
-		go func() {
-			if err := o.Serve(adminCtx, ln); err != nil {
+		steps = append(steps, lifecycle.Step{Name: "admin", Run: func(ctx context.Context) error {
+			if err := o.Serve(ctx, ln); err != nil {
 				log.Error("admin listener", "addr", f.admin, "err", err)
 			}
-		}()
+			<-ctx.Done() // judging goes on without it
+			return nil
+		}})
 	}
-	err = a.Run(ctx)
+	err = lifecycle.Run(ctx, log, steps...)
 	var se *agent.StopError
 	switch {
 	case errors.As(err, &se):

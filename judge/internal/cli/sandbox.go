@@ -19,8 +19,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/verdict-oj/verdict/judge/internal/sandbox"
 )
 
@@ -42,7 +40,16 @@ run flags:
   --dir WORKDIR  host directory mounted at /w, the current directory (default: a fresh temporary one)
   --stdin FILE   file given as standard input (default /dev/null)
   --cpu N        pin the run to CPU N
+  --uid-base N   the run's uid and gid (a range of one id no other process uses; default 60000)
+
+bench flags:
+  --n 1000       runs per mode
+  --uid-base N   the sandbox's uid and gid (default 60000)
 `
+
+// uidBaseDefault is the default of --uid-base (tests give their binary a
+// range of its own).
+var uidBaseDefault = sandbox.DefaultIDBase
 
 // Main runs the command line and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
@@ -98,8 +105,9 @@ func (f sizeFlag) Set(s string) error {
 
 // runFlags is what `judge sandbox run` parsed.
 type runFlags struct {
-	spec sandbox.Spec
-	tmp  bool // dir was not given: create and remove one
+	spec    sandbox.Spec
+	tmp     bool // dir was not given: create and remove one
+	uidBase int
 }
 
 func parseRun(args []string, stderr io.Writer) (runFlags, error) {
@@ -119,6 +127,7 @@ func parseRun(args []string, stderr io.Writer) (runFlags, error) {
 	fs.StringVar(&rf.spec.Dir, "dir", "", "work directory (mounted at /w)")
 	fs.StringVar(&rf.spec.StdinFile, "stdin", "", "standard input file")
 	cpu := fs.Int("cpu", -1, "pin to this CPU")
+	fs.IntVar(&rf.uidBase, "uid-base", uidBaseDefault, "uid and gid of the run (no other process may use it)")
 	if err := fs.Parse(args); err != nil {
 		return rf, err
 	}
@@ -145,7 +154,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *s
 		fmt.Fprintf(stderr, "judge sandbox run: %v\n", err)
 		return 2
 	}
-	cfg := sandbox.Config{Slots: 1, Logger: log}
+	cfg := sandbox.Config{Slots: 1, Logger: log, UIDBase: rf.uidBase, GIDBase: rf.uidBase}
 	sb, err := sandbox.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "judge sandbox run: %v\n", err)
@@ -153,7 +162,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *s
 	}
 	defer sb.Close()
 	if rf.tmp {
-		dir, cleanup, err := tmpWorkDir()
+		uid, gid := sb.SlotUser(0)
+		dir, cleanup, err := tmpWorkDir(uid, gid)
 		if err != nil {
 			fmt.Fprintf(stderr, "judge sandbox run: %v\n", err)
 			return 1
@@ -175,38 +185,6 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *s
 		return 1
 	}
 	return 0
-}
-
-// The default work dir of `judge sandbox run` is a tmpfs of its own,
-// bounded like the sandbox's /tmp: a program cannot fill the host's disk
-// or inode table through it, and removing it is an unmount.
-const (
-	tmpDirSize   = 64 << 20
-	tmpDirInodes = 16384
-	sandboxUser  = 65534 // sandbox.Config's default UID and GID
-)
-
-// tmpWorkDir makes the default work dir: a fresh directory with a bounded
-// tmpfs on it owned by the sandbox user. cleanup unmounts and removes it.
-func tmpWorkDir() (dir string, cleanup func() error, err error) {
-	dir, err = os.MkdirTemp("", "verdict-run-")
-	if err != nil {
-		return "", nil, fmt.Errorf("work dir: %w", err)
-	}
-	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0755,uid=%d,gid=%d", tmpDirSize, tmpDirInodes, sandboxUser, sandboxUser)
-	if err := unix.Mount("verdict-run", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
-		_ = os.Remove(dir)
-		return "", nil, fmt.Errorf("work dir: mount tmpfs on %s: %w", dir, err)
-	}
-	return dir, func() error {
-		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
-			return fmt.Errorf("unmount %s: %w", dir, err)
-		}
-		if err := os.Remove(dir); err != nil {
-			return fmt.Errorf("remove %s: %w", dir, err)
-		}
-		return nil
-	}, nil
 }
 
 // writeResult prints res as one JSON object and a newline, as
@@ -276,10 +254,11 @@ func benchCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 	fs := flag.NewFlagSet("judge sandbox bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 1000, "runs per mode")
+	uidBase := fs.Int("uid-base", uidBaseDefault, "uid and gid of the runs")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	rep, err := sandbox.Bench(ctx, *n, log)
+	rep, err := sandbox.Bench(ctx, *n, *uidBase, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "judge sandbox bench: %v\n", err)
 		return 1

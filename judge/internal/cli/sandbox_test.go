@@ -1,3 +1,5 @@
+//go:build linux
+
 package cli
 
 import (
@@ -17,6 +19,7 @@ import (
 func TestMain(m *testing.M) {
 	// `judge sandbox run` re-executes this test binary as the container init.
 	sandbox.MaybeInit()
+	uidBaseDefault = 64700 // apart from the other test binaries' ranges
 	os.Exit(m.Run())
 }
 

@@ -65,7 +65,7 @@ func stats(lat []time.Duration) BenchStats {
 // Bench builds a trivial static C program with gcc and runs it n times bare
 // (fork+exec+wait) and n times through a Sandbox, one run at a time, the
 // two modes interleaved so that both see the same machine.
-func Bench(ctx context.Context, n int, log *slog.Logger) (BenchReport, error) {
+func Bench(ctx context.Context, n, uidBase int, log *slog.Logger) (BenchReport, error) {
 	var rep BenchReport
 	if n < 1 {
 		n = 1
@@ -101,7 +101,7 @@ func Bench(ctx context.Context, n int, log *slog.Logger) (BenchReport, error) {
 		return time.Since(s), nil
 	}
 
-	sb, err := New(Config{Slots: 1, Logger: log})
+	sb, err := New(Config{Slots: 1, Logger: log, UIDBase: uidBase, GIDBase: uidBase})
 	if err != nil {
 		return rep, fmt.Errorf("bench: %w", err)
 	}

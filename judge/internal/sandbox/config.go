@@ -43,8 +43,12 @@ type Config struct {
 	Slots int
 	// Prewarm containers started by New. Default: Slots. Negative: none.
 	Prewarm int
-	// UID and GID the programs run as. Default 65534 (nobody/nogroup).
-	UID, GID int
+	// UIDBase and GIDBase start the sandbox's id range: slot i runs its
+	// programs as uid UIDBase+i and gid GIDBase+i, ids no other process may
+	// use (New refuses to start when a process runs under one, or when
+	// another Sandbox of this process holds one). Default 60000 for both
+	// (as isolate), so the range is 60000..60000+Slots-1.
+	UIDBase, GIDBase int
 	// CgroupParent is the parent of the per-run cgroups, relative to the
 	// cgroup mount ("/sys/fs/cgroup" on v2, each controller on v1).
 	// Default "verdict-sandbox". On a systemd v2 host with Delegate=yes use the
@@ -85,11 +89,11 @@ func (c Config) withDefaults() Config {
 	if c.Prewarm > c.Slots {
 		c.Prewarm = c.Slots
 	}
-	if c.UID == 0 {
-		c.UID = 65534
+	if c.UIDBase <= 0 {
+		c.UIDBase = DefaultIDBase
 	}
-	if c.GID == 0 {
-		c.GID = 65534
+	if c.GIDBase <= 0 {
+		c.GIDBase = DefaultIDBase
 	}
 	if c.CgroupParent == "" {
 		c.CgroupParent = "verdict-sandbox"
@@ -186,7 +190,8 @@ type Spec struct {
 	// Env; default PATH=/usr/local/bin:/usr/bin:/bin, HOME=/w, LANG=C.UTF-8.
 	Env []string
 	// Dir is the host directory mounted read-write at /w (required). The
-	// program writes there only if Dir is writable by Config.UID.
+	// program writes there only if Dir is writable by its slot's uid
+	// (Sandbox.SlotUser; pin the slot with Slot to know it beforehand).
 	Dir string
 	// StdinFile is a host file given as stdin; else Stdin is copied in;
 	// else stdin is /dev/null.
@@ -200,6 +205,9 @@ type Spec struct {
 	Profile    Profile
 	// CPU pins the run to one CPU (cpuset) when >= 0; -1 or nil: any.
 	CPU *int
+	// Slot runs the program in this slot (0..Slots-1), under that slot's
+	// uid and gid, waiting for the slot to be free; nil: any free slot.
+	Slot *int
 }
 
 func (s Spec) validate() error {
@@ -213,6 +221,9 @@ func (s Spec) validate() error {
 	case ProfileRun, ProfileCompile, "":
 	default:
 		return fmt.Errorf("%w: unknown profile %q", ErrInvalidSpec, s.Profile)
+	}
+	if s.Slot != nil && *s.Slot < 0 {
+		return fmt.Errorf("%w: slot %d", ErrInvalidSpec, *s.Slot)
 	}
 	if s.Limits.Procs > 4096 {
 		return fmt.Errorf("%w: procs %d > 4096", ErrInvalidSpec, s.Limits.Procs)

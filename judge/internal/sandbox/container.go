@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -33,7 +35,8 @@ type dirKey struct{ dev, ino uint64 }
 
 const containerFlags = unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWNET
 
-func startContainer(cfg Config) (*container, error) {
+// startContainer starts an init whose programs run as uid and gid.
+func startContainer(cfg Config, uid, gid int) (*container, error) {
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("container: socketpair: %w", err)
@@ -48,7 +51,7 @@ func startContainer(cfg Config) (*container, error) {
 	}
 	ctl := c.(*net.UnixConn)
 
-	ic, err := json.Marshal(initConfig{UID: cfg.UID, GID: cfg.GID, Binds: cfg.Binds, EtcFiles: cfg.EtcFiles,
+	ic, err := json.Marshal(initConfig{UID: uid, GID: gid, Binds: cfg.Binds, EtcFiles: cfg.EtcFiles,
 		TmpSize: cfg.TmpSize, TmpInodes: cfg.TmpInodes})
 	if err != nil {
 		ctl.Close()

@@ -232,6 +232,20 @@ func buildRoot(cfg initConfig) error {
 	if err := must("proc", unix.Mount("proc", root+"/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "hidepid=2")); err != nil {
 		return err
 	}
+	// Host facts a run has no business with, replaced by neutral files
+	// (read-only binds from the root tmpfs, as LXCFS does).
+	if err := os.Mkdir(root+"/.proc", 0o755); err != nil {
+		return fmt.Errorf("root: %w", err)
+	}
+	for name, content := range maskedProc {
+		f := root + "/.proc/" + name
+		if err := os.WriteFile(f, []byte(content), 0o444); err != nil {
+			return fmt.Errorf("root: %w", err)
+		}
+		if err := bindRO(f, root+"/proc/"+name, unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC); err != nil {
+			return err
+		}
+	}
 	if err := must("chdir root", unix.Chdir(root)); err != nil {
 		return err
 	}
@@ -245,6 +259,14 @@ func buildRoot(cfg initConfig) error {
 		return err
 	}
 	return must("read-only root", unix.Mount("", "/", "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""))
+}
+
+// maskedProc are the /proc files every run sees with this content instead
+// of the host's: the kernel command line (boot parameters, root device,
+// image paths) and the load average (what else the machine runs).
+var maskedProc = map[string]string{
+	"cmdline": "verdict\n",
+	"loadavg": "0.00 0.00 0.00 1/1 1\n",
 }
 
 // lookPath resolves a bare program name against PATH inside the container.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -513,6 +515,21 @@ func TestBuildFilter(t *testing.T) {
 			{"mount", unix.SYS_MOUNT, nil, notify},
 			{"setresuid to root", unix.SYS_SETRESUID, []uint64{0, 0, 0}, allow}, // not root: EPERM
 			{"x32 getpid", 0x40000000 | unix.SYS_GETPID, nil, kill},
+			// issue 16, finding 6: an allow-list of numbers
+			{"modify_ldt", unix.SYS_MODIFY_LDT, nil, notify},
+			{"personality", unix.SYS_PERSONALITY, nil, notify},
+			{"a gap in the table (335)", 335, nil, enosys},
+			{"cachestat (451, newer than the profile)", 451, nil, enosys},
+			{"statmount (457)", 457, nil, enosys},
+			{"listmount (458)", 458, nil, enosys},
+			{"mseal (462)", 462, nil, enosys},
+			{"open_tree_attr (467)", 467, nil, enosys},
+			{"number 1000", 1000, nil, enosys},
+			{"setrlimit(RLIMIT_CORE)", unix.SYS_SETRLIMIT, []uint64{unix.RLIMIT_CORE}, 0x00050000 | uint32(unix.EPERM)},
+			{"setrlimit(RLIMIT_NOFILE)", unix.SYS_SETRLIMIT, []uint64{unix.RLIMIT_NOFILE}, allow},
+			{"prlimit64 read", unix.SYS_PRLIMIT64, []uint64{0, unix.RLIMIT_CORE, 0}, allow},
+			{"futex_waitv (449)", 449, nil, allow},
+			{"close_range", unix.SYS_CLOSE_RANGE, nil, allow},
 		}},
 	}
 	for _, tc := range tests {

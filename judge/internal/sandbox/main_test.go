@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -15,15 +17,22 @@ var testSB *Sandbox
 
 const testCgroupParent = "verdict-sandbox-test"
 
-// testUID is the uid (and gid) the sandbox under test runs programs as. It
-// is not the default 65534 so that the host-wide "nothing of the run is
-// left" checks see only this package's programs, not those of another test
-// binary (the judge agent's) sandboxing at the same time.
-const testUID = 64917
+// testUID is the first uid (and gid) of the sandbox under test: slot i
+// runs programs as testUID+i. It is not the default range so that the
+// host-wide "nothing of the run is left" checks see only this package's
+// programs, and so that another test binary (the judge agent's, the
+// CLI's) sandboxing at the same time holds ids of its own.
+const testUID = 64910
+
+// oneSlotUID is oneSlot's range (it lives alongside testSB).
+const oneSlotUID = 64920
 
 func TestMain(m *testing.M) {
 	// The test binary is also the container init it re-executes.
 	MaybeInit()
+	if os.Getenv(probeEnv) != "" {
+		os.Exit(probeMain())
+	}
 	if os.Geteuid() != 0 {
 		fmt.Fprintln(os.Stderr, "sandbox tests need root (namespaces, cgroups, mounts); run them as root")
 		os.Exit(1)
@@ -35,7 +44,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sb, err := New(Config{Slots: 2, CgroupParent: testCgroupParent, Logger: log, UID: testUID, GID: testUID})
+	sb, err := New(Config{Slots: 2, CgroupParent: testCgroupParent, Logger: log, UIDBase: testUID, GIDBase: testUID})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
 		os.Exit(1)
@@ -98,14 +107,12 @@ func buildC(t testing.TB, dir, name, src string, static bool, extra ...string) s
 	return bin
 }
 
-// workDir is a fresh directory the sandbox user may write.
+// workDir is a fresh directory the programs of every slot may write
+// (each slot has its own uid).
 func workDir(t testing.TB) string {
 	t.Helper()
 	d := t.TempDir()
-	if err := os.Chmod(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(d, testUID, testUID); err != nil {
+	if err := os.Chmod(d, 0o777); err != nil {
 		t.Fatal(err)
 	}
 	return d

@@ -47,10 +47,25 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 	// Cgroup is "v1" or "v2": the hierarchy that measured this run.
 	Cgroup string `json:"cgroup"`
+	// Slot ran the program, as UID (its gid is GIDBase+Slot).
+	Slot int `json:"slot"`
+	UID  int `json:"uid"`
 
 	// CPU and Wall at full resolution (not in JSON).
 	CPU  time.Duration `json:"-"`
 	Wall time.Duration `json:"-"`
+}
+
+// Interaction is the outcome of RunInteractive: each program's own
+// Result (its CPU time, wall time and memory peak are its own cgroup's,
+// whoever ended first), and which one ended first.
+type Interaction struct {
+	Solution   Result
+	Interactor Result
+	// InteractorFirst: the judge learnt of the interactor's end before the
+	// solution's (an interactor that gave its verdict and exited, after
+	// which the solution read EOF or was killed by SIGPIPE writing).
+	InteractorFirst bool
 }
 
 // killReason records why the judge killed a run itself.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -15,7 +17,7 @@ import (
 // it (and its cgroup, when that can be reset).
 func oneSlot(t *testing.T) *Sandbox {
 	t.Helper()
-	sb, err := New(Config{Slots: 1, CgroupParent: testCgroupParent, UID: testUID, GID: testUID,
+	sb, err := New(Config{Slots: 1, CgroupParent: testCgroupParent, UIDBase: oneSlotUID, GIDBase: oneSlotUID,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
@@ -33,10 +35,10 @@ func slotCgroup(t *testing.T, sb *Sandbox) runCgroup {
 	t.Helper()
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
-	if len(sb.idle) != 1 {
-		t.Fatalf("%d idle containers, want 1", len(sb.idle))
+	if sb.slots[0].busy || sb.slots[0].c == nil {
+		t.Fatal("no idle container in slot 0")
 	}
-	return sb.idle[0].cg
+	return sb.slots[0].c.cg
 }
 
 const (
@@ -308,7 +310,10 @@ int main(void){ FILE *f = fopen("/proc/self/status", "r"); char l[256];
 			k, v, _ := strings.Cut(l, ":")
 			got[k] = strings.Join(strings.Fields(v), " ")
 		}
-		ids := fmt.Sprintf("%d %d %d %d", testUID, testUID, testUID, testUID)
+		if r.UID != testUID+r.Slot {
+			t.Errorf("%s: result uid %d slot %d, want uid %d", p, r.UID, r.Slot, testUID+r.Slot)
+		}
+		ids := fmt.Sprintf("%d %d %d %d", r.UID, r.UID, r.UID, r.UID)
 		for k, v := range map[string]string{"CapInh": "0000000000000000", "CapPrm": "0000000000000000", "CapEff": "0000000000000000",
 			"CapBnd": "0000000000000000", "CapAmb": "0000000000000000", "NoNewPrivs": "1", "Seccomp": "2",
 			"Uid": ids, "Gid": ids, "Groups": ""} {

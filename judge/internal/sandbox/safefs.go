@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -5,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -135,12 +138,27 @@ func openOutputFile(path string) (int, error) {
 		}
 		return -1, err
 	}
-	// Blocking again for the program (a regular file ignores it anyway).
-	if err := unix.SetNonblock(fd, false); err != nil {
-		_ = unix.Close(fd)
-		return -1, err
+	return neutralReopen(fd, unix.O_WRONLY|unix.O_NOCTTY|unix.O_CLOEXEC)
+}
+
+// neutralReopen reopens the file of fd, closing fd, through a detached
+// mount of that single file (open_tree OPEN_TREE_CLONE): the new
+// descriptor's path is the detached mount's root, so /proc/self/fd/N of
+// the program reads "/" instead of the host path of the test data or of
+// the judge's output file, and the mount is listed in no mountinfo. It
+// goes when the last descriptor of it does.
+func neutralReopen(fd, flags int) (int, error) {
+	tree, err := unix.OpenTree(fd, "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH)
+	_ = unix.Close(fd)
+	if err != nil {
+		return -1, fmt.Errorf("detach file: %w", err)
 	}
-	return fd, nil
+	nfd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(tree), flags, 0)
+	_ = unix.Close(tree)
+	if err != nil {
+		return -1, fmt.Errorf("reopen detached file: %w", err)
+	}
+	return nfd, nil
 }
 
 // RemoveAll removes path and everything under it, like os.RemoveAll, but

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -20,12 +22,13 @@ import (
 )
 
 // Sandbox runs programs in pre-forked containers, one run per container at
-// a time, up to Config.Slots at once. Safe for concurrent use.
+// a time, up to Config.Slots at once. Every slot has its own uid and gid
+// (Config.UIDBase+slot) and at most one container, kept between runs.
+// Safe for concurrent use.
 type Sandbox struct {
 	cfg Config
 	log *slog.Logger
 	cg  cgDriver
-	sem chan struct{}
 
 	// spare holds fresh, empty cgroups made ahead of time; used ones that
 	// cannot be reset exactly are destroyed in the background. Both keep
@@ -34,8 +37,17 @@ type Sandbox struct {
 	bg    sync.WaitGroup
 
 	mu     sync.Mutex
-	idle   []*container
+	slots  []*slot
+	wake   chan struct{} // closed (and replaced) when a slot is freed
 	closed bool
+}
+
+// slot is one run at a time under its own uid and gid.
+type slot struct {
+	idx      int
+	uid, gid int
+	busy     bool
+	c        *container // kept between runs; nil: none yet
 }
 
 // cgroupSeq numbers run cgroups process-wide: two Sandboxes of one process
@@ -57,7 +69,14 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, fmt.Errorf("sandbox new: %w: %w", ErrSandbox, err)
 	}
 	s := &Sandbox{cfg: cfg, log: cfg.Logger.With("component", "sandbox"), cg: cg,
-		sem: make(chan struct{}, cfg.Slots), spare: make(chan runCgroup, cfg.Slots)}
+		spare: make(chan runCgroup, cfg.Slots), wake: make(chan struct{})}
+	ids := idRange{uid: cfg.UIDBase, gid: cfg.GIDBase, n: cfg.Slots}
+	if err := claimIDs(s, ids); err != nil {
+		return nil, fmt.Errorf("sandbox new: %w: %w", ErrSandbox, err)
+	}
+	for i := 0; i < cfg.Slots; i++ {
+		s.slots = append(s.slots, &slot{idx: i, uid: cfg.UIDBase + i, gid: cfg.GIDBase + i})
+	}
 	s.removeStale()
 	for i := 0; i < cfg.Slots; i++ {
 		c, err := s.newCgroup()
@@ -68,20 +87,33 @@ func New(cfg Config) (*Sandbox, error) {
 		s.spare <- c
 	}
 	for i := 0; i < cfg.Prewarm; i++ {
-		c, err := startContainer(cfg)
+		sl := s.slots[i]
+		c, err := startContainer(cfg, sl.uid, sl.gid)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("sandbox new: %w: %w", ErrSandbox, err)
 		}
-		s.idle = append(s.idle, c)
+		sl.c = c
 	}
 	if !cg.swapAccounting() && hostHasSwap() {
 		s.log.Warn("host has swap but no swap accounting: runs could use swap beyond their memory limit (boot with swapaccount=1 or disable swap)")
 	}
 	s.log.Info("sandbox ready", "cgroup", cg.version(), "cgroup_mode", CgroupMode(),
 		"swap_accounting", cg.swapAccounting(), "cgroup_parent", cfg.CgroupParent,
-		"slots", cfg.Slots, "uid", cfg.UID)
+		"slots", cfg.Slots, "ids", ids.String())
 	return s, nil
+}
+
+// Slots is how many runs may execute at once (Config.Slots).
+func (s *Sandbox) Slots() int { return len(s.slots) }
+
+// SlotUser is the uid and gid slot's programs run as: a work dir a run
+// pinned to the slot (Spec.Slot) may write must be writable by them.
+func (s *Sandbox) SlotUser(slot int) (uid, gid int) {
+	if slot < 0 || slot >= len(s.slots) {
+		return -1, -1
+	}
+	return s.slots[slot].uid, s.slots[slot].gid
 }
 
 // hostHasSwap reports whether any swap area is active.
@@ -131,18 +163,32 @@ func (s *Sandbox) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.mu.Unlock()
-	for i := 0; i < cap(s.sem); i++ {
-		s.sem <- struct{}{}
+	for {
+		busy := false
+		for _, sl := range s.slots {
+			busy = busy || sl.busy
+		}
+		if !busy {
+			break
+		}
+		w := s.wake
+		s.mu.Unlock()
+		<-w
+		s.mu.Lock()
 	}
-	s.mu.Lock()
-	idle := s.idle
-	s.idle = nil
+	var idle []*container
+	for _, sl := range s.slots {
+		if sl.c != nil {
+			idle = append(idle, sl.c)
+			sl.c = nil
+		}
+	}
 	s.mu.Unlock()
 	for _, c := range idle {
 		s.discard(c)
 	}
 	s.bg.Wait()
+	releaseIDs(s)
 	var errs []error
 	for {
 		select {
@@ -224,39 +270,70 @@ func (s *Sandbox) recycle(used runCgroup) {
 // CgroupVersion is "v1" or "v2": what this sandbox measures with.
 func (s *Sandbox) CgroupVersion() string { return s.cg.version() }
 
-// getContainer takes an idle container, preferably one whose /w is dir
-// already (then nothing is mounted for the run), else the last used one.
-func (s *Sandbox) getContainer(dir dirKey) (*container, error) {
+// acquire takes a free slot: want when >= 0 (waiting for it), else
+// preferably one whose container has dir at /w already (then nothing is
+// mounted for the run), else one with a container, else any.
+func (s *Sandbox) acquire(ctx context.Context, want int, dir dirKey) (*slot, error) {
 	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil, ErrClosed
-	}
-	if n := len(s.idle); n > 0 {
-		i := n - 1
-		for j := n - 1; j >= 0; j-- {
-			if s.idle[j].dir == dir {
-				i = j
-				break
+	for {
+		if s.closed {
+			s.mu.Unlock()
+			return nil, ErrClosed
+		}
+		var pick *slot
+		if want >= 0 {
+			if !s.slots[want].busy {
+				pick = s.slots[want]
+			}
+		} else {
+			rank := -1
+			for _, sl := range s.slots {
+				if sl.busy {
+					continue
+				}
+				r := 0
+				if sl.c != nil {
+					r = 1
+					if sl.c.dir == dir {
+						r = 2
+					}
+				}
+				if r > rank {
+					pick, rank = sl, r
+				}
 			}
 		}
-		c := s.idle[i]
-		s.idle = append(s.idle[:i], s.idle[i+1:]...)
+		if pick != nil {
+			pick.busy = true
+			s.mu.Unlock()
+			return pick, nil
+		}
+		w := s.wake
 		s.mu.Unlock()
-		return c, nil
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		s.mu.Lock()
 	}
-	s.mu.Unlock()
-	return startContainer(s.cfg)
 }
 
-func (s *Sandbox) putContainer(c *container) {
+// release frees sl after a run, keeping its container unless it is dead.
+func (s *Sandbox) release(sl *slot) {
+	var dead *container
 	s.mu.Lock()
-	if c.dead || s.closed {
-		s.mu.Unlock()
-		s.discard(c)
-		return
+	if sl.c != nil && (sl.c.dead || s.closed) {
+		dead, sl.c = sl.c, nil
 	}
-	s.idle = append(s.idle, c)
+	s.mu.Unlock()
+	if dead != nil {
+		s.discard(dead)
+	}
+	s.mu.Lock()
+	sl.busy = false
+	close(s.wake)
+	s.wake = make(chan struct{})
 	s.mu.Unlock()
 }
 
@@ -290,8 +367,21 @@ func rlimits(l Limits) []rlimit {
 		// the filter.
 		{unix.RLIMIT_MEMLOCK, 0, 0},
 		{unix.RLIMIT_MSGQUEUE, 0, 0},
+		// Per-uid quotas, counted for the slot's own uid (no other process
+		// has it): processes and threads as the pids cgroup, queued
+		// signals bounded, no real-time or raised priority.
+		{unix.RLIMIT_NPROC, uint64(l.Procs), uint64(l.Procs)},
+		{unix.RLIMIT_SIGPENDING, sigPendingLimit, sigPendingLimit},
+		{unix.RLIMIT_RTPRIO, 0, 0},
+		{unix.RLIMIT_RTTIME, 0, 0},
+		{unix.RLIMIT_NICE, 0, 0},
 	}
 }
+
+// sigPendingLimit is every run's RLIMIT_SIGPENDING: queued signals of the
+// slot's uid (real-time signals, timers' overruns), enough for any
+// solution, a few hundred KiB of kernel memory at most.
+const sigPendingLimit = 1024
 
 var defaultEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/w", "LANG=C.UTF-8"}
 
@@ -301,13 +391,40 @@ var defaultEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/w", "LANG=
 // that misbehaves is a Result, not an error.
 func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	res := Result{Cgroup: s.cg.version(), ExitCode: -1}
-	fail := func(err error) (Result, error) {
-		res.Status = StatusSandboxError
-		res.Error = err.Error()
-		return res, err
+	pl, err := s.plan(spec)
+	if err != nil {
+		return failed(res, err)
 	}
+	sl, err := s.acquire(ctx, pl.want, pl.dir)
+	if err != nil {
+		if errors.Is(err, ErrClosed) {
+			return failed(res, err)
+		}
+		return failed(res, fmt.Errorf("sandbox run: %w", err))
+	}
+	defer s.release(sl)
+	return s.runIn(ctx, sl, pl, nil)
+}
+
+// failed is res as a sandbox error.
+func failed(res Result, err error) (Result, error) {
+	res.Status = StatusSandboxError
+	res.Error = err.Error()
+	return res, err
+}
+
+// planned is a checked Spec with its defaults, limits, work dir and slot
+// (-1: any).
+type planned struct {
+	spec Spec
+	lim  Limits
+	dir  dirKey
+	want int
+}
+
+func (s *Sandbox) plan(spec Spec) (planned, error) {
 	if err := spec.validate(); err != nil {
-		return fail(err)
+		return planned{}, err
 	}
 	if spec.Profile == "" {
 		spec.Profile = ProfileRun
@@ -315,35 +432,51 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	if spec.Env == nil {
 		spec.Env = defaultEnv
 	}
-	lim := spec.Limits.withDefaults(spec.Profile)
-
+	pl := planned{spec: spec, lim: spec.Limits.withDefaults(spec.Profile), want: -1}
 	dir, err := statDir(spec.Dir)
 	if err != nil {
-		return fail(fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err))
+		return pl, fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err)
 	}
-
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return fail(fmt.Errorf("sandbox run: %w", ctx.Err()))
-	}
-	defer func() { <-s.sem }()
-	c, err := s.getContainer(dir)
-	if err != nil {
-		if errors.Is(err, ErrClosed) {
-			return fail(err)
+	pl.dir = dir
+	if spec.Slot != nil {
+		if pl.want = *spec.Slot; pl.want >= len(s.slots) {
+			return pl, fmt.Errorf("sandbox run: %w: slot %d of %d", ErrInvalidSpec, pl.want, len(s.slots))
 		}
-		return fail(fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err))
 	}
-	defer s.putContainer(c)
-	c.runs++
+	return pl, nil
+}
 
-	r := &runState{s: s, c: c, spec: spec, lim: lim, dir: dir}
+// runIn runs pl in sl (taken by the caller). pp, when not nil, holds the
+// program's stdin and stdout (RunInteractive): runIn owns them and closes
+// them once the program has them, or on failure; pp.end receives the
+// moment the judge learnt that the program ended.
+func (s *Sandbox) runIn(ctx context.Context, sl *slot, pl planned, pp *stdioPipes) (Result, error) {
+	res := Result{Cgroup: s.cg.version(), ExitCode: -1}
+	r := &runState{s: s, spec: pl.spec, lim: pl.lim, dir: pl.dir, pipes: [2]int{-1, -1}}
+	if pp != nil {
+		r.pipes, r.hold = pp.fds, pp.hold
+	}
 	defer r.cleanup()
+	fail := func(err error) (Result, error) { return failed(res, err) }
+	res.Slot, res.UID = sl.idx, sl.uid
+	if sl.c == nil {
+		var err error
+		if sl.c, err = startContainer(s.cfg, sl.uid, sl.gid); err != nil {
+			return fail(fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err))
+		}
+	}
+	c := sl.c
+	c.runs++
+	r.c = c
+	lim := pl.lim
+
 	if err := r.prepare(); err != nil {
 		return fail(fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err))
 	}
 	obs, err := r.execute(ctx)
+	if pp != nil {
+		pp.end = r.end
+	}
 	if err != nil {
 		return fail(fmt.Errorf("sandbox run: %w: %w", ErrSandbox, err))
 	}
@@ -391,11 +524,22 @@ type runState struct {
 	stdout   *capture
 	stderr   *capture
 	wall     time.Duration
+	end      time.Time // when the end of the program was learnt
+	pipes    [2]int    // stdin, stdout given by RunInteractive; -1 once handed on
+	hold     []int     // RunInteractive's copies of them, closed once the end is learnt
 }
 
 func (r *runState) cleanup() {
 	closeFds(r.childFds)
 	r.childFds = nil
+	for i, fd := range r.pipes {
+		if fd >= 0 {
+			_ = unix.Close(fd)
+			r.pipes[i] = -1
+		}
+	}
+	closeFds(r.hold)
+	r.hold = nil
 	for _, f := range r.files {
 		_ = f.Close()
 	}
@@ -416,9 +560,16 @@ func (r *runState) prepare() error {
 
 	// stdin
 	switch {
+	case r.pipes[0] >= 0:
+		r.addChild(r.pipes[0])
+		r.pipes[0] = -1
 	case r.spec.StdinFile != "":
 		fd, err := unix.Open(r.spec.StdinFile, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
+			return fmt.Errorf("stdin %s: %w", r.spec.StdinFile, err)
+		}
+		// The program's stdin names no host path (see neutralReopen).
+		if fd, err = neutralReopen(fd, unix.O_RDONLY|unix.O_CLOEXEC); err != nil {
 			return fmt.Errorf("stdin %s: %w", r.spec.StdinFile, err)
 		}
 		r.addChild(fd)
@@ -438,7 +589,10 @@ func (r *runState) prepare() error {
 		r.addChild(fd)
 	}
 	// stdout
-	if r.spec.StdoutFile != "" {
+	if r.pipes[1] >= 0 {
+		r.addChild(r.pipes[1])
+		r.pipes[1] = -1
+	} else if r.spec.StdoutFile != "" {
 		fd, err := openOutputFile(r.spec.StdoutFile)
 		if err != nil {
 			return fmt.Errorf("stdout %s: %w", r.spec.StdoutFile, err)
@@ -629,6 +783,10 @@ wait:
 		}
 	}
 	r.wall = time.Since(start)
+	r.end = time.Now()
+	// Only now may the other program of an interaction see this one's end.
+	closeFds(r.hold)
+	r.hold = nil
 	if dm.err != nil {
 		r.c.dead = true
 		if o.sandboxErr == "" {

@@ -72,6 +72,11 @@ static int child(void *arg) {
 		if (raw(SYS_write, s->cg_fds[i], (long)"0", 1, 0, 0) != 1)
 			return fail(s, VJ_STAGE_CGROUP);
 	}
+	// A cgroup namespace rooted at the run's cgroups: /proc/self/cgroup
+	// reads "/" (not the run cgroup's name, which holds the judge's pid),
+	// and the program's cgroupfs view, were one mounted, starts there.
+	if (raw(SYS_unshare, CLONE_NEWCGROUP, 0, 0, 0, 0) < 0)
+		return fail(s, VJ_STAGE_CGROUP);
 	for (i = 0; i < 3; i++) {
 		if (s->fds[i] != i && raw(SYS_dup3, s->fds[i], i, 0, 0, 0) < 0)
 			return fail(s, VJ_STAGE_DUP);

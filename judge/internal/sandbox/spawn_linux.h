@@ -10,7 +10,7 @@
 // clone writes (the only parent_tid the run filter lets clone take).
 #define VJ_PIDFD_SLOT (VJ_EXEC_PAGE - 8)
 #define VJ_MAX_CG 8
-#define VJ_MAX_RLIM 12
+#define VJ_MAX_RLIM 16
 
 enum {
 	VJ_STAGE_OK = 0,

@@ -20,8 +20,16 @@
 //     directory under data/secret is a subtask; its points come from its
 //     testdata.yaml (score, max_score, or the upper end of range), else the
 //     groups share 100 equally; samples form a 0-point subtask.
-//   - Custom output validators (the Kattis validator interface) are refused
-//     with a clear error: Verdict's special judges use testlib's interface.
+//   - Interactive problems (legacy `validation: custom interactive`, or
+//     2023-07 `type: interactive`): the output validator — one C or C++
+//     source with its headers, in output_validators/<name>/ or
+//     output_validator/ — becomes the test data package's interactor in
+//     the Kattis convention (`validator input answer feedback_dir
+//     [validator_flags]`, exit 42/43), compiled by the judges; validators
+//     in other languages or with build/run scripts are refused.
+//   - Other custom output validators (the Kattis validator interface) are
+//     refused with a clear error: Verdict's special judges use testlib's
+//     interface.
 //     Input validators, generators, submissions and attachments are ignored
 //     and listed in Notes.
 package icpcpkg

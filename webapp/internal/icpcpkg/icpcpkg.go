@@ -25,7 +25,8 @@ var (
 	// ErrInvalid: not a readable ICPC package.
 	ErrInvalid = errors.New("icpc package: invalid")
 	// ErrUnsupported: a feature Verdict cannot import (custom output
-	// validators, interactive problems).
+	// validators of problems that are not interactive, validators not in
+	// C or C++).
 	ErrUnsupported = errors.New("icpc package: unsupported")
 )
 
@@ -73,6 +74,9 @@ type Problem struct {
 	Checker        string
 	FloatTolerance float64
 	Mode           string
+	// Interactive: the package's output validator is the interactor (the
+	// test data package carries it; Checker stays the default, unused).
+	Interactive bool
 	// Notes lists what was not imported, for the person importing.
 	Notes []string
 }
@@ -118,6 +122,12 @@ func Convert(zipBytes []byte, lim Limits) (Problem, testpkg.Package, error) {
 	pkg, err = p.readData(files)
 	if err != nil {
 		return p, pkg, err
+	}
+	if p.Interactive {
+		flags, _ := meta["validator_flags"].(string)
+		if pkg.Interactor, err = p.readInteractor(files, flags); err != nil {
+			return p, pkg, err
+		}
 	}
 	for _, dir := range []string{"input_format_validators/", "input_validators/", "generators/", "submissions/", "attachments/", "problem_statement/", "statement/"} {
 		for name := range files {
@@ -221,13 +231,16 @@ func (p *Problem) readMeta(meta map[string]any, files map[string][]byte) error {
 	p.Mode = ModeICPC
 	typ, _ := meta["type"].(string)
 	validation, _ := meta["validation"].(string)
-	if typ == "scoring" || strings.Contains(validation, "score") {
+	if typ == "scoring" || hasType(meta, "scoring") || strings.Contains(validation, "score") {
 		p.Mode = ModeIOI
 	}
 	p.Checker = CheckerDefault
+	p.Interactive = isInteractive(meta)
 	flags, _ := meta["validator_flags"].(string)
-	if err := p.readFlags(flags); err != nil {
-		return err
+	if !p.Interactive { // else the flags are the interactor's arguments (readInteractor)
+		if err := p.readFlags(flags); err != nil {
+			return err
+		}
 	}
 	if lm, ok := meta["limits"].(map[string]any); ok {
 		if v, ok := number(lm["time_limit"]); ok {
@@ -345,8 +358,8 @@ func (p *Problem) readStatement(files map[string][]byte) error {
 
 func (p *Problem) checkUnsupported(meta map[string]any, files map[string][]byte) error {
 	validation, _ := meta["validation"].(string)
-	if strings.Contains(validation, "interactive") {
-		return fmt.Errorf("%w: problem.yaml: interactive problems are not supported", ErrUnsupported)
+	if p.Interactive {
+		return nil // its output validator is the interactor (readInteractor)
 	}
 	if strings.HasPrefix(validation, "custom") {
 		return fmt.Errorf("%w: problem.yaml: validation %q: custom output validators (the Kattis interface) are not supported; "+
@@ -358,7 +371,8 @@ func (p *Problem) checkUnsupported(meta map[string]any, files map[string][]byte)
 				"upload the problem with a testlib checker (checker.cpp) instead", ErrUnsupported, name)
 		}
 		if strings.HasSuffix(name, ".interaction") {
-			return fmt.Errorf("%w: %s: interactive problems are not supported", ErrUnsupported, name)
+			return fmt.Errorf("%w: %s: a sample interaction, but problem.yaml does not declare the problem interactive "+
+				"(validation: custom interactive)", ErrInvalid, name)
 		}
 	}
 	return nil

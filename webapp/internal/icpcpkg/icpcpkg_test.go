@@ -230,7 +230,7 @@ func TestConvertErrors(t *testing.T) {
 		{"no cases", map[string]string{"problem.yaml": "name: x\n"}, ErrInvalid, "data/"},
 		{"custom validator dir", with(passFail, "output_validators/v/validate.cc", "int main(){}"), ErrUnsupported, "output_validators/v/validate.cc"},
 		{"custom validation", with(passFail, "problem.yaml", "name: x\nvalidation: custom score\n"), ErrUnsupported, "problem.yaml"},
-		{"interactive", with(passFail, "problem.yaml", "name: x\nvalidation: custom interactive\n"), ErrUnsupported, "interactive"},
+		{"interactive without validator", with(passFail, "problem.yaml", "name: x\nvalidation: custom interactive\n"), ErrInvalid, "output validator"},
 		{"bad yaml", with(passFail, "problem.yaml", "name: [\n"), ErrInvalid, "problem.yaml"},
 		{"bad time limit", with(passFail, ".timelimit", "fast"), ErrInvalid, ".timelimit"},
 		{"negative time limit", with(passFail, "problem.yaml", "limits:\n  time_limit: -1\n"), ErrInvalid, "time_limit"},
