@@ -42,6 +42,9 @@ type Judge struct {
 	// prefetched: prefetches ended since the last heartbeat, reported in
 	// the next one (the hub counts the judge warm from them).
 	prefetched []protocol.PrefetchOutcome
+	// reported: the cached hashes the hub was last told of (hello, then
+	// each heartbeat), so a heartbeat reports the evictions since.
+	reported map[string]bool
 
 	started     atomic.Bool
 	draining    atomic.Bool
@@ -685,19 +688,45 @@ func (j *Judge) hello() protocol.Hello {
 	if h.Languages == nil {
 		h.Languages = []protocol.Language{}
 	}
+	j.mu.Lock()
+	j.reported = make(map[string]bool, len(h.CachedData))
+	for _, d := range h.CachedData {
+		j.reported[d] = true
+	}
+	j.mu.Unlock()
 	return h
+}
+
+// evicted returns the hashes reported to the hub and no longer cached,
+// and remembers what is cached now (as the agent does). Callers hold j.mu.
+func (j *Judge) evicted(cached []string) []string {
+	now := make(map[string]bool, len(cached))
+	for _, d := range cached {
+		now[d] = true
+	}
+	var gone []string
+	for d := range j.reported {
+		if !now[d] {
+			gone = append(gone, d)
+		}
+	}
+	slices.Sort(gone)
+	j.reported = now
+	return gone
 }
 
 // heartbeat reports the held tasks; load1 is the number of tasks running
 // (simulated work uses no CPU), memory a fixed small ratio.
 func (j *Judge) heartbeat() protocol.Heartbeat {
 	refs, running, queued := j.heldRefs()
+	cached := j.data.hashes()
 	j.mu.Lock()
 	done := j.prefetched
 	j.prefetched = nil
+	gone := j.evicted(cached)
 	j.mu.Unlock()
 	return protocol.Heartbeat{Running: running, Queued: queued, Load1: float64(running),
-		MemUsedRatio: 0.1, Cores: j.cfg.Cores, Tasks: refs, Prefetched: done}
+		MemUsedRatio: 0.1, Cores: j.cfg.Cores, Tasks: refs, Prefetched: done, Evicted: gone}
 }
 
 // prefetchDone queues a prefetch's outcome for the next heartbeat.

@@ -231,6 +231,21 @@ func TestProtocolEdges(t *testing.T) {
 		t.Fatalf("the prefetch is reported twice: %+v", hb.Prefetched)
 	}
 	p.send(protocol.TypeEvict, protocol.Evict{DataHash: hash2})
+	// A heartbeat reports the eviction (the hub's view of the cache
+	// follows it), and only once.
+	for i := 0; ; i++ {
+		hb := data[protocol.Heartbeat](t, p.next(protocol.TypeHeartbeat))
+		if len(hb.Evicted) == 0 && i < 20 {
+			continue
+		}
+		if len(hb.Evicted) != 1 || hb.Evicted[0] != hash2 {
+			t.Fatalf("heartbeat after the evict reports evicted %v, want [%s]", hb.Evicted, hash2)
+		}
+		break
+	}
+	if hb := data[protocol.Heartbeat](t, p.next(protocol.TypeHeartbeat)); len(hb.Evicted) != 0 {
+		t.Fatalf("the eviction is reported twice: %v", hb.Evicted)
+	}
 
 	// The hub drains: tasks are refused until the next connection, which
 	// lists the cached data in its hello.

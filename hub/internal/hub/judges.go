@@ -101,6 +101,27 @@ func (j *judgeConn) addData(hash string) (added bool) {
 	return true
 }
 
+// noteEvicted forgets the data a heartbeat says the judge dropped, except
+// the data of a task assigned to it (the judge fetches that again for the
+// task, so it holds it or soon will). Callers hold h.mu.
+func (j *judgeConn) noteEvicted(hashes []string) {
+	if len(hashes) == 0 {
+		return
+	}
+	needed := make(map[string]bool, len(j.assigned))
+	for _, a := range j.assigned {
+		needed[a.hash] = true
+	}
+	j.cacheMu.Lock()
+	defer j.cacheMu.Unlock()
+	for _, hash := range hashes {
+		if !needed[hash] {
+			delete(j.cached, hash)
+			delete(j.holds, hash)
+		}
+	}
+}
+
 // evict forgets cached data. The judge keeps no problem→hash index we
 // know of, so a problem-wide evict forgets everything (affinity rebuilds).
 func (j *judgeConn) evict(ev protocol.Evict) {
@@ -464,6 +485,7 @@ func (h *Hub) onHeartbeat(ctx context.Context, j *judgeConn, hb protocol.Heartbe
 	j.hb = hb
 	j.ready = true
 	h.notePrefetched(j, hb.Prefetched, now)
+	j.noteEvicted(hb.Evicted)
 	for _, a := range held { // adopt leases this hub did not hand out (a restart)
 		if cur, ok := j.assigned[a.Ref.SubmissionID]; !ok || cur.attempt != a.Ref.Attempt {
 			j.assigned[a.Ref.SubmissionID] = &assignment{attempt: a.Ref.Attempt, user: a.UserID, contest: a.ContestID, at: now}
@@ -568,6 +590,19 @@ func (h *Hub) owner(j *judgeConn, id int64) int64 {
 }
 
 func (h *Hub) onProgress(ctx context.Context, j *judgeConn, p protocol.Progress) error {
+	if protocol.IsCustomRun(p.SubmissionID) { // a custom run: its owner's channel only
+		h.mu.Lock()
+		var owner, problem int64
+		if a := j.assigned[p.SubmissionID]; a != nil {
+			owner, problem = a.user, a.problem
+		}
+		h.mu.Unlock()
+		if owner == 0 {
+			return nil
+		}
+		return h.q.PublishCustomRun(ctx, queue.CustomRunUpdate{Owner: owner, Attempt: p.Attempt, Guard: queue.GuardLeased,
+			State: protocol.CustomRunState{RunID: p.SubmissionID, ProblemID: problem, Status: p.Status}})
+	}
 	_, err := h.q.PublishSubmission(ctx, queue.SubmissionUpdate{
 		SubmissionID: p.SubmissionID, Attempt: p.Attempt, Owner: h.owner(j, p.SubmissionID),
 		Status: p.Status, Cases: p.Cases, Guard: queue.GuardLeased,
@@ -614,6 +649,9 @@ func (h *Hub) onResult(ctx context.Context, j *judgeConn, r protocol.Result) err
 			Task: sched.Task{SubmissionID: r.SubmissionID, ProblemID: placed.problem, Language: placed.language}})
 	}
 	j.ackResult(r.TaskRef)
+	if protocol.IsCustomRun(r.SubmissionID) {
+		return nil // Complete stored it and told its owner (queue/custom.go)
+	}
 	_, err := h.q.PublishSubmission(ctx, queue.SubmissionUpdate{
 		SubmissionID: r.SubmissionID, Attempt: r.Attempt, Owner: owner, Status: r.Verdict, Score: r.Score,
 		CompileMessage: r.CompileMessage, Cases: r.Cases, Guard: queue.GuardAttempt,

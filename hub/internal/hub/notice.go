@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
@@ -46,9 +46,15 @@ end
 return 0
 `)
 
+// The queue's trend looks back trendWindow notice intervals and needs
+// samples spanning trendMinSpan of them.
+const trendWindow, trendMinSpan = 10, 3
+
 // computeNotice reports this hub's capacity and, on the one hub that holds
-// the notice lock, decides the global notice: up when the queue is not
-// empty and no live hub has a judge that can take work; then republished
+// the notice lock, decides the global notice: up when the queue is
+// overloaded (sched.Overloaded: not empty, no live hub has a judge that
+// can take work, and the queue grows faster than it drains over the
+// trend window, not on one busy pass); then republished
 // every interval with a fresh length and ETA until the queue drains, when
 // one final notice with overloaded=false clears it.
 func (h *Hub) computeNotice(ctx context.Context) error {
@@ -77,8 +83,13 @@ func (h *Hub) computeNotice(ctx context.Context) error {
 	}
 	lead, err := leadScript.Run(ctx, h.cfg.Redis, []string{h.n.Lock(noticeLock)}, h.cfg.HubID, ttl.Milliseconds()).Int()
 	if err != nil || lead == 0 {
+		h.trend.Reset() // a trend is the leader's; a new one starts afresh
 		return err
 	}
+	if h.trend.Window == 0 {
+		h.trend = sched.QueueTrend{Window: trendWindow * h.cfg.NoticeInterval, MinSpan: trendMinSpan * h.cfg.NoticeInterval}
+	}
+	h.trend.Add(sched.QueueSample{At: now, Length: qlen})
 	caps, err := h.cfg.Redis.HGetAll(ctx, h.n.HubCapacity()).Result()
 	if err != nil {
 		return err
@@ -97,7 +108,12 @@ func (h *Hub) computeNotice(ctx context.Context) error {
 			allSaturated = false
 		}
 	}
-	overloaded := qlen > 0 && allSaturated
+	rate, err := h.q.CompletionRate(ctx, h.cfg.ETAWindow)
+	if err != nil {
+		return err
+	}
+	growth, trendOK := h.trend.Growth()
+	overloaded := sched.Overloaded(sched.NoticeInput{Saturated: allSaturated, Length: qlen, Growth: growth, TrendOK: trendOK, Drain: rate})
 	h.mu.Lock()
 	wasOn := h.noticeOn
 	on := overloaded || (wasOn && qlen > 0)
@@ -108,13 +124,9 @@ func (h *Hub) computeNotice(ctx context.Context) error {
 	}
 	n := protocol.QueueNotice{QueueLength: int(qlen), Overloaded: overloaded}
 	if on {
-		rate, err := h.q.CompletionRate(ctx, h.cfg.ETAWindow)
-		if err != nil {
-			return err
-		}
-		if rate > 0 {
-			n.ETASeconds = int(math.Ceil(float64(qlen) / rate))
-		}
+		// The stored notice's ETA is the whole queue's: what a new
+		// submission would wait. Each browser gets its own (pushNotice).
+		n.ETASeconds = sched.PositionETA(int(qlen), rate)
 	}
 	if overloaded {
 		h.m.overloaded.Set(1)
@@ -156,8 +168,10 @@ func (h *Hub) currentNotice(ctx context.Context) (protocol.QueueNotice, error) {
 }
 
 // pushNotice sends the notice in force to every browser on the queue
-// channel, with the position of the earliest of its watched submissions.
-// Messages are encoded once per distinct position.
+// channel, with the position of the earliest of its watched submissions
+// and the ETA of that position (sched.PositionETA; a browser without one
+// keeps the whole queue's, a new submission's). Messages are encoded once
+// per distinct position.
 func (h *Hub) pushNotice(ctx context.Context) error {
 	h.mu.Lock()
 	var cs []*browserConn
@@ -174,6 +188,7 @@ func (h *Hub) pushNotice(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	rate := -1.0 // the completion rate, read at the first position
 	encoded := map[int][]byte{}
 	h.m.broadcasts.WithLabelValues(string(protocol.ChannelQueue)).Inc()
 	for _, c := range cs {
@@ -189,6 +204,14 @@ func (h *Hub) pushNotice(ctx context.Context) error {
 		if !ok {
 			m := n
 			m.Position = pos
+			if pos > 0 && (n.Overloaded || n.ETASeconds > 0) {
+				if rate < 0 {
+					if rate, err = h.q.CompletionRate(ctx, h.cfg.ETAWindow); err != nil {
+						return err
+					}
+				}
+				m.ETASeconds = sched.PositionETA(pos, rate)
+			}
 			if b, err = protocol.Marshal(protocol.TypeQueue, "", m); err != nil {
 				return err
 			}

@@ -216,7 +216,7 @@ func TestRingSpreadsProblems(t *testing.T) {
 	for pr := range 400 {
 		best, bw := -1, -1.0
 		for i := range js {
-			if w := ringWeight(int64(pr), &js[i]); w > bw {
+			if w := ringWeight(int64(pr), &js[i], float64(js[i].Slots)); w > bw {
 				best, bw = i, w
 			}
 		}
@@ -247,6 +247,11 @@ func TestBoundedDefersForAffinity(t *testing.T) {
 		id     int64
 		asks   []ask
 	}{
+		{"bounded by what waiting saves (a cheap download)", BoundedConfig{FetchPrior: 200 * time.Millisecond}, 0, 7,
+			// Free: 1 s of work + 0.2 s download × 1.5 (not a home) × 2
+			// (half the slots busy) = 1.6 s; a home: a quarter of its 1 s
+			// mean run to free a slot, then 1 s: 1.25 s. Waiting saves 0.35 s.
+			[]ask{{0, "hold", false}, {300 * time.Millisecond, "hold", false}, {400 * time.Millisecond, "away", false}}},
 		{"waits up to MaxDefer from the first hold", BoundedConfig{}, 0, 7,
 			[]ask{{0, "hold", false}, {1900 * time.Millisecond, "hold", false}, {2 * time.Second, "away", false}}},
 		{"a long queue wait does not use up the deferral", BoundedConfig{}, 100 * time.Second, 7,
@@ -269,13 +274,16 @@ func TestBoundedDefersForAffinity(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.HotMinCount = 1000
+			if tc.cfg.FetchPrior == 0 {
+				tc.cfg.FetchPrior = 10 * time.Second // a download far dearer than MaxDefer
+			}
 			p := NewBounded(tc.cfg)
 			task := Task{SubmissionID: tc.id, ProblemID: 42, DataHash: "d42", Language: "cpp"}
 			if tc.waited >= 0 {
 				task.EnqueuedAt = t0.Add(-tc.waited)
 			}
 			js := judgesOf(4, 4, 4, 4)
-			home := p.homes(t0, task, js, 16) // no history: the 2 judges of highest weight
+			home := p.homes(t0, task, js, 16.0) // no history: the 2 judges of highest weight
 			if n := len(slices.DeleteFunc(slices.Clone(home), func(b bool) bool { return !b })); n != 2 {
 				t.Fatalf("%d homes, want 2", n)
 			}
@@ -283,6 +291,7 @@ func TestBoundedDefersForAffinity(t *testing.T) {
 				for i := range js {
 					js[i].Assigned = 0
 					if home[i] {
+						js[i].Cached = cachedSet("d42")
 						js[i].Assigned = js[i].Slots // busy
 						if a.homes && i == slices.Index(home, true) {
 							js[i].Assigned--
@@ -308,14 +317,15 @@ func TestBoundedDefersForAffinity(t *testing.T) {
 }
 
 func TestBoundedDeferralClocksArePerTask(t *testing.T) {
-	p := NewBounded(BoundedConfig{HotMinCount: 1000})
+	p := NewBounded(BoundedConfig{HotMinCount: 1000, FetchPrior: 10 * time.Second})
 	js := judgesOf(4, 4, 4, 4, 4, 4, 4, 4)
 	a := Task{SubmissionID: 1, ProblemID: 42, DataHash: "d42", Language: "cpp"}
 	b := Task{SubmissionID: 2, ProblemID: 43, DataHash: "d43", Language: "cpp"}
 	busy := 0
 	for _, tk := range []Task{a, b} {
-		for i, h := range p.homes(t0, tk, js, 32) {
+		for i, h := range p.homes(t0, tk, js, 32.0) {
 			if h && js[i].Assigned == 0 {
+				js[i].Cached = cachedSet("d42", "d43")
 				js[i].Assigned = js[i].Slots
 				busy++
 			}
@@ -364,11 +374,17 @@ func TestBoundedUsesSpeed(t *testing.T) {
 		wantReason   string
 	}{
 		{"the faster of two warm homes", BoundedConfig{},
+			spec{1, false, true}, spec{1.5, false, true}, spec{3, false, false}, spec{3, false, false}, "h2", "cached"},
+		{"a faster warm judge beats a warm home", BoundedConfig{},
+			spec{1, false, true}, spec{1.5, false, true}, spec{3, false, true}, spec{3, false, true}, "x", "cached_away"},
+		{"class order: a warm home first", BoundedConfig{ClassOrder: true},
 			spec{1, false, true}, spec{1.5, false, true}, spec{3, false, true}, spec{3, false, true}, "h2", "cached"},
 		{"ring order ignores speed", BoundedConfig{RingOrder: true},
 			spec{1, false, true}, spec{1.5, false, true}, spec{3, false, true}, spec{3, false, true}, "h1", "cached"},
 		{"a warm home beats a faster cold one", BoundedConfig{},
 			spec{1, false, true}, spec{2, false, false}, spec{3, false, false}, spec{3, false, false}, "h1", "cached"},
+		{"a much faster cold judge beats a slow warm home", BoundedConfig{},
+			spec{0.25, false, true}, spec{2, false, false}, spec{3, false, false}, spec{3, false, false}, "h2", "home"},
 		{"homes busy, past the deferral: the fastest free", BoundedConfig{MaxDefer: -1},
 			spec{1, true, true}, spec{1, true, true}, spec{0.5, false, false}, spec{2, false, false}, "y", "fastest"},
 		{"homes busy, past the deferral, ring order", BoundedConfig{MaxDefer: -1, RingOrder: true},
@@ -382,7 +398,7 @@ func TestBoundedUsesSpeed(t *testing.T) {
 			p := NewBounded(tc.cfg)
 			task := Task{SubmissionID: 1, ProblemID: 42, DataHash: "d42", Language: "cpp"}
 			js := judgesOf(4, 4, 4, 4)
-			home := p.homes(t0, task, js, 16)
+			home := p.homes(t0, task, js, 16.0)
 			var hs, xs []int
 			for i := range js {
 				if home[i] {
@@ -392,7 +408,7 @@ func TestBoundedUsesSpeed(t *testing.T) {
 				}
 			}
 			byRing := func(a, b int) int {
-				if ringWeight(42, &js[a]) > ringWeight(42, &js[b]) {
+				if ringWeight(42, &js[a], float64(js[a].Slots)) > ringWeight(42, &js[b], float64(js[b].Slots)) {
 					return -1
 				}
 				return 1

@@ -309,8 +309,31 @@ type BoundedConfig struct {
 	SpeedAlpha float64
 	// RingOrder ranks free judges of equal preference by ring weight and
 	// falls back along the ring, ignoring speed (the earlier rule, kept
-	// for the ablations).
+	// for the ablations; implies ClassOrder).
 	RingOrder bool
+	// ClassOrder ranks free judges by class first (home and holding the
+	// data, home, holding the data), then speed, instead of by expected
+	// time to verdict (the earlier rule, kept for the ablations).
+	ClassOrder bool
+	// WorkPrior is the run time on a speed-1 judge assumed for a task
+	// before any result has taught one. Default 1s.
+	WorkPrior time.Duration
+	// FetchPrior is the download time assumed for test data a judge lacks
+	// before any result has taught one. Default 1s.
+	FetchPrior time.Duration
+	// Pollution is the extra cost, as a share of the download time, of a
+	// download onto a judge that is not a home of the problem (within the
+	// bounded load): it evicts data the judge's own problems will miss.
+	// Default 0.5; negative: none.
+	Pollution float64
+	// Congestion weighs a download's slot time by how busy the cluster
+	// is: the download costs 1 + Congestion × u/(1−u) times its time, u
+	// the share of all slots assigned. Default 1; negative: none.
+	Congestion float64
+	// Tie: expected times to verdict within this fraction of the best
+	// count as equal and go to the judge holding the data, then a home,
+	// then the higher ring weight. Default 0.05; negative: exact ties only.
+	Tie float64
 }
 
 func (c *BoundedConfig) defaults() {
@@ -347,6 +370,33 @@ func (c *BoundedConfig) defaults() {
 	if c.SpeedAlpha == 0 {
 		c.SpeedAlpha = 0.05
 	}
+	if c.RingOrder {
+		c.ClassOrder = true
+	}
+	if c.WorkPrior <= 0 {
+		c.WorkPrior = time.Second
+	}
+	if c.FetchPrior <= 0 {
+		c.FetchPrior = time.Second
+	}
+	switch {
+	case c.Pollution == 0:
+		c.Pollution = 0.5
+	case c.Pollution < 0:
+		c.Pollution = 0
+	}
+	switch {
+	case c.Congestion == 0:
+		c.Congestion = 1
+	case c.Congestion < 0:
+		c.Congestion = 0
+	}
+	switch {
+	case c.Tie == 0:
+		c.Tie = 0.05
+	case c.Tie < 0:
+		c.Tie = 0
+	}
 }
 
 // Bounded is the default policy (see the package doc).
@@ -357,17 +407,21 @@ type Bounded struct {
 	held      map[int64]time.Time
 	heldSwept time.Time
 	speed     *SpeedMeter // nil: no estimates
-	// Scratch of one Pick: ring weights and home marks per judge, the
-	// eligible judges.
-	w    []float64
-	home []bool
-	elig []int
+	cost      *costModel
+	// Scratch of one Pick: capacities, ring weights, home marks and
+	// expected costs per judge, the eligible judges.
+	caps  []float64
+	w     []float64
+	home  []bool
+	costs []float64
+	elig  []int
+	util  float64 // the share of all slots assigned
 }
 
 // NewBounded returns the default policy with cfg.
 func NewBounded(cfg BoundedConfig) *Bounded {
 	cfg.defaults()
-	b := &Bounded{cfg: cfg, hot: NewHeavyHitters(cfg.HotWindow, cfg.HotBuckets, cfg.MaxTracked), held: map[int64]time.Time{}}
+	b := &Bounded{cfg: cfg, hot: NewHeavyHitters(cfg.HotWindow, cfg.HotBuckets, cfg.MaxTracked), held: map[int64]time.Time{}, cost: newCostModel()}
 	if cfg.SpeedAlpha > 0 {
 		b.speed = NewSpeedMeter(cfg.SpeedAlpha)
 	}
@@ -386,6 +440,11 @@ func (b *Bounded) Observe(_ time.Time, o Outcome) {
 	if b.speed != nil && !o.Failed && o.Run > 0 {
 		b.speed.Observe(o.Judge, o.Task.ProblemID, o.Task.Language, o.Run)
 	}
+	s := 1.0
+	if b.speed != nil {
+		s = b.speed.Speed(o.Judge)
+	}
+	b.cost.observe(o, s)
 }
 
 // Speed is the speed the policy assumes for j: the caller's Judge.Speed if
@@ -406,15 +465,31 @@ func (b *Bounded) Hot(now time.Time, problem int64) bool {
 	return n >= b.cfg.HotMinCount && float64(n) >= b.cfg.HotShare*float64(total)
 }
 
-// ringWeight is the weighted rendezvous hash of (problem, judge): the
-// judge with the highest weight is the problem's home, and a judge's share
-// of homes is proportional to its slots.
+// quantSpeed rounds a speed to a step of 1/8 in log2 (about 9 %), so the
+// ring's capacity weights do not move with every result's noise (a moved
+// weight re-homes problems and costs their caches).
+func quantSpeed(s float64) float64 {
+	return math.Exp2(math.Round(math.Log2(s)*8) / 8)
+}
+
+// capacity is j's weight on the ring and in the load bound: slots × its
+// assumed speed (quantised).
+func (b *Bounded) capacity(j *Judge) float64 {
+	if b.cfg.RingOrder { // the earlier rule: slots, whatever the speed
+		return float64(j.slots())
+	}
+	return float64(j.slots()) * quantSpeed(b.Speed(j))
+}
+
+// ringWeight is the weighted rendezvous hash of (problem, judge) for a
+// judge of capacity c: the judge with the highest weight is the problem's
+// home, and a judge's share of homes is proportional to c.
 //
 // The hash is FNV-1a finished with a 64-bit mixer: plain FNV-1a of
 // (problem, judge) ranks judges almost identically for every problem (its
 // high bits barely depend on the last bytes), which sent every problem
 // home to the same judge; the scheduling simulator found it.
-func ringWeight(problem int64, j *Judge) float64 {
+func ringWeight(problem int64, j *Judge, c float64) float64 {
 	const offset, prime = 14695981039346656037, 1099511628211
 	h := uint64(offset)
 	for i := range 8 { // the problem id, little-endian, then the judge id
@@ -431,7 +506,7 @@ func ringWeight(problem int64, j *Judge) float64 {
 	h *= 0xc4ceb9fe1a85ec53
 	h ^= h >> 33
 	u := (float64(h>>11) + 0.5) / (1 << 53) // (0,1)
-	return float64(j.slots()) / -math.Log(u)
+	return c / -math.Log(u)
 }
 
 // Pick implements Policy.
@@ -440,14 +515,17 @@ func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
 	eligible := b.elig[:0]
 	defer func() { b.elig = eligible[:0] }()
 	capable := false
-	totalAssigned, totalSlots := 0, 0
+	totalAssigned, totalSlots, totalCap := 0, 0, 0.0
+	b.caps = slices.Grow(b.caps[:0], len(judges))[:len(judges)]
 	for i := range judges {
 		j := &judges[i]
+		b.caps[i] = b.capacity(j)
 		if j.Draining {
 			continue
 		}
 		totalAssigned += j.Assigned
 		totalSlots += j.slots()
+		totalCap += b.caps[i]
 		if !j.speaks(t.Language) {
 			continue
 		}
@@ -463,10 +541,12 @@ func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
 		}
 		return hold(HoldNoJudge, "no_judge")
 	}
-	d := b.choose(now, t, judges, eligible, totalAssigned, totalSlots)
+	b.util = float64(totalAssigned) / float64(max(totalSlots, 1))
+	d := b.choose(now, t, judges, eligible, totalAssigned, totalCap)
 	if d.Judge >= 0 {
 		b.hot.Add(now, t.ProblemID)
 		delete(b.held, t.SubmissionID)
+		b.cost.placed(now, t, judges[d.Judge].ID, !judges[d.Judge].has(t.DataHash))
 	}
 	return d
 }
@@ -474,24 +554,32 @@ func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
 // free reports whether j may take a task now: a free slot (plus the
 // allowed local queue) and no foreign load eating its CPU.
 func (b *Bounded) free(j *Judge) bool {
-	return j.Assigned < j.slots()+b.cfg.LocalQueue && j.Load1 <= b.cfg.Overload*j.cores()
+	return j.Assigned < j.slots()+b.cfg.LocalQueue && !b.overloaded(j)
 }
+
+func (b *Bounded) overloaded(j *Judge) bool { return j.Load1 > b.cfg.Overload*j.cores() }
 
 // homes marks the problem's home judges: the capable judges of highest
 // rendezvous weight (b.w, NaN for the others), at least HomeJudges of them
-// and enough that their slots cover LoadFactor × the problem's share of
-// recent dispatches.
-func (b *Bounded) homes(now time.Time, t Task, judges []Judge, totalSlots int) []bool {
+// and enough that their capacity covers LoadFactor × the problem's share
+// of recent dispatches of totalCap. Pick fills b.caps first.
+func (b *Bounded) homes(now time.Time, t Task, judges []Judge, totalCap float64) []bool {
+	if len(b.caps) != len(judges) {
+		b.caps = slices.Grow(b.caps[:0], len(judges))[:len(judges)]
+		for i := range judges {
+			b.caps[i] = b.capacity(&judges[i])
+		}
+	}
 	b.weigh(t, judges)
 	n, total := b.hot.Count(now, t.ProblemID)
 	need := 0.0
 	if total > 0 {
-		need = b.cfg.LoadFactor * float64(n) / float64(total) * float64(totalSlots)
+		need = b.cfg.LoadFactor * float64(n) / float64(total) * totalCap
 	}
 	b.home = slices.Grow(b.home[:0], len(judges))[:len(judges)]
 	clear(b.home)
-	slots := 0
-	for k := 0; k < b.cfg.HomeJudges || float64(slots) < need; k++ {
+	c := 0.0
+	for k := 0; k < b.cfg.HomeJudges || c < need; k++ {
 		best := -1
 		for i, w := range b.w {
 			if !b.home[i] && !math.IsNaN(w) && (best < 0 || w > b.w[best]) {
@@ -502,7 +590,7 @@ func (b *Bounded) homes(now time.Time, t Task, judges []Judge, totalSlots int) [
 			break
 		}
 		b.home[best] = true
-		slots += judges[best].slots()
+		c += b.caps[best]
 	}
 	return b.home
 }
@@ -513,7 +601,7 @@ func (b *Bounded) weigh(t Task, judges []Judge) {
 	b.w = slices.Grow(b.w[:0], len(judges))[:len(judges)]
 	for i := range judges {
 		if j := &judges[i]; !j.Draining && j.speaks(t.Language) {
-			b.w[i] = ringWeight(t.ProblemID, j)
+			b.w[i] = ringWeight(t.ProblemID, j, b.caps[i])
 		} else {
 			b.w[i] = math.NaN()
 		}
@@ -521,8 +609,10 @@ func (b *Bounded) weigh(t Task, judges []Judge) {
 }
 
 // sweep forgets, now and then, the deferral clocks of tasks that went
-// elsewhere (another hub, cancelled) and were never placed here.
+// elsewhere (another hub, cancelled) and were never placed here, and the
+// placements whose results never came.
 func (b *Bounded) sweep(now time.Time) {
+	b.cost.sweep(now)
 	if len(b.held) == 0 || now.Sub(b.heldSwept) < 8*b.cfg.MaxDefer {
 		return
 	}
@@ -534,45 +624,146 @@ func (b *Bounded) sweep(now time.Time) {
 	b.heldSwept = now
 }
 
-// mayDefer reports whether t may still wait for one of its homes, and
-// starts its clock if this is the first time.
-func (b *Bounded) mayDefer(now time.Time, t Task) bool {
-	if b.cfg.MaxDefer <= 0 {
+// mayDefer reports whether t may still wait for a busy judge, for at most
+// limit since its first hold (and never beyond MaxDefer), and starts its
+// clock if this is the first time.
+func (b *Bounded) mayDefer(now time.Time, t Task, limit time.Duration) bool {
+	if b.cfg.MaxDefer <= 0 || limit <= 0 {
 		return false
 	}
+	limit = min(limit, b.cfg.MaxDefer)
 	if b.cfg.DeferFromEnqueue || t.SubmissionID == 0 {
 		// No identity to keep a clock for: the queue's own.
-		return !t.EnqueuedAt.IsZero() && now.Sub(t.EnqueuedAt) < b.cfg.MaxDefer
+		return !t.EnqueuedAt.IsZero() && now.Sub(t.EnqueuedAt) < limit
 	}
 	first, ok := b.held[t.SubmissionID]
 	if !ok {
 		b.held[t.SubmissionID] = now
 		return true
 	}
-	return now.Sub(first) < b.cfg.MaxDefer
+	return now.Sub(first) < limit
 }
 
-func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, totalAssigned, totalSlots int) Decision {
+// within reports whether judge i may take one more task within the
+// bounded load: c × its capacity's share of all assigned tasks (this one
+// included), plus one task of slack so that affinity survives a near-idle
+// cluster, where the fair share of everyone rounds to zero.
+func (b *Bounded) within(judges []Judge, i, totalAssigned int, totalCap float64) bool {
+	bound := 1 + math.Ceil(b.cfg.LoadFactor*float64(totalAssigned+1)*b.caps[i]/totalCap)
+	return float64(judges[i].Assigned+1) <= bound
+}
+
+func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, totalAssigned int, totalCap float64) Decision {
+	if b.cfg.ClassOrder {
+		return b.chooseByClass(now, t, judges, eligible, totalAssigned, totalCap)
+	}
+	hot := b.Hot(now, t.ProblemID)
+	home := b.homes(now, t, judges, totalCap)
+	work, fetch := b.cost.work(t, b.cfg.WorkPrior), b.cost.fetch(t, b.cfg.FetchPrior)
+	// A download holds a slot: the busier the cluster, the more the slot
+	// time it takes from the tasks queued behind costs them.
+	u := min(b.util, 0.98)
+	fetch *= 1 + b.cfg.Congestion*u/(1-u)
+	// The expected time to verdict on each free judge: its run (the task's
+	// expected work at the judge's speed) plus, if it lacks the data, the
+	// download. A download onto a judge that is not a home within its
+	// bounded load also costs the cache it evicts: the problems homed
+	// there will miss it (Pollution). A hot problem's data is being sent
+	// everywhere: no such cost.
+	best, bestCost := -1, math.Inf(1)
+	b.costs = slices.Grow(b.costs[:0], len(judges))[:len(judges)]
+	for _, i := range eligible {
+		j := &judges[i]
+		c := work / b.Speed(j)
+		if !j.has(t.DataHash) {
+			f := fetch
+			if !hot && !(home[i] && b.within(judges, i, totalAssigned, totalCap)) {
+				f *= 1 + b.cfg.Pollution
+			}
+			c += f
+		}
+		b.costs[i] = c
+		if c < bestCost {
+			best, bestCost = i, c
+		}
+	}
+	// Near-equal costs (within Tie) are a tie, broken towards the data,
+	// then a home, then the ring: stable, so a problem keeps to the same
+	// judges of a homogeneous cluster and their caches stay warm.
+	limit := bestCost * (1 + b.cfg.Tie)
+	for _, i := range eligible {
+		if i == best || b.costs[i] > limit {
+			continue
+		}
+		if hot { // spread by load: the data is going everywhere
+			if ui, ub := utilisation(&judges[i]), utilisation(&judges[best]); ui != ub {
+				if ui < ub {
+					best = i
+				}
+				continue
+			}
+		}
+		if prefer(&judges[i], &judges[best], home[i], home[best], b.w[i], b.w[best], t.DataHash) {
+			best = i
+		}
+	}
+	bestCost = b.costs[best]
+	if !hot {
+		// A busy judge that holds the data may still finish the task
+		// first: wait for it (delay scheduling), for at most what waiting
+		// is expected to save and at most MaxDefer.
+		busyCost := math.Inf(1)
+		for i := range judges {
+			j := &judges[i]
+			if j.Draining || !j.speaks(t.Language) || b.free(j) || b.overloaded(j) || !j.has(t.DataHash) {
+				continue
+			}
+			busyCost = min(busyCost, b.cost.wait(j, b.Speed(j), work)+work/b.Speed(j))
+		}
+		if gain := bestCost - busyCost; gain > 0 && b.mayDefer(now, t, time.Duration(gain*float64(time.Second))) {
+			return hold(HoldAffinity, "affinity")
+		}
+	}
+	d := Decision{Judge: best, Prefetch: hot}
+	switch j := &judges[best]; {
+	case hot:
+		d.Reason = "hot"
+	case j.has(t.DataHash) && home[best]:
+		d.Reason = "cached"
+	case j.has(t.DataHash):
+		d.Reason = "cached_away"
+	case home[best]:
+		d.Reason = "home"
+	default:
+		d.Reason = "fastest"
+	}
+	return d
+}
+
+// prefer breaks a tie of expected cost between a and b: holding the data,
+// then home, then the higher ring weight.
+func prefer(a, b *Judge, homeA, homeB bool, wa, wb float64, hash string) bool {
+	if ha, hb := a.has(hash), b.has(hash); ha != hb {
+		return ha
+	}
+	if homeA != homeB {
+		return homeA
+	}
+	return wa > wb
+}
+
+// chooseByClass is the ranking before expected time to verdict (class
+// first: home and holding the data, home, holding the data; then speed),
+// kept for the ablations (BoundedConfig.ClassOrder).
+func (b *Bounded) chooseByClass(now time.Time, t Task, judges []Judge, eligible []int, totalAssigned int, totalCap float64) Decision {
 	if b.Hot(now, t.ProblemID) {
 		return Decision{Judge: b.leastUtilised(judges, eligible), Prefetch: true, Reason: "hot"}
 	}
-	// A judge's bound is c × its fair share of all assigned tasks (this one
-	// included), plus one task of slack so that affinity survives a
-	// near-idle cluster, where the fair share of everyone rounds to zero.
-	within := func(i int) bool {
-		j := &judges[i]
-		bound := 1 + math.Ceil(b.cfg.LoadFactor*float64(totalAssigned+1)*float64(j.slots())/float64(totalSlots))
-		return float64(j.Assigned+1) <= bound
-	}
-	home := b.homes(now, t, judges, totalSlots)
-	// Rank the free judges within the bound: home and holding the data,
-	// then home, then holding the data; ties to the fastest, then by ring
-	// weight (stable, so a problem keeps to the same judges and their
-	// caches stay warm).
+	home := b.homes(now, t, judges, totalCap)
 	best, bestClass := -1, 0
 	var bestS, bestW float64
 	for _, i := range eligible {
-		if !within(i) {
+		if !b.within(judges, i, totalAssigned, totalCap) {
 			continue
 		}
 		j := &judges[i]
@@ -601,31 +792,23 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 		}
 		return Decision{Judge: best, Reason: reason}
 	}
-	// No home is free. A free judge within the bound that already holds
-	// the data costs no fetch: take it now rather than wait for a home
-	// (deferring here was a bug: it delayed the task up to MaxDefer to
-	// save a download that was never needed).
 	if best >= 0 {
 		return Decision{Judge: best, Reason: "cached_away"}
 	}
-	// Wait a little for a home rather than fetch the data elsewhere, if a
-	// home is merely busy.
 	for i := range judges {
-		if j := &judges[i]; home[i] && !b.free(j) && j.Load1 <= b.cfg.Overload*j.cores() {
-			if b.mayDefer(now, t) {
+		if j := &judges[i]; home[i] && !b.free(j) && !b.overloaded(j) {
+			if b.mayDefer(now, t, b.cfg.MaxDefer) {
 				return hold(HoldAffinity, "affinity")
 			}
 			break
 		}
 	}
 	if !b.cfg.RingOrder {
-		// Work-conserving: the fastest free slot.
 		return Decision{Judge: b.fastest(judges, eligible), Reason: "fastest"}
 	}
-	// The problem's next judge on the ring within the bound.
 	bestW = -1
 	for _, i := range eligible {
-		if !within(i) {
+		if !b.within(judges, i, totalAssigned, totalCap) {
 			continue
 		}
 		if w := b.w[i]; w > bestW {
@@ -635,7 +818,6 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 	if best >= 0 {
 		return Decision{Judge: best, Reason: "ring"}
 	}
-	// Work-conserving: a free slot never idles while a task waits.
 	return Decision{Judge: leastLoaded(judges, eligible), Reason: "least_loaded"}
 }
 

@@ -141,11 +141,20 @@ func TestBoundedPick(t *testing.T) {
 			{ID: "b", Cores: 4, Slots: 4, Assigned: 1, Cached: cachedSet("d42")},
 			{ID: "c", Cores: 4, Slots: 4, Assigned: 0},
 		}, 1, HoldNone, "cached", false},
-		{"cached judge over the bound loses", BoundedConfig{}, []Judge{
+		{"a free slot holding the data wins even over the bound (no download)", BoundedConfig{}, []Judge{
+			{ID: "a", Cores: 4, Slots: 4, Assigned: 0},
+			{ID: "b", Cores: 4, Slots: 4, Assigned: 3, Cached: cachedSet("d42")},
+			{ID: "c", Cores: 4, Slots: 4, Assigned: 0},
+		}, 1, HoldNone, "", false},
+		{"class order: a cached judge over the bound loses", BoundedConfig{ClassOrder: true}, []Judge{
 			{ID: "a", Cores: 4, Slots: 4, Assigned: 0},
 			{ID: "b", Cores: 4, Slots: 4, Assigned: 3, Cached: cachedSet("d42")},
 			{ID: "c", Cores: 4, Slots: 4, Assigned: 0},
 		}, -2, HoldNone, "home", false},
+		{"a much faster judge without the data beats a slow one with it", BoundedConfig{}, []Judge{
+			{ID: "a", Cores: 4, Slots: 4, Speed: 0.25, Cached: cachedSet("d42")},
+			{ID: "b", Cores: 4, Slots: 4, Speed: 4},
+		}, 1, HoldNone, "", false},
 		{"language matched", BoundedConfig{}, []Judge{
 			{ID: "a", Cores: 4, Slots: 4, Languages: []string{"py3"}},
 			{ID: "b", Cores: 1, Slots: 1, Assigned: 0, Languages: []string{"py3", "cpp"}},
@@ -302,7 +311,7 @@ func roles(p *Bounded, task Task, js []Judge) map[int]string {
 	for i := range js {
 		slots += js[i].slots()
 	}
-	home := p.homes(t0, task, js, slots)
+	home := p.homes(t0, task, js, float64(slots))
 	var hs, xs []int
 	for i := range js {
 		if home[i] {
@@ -312,7 +321,7 @@ func roles(p *Bounded, task Task, js []Judge) map[int]string {
 		}
 	}
 	byRing := func(a, b int) int {
-		if ringWeight(task.ProblemID, &js[a]) > ringWeight(task.ProblemID, &js[b]) {
+		if ringWeight(task.ProblemID, &js[a], float64(js[a].Slots)) > ringWeight(task.ProblemID, &js[b], float64(js[b].Slots)) {
 			return -1
 		}
 		return 1
@@ -350,8 +359,10 @@ func TestBoundedDeferral(t *testing.T) {
 	}{
 		{"homes busy, a free judge holds the data: no deferral (the bug)", BoundedConfig{},
 			busyHome, busyHome, spec{cached: true}, spec{speed: 2}, 0, "x", HoldNone, "cached_away"},
-		{"homes busy, the data on the slower of two free judges: still no deferral", BoundedConfig{},
-			busyHome, busyHome, spec{speed: 3}, spec{cached: true, speed: 0.5}, 0, "y", HoldNone, "cached_away"},
+		{"homes busy, the data on a free judge half as fast: waiting for a home is sooner", BoundedConfig{},
+			busyHome, busyHome, spec{speed: 3}, spec{cached: true, speed: 0.5}, 0, "", HoldAffinity, "affinity"},
+		{"homes busy, the data on a free judge as fast: no deferral", BoundedConfig{},
+			busyHome, busyHome, spec{speed: 3}, spec{cached: true}, 0, "y", HoldNone, "cached_away"},
 		{"homes busy, no free judge holds the data: defer", BoundedConfig{},
 			busyHome, busyHome, spec{}, spec{speed: 2}, 0, "", HoldAffinity, "affinity"},
 		{"homes busy, the holder of the data is busy too: defer", BoundedConfig{},
@@ -364,8 +375,10 @@ func TestBoundedDeferral(t *testing.T) {
 			spec{busy: true, overloaded: true}, spec{busy: true, overloaded: true}, spec{speed: 2}, spec{}, 0, "x", HoldNone, "fastest"},
 		{"deferral disabled", BoundedConfig{MaxDefer: -1},
 			busyHome, busyHome, spec{}, spec{speed: 2}, 0, "y", HoldNone, "fastest"},
-		{"a free home with the data wins over a free holder elsewhere", BoundedConfig{},
-			spec{busy: true, cached: true}, spec{cached: true}, spec{cached: true, speed: 3}, spec{}, 0, "h2", HoldNone, "cached"},
+		{"a free home with the data wins over an as fast holder elsewhere", BoundedConfig{},
+			spec{busy: true, cached: true}, spec{cached: true}, spec{cached: true}, spec{}, 0, "h2", HoldNone, "cached"},
+		{"a faster free holder elsewhere wins over a free home with the data", BoundedConfig{},
+			spec{busy: true, cached: true}, spec{cached: true}, spec{cached: true, speed: 3}, spec{}, 0, "x", HoldNone, "cached_away"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

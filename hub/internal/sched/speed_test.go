@@ -151,7 +151,7 @@ func TestDefaultLearnsSpeedFromResults(t *testing.T) {
 			for problem := int64(1); problem <= 200; problem++ {
 				task := Task{SubmissionID: problem, ProblemID: problem, DataHash: fmt.Sprint("d", problem), Language: "cpp"}
 				js := judgesOf(4, 4, 4, 4)
-				if home := b.homes(t0, task, js, 16); !home[1] {
+				if home := b.homes(t0, task, js, 16.0); !home[1] {
 					continue // the slow judge is not a home of this problem
 				}
 				asked++

@@ -32,11 +32,13 @@ func capacity(cfg Config) float64 {
 // boost is the largest factor the disturbance can multiply judge i's
 // speed by (faults slow judges down: 1 unless a factor above 1 is set).
 func boost(cfg Config, i int) float64 {
-	d := cfg.Disturbance
-	if (d.Kind == DisturbDrop || d.Kind == DisturbGray) && d.Judge == i && d.Factor > 1 {
-		return d.Factor
+	b := 1.0
+	for _, d := range cfg.faults() {
+		if (d.Kind == DisturbDrop || d.Kind == DisturbGray) && d.Judge == i && d.Factor > b {
+			b = d.Factor
+		}
 	}
-	return 1
+	return b
 }
 
 // LowerBound returns lower bounds on the time to verdict of jobs (their

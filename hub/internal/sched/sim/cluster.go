@@ -12,6 +12,9 @@ type JudgeSpec struct {
 	// leases expire). Seconds; 0 is from the start / never. Replay sets
 	// them; the scenarios leave them 0.
 	Join, Leave float64
+	// Cache is how many problems' test data the judge keeps; 0:
+	// Config.CacheCapacity.
+	Cache int
 }
 
 // DefaultCluster is the heterogeneous cluster of every scenario: 8 judges,
@@ -134,6 +137,16 @@ func (l *lru) ready(now float64) []int {
 		if it.readyAt <= now {
 			ks = append(ks, it.key)
 		}
+	}
+	return ks
+}
+
+// keys lists every key in the cache, on disk or being fetched, most
+// recent first.
+func (l *lru) keys() []int {
+	ks := make([]int, 0, len(l.items))
+	for it := l.head.next; it != &l.head; it = it.next {
+		ks = append(ks, it.key)
 	}
 	return ks
 }

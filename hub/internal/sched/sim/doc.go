@@ -29,7 +29,15 @@
 //     Bound, a true lower bound on time to verdict computed from the trace
 //     (LowerBound: each job's own run on the fastest judge, and SRPT on one
 //     machine as fast as the cluster), checked against every run;
-//   - metrics (Result), statistics over seeds (Mean95), the experiment
+//   - scenario files (ParseScenario, strict JSON documented in
+//     docs/scheduling.md): the cluster (slots, speed, cache, join and
+//     leave), the workload (problems, test data, languages, per-verdict
+//     compile and run times, ICPC early stop), the arrivals (Poisson or
+//     periodic practice, a burst, a contest, rejudges, custom runs, or a
+//     replayed trace; priority classes) and the faults; the built-in
+//     scenarios are such files (scenarios/*.json, embedded);
+//   - metrics (Result, with the realised offered load beside the nominal),
+//     statistics over seeds (Mean95), the experiment
 //     grid (Experiment) with policy variants for ablations (Ablations),
 //     the Markdown report and a small SVG line plotter;
 //   - Replay: a recorded run (internal/schedtrace, exported by the contest
@@ -38,6 +46,7 @@
 //     enqueue → dispatch waits per judge, per class and overall beside the
 //     hub's recorded ones (ReplayResult, WriteReplayTable).
 //
-// cmd/sim runs the grid and writes docs/scheduling.md; `cmd/sim -replay
-// trace.json` replays a trace.
+// cmd/sim runs the grid and writes docs/scheduling.md; `cmd/sim -scenario
+// mine.json` runs it on scenario files; `cmd/sim -replay trace.json`
+// replays a trace.
 package sim

@@ -11,15 +11,6 @@ import (
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 )
 
-// Scenario is one row of the experiment: a heartbeat interval, a traffic
-// shape and a fault.
-type Scenario struct {
-	Name, Title string
-	Heartbeat   float64
-	// Set fills the scenario's traffic and fault for a timeline.
-	Set func(tl Timeline, tr *Traffic, d *Disturbance)
-}
-
 // Timeline places a run: warm-up, the measured window and the moment the
 // disturbance (if any) starts, all in seconds.
 type Timeline struct {
@@ -33,37 +24,6 @@ var Full = Timeline{Warmup: 300, Measured: 1200, DisturbAt: 600}
 // Quick is the CI-sized timeline: 2 min warm-up, 10 min measured,
 // disturbance 5 min after the start.
 var Quick = Timeline{Warmup: 120, Measured: 600, DisturbAt: 300}
-
-// The judge every fault hits (8 cores, speed 1).
-const faultJudge = 2
-
-// Scenarios returns every scenario.
-func Scenarios() []Scenario {
-	none := func(Timeline, *Traffic, *Disturbance) {}
-	return []Scenario{
-		{"steady", "steady Zipf traffic, heartbeat 3 s", 3, none},
-		{"hb0.5", "steady, heartbeat 0.5 s", 0.5, none},
-		{"hb10", "steady, heartbeat 10 s", 10, none},
-		{"flash", "contest start: 6 new problems, +2× rate decaying (τ 5 min)", 3, func(tl Timeline, tr *Traffic, _ *Disturbance) {
-			tr.ContestProblems, tr.ContestAt, tr.ContestPeak, tr.ContestTau = 6, tl.DisturbAt, 2, 300
-		}},
-		{"burst", "10× burst on the 8th most popular problem for 5 min", 3, func(tl Timeline, tr *Traffic, _ *Disturbance) {
-			tr.BurstRank, tr.BurstFactor, tr.BurstAt, tr.BurstLen = 8, 10, tl.DisturbAt, 300
-		}},
-		{"drop", "judge j2 at 50% capacity (noisy neighbour) for 60 s", 3, func(tl Timeline, _ *Traffic, d *Disturbance) {
-			*d = Disturbance{Kind: DisturbDrop, Judge: faultJudge, At: tl.DisturbAt, Length: 60, Factor: 0.5}
-		}},
-		{"crash", "judge j2 crashes, back after 120 s", 3, func(tl Timeline, _ *Traffic, d *Disturbance) {
-			*d = Disturbance{Kind: DisturbCrash, Judge: faultJudge, At: tl.DisturbAt, Length: 120}
-		}},
-		{"gray", "judge j2 5× slower for 10 min, reporting healthy", 3, func(tl Timeline, _ *Traffic, d *Disturbance) {
-			*d = Disturbance{Kind: DisturbGray, Judge: faultJudge, At: tl.DisturbAt, Length: 600, Factor: 0.2}
-		}},
-		{"silent", "judge j2's heartbeats stop for 120 s (it keeps working)", 3, func(tl Timeline, _ *Traffic, d *Disturbance) {
-			*d = Disturbance{Kind: DisturbSilent, Judge: faultJudge, At: tl.DisturbAt, Length: 120}
-		}},
-	}
-}
 
 // Loads are the offered loads of the grid.
 var Loads = []float64{0.5, 0.7, 0.85, 0.95, 1.1}
@@ -91,21 +51,14 @@ func undropped(policy string) string {
 	return ""
 }
 
-// Silent reports whether the scenario silences a judge (where IdealDrop
-// and IdealWarmDrop differ from Ideal and IdealWarm).
-func (sc Scenario) Silent() bool {
-	var tr Traffic
-	var d Disturbance
-	sc.Set(Full, &tr, &d)
-	return d.Kind == DisturbSilent
-}
-
 // Variant is a policy variant for the ablations.
 type Variant struct {
 	// New builds the policy for a seed.
 	New func(seed uint64) sched.Policy
 	// OracleSpeed: see Config.OracleSpeed.
 	OracleSpeed bool
+	// CacheViewGrows: see Config.CacheViewGrows.
+	CacheViewGrows bool
 	// About says what differs, for the report.
 	About string
 }
@@ -129,6 +82,10 @@ func Ablations() map[string]Variant {
 			About: "the default policy ranking and falling back by ring weight, not speed"},
 		"default-nodefer": {New: bounded(sched.BoundedConfig{MaxDefer: -1}),
 			About: "the default policy without deferral"},
+		"default-class": {New: bounded(sched.BoundedConfig{ClassOrder: true}),
+			About: "the default policy ranking by class first (home and cached, home, cached), then speed, not by expected time to verdict (the rule before issue 18's item 6)"},
+		"default-growview": {New: bounded(sched.BoundedConfig{}), CacheViewGrows: true,
+			About: "the default policy with the hub's view of each judge's cache only growing (no evictions reported)"},
 	}
 }
 
@@ -140,8 +97,9 @@ type Experiment struct {
 	Policies  []string
 	Seeds     int
 	Workers   int // default GOMAXPROCS
-	Workload  Workload
-	Cluster   []JudgeSpec
+	// Workload and Cluster, if set, replace every scenario's.
+	Workload *Workload
+	Cluster  []JudgeSpec
 	// Variants are extra policies, named in Policies, that are not sched
 	// names: variants of a policy for the ablations.
 	Variants map[string]Variant
@@ -180,17 +138,27 @@ func (r *Results) Cell(s string, load float64, p string) *Cell {
 	return nil
 }
 
-// ConfigFor builds the trace traffic and run config of one cell.
+// ConfigFor builds the trace traffic and run config of one cell. A nil
+// cluster is the scenario's (or DefaultCluster).
 func ConfigFor(tl Timeline, sc Scenario, rho float64, seed uint64, cluster []JudgeSpec) (Traffic, Config) {
+	if len(cluster) == 0 {
+		cluster = sc.cluster()
+	}
 	end := tl.Warmup + tl.Measured
 	tr := Traffic{Rho: rho, Start: 0, End: end}
-	var d Disturbance
-	sc.Set(tl, &tr, &d)
-	if d.Kind != DisturbNone && d.At+d.Length > end {
-		d.Length = end - d.At
+	ds := sc.resolve(tl, &tr)
+	for i := range ds {
+		if ds[i].At+ds[i].Length > end {
+			ds[i].Length = end - ds[i].At
+		}
 	}
-	cfg := Config{Seed: seed, Cluster: cluster, Heartbeat: sc.Heartbeat, Warmup: tl.Warmup, End: end, Disturbance: d, MeasureDecision: true}
-	if d.Kind != DisturbNone || tr.BurstRank > 0 || tr.ContestProblems > 0 {
+	cfg := Config{Seed: seed, Cluster: cluster, Heartbeat: sc.Heartbeat, CacheCapacity: sc.CacheCapacity, Warmup: tl.Warmup, End: end, MeasureDecision: true}
+	if len(ds) == 1 {
+		cfg.Disturbance = ds[0]
+	} else {
+		cfg.Faults = ds
+	}
+	if len(ds) > 0 || tr.BurstRank > 0 || tr.ContestProblems > 0 {
 		cfg.RecoveryFrom = tl.DisturbAt
 	}
 	if tr.BurstRank > 0 {
@@ -199,12 +167,26 @@ func ConfigFor(tl Timeline, sc Scenario, rho float64, seed uint64, cluster []Jud
 	return tr, cfg
 }
 
+// cluster is the scenario's cluster, or DefaultCluster.
+func (sc Scenario) cluster() []JudgeSpec {
+	if len(sc.Cluster) > 0 {
+		return sc.Cluster
+	}
+	return DefaultCluster()
+}
+
+// workload is the scenario's workload, or the zero Workload (the
+// defaults).
+func (sc Scenario) workload() Workload {
+	if sc.Workload != nil {
+		return *sc.Workload
+	}
+	return Workload{}
+}
+
 // Run runs the grid on Workers goroutines. Each (scenario, load, seed)
 // generates one trace that every policy replays.
 func (e *Experiment) Run() (*Results, error) {
-	if len(e.Cluster) == 0 {
-		e.Cluster = DefaultCluster()
-	}
 	if e.Workers <= 0 {
 		e.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -238,7 +220,11 @@ func (e *Experiment) Run() (*Results, error) {
 				sc := e.Scenarios[jb.s]
 				seed := uint64(jb.seed + 1)
 				tr, cfg := ConfigFor(e.Timeline, sc, e.Loads[jb.l], seed, e.Cluster)
-				trace := Generate(e.Workload, tr, Capacity(e.Cluster), seed)
+				w := sc.workload()
+				if e.Workload != nil {
+					w = *e.Workload
+				}
+				trace := Generate(w, tr, Capacity(cfg.Cluster), seed)
 				cfg.Hot = trace.Hot
 				silent := sc.Silent()
 				// copyOf: a drop variant without a silent judge is its
@@ -256,7 +242,7 @@ func (e *Experiment) Run() (*Results, error) {
 					c := cfg
 					c.Policy = name
 					if v, ok := e.Variants[name]; ok {
-						c.NewPolicy, c.OracleSpeed = v.New, v.OracleSpeed
+						c.NewPolicy, c.OracleSpeed, c.CacheViewGrows = v.New, v.OracleSpeed, v.CacheViewGrows
 					}
 					r, err := Run(c, trace)
 					mu.Lock()

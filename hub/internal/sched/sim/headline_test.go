@@ -193,7 +193,7 @@ func TestSpeedLearningShortensTimeToVerdict(t *testing.T) {
 		gain     float64 // least relative gain of default over default-nospeed
 	}{
 		{"steady", 0.5, 0.02},
-		{"gray", 0.85, 0.02},
+		{"gray", 0.5, 0.02},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			m := meanTTVs(t, scenario(t, tc.scenario), tc.load, 3, sched.NameDefault, "default-nospeed")

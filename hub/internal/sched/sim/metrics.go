@@ -14,6 +14,9 @@ type Dist struct {
 // applicable" (e.g. Recovery without a disturbance).
 type Result struct {
 	Policy string
+	// Rho is the realised offered load of the window (offeredLoad), to
+	// set beside the nominal one.
+	Rho float64
 	// Jobs measured (arrived in the window and finished); Lost after
 	// MaxAttempts expired leases; Unfinished when the drain ran out.
 	Jobs, Lost, Unfinished int

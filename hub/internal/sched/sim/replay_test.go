@@ -424,7 +424,7 @@ func TestDocCarriesTheReplaySection(t *testing.T) {
 	if err != nil {
 		t.Fatal("docs/scheduling.md beside the source:", err)
 	}
-	if !strings.Contains(string(b), docReplay+"\n## Ablation") {
+	if !strings.Contains(string(b), docReplay+docScenarios+"\n## Ablation") {
 		t.Fatal("docs/scheduling.md's \"Replaying a rehearsal\" differs from docReplay: rerun the lab or copy it")
 	}
 }

@@ -72,6 +72,9 @@ type Config struct {
 	// measured jobs. Default End - Warmup.
 	MaxDrain    float64
 	Disturbance Disturbance
+	// Faults are more disturbances, after Disturbance (a scenario file's
+	// faults). Each begins at At and ends at At+Length.
+	Faults []Disturbance
 	// Hot and HotFrom..HotTo: count where the hot problem's tasks go
 	// during the burst (HotSkew).
 	Hot             int
@@ -86,6 +89,11 @@ type Config struct {
 	// speed in Judge.Speed — knowledge the hub does not have; for the
 	// ablations only.
 	OracleSpeed bool
+	// CacheViewGrows: the hub's view of a judge's cache only grows (what
+	// it dispatched there, what hello listed) instead of following the
+	// cache each heartbeat reports — the hub before issue 18; for the
+	// ablations.
+	CacheViewGrows bool
 	// StartConnected: the judges present from the start (JudgeSpec.Join
 	// 0) are connected at time 0, as a recorded run's judges were before
 	// its first task, instead of at their first heartbeat (a random phase
@@ -245,14 +253,36 @@ type sim struct {
 func Run(cfg Config, tr *Trace) (*Result, error) {
 	if cfg.Policy == Bound {
 		cfg.defaults()
-		return BoundResult(cfg, tr), nil
+		r := BoundResult(cfg, tr)
+		r.Rho = offeredLoad(cfg, tr)
+		return r, nil
 	}
 	s, err := newSim(cfg, tr)
 	if err != nil {
 		return nil, err
 	}
 	s.run()
+	s.res.Rho = offeredLoad(s.cfg, tr)
 	return &s.res, nil
+}
+
+// offeredLoad is the realised offered load of the measured window: the
+// work (at speed 1) of the jobs arriving in [Warmup, End), over the
+// capacity (Σ cores × speed) times the window. The grid's nominal ρ sets
+// the practice arrival rate from the expected job size; this is what the
+// trace really offered (bursts and contests included).
+func offeredLoad(cfg Config, tr *Trace) float64 {
+	work := 0.0
+	for i := range tr.Jobs {
+		if j := &tr.Jobs[i]; j.Arrival >= cfg.Warmup && j.Arrival < cfg.End {
+			work += j.Size
+		}
+	}
+	c := Capacity(cfg.Cluster) * (cfg.End - cfg.Warmup)
+	if c <= 0 {
+		return math.NaN()
+	}
+	return work / c
 }
 
 // newSim sets up a run: the policy, the judges, the first events.
@@ -285,7 +315,11 @@ func newSim(cfg Config, tr *Trace) (*sim, error) {
 	s.res.Policy = cfg.Policy
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x4b))
 	for i, spec := range cfg.Cluster {
-		j := &judge{spec: spec, idx: i, up: true, factor: 1, cache: newLRU(cfg.CacheCapacity), hot: 0}
+		capacity := cfg.CacheCapacity
+		if spec.Cache > 0 {
+			capacity = spec.Cache
+		}
+		j := &judge{spec: spec, idx: i, up: true, factor: 1, cache: newLRU(capacity), hot: 0}
 		j.hub.data = map[string]bool{}
 		h := &j.hub
 		j.cached = func(hash string) bool { return h.data[hash] }
@@ -323,9 +357,9 @@ func newSim(cfg Config, tr *Trace) (*sim, error) {
 		s.eng.schedule(event{t: cfg.Heartbeat / 2, kind: evReap})
 		s.eng.schedule(event{t: cfg.DispatchTick, kind: evTick})
 	}
-	if d := cfg.Disturbance; d.Kind != DisturbNone {
-		s.eng.schedule(event{t: d.At, kind: evDisturb, idx: 0})
-		s.eng.schedule(event{t: d.At + d.Length, kind: evDisturb, idx: 1})
+	for f, d := range cfg.faults() {
+		s.eng.schedule(event{t: d.At, kind: evDisturb, idx: 2 * f})
+		s.eng.schedule(event{t: d.At + d.Length, kind: evDisturb, idx: 2*f + 1})
 	}
 	return s, nil
 }
@@ -415,7 +449,7 @@ func (s *sim) handle(ev event) {
 		}
 		s.eng.schedule(event{t: s.now() + s.cfg.DispatchTick, kind: evTick})
 	case evDisturb:
-		s.disturb(ev.idx == 0)
+		s.disturb(s.cfg.faults()[ev.idx/2], ev.idx%2 == 0)
 	case evJoin:
 		j := s.judges[ev.idx]
 		j.up, j.load1 = true, 0
@@ -565,6 +599,9 @@ func (s *sim) countHot(a *attempt, j *judge) {
 func (s *sim) prefetch(a *attempt) {
 	p := a.job.job.Problem
 	hash := s.tr.Problems[p].Hash
+	if hash == "" {
+		return
+	}
 	for _, j := range s.judges {
 		if !j.hub.connected || j.hub.data[hash] {
 			continue
@@ -598,10 +635,14 @@ func (s *sim) start(a *attempt, j *judge) {
 	p := a.job.job.Problem
 	a.phase = phFetch
 	j.running = append(j.running, a)
-	it := j.cache.get(p)
-	hit := it != nil && it.readyAt <= now
-	if it == nil {
-		it = j.cache.put(p, now+s.download(p))
+	var it *lruItem
+	hit := true
+	if s.tr.Problems[p].Hash != "" { // "": a custom run, no test data
+		it = j.cache.get(p)
+		hit = it != nil && it.readyAt <= now
+		if it == nil {
+			it = j.cache.put(p, now+s.download(p))
+		}
 	}
 	if s.inWindow(now) {
 		s.starts++
@@ -616,7 +657,7 @@ func (s *sim) start(a *attempt, j *judge) {
 		}
 		s.res.Reasons[a.reason] = r
 	}
-	if it.readyAt <= now {
+	if it == nil || it.readyAt <= now {
 		s.runStart(a)
 		return
 	}
@@ -751,6 +792,14 @@ func (s *sim) heartbeat(j *judge) {
 			h.data[s.tr.Problems[p].Hash] = true
 		}
 		h.assigned, h.since = 0, 0
+	} else if !s.cfg.CacheViewGrows {
+		// The heartbeat reports the judge's cache (what it holds and what
+		// it is fetching) and the hub's view is replaced by it: evictions
+		// reach the hub (hub/internal/hub's onHeartbeat does the same).
+		clear(h.data)
+		for _, p := range j.cache.keys() {
+			h.data[s.tr.Problems[p].Hash] = true
+		}
 	}
 	h.lastHB = s.now()
 	h.running, h.queued = len(j.running), len(j.local)
@@ -843,8 +892,21 @@ func (s *sim) requeue(a *attempt) {
 	s.enqueue(&attempt{job: js, n: a.n + 1, judge: -1})
 }
 
-func (s *sim) disturb(begin bool) {
-	d := s.cfg.Disturbance
+// faults lists the run's disturbances: Disturbance (if any), then Faults.
+func (c *Config) faults() []Disturbance {
+	var ds []Disturbance
+	if c.Disturbance.Kind != DisturbNone {
+		ds = append(ds, c.Disturbance)
+	}
+	for _, d := range c.Faults {
+		if d.Kind != DisturbNone {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
+func (s *sim) disturb(d Disturbance, begin bool) {
 	j := s.judges[d.Judge]
 	switch d.Kind {
 	case DisturbDrop:

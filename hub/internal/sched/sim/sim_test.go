@@ -5,6 +5,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
 )
 
 func TestEngineOrdersByTimeThenSchedule(t *testing.T) {
@@ -97,6 +99,10 @@ func TestLittlesLawOnMMc(t *testing.T) {
 		if rel := math.Abs(r.MeanInSystem-r.LambdaW) / r.LambdaW; rel > 0.03 {
 			t.Fatalf("%s: L = %.3f but λW = %.3f", p, r.MeanInSystem, r.LambdaW)
 		}
+		// Load calibration: the trace offers the nominal load.
+		if math.Abs(r.Rho-rho)/rho > 0.03 {
+			t.Fatalf("%s: realised ρ %.3f, nominal %.2f", p, r.Rho, rho)
+		}
 		want := erlangCWait(c, rho*c)
 		if rel := math.Abs(r.Wait.Mean-want) / want; rel > 0.15 {
 			t.Fatalf("%s: mean wait %.3f, Erlang C %.3f", p, r.Wait.Mean, want)
@@ -104,6 +110,65 @@ func TestLittlesLawOnMMc(t *testing.T) {
 		if r.CacheHit != 1 || r.Lost != 0 || r.OverCores != 0 {
 			t.Fatalf("%s: %+v", p, r)
 		}
+	}
+}
+
+// TestQueueingTheory checks the simulator against the analytic mean wait
+// in queue: M/M/c (Erlang C, exact) and M/G/c (Allen–Cunneen: Erlang C ×
+// (1 + Cs²)/2, an approximation, so a wider band), at the realised load
+// of the trace (so calibration error and simulation error are told
+// apart; the realised load must also be within 3 % of the nominal). The
+// queue is ideal-warm on one judge of c cores at speed 1: a FIFO queue, c
+// servers, no download cost, i.e. exactly M/·/c.
+func TestQueueingTheory(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		w     Workload
+		c     int
+		rho   float64
+		end   float64
+		tol   float64
+		exact bool
+	}{
+		{"M/M/1 ρ 0.7", Workload{Sizes: SizesExp}, 1, 0.7, 40000, 0.10, true},
+		{"M/M/4 ρ 0.85", Workload{Sizes: SizesExp}, 4, 0.85, 40000, 0.10, true},
+		{"M/M/16 ρ 0.9", Workload{Sizes: SizesExp}, 16, 0.9, 20000, 0.15, true},
+		{"M/G/4 ρ 0.8 (heavy sizes)", Workload{}, 4, 0.8, 60000, 0.20, false},
+		{"M/G/8 ρ 0.7 (heavy sizes)", Workload{}, 8, 0.7, 60000, 0.25, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cluster := []JudgeSpec{{ID: "m", Cores: tc.c, Speed: 1}}
+			trace := Generate(tc.w, Traffic{Rho: tc.rho, End: tc.end}, Capacity(cluster), 7)
+			cfg := Config{Policy: IdealWarm, Seed: 1, Cluster: cluster, Warmup: 1000, End: tc.end}
+			r, err := Run(cfg, trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(r.Rho-tc.rho)/tc.rho > 0.03 {
+				t.Fatalf("realised ρ %.3f, nominal %.2f", r.Rho, tc.rho)
+			}
+			// Service-time moments of the measured jobs.
+			var n, s1, s2 float64
+			for _, j := range trace.Jobs {
+				if j.Arrival >= cfg.Warmup && j.Arrival < cfg.End {
+					n++
+					s1 += j.Size
+					s2 += j.Size * j.Size
+				}
+			}
+			mean := s1 / n
+			cs2 := (s2/n - mean*mean) / (mean * mean)
+			// Erlang C in units of the mean service time, at the realised load.
+			want := erlangCWait(tc.c, r.Rho*float64(tc.c)) * mean
+			if !tc.exact {
+				want *= (1 + cs2) / 2
+			}
+			rel := (r.Wait.Mean - want) / want
+			t.Logf("realised ρ %.3f (nominal %.2f), Cs² %.2f: mean wait %.3f s, analytic %.3f s (%+.1f%%)", r.Rho, tc.rho, cs2, r.Wait.Mean, want, 100*rel)
+			if math.Abs(rel) > tc.tol {
+				t.Fatalf("mean wait %.3f s, analytic %.3f s: %+.1f%% (tolerance %.0f%%)", r.Wait.Mean, want, 100*rel, 100*tc.tol)
+			}
+		})
 	}
 }
 
@@ -205,7 +270,11 @@ func TestDispatchTickEndsAffinityHold(t *testing.T) {
 		{0.25, 2, 2.3}, // the hub's tick
 		{60, 5, 60},    // (almost) no tick: B waits for the next heartbeat
 	} {
-		r, err := Run(Config{Policy: "default", Seed: 1, Cluster: cluster, Heartbeat: 30, Warmup: 0, End: 100, MaxDrain: 200, DispatchTick: tc.tick}, tr)
+		// The class-order variant holds a task for a busy home for the
+		// whole MaxDefer whatever the download costs (here nothing, so the
+		// default would not hold B at all): what is tested is the tick.
+		class := func(uint64) sched.Policy { return sched.NewBounded(sched.BoundedConfig{ClassOrder: true}) }
+		r, err := Run(Config{Policy: "default", NewPolicy: class, Seed: 1, Cluster: cluster, Heartbeat: 30, Warmup: 0, End: 100, MaxDrain: 200, DispatchTick: tc.tick}, tr)
 		if err != nil {
 			t.Fatal(err)
 		}

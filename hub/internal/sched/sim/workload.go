@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
 // SizeModel says how job sizes are drawn.
@@ -39,6 +41,116 @@ type Workload struct {
 	// DataMedianMB (lognormal, DataSigma) is a problem's test data size;
 	// a download costs DownloadFixed + MB / DownloadMBps seconds.
 	DataMedianMB, DataSigma, DownloadFixed, DownloadMBps float64
+	// Languages, if set, draw each submission's language by Share: its
+	// Compile replaces Compile and its RunFactor scales the case times.
+	// Empty: every submission is "cpp" with Compile.
+	Languages []Language
+	// Verdicts, if set, draw each submission's verdict by Share and
+	// replace TLEShare (see Verdict). Empty: TLEShare of submissions run
+	// every case to TimeLimit, the rest pass.
+	Verdicts []Verdict
+	// ICPCStop: a failing verdict stops at its first failing case (drawn
+	// uniformly over the problem's cases), as the judge does under ICPC
+	// rules; otherwise every case runs.
+	ICPCStop bool
+}
+
+// LogNormal is a lognormal distribution by its median and σ.
+type LogNormal struct{ Median, Sigma float64 }
+
+// Language is one language of the workload.
+type Language struct {
+	Name string
+	// Share of the submissions (relative); Compile seconds; RunFactor
+	// multiplies the case times (0: 1).
+	Share, Compile, RunFactor float64
+}
+
+// Verdict is one verdict of the workload's mix, with its own compile and
+// run time distributions.
+type Verdict struct {
+	Name  string
+	Share float64 // relative
+	// Compile, if its median is > 0, replaces the language's compile time.
+	Compile LogNormal
+	// Run is the submission's factor on its problem's case times; a zero
+	// median means median 1, σ SubSigma.
+	Run LogNormal
+	// Fails: the verdict fails a case (wrong answer, runtime error, time
+	// limit), drawn uniformly; with ICPCStop nothing runs after it.
+	// TimeLimit: the failing case, and every case after it, runs to the
+	// time limit (implies Fails). CompileError: nothing runs.
+	Fails, TimeLimit, CompileError bool
+}
+
+// extended reports whether the workload uses languages or verdicts (and
+// so draws sizes by draw's general path, not the original model's).
+func (w *Workload) extended() bool { return len(w.Languages) > 0 || len(w.Verdicts) > 0 }
+
+// pick draws an index by relative shares.
+func pick(rng *rand.Rand, n int, share func(int) float64) int {
+	sum := 0.0
+	for i := range n {
+		sum += share(i)
+	}
+	x := rng.Float64() * sum
+	for i := range n {
+		if x -= share(i); x < 0 {
+			return i
+		}
+	}
+	return n - 1
+}
+
+// draw returns a job's size and its language (-1: the default), by the
+// original model (size) unless the workload is extended.
+func (w *Workload) draw(rng *rand.Rand, p *Problem) (float64, int) {
+	if w.Sizes == SizesExp || !w.extended() {
+		return w.size(rng, p), -1
+	}
+	lang, compile, factor := -1, w.Compile, 1.0
+	if len(w.Languages) > 0 {
+		lang = pick(rng, len(w.Languages), func(i int) float64 { return w.Languages[i].Share })
+		l := w.Languages[lang]
+		compile = l.Compile
+		if l.RunFactor > 0 {
+			factor = l.RunFactor
+		}
+	}
+	v := Verdict{Name: "accepted", Run: LogNormal{1, w.SubSigma}}
+	switch {
+	case len(w.Verdicts) > 0:
+		v = w.Verdicts[pick(rng, len(w.Verdicts), func(i int) float64 { return w.Verdicts[i].Share })]
+	case rng.Float64() < w.TLEShare: // the original mix, every case to the limit
+		return compile + float64(p.Cases)*w.TimeLimit, lang
+	}
+	if v.Compile.Median > 0 {
+		compile = lognormal(rng, v.Compile.Median, v.Compile.Sigma)
+	}
+	if v.CompileError || p.Cases == 0 {
+		return compile, lang
+	}
+	n, fail := p.Cases, p.Cases+1
+	if v.Fails || v.TimeLimit {
+		fail = 1 + rng.IntN(p.Cases)
+		if w.ICPCStop {
+			n = fail
+		}
+	}
+	run := v.Run
+	if run.Median <= 0 {
+		run = LogNormal{1, w.SubSigma}
+	}
+	f := lognormal(rng, run.Median, run.Sigma) * factor
+	s := compile
+	for k := 1; k <= n; k++ {
+		if v.TimeLimit && k >= fail {
+			s += w.TimeLimit
+			continue
+		}
+		s += min(w.TimeLimit, p.CaseTime*f*(0.75+0.5*rng.Float64()))
+	}
+	return s, lang
 }
 
 // DefaultWorkload is the workload of every scenario.
@@ -70,10 +182,11 @@ type TaskMeta struct {
 	Priority                int
 }
 
-// priority is the job's queue priority (0 for generated jobs).
+// priority is the rank of the job's queue priority (protocol.Priority.Rank:
+// contest, custom run, practice, rejudge; 0 for untagged jobs).
 func (j *Job) priority() int {
 	if j.Meta != nil {
-		return j.Meta.Priority
+		return protocol.Priority(j.Meta.Priority).Rank()
 	}
 	return 0
 }
@@ -113,6 +226,46 @@ type Traffic struct {
 	// constant ContestTau, until ContestAt + 4 × ContestTau.
 	ContestProblems                    int
 	ContestAt, ContestPeak, ContestTau float64
+	// Periodic: the practice arrivals are evenly spaced (1 / rate)
+	// instead of Poisson.
+	Periodic bool
+	// CustomShare of the practice arrivals are custom runs: one case of
+	// the median case time, no test data, custom run priority.
+	CustomShare float64
+	// Rejudges re-run submissions of a problem at rejudge priority.
+	Rejudges []Rejudge
+	// Classes tags every job with its priority class (contest, custom run,
+	// practice, rejudge; Job.Meta), which orders the central queue as the
+	// hub's does. Custom runs, rejudges, languages and a replay imply it.
+	Classes bool
+	// Replay, if set, replaces the practice arrivals with these jobs; with
+	// ScaleToLoad their arrival times are scaled so that their offered
+	// load is Rho.
+	Replay      []TraceJob
+	ScaleToLoad bool
+}
+
+// Rejudge is a rejudge of Count submissions of the problem of popularity
+// rank Rank (1 = the most popular), arriving evenly over [At, At+Over).
+type Rejudge struct {
+	At, Over    float64
+	Rank, Count int
+}
+
+// TraceJob is one submission of a replayed arrival trace: its arrival
+// (s), problem (an index into the catalogue), work at speed 1 (s; 0:
+// drawn from the workload's model), language ("" the default) and class
+// (protocol priority: "practice", "contest", "rejudge" or "custom").
+type TraceJob struct {
+	At, Work        float64
+	Problem         int
+	Language, Class string
+}
+
+// Classes of a job, by protocol priority name.
+var classPriority = map[string]protocol.Priority{
+	"practice": protocol.PriorityPractice, "contest": protocol.PriorityContest,
+	"rejudge": protocol.PriorityRejudge, "custom": protocol.PriorityCustom,
 }
 
 // Trace is a generated workload: problems and jobs in arrival order.
@@ -240,19 +393,52 @@ func Generate(w Workload, tr Traffic, capacity float64, seed uint64) *Trace {
 		_ = k
 		t.Contest = append(t.Contest, id)
 	}
-	// Arrivals: practice (Poisson), the burst's extra arrivals on the hot
-	// problem (Poisson), the contest (thinned inhomogeneous Poisson).
+	tagged := tr.Classes || len(w.Languages) > 0 || tr.CustomShare > 0 || len(tr.Rejudges) > 0 || len(tr.Replay) > 0
+	custom := -1
+	if tr.CustomShare > 0 {
+		custom = len(t.Problems)
+		t.Problems = append(t.Problems, Problem{Cases: 1, CaseTime: w.CaseMedian})
+	}
+	// job draws a job of problem p arriving at at, of class class.
+	job := func(rng *rand.Rand, at float64, p int, class protocol.Priority) Job {
+		size, lang := w.draw(rng, &t.Problems[p])
+		j := Job{Arrival: at, Problem: p, Size: size}
+		if tagged {
+			j.Meta = &TaskMeta{Language: "cpp", Priority: int(class)}
+			if lang >= 0 {
+				j.Meta.Language = w.Languages[lang].Name
+			}
+		}
+		return j
+	}
+	// Arrivals: practice (Poisson, or a replay), the burst's extra
+	// arrivals on the hot problem (Poisson), the contest (thinned
+	// inhomogeneous Poisson), rejudges.
 	arr := rand.New(rand.NewPCG(seed, 0xa771))
-	for at := tr.Start + arr.ExpFloat64()/t.Rate; at < tr.End; at += arr.ExpFloat64() / t.Rate {
-		p := perm[z.sample(arr)]
-		t.Jobs = append(t.Jobs, Job{Arrival: at, Problem: p, Size: w.size(arr, &t.Problems[p])})
+	gap := func() float64 {
+		if tr.Periodic {
+			return 1 / t.Rate
+		}
+		return arr.ExpFloat64() / t.Rate
+	}
+	if len(tr.Replay) > 0 {
+		t.replay(w, tr, capacity, arr, job)
+	} else {
+		for at := tr.Start + gap(); at < tr.End; at += gap() {
+			p := perm[z.sample(arr)]
+			class := protocol.PriorityPractice
+			if custom >= 0 && arr.Float64() < tr.CustomShare {
+				p, class = custom, protocol.PriorityCustom
+			}
+			t.Jobs = append(t.Jobs, job(arr, at, p, class))
+		}
 	}
 	if t.Hot >= 0 && tr.BurstFactor > 1 {
 		extra := t.Rate * z.share(tr.BurstRank-1) * (tr.BurstFactor - 1)
 		b := rand.New(rand.NewPCG(seed, 0xb0257))
 		end := min(tr.BurstAt+tr.BurstLen, tr.End)
 		for at := tr.BurstAt + b.ExpFloat64()/extra; at < end; at += b.ExpFloat64() / extra {
-			t.Jobs = append(t.Jobs, Job{Arrival: at, Problem: t.Hot, Size: w.size(b, &t.Problems[t.Hot])})
+			t.Jobs = append(t.Jobs, job(b, at, t.Hot, protocol.PriorityPractice))
 		}
 	}
 	if len(t.Contest) > 0 {
@@ -265,7 +451,16 @@ func Generate(w Workload, tr Traffic, capacity float64, seed uint64) *Trace {
 				continue
 			}
 			p := t.Contest[cz.sample(c)]
-			t.Jobs = append(t.Jobs, Job{Arrival: at, Problem: p, Size: w.size(c, &t.Problems[p])})
+			t.Jobs = append(t.Jobs, job(c, at, p, protocol.PriorityContest))
+		}
+	}
+	if len(tr.Rejudges) > 0 {
+		r := rand.New(rand.NewPCG(seed, 0x4e7d9e))
+		for _, rj := range tr.Rejudges {
+			p := perm[min(max(rj.Rank, 1), w.Problems)-1]
+			for k := range rj.Count {
+				t.Jobs = append(t.Jobs, job(r, rj.At+rj.Over*float64(k)/float64(rj.Count), p, protocol.PriorityRejudge))
+			}
 		}
 	}
 	slices.SortStableFunc(t.Jobs, func(a, b Job) int {
@@ -278,7 +473,47 @@ func Generate(w Workload, tr Traffic, capacity float64, seed uint64) *Trace {
 		return 0
 	})
 	for i := range t.Jobs {
-		t.Jobs[i].ID = i
+		j := &t.Jobs[i]
+		j.ID = i
+		if j.Meta != nil {
+			j.Meta.SubmissionID, j.Meta.ProblemID = int64(i+1), int64(j.Problem)
+		}
 	}
 	return t
+}
+
+// replay adds the practice arrivals of tr.Replay, scaled to tr.Rho with
+// tr.ScaleToLoad, and sets t.Rate and t.MeanSize from them.
+func (t *Trace) replay(w Workload, tr Traffic, capacity float64, rng *rand.Rand, job func(*rand.Rand, float64, int, protocol.Priority) Job) {
+	var jobs []Job
+	work, span := 0.0, 0.0
+	for _, r := range tr.Replay {
+		class, ok := classPriority[r.Class]
+		if !ok {
+			class = protocol.PriorityPractice
+		}
+		p := min(max(r.Problem, 0), w.Problems-1)
+		j := job(rng, r.At, p, class)
+		if r.Work > 0 {
+			j.Size = r.Work
+		}
+		if r.Language != "" {
+			j.Meta.Language = r.Language
+		}
+		work += j.Size
+		span = max(span, r.At)
+		jobs = append(jobs, j)
+	}
+	scale := 1.0
+	if tr.ScaleToLoad && span > 0 && tr.Rho > 0 {
+		scale = work / span / capacity / tr.Rho
+	}
+	for i := range jobs {
+		jobs[i].Arrival = tr.Start + jobs[i].Arrival*scale
+	}
+	t.Jobs = append(t.Jobs, jobs...)
+	t.MeanSize = work / float64(len(jobs))
+	if span > 0 {
+		t.Rate = float64(len(jobs)) / (span * scale)
+	}
 }

@@ -5,6 +5,14 @@
 //	go run ./hub/internal/sched/sim/cmd/sim            # full run
 //	go run ./hub/internal/sched/sim/cmd/sim -quick     # CI-sized
 //
+// With -scenario it runs the grid on scenario files instead of the
+// built-in scenarios (the format is in docs/scheduling.md, "Scenario
+// files"; -show-scenario NAME prints a built-in one to start from), and
+// writes no report unless -out is given:
+//
+//	go run ./hub/internal/sched/sim/cmd/sim -scenario mine.json[,other.json]
+//	make sim SCENARIO=mine.json
+//
 // With -replay it instead replays a recorded trace (internal/schedtrace,
 // written by the contest rehearsal) with the same policy and prints the
 // hub's and the simulator's enqueue → dispatch waits side by side, as a
@@ -36,9 +44,15 @@ func main() {
 		return
 	}
 	if err == nil {
-		if o.replay != "" {
+		switch {
+		case o.show != "":
+			var b []byte
+			if b, err = sim.BuiltinScenarioFile(o.show); err == nil {
+				_, err = os.Stdout.Write(b)
+			}
+		case o.replay != "":
 			err = runReplay(o, os.Stdout)
-		} else {
+		default:
 			err = run(o)
 		}
 	}
@@ -56,6 +70,7 @@ type options struct {
 	out                        string
 	scenarios, policies, loads string
 	ablation                   bool
+	files, show                string
 	// The replay.
 	replay, policy string
 	json, tasks    bool
@@ -67,7 +82,7 @@ type options struct {
 // replayOnly and gridOnly are the flags of one mode, refused in the other.
 var (
 	replayOnly = []string{"policy", "json", "tasks", "heartbeat", "download", "seed"}
-	gridOnly   = []string{"quick", "seeds", "out", "workers", "scenarios", "policies", "loads", "ablation"}
+	gridOnly   = []string{"quick", "seeds", "out", "workers", "scenarios", "policies", "loads", "ablation", "scenario", "show-scenario"}
 )
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -82,6 +97,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.policies, "policies", "", "comma-separated policies (default all; ablation variants allowed: "+strings.Join(variantNames(), ", ")+")")
 	fs.StringVar(&o.loads, "loads", "", "comma-separated offered loads (default the grid's)")
 	fs.BoolVar(&o.ablation, "ablation", true, "also run the ablation grid (the default policy's variants) for the report")
+	fs.StringVar(&o.files, "scenario", "", "comma-separated scenario files (JSON, see docs/scheduling.md) to run instead of the built-in scenarios; no report unless -out is given")
+	fs.StringVar(&o.show, "show-scenario", "", "print the file of this built-in scenario and exit")
 	fs.StringVar(&o.replay, "replay", "", "replay this schedtrace JSON file instead of running the grid")
 	fs.StringVar(&o.policy, "policy", "", "replay: the policy (default the trace's, then the hub's default)")
 	fs.BoolVar(&o.json, "json", false, "replay: print a sim.ReplayResult as JSON instead of the table")
@@ -105,6 +122,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if set[name] {
 			return options{}, fmt.Errorf("-%s does not apply to %s", name, mode)
 		}
+	}
+	if o.files != "" && !set["out"] {
+		o.out = ""
 	}
 	if set["replay"] && o.replay == "" {
 		return options{}, fmt.Errorf("-replay: empty file name")
@@ -179,6 +199,28 @@ func run(o options) error {
 	if o.seeds > 0 {
 		e.Seeds = o.seeds
 	}
+	if o.files != "" {
+		e.Scenarios = nil
+		seen := map[string]string{}
+		for _, file := range strings.Split(o.files, ",") {
+			file = strings.TrimSpace(file)
+			f, err := os.Open(file)
+			if err != nil {
+				return fmt.Errorf("-scenario: %w", err)
+			}
+			sc, err := sim.ReadScenario(f, file)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			if prev, dup := seen[sc.Name]; dup {
+				return fmt.Errorf("-scenario: %s and %s both name scenario %q", prev, file, sc.Name)
+			}
+			seen[sc.Name] = file
+			e.Scenarios = append(e.Scenarios, sc)
+		}
+		command += " -scenario " + o.files
+	}
 	if o.scenarios != "" {
 		keep := map[string]bool{}
 		for _, s := range strings.Split(o.scenarios, ",") {
@@ -191,6 +233,9 @@ func run(o options) error {
 			}
 		}
 		e.Scenarios = sc
+		if len(sc) == 0 {
+			return fmt.Errorf("-scenarios %q: no such scenario", o.scenarios)
+		}
 	}
 	if o.policies != "" {
 		e.Policies, e.Variants = nil, sim.Ablations()

@@ -27,6 +27,9 @@ func TestParseFlags(t *testing.T) {
 			return o.replay == "" && o.out == "docs/scheduling.md" && o.ablation && o.download < 0
 		}},
 		{name: "quick grid", args: []string{"-quick", "-out", ""}, want: func(o options) bool { return o.quick && o.out == "" }},
+		{name: "scenario files write no report", args: []string{"-scenario", "a.json,b.json"}, want: func(o options) bool { return o.files == "a.json,b.json" && o.out == "" }},
+		{name: "scenario files with a report", args: []string{"-scenario", "a.json", "-out", "x.md"}, want: func(o options) bool { return o.out == "x.md" }},
+		{name: "scenario with replay", args: []string{"-replay", "t.json", "-scenario", "a.json"}, wantErr: "-scenario does not apply to -replay"},
 		{name: "replay", args: []string{"-replay", "t.json"}, want: func(o options) bool {
 			return o.replay == "t.json" && o.policy == "" && !o.json && o.seed == 1 && o.download < 0 && o.heartbeat == 0
 		}},
