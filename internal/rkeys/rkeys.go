@@ -219,5 +219,31 @@ func (n Names) WarmPlanChanged() string { return n.k("warm", "changed") }
 // warmplan.HubStatus (which carries its own expiry).
 func (n Names) WarmStatus() string { return n.k("warm", "status") }
 
+// CCSFeed is the stream of a contest's Contest API events
+// (webapp/internal/ccs): one entry per fact the event feed is made of (a
+// submission or a new attempt, a judgement, a thaw), appended by the web
+// node that handled it. Entry ids are the feed's resume tokens.
+func (n Names) CCSFeed(contestID int64) string {
+	return n.k("contest", strconv.FormatInt(contestID, 10), "ccs-feed")
+}
+
+// CCSFeedGen is the string key holding the generation of a contest's
+// CCSFeed (random, set once): a token names it, so that a token of a
+// stream lost with Redis is refused rather than resumed with a gap.
+func (n Names) CCSFeedGen(contestID int64) string {
+	return n.k("contest", strconv.FormatInt(contestID, 10), "ccs-feed-gen")
+}
+
 // String implements fmt.Stringer for logs.
 func (n Names) String() string { return fmt.Sprintf("rkeys(%s)", n.Prefix()) }
+
+// CustomRunIDs is the counter custom run ids are drawn from (each id is
+// protocol.CustomRunIDBase plus the counter).
+func (n Names) CustomRunIDs() string { return n.k("custom-run", "ids") }
+
+// CustomRun is the hash of one custom run (owner, contest, problem and
+// its live state as JSON), by run id. It expires: custom runs are kept
+// only for a while (queue.Config.CustomRunTTL).
+func (n Names) CustomRun(id int64) string {
+	return n.k("custom-run", strconv.FormatInt(id, 10))
+}

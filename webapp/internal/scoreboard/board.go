@@ -268,3 +268,13 @@ func (b *Board) Delete(ctx context.Context, contestID int64) error {
 	}
 	return nil
 }
+
+// ForgetCell drops the entries of one cell (its view stays until the next
+// Apply): after a verdict was set by hand for an attempt the cell already
+// holds, the caller applies the cell's entries again, as MySQL has them.
+func (b *Board) ForgetCell(ctx context.Context, contestID int64, k CellKey) error {
+	if err := b.rdb.HDel(ctx, b.n.Scoreboard(contestID), "e:"+cellName(k)).Err(); err != nil {
+		return fmt.Errorf("scoreboard: forget cell %s of contest %d: %w", cellName(k), contestID, err)
+	}
+	return nil
+}

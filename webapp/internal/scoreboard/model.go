@@ -40,15 +40,15 @@ func (e Entry) Supersedes(old Entry) bool {
 	return e.Attempt > old.Attempt || (e.Attempt == old.Attempt && old.Pending() && !e.Pending())
 }
 
-// counts reports whether a final verdict is a try (CE and SE are not).
-func counts(v string) bool { return v != "CE" && v != "SE" }
-
 // Params are the contest facts a cell's view depends on.
 type Params struct {
 	Rule  string
 	Start time.Time
 	// FreezeAt is when the public board stops changing; zero: no freeze.
 	FreezeAt time.Time
+	// Penalty is the ICPC penalty rule (penalty.go); the zero value is
+	// the default.
+	Penalty Penalty
 }
 
 // CellState is one view of a cell.
@@ -117,12 +117,12 @@ func derive(p Params, es []Entry, visible func(Entry) bool) CellState {
 		if e.Verdict == "AC" {
 			c.Solved = true
 			c.FirstAC = e.SubmissionID
-			c.TimeMin = max(0, int(e.At.Sub(p.Start)/time.Minute))
-			c.Penalty = c.TimeMin + PenaltyPerTry*tries
+			c.TimeMin = ContestMinutes(p.Start, e.At)
+			c.Penalty = c.TimeMin + p.Penalty.PerTry()*tries
 			c.Attempts = tries + 1
 			return c // nothing after the AC matters, pending or not
 		}
-		if counts(e.Verdict) {
+		if p.Penalty.Counts(e.Verdict) {
 			tries++
 		}
 	}

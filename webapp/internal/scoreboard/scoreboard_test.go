@@ -237,3 +237,42 @@ func TestIncrementalEqualsRecompute(t *testing.T) {
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestPenaltyRuleConfigurable(t *testing.T) {
+	start := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	es := []Entry{
+		{SubmissionID: 1, Attempt: 1, At: start.Add(5 * time.Minute), Verdict: "WA"},
+		{SubmissionID: 2, Attempt: 1, At: start.Add(6 * time.Minute), Verdict: "CE"},
+		{SubmissionID: 3, Attempt: 1, At: start.Add(7 * time.Minute), Verdict: "TLE"},
+		{SubmissionID: 4, Attempt: 1, At: start.Add(30*time.Minute + 59*time.Second + 999*time.Millisecond), Verdict: "AC"},
+	}
+	ten := 10
+	for _, tc := range []struct {
+		name    string
+		pen     Penalty
+		tries   int
+		penalty int
+	}{
+		// Default: 20 per WA and TLE, CE free; the AC at 30:59.999 is minute 30.
+		{"default", Penalty{}, 3, 30 + 2*20},
+		{"10 minutes", Penalty{Minutes: &ten}, 3, 30 + 2*10},
+		{"only WA counts", Penalty{Minutes: &ten, Verdicts: []string{"WA"}}, 2, 30 + 10},
+		{"CE counts too", PenaltyOf(20, "WA,TLE,CE"), 4, 30 + 3*20},
+		{"no penalty", PenaltyOf(0, ""), 3, 30},
+	} {
+		v := Derive(Params{Rule: RuleICPC, Start: start, Penalty: tc.pen}, es)
+		if !v.Live.Solved || v.Live.TimeMin != 30 || v.Live.Attempts != tc.tries || v.Live.Penalty != tc.penalty {
+			t.Errorf("%s: %+v, want %d tries and %d penalty", tc.name, v.Live, tc.tries, tc.penalty)
+		}
+	}
+	if ContestMinutes(start, start.Add(59999*time.Millisecond)) != 0 || ContestMinutes(start, start.Add(time.Minute)) != 1 ||
+		ContestMinutes(start, start.Add(-time.Second)) != 0 {
+		t.Error("contest minutes truncate, never negative")
+	}
+	if _, err := ParsePenaltyVerdicts("WA,AC"); err == nil {
+		t.Error("AC is no rejected verdict")
+	}
+	if vs, err := ParsePenaltyVerdicts(" WA, TLE,WA "); err != nil || len(vs) != 2 {
+		t.Errorf("parse: %v %v", vs, err)
+	}
+}

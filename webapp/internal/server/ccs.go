@@ -1,0 +1,318 @@
+package server
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/webapp/internal/ccs"
+	"github.com/verdict-oj/verdict/webapp/internal/judging"
+	"github.com/verdict-oj/verdict/webapp/internal/scoreboard"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// CCSBase is the base URL of the ICPC Contest API (docs/icpc.md).
+const CCSBase = "/api/ccs"
+
+// ccsRoutes registers the Contest API (read only: GET, no CSRF; API
+// tokens or the session) and the writes that go with it (the caller's
+// tokens, a contest's penalty; session + CSRF). r is the /api router.
+func (s *Server) ccsRoutes(r chi.Router) {
+	r.Route("/ccs", func(r chi.Router) {
+		r.Get("/", s.handleCCSInfo)
+		r.Get("/contests", s.handleCCSContests)
+		r.Get("/contests/{id}", s.handleCCSContest)
+		r.Get("/contests/{id}/state", s.handleCCSState)
+		r.Get("/contests/{id}/scoreboard", s.handleCCSScoreboard)
+		r.Get("/contests/{id}/event-feed", s.handleCCSEventFeed)
+		r.Get("/contests/{id}/submissions/{oid}/files", s.handleCCSFiles)
+		r.Get("/contests/{id}/{collection}", s.handleCCSCollection)
+		r.Get("/contests/{id}/{collection}/{oid}", s.handleCCSCollection)
+	})
+	r.Group(func(r chi.Router) {
+		r.Use(s.csrf)
+		r.Get("/me/tokens", s.handleAPITokens)
+		r.Post("/me/tokens", s.handleCreateAPIToken)
+		r.Delete("/me/tokens/{id}", s.handleRevokeAPIToken)
+		r.Get("/contests/{slug}/penalty", s.handleContestPenalty)
+		r.Put("/contests/{slug}/penalty", s.handleSetContestPenalty)
+	})
+}
+
+func (s *Server) ccsService() *ccs.Service {
+	return &ccs.Service{St: s.cfg.Store, Boards: s.judging, Feed: ccs.NewFeed(s.cfg.Redis, s.cfg.Names),
+		LanguageNames: judging.LanguageNames}
+}
+
+func (s *Server) handleCCSInfo(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.apiTokenAuth(w, r); !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, ccs.Info{Version: ccs.Version, VersionURL: ccs.VersionURL, Name: "Verdict",
+		Provider: ccs.Provider{Name: "Verdict"}})
+}
+
+func (s *Server) handleCCSContests(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.apiTokenAuth(w, r)
+	if !ok {
+		return
+	}
+	out, err := s.ccsService().Contests(r.Context(), ccs.Viewer{Staff: p.staff})
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ccsContest authenticates and resolves the {id} contest for the caller.
+func (s *Server) ccsContest(w http.ResponseWriter, r *http.Request) (*store.Contest, ccs.Viewer, bool) {
+	p, ok := s.apiTokenAuth(w, r)
+	if !ok {
+		return nil, ccs.Viewer{}, false
+	}
+	v := ccs.Viewer{Staff: p.staff}
+	c, err := s.ccsService().Contest(r.Context(), chi.URLParam(r, "id"), v)
+	if errors.Is(err, ccs.ErrNotFound) {
+		writeAPIError(w, errNotFound)
+		return nil, v, false
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return nil, v, false
+	}
+	return &c, v, true
+}
+
+func (s *Server) handleCCSContest(w http.ResponseWriter, r *http.Request) {
+	if c, _, ok := s.ccsContest(w, r); ok {
+		writeJSON(w, http.StatusOK, ccs.ContestObject(c))
+	}
+}
+
+func (s *Server) handleCCSState(w http.ResponseWriter, r *http.Request) {
+	if c, _, ok := s.ccsContest(w, r); ok {
+		writeJSON(w, http.StatusOK, ccs.StateObject(c, s.cfg.Now()))
+	}
+}
+
+func (s *Server) handleCCSScoreboard(w http.ResponseWriter, r *http.Request) {
+	c, v, ok := s.ccsContest(w, r)
+	if !ok {
+		return
+	}
+	if r.URL.Query().Has("group_id") {
+		writeAPIError(w, badField("group_id", "Verdict has no groups"))
+		return
+	}
+	sb, err := s.ccsService().Scoreboard(r.Context(), c, v, s.cfg.Now())
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	writeJSON(w, http.StatusOK, sb)
+}
+
+// handleCCSFiles serves a submission's source as a zip (staff).
+func (s *Server) handleCCSFiles(w http.ResponseWriter, r *http.Request) {
+	c, v, ok := s.ccsContest(w, r)
+	if !ok {
+		return
+	}
+	if !v.Staff {
+		writeAPIError(w, apiErr(http.StatusForbidden, CodeForbidden, "only staff (a staff token) download sources"))
+		return
+	}
+	lang, src, err := s.ccsService().Source(r.Context(), c, chi.URLParam(r, "oid"))
+	if errors.Is(err, ccs.ErrNotFound) {
+		writeAPIError(w, errNotFound)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	f, err := zw.Create(ccs.SourceFilename(lang))
+	if err == nil {
+		_, err = f.Write([]byte(src))
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/zip")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Disposition", `attachment; filename="files.zip"`)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// identified is an object of a collection with its id.
+type identified struct {
+	id string
+	v  any
+}
+
+func collect[T any](xs []T, id func(*T) string) []identified {
+	out := make([]identified, 0, len(xs))
+	for i := range xs {
+		out = append(out, identified{id: id(&xs[i]), v: xs[i]})
+	}
+	return out
+}
+
+// handleCCSCollection serves /contests/{id}/{collection} (a JSON array)
+// and /contests/{id}/{collection}/{oid} (one object).
+func (s *Server) handleCCSCollection(w http.ResponseWriter, r *http.Request) {
+	c, v, ok := s.ccsContest(w, r)
+	if !ok {
+		return
+	}
+	svc, ctx, now := s.ccsService(), r.Context(), s.cfg.Now()
+	var objs []identified
+	var err error
+	switch chi.URLParam(r, "collection") {
+	case ccs.TypeJudgementTypes:
+		objs = collect(ccs.JudgementTypes(c), func(t *ccs.JudgementType) string { return t.ID })
+	case ccs.TypeLanguages:
+		objs = collect(svc.Languages(), func(l *ccs.Language) string { return l.ID })
+	case ccs.TypeProblems:
+		var ps []ccs.Problem
+		ps, err = svc.Problems(ctx, c, v, now)
+		objs = collect(ps, func(p *ccs.Problem) string { return p.ID })
+	case ccs.TypeGroups, ccs.TypeOrganizations:
+		objs = []identified{} // not in Verdict yet (docs/icpc.md)
+	case ccs.TypeTeams:
+		var ts []ccs.Team
+		ts, err = svc.Teams(ctx, c)
+		objs = collect(ts, func(t *ccs.Team) string { return t.ID })
+	case ccs.TypeSubmissions:
+		var ss []ccs.Submission
+		ss, err = svc.Submissions(ctx, c, v, now)
+		objs = collect(ss, func(x *ccs.Submission) string { return x.ID })
+	case ccs.TypeJudgements, ccs.TypeRuns:
+		js, runs, jerr := svc.Judgements(ctx, c, v, now)
+		err = jerr
+		if chi.URLParam(r, "collection") == ccs.TypeJudgements {
+			objs = collect(js, func(j *ccs.Judgement) string { return j.ID })
+		} else {
+			objs = collect(runs, func(x *ccs.Run) string { return x.ID })
+		}
+	case ccs.TypeClarifications:
+		var cls []ccs.Clarification
+		cls, err = svc.Clarifications(ctx, c, v, now)
+		objs = collect(cls, func(x *ccs.Clarification) string { return x.ID })
+	case ccs.TypeAwards:
+		var as []ccs.Award
+		as, err = svc.Awards(ctx, c, v, now)
+		objs = collect(as, func(x *ccs.Award) string { return x.ID })
+	default:
+		writeAPIError(w, errNotFound)
+		return
+	}
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if oid := chi.URLParam(r, "oid"); oid != "" {
+		for _, o := range objs {
+			if o.id == oid {
+				writeJSON(w, http.StatusOK, o.v)
+				return
+			}
+		}
+		writeAPIError(w, errNotFound)
+		return
+	}
+	out := make([]any, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.v)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// PenaltyJSON is a contest's ICPC penalty rule.
+type PenaltyJSON struct {
+	// PenaltyMinutes per counted rejected try before the accepted one.
+	PenaltyMinutes int `json:"penalty_minutes"`
+	// PenaltyVerdicts count as tries (the effective list: the default
+	// when the contest sets none).
+	PenaltyVerdicts []string `json:"penalty_verdicts"`
+}
+
+func penaltyJSON(c *store.Contest) PenaltyJSON {
+	p := scoreboard.PenaltyOf(c.PenaltyMinutes, c.PenaltyVerdicts)
+	vs := p.Verdicts
+	if len(vs) == 0 {
+		vs = scoreboard.DefaultPenaltyVerdicts
+	}
+	return PenaltyJSON{PenaltyMinutes: p.PerTry(), PenaltyVerdicts: vs}
+}
+
+func (s *Server) handleContestPenalty(w http.ResponseWriter, r *http.Request) {
+	if c, ok := s.visibleContest(w, r); ok {
+		writeJSON(w, http.StatusOK, penaltyJSON(c))
+	}
+}
+
+type setPenaltyRequest struct {
+	PenaltyMinutes  *int      `json:"penalty_minutes"`
+	PenaltyVerdicts *[]string `json:"penalty_verdicts"`
+}
+
+// handleSetContestPenalty sets a contest's penalty rule (staff) and
+// rebuilds its board under it.
+func (s *Server) handleSetContestPenalty(w http.ResponseWriter, r *http.Request) {
+	u, ok := staffOnly(w, r, "set a contest's penalty")
+	if !ok {
+		return
+	}
+	c, ok := s.visibleContest(w, r)
+	if !ok {
+		return
+	}
+	var req setPenaltyRequest
+	if e := decodeJSON(r, &req); e != nil {
+		writeAPIError(w, e)
+		return
+	}
+	minutes, verdicts := c.PenaltyMinutes, c.PenaltyVerdicts
+	if req.PenaltyMinutes != nil {
+		if *req.PenaltyMinutes < 0 || *req.PenaltyMinutes > scoreboard.MaxPenaltyMinutes {
+			writeAPIError(w, badField("penalty_minutes", "must be 0 to 1000"))
+			return
+		}
+		minutes = *req.PenaltyMinutes
+	}
+	if req.PenaltyVerdicts != nil {
+		vs, err := scoreboard.ParsePenaltyVerdicts(strings.Join(*req.PenaltyVerdicts, ","))
+		if err != nil || (len(vs) == 0 && len(*req.PenaltyVerdicts) > 0) {
+			writeAPIError(w, badField("penalty_verdicts", "must list rejected verdicts: "+strings.Join(scoreboard.RejectedVerdicts, ", ")+" ([] for the default)"))
+			return
+		}
+		verdicts = strings.Join(vs, ",")
+	}
+	ctx := r.Context()
+	if err := s.cfg.Store.SetContestPenalty(ctx, c.ID, minutes, verdicts); err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	c.PenaltyMinutes, c.PenaltyVerdicts = minutes, verdicts
+	s.judging.ForgetContest(c.ID)
+	if err := s.judging.RebuildBoard(ctx, c); err != nil {
+		s.log.Warn("scoreboard rebuild after a penalty change failed", "contest_id", c.ID, obs.Err(err))
+	}
+	s.judging.MarkDirty(c.ID)
+	s.log.Info("contest penalty set", "contest_id", c.ID, "minutes", minutes, "verdicts", verdicts, "user_id", u.ID,
+		"request_id", requestIDOf(r))
+	writeJSON(w, http.StatusOK, penaltyJSON(c))
+}

@@ -1,0 +1,273 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/webapp/internal/ccs"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// DefaultCCSKeepAlive is the longest the event feed stays silent: a
+// newline after it (the spec's bound is 120 s).
+const DefaultCCSKeepAlive = 30 * time.Second
+
+// ccsContestRecheck is how often a feed connection rereads its contest
+// (a changed window, freeze or thaw is a contest and a state event).
+const ccsContestRecheck = 5 * time.Second
+
+// streamingRoute reports whether r is a long-lived stream (the event
+// feed), which the deadline middleware leaves unbounded.
+func streamingRoute(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, CCSBase+"/contests/") &&
+		strings.HasSuffix(r.URL.Path, "/event-feed")
+}
+
+func (s *Server) ccsKeepAlive() time.Duration {
+	if s.cfg.CCSKeepAlive > 0 {
+		return s.cfg.CCSKeepAlive
+	}
+	return DefaultCCSKeepAlive
+}
+
+// handleCCSEventFeed streams a contest's events as NDJSON: without
+// since_token every object first (read from MySQL, aligned with the feed
+// stream's last entry), then the stream's entries as they are appended;
+// with since_token the entries after it. The last event of each entry
+// carries its token. Public readers get no outcome the freeze holds back,
+// and the held ones when the contest is thawed. A newline every
+// CCSKeepAlive of silence keeps the connection alive.
+func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) {
+	// The setup (the snapshot of a large contest included) is bounded;
+	// the stream that follows is not (streamingRoute).
+	ctx := r.Context()
+	setup, cancel := context.WithTimeout(ctx, s.cfg.UploadTimeout)
+	defer cancel()
+	c, v, ok := s.ccsContest(w, r.WithContext(setup))
+	if !ok {
+		return
+	}
+	if !onlyCCSParams(w, r, "since_token", "types", "stream") {
+		return
+	}
+	svc := s.ccsService()
+	feed := svc.Feed
+	gen, err := feed.Generation(setup, c.ID)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	reader := ccs.NewReader(!v.Staff)
+	now := s.cfg.Now()
+	var pos, resumed string
+	var first []ccs.Event
+	if tok := r.URL.Query().Get("since_token"); tok != "" {
+		pos, err = feed.ParseToken(setup, c.ID, tok)
+		resumed = pos
+		if errors.Is(err, ccs.ErrBadToken) {
+			writeAPIError(w, badField("since_token", err.Error()))
+			return
+		}
+		if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		// The contest and state as they are now: cheap, and what changed
+		// by time alone (a freeze that began) carries no token.
+		first = []ccs.Event{ccs.NewEvent(ccs.TypeContests, ccs.ContestID(c), ccs.ContestObject(c)),
+			ccs.NewEvent(ccs.TypeState, "", ccs.StateObject(c, now))}
+	} else {
+		if pos, err = feed.Last(setup, c.ID); err == nil {
+			first, err = svc.Snapshot(setup, c, v, reader, now)
+		}
+		if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		first[len(first)-1].Token = ccs.Token(gen, pos)
+	}
+	// A feed outlives the server's ReadTimeout and WriteTimeout: the read
+	// deadline is cleared, each write extends the write deadline
+	// (TestCCSFeedOutlivesServerTimeouts).
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no") // nginx: stream, do not buffer
+	w.WriteHeader(http.StatusOK)
+	var types map[string]bool // ?types=a,b: only those
+	if t := r.URL.Query().Get("types"); t != "" {
+		types = map[string]bool{}
+		for _, x := range strings.Split(t, ",") {
+			types[strings.TrimSpace(x)] = true
+		}
+	}
+	keep := s.ccsKeepAlive()
+	var buf bytes.Buffer
+	lastWrite := time.Now()
+	send := func(evs []ccs.Event, token string) error {
+		if types != nil {
+			kept := evs[:0:0]
+			for _, e := range evs {
+				if types[e.Type] {
+					kept = append(kept, e)
+				}
+			}
+			evs = kept
+		}
+		if len(evs) == 0 {
+			return nil
+		}
+		if token != "" {
+			evs[len(evs)-1].Token = token
+		}
+		buf.Reset()
+		enc := json.NewEncoder(&buf)
+		for _, e := range evs {
+			if err := enc.Encode(e); err != nil {
+				return err
+			}
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(2 * keep))
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+		lastWrite = time.Now()
+		return rc.Flush()
+	}
+	stateJSON := func(c *store.Contest, now time.Time) string {
+		b, _ := json.Marshal([]any{ccs.ContestObject(c), ccs.StateObject(c, now)})
+		return string(b)
+	}
+	sentState := stateJSON(c, now)
+	if err := send(first, ""); err != nil {
+		return
+	}
+	log := s.log.With("contest_id", c.ID, "request_id", requestIDOf(r))
+	// thawed: when the public view was frozen and is no longer, the
+	// judgements and runs it held back up to upTo (nil otherwise); false
+	// when they cannot be read. A resumed reader was frozen if its token
+	// was appended during the freeze (stream ids are times).
+	wasFrozen := ccs.PublicFrozen(c, now)
+	if resumed != "" {
+		wasFrozen = ccs.PublicFrozenAt(c, ccs.IDTime(resumed))
+	}
+	thawed := func(c *store.Contest, now time.Time, upTo string) ([]ccs.Event, bool) {
+		frozen := ccs.PublicFrozen(c, now)
+		was := wasFrozen
+		wasFrozen = frozen
+		if !reader.Public || !was || frozen || upTo == "0-0" {
+			return nil, true
+		}
+		var held []ccs.Event
+		err := feed.Range(ctx, c.ID, upTo, 500, func(es []ccs.Entry) error {
+			for _, x := range es {
+				held = append(held, reader.Replay(c, x.Fact, now)...)
+			}
+			return nil
+		})
+		if err != nil {
+			log.Warn("replaying the thawed judgements failed", obs.Err(err))
+			return nil, false
+		}
+		return held, true
+	}
+	block := min(time.Second, keep)
+	lastCheck := time.Now()
+	for ctx.Err() == nil && !s.draining.Load() {
+		entries, err := feed.Read(ctx, c.ID, pos, block, 200)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			log.Warn("reading the contest feed failed; retrying", obs.Err(err))
+			sleepCtx(ctx, time.Second)
+			continue
+		}
+		now = s.cfg.Now()
+		if time.Since(lastCheck) >= ccsContestRecheck || hasThaw(entries) {
+			lastCheck = time.Now()
+			if fresh, err := s.cfg.Store.ContestByID(ctx, c.ID); err == nil {
+				c = &fresh
+			} else if ctx.Err() == nil {
+				log.Warn("rereading the contest failed", obs.Err(err))
+			}
+		}
+		for _, e := range entries {
+			evs := reader.Events(c, e.Fact, now)
+			// The public view thawed (an unfreeze, the end of a closed
+			// contest): first what the freeze held back, so that the
+			// entry's token covers it.
+			if held, ok := thawed(c, now, e.ID); !ok {
+				return // the client resumes from its last token
+			} else if held != nil {
+				evs = append(held, evs...)
+			}
+			if err := send(evs, ccs.Token(gen, e.ID)); err != nil {
+				return
+			}
+			pos = e.ID
+		}
+		if held, ok := thawed(c, now, pos); !ok {
+			return
+		} else if err := send(held, ccs.Token(gen, pos)); err != nil {
+			return
+		}
+		if st := stateJSON(c, now); st != sentState {
+			sentState = st
+			if err := send([]ccs.Event{ccs.NewEvent(ccs.TypeContests, ccs.ContestID(c), ccs.ContestObject(c)),
+				ccs.NewEvent(ccs.TypeState, "", ccs.StateObject(c, now))}, ""); err != nil {
+				return
+			}
+		}
+		if time.Since(lastWrite) >= keep {
+			_ = rc.SetWriteDeadline(time.Now().Add(2 * keep))
+			if _, err := w.Write([]byte("\n")); err != nil {
+				return
+			}
+			if rc.Flush() != nil {
+				return
+			}
+			lastWrite = time.Now()
+		}
+	}
+}
+
+func hasThaw(es []ccs.Entry) bool {
+	for _, e := range es {
+		if e.Fact.Kind == ccs.FactThaw {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyCCSParams refuses a query parameter not in allowed.
+func onlyCCSParams(w http.ResponseWriter, r *http.Request, allowed ...string) bool {
+	for k := range r.URL.Query() {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == k
+		}
+		if !ok {
+			writeAPIError(w, badField(k, "is not a parameter of this endpoint"))
+			return false
+		}
+	}
+	return true
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
