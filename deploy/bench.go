@@ -18,7 +18,7 @@ import (
 // to measure.
 func runBench(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
-	only := fs.String("only", "", "comma-separated items to run: e2e,push,web,sched,queue (default: all)")
+	only := fs.String("only", "", "comma-separated items to run: e2e,push,web,sched,queue,similarity (default: all)")
 	rootFlag := fs.String("root", ".", "checkout (for go test -bench of the hub's policies, and its components)")
 	goBin := fs.String("go", "go", "the go tool")
 	backlog := fs.Int("backlog", 100_000, "queued tasks behind the probes (queue item)")
@@ -87,6 +87,23 @@ func runBench(ctx context.Context, args []string) int {
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "verdict-stack bench: queue:", err)
 			failed = true
+		}
+		fmt.Println()
+	}
+	if want("similarity") {
+		fmt.Println("== 6. similarity check: 3,000 sources of one problem, text to ranked pairs (plain Go, no I/O; go test -bench)")
+		rs, err := bench.Similarity(ctx, root, *goBin)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			failed = true
+		}
+		for _, r := range rs {
+			what := "default: fingerprints in over a tenth of the sources ignored"
+			if r.Name != "Rank3000" {
+				what = "no boilerplate cut: every fingerprint counts"
+			}
+			fmt.Printf("   %-14s %6.2f s for %d sources, %d candidate pairs, %.1f MB/s  (%s)\n",
+				r.Name, r.Seconds, r.Sources, r.Candidates, r.MBPerSec, what)
 		}
 		fmt.Println()
 	}

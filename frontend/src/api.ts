@@ -1,3 +1,5 @@
+import type { Channel, CustomRunState } from "./live/protocol";
+
 // The web node's HTTP API: one fetch wrapper that sends the CSRF token on
 // cookie-authenticated writes, turns error bodies into ApiError, and the
 // typed calls the pages use. docs/frontend.md lists the routes assumed.
@@ -204,6 +206,8 @@ export interface SubmissionDetail extends SubmissionSummary {
   source?: string;
   /** first_failure: the first failing case's number. */
   first_failure?: number | null;
+  /** Staff only: the jury's hand-set verdicts, oldest first. */
+  overrides?: Override[];
 }
 
 export interface ContestProblem {
@@ -223,16 +227,28 @@ export interface Contest {
   start_at: string;
   end_at: string;
   freeze_minutes: number;
+  /** The IANA zone the contest's times are shown and entered in; start_at
+   * and end_at carry its offset (RFC 3339). */
+  time_zone?: string;
   frozen?: boolean;
   phase?: "upcoming" | "running" | "ended";
   registration?: "open" | "list" | string;
   feedback?: FeedbackPolicy | string;
   /** The policy once a closed contest ended. */
   feedback_after?: FeedbackPolicy | string;
+  /** What contestants list of others' submissions: "own" or "all" (verdicts, never source). */
+  status_visibility?: "own" | "all" | string;
   registered?: boolean;
   /** Staff only: hidden contests are 404 to everyone else. */
   visible?: boolean;
   problems?: ContestProblem[];
+}
+
+/** The self-registration policy (GET/PUT /api/settings/registration). */
+export interface RegistrationSettings {
+  mode: "open" | "closed" | "domains";
+  /** E-mail domains that may register (their subdomains too) in mode domains. */
+  domains: string[];
 }
 
 export interface Participant {
@@ -342,6 +358,11 @@ export const api = {
   /** Registers a student; the answer is {user} (it does not log in). */
   register: (b: { username: string; password: string; display_name?: string; email?: string }) =>
     request<Partial<SessionDoc>>("/api/users", { method: "POST", body: b }),
+  /** The registration mode, for anyone (the register page). */
+  registrationSettings: () => request<RegistrationSettings>("/api/settings/registration"),
+  /** Admins: sets the registration mode (and the domains). */
+  setRegistrationSettings: (b: Partial<RegistrationSettings>) =>
+    request<RegistrationSettings>("/api/settings/registration", { method: "PUT", body: b }),
   /** Changes the caller's password. The answer carries a new session: the
    * caller must keep its csrf_token (the old one is no longer valid). */
   changePassword: (current_password: string, new_password: string) =>
@@ -357,6 +378,11 @@ export const api = {
       body: b,
       headers: { "Idempotency-Key": idemKey },
     }),
+  /** A custom run ("run on my input"): 202 with its state (queued); the
+   * rest comes on the user's live channel as custom_run events. */
+  customRun: (b: { problem: string; contest?: string; language: string; source: string; input: string; samples?: boolean }) =>
+    request<CustomRunState>("/api/custom-runs", { method: "POST", body: b }),
+  getCustomRun: (id: number) => request<CustomRunState>(`/api/custom-runs/${id}`),
   submissions: async (f: { mine?: boolean; problem?: string; verdict?: string; contest?: string; cursor?: string | null }) =>
     unwrapList<SubmissionSummary>(
       await request<unknown>(
@@ -447,9 +473,57 @@ export const api = {
   judges: async () => unwrapList<JudgeInfo>(await request<unknown>("/api/judges"), "judges"),
   createJudge: (name: string) => request<{ name: string; token: string }>("/api/judges", { method: "POST", body: { name } }),
   deleteJudge: (name: string) => request<void>(`/api/judges/${enc(name)}`, { method: "DELETE" }),
-  rejudge: (b: { submission?: number; problem?: string; contest?: string }) =>
-    request<{ queued: number }>("/api/rejudge", { method: "POST", body: b }),
+  rejudge: (b: { submission?: number } & StatusFilter) =>
+    request<{ queued: number }>("/api/rejudge", { method: "POST", body: dropEmpty(b) }),
+  /** The status page: every submission staff may see (others: what the contest settings allow), newest first. */
+  status: async (f: StatusFilter & { cursor?: string | null; limit?: number }, signal?: AbortSignal): Promise<StatusPage> => {
+    const d = await request<{ submissions?: SubmissionSummary[]; next_cursor?: string | null; live?: Channel }>(
+      `/api/submissions${qs({ ...f })}`,
+      { signal },
+    );
+    return { items: d.submissions ?? [], next_cursor: d.next_cursor ?? null, live: d.live ?? null };
+  },
+  override: async (id: number, b: { verdict: string; reason: string; score?: number }) =>
+    unwrapOne<SubmissionSummary>(await request<unknown>(`/api/submissions/${id}/override`, { method: "POST", body: b }), "submission"),
+  adminProblems: async (q: string, cursor?: string | null) =>
+    unwrapList<ProblemSummary & { id: number; updated_at: string }>(await request<unknown>(`/api/admin/problems${qs({ q, cursor })}`), "problems"),
+  adminContests: async (q: string, cursor?: string | null) =>
+    unwrapList<Contest>(await request<unknown>(`/api/admin/contests${qs({ q, cursor })}`), "contests"),
 };
+
+/** A status page filter (by name); empty fields do not filter. */
+export interface StatusFilter {
+  user?: string;
+  problem?: string;
+  contest?: string;
+  verdict?: string;
+  language?: string;
+}
+
+export interface StatusPage extends Page<SubmissionSummary> {
+  /** The live channel that keeps the page current (null: none, e.g. anonymous). */
+  live: Channel | null;
+}
+
+/** A jury override, as staff read it on a submission. */
+export interface Override {
+  by: string | null;
+  at: string;
+  old_verdict: string;
+  new_verdict: string;
+  old_score: number;
+  new_score: number;
+  reason: string;
+}
+
+function dropEmpty<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null && v !== "")) as Partial<T>;
+}
+
+/** exportURL is the staff zip of a contest's or a problem's sources. */
+export function exportURL(what: { contest?: string; problem?: string }, finalOnly = false): string {
+  return `/api/export${qs({ contest: what.contest, problem: what.problem, final: finalOnly ? 1 : undefined })}`;
+}
 
 /** scoreboardCsvURL is the staff CSV export of a contest's full standings. */
 export function scoreboardCsvURL(slug: string): string {

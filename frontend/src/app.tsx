@@ -9,16 +9,19 @@ import { ProblemsPage } from "./pages/problems";
 import { ProblemPage } from "./pages/problem";
 import { SubmissionPage } from "./pages/submission";
 import { SubmissionsPage } from "./pages/submissions";
+import { StatusPage } from "./pages/status";
 import { ContestPage, ContestsPage } from "./pages/contests";
 import { LoginPage, RegisterPage } from "./pages/auth";
 import { AdminPage } from "./pages/admin";
 import { AccountPage } from "./pages/account";
+import { SimilarityPage } from "./pages/similarity";
 
 export const ROUTES: readonly Route[] = [
   { name: "problems", pattern: "/" },
   { name: "problems", pattern: "/problems" },
   { name: "problem", pattern: "/problems/:slug" },
   { name: "submissions", pattern: "/submissions" },
+  { name: "status", pattern: "/status" },
   { name: "submission", pattern: "/submissions/:id" },
   { name: "contests", pattern: "/contests" },
   { name: "contest", pattern: "/contests/:slug" },
@@ -28,6 +31,7 @@ export const ROUTES: readonly Route[] = [
   { name: "account", pattern: "/account" },
   { name: "admin", pattern: "/admin" },
   { name: "admin", pattern: "/admin/:section" },
+  { name: "similarity", pattern: "/similarity" },
 ];
 
 function useLocation(): { path: string; search: string } {
@@ -49,6 +53,8 @@ function Page({ path, search }: { path: string; search: string }) {
       return <ProblemPage key={`${p.contest}/${p.slug}`} slug={p.slug!} contest={p.contest} />;
     case "submissions":
       return <SubmissionsPage query={m.query} />;
+    case "status":
+      return <StatusPage query={m.query} />;
     case "submission":
       return <SubmissionPage key={p.id} id={p.id!} />;
     case "contests":
@@ -63,6 +69,8 @@ function Page({ path, search }: { path: string; search: string }) {
       return <AccountPage />;
     case "admin":
       return <AdminPage section={p.section} />;
+    case "similarity":
+      return <SimilarityPage query={m.query} />;
   }
   return null;
 }
@@ -123,7 +131,9 @@ function Header({ path }: { path: string }) {
           {link("/", t("nav.problems"))}
           {link("/contests", t("nav.contests"))}
           {s.user && link("/submissions", t("nav.submissions"))}
+          {link("/status", t("nav.status"))}
           {isStaff(s.user) && link("/admin", t("nav.admin"))}
+          {isStaff(s.user) && link("/similarity", t("nav.similarity"))}
         </ul>
         <div class="nav-right">
           <LangSwitch />

@@ -20,6 +20,19 @@ export function languageSupport(id: string): LanguageSupport | null {
   return null;
 }
 
+/** The placeholder of index.html's csp-nonce meta, when no edge replaced it (vite dev). */
+const NONCE_PLACEHOLDER = "VERDICT_CSP_NONCE";
+
+/**
+ * cspNonce is the nonce the edge wrote into the page for this load
+ * (<meta name="csp-nonce">): the page's Content-Security-Policy admits
+ * <style> elements only with it, and CodeMirror keeps its styles in one.
+ */
+export function cspNonce(doc: Document = document): string {
+  const v = doc.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? "";
+  return /^[A-Za-z0-9+/=_-]{16,}$/.test(v) && v !== NONCE_PLACEHOLDER ? v : "";
+}
+
 export interface Editor {
   getValue(): string;
   setValue(s: string): void;
@@ -46,6 +59,7 @@ export function createEditor(
         // keymap binds Mod-Enter to insertBlankLine, which would win.
         Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => (opts.onSubmit?.(), true) }])),
         indentUnit.of("    "),
+        ...(cspNonce() ? [EditorView.cspNonce.of(cspNonce())] : []),
         lang.of(languageSupport(opts.language) ?? []),
         EditorView.contentAttributes.of({
           "aria-label": opts.label,

@@ -6,11 +6,16 @@ import { fileURLToPath } from "node:url";
 
 export const PROTOCOL_TESTDATA = resolve(dirname(fileURLToPath(import.meta.url)), "../../internal/protocol/testdata");
 
-export function liveGoldenFiles(): { type: string; text: string }[] {
+// A file is named by its message type, or, for a second canonical message
+// of a type, type_what (event_custom_run.json is an event).
+export function liveGoldenFiles(): { name: string; type: string; text: string }[] {
   const dir = join(PROTOCOL_TESTDATA, "live");
   const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
   if (files.length === 0) throw new Error(`no golden files in ${dir}`);
-  return files.map((f) => ({ type: f.replace(/\.json$/, ""), text: readFileSync(join(dir, f), "utf8") }));
+  return files.map((f) => {
+    const text = readFileSync(join(dir, f), "utf8");
+    return { name: f.replace(/\.json$/, ""), type: String(JSON.parse(text).type), text };
+  });
 }
 
 export function golden(type: string): string {

@@ -18,11 +18,12 @@ describe("golden files", () => {
   const files = liveGoldenFiles();
 
   it("covers every live message type", () => {
-    expect(files.map((f) => f.type)).toEqual(["error", "event", "queue", "snapshot", "subscribe", "unsubscribe"]);
+    expect([...new Set(files.map((f) => f.type))].sort()).toEqual(["error", "event", "queue", "snapshot", "subscribe", "unsubscribe"]);
+    for (const f of files) expect(f.name === f.type || f.name.startsWith(`${f.type}_`)).toBe(true);
   });
 
   for (const f of files) {
-    it(`decodes ${f.type}.json`, () => {
+    it(`decodes ${f.name}.json`, () => {
       const m = decode(f.text);
       expect(m.type).toBe(f.type);
       const raw = JSON.parse(f.text);
@@ -30,7 +31,7 @@ describe("golden files", () => {
       // Every field of the golden payload survives decoding unchanged.
       expect(m.data).toMatchObject(raw.data);
     });
-    it(`decodes ${f.type}.json compacted`, () => {
+    it(`decodes ${f.name}.json compacted`, () => {
       expect(decode(JSON.stringify(JSON.parse(f.text))).type).toBe(f.type);
     });
   }

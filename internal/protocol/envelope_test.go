@@ -262,6 +262,8 @@ func TestPayloadValidate(t *testing.T) {
 		{"heartbeat bad task ref", Heartbeat{Cores: 2, Tasks: []TaskRef{{0, 1}}}, false},
 		{"heartbeat prefetched", Heartbeat{Cores: 2, Prefetched: []PrefetchOutcome{{Hash: "h"}, {Hash: "g", Error: "404"}}}, true},
 		{"heartbeat prefetched without hash", Heartbeat{Cores: 2, Prefetched: []PrefetchOutcome{{Error: "404"}}}, false},
+		{"heartbeat evicted", Heartbeat{Cores: 2, Evicted: []string{"h"}}, true},
+		{"heartbeat evicted without hash", Heartbeat{Cores: 2, Evicted: []string{""}}, false},
 		{"reject no reason", Reject{TaskRef: TaskRef{1, 1}}, false},
 		{"cancel ok", Cancel{TaskRef: TaskRef{1, 2}, Reason: CancelLeaseLost}, true},
 		{"cancel no reason", Cancel{TaskRef: TaskRef{1, 2}}, false},
@@ -358,5 +360,41 @@ func TestMarshalSnapshotSameBytes(t *testing.T) {
 	big := `{"pad":"` + strings.Repeat("x", MaxLiveMessage) + `"}`
 	if _, err := MarshalSnapshot("s1", ch, 1, json.RawMessage(big)); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("an oversized state: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestCustomRunTaskValidate(t *testing.T) {
+	ok := Task{
+		TaskRef: TaskRef{SubmissionID: CustomRunIDBase + 1, Attempt: 1}, ProblemID: 7, Language: "py3", Source: "print(1)",
+		Limits: Limits{TimeMs: 1000, MemoryKiB: 1024, OutputBytes: 1024}, Mode: ModeICPC,
+		Checker: Checker{Kind: CheckerDefault}, Priority: PriorityCustom, Custom: &CustomRun{Input: "1\n"},
+	}
+	tests := []struct {
+		name string
+		mut  func(*Task)
+		ok   bool
+	}{
+		{"ok", func(*Task) {}, true},
+		{"test data given", func(t *Task) { t.TestData = TestData{Hash: "h"} }, false},
+		{"submission id", func(t *Task) { t.SubmissionID = 5 }, false},
+		{"special checker", func(t *Task) { t.Checker.Kind = CheckerSpecial }, false},
+		{"practice priority", func(t *Task) { t.Priority = PriorityPractice }, false},
+		{"input too big", func(t *Task) { t.Custom = &CustomRun{Input: string(make([]byte, MaxCustomInput+1))} }, false},
+		{"too many samples", func(t *Task) { t.Custom = &CustomRun{Samples: make([]SampleCase, MaxCustomSamples+1)} }, false},
+		{"sample without case", func(t *Task) { t.Custom = &CustomRun{Samples: []SampleCase{{Input: "1"}}} }, false},
+	}
+	for _, tc := range tests {
+		tk := ok
+		c := *ok.Custom
+		tk.Custom = &c
+		tc.mut(&tk)
+		if err := tk.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: Validate() = %v, want ok %v", tc.name, err, tc.ok)
+		}
+	}
+	r := Result{TaskRef: ok.TaskRef, Verdict: VerdictAC, JudgeID: "j",
+		Custom: []CustomOutput{{Verdict: VerdictAC, Stdout: string(make([]byte, MaxCustomOutput+1))}}}
+	if r.Validate() == nil {
+		t.Error("a result with stdout beyond MaxCustomOutput validates")
 	}
 }

@@ -55,6 +55,12 @@ type Feedback struct {
 	// data the submission is judged on: only their checker messages may
 	// ever reach a contestant.
 	Samples []int `json:"samples,omitempty"`
+	// StatusPublic: the submission's verdict may be listed to everyone
+	// on its contest's status page (the contest is visible and its
+	// status_visibility is "all"), through this policy as seen by another
+	// contestant. The hub forwards a contest's ChannelStatus events to
+	// browsers that are not staff only when it is set.
+	StatusPublic bool `json:"status_public,omitempty"`
 }
 
 // Validate checks the policies.

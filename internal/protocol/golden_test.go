@@ -18,6 +18,16 @@ type golden struct {
 	typ     Type
 	id      string
 	payload any
+	// name, when set, names the golden file instead of the type: a
+	// second canonical message of a type (a custom run's task and result).
+	name string
+}
+
+func (g golden) file() string {
+	if g.name != "" {
+		return g.name
+	}
+	return string(g.typ)
 }
 
 func goldenMessages() []golden {
@@ -31,7 +41,12 @@ func goldenMessages() []golden {
 		URL:  "https://web.verdict.example/api/judge/testdata/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 	}
 	sub := Channel{Kind: ChannelSubmission, ID: 1042}
-	return []golden{
+	var out []golden
+	for _, g := range []struct {
+		typ     Type
+		id      string
+		payload any
+	}{
 		{TypeHello, "", Hello{
 			JudgeID: "judge-a1", Token: "example-token-not-a-secret", AgentVersion: "0.1.0",
 			Cores: 8, MemoryBytes: 17179869184,
@@ -42,7 +57,8 @@ func goldenMessages() []golden {
 		{TypeWelcome, "", Welcome{Accepted: true, HubID: "hub-1", HeartbeatIntervalMs: 3000, ResultAcks: true}},
 		{TypeHeartbeat, "", Heartbeat{Running: 2, Queued: 1, Load1: 1.75, MemUsedRatio: 0.42, Cores: 8,
 			Tasks:      []TaskRef{ref, {SubmissionID: 1043, Attempt: 2}},
-			Prefetched: []PrefetchOutcome{{Hash: data.Hash}, {Hash: "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752", Error: "download: 404 Not Found"}}}},
+			Prefetched: []PrefetchOutcome{{Hash: data.Hash}, {Hash: "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752", Error: "download: 404 Not Found"}},
+			Evicted:    []string{"2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"}}},
 		{TypeTask, "", Task{
 			TaskRef: ref, ProblemID: 7, TestData: data, Language: "cpp17",
 			Source: "#include <cstdio>\nint main(){int a,b;scanf(\"%d%d\",&a,&b);printf(\"%d\\n\",a+b);}\n",
@@ -67,8 +83,33 @@ func goldenMessages() []golden {
 			Body: mustJSON(SubmissionState{SubmissionID: 1042, Status: VerdictJudging, Score: 10, Cases: cases[1:]})}},
 		{TypeQueue, "", QueueNotice{QueueLength: 120, Position: 17, ETASeconds: 45, Overloaded: true}},
 		{TypeError, "s3", Error{Code: ErrorForbidden, Message: "not your submission", Channel: &Channel{Kind: ChannelSubmission, ID: 99}}},
+	} {
+		out = append(out, golden{typ: g.typ, id: g.id, payload: g.payload})
 	}
+	return append(out, []golden{
+		// Custom runs (customrun.go).
+		{typ: TypeTask, payload: Task{
+			TaskRef: customRef, ProblemID: 7, Language: "py3",
+			Source: "print(int(input()) * 2)\n",
+			Limits: Limits{TimeMs: 1000, MemoryKiB: 262144, OutputBytes: 67108864},
+			Mode:   ModeICPC, Checker: Checker{Kind: CheckerDefault}, Priority: PriorityCustom,
+			Custom: &CustomRun{Input: "21\n", Samples: []SampleCase{{Case: 1, Input: "1\n", Answer: "2\n"}}},
+		}, name: "task_custom_run"},
+		{typ: TypeResult, payload: Result{TaskRef: customRef, Verdict: VerdictAC, Cases: []CaseResult{}, JudgeID: "judge-a1",
+			Custom: customRuns}, name: "result_custom_run"},
+		{typ: TypeEvent, payload: Event{Channel: Channel{Kind: ChannelUser, ID: 5}, Seq: 12, Kind: EventCustomRun,
+			Body: mustJSON(CustomRunState{RunID: customRef.SubmissionID, ProblemID: 7, Status: VerdictAC, Runs: customRuns})},
+			name: "event_custom_run"},
+	}...)
 }
+
+var (
+	customRef  = TaskRef{SubmissionID: CustomRunIDBase + 17, Attempt: 1}
+	customRuns = []CustomOutput{
+		{Case: 0, Verdict: VerdictAC, CPUMs: 9, WallMs: 14, MemoryKiB: 8200, Stdout: "42\n", Stderr: "debug\n"},
+		{Case: 1, Verdict: VerdictAC, CPUMs: 8, WallMs: 12, MemoryKiB: 8192, Stdout: "2\n"},
+	}
+)
 
 func mustJSON(v any) json.RawMessage {
 	b, err := marshalNoEscape(v)
@@ -78,9 +119,9 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-func goldenPath(t Type) string {
-	link, _ := LinkOf(t)
-	return filepath.Join("testdata", link.String(), string(t)+".json")
+func goldenPath(g golden) string {
+	link, _ := LinkOf(g.typ)
+	return filepath.Join("testdata", link.String(), g.file()+".json")
 }
 
 func indent(t *testing.T, b []byte) []byte {
@@ -96,6 +137,9 @@ func indent(t *testing.T, b []byte) []byte {
 func TestGoldenCoversEveryType(t *testing.T) {
 	seen := map[Type]bool{}
 	for _, g := range goldenMessages() {
+		if g.name != "" {
+			continue // a second message of its type
+		}
 		if seen[g.typ] {
 			t.Errorf("type %q has two golden messages", g.typ)
 		}
@@ -110,13 +154,13 @@ func TestGoldenCoversEveryType(t *testing.T) {
 
 func TestGolden(t *testing.T) {
 	for _, g := range goldenMessages() {
-		t.Run(string(g.typ), func(t *testing.T) {
+		t.Run(g.file(), func(t *testing.T) {
 			b, err := Marshal(g.typ, g.id, g.payload)
 			if err != nil {
 				t.Fatalf("Marshal: %v", err)
 			}
 			got := indent(t, b)
-			path := goldenPath(g.typ)
+			path := goldenPath(g)
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
@@ -190,7 +234,13 @@ func TestGoldenFilesHaveNoStrays(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range files {
-			typ := Type(filepath.Base(f[:len(f)-len(".json")]))
+			name := filepath.Base(f[:len(f)-len(".json")])
+			typ := Type(name)
+			for _, g := range goldenMessages() {
+				if g.name == name {
+					typ = g.typ
+				}
+			}
 			if l, ok := LinkOf(typ); !ok || l != link {
 				t.Errorf("stray golden file %s: no %s message type %q", f, link, typ)
 			}

@@ -147,6 +147,11 @@ type Heartbeat struct {
 	// the rest from hello's CachedData). Absent from judges that predate
 	// it: the hub then never counts them warm.
 	Prefetched []PrefetchOutcome `json:"prefetched,omitempty"`
+	// Evicted lists the test data hashes the judge dropped from its cache
+	// (least recently used beyond its size, or on an evict) since the
+	// previous heartbeat or hello, so the hub's view of its cache follows
+	// it instead of only growing. Absent from judges that predate it.
+	Evicted []string `json:"evicted,omitempty"`
 }
 
 // PrefetchOutcome is the end of one prefetch.
@@ -180,6 +185,11 @@ func (h Heartbeat) Validate() error {
 	for i, p := range h.Prefetched {
 		if p.Hash == "" {
 			errs = append(errs, fmt.Errorf("prefetched[%d]: hash is empty", i))
+		}
+	}
+	for i, d := range h.Evicted {
+		if d == "" {
+			errs = append(errs, fmt.Errorf("evicted[%d]: hash is empty", i))
 		}
 	}
 	return errors.Join(errs...)
@@ -220,6 +230,9 @@ type Task struct {
 	Mode      Mode     `json:"mode"`
 	Checker   Checker  `json:"checker"`
 	Priority  Priority `json:"priority"`
+	// Custom, when set, makes the task a custom run (customrun.go): no
+	// test data, SubmissionID a custom run id, PriorityCustom.
+	Custom *CustomRun `json:"custom,omitempty"`
 }
 
 // Validate checks every field a judge needs.
@@ -228,7 +241,9 @@ func (t Task) Validate() error {
 	if t.ProblemID < 1 {
 		errs = append(errs, fmt.Errorf("problem_id %d < 1", t.ProblemID))
 	}
-	if t.TestData.Hash == "" {
+	if t.Custom != nil {
+		errs = append(errs, t.validateCustom())
+	} else if t.TestData.Hash == "" {
 		errs = append(errs, errors.New("test_data.hash is empty"))
 	}
 	if t.Language == "" {
@@ -381,6 +396,9 @@ type Result struct {
 	CompileMessage string       `json:"compile_message,omitempty"`
 	Cases          []CaseResult `json:"cases"`
 	JudgeID        string       `json:"judge_id"`
+	// Custom is the outcome of a custom run's runs (the user's input
+	// first, then the samples asked for); empty for a submission.
+	Custom []CustomOutput `json:"custom,omitempty"`
 }
 
 // Validate checks the ref, the verdict and every case.
@@ -391,6 +409,11 @@ func (r Result) Validate() error {
 	}
 	if r.JudgeID == "" {
 		errs = append(errs, errors.New("judge_id is empty"))
+	}
+	for i, o := range r.Custom {
+		if err := o.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("custom[%d]: %w", i, err))
+		}
 	}
 	return errors.Join(errs...)
 }

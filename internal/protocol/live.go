@@ -27,12 +27,21 @@ const (
 	// who may see what. Private answers go to the asker's user channel
 	// instead.
 	ChannelClarifications ChannelKind = "clarifications"
+	// ChannelStatus: the status page. ID 0: every submission of the site
+	// (staff only); ID a contest: that contest's submissions. Events are
+	// EventStatus with a SubmissionState without cases, one per status
+	// change (a new submission arrives as queued); the snapshot state is
+	// {} (a browser re-reads its page through the REST API, which applies
+	// who may see what). Staff get every event; other browsers only those
+	// of contests whose status page shows everyone's verdicts
+	// (Feedback.StatusPublic), censored by the feedback policy.
+	ChannelStatus ChannelKind = "status"
 )
 
 // Valid reports whether k is a known channel kind.
 func (k ChannelKind) Valid() bool {
 	switch k {
-	case ChannelSubmission, ChannelUser, ChannelContest, ChannelQueue, ChannelClarifications:
+	case ChannelSubmission, ChannelUser, ChannelContest, ChannelQueue, ChannelClarifications, ChannelStatus:
 		return true
 	}
 	return false
@@ -52,6 +61,12 @@ func (c Channel) Validate() error {
 	if c.Kind == ChannelQueue {
 		if c.ID != 0 {
 			return fmt.Errorf("queue channel id %d, want 0", c.ID)
+		}
+		return nil
+	}
+	if c.Kind == ChannelStatus {
+		if c.ID < 0 {
+			return fmt.Errorf("status channel id %d < 0", c.ID)
 		}
 		return nil
 	}
@@ -116,6 +131,10 @@ const (
 	// Body: ClarificationChange. On a clarifications channel and, for a
 	// private answer, on the asker's user channel.
 	EventClarification EventKind = "clarification"
+	// EventCustomRun: a custom run of the channel's user changed status or
+	// finished. Body: CustomRunState (whole, with the runs once final).
+	// On user channels only (nobody else may watch them).
+	EventCustomRun EventKind = "custom_run"
 )
 
 // ClarificationChange says which clarification of which contest changed

@@ -138,15 +138,38 @@ func (k CheckerKind) Valid() bool {
 	return false
 }
 
-// Priority orders the judge queue: higher first.
+// Priority orders the judge queue: higher Rank first.
 type Priority int
 
-// Priorities, from the design: contest > practice > rejudge.
+// Priorities: contest > custom run > practice > rejudge. The wire values
+// stay those of the first three (0, 1, 2); PriorityCustom came later and is
+// 3 on the wire, so the queue orders by Rank, not by the value.
 const (
 	PriorityRejudge  Priority = 0
 	PriorityPractice Priority = 1
 	PriorityContest  Priority = 2
+	// PriorityCustom: custom runs ("run on my input"): below contest
+	// submissions, above practice submissions and rejudges (one short
+	// run someone is waiting for).
+	PriorityCustom Priority = 3
 )
 
 // Valid reports whether p is a known priority.
-func (p Priority) Valid() bool { return p >= PriorityRejudge && p <= PriorityContest }
+func (p Priority) Valid() bool { return p >= PriorityRejudge && p <= PriorityCustom }
+
+// MaxRank is the Rank of PriorityContest, the highest.
+const MaxRank = 3
+
+// Rank orders priorities, higher first: rejudge 0, practice 1, custom
+// run 2, contest 3 (MaxRank). An unknown priority ranks as a rejudge.
+func (p Priority) Rank() int {
+	switch p {
+	case PriorityPractice:
+		return 1
+	case PriorityCustom:
+		return 2
+	case PriorityContest:
+		return MaxRank
+	}
+	return 0
+}

@@ -62,7 +62,8 @@ func TestEnums(t *testing.T) {
 		{"rejudge", PriorityRejudge.Valid(), true},
 		{"contest", PriorityContest.Valid(), true},
 		{"priority -1", Priority(-1).Valid(), false},
-		{"priority 3", Priority(3).Valid(), false},
+		{"custom", PriorityCustom.Valid(), true},
+		{"priority 4", Priority(4).Valid(), false},
 		{"channel submission", ChannelSubmission.Valid(), true},
 		{"channel user", ChannelUser.Valid(), true},
 		{"channel contest", ChannelContest.Valid(), true},
@@ -76,6 +77,10 @@ func TestEnums(t *testing.T) {
 		}
 	}
 	if !(PriorityContest > PriorityPractice && PriorityPractice > PriorityRejudge) {
-		t.Error("priorities must order contest > practice > rejudge")
+		t.Error("the wire values of the first priorities must stay contest > practice > rejudge")
+	}
+	if !(PriorityContest.Rank() > PriorityCustom.Rank() && PriorityCustom.Rank() > PriorityPractice.Rank() &&
+		PriorityPractice.Rank() > PriorityRejudge.Rank() && PriorityContest.Rank() == MaxRank) {
+		t.Error("ranks must order contest > custom run > practice > rejudge")
 	}
 }

@@ -49,7 +49,10 @@
 // PublishSubmission keeps the live state of a submission (status, score,
 // cases; hash rkeys.LiveState("submission", id)) and publishes its changes
 // as protocol.Event payloads on rkeys.Events("submission", id) and, for
-// status changes, rkeys.Events("user", owner). Every event carries the
+// status changes, rkeys.Events("user", owner) and the status page's
+// channels: rkeys.Events("status", 0) (every submission) and, for a
+// contest submission, rkeys.Events("status", contest), each numbered by
+// its own rkeys.LiveState("status", id). Every event carries the
 // channel's next sequence number, taken in the same script that changes the
 // state, so a reader that subscribes first and then reads the snapshot can
 // drop exactly the events already in it. PublishDoc does the same for

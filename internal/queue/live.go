@@ -40,7 +40,11 @@ type SubmissionUpdate struct {
 	Attempt      int
 	// Owner's user channel also gets the status changes; 0: read the owner
 	// stored with the state, if any.
-	Owner          int64
+	Owner int64
+	// Contest is the submission's contest (0: practice, or read the one
+	// stored with the state): its status channel gets the status changes
+	// too, as does the site-wide status channel (protocol.ChannelStatus).
+	Contest        int64
 	Status         protocol.Verdict
 	Score          float64
 	CompileMessage string
@@ -56,8 +60,10 @@ type SubmissionUpdate struct {
 }
 
 // KEYS: state, channel, task, user state prefix (user id appended),
-// user channel prefix. ARGV: guard, attempt, sub, status, head json, ttl s,
-// owner, feedback json (or empty), then case index/json pairs.
+// user channel prefix, status state prefix (0 or contest id appended),
+// status channel prefix. ARGV: guard, attempt, sub, status, head json,
+// ttl s, owner, feedback json (or empty), contest, then case index/json
+// pairs.
 // Returns {published 0|1, seq}.
 var publishSubmissionScript = redis.NewScript(strings.ReplaceAll(`
 local guard = ARGV[1]
@@ -66,9 +72,11 @@ if guard ~= '0' then
   if t[1] ~= ARGV[2] then return {0, 0} end
   if guard == '1' and t[2] ~= 'leased' then return {0, 0} end
 end
-local cur = redis.call('HMGET', KEYS[1], 'attempt', 'head', 'owner')
+local cur = redis.call('HMGET', KEYS[1], 'attempt', 'head', 'owner', 'contest')
 local owner = ARGV[7]
 if owner == '0' and cur[3] then owner = cur[3] end
+local contest = ARGV[9]
+if contest == '0' and cur[4] then contest = cur[4] end
 if cur[1] ~= ARGV[2] then
   local fields = redis.call('HKEYS', KEYS[1])
   for _, f in ipairs(fields) do
@@ -78,13 +86,14 @@ if cur[1] ~= ARGV[2] then
   cur[2] = false
 end
 if owner ~= '0' then redis.call('HSET', KEYS[1], 'owner', owner) end
+if contest ~= '0' then redis.call('HSET', KEYS[1], 'contest', contest) end
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'fb', ARGV[8]) end
 local fb = redis.call('HGET', KEYS[1], 'fb')
 local fbpart = ''
 if fb then fbpart = ',"feedback":' .. fb end
 local chan = '{"kind":"submission","id":' .. ARGV[3] .. '}'
 local fresh = {}
-for i = 9, #ARGV, 2 do
+for i = 10, #ARGV, 2 do
   if redis.call('HSETNX', KEYS[1], 'c:' .. ARGV[i], ARGV[i+1]) == 1 then
     table.insert(fresh, ARGV[i+1])
   end
@@ -123,6 +132,16 @@ if cur[2] ~= ARGV[5] then
       for i = 1, #ids - USER_ITEMS do redis.call('HDEL', us, 's:' .. ids[i]) end
     end
   end
+  -- The status channels: the site's (0) and the contest's.
+  local targets = {'0'}
+  if contest ~= '0' then table.insert(targets, contest) end
+  for _, sid in ipairs(targets) do
+    local ss = KEYS[6] .. sid
+    local sseq = redis.call('HINCRBY', ss, 'seq', 1)
+    redis.call('EXPIRE', ss, tonumber(ARGV[6]))
+    redis.call('PUBLISH', KEYS[7] .. sid, '{"channel":{"kind":"status","id":' .. sid ..
+      '},"seq":' .. sseq .. ',"kind":"status","body":' .. ARGV[5] .. fbpart .. '}')
+  end
 end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
 return {published, seq}
@@ -147,9 +166,9 @@ func (q *Queue) PublishSubmission(ctx context.Context, u SubmissionUpdate) (bool
 			return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
 		}
 	}
-	args := make([]any, 0, 8+2*len(u.Cases))
+	args := make([]any, 0, 9+2*len(u.Cases))
 	args = append(args, int(u.Guard), u.Attempt, u.SubmissionID, string(u.Status), head,
-		int64(q.cfg.LiveTTL.Seconds()), u.Owner, fb)
+		int64(q.cfg.LiveTTL.Seconds()), u.Owner, fb, u.Contest)
 	for _, c := range u.Cases {
 		b, err := json.Marshal(c)
 		if err != nil {
@@ -159,10 +178,12 @@ func (q *Queue) PublishSubmission(ctx context.Context, u SubmissionUpdate) (bool
 	}
 	userState := strings.TrimSuffix(q.n.LiveState("user", 0), "0")
 	userChan := strings.TrimSuffix(q.n.Events("user", 0), "0")
+	statusState := strings.TrimSuffix(q.n.LiveState(string(protocol.ChannelStatus), 0), "0")
+	statusChan := strings.TrimSuffix(q.n.Events(string(protocol.ChannelStatus), 0), "0")
 	res, err := publishSubmissionScript.Run(ctx, q.c, []string{
 		q.n.LiveState(string(protocol.ChannelSubmission), u.SubmissionID),
 		q.n.Events(string(protocol.ChannelSubmission), u.SubmissionID),
-		q.n.Task(u.SubmissionID), userState, userChan,
+		q.n.Task(u.SubmissionID), userState, userChan, statusState, statusChan,
 	}, args...).Int64Slice()
 	if err != nil {
 		return false, fmt.Errorf("queue: publish %d attempt %d: %w", u.SubmissionID, u.Attempt, err)

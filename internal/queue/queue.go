@@ -40,6 +40,9 @@ const (
 	DefaultDoneTTL       = 7 * 24 * time.Hour
 	DefaultLiveTTL       = 24 * time.Hour
 	DefaultResultsMaxLen = 1_000_000
+	// DefaultCustomRunTTL is how long a custom run is kept after its last
+	// change (custom.go).
+	DefaultCustomRunTTL = time.Hour
 	// CompletionWindow is how long completions are remembered for the rate.
 	CompletionWindow = 10 * time.Minute
 )
@@ -63,6 +66,10 @@ type Config struct {
 	// ResultsMaxLen caps the results stream (approximate MAXLEN). Default
 	// DefaultResultsMaxLen; consumers must keep up within it.
 	ResultsMaxLen int64
+	// CustomRunTTL is how long a custom run (its task record and its
+	// state with the output) outlives its last change. Default
+	// DefaultCustomRunTTL.
+	CustomRunTTL time.Duration
 }
 
 // Queue is the judge queue in Redis. It is safe for concurrent use.
@@ -92,7 +99,10 @@ func New(cfg Config) (*Queue, error) {
 	if cfg.ResultsMaxLen == 0 {
 		cfg.ResultsMaxLen = DefaultResultsMaxLen
 	}
-	if cfg.DoneTTL < time.Second || cfg.LiveTTL < time.Second || cfg.ResultsMaxLen < 1 {
+	if cfg.CustomRunTTL == 0 {
+		cfg.CustomRunTTL = DefaultCustomRunTTL
+	}
+	if cfg.DoneTTL < time.Second || cfg.LiveTTL < time.Second || cfg.ResultsMaxLen < 1 || cfg.CustomRunTTL < time.Second {
 		return nil, fmt.Errorf("%w: DoneTTL and LiveTTL must be >= 1s, ResultsMaxLen >= 1", ErrConfig)
 	}
 	return &Queue{c: cfg.Client, n: cfg.Names, cfg: cfg}, nil
@@ -127,11 +137,12 @@ type Task struct {
 	Feedback *protocol.Feedback
 }
 
-// score orders the queue: lower first. Priority bands are 1e13 ms (~317
-// years) apart, so any submission time fits inside its band, and the whole
-// score stays an exact float64.
+// score orders the queue: lower first. Priority bands (by
+// protocol.Priority.Rank: contest, custom run, practice, rejudge) are 1e13
+// ms (~317 years) apart, so any submission time fits inside its band, and
+// the whole score stays an exact float64.
 func score(p protocol.Priority, at time.Time) int64 {
-	return int64(protocol.PriorityContest-p)*1e13 + at.UnixMilli()
+	return int64(protocol.MaxRank-p.Rank())*1e13 + at.UnixMilli()
 }
 
 // KEYS: task, queue, leases, changed. ARGV: sub, attempt, score, payload,
@@ -165,6 +176,9 @@ func (q *Queue) Enqueue(ctx context.Context, t Task) error {
 	if t.UserID < 1 {
 		return fmt.Errorf("%w: user id %d < 1", ErrInvalidTask, t.UserID)
 	}
+	if (t.Custom != nil) != protocol.IsCustomRun(t.SubmissionID) {
+		return fmt.Errorf("%w: id %d: custom run ids and custom tasks go together", ErrInvalidTask, t.SubmissionID)
+	}
 	if t.SubmittedAt.IsZero() {
 		t.SubmittedAt = time.Now()
 	}
@@ -182,8 +196,12 @@ func (q *Queue) Enqueue(ctx context.Context, t Task) error {
 	if n == 0 {
 		return fmt.Errorf("queue: enqueue %d attempt %d: %w", t.SubmissionID, t.Attempt, ErrDuplicate)
 	}
+	if t.Custom != nil { // custom.go: a custom run's live state is its own
+		return q.PublishCustomRun(ctx, CustomRunUpdate{Owner: t.UserID, Attempt: t.Attempt, Guard: GuardNone,
+			State: protocol.CustomRunState{RunID: t.SubmissionID, ProblemID: t.ProblemID, Status: protocol.VerdictQueued}})
+	}
 	_, err = q.PublishSubmission(ctx, SubmissionUpdate{
-		SubmissionID: t.SubmissionID, Attempt: t.Attempt, Owner: t.UserID,
+		SubmissionID: t.SubmissionID, Attempt: t.Attempt, Owner: t.UserID, Contest: t.ContestID,
 		Status: protocol.VerdictQueued, Guard: GuardNone, Feedback: t.Feedback,
 	})
 	return err
@@ -450,6 +468,9 @@ func (q *Queue) Complete(ctx context.Context, judge string, r protocol.Result) (
 	if err := r.Validate(); err != nil {
 		return "", fmt.Errorf("queue: complete %d: %w: %w", r.SubmissionID, ErrInvalidTask, err)
 	}
+	if protocol.IsCustomRun(r.SubmissionID) {
+		return "", q.completeCustom(ctx, judge, r) // custom.go: never on the results stream
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return "", fmt.Errorf("queue: complete %d: %w", r.SubmissionID, err)
@@ -471,7 +492,7 @@ func (q *Queue) Complete(ctx context.Context, judge string, r protocol.Result) (
 // prefix, max attempts, limit, done ttl s, maxlen, window ms.
 // Returns flat {sub, attempt, outcome, judge, user} per expired lease;
 // attempt is the new attempt for "requeued", the failed one for "failed".
-var reapScript = redis.NewScript(`
+var reapScript = redis.NewScript(strings.ReplaceAll(`
 local tm = redis.call('TIME')
 local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
@@ -490,9 +511,13 @@ for _, id in ipairs(due) do
       local reason = 'lease expired on attempts ' .. t[2] .. '..' .. t[1] .. ' (last judge ' .. who .. ')'
       local res = '{"submission_id":' .. id .. ',"attempt":' .. t[1] ..
         ',"verdict":"SE","score":0,"cases":[],"judge_id":' .. cjson.encode(who) .. '}'
-      redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*',
-        'submission_id', id, 'attempt', t[1], 'verdict', 'SE', 'source', 'hub',
-        'judge_id', who, 'result', res, 'reason', reason)
+      -- A custom run (id >= CUSTOM_BASE) is no submission: Reap tells
+      -- its owner instead.
+      if tonumber(id) < CUSTOM_BASE then
+        redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*',
+          'submission_id', id, 'attempt', t[1], 'verdict', 'SE', 'source', 'hub',
+          'judge_id', who, 'result', res, 'reason', reason)
+      end
       redis.call('HSET', tk, 'state', 'done', 'payload', '')
       redis.call('EXPIRE', tk, tonumber(ARGV[4]))
       redis.call('ZADD', KEYS[5], now, id .. ':' .. t[1])
@@ -513,7 +538,7 @@ for _, id in ipairs(due) do
 end
 if requeued > 0 then redis.call('PUBLISH', KEYS[4], 'reap') end
 return out
-`)
+`, "CUSTOM_BASE", strconv.FormatInt(protocol.CustomRunIDBase, 10)))
 
 // Expired is a lease Reap found past its deadline.
 type Expired struct {
@@ -552,6 +577,11 @@ func (q *Queue) Reap(ctx context.Context, limit int) ([]Expired, error) {
 		e.Judge = res[i+3]
 		e.UserID, _ = strconv.ParseInt(res[i+4], 10, 64)
 		out = append(out, e)
+		if !e.Requeued && protocol.IsCustomRun(e.Ref.SubmissionID) {
+			if err := q.failCustom(ctx, e); err != nil {
+				return out, err
+			}
+		}
 	}
 	return out, nil
 }

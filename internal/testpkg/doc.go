@@ -3,6 +3,9 @@
 // pairs N.in / N.ans (N = 1, 2, … with no gaps), manifest.json describing the
 // cases and optional subtasks with points, and optionally checker.cpp, a
 // special judge in testlib's convention (the manifest's "checker" names it).
+// An interactive problem's package also carries its interactor
+// (interactor.cpp or interactor.c, the headers it includes, its convention:
+// testlib's or Kattis'; see interactive.go and docs/problems.md).
 // Every file sits at the top level of the zip.
 //
 // Build (or Package.Build) is deterministic (sorted entries, fixed

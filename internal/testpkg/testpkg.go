@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -62,6 +63,21 @@ type Manifest struct {
 	// Checker names the special judge's source in the package
 	// (CheckerName), empty when the package has none.
 	Checker string `json:"checker,omitempty"`
+	// Interactive: the solution talks to the package's interactor through
+	// pipes (see interactive.go and docs/problems.md); the interactor
+	// reads each case's input and answer and gives the verdict.
+	Interactive bool `json:"interactive,omitempty"`
+	// Interactor names the interactor's source (InteractorCPP or
+	// InteractorC); set exactly when Interactive.
+	Interactor string `json:"interactor,omitempty"`
+	// InteractorConvention is ConventionTestlib (the default when empty)
+	// or ConventionKattis.
+	InteractorConvention string `json:"interactor_convention,omitempty"`
+	// InteractorFiles are further top-level files of the package compiled
+	// with the interactor (the headers it includes).
+	InteractorFiles []string `json:"interactor_files,omitempty"`
+	// InteractorArgs follow the convention's own arguments.
+	InteractorArgs []string `json:"interactor_args,omitempty"`
 }
 
 // Package is everything a test data package holds.
@@ -74,6 +90,8 @@ type Package struct {
 	// statement): only their checker messages may reach contestants
 	// (internal/feedback); every other case is hidden.
 	Samples []int
+	// Interactor makes the problem interactive; nil for none.
+	Interactor *Interactor
 }
 
 // epoch is the modification time of every entry, for reproducible bytes.
@@ -99,6 +117,14 @@ func (p Package) Build() ([]byte, Manifest, error) {
 			return nil, Manifest{}, fmt.Errorf("%w: %s: %d bytes, limit %d", ErrInvalid, CheckerName, len(p.Checker), MaxCheckerSize)
 		}
 		m.Checker = CheckerName
+	}
+	if p.Interactor != nil {
+		if err := p.Interactor.manifestFields(&m); err != nil {
+			return nil, Manifest{}, err
+		}
+		if err := m.checkInteractive(); err != nil {
+			return nil, Manifest{}, err
+		}
 	}
 	for i := range cases {
 		n := strconv.Itoa(i + 1)
@@ -127,6 +153,16 @@ func (p Package) Build() ([]byte, Manifest, error) {
 	if p.Checker != nil {
 		if err := add(CheckerName, p.Checker); err != nil {
 			return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+		}
+	}
+	if it := p.Interactor; it != nil {
+		if err := add(m.Interactor, it.Source); err != nil {
+			return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+		}
+		for _, f := range m.InteractorFiles {
+			if err := add(f, it.Files[f]); err != nil {
+				return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+			}
 		}
 	}
 	for i, c := range cases {
@@ -204,6 +240,8 @@ func readZip(r io.ReaderAt, size int64) (Manifest, *zip.Reader, error) {
 func readManifest(zr *zip.Reader) (Manifest, error) {
 	ins, anss := map[int]bool{}, map[int]bool{}
 	var manifest, checker *zip.File
+	// other files: an interactor's, if the manifest names them
+	var others []*zip.File
 	for _, f := range zr.File {
 		name := f.Name
 		if strings.HasSuffix(name, "/") {
@@ -226,7 +264,11 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 		base, ext, ok := strings.Cut(name, ".")
 		idx, err := strconv.Atoi(base)
 		if !ok || err != nil || idx < 1 || strconv.Itoa(idx) != base || (ext != "in" && ext != "ans") {
-			return Manifest{}, fmt.Errorf("%w: %s: unexpected file; want N.in, N.ans, %s or %s", ErrInvalid, name, ManifestName, CheckerName)
+			if f.UncompressedSize64 > MaxCheckerSize {
+				return Manifest{}, fmt.Errorf("%w: %s: %d bytes, limit %d", ErrInvalid, name, f.UncompressedSize64, MaxCheckerSize)
+			}
+			others = append(others, f)
+			continue
 		}
 		if ext == "in" {
 			ins[idx] = true
@@ -274,6 +316,8 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 			m.Cases[i].Sample = got.Cases[i].Sample
 		}
 		m.Subtasks = got.Subtasks
+		m.Interactive, m.Interactor, m.InteractorConvention = got.Interactive, got.Interactor, got.InteractorConvention
+		m.InteractorFiles, m.InteractorArgs = got.InteractorFiles, got.InteractorArgs
 		switch {
 		case got.Checker != "" && got.Checker != CheckerName:
 			return Manifest{}, fmt.Errorf("%w: %s: checker %q, want %q", ErrInvalid, ManifestName, got.Checker, CheckerName)
@@ -283,6 +327,27 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 	}
 	if checker != nil {
 		m.Checker = CheckerName
+	}
+	if err := m.checkInteractive(); err != nil {
+		return Manifest{}, err
+	}
+	// Every other file must be the interactor or one it names.
+	listed := map[string]bool{}
+	if m.Interactive {
+		listed[m.Interactor] = true
+		for _, f := range m.InteractorFiles {
+			listed[f] = true
+		}
+	}
+	for _, f := range others {
+		if !listed[f.Name] {
+			return Manifest{}, fmt.Errorf("%w: %s: unexpected file; want N.in, N.ans, %s, %s, or an interactor's files that %s names",
+				ErrInvalid, f.Name, ManifestName, CheckerName, ManifestName)
+		}
+		delete(listed, f.Name)
+	}
+	if len(listed) > 0 {
+		return Manifest{}, fmt.Errorf("%w: %s: names %s, which the package lacks", ErrInvalid, ManifestName, slices.Sorted(maps.Keys(listed))[0])
 	}
 	if err := m.check(); err != nil {
 		return Manifest{}, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -81,6 +82,12 @@ func TestUnpackRefuses(t *testing.T) {
 			if !errors.Is(err, tc.want) || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.text) {
 				t.Fatalf("err = %v, want %v mentioning %q", err, tc.want, tc.text)
 			}
+			// The upload check refuses what the judge's unpack refuses,
+			// with the same error.
+			_, cerr := CheckBytes(tc.zip, tc.lim)
+			if cerr == nil || cerr.Error() != err.Error() {
+				t.Fatalf("Check: %v; Unpack: %v", cerr, err)
+			}
 			if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "evil.in")); err == nil {
 				t.Fatal("a file was written outside the directory")
 			}
@@ -110,5 +117,68 @@ func TestUnpackDoesNotFollowSymlinks(t *testing.T) {
 	}
 	if _, err := os.Stat(outside); err == nil {
 		t.Fatal("the symlink target was created")
+	}
+}
+
+func TestCheckAcceptsWhatUnpackAccepts(t *testing.T) {
+	pkg, _, err := Package{
+		Cases:   []Case{{[]byte("1 2\n"), []byte("3\n")}, {[]byte("5 5\n"), []byte("10\n")}},
+		Checker: []byte("// checker\n"),
+	}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := CheckBytes(pkg, UnpackLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, um, err := unpackBytes(t, pkg, UnpackLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.Cases) != 2 || len(um.Cases) != 2 || cm.Checker != um.Checker {
+		t.Fatalf("Check %+v, Unpack %+v", cm, um)
+	}
+}
+
+func TestCheckRefuses(t *testing.T) {
+	long := strings.Repeat("1", MaxNameLen) + ".in"
+	many := make([][2]string, 0, MaxFiles+2)
+	for i := range MaxFiles + 2 {
+		many = append(many, [2]string{strconv.Itoa(i/2+1) + [2]string{".in", ".ans"}[i%2], ""})
+	}
+	// A corrupt entry: the checksum of 1.in no longer matches its bytes.
+	good := rawZip(t, [2]string{"1.in", "hello hello hello"}, [2]string{"1.ans", "x"})
+	corrupt := bytes.Clone(good)
+	if i := bytes.Index(corrupt, []byte("1.in")); i < 0 {
+		t.Fatal("no local header")
+	} else {
+		corrupt[i-16] ^= 0xff // the CRC-32 in the local header, and in the central directory:
+	}
+	if i := bytes.LastIndex(corrupt, []byte("1.in")); i > 0 {
+		corrupt[i-30] ^= 0xff
+	}
+	for _, tc := range []struct {
+		name string
+		zip  []byte
+		want error
+		text string
+	}{
+		{"a long name", rawZip(t, [2]string{"1.in", ""}, [2]string{"1.ans", ""}, [2]string{long, ""}), ErrInvalid, "unexpected file"},
+		{"too many files at the shared limit", rawZip(t, many...), ErrTooLarge, "limit 10000"},
+		{"a corrupt entry", corrupt, ErrInvalid, "1.in"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := CheckBytes(tc.zip, UnpackLimits{})
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
+				t.Fatalf("err = %v, want %v mentioning %q", err, tc.want, tc.text)
+			}
+		})
+	}
+}
+
+func TestDefaultLimitsAreTheShared(t *testing.T) {
+	if l := (UnpackLimits{}).withDefaults(); l != DefaultLimits() || l.MaxBytes != MaxUnpackedBytes || l.MaxFiles != MaxFiles {
+		t.Fatalf("defaults %+v, shared %+v", l, DefaultLimits())
 	}
 }

@@ -64,8 +64,8 @@ func setValue(sel, v string) chromedp.Action[chromedp.Void] {
 	})()`, jsq(sel), jsq(v)))
 }
 
-// setLocalTime fills a datetime-local input with now + minutes, in the
-// browser's time zone.
+// setLocalTime fills a contest form time field with now + minutes, as a
+// wall time in the browser's time zone (the zone a new contest starts in).
 func setLocalTime(sel string, minutes int) chromedp.Action[chromedp.Void] {
 	return js(fmt.Sprintf(`(() => {
 		const p = (n) => String(n).padStart(2, '0');
@@ -628,6 +628,8 @@ func TestAdminBrowser(t *testing.T) {
 	)
 	screenshot(t, ctx, "admin-8-rejudged")
 	lap("rejudged: " + last)
+	staffTools(t, ctx, base, subID)
+	lap("staff tools: status page, source, live rejudge, export")
 
 	// The by-list contest's CSV has the student's row: one problem, solved
 	// at the first attempt (the rejudge counts no new attempt).

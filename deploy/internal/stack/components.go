@@ -3,7 +3,6 @@ package stack
 import (
 	"context"
 	"fmt"
-	"golang.org/x/sys/unix"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,11 +30,12 @@ func (s *Stack) components() ([]component, error) {
 			name: "web-" + strconv.Itoa(i+1),
 			argv: []string{bin("webapp"),
 				"--listen", addr(port),
-				"--mysql", dsn,
 				"--redis", s.RedisAddr(),
 				"--blob-dir", filepath.Join(s.cfg.Dir, "blobs"),
 			},
-			env:   env,
+			// The DSN holds the MySQL password: in the environment, never
+			// on the command line (which every local user can read).
+			env:   append(slices.Clone(env), "VERDICT_WEBAPP_MYSQL="+dsn),
 			ready: "http://" + addr(port) + "/readyz",
 		}
 		if i == len(s.cfg.WebPorts)-1 && s.cfg.Demo {
@@ -115,7 +115,6 @@ func (s *Stack) loadDemo(ctx context.Context) error {
 	web := filepath.Join(s.cfg.BinDir, "webapp")
 	logins := filepath.Join(s.cfg.Dir, "demo-logins.txt")
 	args := []string{"demo",
-		"--mysql", dsn,
 		"--redis", s.RedisAddr(),
 		"--blob-dir", filepath.Join(s.cfg.Dir, "blobs"),
 		"--logins", logins,
@@ -123,7 +122,7 @@ func (s *Stack) loadDemo(ctx context.Context) error {
 		"--judges", strconv.Itoa(s.cfg.Judges + s.cfg.SpareJudges),
 	}
 	cmd := exec.CommandContext(ctx, web, args...)
-	cmd.Env = append(os.Environ(), "VERDICT_LOG_FORMAT=text")
+	cmd.Env = append(os.Environ(), "VERDICT_LOG_FORMAT=text", "VERDICT_WEBAPP_MYSQL="+dsn)
 	cmd.Stdout = s.con.prefixed("demo", s.next())
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Run(); err != nil {
@@ -154,15 +153,7 @@ func judgeCPUs(i, judges int, cpus []int) string {
 
 // affinity lists the CPUs this process may run on.
 func affinity() []int {
-	var set unix.CPUSet
-	var out []int
-	if err := unix.SchedGetaffinity(0, &set); err == nil {
-		for c := range 1024 {
-			if set.IsSet(c) {
-				out = append(out, c)
-			}
-		}
-	}
+	out := allowedCPUs()
 	if len(out) == 0 {
 		for c := range runtime.NumCPU() {
 			out = append(out, c)

@@ -102,6 +102,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	num(&p.Keepalive, "keepalive", 32, "idle keepalive connections to web nodes per worker (0: none, a new connection per request)")
 	dur(&p.ConnectTimeout, "connect-timeout", 2*time.Second, "upstream connect timeout")
 	dur(&p.APIReadTimeout, "api-read-timeout", 60*time.Second, "read timeout of /api")
+	dur(&p.UploadReadTimeout, "upload-read-timeout", render.DefaultUploadReadTimeout, "read timeout of the uploads (test data, ICPC packages, user imports); above the web nodes' upload timeout")
 	dur(&p.WSReadTimeout, "ws-read-timeout", 75*time.Second, "read timeout of /ws and /judge; keep above the hub's ping interval")
 	realIP := fs.String("real-ip-from", "", "comma-separated trusted proxies (CIDR or IP) in front of the edge ["+EnvName("real-ip-from")+"]")
 	trusted := fs.String("trusted-networks", "", "comma-separated networks (CIDR, e.g. a campus NAT 192.0.2.0/24) exempt from nginx's per-address limits ["+EnvName("trusted-networks")+"]")

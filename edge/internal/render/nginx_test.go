@@ -65,6 +65,10 @@ func fakeNode(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/api/slow", slow)
 	mux.HandleFunc("/ws/slow", slow)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("slow") {
+			slow(w, r)
+			return
+		}
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set(upstreamHeader, "1")
@@ -116,7 +120,13 @@ func startNginx(t *testing.T, p render.Params, u render.Upstreams) string {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(p.StaticDir, "index.html"), []byte("<!doctype html>"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(p.StaticDir, "index.html"), []byte(`<!doctype html><meta name="csp-nonce" content="VERDICT_CSP_NONCE">`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p.StaticDir, "assets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.StaticDir, "assets", "app.js"), []byte("export {};\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p.Listen = deadAddr(t)
@@ -341,6 +351,18 @@ func TestNginxErrorsAreJSON(t *testing.T) {
 					}
 				})
 			}
+		}
+	})
+
+	// Uploads get the upload read timeout (default 330 s), not the API's
+	// (1 s here): a slow import is the web node's answer, not a 504.
+	t.Run("uploads wait longer", func(t *testing.T) {
+		for _, path := range []string{"/api/users/import", "/api/problems/p-1/testdata", "/api/problems/import"} {
+			t.Run(path, func(t *testing.T) {
+				if r := do(t, c, "POST", base+path+"?slow=1", `{}`); r.status != 200 || r.header.Get(upstreamHeader) == "" {
+					t.Fatalf("slow upload: %d %q, want the node's 200", r.status, r.body)
+				}
+			})
 		}
 	})
 

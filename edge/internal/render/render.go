@@ -14,6 +14,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/verdict-oj/verdict/internal/httpsec"
 	"github.com/verdict-oj/verdict/nginx"
 )
 
@@ -95,6 +96,11 @@ type Params struct {
 	ConnectTimeout time.Duration
 	// APIReadTimeout for /api. Default 60s.
 	APIReadTimeout time.Duration
+	// UploadReadTimeout for the uploads (test data, ICPC packages, user
+	// imports), which the web node gives its UploadTimeout (5 min) to
+	// arrive and be processed: hashing 500 imported passwords takes about
+	// a minute on two cores. Default 330s.
+	UploadReadTimeout time.Duration
 	// WSReadTimeout for /ws and /judge; must exceed the hub's ping interval.
 	// Default 75s.
 	WSReadTimeout time.Duration
@@ -152,6 +158,7 @@ func (p Params) WithDefaults() Params {
 	defInt(&p.Keepalive, 32)
 	defDur(&p.ConnectTimeout, 2*time.Second)
 	defDur(&p.APIReadTimeout, 60*time.Second)
+	defDur(&p.UploadReadTimeout, DefaultUploadReadTimeout)
 	defDur(&p.WSReadTimeout, 75*time.Second)
 	return p
 }
@@ -194,10 +201,31 @@ type data struct {
 	Keepalive             int
 	ConnectTimeout        string
 	APIReadTimeout        string
+	UploadReadTimeout     string
 	WSReadTimeout         string
 	RealIPFrom            []string
 	Web                   []string
 	Hub                   []string
+	// Security are the headers of every answer, HSTS the value of
+	// Strict-Transport-Security over HTTPS (internal/httpsec).
+	Security []httpsec.Header
+	HSTS     string
+	// DocumentCSP is the app shell's policy, with nginx's $request_id as
+	// the nonce that replaces NoncePlaceholder in it.
+	DocumentCSP      string
+	NoncePlaceholder string
+}
+
+// DefaultUploadReadTimeout is UploadReadTimeout's default: above the web
+// node's server.DefaultUploadTimeout (5 min), so the web node's own answer
+// (or its deadline's 503) comes back rather than nginx's 504.
+const DefaultUploadReadTimeout = 330 * time.Second
+
+// ForUpload is d with the upload read timeout in place of the API's, for
+// the upload locations ({{template "api" .ForUpload}}).
+func (d data) ForUpload() data {
+	d.APIReadTimeout = d.UploadReadTimeout
+	return d
 }
 
 var tmpl = template.Must(template.New("nginx.conf").Option("missingkey=error").Parse(nginx.Template))
@@ -252,10 +280,15 @@ func Render(p Params, u Upstreams) ([]byte, error) {
 		Keepalive:             max(p.Keepalive, 0),
 		ConnectTimeout:        Duration(p.ConnectTimeout),
 		APIReadTimeout:        Duration(p.APIReadTimeout),
+		UploadReadTimeout:     Duration(p.UploadReadTimeout),
 		WSReadTimeout:         Duration(p.WSReadTimeout),
 		RealIPFrom:            p.RealIPFrom,
 		Web:                   web,
 		Hub:                   hub,
+		Security:              httpsec.Always,
+		HSTS:                  httpsec.StrictTransportSecurity,
+		DocumentCSP:           httpsec.DocumentPolicy("$request_id"),
+		NoncePlaceholder:      httpsec.NoncePlaceholder,
 	}
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, d); err != nil {

@@ -184,7 +184,10 @@ func TestRenderedChoices(t *testing.T) {
 		"root " + goldenStatic + ";",
 		"stub_status;",
 		"gzip on;",
-		"X-Forwarded-Proto $scheme",
+		"X-Forwarded-Proto $verdict_proto",
+		"default   $scheme;",
+		"add_header X-Frame-Options \"DENY\" always;",
+		"proxy_hide_header Content-Security-Policy;",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("rendered config lacks %q", want)

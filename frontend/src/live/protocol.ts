@@ -12,8 +12,9 @@ export const MAX_LIVE_MESSAGE = 4 << 20;
 export const MAX_LIVE_INBOUND = 4 << 10;
 export const MAX_ID_LENGTH = 128;
 
-export type ChannelKind = "submission" | "user" | "contest" | "queue" | "clarifications";
-const CHANNEL_KINDS: readonly ChannelKind[] = ["submission", "user", "contest", "queue", "clarifications"];
+/** "status": the status page (id 0: the whole site, staff only; else a contest). */
+export type ChannelKind = "submission" | "user" | "contest" | "queue" | "clarifications" | "status";
+const CHANNEL_KINDS: readonly ChannelKind[] = ["submission", "user", "contest", "queue", "clarifications", "status"];
 
 export interface Channel {
   kind: ChannelKind;
@@ -57,6 +58,30 @@ export interface SubmissionState {
   feedback?: string;
 }
 
+/** One run of a custom run: on the user's input (case 0) or a sample. */
+export interface CustomOutput {
+  case: number;
+  verdict: Verdict;
+  cpu_ms: number;
+  wall_ms: number;
+  memory_kib: number;
+  exit_code: number;
+  stdout: string;
+  stderr?: string;
+  stdout_truncated?: boolean;
+  stderr_truncated?: boolean;
+  message?: string;
+}
+
+/** A custom run's state: the body of a "custom_run" event on the user channel. */
+export interface CustomRunState {
+  run_id: number;
+  problem_id: number;
+  status: Verdict;
+  compile_message?: string;
+  runs?: CustomOutput[];
+}
+
 export interface QueueNotice {
   queue_length: number;
   position: number;
@@ -76,7 +101,7 @@ export interface Snapshot {
   seq: number;
   state: unknown;
 }
-export type EventKind = "cases" | "status" | "scoreboard" | "clarification" | string;
+export type EventKind = "cases" | "status" | "scoreboard" | "clarification" | "custom_run" | string;
 export interface LiveEvent {
   channel: Channel;
   seq: number;
@@ -127,6 +152,7 @@ function channelError(c: unknown): string | null {
   }
   if (!isInt(c.id)) return "channel id is not an integer";
   if (c.kind === "queue") return c.id === 0 ? null : `queue channel id ${c.id}, want 0`;
+  if (c.kind === "status") return c.id >= 0 ? null : `status channel id ${c.id} < 0`;
   return c.id >= 1 ? null : `channel ${c.kind} id ${c.id} < 1`;
 }
 

@@ -22,9 +22,11 @@ import {
   type UserPatch,
 } from "../api";
 import { getLang, roleLabel, t, type Key } from "../i18n";
-import { dateTime, fromLocalInput, toLocalInput } from "../format";
+import { dateTime, fromZoneInput, offsetLabel, timeZones, toZoneInput, validZone, viewerZone, zoneOffset } from "../format";
 import { renderMarkdown } from "../markdown";
 import { parseUsernames } from "../registration";
+import { RegistrationSettingsAdmin } from "./settings";
+import { AdminList } from "./staff";
 import { isStaff, session, useStore } from "../state";
 import { ErrorBox, errorText, Field, fieldError, formError, Loading, Notice, useAsync, useFocusHeading, useTitle } from "../ui";
 
@@ -34,6 +36,7 @@ const SECTIONS: { id: string; key: Key }[] = [
   { id: "users", key: "admin.users" },
   { id: "judges", key: "admin.judges" },
   { id: "rejudge", key: "admin.rejudge" },
+  { id: "settings", key: "admin.settings" },
 ];
 
 export function AdminPage({ section }: { section?: string }) {
@@ -67,6 +70,7 @@ export function AdminPage({ section }: { section?: string }) {
       {current === "users" && <UsersAdmin />}
       {current === "judges" && <JudgesAdmin />}
       {current === "rejudge" && <RejudgeAdmin />}
+      {current === "settings" && <RegistrationSettingsAdmin />}
     </div>
   );
 }
@@ -134,8 +138,12 @@ function ProblemAdmin() {
 
   const doLoad = (e: Event) => {
     e.preventDefault();
+    loadSlug(lookup.trim());
+  };
+  const loadSlug = (slug: string) => {
+    setLookup(slug);
     load.run(async () => {
-      const p = await api.problem(lookup.trim());
+      const p = await api.problem(slug);
       setF({
         slug: p.slug,
         title: p.title,
@@ -181,6 +189,7 @@ function ProblemAdmin() {
 
   return (
     <>
+      <AdminList kind="problems" onEdit={loadSlug} />
       <Section title={t("admin.editExisting")}>
         <form class="toolbar" onSubmit={doLoad}>
           <label for="p-lookup">{t("admin.slug")}</label>
@@ -371,10 +380,14 @@ const emptyContest = {
   rule: "icpc",
   start_at: "",
   end_at: "",
+  /** The contest's IANA zone: start_at and end_at are wall times in it
+   * (a new contest starts in the admin's own). */
+  time_zone: viewerZone(),
   freeze_minutes: "0",
   registration: "open",
   feedback: "full",
   feedback_after: "full",
+  status_visibility: "own",
   visible: true as boolean,
   problems: "",
 };
@@ -401,12 +414,14 @@ export function contestBody(f: ContestForm, problems: { label: string; slug: str
     title: f.title,
     description: f.description,
     rule: f.rule,
-    start_at: fromLocalInput(f.start_at),
-    end_at: fromLocalInput(f.end_at),
+    start_at: fromZoneInput(f.start_at, f.time_zone),
+    end_at: fromZoneInput(f.end_at, f.time_zone),
+    time_zone: f.time_zone,
     freeze_minutes: Number(f.freeze_minutes),
     registration: f.registration,
     feedback: f.feedback,
     feedback_after: f.feedback_after,
+    status_visibility: f.status_visibility,
     visible: f.visible,
     problems,
   };
@@ -419,12 +434,14 @@ export function contestForm(c: Contest): ContestForm {
     title: c.title,
     description: c.description ?? "",
     rule: c.rule,
-    start_at: toLocalInput(c.start_at),
-    end_at: toLocalInput(c.end_at),
+    start_at: toZoneInput(c.start_at, c.time_zone ?? "UTC"),
+    end_at: toZoneInput(c.end_at, c.time_zone ?? "UTC"),
+    time_zone: c.time_zone ?? "UTC",
     freeze_minutes: String(c.freeze_minutes ?? 0),
     registration: c.registration === "list" ? "list" : "open",
     feedback: c.feedback ?? "full",
     feedback_after: c.feedback_after ?? "full",
+    status_visibility: c.status_visibility === "all" ? "all" : "own",
     visible: c.visible !== false,
     problems: (c.problems ?? []).map((p) => `${p.label} ${p.slug} ${p.points}`).join("\n"),
   };
@@ -443,8 +460,12 @@ function ContestAdmin() {
 
   const doLoad = (e: Event) => {
     e.preventDefault();
+    loadSlug(lookup.trim());
+  };
+  const loadSlug = (slug: string) => {
+    setLookup(slug);
     load.run(async () => {
-      const c = await api.contest(lookup.trim());
+      const c = await api.contest(slug);
       setF(contestForm(c));
       setEditing(c.slug);
       setSavedReg(c.registration ?? "open");
@@ -477,6 +498,7 @@ function ContestAdmin() {
 
   return (
     <>
+      <AdminList kind="contests" onEdit={loadSlug} />
       <Section title={t("admin.editContest")}>
         <form class="toolbar" onSubmit={doLoad}>
           <label for="c-lookup">{t("admin.slug")}</label>
@@ -512,8 +534,7 @@ function ContestAdmin() {
               <option value="ioi">IOI</option>
             </select>
           </Field>
-          <Field id="c-start" label={t("admin.startAt")} type="datetime-local" required value={f.start_at} onInput={set("start_at")} error={fe("start_at")} />
-          <Field id="c-end" label={t("admin.endAt")} type="datetime-local" required value={f.end_at} onInput={set("end_at")} error={fe("end_at")} />
+          <ContestZoneFields f={f} set={set} fe={fe} />
           <Field id="c-freeze" label={t("admin.freeze")} type="number" min={0} value={f.freeze_minutes} onInput={set("freeze_minutes")} error={fe("freeze_minutes")} />
           <Field id="c-registration" label={t("admin.registration")} error={fe("registration")} hint={f.registration === "list" ? t("admin.registration.listHint") : t("admin.registration.openHint")}>
             <select id="c-registration" value={f.registration} onChange={set("registration")} aria-describedby="c-registration-hint">
@@ -541,6 +562,12 @@ function ContestAdmin() {
               </select>
             </Field>
           )}
+          <Field id="c-status" label={t("admin.statusVisibility")} error={fe("status_visibility")}>
+            <select id="c-status" value={f.status_visibility} onChange={set("status_visibility")}>
+              <option value="own">{t("admin.statusVisibility.own")}</option>
+              <option value="all">{t("admin.statusVisibility.all")}</option>
+            </select>
+          </Field>
           <div class={`field check${fe("visible") ? " field-invalid" : ""}`}>
             <label for="c-visible">
               <input id="c-visible" type="checkbox" checked={f.visible} onChange={(e) => setF({ ...f, visible: e.currentTarget.checked })} aria-describedby="c-visible-hint" />{" "}
@@ -1465,3 +1492,37 @@ function RejudgeAdmin() {
     </Section>
   );
 }
+
+/**
+ * ContestZoneFields: the contest's zone and its start and end, typed in
+ * ISO order (2026-03-01 10:00, 24 h) as wall times in that zone, which
+ * every label names with its offset. The browser's own date picker is not
+ * used: it shows the browser's locale order (03/01/2026 in the US) and no
+ * zone.
+ */
+function ContestZoneFields({ f, set, fe }: { f: ContestForm; set: (k: keyof ContestForm) => (e: { currentTarget: unknown }) => void; fe: (k: string) => string | undefined }) {
+  const zones = useMemo(() => timeZones(), []);
+  const zone = validZone(f.time_zone) ? f.time_zone : "UTC";
+  const label = (key: Key, v: string) => {
+    const iso = fromZoneInput(v, zone);
+    const at = iso ? Date.parse(iso) : Date.now();
+    return `${t(key)} (${zone}, ${offsetLabel(zoneOffset(at, zone))})`;
+  };
+  const mine = viewerZone();
+  return (
+    <>
+      <Field id="c-zone" label={t("admin.timeZone")} error={fe("time_zone")} hint={t("admin.timeZoneHint", { zone: mine })}>
+        <input id="c-zone" list="c-zone-list" required value={f.time_zone} onInput={set("time_zone")} aria-describedby="c-zone-hint" autoComplete="off" />
+        <datalist id="c-zone-list">
+          {zones.map((z) => (
+            <option key={z} value={z} />
+          ))}
+        </datalist>
+      </Field>
+      <Field id="c-start" label={label("admin.startAt", f.start_at)} required placeholder="2026-03-01 10:00" pattern={ZONE_PATTERN} value={f.start_at} onInput={set("start_at")} error={fe("start_at")} hint={t("admin.timeFormat")} />
+      <Field id="c-end" label={label("admin.endAt", f.end_at)} required placeholder="2026-03-01 15:00" pattern={ZONE_PATTERN} value={f.end_at} onInput={set("end_at")} error={fe("end_at")} hint={t("admin.timeFormat")} />
+    </>
+  );
+}
+
+const ZONE_PATTERN = "\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}(:\\d{2})?";

@@ -1,10 +1,10 @@
-import { useState } from "preact/hooks";
-import { api, ApiError } from "../api";
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, type RegistrationSettings } from "../api";
 import { RetryNotice, useAutoRetry } from "../components/retrying";
 import { t } from "../i18n";
 import { navigate } from "../router";
 import { live, setSession } from "../state";
-import { ErrorBox, Field, fieldError, formError, useFocusHeading, useTitle } from "../ui";
+import { ErrorBox, Field, fieldError, formError, Loading, Notice, useFocusHeading, useTitle } from "../ui";
 
 function nextPath(query: URLSearchParams): string {
   const n = query.get("next") ?? "/";
@@ -95,6 +95,11 @@ export function RegisterPage({ query }: { query: URLSearchParams }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const set = (k: keyof typeof f) => (e: { currentTarget: unknown }) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
+  // The registration mode: closed shows no form, domains says which.
+  const [mode, setMode] = useState<RegistrationSettings | null>(null);
+  useEffect(() => {
+    api.registrationSettings().then(setMode, () => setMode({ mode: "open", domains: [] })); // the POST says the rest
+  }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -119,16 +124,38 @@ export function RegisterPage({ query }: { query: URLSearchParams }) {
       <h1 ref={h} tabIndex={-1}>
         {t("register.title")}
       </h1>
+      {!mode && <Loading />}
+      {mode?.mode === "closed" && (
+        <Notice kind="info">
+          <span data-testid="registration-closed">{t("register.closed")}</span>
+        </Notice>
+      )}
+      {mode?.mode === "domains" && (
+        <Notice kind="info">
+          <span data-testid="registration-domains">{t("register.domains", { domains: mode.domains.join(", ") })}</span>
+        </Notice>
+      )}
+      {mode && mode.mode !== "closed" && (
       <form class="form" onSubmit={submit}>
         <Field id="username" label={t("login.username")} autoComplete="username" required value={f.username} error={fieldError(error, "username")} onInput={set("username")} />
         <Field id="display_name" label={t("register.displayName")} autoComplete="nickname" value={f.display_name} error={fieldError(error, "display_name")} onInput={set("display_name")} />
-        <Field id="email" label={t("register.email")} type="email" autoComplete="email" value={f.email} error={fieldError(error, "email")} onInput={set("email")} />
+        <Field
+          id="email"
+          label={mode.mode === "domains" ? t("register.emailRequired", { domains: mode.domains.join(", ") }) : t("register.email")}
+          type="email"
+          autoComplete="email"
+          required={mode.mode === "domains"}
+          value={f.email}
+          error={fieldError(error, "email")}
+          onInput={set("email")}
+        />
         <Field id="password" label={t("login.password")} type="password" autoComplete="new-password" required value={f.password} error={fieldError(error, "password")} onInput={set("password")} />
         <ErrorBox error={formError(error, ["username", "display_name", "email", "password"])} />
         <button type="submit" class="btn btn-primary" disabled={busy}>
           {t("register.submit")}
         </button>
       </form>
+      )}
       <p>
         {t("register.haveAccount")} <a href="/login">{t("nav.login")}</a>
       </p>

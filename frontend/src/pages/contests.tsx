@@ -4,8 +4,8 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, scoreboardCsvURL, type Contest } from "../api";
 import { registrationState } from "../registration";
-import { getLang, t } from "../i18n";
-import { countdown, dateTime, length } from "../format";
+import { t } from "../i18n";
+import { contestTime, countdown, length } from "../format";
 import { renderMarkdown } from "../markdown";
 import { applyEvent, emptyBoard, fromDoc, type Scoreboard } from "../scoreboard";
 import { isStaff, live, session, useStore } from "../state";
@@ -18,7 +18,6 @@ export function ContestsPage() {
   useTitle(t("contests.title"));
   const h = useFocusHeading();
   const list = useAsync(() => api.contests(), []);
-  const lang = getLang();
   return (
     <div class="page">
       <h1 ref={h} tabIndex={-1}>
@@ -45,7 +44,9 @@ export function ContestsPage() {
                     <a href={`/contests/${encodeURIComponent(c.slug)}`}>{c.title}</a>
                   </td>
                   <td class="hide-narrow">{c.rule.toUpperCase()}</td>
-                  <td class="nowrap">{dateTime(c.start_at, lang)}</td>
+                  <td class="nowrap">
+                    <ZonedTime iso={c.start_at} zone={c.time_zone} />
+                  </td>
                   <td class="hide-narrow">{length(Date.parse(c.end_at) - Date.parse(c.start_at))}</td>
                 </tr>
               ))}
@@ -54,6 +55,39 @@ export function ContestsPage() {
         </div>
       )}
     </div>
+  );
+}
+
+/** ZonedTime shows a contest time in the contest's zone and, when it
+ * differs, the viewer's own (format.contestTime). */
+export function ZonedTime({ iso, zone }: { iso: string; zone?: string }) {
+  const z = contestTime(iso, zone);
+  return (
+    <span class="zoned-time">
+      <time dateTime={iso}>{z.contest}</time>
+      {z.viewer && (
+        <>
+          {" "}
+          <small class="muted">{t("time.yours", { time: z.viewer })}</small>
+        </>
+      )}
+    </span>
+  );
+}
+
+/** ContestTimes: the contest's start and end with their zones. */
+export function ContestTimes({ contest }: { contest: Contest }) {
+  return (
+    <dl class="contest-times">
+      <dt>{t("contest.startsAt")}</dt>
+      <dd>
+        <ZonedTime iso={contest.start_at} zone={contest.time_zone} />
+      </dd>
+      <dt>{t("contest.endsAt")}</dt>
+      <dd>
+        <ZonedTime iso={contest.end_at} zone={contest.time_zone} />
+      </dd>
+    </dl>
   );
 }
 
@@ -99,6 +133,7 @@ export function ContestPage({ slug, query }: { slug: string; query: URLSearchPar
             </h1>
             <Countdown contest={c.data} />
           </header>
+          <ContestTimes contest={c.data} />
           <Registration contest={c.data} onRegistered={() => c.setData((d) => (d ? { ...d, registered: true } : d))} />
           <nav class="tabs" aria-label={c.data.title}>
             {(["problems", "scoreboard", "clarifications"] as Tab[]).map((x) => (

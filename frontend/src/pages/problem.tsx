@@ -1,6 +1,7 @@
 // A problem: its statement (Markdown + KaTeX, sanitised), the editor with a
 // language picker (the last choice is remembered), submit, and the live
-// verdict of the last submission right below, without leaving the page.
+// verdict of the last submission right below, without leaving the page;
+// under it, "run on my input" (customrun.tsx).
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, ApiError, newIdempotencyKey, type Language } from "../api";
@@ -12,6 +13,7 @@ import { RetryNotice, useAutoRetry } from "../components/retrying";
 import { retryableStatus } from "../retry";
 import { ErrorBox, Loading, useAsync, useFocusHeading, useTitle } from "../ui";
 import { LiveSubmission } from "./submission";
+import { CustomRunPanel } from "./customrun";
 import type { Editor } from "../editor";
 
 const LANG_KEY = "verdict.editor.language";
@@ -223,6 +225,7 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
         </div>
       </form>
       {submitted !== null && <LiveSubmission key={submitted} id={submitted} caseCount={caseCount} />}
+      <CustomRunPanel slug={slug} contest={contest} language={language} source={() => editor.current?.getValue() ?? ""} />
     </section>
   );
 }

@@ -9,7 +9,8 @@ import { getLang, t, verdictLabel } from "../i18n";
 import type { LiveEvent } from "../live/protocol";
 import { applyEvent, applySnapshot, done, fromDoc, resultsHidden, rows, type SubmissionView } from "../live/submission";
 import { dateTime, eta, memory, millis } from "../format";
-import { live, queueNotice, useStore } from "../state";
+import { isStaff, live, queueNotice, session, useStore } from "../state";
+import { JuryPanel } from "./staff";
 import { ErrorBox, Loading, useTitle, VerdictBadge } from "../ui";
 import { LiveStatus } from "../components/livestatus";
 import { formatScore } from "../scoreboard";
@@ -237,11 +238,13 @@ export function LiveSubmission({ id, caseCount, showSource = false }: { id: numb
 
 export function SubmissionPage({ id }: { id: string }) {
   const n = Number(id);
+  const staff = isStaff(useStore(session).user);
   useTitle(t("submission.title", { id }));
   if (!Number.isInteger(n) || n < 1) return <p>{t("common.notFound")}</p>;
   return (
     <div class="page">
       <LiveSubmission id={n} showSource />
+      {staff && <JuryPanel id={n} />}
     </div>
   );
 }

@@ -319,6 +319,14 @@ func (c *browserConn) authorize(ch protocol.Channel) (protocol.ErrorCode, string
 		if ch.ID != c.sess.UserID && !admin {
 			return protocol.ErrorForbidden, "not your submissions"
 		}
+	case protocol.ChannelStatus:
+		// The site's status channel carries every submission: staff
+		// only. A contest's: every logged-in user, but a browser that is
+		// not staff gets only the events of contests that list everyone's
+		// verdicts, censored (onStatusEvent, feedback.go).
+		if ch.ID == 0 && !staffRole(c.sess.Role) {
+			return protocol.ErrorForbidden, "the site's status channel is for staff; subscribe to a contest's"
+		}
 	case protocol.ChannelContest, protocol.ChannelQueue, protocol.ChannelClarifications:
 		// Every logged-in user; the web nodes publish only what the
 		// contest's rules let everyone see (clarification changes carry
@@ -589,6 +597,10 @@ func (t *topic) onEvent(payload string) {
 		t.onSubmissionEvent(payload) // censored per subscriber: feedback.go
 		return
 	}
+	if t.kind == protocol.ChannelStatus {
+		t.onStatusEvent(payload) // filtered and censored per subscriber: feedback.go
+		return
+	}
 	var head struct {
 		Seq uint64 `json:"seq"`
 	}
@@ -618,15 +630,15 @@ func (t *topic) scheduleContestPush() {
 	}
 	t.scheduled = true
 	delay := max(0, time.Until(t.lastPush.Add(t.h.cfg.Coalesce)))
-	time.AfterFunc(delay, t.pushContest)
+	t.h.timers.after(delay, t.pushContest) // stopped by Run
 }
 
-func (t *topic) pushContest() {
+func (t *topic) pushContest(ctx context.Context) {
 	t.mu.Lock()
 	t.scheduled = false
 	t.lastPush = time.Now()
 	t.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	seq, state, err := t.h.q.Doc(ctx, t.ch)
 	if err != nil {

@@ -79,7 +79,7 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 		h.policyMu.Lock()
 		d := h.cfg.Policy.Pick(now, sched.Task{
 			SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, DataHash: t.TestData.Hash,
-			Language: t.Language, Priority: int(t.Priority),
+			Language: t.Language, Priority: t.Priority.Rank(),
 			// Redis's clock, for a policy that counts waits from the
 			// enqueue (the default keeps its own clock per submission).
 			EnqueuedAt: qt.EnqueuedAt,
@@ -126,12 +126,14 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 			_ = h.q.Release(ctx, t.TaskRef, j.id)
 			continue
 		}
-		j.addData(t.TestData.Hash)
+		if t.TestData.Hash != "" { // a custom run carries no test data
+			j.addData(t.TestData.Hash)
+		}
 		placed++
 		h.m.dispatches.WithLabelValues(j.id).Inc()
 		h.m.waitSeconds.Observe(max(0, now.Sub(p.qt.EnqueuedAt).Seconds()))
 		j.log.Debug("task dispatched", obs.SubmissionID(t.SubmissionID), obs.Attempt(t.Attempt), "reason", p.reason)
-		if p.prefetch {
+		if p.prefetch && t.TestData.Hash != "" {
 			h.prefetch(t)
 		}
 	}
@@ -218,6 +220,9 @@ func (h *Hub) onExpired(ctx context.Context, e queue.Expired) {
 		h.m.leaseExpiries.WithLabelValues("system_error").Inc()
 		log.Error("lease expired on the last attempt; system error")
 		u.Status = protocol.VerdictSE
+	}
+	if protocol.IsCustomRun(e.Ref.SubmissionID) {
+		return // not a submission: Reap told its owner of a failure
 	}
 	if _, err := h.q.PublishSubmission(ctx, u); err != nil {
 		log.Warn("publish expiry failed", "err", err)

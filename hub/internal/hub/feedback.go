@@ -146,3 +146,52 @@ func (c *browserConn) userSnapshot(ctx context.Context, st protocol.UserState) (
 	}
 	return out, nil
 }
+
+// onStatusEvent forwards one event of a status channel (the status page):
+// whole to staff; to other browsers, on a contest's channel only, and only
+// when the submission's rule lists it to everyone (StatusPublic), censored
+// as another contestant sees it. All submissions of one contest share the
+// setting, so a browser that is not staff receives all of a channel's
+// events or none of them (a gap appears only when an admin changes the
+// setting, and the resubscribe that follows gives a fresh snapshot).
+func (t *topic) onStatusEvent(payload string) {
+	var ev queueEvent
+	if err := json.Unmarshal([]byte(payload), &ev); err != nil || ev.Seq == 0 {
+		t.h.log.Warn("bad event on channel", "channel", t.key, "err", err)
+		return
+	}
+	staff, err := protocol.Marshal(protocol.TypeEvent, "", ev.Event)
+	if err != nil {
+		t.h.log.Warn("bad event on channel", "channel", t.key, "err", err)
+		return
+	}
+	var public []byte
+	if t.ch.ID != 0 && ev.Feedback != nil && ev.Feedback.StatusPublic && ev.Kind == protocol.EventStatus {
+		var st protocol.SubmissionState
+		if err := json.Unmarshal(ev.Body, &st); err != nil {
+			t.h.log.Warn("bad status event on channel", "channel", t.key, "err", err)
+			return
+		}
+		fb := *ev.Feedback
+		body, err := json.Marshal(feedback.State(fb, feedback.Other, feedback.PhaseAt(fb, time.Now()), st))
+		if err != nil {
+			t.h.log.Warn("censoring an event failed", "channel", t.key, "err", err)
+			return
+		}
+		censored := ev.Event
+		censored.Body = body
+		if public, err = protocol.Marshal(protocol.TypeEvent, "", censored); err != nil {
+			t.h.log.Warn("censoring an event failed", "channel", t.key, "err", err)
+			return
+		}
+	}
+	t.h.m.broadcasts.WithLabelValues(string(t.kind)).Inc()
+	for _, s := range t.snapshotSubs() {
+		switch {
+		case s.c.viewer() == feedback.Staff:
+			s.deliver(ev.Seq, staff)
+		case public != nil:
+			s.deliver(ev.Seq, public)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/verdict-oj/verdict/hub/internal/hub"
+	"github.com/verdict-oj/verdict/internal/leakcheck"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/rkeys"
@@ -29,7 +30,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/tokens"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) { testenv.Main(m, leakcheck.Goroutines) }
 
 // Test timings. Heartbeats come every 50 ms, so judges become dispatchable
 // at once, but a judge is dead only after 10 missed (500 ms) and a lease
@@ -548,6 +549,10 @@ func (j *fakeJudge) judge(task protocol.Task) {
 		_ = j.send(c, protocol.TypeProgress, protocol.Progress{TaskRef: task.TaskRef, Status: protocol.VerdictJudging, Cases: cs})
 	}
 	r := protocol.Result{TaskRef: task.TaskRef, Verdict: protocol.VerdictAC, Score: 100, Cases: cs, JudgeID: j.id}
+	if task.Custom != nil { // a custom run: its output, no cases
+		r.Score, r.Cases = 0, []protocol.CaseResult{}
+		r.Custom = []protocol.CustomOutput{{Verdict: protocol.VerdictAC, WallMs: 7, Stdout: "echo " + task.Custom.Input}}
+	}
 	j.mu.Lock()
 	delete(j.running, task.SubmissionID)
 	j.judged++

@@ -67,6 +67,21 @@ func ValidatePassword(s string) error {
 	return nil
 }
 
+// StripBidi removes the Unicode bidirectional controls (U+200E, U+200F,
+// U+061C, U+202A–U+202E, U+2066–U+2069) from a display name: a name
+// holding them could reverse the text around it wherever it is shown (a
+// scoreboard row, a clarification), so names are stored without them.
+// Callers strip, then validate.
+func StripBidi(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == 0x200e, r == 0x200f, r == 0x061c, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			return -1
+		}
+		return r
+	}, s)
+}
+
 // ValidateDisplayName accepts up to 64 printable characters (may be empty).
 func ValidateDisplayName(s string) error {
 	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > MaxDisplayNameLen {

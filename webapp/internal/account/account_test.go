@@ -92,3 +92,17 @@ func TestDummyCostsWhatALoginCosts(t *testing.T) {
 		d.Spend("anything") // matches nothing, panics on nothing
 	}
 }
+
+func TestStripBidi(t *testing.T) {
+	for in, want := range map[string]string{
+		"Alice":                       "Alice",
+		"\u202eecilA":                 "ecilA",
+		"a\u2066b\u2069c\u200e\u200f": "abc",
+		"\u061c\u202a\u202b\u202c\u202d\u2067\u2068x": "x",
+		"王小明 (Zürich)":                                "王小明 (Zürich)",
+	} {
+		if got := StripBidi(in); got != want {
+			t.Errorf("StripBidi(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,6 +38,9 @@ type Options struct {
 	Command string
 
 	MySQL string
+	// MySQLFile names a file holding the DSN instead (its password then
+	// appears on no command line); read by Parse.
+	MySQLFile string
 	// Redis says how to reach Redis (one server, Sentinel or Cluster) and
 	// holds the key prefix.
 	Redis   redisconn.Options
@@ -55,6 +59,7 @@ type Options struct {
 	DrainDelay      time.Duration
 	ShutdownTimeout time.Duration
 	SessionTTL      time.Duration
+	SettingsTTL     time.Duration
 	MaxBodyBytes    int64
 	TrustedProxies  string
 	MaxSourceBytes  int
@@ -83,6 +88,9 @@ type Options struct {
 	PartitionInterval time.Duration
 	PartitionSize     int64
 	PartitionHeadroom int64
+
+	// Custom runs per user (docs/limits.md).
+	CustomRunPerMinute, CustomRunBurst int
 
 	// demo
 	LoginsFile    string
@@ -134,7 +142,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		fs.DurationVar(v, name, def, usage+" ["+EnvName(name)+"]")
 	}
 
-	str(&o.MySQL, "mysql", "", "MySQL DSN (go-sql-driver format), e.g. verdict:pw@tcp(127.0.0.1:3306)/verdict; required")
+	str(&o.MySQL, "mysql", "", "MySQL DSN (go-sql-driver format), e.g. verdict:pw@tcp(127.0.0.1:3306)/verdict; required unless --mysql-file (a DSN on the command line shows its password to every local user: prefer the environment variable or --mysql-file)")
+	str(&o.MySQLFile, "mysql-file", "", "file holding the MySQL DSN (one line), instead of --mysql")
 	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
 	fs.BoolVar(&o.Pprof, "pprof", false, "serve Go's profiler at /debug/pprof/ on the listener (for profiling under load; keep it off the public network) ["+EnvName("pprof")+"]")
@@ -151,11 +160,14 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		dur(&o.DrainDelay, "drain-delay", 2*time.Second, "on SIGTERM: time between leaving the registry (and failing /readyz) and closing the listener")
 		dur(&o.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "on SIGTERM: how long in-flight requests may finish")
 		dur(&o.SessionTTL, "session-ttl", 7*24*time.Hour, "session lifetime since the last use")
+		dur(&o.SettingsTTL, "settings-ttl", 5*time.Second, "how long a node caches the site settings (the registration mode) before reading them again")
 		fs.Int64Var(&o.MaxBodyBytes, "max-body", 1<<20, "largest JSON request body in bytes ["+EnvName("max-body")+"]")
 		str(&o.TrustedProxies, "trusted-proxies", "127.0.0.1/32,::1/128", "comma-separated CIDRs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 		num(&o.MaxSourceBytes, "max-source", 64<<10, "largest submission source in bytes")
 		num(&o.SubmitPerMinute, "submit-per-minute", 6, "sustained submissions per user per minute (never per address)")
 		num(&o.SubmitBurst, "submit-burst", 10, "submissions a user may make at once after a quiet spell (at least --submit-per-minute)")
+		num(&o.CustomRunPerMinute, "custom-run-per-minute", 10, "sustained custom runs (run on my input) per user per minute")
+		num(&o.CustomRunBurst, "custom-run-burst", 10, "custom runs a user may make at once after a quiet spell (at least --custom-run-per-minute)")
 		num(&o.LoginFreeFailures, "login-free-failures", 5, "failed logins of one username from one address (or one known device) before the backoff starts")
 		num(&o.LoginAccountFreeFailures, "login-account-free-failures", 20, "failed logins of one username from addresses other than its usual ones (known devices and usual addresses exempt) before the backoff starts")
 		num(&o.LoginAddressFreeFailures, "login-address-free-failures", 2000, "failed logins from one client address across usernames before the backoff starts (flood guard; --trusted-networks exempt)")
@@ -199,8 +211,21 @@ func (o *Options) check() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, a...)...)
 	}
+	if o.MySQLFile != "" {
+		if o.MySQL != "" {
+			return bad("--mysql and --mysql-file: give one")
+		}
+		b, err := os.ReadFile(o.MySQLFile)
+		if err != nil {
+			return bad("--mysql-file: %w", err)
+		}
+		o.MySQL = strings.TrimSpace(string(b))
+		if o.MySQL == "" || strings.ContainsAny(o.MySQL, "\n\r") {
+			return bad("--mysql-file %s: want one line holding the DSN", o.MySQLFile)
+		}
+	}
 	if o.MySQL == "" {
-		return bad("--mysql is required")
+		return bad("--mysql is required (or --mysql-file)")
 	}
 	switch o.LogFormat {
 	case "json", "text":
@@ -235,6 +260,9 @@ func (o *Options) check() error {
 		if o.SessionTTL < time.Minute {
 			return bad("--session-ttl %v: too short", o.SessionTTL)
 		}
+		if o.SettingsTTL <= 0 || o.SettingsTTL > 10*time.Minute {
+			return bad("--settings-ttl %v: want more than 0 and at most 10m", o.SettingsTTL)
+		}
 		if o.MaxBodyBytes < 1024 {
 			return bad("--max-body %d: too small", o.MaxBodyBytes)
 		}
@@ -248,6 +276,10 @@ func (o *Options) check() error {
 			return bad("--submit-burst %d: must be ≥ 1", o.SubmitBurst)
 		}
 		o.SubmitBurst = max(o.SubmitBurst, o.SubmitPerMinute)
+		if o.CustomRunPerMinute < 1 || o.CustomRunBurst < 1 {
+			return bad("--custom-run-per-minute %d, --custom-run-burst %d: must be ≥ 1", o.CustomRunPerMinute, o.CustomRunBurst)
+		}
+		o.CustomRunBurst = max(o.CustomRunBurst, o.CustomRunPerMinute)
 		if err := o.checkLimits(); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,6 +57,13 @@ func TestParse(t *testing.T) {
 				}
 			}},
 		{name: "no mysql", args: nil, err: "--mysql is required"},
+		{name: "mysql from the environment", args: nil, env: map[string]string{"VERDICT_WEBAPP_MYSQL": "u:secret@/db"}, check: func(t *testing.T, o Options) {
+			if o.MySQL != "u:secret@/db" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		{name: "mysql file and flag", args: []string{"--mysql", "u@/db", "--mysql-file", "/nonexistent"}, err: "give one"},
+		{name: "mysql file missing", args: []string{"--mysql-file", "/nonexistent/dsn"}, err: "--mysql-file"},
 		{name: "bad subcommand", args: []string{"frobnicate"}, err: "unknown subcommand"},
 		{name: "bad env", args: []string{"--mysql", "x@/y"}, env: map[string]string{"VERDICT_WEBAPP_REDIS_DB": "many"}, err: "VERDICT_WEBAPP_REDIS_DB"},
 		{name: "bad format", args: []string{"--mysql", "x@/y", "--log-format", "xml"}, err: "--log-format"},
@@ -154,5 +162,23 @@ func TestHelpListsEnv(t *testing.T) {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, buf.String())
 		}
+	}
+}
+
+func TestMySQLFile(t *testing.T) {
+	dir := t.TempDir()
+	good, empty := filepath.Join(dir, "dsn"), filepath.Join(dir, "empty")
+	if err := os.WriteFile(good, []byte("u:secret@tcp(127.0.0.1:3306)/verdict\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, err := Parse([]string{"--mysql-file", good}, func(string) string { return "" }, io.Discard)
+	if err != nil || o.MySQL != "u:secret@tcp(127.0.0.1:3306)/verdict" {
+		t.Fatalf("%+v, %v", o.MySQL, err)
+	}
+	if _, err := Parse([]string{"--mysql-file", empty}, func(string) string { return "" }, io.Discard); err == nil || !strings.Contains(err.Error(), "one line") {
+		t.Fatalf("an empty file: %v", err)
 	}
 }

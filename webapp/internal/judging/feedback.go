@@ -13,10 +13,11 @@ import (
 
 // RuleOf is a submission's feedback rule without its sample cases, from
 // the policies joined into its row: its contest's policy (with the
-// after-policy and the contest's end) or, in practice, its problem's.
+// after-policy and the contest's end, and whether its status page lists
+// everyone's verdicts) or, in practice, its problem's.
 func RuleOf(sub *store.Submission) protocol.Feedback {
 	if sub.ContestID.Valid {
-		fb := protocol.Feedback{Policy: protocol.FeedbackPolicy(sub.ContestFeedback.String)}
+		fb := protocol.Feedback{Policy: protocol.FeedbackPolicy(sub.ContestFeedback.String), StatusPublic: statusPublic(sub)}
 		if fb.Policy == protocol.FeedbackClosed {
 			fb.After = protocol.FeedbackPolicy(sub.ContestFeedbackAfter.String)
 			if sub.ContestEndAt.Valid {
@@ -78,8 +79,8 @@ func Visible(fb protocol.Feedback, v feedback.Viewer, now time.Time, sub *store.
 }
 
 // RefreshFeedback rewrites the feedback rules the hub keeps with the live
-// states of a contest's submissions, after its policy, after-policy or end
-// changed: a closed contest whose end moved later must not be shown as
+// states of a contest's submissions, after its policy, after-policy, end,
+// visibility or status page setting changed: a closed contest whose end moved later must not be shown as
 // ended live from its old end on.
 func (s *Service) RefreshFeedback(ctx context.Context, contestID int64) error {
 	subs, err := s.st.ContestSubmissions(ctx, contestID)

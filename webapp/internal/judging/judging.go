@@ -342,7 +342,8 @@ func (s *Service) ForgetContest(id int64) {
 
 // BoardContest is the scoreboard's view of a contest.
 func BoardContest(c *store.Contest) scoreboard.Contest {
-	return scoreboard.Contest{ID: c.ID, Params: scoreboard.Params{Rule: c.Rule, Start: c.StartAt, FreezeAt: boardFreezeAt(c)}}
+	return scoreboard.Contest{ID: c.ID, Params: scoreboard.Params{Rule: c.Rule, Start: c.StartAt, FreezeAt: boardFreezeAt(c),
+		Penalty: scoreboard.PenaltyOf(c.PenaltyMinutes, c.PenaltyVerdicts)}}
 }
 
 // boardFreezeAt is when a contest's public board stops showing results:
@@ -390,7 +391,7 @@ func (s *Service) UpdateBoard(ctx context.Context, sub *store.Submission) error 
 	if changed {
 		s.markDirty(c.ID)
 	}
-	return nil
+	return s.feedSubmission(ctx, &c, sub) // the Contest API feed (ccsfeed.go)
 }
 
 func (s *Service) markDirty(contestID int64) {

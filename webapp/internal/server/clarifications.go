@@ -257,6 +257,9 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 // answer, on the asker's user channel. Best effort: the change is stored;
 // a browser that misses it sees it on its next subscribe or slow poll.
 func (s *Server) publishClarification(ctx context.Context, cl *store.Clarification, what string) {
+	if err := s.judging.FeedClarification(ctx, cl); err != nil { // the Contest API feed (ccs_feed.go)
+		s.log.Warn("clarification not in the contest's event feed", "contest_id", cl.ContestID, "clarification_id", cl.ID, obs.Err(err))
+	}
 	change := protocol.ClarificationChange{ContestID: cl.ContestID, ID: cl.ID, What: what,
 		Public: cl.IsAnnouncement() || (cl.Public && cl.Answer.Valid)}
 	body, err := json.Marshal(change)

@@ -35,18 +35,21 @@ type contestProblemRequest struct {
 // /api/contests/{slug}. On PUT an absent field keeps its value (problems:
 // the set is replaced only when given).
 type contestRequest struct {
-	Slug          *string                  `json:"slug"`
-	Title         *string                  `json:"title"`
-	Description   *string                  `json:"description"`
-	Rule          *string                  `json:"rule"`
-	StartAt       *string                  `json:"start_at"`
-	EndAt         *string                  `json:"end_at"`
-	FreezeMinutes *int                     `json:"freeze_minutes"`
-	Registration  *string                  `json:"registration"`
-	Feedback      *string                  `json:"feedback"`
-	FeedbackAfter *string                  `json:"feedback_after"`
-	Visible       *bool                    `json:"visible"`
-	Problems      *[]contestProblemRequest `json:"problems"`
+	Slug          *string `json:"slug"`
+	Title         *string `json:"title"`
+	Description   *string `json:"description"`
+	Rule          *string `json:"rule"`
+	StartAt       *string `json:"start_at"`
+	EndAt         *string `json:"end_at"`
+	FreezeMinutes *int    `json:"freeze_minutes"`
+	Registration  *string `json:"registration"`
+	Feedback      *string `json:"feedback"`
+	FeedbackAfter *string `json:"feedback_after"`
+	TimeZone      *string `json:"time_zone"`
+	// StatusVisibility: store.StatusOwn or store.StatusAll.
+	StatusVisibility *string                  `json:"status_visibility"`
+	Visible          *bool                    `json:"visible"`
+	Problems         *[]contestProblemRequest `json:"problems"`
 }
 
 func parseTime(field, v string) (time.Time, *APIError) {
@@ -120,6 +123,12 @@ func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store
 	if c.FeedbackAfter == "" {
 		c.FeedbackAfter = string(protocol.FeedbackFull)
 	}
+	if req.StatusVisibility != nil {
+		c.StatusVisibility = *req.StatusVisibility
+	}
+	if c.StatusVisibility == "" {
+		c.StatusVisibility = store.StatusOwn
+	}
 	switch {
 	case !validSlug(c.Slug):
 		return nil, badField("slug", "must be 1 to 64 of a-z 0-9 -, starting with a letter or digit"), nil
@@ -145,6 +154,14 @@ func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store
 		return nil, badField("feedback", "must be full, first_failure, score_only or closed"), nil
 	case !protocol.FeedbackPolicy(c.FeedbackAfter).Valid() || c.FeedbackAfter == string(protocol.FeedbackClosed):
 		return nil, badField("feedback_after", "must be full, first_failure or score_only"), nil
+	case c.StatusVisibility != store.StatusOwn && c.StatusVisibility != store.StatusAll:
+		return nil, badField("status_visibility", "must be own or all"), nil
+	}
+	if req.TimeZone != nil {
+		c.TimeZone = strings.TrimSpace(*req.TimeZone)
+	}
+	if e := checkTimeZone(c.TimeZone); e != nil {
+		return nil, e, nil
 	}
 	if req.Problems == nil {
 		return nil, nil, nil
@@ -307,7 +324,8 @@ func (s *Server) handleUpdateContest(w http.ResponseWriter, r *http.Request) {
 	}
 	s.judging.ForgetContest(c.ID)
 	s.judging.WarmPlanChanged()
-	if before.Feedback != c.Feedback || before.FeedbackAfter != c.FeedbackAfter || !before.EndAt.Equal(c.EndAt) {
+	if before.Feedback != c.Feedback || before.FeedbackAfter != c.FeedbackAfter || !before.EndAt.Equal(c.EndAt) ||
+		before.StatusVisibility != c.StatusVisibility || before.Visible != c.Visible {
 		// The REST answers follow at once; the hub's live channels once
 		// the rules kept with the live states are rewritten.
 		if err := s.judging.RefreshFeedback(ctx, c.ID); err != nil {

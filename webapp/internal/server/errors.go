@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,25 +87,78 @@ func writeAPIError(w http.ResponseWriter, e *APIError) {
 }
 
 // decodeJSON reads one JSON object into v: the body must be
-// application/json, within the body limit, without unknown fields or
-// trailing data.
+// application/json, within the body limit, without unknown fields,
+// duplicate keys or trailing data.
 func decodeJSON(r *http.Request, v any) *APIError {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return apiErr(http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "the body must be JSON with Content-Type: application/json")
 	}
-	dec := json.NewDecoder(r.Body)
+	body, err := io.ReadAll(r.Body) // bounded by limitBody
+	if err != nil {
+		return jsonErr(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return jsonErr(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-			return jsonErr(err)
-		}
 		return apiErr(http.StatusBadRequest, CodeInvalidJSON, "the body must hold exactly one JSON object")
 	}
+	// encoding/json keeps the last of two equal keys (and matches keys
+	// case-insensitively): {"role":"student","role":"admin"} must not mean
+	// whatever a proxy or a log reader took from the first.
+	if k := duplicateKey(body); k != "" {
+		return fieldErr(http.StatusBadRequest, CodeInvalidJSON, k, fmt.Sprintf("the key %q appears twice in one object", k))
+	}
 	return nil
+}
+
+// duplicateKey returns a key that appears twice (ignoring case) in one
+// object of the valid JSON document b, or "".
+func duplicateKey(b []byte) string {
+	type frame struct {
+		keys    map[string]bool // nil: an array
+		wantKey bool
+	}
+	var stack []frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+			stack[n-1].wantKey = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if n := len(stack); n > 0 && stack[n-1].keys != nil && stack[n-1].wantKey {
+			if tok == json.Delim('}') {
+				stack = stack[:n-1]
+				valueDone()
+				continue
+			}
+			k, _ := tok.(string)
+			if stack[n-1].keys[strings.ToLower(k)] {
+				return k
+			}
+			stack[n-1].keys[strings.ToLower(k)], stack[n-1].wantKey = true, false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{keys: map[string]bool{}, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, frame{})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
 }
 
 func jsonErr(err error) *APIError {

@@ -186,6 +186,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, e)
 		return
 	}
+	req.DisplayName = account.StripBidi(req.DisplayName)
 	for _, err := range []error{
 		account.ValidateUsername(req.Username),
 		account.ValidatePassword(req.Password),
@@ -197,9 +198,15 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	// A flood guard per client address (trusted networks exempt): every
-	// registration costs a bcrypt hash and an account.
-	if ip := s.clientIP(r); !s.inTrustedNetwork(ip) &&
+	// An admin creates accounts in every mode, unthrottled; anyone else
+	// meets the registration mode (settings) first, then the flood guard
+	// per client address (trusted networks exempt): every registration
+	// costs a bcrypt hash and an account. A refusal is not counted.
+	byAdmin := adminCreates(r)
+	if !byAdmin && !s.registrationAdmits(w, r, req.Email) {
+		return
+	}
+	if ip := s.clientIP(r); !byAdmin && !s.inTrustedNetwork(ip) &&
 		!s.takeBucket(w, r, s.registerRule, ip, "too many registrations from your address") {
 		return
 	}
@@ -231,7 +238,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, err, http.StatusInternalServerError)
 		return
 	}
-	s.log.Info("registered", "user_id", u.ID, "client", s.clientIP(r))
+	s.log.Info("registered", "user_id", u.ID, "client", s.clientIP(r), "by_admin", byAdmin, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusCreated, map[string]any{"user": userJSON(&u, true)})
 }
 
@@ -330,13 +337,19 @@ type ContestJSON struct {
 	EndAt         time.Time `json:"end_at"`
 	FreezeMinutes int       `json:"freeze_minutes"`
 	Registration  string    `json:"registration"`
+	// TimeZone is the IANA zone the contest's times are shown in;
+	// StartAt and EndAt carry its offset.
+	TimeZone string `json:"time_zone"`
 	// Feedback is what contestants see of their results; FeedbackAfter
 	// what they see once a closed contest ended.
 	Feedback      string `json:"feedback"`
 	FeedbackAfter string `json:"feedback_after"`
-	Phase         string `json:"phase"`                // upcoming, running, ended
-	Visible       *bool  `json:"visible,omitempty"`    // staff only
-	Registered    *bool  `json:"registered,omitempty"` // logged-in users, one contest
+	// StatusVisibility: what contestants list of others' submissions on
+	// the status page, "own" (nothing) or "all" (verdicts, never source).
+	StatusVisibility string `json:"status_visibility"`
+	Phase            string `json:"phase"`                // upcoming, running, ended
+	Visible          *bool  `json:"visible,omitempty"`    // staff only
+	Registered       *bool  `json:"registered,omitempty"` // logged-in users, one contest
 }
 
 // ContestProblemJSON is a problem of a contest.
@@ -350,7 +363,10 @@ type ContestProblemJSON struct {
 func (s *Server) contestJSON(c *store.Contest, staff, withDescription bool) ContestJSON {
 	out := ContestJSON{ID: c.ID, Slug: c.Slug, Title: c.Title, Rule: c.Rule, StartAt: c.StartAt, EndAt: c.EndAt,
 		FreezeMinutes: c.FreezeMinutes, Registration: c.Registration, Feedback: c.Feedback,
-		FeedbackAfter: c.FeedbackAfter, Phase: c.Phase(s.cfg.Now())}
+		FeedbackAfter: c.FeedbackAfter, StatusVisibility: c.StatusVisibility, Phase: c.Phase(s.cfg.Now())}
+	var loc *time.Location
+	out.TimeZone, loc = contestZone(c.TimeZone)
+	out.StartAt, out.EndAt = c.StartAt.In(loc), c.EndAt.In(loc)
 	if withDescription {
 		out.Description = c.Description
 	}

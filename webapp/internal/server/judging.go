@@ -176,6 +176,9 @@ func (s *Server) handleUnfreeze(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.judging.ForgetContest(c.ID)
+	if err := s.judging.FeedThaw(r.Context(), c.ID); err != nil { // the Contest API feed (ccs_feed.go)
+		s.log.Warn("the thaw did not reach the contest's event feed", obs.Err(err))
+	}
 	if err := s.judging.PublishScoreboard(r.Context(), c.ID); err != nil {
 		s.log.Warn("publishing the revealed scoreboard failed", obs.Err(err))
 		s.judging.MarkDirty(c.ID)
@@ -186,15 +189,21 @@ func (s *Server) handleUnfreeze(w http.ResponseWriter, r *http.Request) {
 type rejudgeRequest struct {
 	SubmissionID *int64 `json:"submission_id"`
 	Submission   *int64 `json:"submission"` // the frontend's name for submission_id
-	Problem      string `json:"problem"`
-	Contest      string `json:"contest"`
+	// A selection, as the status page filters: any of them, together.
+	Problem  string `json:"problem"`
+	Contest  string `json:"contest"`
+	User     string `json:"user"`
+	Verdict  string `json:"verdict"`
+	Language string `json:"language"`
 }
 
 // MaxRejudge bounds the submissions one rejudge request touches.
 const MaxRejudge = 20000
 
-// handleRejudge enqueues the next attempt of one submission, of a
-// problem's or of a contest's submissions, at rejudge priority (staff).
+// handleRejudge enqueues the next attempt of one submission, or of every
+// submission a selection names (the status page's filters: problem,
+// contest, user, verdict, language, together), at rejudge priority
+// (staff). A selection runs in the background and answers 202.
 func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	a := authOf(r)
@@ -217,20 +226,16 @@ func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, badField("submission", "and submission_id are the same field: give one"))
 		return
 	}
-	given := 0
-	for _, b := range []bool{req.SubmissionID != nil, req.Problem != "", req.Contest != ""} {
-		if b {
-			given++
-		}
-	}
-	if given != 1 {
-		writeAPIError(w, badField("submission_id", "give exactly one of submission_id, problem or contest"))
+	sel := selection{User: req.User, Problem: req.Problem, Contest: req.Contest, Verdict: req.Verdict, Language: req.Language}
+	switch {
+	case req.SubmissionID == nil && sel.empty():
+		writeAPIError(w, badField("submission_id", "give submission_id, or a selection: problem, contest, user, verdict, language"))
+		return
+	case req.SubmissionID != nil && !sel.empty():
+		writeAPIError(w, badField("submission_id", "give submission_id or a selection (problem, contest, user, verdict, language), not both"))
 		return
 	}
-	var ids []int64
-	var err error
-	switch {
-	case req.SubmissionID != nil:
+	if req.SubmissionID != nil {
 		if *req.SubmissionID < 1 {
 			writeAPIError(w, badField("submission_id", "must be a submission id"))
 			return
@@ -242,39 +247,7 @@ func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) {
 			s.internal(w, r, err, http.StatusServiceUnavailable)
 			return
 		}
-		ids = []int64{*req.SubmissionID}
-	case req.Problem != "":
-		p, perr := s.cfg.Store.ProblemBySlug(ctx, req.Problem)
-		if errors.Is(perr, store.ErrNotFound) {
-			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"))
-			return
-		} else if perr != nil {
-			s.internal(w, r, perr, http.StatusServiceUnavailable)
-			return
-		}
-		ids, err = s.cfg.Store.SubmissionIDs(ctx, p.ID, 0)
-	default:
-		c, cerr := s.cfg.Store.ContestBySlug(ctx, req.Contest)
-		if errors.Is(cerr, store.ErrNotFound) {
-			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no such contest"))
-			return
-		} else if cerr != nil {
-			s.internal(w, r, cerr, http.StatusServiceUnavailable)
-			return
-		}
-		ids, err = s.cfg.Store.SubmissionIDs(ctx, 0, c.ID)
-	}
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	if len(ids) > MaxRejudge {
-		writeAPIError(w, apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge,
-			fmt.Sprintf("%d submissions; rejudge at most %d at once", len(ids), MaxRejudge)))
-		return
-	}
-	if req.SubmissionID != nil {
-		if err := s.judging.Rejudge(ctx, ids[0]); err != nil {
+		if err := s.judging.Rejudge(ctx, *req.SubmissionID); err != nil {
 			s.internal(w, r, err, http.StatusServiceUnavailable)
 			return
 		}
@@ -282,7 +255,30 @@ func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"queued": 1})
 		return
 	}
-	// A problem's or a contest's: in the background, at once.
+	f, _, notFound, apiE, err := s.resolve(ctx, sel)
+	switch {
+	case err != nil:
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	case apiE != nil:
+		writeAPIError(w, apiE)
+		return
+	case notFound != "":
+		writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, notFound, "no such "+notFound))
+		return
+	}
+	ids, err := s.cfg.Store.FilteredSubmissionIDs(ctx, store.SubmissionFilter{UserID: f.UserID, ProblemID: f.ProblemID,
+		ContestID: f.ContestID, Verdict: f.Verdict, Language: f.Language}, MaxRejudge)
+	if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return
+	}
+	if len(ids) > MaxRejudge {
+		writeAPIError(w, apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge,
+			fmt.Sprintf("more than %d submissions; rejudge at most %d at once (narrow the selection)", MaxRejudge, MaxRejudge)))
+		return
+	}
+	// In the background, at once.
 	s.judging.RejudgeAll(ids, a.user.ID)
 	s.log.Info("rejudge started", "user_id", a.user.ID, "submissions", len(ids), "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusAccepted, map[string]any{"queued": len(ids), "background": true})

@@ -47,6 +47,11 @@ const (
 	// up to 10 at once after a quiet spell, then one every 10 s.
 	DefaultSubmitPerMinute = 6
 	DefaultSubmitBurst     = 10
+	// DefaultCustomRunPerMinute and DefaultCustomRunBurst: each user makes
+	// up to 10 custom runs at once, then one every 6 s (their own bucket:
+	// custom runs never use up submissions).
+	DefaultCustomRunPerMinute = 10
+	DefaultCustomRunBurst     = 10
 	// DefaultRegisterPerHour: self-registrations per client address per
 	// hour (also the burst).
 	DefaultRegisterPerHour = 30
@@ -83,6 +88,10 @@ type Limits struct {
 	// bursts of SubmitBurst (default: max(DefaultSubmitBurst,
 	// SubmitPerMinute)).
 	SubmitPerMinute, SubmitBurst int
+	// CustomRunPerMinute is each user's sustained custom run rate, with
+	// bursts of CustomRunBurst (default: max(DefaultCustomRunBurst,
+	// CustomRunPerMinute)).
+	CustomRunPerMinute, CustomRunBurst int
 	// RegisterPerHour limits POST /api/users per client address.
 	RegisterPerHour int
 	// HashSlots: bcrypt hashes at once (default GOMAXPROCS).
@@ -112,6 +121,8 @@ func (l *Limits) defaults() {
 	setDur(&l.LoginWindow, DefaultLoginWindow)
 	setInt(&l.SubmitPerMinute, DefaultSubmitPerMinute)
 	setInt(&l.SubmitBurst, max(DefaultSubmitBurst, l.SubmitPerMinute))
+	setInt(&l.CustomRunPerMinute, DefaultCustomRunPerMinute)
+	setInt(&l.CustomRunBurst, max(DefaultCustomRunBurst, l.CustomRunPerMinute))
 	setInt(&l.RegisterPerHour, DefaultRegisterPerHour)
 	setDur(&l.PasswordTimeout, DefaultPasswordTimeout)
 }
@@ -128,6 +139,10 @@ func (l *Limits) loginPolicy() ratelimit.LoginPolicy {
 
 func (l *Limits) submitBucket() ratelimit.Bucket {
 	return ratelimit.Bucket{Kind: "submit", Rate: l.SubmitPerMinute, Per: time.Minute, Burst: l.SubmitBurst}
+}
+
+func (l *Limits) customRunBucket() ratelimit.Bucket {
+	return ratelimit.Bucket{Kind: "custom-run", Rate: l.CustomRunPerMinute, Per: time.Minute, Burst: l.CustomRunBurst}
 }
 
 func (l *Limits) registerBucket() ratelimit.Bucket {

@@ -18,6 +18,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/verdict-oj/verdict/internal/httpsec"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/webapp/internal/session"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
@@ -71,6 +72,20 @@ func (s *Server) requestID(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", id)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyRequestID, id)))
+	})
+}
+
+// securityHeaders puts the site's security headers (internal/httpsec:
+// CSP, frame-ancestors and X-Frame-Options, nosniff, Referrer-Policy) on
+// every answer of the node, and Strict-Transport-Security when the
+// browser came over HTTPS (secure: TLS here, or X-Forwarded-Proto: https
+// from a trusted proxy, the edge's nginx). nginx sets the same values on
+// what it serves and replaces these on what it proxies; the node sets
+// them too so that no answer lacks them, wherever it is reached from.
+func (s *Server) securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpsec.Set(w.Header(), s.secure(r))
+		next.ServeHTTP(w, r)
 	})
 }
 
@@ -151,6 +166,10 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 // call and blob read made with it gives up in time.
 func (s *Server) deadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if streamingRoute(r) { // the event feed (ccs_feed.go): no deadline
+			next.ServeHTTP(w, r)
+			return
+		}
 		d := s.cfg.RequestTimeout
 		if passwordRoute(r) {
 			// Room to wait in the hashing queue (account.Hasher).
@@ -158,6 +177,12 @@ func (s *Server) deadline(next http.Handler) http.Handler {
 		}
 		if upload(r) != uploadNone || (r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/judge/testdata/")) {
 			d = s.cfg.UploadTimeout
+			// The connection's own timeouts (ConnTimeout) would cut a
+			// long upload or a 500-user import (a minute of bcrypt on
+			// two cores) before its answer: extend them too.
+			rc := http.NewResponseController(w)
+			_ = rc.SetReadDeadline(time.Now().Add(d))
+			_ = rc.SetWriteDeadline(time.Now().Add(d))
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()

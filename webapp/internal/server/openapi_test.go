@@ -231,7 +231,7 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 		t.Fatal(err)
 	}
 	codes := []string{CodeBadRequest, CodeInvalidJSON, CodeValidation, CodeUnauthorized, CodeInvalidCredentials, CodeForbidden,
-		CodeCSRF, CodeNotFound, CodeMethodNotAllowed, CodeConflict, CodeTooLarge, CodeUnsupportedMedia, CodeRateLimited,
+		CodeCSRF, CodeRegistrationClosed, CodeNotFound, CodeMethodNotAllowed, CodeConflict, CodeTooLarge, CodeUnsupportedMedia, CodeRateLimited,
 		CodeInternal, CodeUnavailable}
 	got := slices.Clone(detail.Properties.Code.Enum)
 	slices.Sort(got)

@@ -18,6 +18,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/webapp/internal/catalog"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -369,19 +370,9 @@ func (s *Server) handleUploadTestdata(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, e)
 		return
 	}
-	if len(zipBytes) == 0 {
-		writeAPIError(w, badField("file", "is empty"))
-		return
-	}
-	m, err := testpkg.Read(zipBytes)
-	if err != nil {
-		// testpkg's message names the bad file inside the zip.
-		msg := strings.TrimPrefix(err.Error(), testpkg.ErrInvalid.Error()+": ")
-		writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, "file", "invalid test data package: "+msg))
-		return
-	}
-	if p.Checker == store.CheckerSpecial && m.Checker == "" {
-		writeAPIError(w, badField("file", "the problem uses a special checker: the package needs "+testpkg.CheckerName))
+	// Checked as the judges will unpack it (catalog.CheckTestdata).
+	m, err := catalog.CheckTestdata(zipBytes, p.Checker == store.CheckerSpecial)
+	if !s.testdataOK(w, r, err) {
 		return
 	}
 	v, err := s.storeTestdata(ctx, zipBytes, m, u)

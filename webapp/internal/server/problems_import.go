@@ -10,6 +10,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/verdict-oj/verdict/webapp/internal/catalog"
 	"github.com/verdict-oj/verdict/webapp/internal/icpcpkg"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -294,9 +295,14 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) {
 	if form.slug == nil && !s.slugFree(w, r, p.Slug, " (taken from the package's name); give another") {
 		return
 	}
-	zipBytes, m, err := pkg.Build()
+	zipBytes, _, err := pkg.Build()
 	if err != nil {
 		writeAPIError(w, fileErr("the package's test data does not make a valid Verdict package: "+err.Error()))
+		return
+	}
+	// What the judges will unpack, checked as they will (the shared limits).
+	m, err := catalog.CheckTestdata(zipBytes, false)
+	if !s.testdataOK(w, r, err) {
 		return
 	}
 	// The blob first: content-addressed, so a blob whose problem is then

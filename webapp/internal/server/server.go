@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/lifecycle"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/registry"
 	"github.com/verdict-oj/verdict/internal/rkeys"
@@ -26,6 +27,8 @@ import (
 	"github.com/verdict-oj/verdict/webapp/internal/partition"
 	"github.com/verdict-oj/verdict/webapp/internal/ratelimit"
 	"github.com/verdict-oj/verdict/webapp/internal/session"
+	"github.com/verdict-oj/verdict/webapp/internal/settings"
+	"github.com/verdict-oj/verdict/webapp/internal/simcheck"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -42,6 +45,8 @@ const (
 	// milliseconds), so a database that stops answering costs a user a
 	// prompt 503, not a hang.
 	DefaultRequestTimeout = 5 * time.Second
+	// DefaultConnTimeout is Config.ConnTimeout's default.
+	DefaultConnTimeout = 60 * time.Second
 	// DefaultUploadTimeout bounds a test data or user import upload, body
 	// transfer included.
 	DefaultUploadTimeout   = 5 * time.Minute
@@ -83,6 +88,10 @@ type Config struct {
 	// RequestTimeout is the deadline of every API request's context.
 	// Default DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// ConnTimeout is the read and write timeout of a connection (the
+	// request body in, the answer out); uploads get UploadTimeout
+	// instead. Default DefaultConnTimeout.
+	ConnTimeout time.Duration
 	// UploadTimeout replaces it for file uploads. Default
 	// DefaultUploadTimeout.
 	UploadTimeout time.Duration
@@ -121,6 +130,13 @@ type Config struct {
 	// ids reach the catch-all; DB, Logger and Metrics are filled in from
 	// this Config.
 	Partitions partition.Config
+	// SettingsTTL is how long the node caches the site settings (the
+	// registration mode): a change reaches every node within it. Default
+	// settings.DefaultTTL.
+	SettingsTTL time.Duration
+	// CCSKeepAlive is the longest the Contest API event feed stays
+	// silent before a keep-alive newline. Default DefaultCCSKeepAlive.
+	CCSKeepAlive time.Duration
 	// NoBackground: Serve does not run the consumer, reconciler,
 	// publisher and partition job (tests drive them).
 	NoBackground bool
@@ -137,8 +153,11 @@ type Server struct {
 	// through bounded slots with deadline-aware admission.
 	hasher   *account.Hasher
 	catalog  *catalog.Catalog
+	settings *settings.Service
 	judging  *judging.Service
 	parts    *partition.Job
+	// sim runs the staff's similarity checks (one at a time per node).
+	sim      *simcheck.Service
 	router   *chi.Mux
 	handler  http.Handler
 	draining atomic.Bool
@@ -180,6 +199,7 @@ func New(cfg Config) (*Server, error) {
 	def(&cfg.DrainDelay, DefaultDrainDelay)
 	def(&cfg.RequestTimeout, DefaultRequestTimeout)
 	def(&cfg.UploadTimeout, DefaultUploadTimeout)
+	def(&cfg.ConnTimeout, DefaultConnTimeout)
 	def(&cfg.ShutdownTimeout, DefaultShutdownTimeout)
 	def(&cfg.RegistryInterval, registry.DefaultInterval)
 	if cfg.MaxBodyBytes <= 0 {
@@ -208,6 +228,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	set, err := settings.New(settings.Config{Store: cfg.Store, TTL: cfg.SettingsTTL, Now: cfg.Now, Logger: log})
+	if err != nil {
+		return nil, err
+	}
 	hasher, err := account.NewHasher(account.HasherConfig{Cost: cfg.PasswordCost, Slots: cfg.HashSlots})
 	if err != nil {
 		return nil, err
@@ -221,6 +245,7 @@ func New(cfg Config) (*Server, error) {
 		sessions:   session.NewStore(cfg.Redis, cfg.Names, cfg.SessionTTL),
 		limiter:    ratelimit.New(cfg.Redis, cfg.Names),
 		catalog:    cat,
+		settings:   set,
 		imports:    make(chan struct{}, 1),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_webapp_http_requests_total",
@@ -233,6 +258,9 @@ func New(cfg Config) (*Server, error) {
 		}, []string{"route", "method"}),
 	}
 	s.hasher, s.registerRule = hasher, cfg.Limits.registerBucket()
+	if s.sim, err = simcheck.New(simcheck.Config{Store: cfg.Store, Logger: log}); err != nil {
+		return nil, err
+	}
 	s.logins = ratelimit.NewLogins(cfg.Redis, cfg.Names, cfg.Limits.loginPolicy(), nil)
 	for _, c := range []prometheus.Collector{s.requests, s.latency} {
 		if err := cfg.Obs.Registry.Register(c); err != nil {
@@ -253,7 +281,7 @@ func New(cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/debug/pprof/", cfg.Obs.Handler())
 	mux.Handle("/", s.router)
-	s.handler = mux
+	s.handler = s.securityHeaders(mux)
 	return s, nil
 }
 
@@ -293,8 +321,11 @@ func (s *Server) routes() *chi.Mux {
 		// cannot send without a CORS preflight.
 		r.Post("/session", s.handleLogin)
 		r.Post("/users", s.handleRegister)
+		r.Get("/settings/registration", s.handleRegistrationSettings)
 		// Judges authenticate with their token, never a session.
 		r.Get("/judge/testdata/{hash}", s.handleJudgeTestdata)
+		// The ICPC Contest API and its tokens (ccs*.go, docs/icpc.md).
+		s.ccsRoutes(r)
 		r.Group(func(r chi.Router) {
 			r.Use(s.csrf)
 			r.Delete("/session", s.handleLogout)
@@ -311,11 +342,21 @@ func (s *Server) routes() *chi.Mux {
 			r.Post("/submissions", s.handleSubmit)
 			r.Get("/submissions", s.handleSubmissions)
 			r.Get("/submissions/{id}", s.handleSubmission)
+			r.Post("/submissions/{id}/override", s.handleOverride)
 			r.Post("/rejudge", s.handleRejudge)
+			r.Get("/export", s.handleExport)
+			r.Get("/admin/problems", s.handleAdminProblems)
+			r.Get("/admin/contests", s.handleAdminContests)
+			// The similarity check (staff; similarity.go).
+			r.Get("/similarity", s.handleSimilarity)
+			r.Get("/similarity/compare", s.handleSimilarityCompare)
+			// Custom runs, "run on my input" (customruns.go).
+			s.customRunRoutes(r)
 
 			r.Get("/judges", s.handleJudges)
 			r.Post("/judges", s.handleIssueJudge)
 			r.Delete("/judges/{name}", s.handleRevokeJudge)
+			r.Put("/settings/registration", s.handleSetRegistrationSettings)
 			r.Post("/users/import", s.handleImportUsers)
 			r.Get("/users", s.handleListUsers)
 			r.Put("/users/{username}", s.handleUpdateUser)
@@ -367,73 +408,29 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
+		ReadTimeout:       s.cfg.ConnTimeout,
+		WriteTimeout:      s.cfg.ConnTimeout,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	bgCtx, stopBG := context.WithCancel(context.WithoutCancel(ctx))
-	bgDone := make(chan struct{})
-	go func() {
-		defer close(bgDone)
-		if s.cfg.NoBackground {
-			return
-		}
-		done := make(chan struct{})
-		go func() { defer close(done); _ = s.parts.Run(bgCtx) }()
-		_ = s.judging.Run(bgCtx)
-		<-done
-	}()
-	defer func() {
-		stopBG()
-		<-bgDone
-		s.judging.Wait() // background rejudges, with or without NoBackground
-	}()
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	defer s.judging.Wait() // background rejudges, with or without NoBackground
+	// The drain, in order (docs/edge.md): /readyz 503 and out of the
+	// registry, DrainDelay for the edge to stop routing here, the HTTP
+	// shutdown, then the background jobs.
+	steps := []lifecycle.Step{
+		{Name: "registry", Run: func(ctx context.Context) error { return reg.Keep(ctx, nil) },
+			OnStop: func() { s.draining.Store(true) }, Delay: s.cfg.DrainDelay},
+		{Name: "http", Run: lifecycle.Serve(srv, ln, s.cfg.ShutdownTimeout)},
+	}
+	if !s.cfg.NoBackground {
+		steps = append(steps, lifecycle.Step{Name: "partitions", Run: s.parts.Run}, lifecycle.Step{Name: "judging", Run: s.judging.Run})
+	}
 	s.log.Info("serving", "addr", ln.Addr().String(), "advertise", adv)
-
-	regCtx, stopReg := context.WithCancel(context.WithoutCancel(ctx))
-	regDone := make(chan struct{})
-	go func() {
-		defer close(regDone)
-		for {
-			err := reg.Run(regCtx)
-			if regCtx.Err() != nil {
-				return
-			}
-			s.log.Warn("cannot register in the live registry; retrying", obs.Err(err))
-			select {
-			case <-regCtx.Done():
-				return
-			case <-time.After(s.cfg.RegistryInterval):
-			}
-		}
-	}()
-
-	var runErr error
-	select {
-	case <-ctx.Done():
-	case err := <-serveErr:
-		runErr = fmt.Errorf("server: serve %s: %w", ln.Addr(), err)
-	}
-	s.draining.Store(true)
-	stopReg()
-	<-regDone
-	if runErr != nil {
-		return runErr
-	}
-	s.log.Info("draining", "delay", s.cfg.DrainDelay)
-	time.Sleep(s.cfg.DrainDelay)
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("server: shutdown: %w", err)
-	}
-	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("server: serve: %w", err)
+	err = lifecycle.Run(ctx, s.log, steps...)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
 	}
 	s.log.Info("stopped")
 	return nil

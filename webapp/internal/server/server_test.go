@@ -21,6 +21,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/leakcheck"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/registry"
 	"github.com/verdict-oj/verdict/internal/rkeys"
@@ -31,7 +32,7 @@ import (
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) { testenv.Main(m, leakcheck.Goroutines) }
 
 type env struct {
 	t     *testing.T
@@ -50,7 +51,7 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := store.Migrate(context.Background(), db.DB, store.MigrateOptions{}); err != nil {
+	if _, err := store.Migrate(context.Background(), my.DSN, store.MigrateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	rd := testenv.Redis(t)
@@ -72,6 +73,7 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(s.judging.Wait) // background rejudges a test started: joined before the database closes
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	return &env{t: t, srv: s, st: cfg.Store, rdb: rd.Client, names: rd.Names, ts: ts}

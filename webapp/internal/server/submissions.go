@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -363,128 +362,6 @@ func submissionView(sub *store.Submission, sh feedback.Shown) SubmissionJSON {
 	return out
 }
 
-// SubmissionsJSON answers GET /api/submissions.
-type SubmissionsJSON struct {
-	Submissions []SubmissionJSON `json:"submissions"`
-	NextCursor  *string          `json:"next_cursor"`
-}
-
-func (s *Server) handleSubmissions(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	a := authOf(r)
-	q := r.URL.Query()
-	for _, k := range slices.Sorted(maps.Keys(q)) { // the same request always names the same parameter
-		switch k {
-		case "mine", "user", "problem", "contest", "verdict", "language", "cursor", "limit":
-		default:
-			writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, k, "unknown query parameter "+k))
-			return
-		}
-	}
-	f := store.SubmissionFilter{Limit: 50}
-	staff := a.user != nil && a.user.IsStaff()
-	if !staff {
-		f.Restricted = true
-		if a.user != nil {
-			f.Viewer = a.user.ID
-		}
-	}
-	empty := false
-	if v := q.Get("mine"); v != "" {
-		if v != "1" && v != "true" && v != "0" && v != "false" {
-			writeAPIError(w, badField("mine", "must be 1 or 0"))
-			return
-		}
-		if v == "1" || v == "true" {
-			if a.user == nil {
-				writeAPIError(w, errUnauthorized)
-				return
-			}
-			f.UserID = a.user.ID
-		}
-	}
-	if v := q.Get("user"); v != "" {
-		u, err := s.cfg.Store.UserByUsername(ctx, v)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			empty = true
-		case err != nil:
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
-		case f.UserID != 0 && f.UserID != u.ID:
-			empty = true
-		default:
-			f.UserID = u.ID
-		}
-	}
-	if v := q.Get("problem"); v != "" {
-		p, err := s.cfg.Store.ProblemBySlug(ctx, v)
-		if errors.Is(err, store.ErrNotFound) {
-			empty = true
-		} else if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
-		}
-		f.ProblemID = p.ID
-	}
-	if v := q.Get("contest"); v != "" {
-		c, err := s.cfg.Store.ContestBySlug(ctx, v)
-		if errors.Is(err, store.ErrNotFound) {
-			empty = true
-		} else if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
-		}
-		f.ContestID = c.ID
-	}
-	if v := q.Get("verdict"); v != "" {
-		if !protocol.Verdict(v).Valid() {
-			writeAPIError(w, badField("verdict", "is not a verdict (AC, WA, TLE, MLE, OLE, RE, CE, PE, SE, queued, …)"))
-			return
-		}
-		f.Verdict = v
-	}
-	if v := q.Get("language"); v != "" {
-		if !validLanguageID(v) {
-			writeAPIError(w, badField("language", "is not a language id"))
-			return
-		}
-		f.Language = v
-	}
-	if v := q.Get("cursor"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 1 {
-			writeAPIError(w, badField("cursor", "must be the next_cursor of the previous page"))
-			return
-		}
-		f.Before = n
-	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			writeAPIError(w, badField("limit", "must be 1 to 100"))
-			return
-		}
-		f.Limit = n
-	}
-	out := SubmissionsJSON{Submissions: []SubmissionJSON{}}
-	if !empty {
-		rows, err := s.cfg.Store.ListSubmissions(ctx, f)
-		if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
-		}
-		for i := range rows {
-			out.Submissions = append(out.Submissions, s.submissionJSON(a.user, &rows[i]))
-		}
-		if len(rows) == f.Limit {
-			c := strconv.FormatInt(rows[len(rows)-1].ID, 10)
-			out.NextCursor = &c
-		}
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
 // CaseJSON is one case result.
 type CaseJSON struct {
 	Index    int     `json:"index"`
@@ -508,32 +385,21 @@ type SubmissionDetailJSON struct {
 	// FirstFailure is the first failing case under the first_failure
 	// policy (absent when none failed, or under another policy).
 	FirstFailure int `json:"first_failure,omitempty"`
-}
-
-// canSee applies the list's rule to one submission.
-func canSee(u *store.User, sub *store.Submission) bool {
-	if u != nil && (u.IsStaff() || u.ID == sub.UserID) {
-		return true
-	}
-	return !sub.ContestID.Valid && sub.Visibility == store.VisibilityPublic
-}
-
-// canReadCode: the owner and staff. (No problem or contest setting shares
-// code yet.)
-func canReadCode(u *store.User, sub *store.Submission) bool {
-	return u != nil && (u.IsStaff() || u.ID == sub.UserID)
+	// Overrides are the jury's hand-set verdicts, oldest first (staff
+	// only; absent for everyone else).
+	Overrides []OverrideJSON `json:"overrides,omitempty"`
 }
 
 func (s *Server) handleSubmission(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil || id < 1 {
+	id, ok := submissionIDParam(r)
+	if !ok {
 		writeAPIError(w, errNotFound)
 		return
 	}
 	sub, err := s.cfg.Store.SubmissionByID(ctx, id)
 	a := authOf(r)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && !canSee(a.user, &sub)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !judging.CanSee(a.user, &sub)) {
 		writeAPIError(w, errNotFound)
 		return
 	}
@@ -570,13 +436,28 @@ func (s *Server) handleSubmission(w http.ResponseWriter, r *http.Request) {
 		t := sub.JudgedAt.Time
 		out.JudgedAt = &t
 	}
-	if canReadCode(a.user, &sub) {
+	if judging.CanReadCode(a.user, &sub) {
 		src := sub.Source
 		out.Source = &src
+	}
+	if a.user != nil && a.user.IsStaff() {
+		// The jury's hand-set verdicts, who and why: staff only.
+		os, err := s.cfg.Store.Overrides(ctx, id)
+		if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+		out.Overrides = overridesJSON(os)
 	}
 	if sh.CompileMessage != "" {
 		m := sh.CompileMessage
 		out.CompileMessage = &m
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"submission": out})
+}
+
+// submissionIDParam is the {id} of a submission route.
+func submissionIDParam(r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	return id, err == nil && id >= 1
 }

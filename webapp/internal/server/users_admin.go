@@ -280,6 +280,7 @@ func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
 	}
 	var up store.UserUpdate
 	if req.DisplayName != nil {
+		*req.DisplayName = account.StripBidi(*req.DisplayName)
 		if err := account.ValidateDisplayName(*req.DisplayName); err != nil {
 			writeAPIError(w, invalid("display_name", err))
 			return

@@ -124,6 +124,7 @@ func parseUserCSV(data []byte, maxRows int) ([]parsedRow, []store.ImportLineErro
 		if row.role == "" {
 			row.role = store.RoleStudent
 		}
+		row.display = account.StripBidi(row.display)
 		if row.display == "" {
 			row.display = row.username
 		}

@@ -35,6 +35,12 @@ func (s *Store) CreateContestWithProblems(ctx context.Context, c Contest, proble
 		if id, err = res.LastInsertId(); err != nil {
 			return err
 		}
+		if err := setContestZone(ctx, tx, id, c.TimeZone); err != nil {
+			return err
+		}
+		if err := setContestStatus(ctx, tx, id, c.StatusVisibility); err != nil {
+			return err
+		}
 		return insertContestProblems(ctx, tx, id, problems)
 	})
 	return id, err
@@ -55,6 +61,12 @@ func (s *Store) UpdateContest(ctx context.Context, c Contest, problems []Contest
 			feedback_after = COALESCE(NULLIF(?, ''), feedback_after), visible = ? WHERE id = ?`,
 			c.Slug, c.Title, c.Description, c.Rule, c.StartAt.UTC(), c.EndAt.UTC(), c.FreezeMinutes,
 			c.Registration, c.Feedback, c.FeedbackAfter, c.Visible, c.ID); err != nil {
+			return err
+		}
+		if err := setContestZone(ctx, tx, c.ID, c.TimeZone); err != nil {
+			return err
+		}
+		if err := setContestStatus(ctx, tx, c.ID, c.StatusVisibility); err != nil {
 			return err
 		}
 		if problems == nil {

@@ -24,16 +24,29 @@ type Contest struct {
 	StartAt       time.Time `db:"start_at"`
 	EndAt         time.Time `db:"end_at"`
 	FreezeMinutes int       `db:"freeze_minutes"`
-	Registration  string    `db:"registration"`
+	// PenaltyMinutes is the ICPC penalty of a rejected try before the
+	// accepted one; PenaltyVerdicts the verdicts that count as a try
+	// ("" = every rejected verdict but CE and SE; else comma-separated
+	// codes). Migration 0008; set by SetContestPenalty.
+	PenaltyMinutes  int    `db:"penalty_minutes"`
+	PenaltyVerdicts string `db:"penalty_verdicts"`
+	Registration    string `db:"registration"`
+	// TimeZone is the IANA zone (Europe/Berlin) the contest's times are
+	// shown and entered in; StartAt and EndAt are instants either way.
+	// "UTC" by default (migration 0006).
+	TimeZone string `db:"time_zone"`
 	// Feedback is what contestants see of their results
 	// (protocol.FeedbackPolicy); FeedbackAfter the policy once a closed
 	// contest ended.
-	Feedback      string        `db:"feedback"`
-	FeedbackAfter string        `db:"feedback_after"`
-	Visible       bool          `db:"visible"`
-	CreatedBy     sql.NullInt64 `db:"created_by"`
-	CreatedAt     time.Time     `db:"created_at"`
-	UpdatedAt     time.Time     `db:"updated_at"`
+	Feedback      string `db:"feedback"`
+	FeedbackAfter string `db:"feedback_after"`
+	// StatusVisibility is what contestants see of others' submissions on
+	// the status page: StatusOwn or StatusAll (migration 0007).
+	StatusVisibility string        `db:"status_visibility"`
+	Visible          bool          `db:"visible"`
+	CreatedBy        sql.NullInt64 `db:"created_by"`
+	CreatedAt        time.Time     `db:"created_at"`
+	UpdatedAt        time.Time     `db:"updated_at"`
 	// UnfrozenAt is when an admin revealed the frozen scoreboard; NULL
 	// while the freeze holds.
 	UnfrozenAt sql.NullTime `db:"unfrozen_at"`
@@ -72,7 +85,8 @@ func (c *Contest) Phase(now time.Time) string {
 	}
 }
 
-const contestCols = "id, slug, title, description, rule, start_at, end_at, freeze_minutes, registration, feedback, feedback_after, visible, created_by, created_at, updated_at, unfrozen_at"
+const contestCols = "id, slug, title, description, rule, start_at, end_at, freeze_minutes, registration, feedback, feedback_after, visible, created_by, created_at, updated_at, unfrozen_at" +
+	", time_zone, status_visibility, penalty_minutes, penalty_verdicts"
 
 // CreateContest inserts c and returns its id. A taken slug is a
 // *DuplicateError.
@@ -87,6 +101,9 @@ func (s *Store) CreateContest(ctx context.Context, c Contest) (int64, error) {
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
+		return 0, fmt.Errorf("store create contest %s: %w", c.Slug, err)
+	}
+	if err := setContestZone(ctx, s.DB, id, c.TimeZone); err != nil {
 		return 0, fmt.Errorf("store create contest %s: %w", c.Slug, err)
 	}
 	return id, nil

@@ -50,6 +50,10 @@ type Submission struct {
 	ContestFeedback      sql.NullString `db:"contest_feedback"`
 	ContestFeedbackAfter sql.NullString `db:"contest_feedback_after"`
 	ContestEndAt         sql.NullTime   `db:"contest_end_at"`
+	// The contest's status page setting and visibility: whether others
+	// may list this submission's verdict.
+	ContestStatusVisibility sql.NullString `db:"contest_status_visibility"`
+	ContestVisible          sql.NullBool   `db:"contest_visible"`
 }
 
 // Final reports whether the row holds an outcome (not a status).
@@ -67,7 +71,8 @@ const submissionSelect = `SELECT s.id, s.user_id, s.problem_id, s.contest_id, s.
 	s.time_ms, s.memory_kb, s.attempt, s.judge_id, s.testdata_hash, s.compile_message, s.created_at, s.judged_at,
 	u.username, u.display_name, p.slug AS problem_slug, p.title AS problem_title, c.slug AS contest_slug,
 	p.visibility, p.feedback AS problem_feedback, c.feedback AS contest_feedback,
-	c.feedback_after AS contest_feedback_after, c.end_at AS contest_end_at
+	c.feedback_after AS contest_feedback_after, c.end_at AS contest_end_at,
+	c.status_visibility AS contest_status_visibility, c.visible AS contest_visible
 	FROM submissions s
 	JOIN users u ON u.id = s.user_id
 	JOIN problems p ON p.id = s.problem_id
@@ -245,9 +250,10 @@ type SubmissionFilter struct {
 	// Limit caps the rows (default 50).
 	Limit int
 	// Restricted limits the rows to what a student may see: their own
-	// (Viewer; 0 for an anonymous visitor) and others' practice
-	// submissions of public problems. Contest submissions of others stay
-	// hidden (the scoreboard shows what the rules make public).
+	// (Viewer; 0 for an anonymous visitor), others' practice submissions
+	// of public problems, and others' submissions in visible contests
+	// whose status_visibility is 'all' (judging.CanSee is the same rule
+	// for one row).
 	Restricted bool
 	Viewer     int64
 }
@@ -279,7 +285,8 @@ func (s *Store) ListSubmissions(ctx context.Context, f SubmissionFilter) ([]Subm
 		add("s.id < ?", f.Before)
 	}
 	if f.Restricted {
-		add("(s.user_id = ? OR (s.contest_id IS NULL AND p.visibility = 'public'))", f.Viewer)
+		add(`(s.user_id = ? OR (s.contest_id IS NULL AND p.visibility = 'public')
+			OR (c.visible = 1 AND c.status_visibility = 'all'))`, f.Viewer)
 	}
 	if f.Limit <= 0 {
 		f.Limit = 50
@@ -561,27 +568,6 @@ func (s *Store) Rejudge(ctx context.Context, id int64, minAttempt int, testdataH
 		return Submission{}, fmt.Errorf("store rejudge %d: commit: %w", id, err)
 	}
 	return sub, nil
-}
-
-// SubmissionIDs returns the ids of a problem's or a contest's submissions
-// (either may be 0, not both), in id order.
-func (s *Store) SubmissionIDs(ctx context.Context, problemID, contestID int64) ([]int64, error) {
-	var where []string
-	var args []any
-	if problemID > 0 {
-		where, args = append(where, "problem_id = ?"), append(args, problemID)
-	}
-	if contestID > 0 {
-		where, args = append(where, "contest_id = ?"), append(args, contestID)
-	}
-	if len(where) == 0 {
-		return nil, fmt.Errorf("store submission ids: no filter")
-	}
-	out := []int64{}
-	if err := s.DB.SelectContext(ctx, &out, "SELECT id FROM submissions WHERE "+strings.Join(where, " AND ")+" ORDER BY id", args...); err != nil {
-		return nil, fmt.Errorf("store submission ids: %w", err)
-	}
-	return out, nil
 }
 
 // ContestSubmissions returns every submission of a contest (without
