@@ -3,6 +3,7 @@ package stack
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/verdict-oj/verdict/internal/uidlock"
 )
 
 // components returns the Verdict processes in start order, with their
@@ -93,6 +96,15 @@ func (s *Stack) components() ([]component, error) {
 			// to the same ones and halve the throughput.
 			argv = append(argv, "--cpus", judgeCPUs(i, s.cfg.Judges, affinity()))
 		}
+		if !setsEnv(s.cfg.Env, "VERDICT_JUDGE_UID_BASE") {
+			// Each judge its own uids: two judges sharing a range would
+			// share per-uid limits (RLIMIT_NPROC: execve fails with
+			// EAGAIN in the other's run) and could signal each other's runs.
+			if i == 1 {
+				s.uidBase = freeUIDBase(s.cfg.Dir, s.cfg.Judges)
+			}
+			argv = append(argv, "--uid-base", strconv.Itoa(s.uidBase+(i-1)*judgeUIDStride))
+		}
 		out = append(out, component{
 			name:  id,
 			argv:  argv,
@@ -134,6 +146,31 @@ func (s *Stack) loadDemo(ctx context.Context) error {
 	}
 	s.demoLogins = string(b)
 	return nil
+}
+
+// judgeUIDStride is the room each local judge gets for its sandbox's uid
+// range (two per slot: interactive runs take a second one).
+const judgeUIDStride = 256
+
+// freeUIDBase picks the first uid of a block of judges×judgeUIDStride
+// uids that no sandbox on this machine holds (internal/uidlock), so that
+// stacks running side by side (the test packages do) never share a judge's
+// uids: the search starts at a block chosen from the stack's directory
+// and takes the first free one. A judge that loses a race for it refuses
+// to start with a clear error.
+func freeUIDBase(dir string, judges int) int {
+	const first, blocks = 60000, 64
+	size := max(judges, 1) * judgeUIDStride
+	h := fnv.New32a()
+	h.Write([]byte(dir))
+	start := int(h.Sum32() % blocks)
+	for k := range blocks {
+		base := first + ((start+k)%blocks)*size
+		if uidlock.Free(base, size) {
+			return base
+		}
+	}
+	return first + start*size
 }
 
 // judgeCPUs is the --cpus of judge i (from 1) of judges on this machine:

@@ -25,8 +25,11 @@ var ErrNothingRunnable = errors.New("stack: nothing to run")
 // Stack is the local stack supervisor.
 type Stack struct {
 	cfg Config
-	log *slog.Logger
-	con *console
+	// uidBase is the first sandbox uid of the stack's judges
+	// (freeUIDBase).
+	uidBase int
+	log     *slog.Logger
+	con     *console
 
 	mariadb *localsvc.MariaDB
 	redis   *localsvc.Redis

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/verdict-oj/verdict/internal/uidlock"
 )
 
 // DefaultIDBase is the first uid and gid of the default range (as
@@ -30,6 +32,7 @@ func (r idRange) String() string {
 var (
 	claimedMu  sync.Mutex
 	claimedIDs = map[*Sandbox]idRange{}
+	idLocks    = map[*Sandbox][]*os.File{}
 )
 
 // claimIDs reserves r for s, refusing a range that overlaps another live
@@ -51,12 +54,22 @@ func claimIDs(s *Sandbox, r idRange) error {
 		return fmt.Errorf("id range %s is in use by %s: the sandbox's ids must belong to no other process (choose another UIDBase/GIDBase, or stop them)",
 			r, strings.Join(users, ", "))
 	}
-	claimedIDs[s] = r
+	// Another judge on this machine with an overlapping range, even an
+	// idle one the scan above cannot see.
+	locks, err := uidlock.Lock(r.uid, r.n)
+	if err != nil {
+		return fmt.Errorf("id range %s: %w", r, err)
+	}
+	claimedIDs[s], idLocks[s] = r, locks
 	return nil
 }
 
 func releaseIDs(s *Sandbox) {
 	claimedMu.Lock()
+	for _, f := range idLocks[s] {
+		f.Close()
+	}
+	delete(idLocks, s)
 	delete(claimedIDs, s)
 	claimedMu.Unlock()
 }
