@@ -110,7 +110,7 @@ func TestValidate(t *testing.T) {
 		{"negative at", func(t *Trace) { t.Tasks[1].AtMs = -5 }, "tasks[1].at_ms: negative"},
 		{"negative problem", func(t *Trace) { t.Tasks[1].ProblemID = -5 }, "tasks[1].problem_id: negative"},
 		{"no language", func(t *Trace) { t.Tasks[0].Language = "" }, "tasks[0].language: empty"},
-		{"priority", func(t *Trace) { t.Tasks[2].Priority = 3 }, "tasks[2].priority: 3 unknown"},
+		{"priority", func(t *Trace) { t.Tasks[2].Priority = 9 }, "tasks[2].priority: 9 unknown"},
 		{"negative work", func(t *Trace) { t.Tasks[3-1].WorkMs = -1 }, "tasks[2].work_ms: negative"},
 		{"negative dispatch", func(t *Trace) { t.Tasks[0].DispatchMs = -1 }, "tasks[0].dispatch_ms: negative"},
 		{"dispatch without judge", func(t *Trace) { t.Tasks[1].DispatchMs = 40 }, "tasks[1].dispatch_ms: set without judge_id"},

@@ -71,7 +71,8 @@ func TestKillDrills(t *testing.T) {
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	e, stop, err := Start(ctx, Options{Root: root, Dir: t.TempDir(), Out: &syncWriter{w: &out}})
+	sw := &syncWriter{w: &out}
+	e, stop, err := Start(ctx, Options{Root: root, Dir: t.TempDir(), Out: sw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,5 +85,11 @@ func TestKillDrills(t *testing.T) {
 		if !r.Passed() {
 			t.Errorf("drill %s failed:\n%s", d.Name, rep.String())
 		}
+	}
+	if t.Failed() { // the stack's own words on what went wrong
+		sw.mu.Lock()
+		b := out.String()
+		sw.mu.Unlock()
+		t.Logf("the stack's output (last 20000 bytes):\n%s", b[max(0, len(b)-20000):])
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/verdict-oj/verdict/deploy/internal/harness"
 	"github.com/verdict-oj/verdict/internal/protocol"
 )
@@ -137,8 +139,14 @@ func (b *browser) read(ctx context.Context, l *harness.Live) {
 				return
 			}
 			// The socket dropped under us: the frontend reconnects with
-			// backoff and resubscribes.
-			b.r.m.fail(Failure{Class: ClassSocket, What: "read", Code: short(err)}, time.Now())
+			// backoff and resubscribes. A 1001 going away is the server
+			// telling it to (an nginx reload, a hub drain): not a failure,
+			// as long as the reopen works (a failed one is counted).
+			if websocket.CloseStatus(err) == websocket.StatusGoingAway {
+				b.r.goingAway.Add(1)
+			} else {
+				b.r.m.fail(Failure{Class: ClassSocket, What: "read", Code: short(err)}, time.Now())
+			}
 			go func() {
 				b.mu.Lock()
 				same := b.live == l

@@ -343,10 +343,12 @@ func (r *run) dispatched(judge string, id int64, at time.Time, p *judgePool) {
 		r.early[id] = earlyEvent{pushed: at, judge: judge}
 	}
 	r.subsMu.Unlock()
+	// A push that beat the POST's answer back to the browser (the judge
+	// got the task before the load generator read the answer) waited 0.
 	if ok {
-		p.addWait(judge, at.Sub(s.acked))
+		p.addWait(judge, max(0, at.Sub(s.acked)))
 	} else {
-		p.addWait(judge, 0) // the push beat the POST's answer back to the browser
+		p.addWait(judge, 0)
 	}
 }
 

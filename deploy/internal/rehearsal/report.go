@@ -25,6 +25,7 @@ type Report struct {
 	LoginSpan            time.Duration // first login due → last login done
 	Submitted            int
 	LateSubs             int // planned, not sent: the contestant was still behind at the end
+	GoingAway            int // sockets closed "going away" and reopened (not failures)
 	Latency              []ClassSummary
 	Unexpected, Provoked []FailureCount
 	Shed                 []FailureCount // 429/503 answered with Retry-After, retried
@@ -77,6 +78,7 @@ func (rep *Report) OK() bool {
 func (r *run) report(rep *Report) {
 	rep.Logins, rep.LoginRetries = int(r.loginsDone.Load()), int(r.loginRetries.Load())
 	rep.LateSubs = int(r.lateSubs.Load())
+	rep.GoingAway = int(r.goingAway.Load())
 	rep.LoginSpan = time.Duration(r.loginSpan.Load())
 	rep.Latency = r.m.summaries()
 	rep.Unexpected, rep.Provoked, rep.Shed = r.m.failures()
@@ -215,6 +217,7 @@ func (rep *Report) Markdown() string {
 	failTable("Unexpected (goal: none):", rep.Unexpected)
 	failTable("Provoked by the faults (within their windows):", rep.Provoked)
 	failTable("Shed with Retry-After and retried by the browser (not failures: the browser got in on a later try):", rep.Shed)
+	fmt.Fprintf(&b, "\nSockets the server closed with 1001 going away (an nginx reload's old worker when the edge reconfigures, a hub draining), reopened by the browser as designed (not failures): %d.\n", rep.GoingAway)
 
 	fmt.Fprintf(&b, "## Logins\n\n%d of %d contestants logged in; %d answers asked the browser to retry later; the last login finished %v after the first was due.\n\n",
 		rep.Logins, s.Contestants, rep.LoginRetries, rep.LoginSpan.Round(100*time.Millisecond))

@@ -138,6 +138,7 @@ type run struct {
 
 	loginsDone, loginRetries atomic.Int64
 	lateSubs                 atomic.Int64 // planned submissions not sent: the contestant was still behind at the end
+	goingAway                atomic.Int64 // sockets closed 1001 (an nginx reload's old worker, a hub drain), then reopened
 	loginSpan                atomic.Int64 // ns from the first login due to the last login done
 	faultLog                 []string
 	staffLog                 []string

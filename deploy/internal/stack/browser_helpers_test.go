@@ -207,8 +207,17 @@ func js(expr string) chromedp.Action[chromedp.Void] {
 // until waits for a boolean expression in the page to become true.
 func until(expr string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Poll[bool](expr)(ctx, t)
-		return err
+		for {
+			_, err := chromedp.Poll[bool](expr)(ctx, t)
+			// A navigation (the page's own, or the one before still
+			// settling) destroyed the context the poll ran in: poll the
+			// new page, until the step's deadline.
+			if err != nil && strings.Contains(err.Error(), "Cannot find context with specified id") && ctx.Err() == nil {
+				time.Sleep(50 * time.Millisecond)
+				continue
+			}
+			return err
+		}
 	})
 }
 

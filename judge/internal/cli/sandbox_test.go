@@ -130,8 +130,10 @@ func TestRunCommandBounded(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	// The kept bytes and, for a moment, the string made of them.
-	if grew > 3*limit {
+	// The kept bytes and, for a moment, the string made of them: about
+	// 2x, 3.6x under -race (whose allocations carry shadow memory), 5.5x
+	// before the capture was bounded.
+	if grew > 9*limit/2 {
 		t.Errorf("the CLI's heap grew by %d MiB for a %d MiB output limit", grew>>20, limit>>20)
 	}
 	t.Logf("heap +%d MiB for a %d MiB stdout", grew>>20, limit>>20)
