@@ -24,7 +24,7 @@ type Report struct {
 	Logins, LoginRetries int
 	LoginSpan            time.Duration // first login due → last login done
 	Submitted            int
-	LateSubs             int // planned, not sent: the contestant was still behind at the end
+	LateSubs             int // planned, not sent or refused as over: the contestant was still behind at the end
 	GoingAway            int // sockets closed "going away" and reopened (not failures)
 	Latency              []ClassSummary
 	Unexpected, Provoked []FailureCount
@@ -178,7 +178,7 @@ func (rep *Report) Markdown() string {
 	fmt.Fprintf(&b, "- Planned: %d submissions (%.1f per contestant; %d in the first 20 minutes, %d in the middle, %d in the last 30), %d page reloads, %d clarifications. Verdicts: %s. Languages: %s.\n",
 		rep.Plan.Submissions, float64(rep.Plan.Submissions)/float64(s.Contestants), rep.Plan.Flash, rep.Plan.Middle, rep.Plan.Rush,
 		rep.Plan.Reloads, rep.Plan.Questions, mapLine(rep.Plan.ByVerdict), mapLine(rep.Plan.ByLanguage))
-	fmt.Fprintf(&b, "- Acknowledged to browsers: %d submissions; %d planned ones were not sent because their contestant, slowed down by slow answers, was still behind when the contest ended. Wall time of the whole rehearsal: %v.\n",
+	fmt.Fprintf(&b, "- Acknowledged to browsers: %d submissions; %d planned ones were not sent, or were answered \"the contest is over\", because their contestant, slowed down by slow answers, was still behind when the contest ended. Wall time of the whole rehearsal: %v.\n",
 		rep.Submitted, rep.LateSubs, rep.Ended.Sub(rep.Began).Round(time.Second))
 	if len(rep.Staff) > 0 {
 		fmt.Fprintf(&b, "- Staff: %s.\n", strings.Join(rep.Staff, "; "))

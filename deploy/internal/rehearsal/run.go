@@ -513,6 +513,14 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 		if ctx.Err() != nil {
 			return
 		}
+		if a.Status == http.StatusForbidden && time.Now().After(r.end) {
+			// Sent before the end, answered after it (the contestant was
+			// behind, or retried past the end): the server refuses it as
+			// it must. A late submission, not a failure; a 403 before the
+			// end stays one.
+			r.lateSubs.Add(1)
+			return
+		}
 		f := Failure{Class: ClassSubmit, What: "POST /api/submissions", Status: a.Status, Code: a.Code}
 		if !a.Retryable() {
 			f.Code += ": " + trim(a.Message, 60)
