@@ -96,14 +96,7 @@ func (t *topic) onSubmissionEvent(payload string) {
 		if ev.Feedback != nil {
 			fb = *ev.Feedback
 		}
-		body, err := json.Marshal(feedback.State(fb, feedback.Owner, feedback.PhaseAt(fb, time.Now()), st))
-		if err != nil {
-			t.h.log.Warn("censoring an event failed", "channel", t.key, "err", err)
-			return
-		}
-		censored := ev.Event
-		censored.Body = body
-		if owner, err = protocol.Marshal(protocol.TypeEvent, "", censored); err != nil {
+		if owner, err = censorEvent(ev.Event, fb, feedback.Owner, st); err != nil {
 			t.h.log.Warn("censoring an event failed", "channel", t.key, "err", err)
 			return
 		}
@@ -172,15 +165,7 @@ func (t *topic) onStatusEvent(payload string) {
 			t.h.log.Warn("bad status event on channel", "channel", t.key, "err", err)
 			return
 		}
-		fb := *ev.Feedback
-		body, err := json.Marshal(feedback.State(fb, feedback.Other, feedback.PhaseAt(fb, time.Now()), st))
-		if err != nil {
-			t.h.log.Warn("censoring an event failed", "channel", t.key, "err", err)
-			return
-		}
-		censored := ev.Event
-		censored.Body = body
-		if public, err = protocol.Marshal(protocol.TypeEvent, "", censored); err != nil {
+		if public, err = censorEvent(ev.Event, *ev.Feedback, feedback.Other, st); err != nil {
 			t.h.log.Warn("censoring an event failed", "channel", t.key, "err", err)
 			return
 		}
@@ -194,4 +179,15 @@ func (t *topic) onStatusEvent(payload string) {
 			s.deliver(ev.Seq, public)
 		}
 	}
+}
+
+// censorEvent is ev as viewer may see it under fb now: its body replaced
+// by st censored (feedback.State), encoded as a live frame.
+func censorEvent(ev protocol.Event, fb protocol.Feedback, viewer feedback.Viewer, st protocol.SubmissionState) ([]byte, error) {
+	body, err := json.Marshal(feedback.State(fb, viewer, feedback.PhaseAt(fb, time.Now()), st))
+	if err != nil {
+		return nil, err
+	}
+	ev.Body = body
+	return protocol.Marshal(protocol.TypeEvent, "", ev)
 }

@@ -55,34 +55,13 @@ func (s *Server) handleSimilarity(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	contest, problem := q.Get("contest"), q.Get("problem")
-	if (contest == "") == (problem == "") {
-		writeAPIError(w, badField("contest", "give exactly one of contest or problem"))
+	ctx := r.Context()
+	target, ok := s.staffScope(w, r, q)
+	if !ok {
 		return
 	}
-	ctx := r.Context()
-	scope := ""
-	if contest != "" {
-		c, err := s.cfg.Store.ContestBySlug(ctx, contest)
-		if errors.Is(err, store.ErrNotFound) {
-			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no such contest"))
-			return
-		} else if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
-		}
-		sc.ContestID, scope = c.ID, "contest "+c.Slug
-	} else {
-		p, err := s.cfg.Store.ProblemBySlug(ctx, problem)
-		if errors.Is(err, store.ErrNotFound) {
-			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"))
-			return
-		} else if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
-		}
-		sc.ProblemID, scope = p.ID, "problem "+p.Slug
-	}
+	sc.ContestID, sc.ProblemID = target.contestID, target.problemID
+	scope := target.kind + " " + target.slug
 	// Longer than an API answer: its own deadline, for the answer's
 	// write too.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SimilarityTimeout)

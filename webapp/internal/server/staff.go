@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,34 +67,13 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, badField("final", "must be 1 or 0"))
 		return
 	}
-	contest, problem := q.Get("contest"), q.Get("problem")
-	if (contest == "") == (problem == "") {
-		writeAPIError(w, badField("contest", "give exactly one of contest or problem"))
+	ctx := r.Context()
+	target, ok := s.staffScope(w, r, q)
+	if !ok {
 		return
 	}
-	ctx := r.Context()
-	name := ""
-	if contest != "" {
-		c, err := s.cfg.Store.ContestBySlug(ctx, contest)
-		if errors.Is(err, store.ErrNotFound) {
-			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no such contest"))
-			return
-		} else if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
-		}
-		sc.ContestID, name = c.ID, "contest-"+c.Slug
-	} else {
-		p, err := s.cfg.Store.ProblemBySlug(ctx, problem)
-		if errors.Is(err, store.ErrNotFound) {
-			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"))
-			return
-		} else if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
-		}
-		sc.ProblemID, name = p.ID, "problem-"+p.Slug
-	}
+	sc.ContestID, sc.ProblemID = target.contestID, target.problemID
+	name := target.kind + "-" + target.slug
 	if sc.FinalOnly {
 		name += "-final"
 	}
@@ -214,4 +194,42 @@ func (s *Server) handleAdminContests(w http.ResponseWriter, r *http.Request) {
 		last = rows[i].ID
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"contests": out, "next_cursor": nextCursor(len(rows), p.Limit, last)})
+}
+
+// staffTarget is the contest or the problem a staff tool works on.
+type staffTarget struct {
+	contestID, problemID int64
+	kind, slug           string // "contest" or "problem", and its slug
+}
+
+// staffScope reads ?contest= or ?problem= (exactly one), as the export
+// and the similarity check take them, answering the error itself when
+// it reports false.
+func (s *Server) staffScope(w http.ResponseWriter, r *http.Request, q url.Values) (staffTarget, bool) {
+	contest, problem := q.Get("contest"), q.Get("problem")
+	if (contest == "") == (problem == "") {
+		writeAPIError(w, badField("contest", "give exactly one of contest or problem"))
+		return staffTarget{}, false
+	}
+	ctx := r.Context()
+	if contest != "" {
+		c, err := s.cfg.Store.ContestBySlug(ctx, contest)
+		if errors.Is(err, store.ErrNotFound) {
+			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no such contest"))
+			return staffTarget{}, false
+		} else if err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return staffTarget{}, false
+		}
+		return staffTarget{contestID: c.ID, kind: "contest", slug: c.Slug}, true
+	}
+	p, err := s.cfg.Store.ProblemBySlug(ctx, problem)
+	if errors.Is(err, store.ErrNotFound) {
+		writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"))
+		return staffTarget{}, false
+	} else if err != nil {
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return staffTarget{}, false
+	}
+	return staffTarget{problemID: p.ID, kind: "problem", slug: p.Slug}, true
 }
