@@ -177,6 +177,11 @@ func (r *run) checkBoards(ctx context.Context, rep *Report) {
 	rep.check(len(rebuilt) > 0 && solved > 0, fmt.Sprintf("the board rebuilt from MySQL has %d rows, %d problems solved", len(rebuilt), solved), "an empty board")
 	rep.check(sameBoard(live, rebuilt) == "", fmt.Sprintf("the live scoreboard (%d rows) equals the one rebuilt from MySQL", len(live)),
 		sameBoard(live, rebuilt))
+	if !r.freezeAt.IsZero() {
+		// Without it every browser rightly keeps the frozen board, and
+		// the check below would only count the cells that differ.
+		rep.check(r.unfrozen.Load(), "staff unfroze the board after the end", "every try of POST unfreeze failed (see the failed requests)")
+	}
 	r.browsersMu.Lock()
 	bs := append([]*browser(nil), r.browsers...)
 	r.browsersMu.Unlock()

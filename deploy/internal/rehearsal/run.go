@@ -115,6 +115,7 @@ type run struct {
 	contest   string
 	start     time.Time // real time of the contest's start
 	freezeAt  time.Time
+	unfrozen  atomic.Bool // the staff's unfreeze succeeded
 	end       time.Time
 
 	m         *Metrics
@@ -667,11 +668,28 @@ func (r *run) unfreeze(ctx context.Context) error {
 	if r.freezeAt.IsZero() {
 		return nil
 	}
-	if err := r.admin.Call(ctx, http.MethodPost, "/api/contests/"+r.contest+"/unfreeze", nil, nil); err != nil {
-		return err
+	// Staff click again when the page says it failed: a lost answer on a
+	// loaded machine must not leave every browser on the frozen board
+	// (it did once, and the board check then reported thousands of
+	// differing cells). Each failed try is still counted.
+	what := Failure{Class: ClassStaff, What: "POST unfreeze"}
+	for try := 0; ; try++ {
+		a, _ := r.admin.Request(ctx, http.MethodPost, "/api/contests/"+r.contest+"/unfreeze", nil, nil)
+		if a.Status >= 200 && a.Status < 300 {
+			r.unfrozen.Store(true)
+			r.note(&r.staffLog, "unfroze the board after the end")
+			return nil
+		}
+		err := fmt.Errorf("unfreeze: %d %s %s", a.Status, a.Code, a.Message)
+		if !a.Retryable() || try >= 7 {
+			return err // recorded by the caller
+		}
+		what.Status, what.Code = a.Status, short(err)
+		r.m.fail(what, time.Now())
+		if !sleepFor(ctx, retryDelay(a, try)) {
+			return err
+		}
 	}
-	r.note(&r.staffLog, "unfroze the board after the end")
-	return nil
 }
 
 // faults plays the plan's faults.

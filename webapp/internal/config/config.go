@@ -342,7 +342,7 @@ func (o *Options) checkLimits() error {
 		return bad("--login-window %v: want 1m..168h", o.LoginWindow)
 	}
 	if o.PasswordCost < 4 || o.PasswordCost > 16 {
-		return bad("--password-cost %d: want 4..16 (bcrypt; 11 takes about 0.1 s of one core)", o.PasswordCost)
+		return bad("--password-cost %d: want 4..16 (bcrypt; 10 takes about 70 ms of one core, each +1 doubles it)", o.PasswordCost)
 	}
 	if o.HashSlots < 0 || o.HashSlots > 1024 {
 		return bad("--hash-slots %d: want 0 (GOMAXPROCS)..1024", o.HashSlots)
