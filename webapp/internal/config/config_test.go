@@ -103,7 +103,7 @@ func TestParse(t *testing.T) {
 		{name: "limit defaults", args: []string{"--mysql", "x@/y"}, check: func(t *testing.T, o Options) {
 			if o.LoginFreeFailures != 5 || o.LoginAccountFreeFailures != 20 || o.LoginAddressFreeFailures != 2000 ||
 				o.LoginBackoffBase != time.Second || o.LoginBackoffMax != 5*time.Minute || o.LoginWindow != 15*time.Minute ||
-				o.SubmitPerMinute != 6 || o.SubmitBurst != 10 || o.RegisterPerHour != 30 || o.PasswordCost != 11 ||
+				o.SubmitPerMinute != 6 || o.SubmitBurst != 10 || o.RegisterPerHour != 30 || o.PasswordCost != 10 ||
 				o.HashSlots != 0 || o.PasswordTimeout != 10*time.Second || o.TrustedNets != nil {
 				t.Fatalf("%+v", o)
 			}
