@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/redisscript"
 )
 
 // Custom runs share the queue with submissions (the same task records,
@@ -85,7 +86,7 @@ func (q *Queue) PublishCustomRun(ctx context.Context, u CustomRunUpdate) error {
 // KEYS: task, leases, run, user state, user channel, completions. ARGV:
 // sub, attempt, judge, state json, ttl s, window ms, user state ttl s.
 // Returns 1, or 0 when the judge does not hold the attempt.
-var completeCustomScript = redis.NewScript(`
+var completeCustomScript = redisscript.New(`
 local t = redis.call('HMGET', KEYS[1], 'attempt', 'state', 'judge', 'user')
 if t[1] ~= ARGV[2] or t[2] ~= 'leased' or t[3] ~= ARGV[3] then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -101,8 +102,7 @@ if owner ~= '0' then
   redis.call('PUBLISH', KEYS[5] .. owner, '{"channel":{"kind":"user","id":' .. owner ..
     '},"seq":' .. useq .. ',"kind":"custom_run","body":' .. ARGV[4] .. '}')
 end
-local tm = redis.call('TIME')
-local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+local now = now_ms()
 redis.call('ZADD', KEYS[6], now, ARGV[1] .. ':' .. ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]))
 return 1

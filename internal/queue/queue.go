@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/redisscript"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
@@ -148,12 +149,11 @@ func score(p protocol.Priority, at time.Time) int64 {
 // KEYS: task, queue, leases, changed. ARGV: sub, attempt, score, payload,
 // user, contest, problem. Returns 1 when enqueued, 0 when a same or later
 // attempt exists.
-var enqueueScript = redis.NewScript(`
+var enqueueScript = redisscript.New(`
 local cur = redis.call('HGET', KEYS[1], 'attempt')
 local a = tonumber(ARGV[2])
 if cur and tonumber(cur) >= a then return 0 end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = now_ms()
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'attempt', ARGV[2], 'base', ARGV[2], 'state', 'queued',
@@ -273,9 +273,8 @@ func (q *Queue) Peek(ctx context.Context, limit int) ([]Queued, error) {
 // KEYS: queue, leases. ARGV: lease ms, task key prefix, then (sub,
 // attempt, judge) triples. Returns the Redis time in ms followed by one
 // flag per triple: 1 leased, 0 no longer queued under that attempt.
-var leaseScript = redis.NewScript(`
-local tm = redis.call('TIME')
-local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+var leaseScript = redisscript.New(`
+local now = now_ms()
 local deadline = now + tonumber(ARGV[1])
 local out = {now}
 for i = 3, #ARGV, 3 do
@@ -346,9 +345,8 @@ func (q *Queue) LeaseMany(ctx context.Context, reqs []LeaseRequest, d time.Durat
 
 // KEYS: leases. ARGV: judge, lease ms, task key prefix, then sub, attempt
 // pairs. Returns flat {sub, attempt, user, contest} of renewed leases.
-var renewScript = redis.NewScript(`
-local tm = redis.call('TIME')
-local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+var renewScript = redisscript.New(`
+local now = now_ms()
 local deadline = now + tonumber(ARGV[2])
 local out = {}
 for i = 4, #ARGV, 2 do
@@ -445,7 +443,7 @@ const (
 
 // KEYS: task, leases, results, completions. ARGV: sub, attempt, judge,
 // verdict, result json, done ttl s, maxlen, window ms.
-var completeScript = redis.NewScript(`
+var completeScript = redisscript.New(`
 local t = redis.call('HMGET', KEYS[1], 'attempt', 'state', 'judge')
 if t[1] ~= ARGV[2] or t[2] ~= 'leased' or t[3] ~= ARGV[3] then return false end
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -454,8 +452,7 @@ local id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], '*',
   'source', 'judge', 'judge_id', ARGV[3], 'result', ARGV[5])
 redis.call('HSET', KEYS[1], 'state', 'done', 'payload', '')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
-local tm = redis.call('TIME')
-local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+local now = now_ms()
 redis.call('ZADD', KEYS[4], now, ARGV[1] .. ':' .. ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[8]))
 return id
@@ -492,9 +489,8 @@ func (q *Queue) Complete(ctx context.Context, judge string, r protocol.Result) (
 // prefix, max attempts, limit, done ttl s, maxlen, window ms.
 // Returns flat {sub, attempt, outcome, judge, user} per expired lease;
 // attempt is the new attempt for "requeued", the failed one for "failed".
-var reapScript = redis.NewScript(strings.ReplaceAll(`
-local tm = redis.call('TIME')
-local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+var reapScript = redisscript.New(strings.ReplaceAll(`
+local now = now_ms()
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}
 local requeued = 0

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/lifecycle"
+	"github.com/verdict-oj/verdict/internal/redisscript"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
@@ -49,9 +50,8 @@ const (
 // registerScript adds or renews ARGV[1] with expiry Redis-now + ARGV[2] ms
 // and publishes ARGV[3] on KEYS[2] when the member was absent or already
 // expired (a join, as the edge sees it). Returns 1 on a join.
-var registerScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+var registerScript = redisscript.New(`
+local now = now_ms()
 local old = redis.call('ZSCORE', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 if (not old) or tonumber(old) <= now then
@@ -73,9 +73,8 @@ return 0
 // liveScript returns the members whose expiry is after Redis-now, after
 // deleting those expired more than ARGV[1] ms ago. Second value: how many
 // were pruned.
-var liveScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+var liveScript = redisscript.New(`
+local now = now_ms()
 local pruned = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[1])))
 local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
 return {live, pruned}

@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/coder/websocket"
-
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/wsconn"
 )
 
 // ErrRefused is wrapped when the hub answers a subscribe with an error.
@@ -19,7 +18,7 @@ var ErrRefused = errors.New("harness: subscribe refused")
 // Live is a browser's WebSocket to the hub: /ws, subprotocol
 // verdict.live.v1, authenticated by the session cookie.
 type Live struct {
-	ws   *websocket.Conn
+	conn *wsconn.Conn
 	next int
 }
 
@@ -41,23 +40,12 @@ func DialLive(ctx context.Context, wsURL string, cookie *http.Cookie, hc *http.C
 	if cookie != nil {
 		h.Set("Cookie", cookie.Name+"="+cookie.Value)
 	}
-	ws, resp, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{
-		HTTPClient:   hc,
-		HTTPHeader:   h,
-		Subprotocols: []string{protocol.SubprotocolLive},
-	})
+	c, err := wsconn.Dial(ctx, wsURL, wsconn.Config{Link: protocol.LinkLive, ReadLimit: protocol.MaxLiveMessage},
+		wsconn.DialOptions{HTTPClient: hc, Header: h})
 	if err != nil {
-		if resp != nil {
-			return nil, fmt.Errorf("harness: dial %s: %s: %w", wsURL, resp.Status, err)
-		}
-		return nil, fmt.Errorf("harness: dial %s: %w", wsURL, err)
+		return nil, fmt.Errorf("harness: %w", err)
 	}
-	if ws.Subprotocol() != protocol.SubprotocolLive {
-		ws.CloseNow()
-		return nil, fmt.Errorf("harness: dial %s: subprotocol %q", wsURL, ws.Subprotocol())
-	}
-	ws.SetReadLimit(protocol.MaxLiveMessage)
-	return &Live{ws: ws}, nil
+	return &Live{conn: c}, nil
 }
 
 // Subscribe subscribes to ch and reads until the hub's snapshot (or error)
@@ -70,7 +58,7 @@ func (l *Live) Subscribe(ctx context.Context, ch protocol.Channel) (protocol.Sna
 	if err != nil {
 		return protocol.Snapshot{}, err
 	}
-	if err := l.ws.Write(ctx, websocket.MessageText, b); err != nil {
+	if err := l.conn.Write(ctx, b); err != nil {
 		return protocol.Snapshot{}, fmt.Errorf("harness: subscribe %s: %w", ch, err)
 	}
 	for {
@@ -93,10 +81,7 @@ func (l *Live) Subscribe(ctx context.Context, ch protocol.Channel) (protocol.Sna
 }
 
 // ReadRaw returns the next message as received.
-func (l *Live) ReadRaw(ctx context.Context) ([]byte, error) {
-	_, b, err := l.ws.Read(ctx)
-	return b, err
-}
+func (l *Live) ReadRaw(ctx context.Context) ([]byte, error) { return l.conn.ReadRaw(ctx) }
 
 // Read returns the next message, decoded.
 func (l *Live) Read(ctx context.Context) (protocol.Envelope, error) {
@@ -108,4 +93,8 @@ func (l *Live) Read(ctx context.Context) (protocol.Envelope, error) {
 }
 
 // Close closes the socket at once (no close handshake).
-func (l *Live) Close() error { return l.ws.CloseNow() }
+func (l *Live) Close() error {
+	l.conn.CloseNow()
+	l.conn.Wait()
+	return nil
+}

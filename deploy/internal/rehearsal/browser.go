@@ -8,10 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/verdict-oj/verdict/deploy/internal/harness"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/wsconn"
 )
 
 // cell is one problem of a scoreboard row as the browser shows it.
@@ -142,7 +141,7 @@ func (b *browser) read(ctx context.Context, l *harness.Live) {
 			// backoff and resubscribes. A 1001 going away is the server
 			// telling it to (an nginx reload, a hub drain): not a failure,
 			// as long as the reopen works (a failed one is counted).
-			if websocket.CloseStatus(err) == websocket.StatusGoingAway {
+			if code, _, _ := wsconn.CloseStatus(err); code == protocol.CloseGoingAway {
 				b.r.goingAway.Add(1)
 			} else {
 				b.r.m.fail(Failure{Class: ClassSocket, What: "read", Code: short(err)}, time.Now())

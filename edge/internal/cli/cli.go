@@ -57,19 +57,13 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	p := &o.Nginx
 	fs := flag.NewFlagSet("edge", flag.ContinueOnError)
 	fs.SetOutput(out)
-	str := func(v *string, name, def, usage string) { fs.StringVar(v, name, def, usage+" ["+EnvName(name)+"]") }
-	dur := func(v *time.Duration, name string, def time.Duration, usage string) {
-		fs.DurationVar(v, name, def, usage+" ["+EnvName(name)+"]")
-	}
-	num := func(v *int, name string, def int, usage string) {
-		fs.IntVar(v, name, def, usage+" ["+EnvName(name)+"]")
-	}
+	set := envflag.Set{FS: fs, Prefix: envPrefix}
+	str, dur, num := set.String, set.Duration, set.Int
 
 	o.Redis.Flags(fs, "127.0.0.1:6379", func(name string) string { return " [" + EnvName(name) + "]" })
 	str(&o.Redis.Prefix, "prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
 	str(&o.Admin, "admin", "127.0.0.1:8070", "admin address serving /healthz, /readyz and /metrics")
-	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
-	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	set.Log(&o.LogLevel, &o.LogFormat)
 
 	str(&o.NginxBin, "nginx", nginxctl.DefaultBinary, "nginx binary (also VERDICT_NGINX)")
 	fs.BoolVar(&o.ManageNginx, "manage-nginx", true, "run nginx as a child process; false: reload an external nginx through --pid-file ["+EnvName("manage-nginx")+"]")
@@ -116,7 +110,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
-	aliases := map[string]string{"nginx": "VERDICT_NGINX", "log-format": "VERDICT_LOG_FORMAT"}
+	aliases := envflag.LogAliases()
+	aliases["nginx"] = "VERDICT_NGINX"
 	if err := envflag.Apply(fs, envPrefix, getenv, aliases); err != nil {
 		return o, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
@@ -152,15 +147,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		}
 		*d = abs
 	}
-	switch o.LogFormat {
-	case "json", "text":
-	default:
-		return o, fmt.Errorf("%w: --log-format %q: want json or text", ErrUsage, o.LogFormat)
-	}
-	switch o.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		return o, fmt.Errorf("%w: --log-level %q: want debug, info, warn or error", ErrUsage, o.LogLevel)
+	if err := envflag.CheckLog(o.LogLevel, o.LogFormat); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if _, err := render.Render(o.Nginx, render.Upstreams{}); err != nil {
 		return o, fmt.Errorf("%w: %w", ErrUsage, err)

@@ -84,22 +84,18 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	var o Options
 	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
 	fs.SetOutput(out)
-	env := func(name string) string { return " [" + EnvName(name) + "]" }
-	str := func(v *string, name, def, usage string) { fs.StringVar(v, name, def, usage+env(name)) }
-	num := func(v *int, name string, def int, usage string) { fs.IntVar(v, name, def, usage+env(name)) }
-	dur := func(v *time.Duration, name string, def time.Duration, usage string) {
-		fs.DurationVar(v, name, def, usage+env(name))
-	}
+	set := envflag.Set{FS: fs, Prefix: envPrefix}
+	env := func(name string) string { return envflag.Usage(envPrefix, name) }
+	str, num, dur := set.String, set.Int, set.Duration
 	str(&o.Listen, "listen", "127.0.0.1:8090", "address serving /judge, /ws, /healthz, /readyz and /metrics")
 	str(&o.Advertise, "advertise", "", "host:port the edge reaches this hub at, for the live registry (default --listen unless it is a wildcard)")
 	o.Redis.Flags(fs, "127.0.0.1:6379", env)
 	str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
-	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
-	fs.BoolVar(&o.Pprof, "pprof", false, "serve Go's profiler at /debug/pprof/ on the listener (for profiling under load; keep it off the public network)"+env("pprof"))
+	set.Log(&o.LogLevel, &o.LogFormat)
+	set.Bool(&o.Pprof, "pprof", false, "serve Go's profiler at /debug/pprof/ on the listener (for profiling under load; keep it off the public network)")
 	str(&o.Policy, "policy", sched.NameDefault, "scheduling policy: "+strings.Join(sched.Names(), " or "))
-	fs.Float64Var(&o.LoadFactor, "load-factor", 1.25, "default policy: bounded-load factor of cache affinity"+env("load-factor"))
-	fs.Float64Var(&o.Overload, "overload", 1.5, "default policy: skip a judge whose load1 exceeds this × its cores (foreign load)"+env("overload"))
+	set.Float64(&o.LoadFactor, "load-factor", 1.25, "default policy: bounded-load factor of cache affinity")
+	set.Float64(&o.Overload, "overload", 1.5, "default policy: skip a judge whose load1 exceeds this × its cores (foreign load)")
 	num(&o.LocalQueue, "local-queue", 0, "default policy: tasks a judge may hold beyond its free slots")
 	dur(&o.Heartbeat, "heartbeat", protocol.DefaultHeartbeatInterval, "heartbeat interval announced to judges")
 	num(&o.MissedHeartbeats, "missed-heartbeats", 3, "heartbeats a judge may miss before it is dead")
@@ -122,7 +118,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
-	if err := envflag.Apply(fs, envPrefix, getenv, map[string]string{"log-format": "VERDICT_LOG_FORMAT"}); err != nil {
+	if err := envflag.Apply(fs, envPrefix, getenv, envflag.LogAliases()); err != nil {
 		return o, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	for _, s := range strings.Split(*origins, ",") {
@@ -134,15 +130,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 }
 
 func (o *Options) check() error {
-	switch o.LogFormat {
-	case "json", "text":
-	default:
-		return fmt.Errorf("%w: --log-format %q: want json or text", ErrUsage, o.LogFormat)
-	}
-	switch o.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		return fmt.Errorf("%w: --log-level %q: want debug, info, warn or error", ErrUsage, o.LogLevel)
+	if err := envflag.CheckLog(o.LogLevel, o.LogFormat); err != nil {
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if _, err := o.SchedPolicy(); err != nil {
 		return fmt.Errorf("%w: --policy: %w", ErrUsage, err)

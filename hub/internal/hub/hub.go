@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -334,14 +333,6 @@ func (h *Hub) onJudgeConnected(payload string) {
 	if old != nil && old.connID != jc.Conn {
 		old.close(protocol.CloseSuperseded, "judge connected again at hub "+jc.Hub)
 	}
-}
-
-// limitReason trims a close reason to the 123 bytes a close frame allows.
-func limitReason(s string) string {
-	if len(s) > 120 {
-		s = s[:120]
-	}
-	return strings.ToValidUTF8(s, "")
 }
 
 // observe reports the end of a placement to a policy that learns from

@@ -13,14 +13,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/tokens"
+	"github.com/verdict-oj/verdict/internal/wsconn"
 )
 
 // judgeSendQueue bounds the messages waiting for one judge. Judges are
@@ -47,19 +46,15 @@ type judgeConn struct {
 	h      *Hub
 	id     string
 	connID string
-	ws     *websocket.Conn
+	conn   *wsconn.Conn
 	hello  protocol.Hello
 	langs  []string
 	log    *slog.Logger
-	send   chan []byte
-	// ctx ends once the connection is closed; quit as soon as closing
-	// starts (the close frame still goes out).
+	// ctx ends once the connection is closed (conn.Context()); closing is
+	// set as soon as closing starts (the close frame still goes out).
 	ctx     context.Context
-	cancel  context.CancelFunc
-	quit    chan struct{}
 	closing atomic.Bool
 	lastHB  atomic.Int64 // unix nanos
-	closed  sync.Once
 
 	// Guarded by h.mu.
 	ready         bool // a heartbeat arrived
@@ -136,17 +131,9 @@ func (j *judgeConn) evict(ev protocol.Evict) {
 	clear(j.holds)
 }
 
-// enqueue queues a message for the judge without blocking. Callers may
-// hold h.mu.
-func (j *judgeConn) enqueue(b []byte) bool {
-	select {
-	case j.send <- b:
-		return true
-	default:
-		go j.close(protocol.CloseInternalError, "send queue full")
-		return false
-	}
-}
+// enqueue queues a message for the judge without blocking; a full queue
+// closes the judge (CloseInternalError). Callers may hold h.mu.
+func (j *judgeConn) enqueue(b []byte) bool { return j.conn.Send(b) }
 
 // ackResult tells the judge its result is safe (recorded in the results
 // stream, or known stale), so it can drop it from its outbox.
@@ -156,36 +143,8 @@ func (j *judgeConn) ackResult(ref protocol.TaskRef) {
 	}
 }
 
-func (j *judgeConn) close(code protocol.CloseCode, reason string) {
-	j.closed.Do(func() {
-		j.log.Info("closing judge connection", "code", code.String(), "reason", reason)
-		j.closing.Store(true)
-		close(j.quit)
-		go func() {
-			_ = j.ws.Close(websocket.StatusCode(code), limitReason(reason))
-			j.cancel()
-		}()
-	})
-}
-
-func (j *judgeConn) writer() {
-	for {
-		select {
-		case <-j.quit:
-			return
-		case <-j.ctx.Done():
-			return
-		case b := <-j.send:
-			ctx, cancel := context.WithTimeout(context.Background(), j.h.cfg.WriteTimeout)
-			err := j.ws.Write(ctx, websocket.MessageText, b)
-			cancel()
-			if err != nil {
-				j.close(protocol.CloseInternalError, "write failed")
-				return
-			}
-		}
-	}
-}
+// close starts closing the connection with code (once; it does not block).
+func (j *judgeConn) close(code protocol.CloseCode, reason string) { j.conn.Close(code, reason) }
 
 func randomID() string {
 	var b [6]byte
@@ -198,28 +157,34 @@ func (h *Hub) serveJudge(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "hub draining", http.StatusServiceUnavailable)
 		return
 	}
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
-		Subprotocols: []string{protocol.SubprotocolJudge},
-		// Judges are not browsers: no Origin to check.
-		InsecureSkipVerify: true,
-	})
-	if err != nil {
+	h.conns.Add(1)
+	defer h.conns.Done()
+	var j *judgeConn
+	conn, err := wsconn.Accept(w, r, wsconn.Config{
+		Link: protocol.LinkJudge, Queue: judgeSendQueue, WriteTimeout: h.cfg.WriteTimeout,
+		OverflowCode: protocol.CloseInternalError, WriteFailCode: protocol.CloseInternalError,
+		Log: h.log,
+		OnClose: func(code protocol.CloseCode, reason string) {
+			if j != nil { // nil: refused at hello (logged there)
+				j.log.Info("closing judge connection", "code", code.String(), "reason", reason)
+				j.closing.Store(true)
+			}
+		},
+	}, wsconn.AcceptOptions{AnyOrigin: true}) // judges are not browsers: no Origin to check
+	switch {
+	case errors.Is(err, wsconn.ErrSubprotocol):
+		h.m.judgeConnections.WithLabelValues("bad_subprotocol").Inc()
+		return
+	case err != nil:
 		h.m.judgeConnections.WithLabelValues("handshake_failed").Inc()
 		return
 	}
-	h.conns.Add(1)
-	defer h.conns.Done()
-	if ws.Subprotocol() != protocol.SubprotocolJudge {
-		h.m.judgeConnections.WithLabelValues("bad_subprotocol").Inc()
-		_ = ws.Close(websocket.StatusCode(protocol.CloseUnsupportedVersion), "subprotocol "+protocol.SubprotocolJudge+" required")
-		return
-	}
-	ws.SetReadLimit(protocol.MaxJudgeMessage)
-	j, code, reason := h.judgeHello(r.Context(), ws)
+	j, code, reason := h.judgeHello(r.Context(), conn)
 	if j == nil {
 		h.m.judgeConnections.WithLabelValues(code.String()).Inc()
 		h.log.Warn("judge refused", "reason", reason, "code", code.String(), "remote", r.RemoteAddr)
-		_ = ws.Close(websocket.StatusCode(code), limitReason(reason))
+		conn.Close(code, reason)
+		conn.Wait()
 		return
 	}
 	h.m.judgeConnections.WithLabelValues("accepted").Inc()
@@ -228,22 +193,19 @@ func (h *Hub) serveJudge(w http.ResponseWriter, r *http.Request) {
 
 // judgeHello reads and checks hello. On refusal it returns a nil conn and
 // the close code.
-func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, protocol.CloseCode, string) {
+func (h *Hub) judgeHello(ctx context.Context, conn *wsconn.Conn) (*judgeConn, protocol.CloseCode, string) {
 	rctx, cancel := context.WithTimeout(ctx, h.cfg.HelloTimeout)
 	defer cancel()
-	typ, b, err := ws.Read(rctx)
-	if err != nil {
-		return nil, protocol.CloseBadEnvelope, "no hello"
-	}
-	if typ != websocket.MessageText {
+	env, err := conn.Read(rctx)
+	switch {
+	case errors.Is(err, wsconn.ErrBinary):
 		return nil, protocol.CloseUnsupportedData, "text frames only"
-	}
-	env, err := protocol.Decode(protocol.LinkJudge, b)
-	if err != nil {
-		if errors.Is(err, protocol.ErrUnsupportedVersion) {
-			return nil, protocol.CloseUnsupportedVersion, "unsupported protocol version"
-		}
+	case errors.Is(err, protocol.ErrUnsupportedVersion):
+		return nil, protocol.CloseUnsupportedVersion, "unsupported protocol version"
+	case errors.Is(err, wsconn.ErrBadMessage):
 		return nil, protocol.CloseBadEnvelope, "bad hello"
+	case err != nil:
+		return nil, protocol.CloseBadEnvelope, "no hello"
 	}
 	if env.Type != protocol.TypeHello {
 		return nil, protocol.CloseBadEnvelope, "first message must be hello"
@@ -263,7 +225,7 @@ func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, p
 			obs.JudgeID(hello.JudgeID))
 		return nil, protocol.CloseTryAgainLater, "judge tokens not loaded yet; retry"
 	case errors.Is(err, tokens.ErrUnknown) || (err == nil && name != hello.JudgeID):
-		h.refuse(ctx, ws, "bad token")
+		h.refuse(ctx, conn, "bad token")
 		return nil, protocol.CloseBadToken, "bad token"
 	case err != nil:
 		return nil, protocol.CloseInternalError, "token check failed"
@@ -271,11 +233,10 @@ func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, p
 	if h.draining.Load() {
 		return nil, protocol.CloseHubShutdown, "hub draining"
 	}
-	jctx, jcancel := context.WithCancel(context.WithoutCancel(ctx))
 	j := &judgeConn{
-		h: h, id: hello.JudgeID, connID: randomID(), ws: ws, hello: hello,
-		log: h.log.With(obs.JudgeID(hello.JudgeID)), send: make(chan []byte, judgeSendQueue),
-		ctx: jctx, cancel: jcancel, quit: make(chan struct{}), assigned: map[int64]*assignment{}, cached: map[string]bool{},
+		h: h, id: hello.JudgeID, connID: randomID(), conn: conn, hello: hello,
+		log: h.log.With(obs.JudgeID(hello.JudgeID)),
+		ctx: conn.Context(), assigned: map[int64]*assignment{}, cached: map[string]bool{},
 		cancelled: map[protocol.TaskRef]bool{},
 		holds:     map[string]bool{}, prefetchSent: map[string]time.Time{}, prefetchFailed: map[string]time.Time{},
 	}
@@ -290,17 +251,16 @@ func (h *Hub) judgeHello(ctx context.Context, ws *websocket.Conn) (*judgeConn, p
 	return j, 0, ""
 }
 
-func (h *Hub) refuse(ctx context.Context, ws *websocket.Conn, reason string) {
+func (h *Hub) refuse(ctx context.Context, conn *wsconn.Conn, reason string) {
 	b, err := protocol.Marshal(protocol.TypeWelcome, "", protocol.Welcome{Accepted: false, Reason: reason, HubID: h.cfg.HubID})
 	if err == nil {
 		wctx, cancel := context.WithTimeout(ctx, time.Second)
-		_ = ws.Write(wctx, websocket.MessageText, b)
+		_ = conn.Write(wctx, b)
 		cancel()
 	}
 }
 
 func (h *Hub) runJudge(j *judgeConn) {
-	defer j.cancel()
 	// welcome is the first message out: queue it before the connection is
 	// visible to anyone who may queue others (evict, prefetch, warming).
 	welcome, err := protocol.Marshal(protocol.TypeWelcome, "", protocol.Welcome{
@@ -308,7 +268,7 @@ func (h *Hub) runJudge(j *judgeConn) {
 		ResultAcks: true,
 	})
 	if err == nil {
-		j.send <- welcome
+		j.enqueue(welcome)
 	}
 	h.mu.Lock()
 	old := h.judges[j.id]
@@ -326,11 +286,11 @@ func (h *Hub) runJudge(j *judgeConn) {
 	signal(h.warmKick) // warm it for the contests in the window
 
 	var wg sync.WaitGroup
-	wg.Go(j.writer)
+	j.conn.Start()
 	wg.Go(func() { h.judgeWatchdog(j) })
 	h.judgeReader(j)
 	j.close(protocol.CloseNormal, "")
-	j.cancel()
+	j.conn.Wait()
 	wg.Wait()
 
 	h.mu.Lock()
@@ -351,7 +311,7 @@ func (h *Hub) judgeWatchdog(j *judgeConn) {
 	limit := time.Duration(h.cfg.MissedHeartbeats) * h.cfg.HeartbeatInterval
 	for {
 		select {
-		case <-j.quit:
+		case <-j.conn.Done():
 			return
 		case <-t.C:
 			if time.Since(time.Unix(0, j.lastHB.Load())) > limit {
@@ -389,35 +349,19 @@ func (h *Hub) judgeReader(j *judgeConn) {
 	})
 	defer handler.Wait()
 	defer close(in)
-	for {
-		typ, b, err := j.ws.Read(j.ctx)
-		if err != nil {
-			if !j.closing.Load() {
-				j.log.Info("judge read ended", "err", err)
-			}
-			return
-		}
-		if typ != websocket.MessageText {
-			j.close(protocol.CloseUnsupportedData, "text frames only")
-			return
-		}
-		env, err := protocol.Decode(protocol.LinkJudge, b)
-		if errors.Is(err, protocol.ErrUnknownType) {
-			j.log.Debug("skipping unknown message", "err", err)
-			continue
-		}
-		if err != nil {
-			j.close(protocol.CloseBadEnvelope, "bad message")
-			return
-		}
+	err := j.conn.ReadLoop(j.ctx, func(env protocol.Envelope) error {
 		if env.Type == protocol.TypeHeartbeat {
 			j.lastHB.Store(time.Now().UnixNano())
 		}
 		select {
 		case in <- env:
+			return nil
 		case <-j.ctx.Done():
-			return
+			return j.ctx.Err()
 		}
+	})
+	if err != nil && !j.closing.Load() {
+		j.log.Info("judge read ended", "err", err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/redislock"
 )
 
 // noticeLock names the lock held by the hub that computes the notice.
@@ -35,16 +36,6 @@ func (h *Hub) noticeLoop(ctx context.Context) {
 		}
 	}
 }
-
-// leadScript takes or renews the notice lock. KEYS: lock. ARGV: hub id, ttl ms.
-var leadScript = redis.NewScript(`
-local cur = redis.call('GET', KEYS[1])
-if cur == false or cur == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
-  return 1
-end
-return 0
-`)
 
 // The queue's trend looks back trendWindow notice intervals and needs
 // samples spanning trendMinSpan of them.
@@ -81,8 +72,12 @@ func (h *Hub) computeNotice(ctx context.Context) error {
 		satFlag+":"+strconv.FormatInt(now.Add(ttl).UnixMilli(), 10)).Err(); err != nil {
 		return err
 	}
-	lead, err := leadScript.Run(ctx, h.cfg.Redis, []string{h.n.Lock(noticeLock)}, h.cfg.HubID, ttl.Milliseconds()).Int()
-	if err != nil || lead == 0 {
+	lock, err := redislock.New(h.cfg.Redis, h.n.Lock(noticeLock), h.cfg.HubID, ttl)
+	if err != nil {
+		return err
+	}
+	lead, err := lock.Hold(ctx)
+	if err != nil || !lead {
 		h.trend.Reset() // a trend is the leader's; a new one starts afresh
 		return err
 	}

@@ -134,19 +134,13 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		fmt.Fprintf(out, usageHead, o.Command)
 		fs.PrintDefaults()
 	}
-	str := func(v *string, name, def, usage string) { fs.StringVar(v, name, def, usage+" ["+EnvName(name)+"]") }
-	num := func(v *int, name string, def int, usage string) {
-		fs.IntVar(v, name, def, usage+" ["+EnvName(name)+"]")
-	}
-	dur := func(v *time.Duration, name string, def time.Duration, usage string) {
-		fs.DurationVar(v, name, def, usage+" ["+EnvName(name)+"]")
-	}
+	set := envflag.Set{FS: fs, Prefix: envPrefix}
+	str, num, dur := set.String, set.Int, set.Duration
 
 	str(&o.MySQL, "mysql", "", "MySQL DSN (go-sql-driver format), e.g. verdict:pw@tcp(127.0.0.1:3306)/verdict; required unless --mysql-file (a DSN on the command line shows its password to every local user: prefer the environment variable or --mysql-file)")
 	str(&o.MySQLFile, "mysql-file", "", "file holding the MySQL DSN (one line), instead of --mysql")
-	str(&o.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	str(&o.LogFormat, "log-format", "json", "log format: json or text (also VERDICT_LOG_FORMAT)")
-	fs.BoolVar(&o.Pprof, "pprof", false, "serve Go's profiler at /debug/pprof/ on the listener (for profiling under load; keep it off the public network) ["+EnvName("pprof")+"]")
+	set.Log(&o.LogLevel, &o.LogFormat)
+	set.Bool(&o.Pprof, "pprof", false, "serve Go's profiler at /debug/pprof/ on the listener (for profiling under load; keep it off the public network)")
 	if o.Command != CmdMigrate {
 		o.Redis.Flags(fs, "127.0.0.1:6379", func(name string) string { return " [" + EnvName(name) + "]" })
 		str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
@@ -227,15 +221,8 @@ func (o *Options) check() error {
 	if o.MySQL == "" {
 		return bad("--mysql is required (or --mysql-file)")
 	}
-	switch o.LogFormat {
-	case "json", "text":
-	default:
-		return bad("--log-format %q: want json or text", o.LogFormat)
-	}
-	switch o.LogLevel {
-	case "debug", "info", "warn", "error":
-	default:
-		return bad("--log-level %q: want debug, info, warn or error", o.LogLevel)
+	if err := envflag.CheckLog(o.LogLevel, o.LogFormat); err != nil {
+		return bad("%v", err)
 	}
 	if err := o.Redis.Validate(); err != nil {
 		return bad("%v", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/redislock"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -18,45 +19,28 @@ import (
 // reconciler.
 const ReconcilerLock = "reconciler"
 
-// KEYS: lock. ARGV: holder, ttl ms. Takes the lock or renews it when held
-// by holder; returns 1 when holder holds it now.
-var lockScript = redis.NewScript(`
-local cur = redis.call('GET', KEYS[1])
-if cur == false then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-if cur == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0
-`)
-
-// KEYS: lock. ARGV: holder.
-var unlockScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`)
-
 // RunReconciler runs Reconcile every ReconcileInterval while this node
-// holds the reconciler lock, until ctx ends.
+// holds the reconciler lock (internal/redislock), until ctx ends; it
+// releases the lock on its way out.
 func (s *Service) RunReconciler(ctx context.Context) {
-	key := s.n.Lock(ReconcilerLock)
-	ttl := 3 * s.cfg.ReconcileInterval
 	t := time.NewTicker(s.cfg.ReconcileInterval)
 	defer t.Stop()
+	lock, err := redislock.New(s.rdb, s.n.Lock(ReconcilerLock), s.cfg.NodeID, 3*s.cfg.ReconcileInterval)
+	if err != nil {
+		s.log.Error("reconciler not started", obs.Err(err))
+		return
+	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
-		_ = unlockScript.Run(cctx, s.rdb, []string{key}, s.cfg.NodeID).Err()
+		_, _ = lock.Release(cctx)
 	}()
 	for {
-		held, err := lockScript.Run(ctx, s.rdb, []string{key}, s.cfg.NodeID, ttl.Milliseconds()).Int()
+		held, err := lock.Hold(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			s.log.Warn("reconciler lock failed", obs.Err(err))
-		case held == 1:
+		case held:
 			if n, err := s.Reconcile(ctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("reconcile failed", obs.Err(err))
 			} else if n > 0 {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/verdict-oj/verdict/internal/redisscript"
 )
 
 // Bucket is a burst-friendly rate: Rate events per Per sustained, and up
@@ -38,7 +38,7 @@ func GCRA(tat, now time.Time, interval time.Duration, burst int) (ok bool, next 
 
 // takeScript: KEYS the subject's key; ARGV now (ms, 0: TIME), interval
 // ms, burst. Returns {conforms, wait ms}.
-var takeScript = redis.NewScript(luaNow + `
+var takeScript = redisscript.New(luaNow + `
 local interval, burst = tonumber(ARGV[2]), tonumber(ARGV[3])
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
 if tat < now then tat = now end

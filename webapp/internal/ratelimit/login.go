@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/redisscript"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
@@ -137,8 +138,7 @@ func flag(b bool) int {
 const luaNow = `
 local now = tonumber(ARGV[1])
 if now == 0 then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  now = now_ms()
 end
 `
 
@@ -147,7 +147,7 @@ end
 // policies (free, base, max, window in ms) of account-address, account and
 // address, device TTL, address TTL. Returns {admitted, wait ms, limit,
 // known device, usual address, mask of the counters it incremented}.
-var attemptScript = redis.NewScript(luaNow + `
+var attemptScript = redisscript.New(luaNow + `
 local function pol(i)
   return {free = tonumber(ARGV[i]), base = tonumber(ARGV[i+1]), maxd = tonumber(ARGV[i+2]), window = tonumber(ARGV[i+3])}
 end
@@ -229,7 +229,7 @@ end
 // refundScript: the attempt's password was never checked (the node was
 // busy, MySQL failed). KEYS as attemptScript; ARGV now, address, device,
 // mask.
-var refundScript = redis.NewScript(luaNow + luaUndo + `
+var refundScript = redisscript.New(luaNow + luaUndo + `
 undo(false)
 return 1
 `)
@@ -239,7 +239,7 @@ return 1
 // record, the device (ARGV[6]) and the address become known. KEYS as
 // attemptScript; ARGV now, address, device, mask, record, device to
 // record, device TTL, max devices, address TTL, max addresses (ms).
-var succeedScript = redis.NewScript(luaNow + luaUndo + `
+var succeedScript = redisscript.New(luaNow + luaUndo + `
 undo(true)
 if ARGV[5] == '1' then
   local function remember(key, member, ttl, cap)

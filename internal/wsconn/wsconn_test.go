@@ -1,0 +1,438 @@
+package wsconn_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/coder/websocket"
+
+	"github.com/verdict-oj/verdict/internal/leakcheck"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/wsconn"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if err := leakcheck.Goroutines(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// server runs serve for each connection accepted with cfg; it returns the
+// ws:// URL. The test ends only after every serve returned.
+func server(t *testing.T, cfg wsconn.Config, serve func(*wsconn.Conn)) string {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []*wsconn.Conn
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		wg.Add(1)
+		defer wg.Done()
+		c, err := wsconn.Accept(w, r, cfg, wsconn.AcceptOptions{AnyOrigin: true})
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		conns = append(conns, c)
+		mu.Unlock()
+		serve(c)
+		c.Close(protocol.CloseNormal, "")
+		c.Wait()
+	}))
+	t.Cleanup(func() {
+		mu.Lock()
+		for _, c := range conns { // a test that failed midway: end its serve
+			c.CloseNow()
+		}
+		mu.Unlock()
+		wg.Wait()
+		srv.Close()
+	})
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+// rawDial opens a plain client socket (no wsconn) speaking sub.
+func rawDial(t *testing.T, url, sub string) *websocket.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{sub}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ws.CloseNow() })
+	return ws
+}
+
+func msg(t *testing.T, typ protocol.Type, payload any) []byte {
+	t.Helper()
+	b, err := protocol.Marshal(typ, "", payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// closeOf reads until the connection ends and returns the close code the
+// peer sent (-1: none).
+func closeOf(t *testing.T, ws *websocket.Conn) (websocket.StatusCode, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		_, _, err := ws.Read(ctx)
+		if err != nil {
+			var ce websocket.CloseError
+			if errors.As(err, &ce) {
+				return ce.Code, ce.Reason
+			}
+			return -1, err.Error()
+		}
+	}
+}
+
+func judgeCfg() wsconn.Config { return wsconn.Config{Link: protocol.LinkJudge} }
+
+func TestRoundTripSkipsUnknownTypes(t *testing.T) {
+	got := make(chan protocol.Type, 8)
+	url := server(t, judgeCfg(), func(c *wsconn.Conn) {
+		c.Start()
+		err := c.ReadLoop(c.Context(), func(env protocol.Envelope) error {
+			got <- env.Type
+			if env.Type == protocol.TypeHeartbeat {
+				c.Send(msg(t, protocol.TypeDrain, protocol.Drain{Reason: "bye"}))
+			}
+			return nil
+		})
+		if _, _, ok := wsconn.CloseStatus(err); !ok {
+			t.Errorf("ReadLoop ended with %v, want the client's close", err)
+		}
+	})
+	ctx := context.Background()
+	c, err := wsconn.Dial(ctx, url, judgeCfg(), wsconn.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An unknown type first: skipped, the connection stays.
+	if err := c.Write(ctx, []byte(`{"v":1,"type":"from_the_future","data":{}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Write(ctx, msg(t, protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1})); err != nil {
+		t.Fatal(err)
+	}
+	env, err := c.Read(ctx)
+	if err != nil || env.Type != protocol.TypeDrain {
+		t.Fatalf("Read = %v, %v; want the drain", env.Type, err)
+	}
+	if typ := <-got; typ != protocol.TypeHeartbeat {
+		t.Fatalf("server got %q first, want the heartbeat (unknown types skipped)", typ)
+	}
+	c.Close(protocol.CloseNormal, "")
+	c.Wait()
+	select {
+	case <-c.Context().Done():
+	default:
+		t.Fatal("Context still open after Wait")
+	}
+}
+
+func TestQueueKeepsOrderAndGoesOutBeforeStart(t *testing.T) {
+	const n = 50
+	url := server(t, judgeCfg(), func(c *wsconn.Conn) {
+		for i := range n {
+			if !c.Send(msg(t, protocol.TypeEvict, protocol.Evict{ProblemID: int64(i + 1)})) {
+				t.Errorf("Send %d refused", i)
+			}
+		}
+		c.Start()
+		_ = c.ReadLoop(c.Context(), func(protocol.Envelope) error { return nil })
+	})
+	c, err := wsconn.Dial(context.Background(), url, judgeCfg(), wsconn.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.CloseNow(); c.Wait() }()
+	for i := range n {
+		env, err := c.Read(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, _ := protocol.DecodeData[protocol.Evict](env)
+		if ev.ProblemID != int64(i+1) {
+			t.Fatalf("message %d is problem %d: out of order", i, ev.ProblemID)
+		}
+	}
+}
+
+func TestFullQueueClosesWithOverflowCode(t *testing.T) {
+	var drops atomic.Int32
+	var closed atomic.Int32
+	cfg := judgeCfg()
+	cfg.Queue = 2
+	cfg.OverflowCode = protocol.CloseSlowConsumer
+	cfg.OnDrop = func(d wsconn.Drop) {
+		if d == wsconn.DropOverflow {
+			drops.Add(1)
+		}
+	}
+	cfg.OnClose = func(code protocol.CloseCode, reason string) {
+		if code == protocol.CloseSlowConsumer && reason == "send queue full" {
+			closed.Add(1)
+		}
+	}
+	url := server(t, cfg, func(c *wsconn.Conn) {
+		b := msg(t, protocol.TypeDrain, protocol.Drain{})
+		// Not started: nothing drains the queue.
+		for i := range cfg.Queue {
+			if !c.Send(b) {
+				t.Errorf("Send %d refused below capacity", i)
+			}
+		}
+		if c.Send(b) {
+			t.Error("Send accepted beyond capacity")
+		}
+		if c.Send(b) {
+			t.Error("Send accepted after closing started")
+		}
+		<-c.Context().Done()
+	})
+	ws := rawDial(t, url, protocol.SubprotocolJudge)
+	if code, r := closeOf(t, ws); code != websocket.StatusCode(protocol.CloseSlowConsumer) {
+		t.Fatalf("close %d %s, want slow_consumer", code, r)
+	}
+	if drops.Load() != 1 || closed.Load() != 1 {
+		t.Fatalf("OnDrop(overflow) %d times, OnClose %d times; want once each", drops.Load(), closed.Load())
+	}
+}
+
+// A peer that stops reading: the writes block in the socket, the queue
+// fills behind them, and the connection is closed within the write
+// timeout, not held forever.
+func TestSlowReaderIsDropped(t *testing.T) {
+	dropped := make(chan wsconn.Drop, 2)
+	cfg := wsconn.Config{Link: protocol.LinkLive, Queue: 8, WriteTimeout: 300 * time.Millisecond,
+		OnDrop: func(d wsconn.Drop) { dropped <- d }}
+	url := server(t, cfg, func(c *wsconn.Conn) {
+		c.Start()
+		big := []byte(`{"v":1,"type":"event","data":{"seq":1,"pad":"` + strings.Repeat("x", 256<<10) + `"}}`)
+		deadline := time.Now().Add(10 * time.Second)
+		for !c.Closing() && time.Now().Before(deadline) {
+			c.Send(big)
+			time.Sleep(time.Millisecond)
+		}
+		if !c.Closing() {
+			t.Error("a peer that never reads was not dropped in 10 s")
+		}
+	})
+	ws := rawDial(t, url, protocol.SubprotocolLive)
+	_ = ws // never read
+	select {
+	case d := <-dropped:
+		if d != wsconn.DropOverflow && d != wsconn.DropWriteFailed {
+			t.Fatalf("dropped for %q", d)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no drop")
+	}
+}
+
+func TestOversizedMessageIsRefused(t *testing.T) {
+	cfg := wsconn.Config{Link: protocol.LinkLive, ReadLimit: 1 << 10}
+	ended := make(chan error, 1)
+	url := server(t, cfg, func(c *wsconn.Conn) {
+		c.Start()
+		ended <- c.ReadLoop(c.Context(), func(protocol.Envelope) error { return nil })
+	})
+	ws := rawDial(t, url, protocol.SubprotocolLive)
+	b := msg(t, protocol.TypeSubscribe, protocol.Subscribe{Channel: protocol.Channel{Kind: protocol.ChannelQueue}})
+	b = append(b[:len(b)-1], []byte(`,"pad":"`+strings.Repeat("x", 2<<10)+`"}`)...)
+	_ = ws.Write(context.Background(), websocket.MessageText, b)
+	if code, _ := closeOf(t, ws); code != websocket.StatusMessageTooBig {
+		t.Fatalf("close %d, want 1009 message too big", code)
+	}
+	if err := <-ended; err == nil {
+		t.Fatal("ReadLoop went on after an oversized message")
+	}
+}
+
+func TestBadFramesCloseWithTheTablesCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		typ  websocket.MessageType
+		data string
+		code protocol.CloseCode
+		err  error
+	}{
+		{"binary", websocket.MessageBinary, `{"v":1,"type":"heartbeat","data":{}}`, protocol.CloseUnsupportedData, wsconn.ErrBinary},
+		{"not json", websocket.MessageText, `hello`, protocol.CloseBadEnvelope, protocol.ErrMalformed},
+		{"other version", websocket.MessageText, `{"v":9,"type":"heartbeat","data":{}}`, protocol.CloseBadEnvelope, protocol.ErrUnsupportedVersion},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ended := make(chan error, 1)
+			url := server(t, judgeCfg(), func(c *wsconn.Conn) {
+				c.Start()
+				ended <- c.ReadLoop(c.Context(), func(protocol.Envelope) error { return nil })
+			})
+			ws := rawDial(t, url, protocol.SubprotocolJudge)
+			if err := ws.Write(context.Background(), tc.typ, []byte(tc.data)); err != nil {
+				t.Fatal(err)
+			}
+			if code, _ := closeOf(t, ws); code != websocket.StatusCode(tc.code) {
+				t.Fatalf("close %d, want %s", code, tc.code)
+			}
+			if err := <-ended; !errors.Is(err, tc.err) {
+				t.Fatalf("ReadLoop = %v, want %v", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestCloseHandshakeCarriesCodeAndTrimmedReason(t *testing.T) {
+	long := strings.Repeat("é", 100) // 200 bytes
+	waited := make(chan bool, 1)
+	url := server(t, judgeCfg(), func(c *wsconn.Conn) {
+		c.Start()
+		go func() { _ = c.ReadLoop(c.Context(), func(protocol.Envelope) error { return nil }) }()
+		c.Close(protocol.CloseSessionExpired, long)
+		c.Close(protocol.CloseNormal, "second close is ignored")
+		c.Wait()
+		waited <- c.Context().Err() != nil
+	})
+	c, err := wsconn.Dial(context.Background(), url, judgeCfg(), wsconn.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Read(context.Background())
+	code, reason, ok := wsconn.CloseStatus(err)
+	if !ok || code != protocol.CloseSessionExpired {
+		t.Fatalf("read = %v, want close session_expired", err)
+	}
+	if len(reason) > wsconn.MaxCloseReason || !utf8.ValidString(reason) || !strings.HasPrefix(long, reason) || len(reason) < 120 {
+		t.Fatalf("reason %q (%d bytes): want the reason cut to ≤ %d bytes on a character boundary", reason, len(reason), wsconn.MaxCloseReason)
+	}
+	if !<-waited {
+		t.Fatal("Context not done after Wait")
+	}
+	c.CloseNow()
+	c.Wait()
+}
+
+func TestCloseNowSendsNoCode(t *testing.T) {
+	url := server(t, judgeCfg(), func(c *wsconn.Conn) {
+		c.CloseNow()
+		c.Wait()
+	})
+	ws := rawDial(t, url, protocol.SubprotocolJudge)
+	if code, _ := closeOf(t, ws); code != -1 {
+		t.Fatalf("close %d, want none (1006)", code)
+	}
+}
+
+func TestPingsDropADeadPeerAndKeepALiveOne(t *testing.T) {
+	cfg := wsconn.Config{Link: protocol.LinkLive, PingInterval: 50 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}
+	t.Run("dead", func(t *testing.T) {
+		dropped := make(chan wsconn.Drop, 1)
+		cfg := cfg
+		cfg.OnDrop = func(d wsconn.Drop) { dropped <- d }
+		url := server(t, cfg, func(c *wsconn.Conn) {
+			c.Start()
+			_ = c.ReadLoop(c.Context(), func(protocol.Envelope) error { return nil })
+		})
+		// A client that never reads never answers a ping.
+		_ = rawDial(t, url, protocol.SubprotocolLive)
+		select {
+		case d := <-dropped:
+			if d != wsconn.DropPingFailed {
+				t.Fatalf("dropped for %q, want ping_failed", d)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a peer that answers no ping is still connected")
+		}
+	})
+	t.Run("alive", func(t *testing.T) {
+		var drops atomic.Int32
+		cfg := cfg
+		cfg.OnDrop = func(wsconn.Drop) { drops.Add(1) }
+		url := server(t, cfg, func(c *wsconn.Conn) {
+			c.Start()
+			_ = c.ReadLoop(c.Context(), func(protocol.Envelope) error { return nil })
+		})
+		ws := rawDial(t, url, protocol.SubprotocolLive)
+		ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+		defer cancel()
+		_, _, err := ws.Read(ctx) // reads pings (and answers them) until ctx ends
+		if websocket.CloseStatus(err) != -1 || drops.Load() != 0 {
+			t.Fatalf("a reading peer was dropped: %v, %d drops", err, drops.Load())
+		}
+	})
+}
+
+func TestSubprotocolIsRequired(t *testing.T) {
+	url := server(t, judgeCfg(), func(c *wsconn.Conn) { t.Error("served a client without the subprotocol") })
+	ws := rawDial(t, url, "something.else")
+	if code, _ := closeOf(t, ws); code != websocket.StatusCode(protocol.CloseUnsupportedVersion) {
+		t.Fatalf("close %d, want unsupported_version", code)
+	}
+
+	// A server that answers without it: Dial refuses.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err == nil {
+			_, _, _ = ws.Read(context.Background())
+		}
+	}))
+	defer srv.Close()
+	_, err := wsconn.Dial(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"), judgeCfg(), wsconn.DialOptions{})
+	if !errors.Is(err, wsconn.ErrSubprotocol) {
+		t.Fatalf("Dial = %v, want ErrSubprotocol", err)
+	}
+}
+
+func TestTrimReason(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"bad token", "bad token"},
+		{strings.Repeat("a", 200), strings.Repeat("a", 123)},
+		{strings.Repeat("a", 122) + "é", strings.Repeat("a", 122)},
+		{"bad\xffbyte", "badbyte"},
+	} {
+		if got := wsconn.TrimReason(tc.in); got != tc.want {
+			t.Errorf("TrimReason(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// Close from one goroutine while another drops and waits (the judge's
+// drain racing its session's end): one close wins, every Wait returns.
+func TestConcurrentCloseAndWait(t *testing.T) {
+	for range 20 {
+		url := server(t, judgeCfg(), func(c *wsconn.Conn) {
+			_ = c.ReadLoop(c.Context(), func(protocol.Envelope) error { return nil })
+		})
+		c, err := wsconn.Dial(context.Background(), url, judgeCfg(), wsconn.DialOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Start()
+		var wg sync.WaitGroup
+		wg.Go(func() { c.Close(protocol.CloseGoingAway, "judge drained") })
+		wg.Go(func() { c.CloseNow(); c.Wait() })
+		wg.Go(func() { c.Close(protocol.CloseNormal, ""); c.Wait() })
+		wg.Wait()
+		c.Wait()
+	}
+}
