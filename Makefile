@@ -18,7 +18,7 @@ TEST_TIMEOUT ?= 14m
 .PHONY: help deps build run test bench chaos rehearsal sim sim-quick lint fmt clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
 deps: ## install the missing Debian packages (idempotent; root on Debian)
 	@bash deploy/scripts/deps.sh
@@ -44,6 +44,10 @@ run: deps build ## start the whole local stack under ./var, with demo data; Ctrl
 test: deps ## run the whole suite: lint, frontend unit tests, then go test -race against real MariaDB and Redis
 	@TEST_TIMEOUT=$(TEST_TIMEOUT) GO=$(GO) bash deploy/scripts/test.sh
 
+.PHONY: test-cgroup2
+test-cgroup2: deps ## the sandbox on a real pure cgroup v2 kernel: Debian's kernel under QEMU, the whole sandbox suite (root; 10-15 min under TCG; make test runs the hostile suite part)
+	VERDICT_CGROUP2VM_FULL=1 $(GO) test -tags cgroup2vm -count=1 -timeout 60m -v -run TestCgroup2VM ./judge/internal/sandbox/vmtest
+
 bench: deps build ## print the benchmark figures (docs/benchmarks.md explains them; about 6 min; root)
 	@echo "== 1. sandbox: a trivial static C program, bare vs through the sandbox"
 	$(BIN)/judge sandbox bench --n 1000
@@ -55,11 +59,11 @@ chaos: deps build ## fault drills against a fresh local stack (root; a few minut
 rehearsal: deps build ## a 3,000-contestant contest through a fresh stack, writes docs/rehearsal.md (about 14 min)
 	$(BIN)/verdict-stack rehearse $(REHEARSAL_FLAGS)
 
-sim: ## scheduling lab: every policy on every scenario, writes docs/scheduling.md (20-30 min on 2 cores); SCENARIO=a.json[,b.json] runs your scenario files instead (no report written)
-	$(GO) run ./hub/internal/sched/sim/cmd/sim $(if $(SCENARIO),-scenario $(SCENARIO))
+sim: ## scheduling lab: every policy on every scenario, writes docs/scheduling.md (20-30 min on 2 cores); SCENARIO=a.json[,b.json] runs your scenario files instead, TRACE=run.json a recorded run (schedtrace) at its own times (no report written)
+	$(GO) run ./hub/internal/sched/sim/cmd/sim $(if $(SCENARIO),-scenario $(SCENARIO)) $(if $(TRACE),-trace $(TRACE))
 
 sim-quick: ## the scheduling lab on short runs (about 20 s), printing the table only
-	$(GO) run ./hub/internal/sched/sim/cmd/sim -quick -out "" $(if $(SCENARIO),-scenario $(SCENARIO))
+	$(GO) run ./hub/internal/sched/sim/cmd/sim -quick -out "" $(if $(SCENARIO),-scenario $(SCENARIO)) $(if $(TRACE),-trace $(TRACE))
 
 lint: ## gofmt, go vet (Linux and GOOS=darwin), staticcheck (pinned in go.mod); make test runs it too
 	@GO=$(GO) bash deploy/scripts/lint.sh

@@ -18,6 +18,8 @@ PACKAGES=(
   chromium chromium-driver fonts-noto-cjk
   # fault drills and tooling
   iproute2 procps curl ca-certificates git
+  # the sandbox's cgroup v2 VM test (make test-cgroup2: Debian's kernel under QEMU)
+  qemu-system-x86
 )
 
 # The frontend is built with Vite 8, which needs Node.js >= 20.19. Debian 12's

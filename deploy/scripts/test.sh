@@ -5,6 +5,7 @@
 #   1. the frontend's unit tests (vitest) and its build, when it exists;
 #   2. go test -race over the whole module, with one throwaway MariaDB and
 #      Redis for the run (verdict-stack with-services);
+#   3. the sandbox's cgroup v2 VM test (make test-cgroup2);
 # then one summary line. Exits non-zero if anything failed: a lint finding
 # fails the run, but the tests still run so one failure hides no other.
 set -uo pipefail
@@ -41,7 +42,17 @@ bin/verdict-stack with-services -- "$GO" test -race -count=1 -timeout "$TIMEOUT"
 gostatus=${PIPESTATUS[0]}
 [ "$gostatus" -eq 0 ] || status=$gostatus
 
+# 3. the sandbox on a real pure cgroup v2 kernel (QEMU; make test-cgroup2).
+# Apart from the -race run: it boots a VM that wants the machine's CPUs.
+echo "== cgroup v2 VM (go test -tags cgroup2vm ./judge/internal/sandbox/vmtest)"
+cg2=ok
+if ! "$GO" test -tags cgroup2vm -count=1 -timeout 60m -run TestCgroup2VM ./judge/internal/sandbox/vmtest 2>&1 | tee bin/test-cgroup2.log; then
+  echo "cgroup v2 VM test FAILED (see bin/test-cgroup2.log, bin/cgroup2-vm/)"
+  cg2=FAILED
+  status=1
+fi
+
 ok=$(grep -cE '^ok[[:space:]]' bin/test.log || true)
 failed=$(grep -cE '^FAIL[[:space:]]+[^[:space:]]+[[:space:]]' bin/test.log || true)
-echo "lint: $lint; packages: $ok passed, $failed failed"
+echo "lint: $lint; packages: $ok passed, $failed failed; cgroup v2 VM: $cg2"
 exit "$status"

@@ -31,6 +31,9 @@ type cgDriver interface {
 	children() ([]string, error)
 	remove(name string) error
 	swapAccounting() bool
+	// peakMethod names how a run's memory peak is measured (PeakV1,
+	// PeakV2 or a Peak*Polled).
+	peakMethod() string
 }
 
 // runCgroup measures one run at a time. A container keeps its runCgroup
@@ -50,20 +53,62 @@ type runCgroup interface {
 	// v1 hierarchy, cpuset only when pinned; one on v2).
 	joinFds(pinned bool) ([]int, error)
 	cpuUsage() (time.Duration, error)
+	// memoryPeak is the run's peak memory: the kernel's watermark, or,
+	// when the cgroup has none (pollsMemory), what pollPeak makes of the
+	// samples, the usage now and whether the usage reached the limit.
 	memoryPeak() (int64, error)
+	// pollsMemory: there is no watermark; the judge calls sampleMemory
+	// while the run lives (every memPollEvery).
+	pollsMemory() bool
+	sampleMemory()
 	oomKilled() (bool, error)
 	// kill SIGKILLs every process in the cgroup and waits until it is empty.
 	kill() error
 	destroy() error
 }
 
+// How the memory peak of a run is measured (Info.MemoryPeak,
+// Sandbox.MemoryPeakMethod).
+const (
+	// PeakV1 is cgroup v1's watermark, reset exactly between runs.
+	PeakV1 = "memory.max_usage_in_bytes"
+	// PeakV2 is cgroup v2's watermark (Linux 5.19+) of a fresh cgroup.
+	PeakV2 = "memory.peak"
+	// PeakV2Polled: a v2 kernel without memory.peak (before 5.19), or
+	// Config.PollMemory: memory.current sampled every memPollEvery, and
+	// memory.events "max" (the usage reached the limit). (wait4's maximum
+	// RSS is no help: it counts the container init's before execve.)
+	PeakV2Polled = "poll memory.current"
+	// PeakV1Polled: the same on v1 (memory.usage_in_bytes and
+	// memory.failcnt), only with Config.PollMemory.
+	PeakV1Polled = "poll memory.usage_in_bytes"
+)
+
+// memPollEvery is how often a polled cgroup's usage is sampled: of a
+// burst between two samples only what is still charged at the next one
+// is seen, unless it reached the limit (then the peak is the limit).
+const memPollEvery = 2 * time.Millisecond
+
+// pollPeak is the memory peak of a run without a kernel watermark: the
+// larger of its largest sample and the usage at the end (pages still
+// charged: files, tmpfs), or the limit itself when the usage reached it
+// (it did at that moment, between two samples or not). Pure.
+func pollPeak(sampled, now, limit int64, reachedLimit bool) int64 {
+	p := max(sampled, now)
+	if reachedLimit && limit > p {
+		p = limit
+	}
+	return p
+}
+
 // newCgDriver detects the host's mode and returns the matching driver.
-func newCgDriver(parent string) (cgDriver, error) {
+// poll forces the polled memory peak (Config.PollMemory).
+func newCgDriver(parent string, poll bool) (cgDriver, error) {
 	switch cgroups.Mode() {
 	case cgroups.Unified:
-		return newV2Driver("/sys/fs/cgroup", parent)
+		return newV2Driver("/sys/fs/cgroup", parent, poll)
 	case cgroups.Legacy, cgroups.Hybrid:
-		return newV1Driver("/sys/fs/cgroup", parent)
+		return newV1Driver("/sys/fs/cgroup", parent, poll)
 	}
 	return nil, fmt.Errorf("cgroups: no usable hierarchy mounted at /sys/fs/cgroup")
 }

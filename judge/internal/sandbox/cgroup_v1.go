@@ -37,15 +37,18 @@ type v1Driver struct {
 	// slack is the memory usage a used cgroup may still show and be reset
 	// (see v1Reusable): per-CPU kernel caches, memcgChargeBatch pages per CPU.
 	slack int64
+	// poll: Config.PollMemory, the peak is sampled as on a v2 kernel
+	// without memory.peak (memory.usage_in_bytes, memory.failcnt).
+	poll bool
 }
 
-func newV1Driver(root, parent string) (*v1Driver, error) {
+func newV1Driver(root, parent string, poll bool) (*v1Driver, error) {
 	for _, c := range v1Controllers {
 		if _, err := os.Stat(filepath.Join(root, string(c), "cgroup.procs")); err != nil {
 			return nil, fmt.Errorf("cgroup v1: controller %s not mounted at %s: %w", c, root, err)
 		}
 	}
-	d := &v1Driver{root: root, parent: parent,
+	d := &v1Driver{root: root, parent: parent, poll: poll,
 		slack: int64(memcgChargeBatch*os.Getpagesize()) * int64(runtime.NumCPU())}
 	_, err := os.Stat(filepath.Join(root, "memory", "memory.memsw.limit_in_bytes"))
 	d.memsw = err == nil
@@ -61,7 +64,14 @@ func newV1Driver(root, parent string) (*v1Driver, error) {
 	return d, nil
 }
 
-func (d *v1Driver) version() string      { return "v1" }
+func (d *v1Driver) version() string { return "v1" }
+
+func (d *v1Driver) peakMethod() string {
+	if d.poll {
+		return PeakV1Polled
+	}
+	return PeakV1
+}
 func (d *v1Driver) swapAccounting() bool { return d.memsw }
 
 func (d *v1Driver) create(name string) (runCgroup, error) {
@@ -118,6 +128,7 @@ const (
 	v1CpusetCpus
 	v1FreezerState
 	v1MemKmem
+	v1MemFailcnt
 	v1NumFiles
 )
 
@@ -140,6 +151,7 @@ var v1Files = [v1NumFiles]struct {
 	v1CpusetCpus:   {cgroup1.Cpuset, "cpuset.cpus", unix.O_WRONLY, false},
 	v1FreezerState: {cgroup1.Freezer, "freezer.state", unix.O_RDWR, false},
 	v1MemKmem:      {cgroup1.Memory, "memory.kmem.usage_in_bytes", unix.O_RDONLY, true},
+	v1MemFailcnt:   {cgroup1.Memory, "memory.failcnt", unix.O_RDWR, false},
 }
 
 // v1Run is one set of v1 cgroups (one per controller, same name), used by
@@ -148,16 +160,18 @@ var v1Files = [v1NumFiles]struct {
 // cgroup file ten times that. Not cgroup.procs: on v1 an open cgroup.procs
 // keeps serving the pid list it loaded first, so it is opened per listing.
 type v1Run struct {
-	d     *v1Driver
-	rel   string
-	fd    [v1NumFiles]int
-	join  [5]int // cgroup.procs per v1Controllers entry, O_WRONLY
-	lim   cgLimits
-	used  bool  // a run has joined it since it was made or reset
-	bad   bool  // a limit write or a thaw failed: never reuse
-	oom0  int64 // oom_kill count when the current run started
-	oom   int64 // oom_kill count last read
-	rdbuf [8192]byte
+	d    *v1Driver
+	rel  string
+	fd   [v1NumFiles]int
+	join [5]int // cgroup.procs per v1Controllers entry, O_WRONLY
+	lim  cgLimits
+	used bool  // a run has joined it since it was made or reset
+	bad  bool  // a limit write or a thaw failed: never reuse
+	oom0 int64 // oom_kill count when the current run started
+	oom  int64 // oom_kill count last read
+	// sampled is the largest usage sampled during the run (d.poll).
+	sampled int64
+	rdbuf   [8192]byte
 }
 
 func (r *v1Run) dir(c cgroup1.Name) string { return filepath.Join(r.d.root, string(c), r.rel) }
@@ -378,6 +392,12 @@ func (r *v1Run) reset() (bool, error) {
 	if err := r.write(v1CPUUsage, "0"); err != nil {
 		return false, err
 	}
+	if r.d.poll {
+		if err := r.write(v1MemFailcnt, "0"); err != nil {
+			return false, err
+		}
+		r.sampled = 0
+	}
 	r.oom0 = r.oom
 	r.used = false
 	return true, nil
@@ -388,7 +408,32 @@ func (r *v1Run) cpuUsage() (time.Duration, error) {
 	return time.Duration(v), err
 }
 
-func (r *v1Run) memoryPeak() (int64, error) { return r.readInt(v1MemMax) }
+func (r *v1Run) pollsMemory() bool { return r.d.poll }
+
+func (r *v1Run) sampleMemory() {
+	if !r.d.poll {
+		return
+	}
+	if v, err := r.readInt(v1MemUsage); err == nil && v > r.sampled {
+		r.sampled = v
+	}
+}
+
+func (r *v1Run) memoryPeak() (int64, error) {
+	if !r.d.poll {
+		return r.readInt(v1MemMax)
+	}
+	now, err := r.readInt(v1MemUsage)
+	if err != nil {
+		return 0, err
+	}
+	// failcnt: how often the usage hit the limit (reset with the cgroup).
+	fails, err := r.readInt(v1MemFailcnt)
+	if err != nil {
+		return 0, err
+	}
+	return pollPeak(r.sampled, now, r.lim.memory, fails > 0), nil
+}
 
 func (r *v1Run) oomCount() (int64, error) {
 	b, err := r.read(v1MemOOM)

@@ -19,14 +19,17 @@ import (
 type v2Driver struct {
 	mount  string // /sys/fs/cgroup
 	parent string // relative to mount
+	// poll: no memory.peak (Linux < 5.19) or Config.PollMemory; runs
+	// sample memory.current instead.
+	poll bool
 }
 
 // newV2Driver prepares parent for run cgroups. When parent is the judge's
 // own cgroup (systemd Delegate=yes gives the service its cgroup to manage),
 // the judge first moves itself into parent/supervisor: cgroup v2 forbids
 // processes in a cgroup that distributes controllers to children.
-func newV2Driver(mount, parent string) (*v2Driver, error) {
-	d := &v2Driver{mount: mount, parent: parent}
+func newV2Driver(mount, parent string, poll bool) (*v2Driver, error) {
+	d := &v2Driver{mount: mount, parent: parent, poll: poll}
 	self, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return nil, fmt.Errorf("cgroup v2: %w", err)
@@ -56,7 +59,19 @@ func newV2Driver(mount, parent string) (*v2Driver, error) {
 	if err := probe.ToggleControllers(v2Controllers, cgroup2.Enable); err != nil {
 		return nil, fmt.Errorf("cgroup v2: enable controllers %v under %s (delegated?): %w", v2Controllers, parent, err)
 	}
+	// The parent has the memory controller (its parent enables it), so
+	// it has memory.peak exactly when the kernel has (5.19+).
+	if _, err := os.Stat(filepath.Join(mount, parent, "memory.peak")); err != nil {
+		d.poll = true
+	}
 	return d, nil
+}
+
+func (d *v2Driver) peakMethod() string {
+	if d.poll {
+		return PeakV2Polled
+	}
+	return PeakV2
 }
 
 // v2Controllers are enabled for run cgroups.
@@ -95,7 +110,16 @@ func (d *v2Driver) create(name string) (runCgroup, error) {
 		_ = os.Remove(filepath.Join(d.mount, group))
 		return nil, fmt.Errorf("cgroup v2 create %s: %w", group, err)
 	}
-	return &v2Run{mount: d.mount, dir: filepath.Join(d.mount, group), m: m, swap: d.swapAccounting(), join: -1}, nil
+	r := &v2Run{mount: d.mount, dir: filepath.Join(d.mount, group), m: m, swap: d.swapAccounting(), join: -1, cur: -1, poll: d.poll}
+	if d.poll {
+		fd, err := unix.Open(filepath.Join(r.dir, "memory.current"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			_ = r.destroy()
+			return nil, fmt.Errorf("cgroup v2 create %s: %w", group, err)
+		}
+		r.cur = fd
+	}
+	return r, nil
 }
 
 func (d *v2Driver) children() ([]string, error) {
@@ -103,7 +127,7 @@ func (d *v2Driver) children() ([]string, error) {
 }
 
 func (d *v2Driver) remove(name string) error {
-	r := &v2Run{mount: d.mount, dir: filepath.Join(d.mount, d.parent, name), join: -1}
+	r := &v2Run{mount: d.mount, dir: filepath.Join(d.mount, d.parent, name), join: -1, cur: -1}
 	return r.destroy()
 }
 
@@ -116,6 +140,13 @@ type v2Run struct {
 	swap  bool
 	join  int // cgroup.procs, O_WRONLY; -1 until a run joins
 	used  bool
+	// Polled peak (no memory.peak): memory.current kept open, the largest
+	// sample, the run's memory limit.
+	poll    bool
+	cur     int
+	sampled int64
+	limit   int64
+	buf     [32]byte
 }
 
 // reset: a v2 cgroup is never reused.
@@ -134,6 +165,7 @@ func (r *v2Run) joinFds(bool) ([]int, error) {
 }
 
 func (r *v2Run) apply(l cgLimits) error {
+	r.limit = l.memory
 	if err := r.m.Update(v2Resources(l, r.swap)); err != nil {
 		return fmt.Errorf("cgroup v2 limits %s: %w", r.dir, err)
 	}
@@ -160,13 +192,41 @@ func (r *v2Run) cpuUsage() (time.Duration, error) {
 	return parseCPUStatUsage(b)
 }
 
-func (r *v2Run) memoryPeak() (int64, error) {
-	v, err := readInt(filepath.Join(r.dir, "memory.peak"))
-	if errors.Is(err, os.ErrNotExist) {
-		// Kernels before 5.19 have no memory.peak.
-		return 0, fmt.Errorf("cgroup v2: memory.peak needs Linux 5.19+: %w", err)
+func (r *v2Run) pollsMemory() bool { return r.poll }
+
+// current reads memory.current through the kept descriptor.
+func (r *v2Run) current() (int64, error) {
+	n, err := unix.Pread(r.cur, r.buf[:], 0)
+	if err != nil {
+		return 0, fmt.Errorf("cgroup v2 read %s/memory.current: %w", r.dir, err)
 	}
-	return v, err
+	return parseUintFile(r.buf[:n])
+}
+
+func (r *v2Run) sampleMemory() {
+	if !r.poll {
+		return
+	}
+	if v, err := r.current(); err == nil && v > r.sampled {
+		r.sampled = v
+	}
+}
+
+func (r *v2Run) memoryPeak() (int64, error) {
+	if !r.poll {
+		return readInt(filepath.Join(r.dir, "memory.peak"))
+	}
+	now, err := r.current()
+	if err != nil {
+		return 0, err
+	}
+	// "max": how often the usage was about to go over memory.max (the
+	// cgroup is fresh, so every one is this run's).
+	hits, err := readKeyed(filepath.Join(r.dir, "memory.events"), "max")
+	if err != nil {
+		return 0, err
+	}
+	return pollPeak(r.sampled, now, r.limit, hits > 0), nil
 }
 
 func (r *v2Run) oomKilled() (bool, error) {
@@ -213,6 +273,10 @@ func (r *v2Run) destroy() error {
 	if r.join >= 0 {
 		_ = unix.Close(r.join)
 		r.join = -1
+	}
+	if r.cur >= 0 {
+		_ = unix.Close(r.cur)
+		r.cur = -1
 	}
 	var err error
 	for i := 0; i < 50; i++ {

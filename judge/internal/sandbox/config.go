@@ -71,6 +71,12 @@ type Config struct {
 	TmpInodes int
 	// Logger; default discards.
 	Logger *slog.Logger
+	// PollMemory measures memory peaks by sampling the cgroup's usage
+	// every 2 ms (and taking the limit when the usage reached it) instead
+	// of the kernel's watermark. Chosen
+	// automatically on a cgroup v2 kernel without memory.peak (before
+	// Linux 5.19); set it to use, and test, that method anywhere.
+	PollMemory bool
 	// InitPath is the binary re-executed as container init. Default
 	// /proc/self/exe (the judge itself; its main must call MaybeInit first).
 	InitPath string

@@ -112,7 +112,10 @@
 // sleeping no longer than the remaining CPU time divided by the CPUs the run
 // may use, so a time limit is enforced within about a millisecond
 // (RLIMIT_CPU at limit+1 s is the backstop). The memory peak is memory.max_usage_in_bytes (v1) or
-// memory.peak (v2, Linux 5.19+); swap is off (v1: memsw limit = memory limit
+// memory.peak (v2, Linux 5.19+), or, on v2 kernels without memory.peak (or
+// with Config.PollMemory), memory.current sampled every 2 ms with the limit
+// taken when memory.events counts a "max" (Sandbox.MemoryPeakMethod says
+// which); swap is off (v1: memsw limit = memory limit
 // when swap accounting exists, else there is nothing to limit; v2:
 // memory.swap.max 0). OOM kills are read from memory.oom_control or
 // memory.events. Killing: v2 cgroup.kill; v1 freezer FROZEN, SIGKILL every

@@ -37,6 +37,10 @@ type initState struct {
 	page      *execPage
 	spawners  map[filterKey]*spawner
 	wAttached bool // a work dir is attached at /w
+	// meminfo is the /proc/meminfo a run sees (O_RDWR), rewritten when a
+	// run's memory limit differs from memShown.
+	meminfo  int
+	memShown int64
 }
 
 func initMain() int {
@@ -73,7 +77,8 @@ func (st *initState) setup() error {
 		return fmt.Errorf("config: %w", err)
 	}
 	os.Clearenv()
-	if err := buildRoot(st.cfg); err != nil {
+	st.meminfo = -1
+	if err := buildRoot(st.cfg, &st.meminfo); err != nil {
 		return err
 	}
 	if err := unix.Sethostname([]byte("verdict")); err != nil {
@@ -120,7 +125,8 @@ func (st *initState) setup() error {
 }
 
 // buildRoot assembles the container's root on a tmpfs and pivots into it.
-func buildRoot(cfg initConfig) error {
+// meminfo receives a descriptor of the synthetic /proc/meminfo.
+func buildRoot(cfg initConfig, meminfo *int) error {
 	must := func(op string, err error) error {
 		if err != nil {
 			return fmt.Errorf("root: %s: %w", op, err)
@@ -232,12 +238,21 @@ func buildRoot(cfg initConfig) error {
 	if err := must("proc", unix.Mount("proc", root+"/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "hidepid=2")); err != nil {
 		return err
 	}
-	// Host facts a run has no business with, replaced by neutral files
-	// (read-only binds from the root tmpfs, as LXCFS does).
-	if err := os.Mkdir(root+"/.proc", 0o755); err != nil {
+	// Host facts a run has no business with, replaced by neutral files:
+	// read-only binds of files on a small tmpfs of their own (root-only,
+	// 0700; as LXCFS does), which stays writable for the init so that
+	// meminfo can follow each run's memory limit.
+	if err := os.Mkdir(root+"/.proc", 0o700); err != nil {
 		return fmt.Errorf("root: %w", err)
 	}
+	if err := must("proc masks", unix.Mount("verdict", root+"/.proc", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=256k,nr_inodes=16,mode=0700")); err != nil {
+		return err
+	}
+	masks := map[string]string{"meminfo": meminfoText(0), "cpuinfo": maskCPUInfo(readHostCPUInfo())}
 	for name, content := range maskedProc {
+		masks[name] = content
+	}
+	for name, content := range masks {
 		f := root + "/.proc/" + name
 		if err := os.WriteFile(f, []byte(content), 0o444); err != nil {
 			return fmt.Errorf("root: %w", err)
@@ -246,6 +261,11 @@ func buildRoot(cfg initConfig) error {
 			return err
 		}
 	}
+	fd, err := unix.Open(root+"/.proc/meminfo", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("root: meminfo: %w", err)
+	}
+	*meminfo = fd
 	if err := must("chdir root", unix.Chdir(root)); err != nil {
 		return err
 	}
@@ -263,10 +283,78 @@ func buildRoot(cfg initConfig) error {
 
 // maskedProc are the /proc files every run sees with this content instead
 // of the host's: the kernel command line (boot parameters, root device,
-// image paths) and the load average (what else the machine runs).
+// image paths), the load average (what else the machine runs) and the
+// uptime. meminfo (the run's memory limit) and cpuinfo (maskCPUInfo) are
+// made apart.
 var maskedProc = map[string]string{
 	"cmdline": "verdict\n",
 	"loadavg": "0.00 0.00 0.00 1/1 1\n",
+	"uptime":  "0.00 0.00\n",
+}
+
+// meminfoText is the /proc/meminfo of a run limited to limit bytes: all
+// of it total, free and available, no swap. Pure.
+func meminfoText(limit int64) string {
+	kb := limit >> 10
+	var b strings.Builder
+	for _, f := range []struct {
+		k string
+		v int64
+	}{{"MemTotal", kb}, {"MemFree", kb}, {"MemAvailable", kb}, {"Buffers", 0}, {"Cached", 0},
+		{"SwapCached", 0}, {"Active", 0}, {"Inactive", 0}, {"SwapTotal", 0}, {"SwapFree", 0},
+		{"Dirty", 0}, {"Shmem", 0}} {
+		fmt.Fprintf(&b, "%-15s %8d kB\n", f.k+":", f.v)
+	}
+	return b.String()
+}
+
+// setMeminfo rewrites the run's /proc/meminfo for a memory limit.
+func (st *initState) setMeminfo(limit int64) error {
+	if limit == st.memShown || st.meminfo < 0 {
+		return nil
+	}
+	text := meminfoText(limit)
+	if err := unix.Ftruncate(st.meminfo, 0); err != nil {
+		return fmt.Errorf("init: meminfo: %w", err)
+	}
+	if _, err := unix.Pwrite(st.meminfo, []byte(text), 0); err != nil {
+		return fmt.Errorf("init: meminfo: %w", err)
+	}
+	st.memShown = limit
+	return nil
+}
+
+func readHostCPUInfo() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return string(b)
+}
+
+// cpuInfoKept are the /proc/cpuinfo fields a run sees: what the CPU is and
+// can do (a program may choose code paths by its flags), not the host's
+// topology, clock, microcode or vulnerability state.
+var cpuInfoKept = map[string]bool{
+	"processor": true, "vendor_id": true, "cpu family": true, "model": true, "model name": true,
+	"stepping": true, "fpu": true, "fpu_exception": true, "cpuid level": true, "wp": true,
+	"flags": true, "cache size": true, "clflush size": true, "cache_alignment": true,
+}
+
+// maskCPUInfo keeps the cpuInfoKept fields of a /proc/cpuinfo. Pure.
+func maskCPUInfo(host string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(host, "\n") {
+		k, _, ok := strings.Cut(line, ":")
+		if !ok {
+			if strings.TrimSpace(line) == "" && b.Len() > 0 && !strings.HasSuffix(b.String(), "\n\n") {
+				b.WriteString("\n")
+			}
+			continue
+		}
+		if cpuInfoKept[strings.TrimSpace(k)] {
+			b.WriteString(line)
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
 }
 
 // lookPath resolves a bare program name against PATH inside the container.
@@ -318,6 +406,11 @@ func (st *initState) run(req runRequest, fds []int) runDone {
 		closeFds(stdio)
 		closeFds(cg)
 		return runDone{Err: "init: no work dir attached", Fatal: true}
+	}
+	if err := st.setMeminfo(req.Memory); err != nil {
+		closeFds(stdio)
+		closeFds(cg)
+		return runDone{Err: err.Error(), Fatal: true}
 	}
 	done := st.start(req, stdio, cg)
 	done.Attached = attached

@@ -89,7 +89,7 @@ for(;;) if (write(fd, b, sizeof b) < 0) return 3; }
 		// The flood writes Output bytes (8 MiB) and is killed: tens of
 		// milliseconds for the judge; draining it for the 6 s wall limit
 		// cost seconds. Generous for -race and a busy machine.
-		if judge > 1500*time.Millisecond {
+		if judge > emuScale()*1500*time.Millisecond {
 			t.Errorf("flood on fd %s: the judge spent %v of its own CPU on one run", fd, judge)
 		}
 		if fd == "2" && (int64(len(r.Stderr)) != lim.Stderr || !r.StderrTruncated) {

@@ -50,6 +50,9 @@ type runRequest struct {
 	// the work dir attached for an earlier run is this run's too.
 	NewDir  bool `json:"new_dir"`
 	NCgroup int  `json:"ncg"`
+	// Memory is the run's memory limit, shown as the total in its
+	// /proc/meminfo.
+	Memory int64 `json:"mem"`
 }
 
 // nFds is how many descriptors come with the request.

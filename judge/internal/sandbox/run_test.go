@@ -86,7 +86,7 @@ func TestPython(t *testing.T) {
 		Argv:   []string{"python3", "-c", "import sys; print(sum(map(int, sys.stdin.read().split())))"},
 		Dir:    workDir(t),
 		Stdin:  strings.NewReader("1 2 3 4\n"),
-		Limits: Limits{Memory: 128 << 20},
+		Limits: Limits{Memory: 128 << 20, CPU: emuScale() * time.Second},
 	})
 	if err != nil || r.Status != StatusOK || r.Stdout != "10\n" {
 		t.Fatalf("python: %v %+v", err, r)

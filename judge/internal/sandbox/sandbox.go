@@ -64,7 +64,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if api, err := seccomp.GetAPI(); err != nil || api < 5 {
 		return nil, fmt.Errorf("sandbox new: %w: libseccomp API level %d < 5 (user notification needs libseccomp >= 2.5 and Linux >= 5.0): %v", ErrSandbox, api, err)
 	}
-	cg, err := newCgDriver(cfg.CgroupParent)
+	cg, err := newCgDriver(cfg.CgroupParent, cfg.PollMemory)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox new: %w: %w", ErrSandbox, err)
 	}
@@ -99,10 +99,15 @@ func New(cfg Config) (*Sandbox, error) {
 		s.log.Warn("host has swap but no swap accounting: runs could use swap beyond their memory limit (boot with swapaccount=1 or disable swap)")
 	}
 	s.log.Info("sandbox ready", "cgroup", cg.version(), "cgroup_mode", CgroupMode(),
-		"swap_accounting", cg.swapAccounting(), "cgroup_parent", cfg.CgroupParent,
+		"swap_accounting", cg.swapAccounting(), "memory_peak", cg.peakMethod(), "cgroup_parent", cfg.CgroupParent,
 		"slots", cfg.Slots, "ids", ids.String())
 	return s, nil
 }
+
+// MemoryPeakMethod names how runs' memory peaks are measured: PeakV1,
+// PeakV2, or PeakV2Polled / PeakV1Polled (no kernel watermark, or
+// Config.PollMemory).
+func (s *Sandbox) MemoryPeakMethod() string { return s.cg.peakMethod() }
 
 // Slots is how many runs may execute at once (Config.Slots).
 func (s *Sandbox) Slots() int { return len(s.slots) }
@@ -707,6 +712,7 @@ func (r *runState) execute(ctx context.Context) (observation, error) {
 		Multi:   r.lim.Procs > 1,
 		NewDir:  r.newDir,
 		NCgroup: len(r.joinFds),
+		Memory:  r.lim.Memory,
 	}
 	if err := r.c.send(req, append(r.childFds[:len(r.childFds):len(r.childFds)], r.joinFds...)); err != nil {
 		return o, err
@@ -730,6 +736,14 @@ func (r *runState) execute(ctx context.Context) (observation, error) {
 	defer wallTimer.Stop()
 	cpuTimer := time.NewTimer(cpuPollDelay(r.lim.CPU, 0, parallel))
 	defer cpuTimer.Stop()
+	// No memory watermark (v2 before Linux 5.19, or Config.PollMemory):
+	// sample the usage while the run lives.
+	var memTick <-chan time.Time
+	if r.cg.pollsMemory() {
+		t := time.NewTicker(memPollEvery)
+		defer t.Stop()
+		memTick = t.C
+	}
 	var hang <-chan time.Time
 	var overflow <-chan struct{}
 	if r.stdout != nil {
@@ -754,7 +768,10 @@ wait:
 		select {
 		case dm = <-doneCh:
 			break wait
+		case <-memTick:
+			r.cg.sampleMemory()
 		case <-cpuTimer.C:
+			r.cg.sampleMemory()
 			used, err := r.cg.cpuUsage()
 			if err != nil {
 				r.s.log.Error("read cpu usage", "err", err)
