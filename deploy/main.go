@@ -27,6 +27,8 @@ func main() {
 		os.Exit(runRehearse(ctx, args))
 	case "simjudge":
 		os.Exit(runSimjudge(ctx, args))
+	case "export-trace":
+		os.Exit(runExportTrace(ctx, args))
 	case "-h", "--help", "help":
 		printUsage(os.Stdout)
 	default:

@@ -72,28 +72,25 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 		reason   string
 		prefetch bool
 	}
-	var picks []pick
-	busy := false
-	for _, qt := range tasks {
+	ts := make([]sched.Task, len(tasks))
+	for i, qt := range tasks {
 		t := qt.Task
-		h.policyMu.Lock()
-		d := h.cfg.Policy.Pick(now, sched.Task{
+		ts[i] = sched.Task{
 			SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, DataHash: t.TestData.Hash,
 			Language: t.Language, Priority: t.Priority.Rank(),
 			// Redis's clock, for a policy that counts waits from the
 			// enqueue (the default keeps its own clock per submission).
 			EnqueuedAt: qt.EnqueuedAt,
-		}, views)
-		h.policyMu.Unlock()
-		if d.Judge < 0 {
-			if d.Hold == sched.HoldBusy {
-				busy = true
-			}
-			continue
 		}
-		views[d.Judge].Assigned++
-		views[d.Judge].SinceHeartbeat++
-		picks = append(picks, pick{qt: qt, judge: d.Judge, reason: d.Reason, prefetch: d.Prefetch})
+	}
+	// The pass the scheduling simulator runs too (sched.Pass).
+	h.policyMu.Lock()
+	pass := sched.Pass(now, h.cfg.Policy, ts, views)
+	h.policyMu.Unlock()
+	busy := pass.Busy
+	picks := make([]pick, 0, len(pass.Placed))
+	for _, p := range pass.Placed {
+		picks = append(picks, pick{qt: tasks[p.Task], judge: p.Judge, reason: p.Reason, prefetch: p.Prefetch})
 	}
 	reqs := make([]queue.LeaseRequest, len(picks))
 	for i, p := range picks {
@@ -138,7 +135,7 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 		}
 	}
 	h.setSaturated(busy)
-	return placed > 0 && len(tasks) == h.cfg.PeekWindow, nil
+	return placed > 0 && pass.Again(h.cfg.PeekWindow), nil
 }
 
 // prefetch sends a hot problem's test data to every judge that lacks it.

@@ -41,7 +41,7 @@ func counts(picks []int, n int) []int {
 
 func TestPushBaselinesNeverHoldAndSkipIneligible(t *testing.T) {
 	for _, name := range Names() {
-		if name == NameDefault || name == NameGuide || name == NamePull {
+		if name == NameDefault || name == NameGuide || name == NamePull || name == NameWindowSWRR { // these hold when every judge is full
 			continue
 		}
 		t.Run(name, func(t *testing.T) {

@@ -43,10 +43,16 @@
 //     (Finagle/Linkerd P2C), "adaptive" (Dubbo 3), "chbl" (consistent
 //     hashing with bounded loads on the problem id) — push balancers that
 //     never hold a task — and "pull" (join-idle-queue: the longest-idle
-//     free slot takes the head of the queue).
+//     free slot takes the head of the queue), and "window_swrr" (the
+//     guide's dynamic weights as statistics per window → weights → smooth
+//     WRR, with its overload protection; WindowSWRR).
+//
+// Pass is the dispatch pass itself (ask the policy for each task at the
+// head of the queue, count each placement in its judge's view): the hub
+// and the simulator both call it, so they cannot diverge.
 //
 // Policies that learn from outcomes implement Observer (default,
-// peak_ewma, adaptive); the caller reports each placed task's end: the
+// peak_ewma, adaptive, window_swrr); the caller reports each placed task's end: the
 // latency from dispatch and the run time its result reports, or Failed on
 // expiry. A caller that reports nothing leaves the default policy without
 // speed estimates (every judge counts as speed 1), nothing worse.

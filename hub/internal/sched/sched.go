@@ -91,8 +91,11 @@ const (
 	HoldNone Hold = iota
 	// HoldBusy: judges that could run the task exist, but none may take
 	// more work now (full or overloaded). The overload notice counts these.
+	// It depends only on the judges and the task's language: Pass holds
+	// the rest of the pass's tasks of that language without asking.
 	HoldBusy
-	// HoldNoJudge: no connected judge runs the task's language at all.
+	// HoldNoJudge: no connected judge runs the task's language at all
+	// (like HoldBusy, a matter of the judges and the language only).
 	HoldNoJudge
 	// HoldAffinity: judges are free, but the task waits (briefly, bounded
 	// by BoundedConfig.MaxDefer) for a judge that holds or is home to its
@@ -156,12 +159,13 @@ const (
 	NameAdaptive     = "adaptive"
 	NameCHBL         = "chbl"
 	NamePull         = "pull"
+	NameWindowSWRR   = "window_swrr"
 )
 
 // Names lists the policies New knows, the default first.
 func Names() []string {
 	return []string{NameDefault, NameGuide, NameRandom, NameWRR, NameSmoothWRR, NameLeastConn, NameP2C,
-		NameLeastRequest, NamePeakEWMA, NameAdaptive, NameCHBL, NamePull}
+		NameLeastRequest, NamePeakEWMA, NameAdaptive, NameCHBL, NamePull, NameWindowSWRR}
 }
 
 // Options are the settings New passes to a policy. Zero values take the
@@ -209,6 +213,8 @@ func NewWith(name string, o Options) (Policy, error) {
 		return NewCHBL(o.LoadFactor), nil
 	case NamePull:
 		return NewPull(), nil
+	case NameWindowSWRR:
+		return NewWindowSWRR(0), nil
 	}
 	return nil, fmt.Errorf("%w: %q (known: %v)", ErrUnknownPolicy, name, Names())
 }

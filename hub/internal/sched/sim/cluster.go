@@ -15,6 +15,21 @@ type JudgeSpec struct {
 	// Cache is how many problems' test data the judge keeps; 0:
 	// Config.CacheCapacity.
 	Cache int
+	// Languages the judge runs (hello's languages); empty: every one.
+	Languages []string
+}
+
+// speaks reports whether the judge runs lang.
+func (j *JudgeSpec) speaks(lang string) bool {
+	if len(j.Languages) == 0 {
+		return true
+	}
+	for _, l := range j.Languages {
+		if l == lang {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultCluster is the heterogeneous cluster of every scenario: 8 judges,

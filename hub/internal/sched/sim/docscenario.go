@@ -27,8 +27,9 @@ const docScenarios = "\n## Scenario files\n\n" +
 	"|---|---|\n" +
 	"| `name`, `title` | the scenario's name (no spaces, commas or slashes) and a line for the tables |\n" +
 	"| `heartbeat_s` | the judges' heartbeat interval (default 3); leases last 4 heartbeats, a judge silent for 3 is closed |\n" +
+	"| `hub` | `{hubs, pass_latency_s, decision_cost_s}`: how many hubs share the queue (judge i connects to hub i mod hubs; each has its own policy, passes and view; default 1), how long a dispatch pass takes from its decisions to its leases and pushes (default 0.005; 0: instantaneous) and what each decision adds to it (default 0.00002) |\n" +
 	"| `cluster.cache_problems` | how many problems' test data each judge keeps (LRU; default 100) |\n" +
-	"| `cluster.judges[]` | `id`, `slots` (parallel tasks), `speed` (per slot, 1 = the reference), `cache_problems` (this judge's cache), `join_s` (connects then, cache empty; 0: from the start), `leave_s` (killed then, for good; 0: never) |\n" +
+	"| `cluster.judges[]` | `id`, `slots` (parallel tasks), `speed` (per slot, 1 = the reference), `cache_problems` (this judge's cache), `join_s` (connects then, cache empty; 0: from the start), `leave_s` (killed then, for good; 0: never), `languages` (what it runs; absent: every language) |\n" +
 	"| `workload.sizes` | `\"heavy\"` (the model below, default) or `\"exponential\"` (mean-1 sizes, no test data: queueing-theory checks) |\n" +
 	"| `workload.problems`, `popularity_zipf` | the practice catalogue and its Zipf exponent (over a random permutation) |\n" +
 	"| `workload.cases` | `{min, max}` cases per problem (uniform) |\n" +
@@ -55,6 +56,20 @@ const docScenarios = "\n## Scenario files\n\n" +
 	"the headline row per load and the time-to-verdict and wait tables; `-loads`, `-seeds` and `-policies` narrow the\n" +
 	"grid. The practice rate is set from the workload's mean job size (python's 3× run factor, the verdict mix and the\n" +
 	"early stop included), so ρ means the same thing on any file.\n\n" +
+	"**From a real run.** `verdict-stack export-trace` writes a recorded run's scheduling trace (internal/schedtrace;\n" +
+	"`verdict-stack rehearse --trace FILE` records one, `bin/rehearsal-trace.json` by default) as such a file,\n" +
+	"anonymised: judges become `judge-01`, … (slots, speed, join and leave; a judge that reconnected is one judge from\n" +
+	"its first connection on), problems become indexes in order of first arrival, and submission ids, data hashes, the\n" +
+	"start time and what the hub did are dropped; each task keeps its arrival, problem index, work at speed 1, language\n" +
+	"and class. The test data model stays the lab's (a trace does not record sizes). To ask \"what if I had four more\n" +
+	"judges\" of your own contest:\n\n" +
+	"```\nverdict-stack export-trace --from bin/rehearsal-trace.json --extra-judges 4 --out mine.json\n" +
+	"make sim SCENARIO=mine.json            # the arrivals stretched to each ρ of the grid only with --scale-to-load\n" +
+	"make sim TRACE=bin/rehearsal-trace.json  # the trace itself, at its recorded times, every task measured\n```\n\n" +
+	"Without `--scale-to-load` the file replays the recorded times whatever the grid's ρ (run it at one load: `-loads`);\n" +
+	"`TRACE=` does that for you, labelling the cell with the run's realised offered load. Not yet exported: per-case\n" +
+	"run times and verdicts, which the rehearsal's trace does not record (its work is the whole task), and an export\n" +
+	"straight from an installation's MySQL.\n\n" +
 	"## Load calibration and the queueing-theory check\n\n" +
 	"The nominal ρ sets the practice arrival rate: ρ × capacity / the mean job size, the mean estimated by Monte Carlo\n" +
 	"(20,000 draws). Every table prints the **realised** ρ next to it: the work (at speed 1) that arrived in the\n" +

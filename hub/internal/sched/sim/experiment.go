@@ -152,7 +152,8 @@ func ConfigFor(tl Timeline, sc Scenario, rho float64, seed uint64, cluster []Jud
 			ds[i].Length = end - ds[i].At
 		}
 	}
-	cfg := Config{Seed: seed, Cluster: cluster, Heartbeat: sc.Heartbeat, CacheCapacity: sc.CacheCapacity, Warmup: tl.Warmup, End: end, MeasureDecision: true}
+	cfg := Config{Seed: seed, Cluster: cluster, Heartbeat: sc.Heartbeat, CacheCapacity: sc.CacheCapacity, Warmup: tl.Warmup, End: end, MeasureDecision: true,
+		Hubs: sc.Hubs, PassLatency: sc.PassLatency, DecisionCost: sc.DecisionCost}
 	if len(ds) == 1 {
 		cfg.Disturbance = ds[0]
 	} else {

@@ -44,6 +44,11 @@ type Result struct {
 	// Requeues of expired leases; Wasted results arriving after their
 	// lease expired (work done twice).
 	Requeues, Wasted int
+	// Cancelled: attempts the hub withdrew from a judge that reconnected
+	// holding tasks whose leases had expired. LeaseConflicts: placements
+	// whose lease failed at commit (another hub took the task during the
+	// pass, or the judge's link closed).
+	Cancelled, LeaseConflicts int
 	// Recovery: from the disturbance's start until the last 10 s bucket
 	// (by arrival) whose mean wait exceeded max(2 × baseline, baseline +
 	// 1 s), baseline being the mean wait before the disturbance.

@@ -153,6 +153,9 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	}
 	cfg := Config{Policy: policy, Seed: rc.seed, Cluster: cluster, Heartbeat: rc.heartbeat.Seconds(),
 		Warmup: 0, End: last + 0.001, StartConnected: true,
+		// Instantaneous passes: the replay compares the hub's recorded
+		// waits with the policy's own (ReplayTune may set a latency).
+		PassLatency: -1, DecisionCost: -1,
 		// Enough to finish everything on the slowest single slot, and an
 		// hour for leases to expire and judges to come back.
 		MaxDrain: 3600 + work/minSpeed}

@@ -421,6 +421,25 @@ func (r *Results) WriteAblation(w io.Writer) {
 // (in a directory named after the file without extension); ablation, if
 // not nil, is the ablation grid's results.
 func (r *Results) WriteDoc(path string, elapsed time.Duration, command string, ablation *Results) error {
+	return r.WriteReport(path, Report{Elapsed: elapsed, Command: command, Ablation: ablation})
+}
+
+// Report is what WriteReport writes beside the main grid's results.
+type Report struct {
+	Elapsed time.Duration
+	Command string
+	// Machine and Date say where and when the grid ran (printed under the
+	// title when set).
+	Machine, Date string
+	// Ablation and Sweeps, if not nil, are the ablation grid's and the
+	// sensitivity sweeps' results.
+	Ablation, Sweeps *Results
+}
+
+// WriteReport writes the Markdown report to path and its plots next to it
+// (in a directory named after the file without extension).
+func (r *Results) WriteReport(path string, rep Report) error {
+	elapsed, command, ablation := rep.Elapsed, rep.Command, rep.Ablation
 	dir := strings.TrimSuffix(path, filepath.Ext(path))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("sim: write doc: %w", err)
@@ -432,12 +451,25 @@ func (r *Results) WriteDoc(path string, elapsed time.Duration, command string, a
 	if ablation != nil {
 		runs += ablation.Runs()
 	}
+	if rep.Sweeps != nil {
+		runs += rep.Sweeps.Runs()
+	}
 	fmt.Fprintf(&b, docIntro, command, e.Seeds, runs, elapsed.Round(time.Second),
 		e.Timeline.Warmup/60, e.Timeline.Measured/60, e.Timeline.DisturbAt/60)
+	if rep.Machine != "" || rep.Date != "" {
+		fmt.Fprintf(&b, "\nRun on %s, %s.\n", rep.Date, rep.Machine)
+	}
 	b.WriteString("\n## Headline: the hub's default policy against the targets (time to verdict)\n\n")
 	fmt.Fprintf(&b, "%s.\n\n", Tally(hs))
 	WriteHeadline(&b, hs)
+	b.WriteString(docMisses)
 	b.WriteString(docReading)
+	if rep.Sweeps != nil {
+		fmt.Fprintf(&b, docSweeps, rep.Sweeps.Exp.Seeds)
+		rep.Sweeps.WriteSweeps(&b)
+		b.WriteString(docSweepsAfter)
+	}
+	b.WriteString(docFidelity)
 	b.WriteString(docPolicy)
 	b.WriteString(docReplay)
 	b.WriteString(docScenarios)
@@ -490,11 +522,12 @@ const docIntro = "# Scheduling lab\n\n" +
 hub/internal/sched through the same ` + "`sched.Judge`" + ` view the hub builds in hub/internal/hub:
 heartbeat fields (running, local queue, load1, memory) as of the judge's *last heartbeat*, the hub's exact
 ` + "`Assigned`/`SinceHeartbeat`" + ` counts (the hub sees every dispatch and every result at once, so it knows
-free slots exactly), and its affinity table (` + "`Cached`" + `: every hash it ever sent or prefetched to the
-judge, as the hub keeps it — it never learns of the judge's own evictions). The hub model copies the hub's
-mechanics: one central queue (arrival order; a requeued task keeps its place), dispatch passes over a
-window of 64 tasks woken by every arrival, result and heartbeat and by a 250 ms tick, late binding only if
-the policy holds, leases of (missed+1) × heartbeat renewed by heartbeats, a reaper every heartbeat/2, a
+free slots exactly), and its affinity table (` + "`Cached`" + `: what the judge's last heartbeat reported it holds or
+is fetching, plus what was sent or prefetched since — evictions reach the hub with the next heartbeat). The
+hub model copies the hub's mechanics: one central queue (priority, then arrival order; a requeued task keeps
+its place), dispatch passes over a window of 64 tasks woken by every arrival, result and heartbeat and by a
+250 ms tick, each pass the hub's own ` + "`sched.Pass`" + ` and taking 5 ms + 20 µs per decision from its decisions to
+its placements (decision latency), late binding only if the policy holds, leases of (missed+1) × heartbeat renewed by heartbeats, a reaper every heartbeat/2, a
 judge closed after 3 silent intervals, at most 3 attempts, prefetch on ` + "`Decision.Prefetch`" + `, and
 ` + "`Observe`" + ` feedback (latency from dispatch, and the run time the result reports) for the policies that
 learn, as the hub feeds them (see "What the hub feeds" below).
@@ -541,8 +574,10 @@ not built yet.
 thresholds on heartbeat data; the rest are the baselines as real policy types in hub/internal/sched (random,
 LVS-style ` + "`wrr`" + ` by cores, nginx smooth ` + "`swrr`" + `, nginx ` + "`least_conn`" + `, ` + "`p2c`" + ` on assigned/slots, Envoy
 ` + "`least_request`" + ` (bias 1), ` + "`peak_ewma`" + ` P2C, Dubbo-style ` + "`adaptive`" + `, ` + "`chbl`" + ` (consistent hashing with
-bounded loads on the problem id, c = 1.25), ` + "`pull`" + ` (join-idle-queue / pull)). All but guide, default
-and pull are push balancers: they never hold a task, and a judge queues what exceeds its cores.
+bounded loads on the problem id, c = 1.25), ` + "`pull`" + ` (join-idle-queue / pull), ` + "`window_swrr`" + ` (the guide's dynamic
+weights: statistics per window → weights → smooth WRR, with the guide's overload protection)). All but guide,
+default, pull and window_swrr are push balancers: they never hold a task, and a judge queues what exceeds its
+cores.
 
 **Metrics.** The primary metric is the **time to verdict** (TTV) = submission (arrival) → the final verdict
 reaching the hub; the headline gives its mean, its p99 and the slowdown = time to verdict / the job's own run
@@ -719,12 +754,9 @@ side only recorded pushes count; one seen before the POST that enqueued it was a
 2. *Result latency.* A slot frees in the simulator the instant the work ends; in the hub only after the
    result reaches it and ` + "`" + `Complete` + "`" + ` succeeds in Redis. Every task holds its slot that much longer, so the
    hub's waits grow faster with load than the simulator's.
-3. *The dispatch passes (issue 14; not changed here).* The hub asks the policy about every task of the
-   window even after a busy hold, the simulator stops at the first (the same outcome when every judge
-   speaks every language, as in a replay). The hub runs the next pass at once when it placed anything
-   from a full window; the simulator only when it placed the whole window, else it waits for the next
-   event or tick (≤ 250 ms): with more than 64 queued and tasks held for affinity, the simulator is the
-   slower one.
+3. *The dispatch passes.* Since issue 14 both run ` + "`sched.Pass`" + ` and decide the next pass by
+   ` + "`PassResult.Again`" + `: they no longer differ here. The replay keeps passes instantaneous (no decision
+   latency, unlike the grid) so that the comparison isolates the hub's own latency.
 4. *Heartbeat timing.* The phases differ; heartbeats carry running, queued and load1. The default reads
    its exact assigned counts, so this moves mainly ` + "`" + `guide` + "`" + ` and the push baselines.
 5. *Queue ties.* The hub orders a priority by submission time in ms and Redis breaks ties by member (the

@@ -71,6 +71,10 @@ type Scenario struct {
 	Workload *Workload
 	Arrivals Arrivals
 	Faults   []Fault
+	// Hubs, PassLatency and DecisionCost are Config's (0: the defaults;
+	// a negative latency or cost: none).
+	Hubs                      int
+	PassLatency, DecisionCost float64
 	// Source names where the scenario was read from.
 	Source string
 }
@@ -235,10 +239,17 @@ type scenarioFile struct {
 	Name      string        `json:"name"`
 	Title     string        `json:"title"`
 	Heartbeat *float64      `json:"heartbeat_s"`
+	Hub       *hubFile      `json:"hub"`
 	Cluster   *clusterFile  `json:"cluster"`
 	Workload  *workloadFile `json:"workload"`
 	Arrivals  *arrivalsFile `json:"arrivals"`
 	Faults    []faultFile   `json:"faults"`
+}
+
+type hubFile struct {
+	Hubs         int      `json:"hubs"`
+	PassLatency  *float64 `json:"pass_latency_s"`
+	DecisionCost *float64 `json:"decision_cost_s"`
 }
 
 type clusterFile struct {
@@ -247,12 +258,13 @@ type clusterFile struct {
 }
 
 type judgeFile struct {
-	ID            string  `json:"id"`
-	Slots         int     `json:"slots"`
-	Speed         float64 `json:"speed"`
-	CacheProblems int     `json:"cache_problems"`
-	Join          float64 `json:"join_s"`
-	Leave         float64 `json:"leave_s"`
+	ID            string   `json:"id"`
+	Slots         int      `json:"slots"`
+	Speed         float64  `json:"speed"`
+	CacheProblems int      `json:"cache_problems"`
+	Join          float64  `json:"join_s"`
+	Leave         float64  `json:"leave_s"`
+	Languages     []string `json:"languages"`
 }
 
 type lognormalFile struct {
@@ -345,6 +357,7 @@ type traceJobFile struct {
 	At       float64 `json:"at_s"`
 	Problem  int     `json:"problem"`
 	Work     float64 `json:"work_s"`
+	Compile  float64 `json:"compile_s"`
 	Language string  `json:"language"`
 	Class    string  `json:"class"`
 }
@@ -407,6 +420,7 @@ var faultKinds = map[string]DisturbanceKind{"drop": DisturbDrop, "crash": Distur
 // Limits that keep a file's run finite.
 const (
 	maxJudges, maxSlots, maxProblems, maxCases = 10000, 10000, 1_000_000, 100_000
+	maxHubs                                    = 64
 	maxRejudge                                 = 10_000_000
 )
 
@@ -460,6 +474,30 @@ func (f *scenarioFile) scenario() (Scenario, *FieldError) {
 		}
 		sc.Heartbeat = *f.Heartbeat
 	}
+	if h := f.Hub; h != nil {
+		if e := intIn("hub.hubs", h.Hubs, 0, maxHubs); e != nil {
+			return sc, e
+		}
+		sc.Hubs = h.Hubs
+		if h.PassLatency != nil {
+			if e := nonneg("hub.pass_latency_s", *h.PassLatency); e != nil {
+				return sc, e
+			}
+			sc.PassLatency = *h.PassLatency
+			if sc.PassLatency == 0 {
+				sc.PassLatency = -1 // instantaneous
+			}
+		}
+		if h.DecisionCost != nil {
+			if e := nonneg("hub.decision_cost_s", *h.DecisionCost); e != nil {
+				return sc, e
+			}
+			sc.DecisionCost = *h.DecisionCost
+			if sc.DecisionCost == 0 {
+				sc.DecisionCost = -1
+			}
+		}
+	}
 
 	// The cluster.
 	ids := map[string]int{}
@@ -493,7 +531,13 @@ func (f *scenarioFile) scenario() (Scenario, *FieldError) {
 			if j.Leave > 0 && j.Leave <= j.Join {
 				return sc, bad(at+".leave_s", "%v: want after join_s (%v)", j.Leave, j.Join)
 			}
-			cluster = append(cluster, JudgeSpec{ID: j.ID, Cores: j.Slots, Speed: j.Speed, Join: j.Join, Leave: j.Leave, Cache: j.CacheProblems})
+			for k, l := range j.Languages {
+				if strings.TrimSpace(l) == "" {
+					return sc, bad(fmt.Sprintf("%s.languages[%d]", at, k), "empty")
+				}
+			}
+			cluster = append(cluster, JudgeSpec{ID: j.ID, Cores: j.Slots, Speed: j.Speed, Join: j.Join, Leave: j.Leave, Cache: j.CacheProblems,
+				Languages: slices.Clone(j.Languages)})
 		}
 		sc.Cluster = cluster
 	} else {
@@ -712,13 +756,17 @@ func (f *scenarioFile) scenario() (Scenario, *FieldError) {
 			arr.ScaleToLoad = t.ScaleToLoad == nil || *t.ScaleToLoad
 			for i, j := range t.Jobs {
 				at := fmt.Sprintf("arrivals.trace.jobs[%d]", i)
-				if e := first(nonneg(at+".at_s", j.At), intIn(at+".problem", j.Problem, 0, w.Problems-1), nonneg(at+".work_s", j.Work)); e != nil {
+				if e := first(nonneg(at+".at_s", j.At), intIn(at+".problem", j.Problem, 0, w.Problems-1), nonneg(at+".work_s", j.Work),
+					nonneg(at+".compile_s", j.Compile)); e != nil {
 					return sc, e
+				}
+				if j.Compile > j.Work && j.Work > 0 {
+					return sc, bad(at+".compile_s", "%v: want at most work_s (%v)", j.Compile, j.Work)
 				}
 				if _, ok := classPriority[j.Class]; !ok && j.Class != "" {
 					return sc, bad(at+".class", `%q: want "practice", "contest", "rejudge" or "custom"`, j.Class)
 				}
-				arr.Replay = append(arr.Replay, TraceJob{At: j.At, Problem: j.Problem, Work: j.Work, Language: j.Language, Class: j.Class})
+				arr.Replay = append(arr.Replay, TraceJob{At: j.At, Problem: j.Problem, Work: j.Work, Compile: j.Compile, Language: j.Language, Class: j.Class})
 			}
 		}
 	}

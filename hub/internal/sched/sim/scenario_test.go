@@ -168,6 +168,11 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"fault factor", `{"name": "x", "faults": [{"kind": "gray", "judge": "j2", "at": 0, "length_s": 1}]}`, "faults[0].factor", "want > 0"},
 		{"crash factor", `{"name": "x", "faults": [{"kind": "crash", "judge": "j2", "at": 0, "length_s": 1, "factor": 2}]}`, "faults[0].factor", "no factor"},
 		{"overlap", `{"name": "x", "faults": [{"kind": "crash", "judge": "j2", "at": "event", "length_s": 10}, {"kind": "silent", "judge": "j2", "at": "event+5", "length_s": 10}]}`, "faults[1]", "overlaps faults[0]"},
+		{"too many hubs", `{"name": "x", "hub": {"hubs": 65}}`, "hub.hubs", "want 0 to 64"},
+		{"negative pass latency", `{"name": "x", "hub": {"pass_latency_s": -1}}`, "hub.pass_latency_s", "≥ 0"},
+		{"negative decision cost", `{"name": "x", "hub": {"decision_cost_s": -0.1}}`, "hub.decision_cost_s", "≥ 0"},
+		{"empty judge language", `{"name": "x", "cluster": {"judges": [{"id": "a", "slots": 1, "speed": 1, "languages": ["cpp", " "]}]}}`, "cluster.judges[0].languages[1]", "empty"},
+		{"trace compile above work", `{"name": "x", "arrivals": {"trace": {"jobs": [{"at_s": 1, "problem": 0, "work_s": 1, "compile_s": 2}]}}}`, "arrivals.trace.jobs[0].compile_s", "at most work_s"},
 		{"builtin with a typo", strings.Replace(string(steady), `"speed"`, `"sped"`, 1), "cluster.judges[0].sped", "unknown field"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

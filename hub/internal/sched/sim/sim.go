@@ -41,6 +41,16 @@ const (
 	Bound = "bound"
 )
 
+// The hub's decision latency by default (Config.PassLatency,
+// Config.DecisionCost): a pass on a quiet installation — the queue's
+// publish reaching the hub, a Peek and a LeaseMany round trip to Redis and
+// the push through the judge's socket — takes a few milliseconds, and each
+// decision of the default policy some microseconds (BenchmarkPick).
+const (
+	DefaultPassLatency  = 0.005 // s
+	DefaultDecisionCost = 20e-6 // s
+)
+
 // Config is one simulation run. Zero fields take the documented defaults.
 type Config struct {
 	// Policy is a sched policy name or a reference (Ideal, IdealWarm,
@@ -94,6 +104,24 @@ type Config struct {
 	// cache each heartbeat reports — the hub before issue 18; for the
 	// ablations.
 	CacheViewGrows bool
+	// Hubs is how many hubs share the queue (default 1). Judge i connects
+	// to hub i mod Hubs; each hub has its own policy instance, its own
+	// dispatch passes (each sees only its own judges and the head of the
+	// shared queue) and its own tick phase; a task two hubs picked in
+	// overlapping passes goes to the first to take its lease (the other's
+	// placement fails: LeaseConflicts).
+	Hubs int
+	// PassLatency is how long a dispatch pass takes from its decisions to
+	// its leases being taken and the tasks pushed (s): the wake-up
+	// publish, the Peek and LeaseMany round trips to Redis, the push
+	// through the judge's socket. A pass decides on the state at its start
+	// and commits at its end; the hub's dispatcher runs one pass at a
+	// time, so what wakes it meanwhile waits for the pass to end. Default
+	// DefaultPassLatency; negative: instantaneous (the model before).
+	PassLatency float64
+	// DecisionCost is added to a pass's latency per policy decision (s).
+	// Default DefaultDecisionCost; negative: none.
+	DecisionCost float64
 	// StartConnected: the judges present from the start (JudgeSpec.Join
 	// 0) are connected at time 0, as a recorded run's judges were before
 	// its first task, instead of at their first heartbeat (a random phase
@@ -111,9 +139,6 @@ func (c *Config) defaults() {
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 3
 	}
-	if c.PeekWindow <= 0 {
-		c.PeekWindow = 64
-	}
 	if c.CacheCapacity <= 0 {
 		c.CacheCapacity = 100
 	}
@@ -124,7 +149,25 @@ func (c *Config) defaults() {
 		c.RecoveryBucket = 10
 	}
 	if c.DispatchTick <= 0 {
-		c.DispatchTick = 0.25
+		c.DispatchTick = sched.DefaultDispatchTick.Seconds()
+	}
+	if c.PeekWindow <= 0 {
+		c.PeekWindow = sched.DefaultPeekWindow
+	}
+	if c.Hubs <= 0 {
+		c.Hubs = 1
+	}
+	switch {
+	case c.PassLatency == 0:
+		c.PassLatency = DefaultPassLatency
+	case c.PassLatency < 0:
+		c.PassLatency = 0
+	}
+	switch {
+	case c.DecisionCost == 0:
+		c.DecisionCost = DefaultDecisionCost
+	case c.DecisionCost < 0:
+		c.DecisionCost = 0
 	}
 	if len(c.Cluster) == 0 {
 		c.Cluster = DefaultCluster()
@@ -159,6 +202,7 @@ type attempt struct {
 	leaseActive  bool
 	leaseExpires float64
 	leaseIdx     int
+	queued       bool // in the central queue
 }
 
 type jobState struct {
@@ -205,6 +249,27 @@ type judge struct {
 	hub       hubView
 	cached    func(string) bool
 	hot       int
+	hubIdx    int // the hub it connects to
+	// outbox holds the results the judge finished while the hub had its
+	// link closed (a silent judge): the agent keeps them unacknowledged
+	// and resends them when it connects again.
+	outbox []*attempt
+}
+
+// hubState is one hub: its policy and its dispatcher.
+type hubState struct {
+	idx    int
+	policy sched.Policy
+	obs    sched.Observer
+	// busyUntil is when the pass in flight commits; woken meanwhile, the
+	// dispatcher runs again right after it (pending).
+	busyUntil float64
+	inPass    bool
+	pending   bool
+	views     []sched.Judge
+	conns     []*judge
+	tasks     []sched.Task
+	batch     []*attempt
 }
 
 type sim struct {
@@ -215,18 +280,13 @@ type sim struct {
 	warm   bool // IdealWarm, IdealWarmDrop: downloads are free
 	drop   bool // IdealDrop, IdealWarmDrop: a silent judge is dropped
 	fast   float64
-	policy sched.Policy
-	obs    sched.Observer
+	hubs   []*hubState
 	base   time.Time
 	judges []*judge
 	queue  []*attempt
 	jobs   []jobState
 	next   int // next job to arrive
 	lease  float64
-
-	views []sched.Judge
-	conns []*judge
-	kept  []*attempt
 
 	// accounting
 	pending    int // measured jobs not done nor lost
@@ -301,16 +361,21 @@ func newSim(cfg Config, tr *Trace) (*sim, error) {
 	}
 	s.lease = float64(cfg.MissedHeartbeats+1) * cfg.Heartbeat
 	if !s.ideal {
-		if cfg.NewPolicy != nil {
-			s.policy = cfg.NewPolicy(cfg.Seed)
-		} else {
-			p, err := sched.NewWith(cfg.Policy, sched.Options{Seed: cfg.Seed})
-			if err != nil {
-				return nil, fmt.Errorf("sim: policy: %w", err)
+		for k := range cfg.Hubs {
+			seed := cfg.Seed + uint64(k)*0x9e3779b9
+			h := &hubState{idx: k}
+			if cfg.NewPolicy != nil {
+				h.policy = cfg.NewPolicy(seed)
+			} else {
+				p, err := sched.NewWith(cfg.Policy, sched.Options{Seed: seed})
+				if err != nil {
+					return nil, fmt.Errorf("sim: policy: %w", err)
+				}
+				h.policy = p
 			}
-			s.policy = p
+			h.obs, _ = h.policy.(sched.Observer)
+			s.hubs = append(s.hubs, h)
 		}
-		s.obs, _ = s.policy.(sched.Observer)
 	}
 	s.res.Policy = cfg.Policy
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x4b))
@@ -319,7 +384,7 @@ func newSim(cfg Config, tr *Trace) (*sim, error) {
 		if spec.Cache > 0 {
 			capacity = spec.Cache
 		}
-		j := &judge{spec: spec, idx: i, up: true, factor: 1, cache: newLRU(capacity), hot: 0}
+		j := &judge{spec: spec, idx: i, up: true, factor: 1, cache: newLRU(capacity), hot: 0, hubIdx: i % cfg.Hubs}
 		j.hub.data = map[string]bool{}
 		h := &j.hub
 		j.cached = func(hash string) bool { return h.data[hash] }
@@ -355,7 +420,9 @@ func newSim(cfg Config, tr *Trace) (*sim, error) {
 	s.eng.schedule(event{t: 5, kind: evLoadTick})
 	if !s.ideal {
 		s.eng.schedule(event{t: cfg.Heartbeat / 2, kind: evReap})
-		s.eng.schedule(event{t: cfg.DispatchTick, kind: evTick})
+		for k := range s.hubs { // each hub's ticker has its own phase
+			s.eng.schedule(event{t: cfg.DispatchTick * float64(k+1) / float64(len(s.hubs)), kind: evTick, idx: k})
+		}
 	}
 	for f, d := range cfg.faults() {
 		s.eng.schedule(event{t: d.At, kind: evDisturb, idx: 2 * f})
@@ -445,9 +512,9 @@ func (s *sim) handle(ev event) {
 		s.eng.schedule(event{t: s.now() + s.cfg.Heartbeat/2, kind: evReap})
 	case evTick:
 		if len(s.queue) > 0 {
-			s.dispatch()
+			s.wake(s.hubs[ev.idx])
 		}
-		s.eng.schedule(event{t: s.now() + s.cfg.DispatchTick, kind: evTick})
+		s.eng.schedule(event{t: s.now() + s.cfg.DispatchTick, kind: evTick, idx: ev.idx})
 	case evDisturb:
 		s.disturb(s.cfg.faults()[ev.idx/2], ev.idx%2 == 0)
 	case evJoin:
@@ -477,7 +544,16 @@ func (s *sim) enqueue(a *attempt) {
 	if i > 0 && job.queuedBefore(s.queue[i-1].job.job) {
 		i = sort.Search(len(s.queue), func(k int) bool { return job.queuedBefore(s.queue[k].job.job) })
 	}
+	a.queued = true
 	s.queue = slices.Insert(s.queue, i, a)
+}
+
+// language is a's language ("cpp" for an untagged job).
+func (s *sim) language(a *attempt) string {
+	if m := a.job.job.Meta; m != nil {
+		return m.Language
+	}
+	return "cpp"
 }
 
 func (s *sim) task(a *attempt) sched.Task {
@@ -497,75 +573,111 @@ func (s *sim) sent(a *attempt, j *judge) {
 	}
 }
 
+// dispatch wakes every hub's dispatcher (the queue or the judges
+// changed).
 func (s *sim) dispatch() {
 	if s.ideal {
 		s.dispatchIdeal()
 		return
 	}
+	for _, h := range s.hubs {
+		s.wake(h)
+	}
+}
+
+// wake wakes hub h's dispatcher: a pass now, or right after the pass in
+// flight (the hub's one-slot wake channel).
+func (s *sim) wake(h *hubState) {
+	if h.inPass {
+		h.pending = true
+		return
+	}
+	s.pass(h)
+}
+
+// pass runs hub h's dispatch passes, as hub/internal/hub's dispatchOnce
+// does: the hub's view of its connected judges, the head of the queue,
+// sched.Pass (the very function the hub calls), then the leases and the
+// pushes — at once, or PassLatency (+ DecisionCost per decision) later.
+func (s *sim) pass(h *hubState) {
 	for len(s.queue) > 0 {
-		s.views, s.conns = s.views[:0], s.conns[:0]
+		h.views, h.conns = h.views[:0], h.conns[:0]
 		for _, j := range s.judges {
-			if !j.hub.connected {
+			if !j.hub.connected || j.hubIdx != h.idx {
 				continue
 			}
-			h := &j.hub
-			s.conns = append(s.conns, j)
-			s.views = append(s.views, sched.Judge{
-				ID: j.spec.ID, Cores: j.spec.Cores, Slots: j.spec.Cores,
-				Running: h.running, Queued: h.queued, Load1: h.load1, MemUsedRatio: h.mem,
-				Assigned: h.assigned, SinceHeartbeat: h.since, Cached: j.cached,
+			v := &j.hub
+			h.conns = append(h.conns, j)
+			h.views = append(h.views, sched.Judge{
+				ID: j.spec.ID, Cores: j.spec.Cores, Slots: j.spec.Cores, Languages: j.spec.Languages,
+				Running: v.running, Queued: v.queued, Load1: v.load1, MemUsedRatio: v.mem,
+				Assigned: v.assigned, SinceHeartbeat: v.since, Cached: j.cached,
 			})
 			if s.cfg.OracleSpeed {
-				s.views[len(s.views)-1].Speed = j.spec.Speed * j.factor
+				h.views[len(h.views)-1].Speed = j.spec.Speed * j.factor
 			}
 		}
-		if len(s.views) == 0 {
+		if len(h.views) == 0 {
 			return
 		}
 		n := min(s.cfg.PeekWindow, len(s.queue))
-		now := s.at(s.now())
-		placed, seen := 0, 0
-		s.kept = s.kept[:0]
-		for _, a := range s.queue[:n] {
-			seen++
-			var t0 time.Time
-			if s.cfg.MeasureDecision {
-				t0 = time.Now()
-			}
-			d := s.policy.Pick(now, s.task(a), s.views)
-			if s.cfg.MeasureDecision {
-				s.decisionNs += time.Since(t0).Nanoseconds()
-			}
-			s.res.Decisions++
-			if d.Judge < 0 {
-				s.kept = append(s.kept, a)
-				// A busy hold depends only on the judges (every judge
-				// here speaks every language): the rest of the window
-				// would be held too. The hub asks every task anyway.
-				if d.Hold == sched.HoldBusy || d.Hold == sched.HoldNoJudge {
-					break
-				}
-				continue
-			}
-			j := s.conns[d.Judge]
-			a.reason = d.Reason
-			s.views[d.Judge].Assigned++
-			s.views[d.Judge].SinceHeartbeat++
-			s.place(a, j)
-			if d.Prefetch {
-				s.prefetch(a)
-			}
-			placed++
+		h.tasks, h.batch = h.tasks[:0], append(h.batch[:0], s.queue[:n]...)
+		for _, a := range h.batch {
+			h.tasks = append(h.tasks, s.task(a))
 		}
-		if placed == 0 {
-			return
+		var t0 time.Time
+		if s.cfg.MeasureDecision {
+			t0 = time.Now()
 		}
-		// Put the held ones back in front, in order.
-		rest := s.queue[seen:]
-		s.queue = append(append(make([]*attempt, 0, len(s.kept)+len(rest)), s.kept...), rest...)
-		if placed < n {
-			return
+		r := sched.Pass(s.at(s.now()), h.policy, h.tasks, h.views)
+		if s.cfg.MeasureDecision {
+			s.decisionNs += time.Since(t0).Nanoseconds()
 		}
+		s.res.Decisions += r.Asked
+		again := r.Again(s.cfg.PeekWindow)
+		lat := s.cfg.PassLatency + s.cfg.DecisionCost*float64(r.Asked)
+		if lat <= 0 {
+			s.commit(h, h.batch, h.conns, r.Placed)
+			if !again {
+				return
+			}
+			continue
+		}
+		batch, conns := slices.Clone(h.batch), slices.Clone(h.conns)
+		h.inPass, h.busyUntil = true, s.now()+lat
+		s.eng.At(h.busyUntil, func() {
+			s.commit(h, batch, conns, r.Placed)
+			h.inPass = false
+			if again || h.pending {
+				h.pending = false
+				s.pass(h)
+			}
+		})
+		return
+	}
+}
+
+// commit takes the leases of a pass's placements and pushes the tasks: a
+// task another hub took meanwhile (or that left the queue) fails its
+// lease, as does one for a judge whose link closed during the pass.
+func (s *sim) commit(h *hubState, batch []*attempt, conns []*judge, placed []sched.Placement) {
+	took := 0
+	for _, p := range placed {
+		a, j := batch[p.Task], conns[p.Judge]
+		if !a.queued || !j.hub.connected {
+			s.res.LeaseConflicts++
+			continue
+		}
+		a.queued = false
+		a.reason = p.Reason
+		s.place(a, j)
+		if p.Prefetch {
+			s.prefetch(a)
+		}
+		took++
+	}
+	if took > 0 {
+		s.queue = slices.DeleteFunc(s.queue, func(a *attempt) bool { return !a.queued })
 	}
 }
 
@@ -700,13 +812,25 @@ func (s *sim) fill(j *judge) {
 	}
 }
 
-// result is a's result reaching the hub.
+// result is a's result leaving judge j. The hub receives it only over an
+// open link: a judge the hub has closed (a silent judge past its missed
+// heartbeats) keeps it and resends it when it connects again (deliver).
 func (s *sim) result(a *attempt, j *judge) {
 	if s.ideal {
 		s.done(a)
 		s.dispatch()
 		return
 	}
+	if !j.hub.connected {
+		j.outbox = append(j.outbox, a)
+		return
+	}
+	s.received(a, j)
+}
+
+// received is a's result reaching the hub: recorded if its lease still
+// holds (queue.Complete), else dropped as stale.
+func (s *sim) received(a *attempt, j *judge) {
 	if !a.leaseActive { // the lease expired and the task was requeued
 		s.res.Wasted++
 		return
@@ -714,14 +838,29 @@ func (s *sim) result(a *attempt, j *judge) {
 	s.releaseLease(a)
 	s.unassign(a)
 	s.done(a)
-	if s.obs != nil {
-		s.obs.Observe(s.at(s.now()), sched.Outcome{
+	if h := s.hubOf(j); h.obs != nil {
+		h.obs.Observe(s.at(s.now()), sched.Outcome{
 			Judge: j.spec.ID, Task: s.task(a), Latency: time.Duration((s.now() - a.dispatched) * float64(time.Second)),
-			Run: time.Duration((s.now() - a.runStart) * float64(time.Second)),
+			Run: time.Duration(s.reportedRun(a) * float64(time.Second)),
 		})
 	}
 	s.dispatch()
 }
+
+// reportedRun is the run time a's result reports (s), as the hub learns
+// it: the sum of its cases' wall times — the compile step is not in it,
+// and under ICPC rules nothing after the first failing case ran (the
+// job's size already stops there).
+func (s *sim) reportedRun(a *attempt) float64 {
+	elapsed := s.now() - a.runStart
+	job := a.job.job
+	if job.Size <= 0 || job.Compile <= 0 {
+		return elapsed
+	}
+	return elapsed * math.Max(job.Size-job.Compile, 0) / job.Size
+}
+
+func (s *sim) hubOf(j *judge) *hubState { return s.hubs[j.hubIdx] }
 
 func (s *sim) done(a *attempt) {
 	js := a.job
@@ -785,8 +924,9 @@ func (s *sim) heartbeat(j *judge) {
 		return
 	}
 	h := &j.hub
+	reconnect := false
 	if !h.connected { // (re)connect: hello lists the cached data
-		h.connected = true
+		h.connected, reconnect = true, true
 		clear(h.data)
 		for _, p := range j.cache.ready(s.now()) {
 			h.data[s.tr.Problems[p].Hash] = true
@@ -826,7 +966,40 @@ func (s *sim) heartbeat(j *judge) {
 	for _, a := range j.local {
 		held(a)
 	}
+	if reconnect {
+		s.reconnected(j)
+	}
 	s.dispatch()
+}
+
+// reconnected is what follows a judge's hello after the hub had closed
+// it: the agent resends the results it kept (recorded only if their
+// leases still hold), and the hub withdraws the attempts the judge lists
+// but no longer holds (hub/internal/hub's cancelUnheld): their leases
+// expired while it was silent, so their results would be stale.
+func (s *sim) reconnected(j *judge) {
+	out := j.outbox
+	j.outbox = nil
+	for _, a := range out {
+		s.received(a, j)
+	}
+	cancel := func(list []*attempt) []*attempt {
+		return slices.DeleteFunc(list, func(a *attempt) bool {
+			if a.leaseActive && a.judge == j.idx {
+				return false
+			}
+			if a.phase == phRun {
+				j.computing--
+			}
+			a.phase = phDead
+			a.ver++
+			s.res.Cancelled++
+			return true
+		})
+	}
+	j.running = cancel(j.running)
+	j.local = cancel(j.local)
+	s.fill(j)
 }
 
 // reap is the hub's watchdog and lease reaper.
@@ -865,8 +1038,8 @@ func (s *sim) reap() {
 func (s *sim) expire(a *attempt) {
 	s.releaseLease(a)
 	s.unassign(a)
-	if s.obs != nil {
-		s.obs.Observe(s.at(s.now()), sched.Outcome{
+	if h := s.hubOf(s.judges[a.judge]); h.obs != nil {
+		h.obs.Observe(s.at(s.now()), sched.Outcome{
 			Judge: s.judges[a.judge].spec.ID, Task: s.task(a), Failed: true,
 			Latency: time.Duration((s.now() - a.dispatched) * float64(time.Second)),
 		})
@@ -969,6 +1142,7 @@ func (s *sim) crash(j *judge, lost bool) {
 		a.ver++
 	}
 	j.running, j.local, j.computing = nil, nil, 0
+	j.outbox = nil // unacknowledged results die with the agent
 	if lost {
 		j.cache.dropPending(s.now())
 	}
@@ -1004,12 +1178,21 @@ func (s *sim) setFactor(j *judge, f float64) {
 // dispatchIdeal binds the head of the queue while a slot is free, to the
 // free slot that would finish it first (data fetch + size / true speed).
 func (s *sim) dispatchIdeal() {
-	for len(s.queue) > 0 {
-		a := s.queue[0]
+	// A task whose language no free judge runs is passed over (it waits
+	// for its own judges); the queue's order holds within a language.
+	for i := 0; i < len(s.queue); {
+		free := false
+		for _, j := range s.judges {
+			free = free || (j.up && len(j.running) < j.spec.Cores)
+		}
+		if !free {
+			return
+		}
+		a := s.queue[i]
 		p := a.job.job.Problem
 		best, bestT := (*judge)(nil), math.Inf(1)
 		for _, j := range s.judges {
-			if !j.up || len(j.running) >= j.spec.Cores {
+			if !j.up || len(j.running) >= j.spec.Cores || !j.spec.speaks(s.language(a)) {
 				continue
 			}
 			fetch := s.download(p)
@@ -1021,9 +1204,11 @@ func (s *sim) dispatchIdeal() {
 			}
 		}
 		if best == nil {
-			return
+			i++
+			continue
 		}
-		s.queue = s.queue[1:]
+		s.queue = slices.Delete(s.queue, i, i+1)
+		a.queued = false
 		s.res.Decisions++
 		a.judge = best.idx
 		a.reason = "ideal"

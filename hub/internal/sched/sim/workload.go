@@ -105,10 +105,20 @@ func pick(rng *rand.Rand, n int, share func(int) float64) int {
 // draw returns a job's size and its language (-1: the default), by the
 // original model (size) unless the workload is extended.
 func (w *Workload) draw(rng *rand.Rand, p *Problem) (float64, int) {
-	if w.Sizes == SizesExp || !w.extended() {
-		return w.size(rng, p), -1
+	size, _, lang := w.drawJob(rng, p)
+	return size, lang
+}
+
+// drawJob is draw with the compile part of the size.
+func (w *Workload) drawJob(rng *rand.Rand, p *Problem) (size, compile float64, lang int) {
+	if w.Sizes == SizesExp {
+		return w.size(rng, p), 0, -1
 	}
-	lang, compile, factor := -1, w.Compile, 1.0
+	if !w.extended() {
+		return w.size(rng, p), w.Compile, -1
+	}
+	lang, compile = -1, w.Compile
+	factor := 1.0
 	if len(w.Languages) > 0 {
 		lang = pick(rng, len(w.Languages), func(i int) float64 { return w.Languages[i].Share })
 		l := w.Languages[lang]
@@ -122,13 +132,13 @@ func (w *Workload) draw(rng *rand.Rand, p *Problem) (float64, int) {
 	case len(w.Verdicts) > 0:
 		v = w.Verdicts[pick(rng, len(w.Verdicts), func(i int) float64 { return w.Verdicts[i].Share })]
 	case rng.Float64() < w.TLEShare: // the original mix, every case to the limit
-		return compile + float64(p.Cases)*w.TimeLimit, lang
+		return compile + float64(p.Cases)*w.TimeLimit, compile, lang
 	}
 	if v.Compile.Median > 0 {
 		compile = lognormal(rng, v.Compile.Median, v.Compile.Sigma)
 	}
 	if v.CompileError || p.Cases == 0 {
-		return compile, lang
+		return compile, compile, lang
 	}
 	n, fail := p.Cases, p.Cases+1
 	if v.Fails || v.TimeLimit {
@@ -150,7 +160,7 @@ func (w *Workload) draw(rng *rand.Rand, p *Problem) (float64, int) {
 		}
 		s += min(w.TimeLimit, p.CaseTime*f*(0.75+0.5*rng.Float64()))
 	}
-	return s, lang
+	return s, compile, lang
 }
 
 // DefaultWorkload is the workload of every scenario.
@@ -168,6 +178,9 @@ type Job struct {
 	Arrival float64 // s
 	Problem int
 	Size    float64 // seconds of work on a core of speed 1
+	// Compile is the part of Size spent compiling: a result reports only
+	// its cases' run times, so the hub learns speeds from Size − Compile.
+	Compile float64
 	// Meta, if set, is what the policy sees of the job instead of the
 	// generated defaults (submission ID+1, problem index, "cpp", priority
 	// 0); its Priority also orders the central queue as the hub's does
@@ -257,9 +270,10 @@ type Rejudge struct {
 // drawn from the workload's model), language ("" the default) and class
 // (protocol priority: "practice", "contest", "rejudge" or "custom").
 type TraceJob struct {
-	At, Work        float64
-	Problem         int
-	Language, Class string
+	// Compile is the part of Work spent compiling (0: unknown, none).
+	At, Work, Compile float64
+	Problem           int
+	Language, Class   string
 }
 
 // Classes of a job, by protocol priority name.
@@ -401,8 +415,8 @@ func Generate(w Workload, tr Traffic, capacity float64, seed uint64) *Trace {
 	}
 	// job draws a job of problem p arriving at at, of class class.
 	job := func(rng *rand.Rand, at float64, p int, class protocol.Priority) Job {
-		size, lang := w.draw(rng, &t.Problems[p])
-		j := Job{Arrival: at, Problem: p, Size: size}
+		size, compile, lang := w.drawJob(rng, &t.Problems[p])
+		j := Job{Arrival: at, Problem: p, Size: size, Compile: compile}
 		if tagged {
 			j.Meta = &TaskMeta{Language: "cpp", Priority: int(class)}
 			if lang >= 0 {
@@ -495,7 +509,7 @@ func (t *Trace) replay(w Workload, tr Traffic, capacity float64, rng *rand.Rand,
 		p := min(max(r.Problem, 0), w.Problems-1)
 		j := job(rng, r.At, p, class)
 		if r.Work > 0 {
-			j.Size = r.Work
+			j.Size, j.Compile = r.Work, min(r.Compile, r.Work)
 		}
 		if r.Language != "" {
 			j.Meta.Language = r.Language

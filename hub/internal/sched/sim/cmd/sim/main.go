@@ -27,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -69,8 +70,8 @@ type options struct {
 	seeds, workers             int
 	out                        string
 	scenarios, policies, loads string
-	ablation                   bool
-	files, show                string
+	ablation, sweeps           bool
+	files, show, trace         string
 	// The replay.
 	replay, policy string
 	json, tasks    bool
@@ -82,7 +83,7 @@ type options struct {
 // replayOnly and gridOnly are the flags of one mode, refused in the other.
 var (
 	replayOnly = []string{"policy", "json", "tasks", "heartbeat", "download", "seed"}
-	gridOnly   = []string{"quick", "seeds", "out", "workers", "scenarios", "policies", "loads", "ablation", "scenario", "show-scenario"}
+	gridOnly   = []string{"quick", "seeds", "out", "workers", "scenarios", "policies", "loads", "ablation", "sweeps", "scenario", "show-scenario", "trace"}
 )
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -97,7 +98,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.policies, "policies", "", "comma-separated policies (default all; ablation variants allowed: "+strings.Join(variantNames(), ", ")+")")
 	fs.StringVar(&o.loads, "loads", "", "comma-separated offered loads (default the grid's)")
 	fs.BoolVar(&o.ablation, "ablation", true, "also run the ablation grid (the default policy's variants) for the report")
+	fs.BoolVar(&o.sweeps, "sweeps", true, "also run the sensitivity sweeps (cluster size, heterogeneity, test data size, problems) for the report")
 	fs.StringVar(&o.files, "scenario", "", "comma-separated scenario files (JSON, see docs/scheduling.md) to run instead of the built-in scenarios; no report unless -out is given")
+	fs.StringVar(&o.trace, "trace", "", "run the grid on this recorded run (schedtrace JSON, as `rehearse --trace` writes it) at its recorded arrival times, under every policy; no report unless -out is given")
 	fs.StringVar(&o.show, "show-scenario", "", "print the file of this built-in scenario and exit")
 	fs.StringVar(&o.replay, "replay", "", "replay this schedtrace JSON file instead of running the grid")
 	fs.StringVar(&o.policy, "policy", "", "replay: the policy (default the trace's, then the hub's default)")
@@ -123,8 +126,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			return options{}, fmt.Errorf("-%s does not apply to %s", name, mode)
 		}
 	}
-	if o.files != "" && !set["out"] {
+	if (o.files != "" || o.trace != "") && !set["out"] {
 		o.out = ""
+	}
+	if o.files != "" && o.trace != "" {
+		return options{}, fmt.Errorf("-scenario and -trace: one or the other")
 	}
 	if set["replay"] && o.replay == "" {
 		return options{}, fmt.Errorf("-replay: empty file name")
@@ -198,6 +204,7 @@ func run(o options) error {
 	}
 	if o.seeds > 0 {
 		e.Seeds = o.seeds
+		command += " -seeds " + strconv.Itoa(o.seeds)
 	}
 	if o.files != "" {
 		e.Scenarios = nil
@@ -220,6 +227,14 @@ func run(o options) error {
 			e.Scenarios = append(e.Scenarios, sc)
 		}
 		command += " -scenario " + o.files
+	}
+	if o.trace != "" {
+		sc, tl, rho, err := traceScenario(o.trace)
+		if err != nil {
+			return err
+		}
+		e.Scenarios, e.Timeline, e.Loads = []sim.Scenario{sc}, tl, []float64{rho}
+		command += " -trace " + o.trace
 	}
 	if o.scenarios != "" {
 		keep := map[string]bool{}
@@ -276,6 +291,16 @@ func run(o options) error {
 		}
 		fmt.Fprintln(os.Stderr)
 	}
+	var sweeps *sim.Results
+	if o.sweeps && o.out != "" {
+		s := sim.SweepExperiment(e.Timeline, max(e.Seeds*3/10, 2))
+		s.Workers, s.Progress = e.Workers, e.Progress
+		fmt.Fprintln(os.Stderr, "sensitivity sweeps:")
+		if sweeps, err = s.Run(); err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr)
+	}
 	elapsed := time.Since(start)
 	hs := res.Headlines()
 	if o.quick {
@@ -293,7 +318,9 @@ func run(o options) error {
 	fmt.Printf("\nMean / p99 wait (s), %s:\n\n", e.Scenarios[0].Name)
 	res.WriteWaitTable(os.Stdout, e.Scenarios[0].Name)
 	if o.out != "" {
-		if err := res.WriteDoc(o.out, elapsed, command, abl); err != nil {
+		rep := sim.Report{Elapsed: elapsed, Command: command, Ablation: abl, Sweeps: sweeps,
+			Machine: machine(e.Workers), Date: start.UTC().Format("2006-01-02 15:04 MST")}
+		if err := res.WriteReport(o.out, rep); err != nil {
 			return err
 		}
 		fmt.Printf("\nwrote %s (%s)\n", o.out, elapsed.Round(time.Second))
@@ -308,4 +335,53 @@ func variantNames() []string {
 	}
 	slices.Sort(ns)
 	return ns
+}
+
+// machine describes the computer the grid ran on: the CPU model, its
+// logical CPUs, the parallel runs and the Go version.
+func machine(workers int) string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s, %d logical CPUs, %d parallel runs, %s %s/%s", model, runtime.NumCPU(), workers,
+		runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// traceScenario reads a recorded run (schedtrace) as a scenario at its
+// recorded times: a timeline that measures every task (no warm-up) and,
+// as the grid's load, the run's realised offered load (a label: the
+// arrivals are not scaled).
+func traceScenario(file string) (sim.Scenario, sim.Timeline, float64, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace: %w", err)
+	}
+	tr, err := schedtrace.Read(f)
+	f.Close()
+	if err != nil {
+		return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace %s: %w", file, err)
+	}
+	b, err := schedtrace.Scenario(tr, schedtrace.ScenarioOptions{Name: "trace"})
+	if err != nil {
+		return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace %s: %w", file, err)
+	}
+	sc, err := sim.ParseScenario(b, file)
+	if err != nil {
+		return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace %s: %w", file, err)
+	}
+	span, work := 0.0, 0.0
+	for _, j := range sc.Arrivals.Replay {
+		span, work = max(span, j.At), work+j.Work
+	}
+	rho := 0.0
+	if c := sim.Capacity(sc.Cluster); span > 0 && c > 0 {
+		rho = math.Round(work/span/c*100) / 100
+	}
+	return sc, sim.Timeline{Warmup: 0, Measured: span + 1, DisturbAt: span / 2}, rho, nil
 }

@@ -29,6 +29,10 @@ func TestParseFlags(t *testing.T) {
 		{name: "quick grid", args: []string{"-quick", "-out", ""}, want: func(o options) bool { return o.quick && o.out == "" }},
 		{name: "scenario files write no report", args: []string{"-scenario", "a.json,b.json"}, want: func(o options) bool { return o.files == "a.json,b.json" && o.out == "" }},
 		{name: "scenario files with a report", args: []string{"-scenario", "a.json", "-out", "x.md"}, want: func(o options) bool { return o.out == "x.md" }},
+		{name: "a trace writes no report", args: []string{"-trace", "run.json"}, want: func(o options) bool { return o.trace == "run.json" && o.out == "" && o.sweeps }},
+		{name: "trace and scenario", args: []string{"-trace", "run.json", "-scenario", "a.json"}, wantErr: "one or the other"},
+		{name: "trace with replay", args: []string{"-replay", "t.json", "-trace", "run.json"}, wantErr: "-trace does not apply to -replay"},
+		{name: "no sweeps", args: []string{"-sweeps=false"}, want: func(o options) bool { return !o.sweeps }},
 		{name: "scenario with replay", args: []string{"-replay", "t.json", "-scenario", "a.json"}, wantErr: "-scenario does not apply to -replay"},
 		{name: "replay", args: []string{"-replay", "t.json"}, want: func(o options) bool {
 			return o.replay == "t.json" && o.policy == "" && !o.json && o.seed == 1 && o.download < 0 && o.heartbeat == 0
@@ -142,5 +146,35 @@ func TestRunReplay(t *testing.T) {
 				tc.check(t, out.String())
 			}
 		})
+	}
+}
+
+// TestTraceScenario: -trace reads a recorded run as one scenario at its
+// recorded times, every task measured, labelled with its realised load.
+func TestTraceScenario(t *testing.T) {
+	tr := schedtrace.Trace{Judges: []schedtrace.Judge{{ID: "a", Slots: 2, Speed: 1}}}
+	for i := range 11 {
+		tr.Tasks = append(tr.Tasks, schedtrace.Task{SubmissionID: int64(i + 1), AtMs: int64(i) * 1000, ProblemID: int64(i % 3),
+			Language: "cpp", Priority: 1, WorkMs: 500})
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	var buf bytes.Buffer
+	if err := schedtrace.Write(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, tl, rho, err := traceScenario(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 11 × 0.5 s of work over 10 s on 2 slots of speed 1.
+	if sc.Name != "trace" || len(sc.Arrivals.Replay) != 11 || tl.Warmup != 0 || tl.Measured != 11 || rho != 0.28 {
+		t.Fatalf("scenario %s, %d jobs, timeline %+v, ρ %v", sc.Name, len(sc.Arrivals.Replay), tl, rho)
+	}
+	if _, _, _, err := traceScenario(filepath.Join(dir, "none.json")); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Fatalf("missing file: %v", err)
 	}
 }

@@ -1,0 +1,112 @@
+package sched
+
+import (
+	"testing"
+	"time"
+)
+
+// script is a policy that answers from a list, recording what it saw.
+type script struct {
+	answers []Decision
+	asked   []int64 // submission ids
+	seen    []int   // Assigned of judge 0 at each ask
+}
+
+func (*script) Name() string { return "script" }
+
+func (s *script) Pick(_ time.Time, t Task, judges []Judge) Decision {
+	s.asked = append(s.asked, t.SubmissionID)
+	s.seen = append(s.seen, judges[0].Assigned)
+	d := s.answers[0]
+	s.answers = s.answers[1:]
+	return d
+}
+
+func TestPass(t *testing.T) {
+	place := func(j int) Decision { return Decision{Judge: j, Reason: "r"} }
+	tasks := func(langs ...string) []Task {
+		ts := make([]Task, len(langs))
+		for i, l := range langs {
+			ts[i] = Task{SubmissionID: int64(i + 1), Language: l}
+		}
+		return ts
+	}
+	tests := []struct {
+		name    string
+		tasks   []Task
+		answers []Decision
+		asked   []int64
+		placed  []int // task indexes
+		busy    bool
+		again   bool // with window = len(tasks)
+	}{
+		{"every task placed", tasks("cpp", "cpp"), []Decision{place(0), place(1)}, []int64{1, 2}, []int{0, 1}, false, true},
+		{"a busy hold skips the rest of its language, not the others", tasks("cpp", "cpp", "py", "cpp", "py"),
+			[]Decision{hold(HoldBusy, "all_busy"), place(0), place(0)}, []int64{1, 3, 5}, []int{2, 4}, true, true},
+		{"no judge for a language is not busy", tasks("java", "java", "cpp"),
+			[]Decision{hold(HoldNoJudge, "no_judge"), place(0)}, []int64{1, 3}, []int{2}, false, true},
+		{"an affinity hold concerns one task", tasks("cpp", "cpp"),
+			[]Decision{hold(HoldAffinity, "affinity"), place(1)}, []int64{1, 2}, []int{1}, false, true},
+		{"nothing placed: no second pass", tasks("cpp"), []Decision{hold(HoldBusy, "all_busy")}, []int64{1}, nil, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &script{answers: tc.answers}
+			js := judgesOf(2, 2)
+			r := Pass(t0, p, tc.tasks, js)
+			if len(p.asked) != len(tc.asked) {
+				t.Fatalf("asked %v, want %v", p.asked, tc.asked)
+			}
+			for i := range p.asked {
+				if p.asked[i] != tc.asked[i] {
+					t.Fatalf("asked %v, want %v", p.asked, tc.asked)
+				}
+			}
+			if r.Asked != len(tc.asked) || r.Tasks != len(tc.tasks) || r.Busy != tc.busy || r.Again(len(tc.tasks)) != tc.again {
+				t.Fatalf("result %+v (again %v), want asked %d busy %v again %v", r, r.Again(len(tc.tasks)), len(tc.asked), tc.busy, tc.again)
+			}
+			if len(r.Placed) != len(tc.placed) {
+				t.Fatalf("placed %+v, want tasks %v", r.Placed, tc.placed)
+			}
+			assigned := make([]int, len(js))
+			for i, pl := range r.Placed {
+				if pl.Task != tc.placed[i] || pl.Reason != "r" {
+					t.Fatalf("placed %+v, want tasks %v", r.Placed, tc.placed)
+				}
+				assigned[pl.Judge]++
+			}
+			for i := range js {
+				if js[i].Assigned != assigned[i] || js[i].SinceHeartbeat != assigned[i] {
+					t.Fatalf("judge %d: assigned %d since %d, want %d", i, js[i].Assigned, js[i].SinceHeartbeat, assigned[i])
+				}
+			}
+		})
+	}
+}
+
+// TestPassCountsEachPlacement: the policy sees the pass's own earlier
+// placements in the view (the hub's exact in-flight accounting).
+func TestPassCountsEachPlacement(t *testing.T) {
+	p := &script{answers: []Decision{{Judge: 0}, {Judge: 0}, {Judge: 1}, {Judge: 0}}}
+	Pass(t0, p, make([]Task, 4), judgesOf(4, 4))
+	want := []int{0, 1, 2, 2}
+	for i := range want {
+		if p.seen[i] != want[i] {
+			t.Fatalf("judge 0's Assigned as seen by each ask: %v, want %v", p.seen, want)
+		}
+	}
+}
+
+// TestPassIsTheDefaultsPass: the default policy through Pass fills the
+// free slots and no more, then reports the pass busy.
+func TestPassIsTheDefaultsPass(t *testing.T) {
+	js := judgesOf(2, 1)
+	ts := make([]Task, 5)
+	for i := range ts {
+		ts[i] = Task{SubmissionID: int64(i + 1), ProblemID: int64(i), DataHash: "d", Language: "cpp"}
+	}
+	r := Pass(t0, NewBounded(BoundedConfig{}), ts, js)
+	if len(r.Placed) != 3 || !r.Busy || r.Asked != 4 || js[0].Assigned != 2 || js[1].Assigned != 1 {
+		t.Fatalf("result %+v, judges %+v", r, js)
+	}
+}
