@@ -233,6 +233,9 @@ type Task struct {
 	// Custom, when set, makes the task a custom run (customrun.go): no
 	// test data, SubmissionID a custom run id, PriorityCustom.
 	Custom *CustomRun `json:"custom,omitempty"`
+	// IO, when set, makes the program read its input from a named file
+	// and/or write its output to one (problemio.go).
+	IO *FileIO `json:"io,omitempty"`
 }
 
 // Validate checks every field a judge needs.
@@ -248,6 +251,17 @@ func (t Task) Validate() error {
 	}
 	if t.Language == "" {
 		errs = append(errs, errors.New("language is empty"))
+	}
+	if t.IO != nil {
+		errs = append(errs, t.IO.Validate())
+	}
+	if t.Language == LanguageOutputs {
+		if _, err := DecodeOutputs(t.Source); err != nil {
+			errs = append(errs, fmt.Errorf("source: %w", err))
+		}
+		if t.Custom != nil || t.IO != nil {
+			errs = append(errs, errors.New("an output-only task has no custom run or file I/O"))
+		}
 	}
 	if t.Limits.TimeMs <= 0 || t.Limits.MemoryKiB <= 0 || t.Limits.OutputBytes <= 0 || t.Limits.WallTimeMs < 0 {
 		errs = append(errs, fmt.Errorf("limits %+v: time, memory and output must be > 0", t.Limits))

@@ -106,7 +106,7 @@ func (m *Manifest) checkInteractive() error {
 // files (manifest, checker, interactor, N.in, N.ans).
 func reservedName(name string) bool {
 	switch name {
-	case ManifestName, CheckerName, InteractorCPP, InteractorC:
+	case ManifestName, CheckerName, CheckerC, InteractorCPP, InteractorC:
 		return true
 	}
 	base, ext, ok := strings.Cut(name, ".")

@@ -35,6 +35,10 @@ type Subtask struct {
 	Name   string `json:"name"`
 	Points int    `json:"points"`
 	Cases  []int  `json:"cases"`
+	// Depends names other subtasks that must be passed in full (every
+	// case accepted) for this one to earn anything (Polygon's group
+	// dependencies).
+	Depends []string `json:"depends,omitempty"`
 }
 
 // CaseFile names one case's files in the manifest.
@@ -78,6 +82,15 @@ type Manifest struct {
 	InteractorFiles []string `json:"interactor_files,omitempty"`
 	// InteractorArgs follow the convention's own arguments.
 	InteractorArgs []string `json:"interactor_args,omitempty"`
+	// CheckerConvention is ConventionTestlib (the default when empty) or
+	// ConventionKattis: the checker is a Kattis output validator
+	// (checker.go).
+	CheckerConvention string `json:"checker_convention,omitempty"`
+	// CheckerFiles are further top-level files compiled with the checker
+	// (the headers it includes: a package's own testlib.h).
+	CheckerFiles []string `json:"checker_files,omitempty"`
+	// CheckerArgs follow the convention's own arguments.
+	CheckerArgs []string `json:"checker_args,omitempty"`
 }
 
 // Package is everything a test data package holds.
@@ -92,6 +105,9 @@ type Package struct {
 	Samples []int
 	// Interactor makes the problem interactive; nil for none.
 	Interactor *Interactor
+	// CheckerOptions: the checker's name, convention, headers and
+	// arguments (checker.go); the zero value is a testlib checker.cpp.
+	CheckerOptions CheckerOptions
 }
 
 // epoch is the modification time of every entry, for reproducible bytes.
@@ -117,6 +133,12 @@ func (p Package) Build() ([]byte, Manifest, error) {
 			return nil, Manifest{}, fmt.Errorf("%w: %s: %d bytes, limit %d", ErrInvalid, CheckerName, len(p.Checker), MaxCheckerSize)
 		}
 		m.Checker = CheckerName
+		if err := p.CheckerOptions.manifestFields(&m, len(p.Checker)); err != nil {
+			return nil, Manifest{}, err
+		}
+	}
+	if err := m.checkChecker(); err != nil {
+		return nil, Manifest{}, err
 	}
 	if p.Interactor != nil {
 		if err := p.Interactor.manifestFields(&m); err != nil {
@@ -139,7 +161,17 @@ func (p Package) Build() ([]byte, Manifest, error) {
 	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
+	added := map[string][]byte{}
 	add := func(name string, b []byte) error {
+		// A header the checker and the interactor both include (a
+		// package's testlib.h) is one file of the zip.
+		if prev, ok := added[name]; ok {
+			if bytes.Equal(prev, b) {
+				return nil
+			}
+			return fmt.Errorf("%w: %s: the checker and the interactor need different files of this name", ErrInvalid, name)
+		}
+		added[name] = b
 		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: epoch})
 		if err != nil {
 			return err
@@ -151,8 +183,13 @@ func (p Package) Build() ([]byte, Manifest, error) {
 		return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
 	}
 	if p.Checker != nil {
-		if err := add(CheckerName, p.Checker); err != nil {
+		if err := add(m.Checker, p.Checker); err != nil {
 			return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+		}
+		for _, f := range m.CheckerFiles {
+			if err := add(f, p.CheckerOptions.Files[f]); err != nil {
+				return nil, Manifest{}, fmt.Errorf("testpkg build: %w", err)
+			}
 		}
 	}
 	if it := p.Interactor; it != nil {
@@ -205,6 +242,17 @@ func (m *Manifest) check() error {
 			seen[c] = st.Name
 		}
 	}
+	names := map[string]bool{}
+	for _, st := range m.Subtasks {
+		names[st.Name] = true
+	}
+	for _, st := range m.Subtasks {
+		for _, d := range st.Depends {
+			if d == st.Name || !names[d] {
+				return fmt.Errorf("%w: %s: subtask %q depends on %q, which is not another subtask", ErrInvalid, ManifestName, st.Name, d)
+			}
+		}
+	}
 	return nil
 }
 
@@ -254,9 +302,12 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 			manifest = f
 			continue
 		}
-		if name == CheckerName {
+		if name == CheckerName || name == CheckerC {
 			if f.UncompressedSize64 > MaxCheckerSize {
 				return Manifest{}, fmt.Errorf("%w: %s: %d bytes, limit %d", ErrInvalid, name, f.UncompressedSize64, MaxCheckerSize)
+			}
+			if checker != nil {
+				return Manifest{}, fmt.Errorf("%w: %s: the package has %s too; one checker", ErrInvalid, name, checker.Name)
 			}
 			checker = f
 			continue
@@ -318,21 +369,28 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 		m.Subtasks = got.Subtasks
 		m.Interactive, m.Interactor, m.InteractorConvention = got.Interactive, got.Interactor, got.InteractorConvention
 		m.InteractorFiles, m.InteractorArgs = got.InteractorFiles, got.InteractorArgs
+		m.CheckerConvention, m.CheckerFiles, m.CheckerArgs = got.CheckerConvention, got.CheckerFiles, got.CheckerArgs
 		switch {
-		case got.Checker != "" && got.Checker != CheckerName:
-			return Manifest{}, fmt.Errorf("%w: %s: checker %q, want %q", ErrInvalid, ManifestName, got.Checker, CheckerName)
-		case got.Checker != "" && checker == nil:
-			return Manifest{}, fmt.Errorf("%w: %s: names %s, which the package lacks", ErrInvalid, ManifestName, CheckerName)
+		case got.Checker != "" && got.Checker != CheckerName && got.Checker != CheckerC:
+			return Manifest{}, fmt.Errorf("%w: %s: checker %q, want %q or %q", ErrInvalid, ManifestName, got.Checker, CheckerName, CheckerC)
+		case got.Checker != "" && (checker == nil || checker.Name != got.Checker):
+			return Manifest{}, fmt.Errorf("%w: %s: names %s, which the package lacks", ErrInvalid, ManifestName, got.Checker)
 		}
 	}
 	if checker != nil {
-		m.Checker = CheckerName
+		m.Checker = checker.Name
+	}
+	if err := m.checkChecker(); err != nil {
+		return Manifest{}, err
 	}
 	if err := m.checkInteractive(); err != nil {
 		return Manifest{}, err
 	}
 	// Every other file must be the interactor or one it names.
 	listed := map[string]bool{}
+	for _, f := range m.CheckerFiles {
+		listed[f] = true
+	}
 	if m.Interactive {
 		listed[m.Interactor] = true
 		for _, f := range m.InteractorFiles {
@@ -341,7 +399,7 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 	}
 	for _, f := range others {
 		if !listed[f.Name] {
-			return Manifest{}, fmt.Errorf("%w: %s: unexpected file; want N.in, N.ans, %s, %s, or an interactor's files that %s names",
+			return Manifest{}, fmt.Errorf("%w: %s: unexpected file; want N.in, N.ans, %s, %s, or a checker's or interactor's files that %s names",
 				ErrInvalid, f.Name, ManifestName, CheckerName, ManifestName)
 		}
 		delete(listed, f.Name)

@@ -13,10 +13,14 @@ import { RetryNotice, useAutoRetry } from "../components/retrying";
 import { retryableStatus } from "../retry";
 import { ErrorBox, Loading, useAsync, useFocusHeading, useTitle } from "../ui";
 import { LiveSubmission } from "./submission";
+import { defaultLanguage, languageLabel } from "../language";
 import { CustomRunPanel } from "./customrun";
+import { IOFiles, OutputsPanel } from "./problemtypes";
 import type { Editor } from "../editor";
 
 const LANG_KEY = "verdict.editor.language";
+/** The language a user last chose or submitted in, per user (this browser). */
+const userLangKey = (userId: number) => `${LANG_KEY}.${userId}`;
 const draftKey = (slug: string, lang: string) => `verdict.draft.${slug}.${lang}`;
 
 function load(key: string): string | null {
@@ -67,10 +71,15 @@ export function ProblemPage({ slug, contest }: { slug: string; contest?: string 
                 <dt>{t("problem.mode")}</dt>
                 <dd>{p.data.mode === "ioi" ? t("problem.mode.ioi") : t("problem.mode.icpc")}</dd>
               </div>
+              <IOFiles p={p.data} />
             </dl>
           </header>
           <article class="statement markdown" aria-label={t("problem.statement")} dangerouslySetInnerHTML={{ __html: html }} />
-          <SubmitPanel slug={slug} contest={contest} allowed={p.data.languages ?? []} caseCount={p.data.case_count ?? null} />
+          {p.data.output_only ? (
+            <OutputsPanel slug={slug} contest={contest} caseCount={p.data.case_count ?? null} />
+          ) : (
+            <SubmitPanel slug={slug} contest={contest} allowed={p.data.languages ?? []} caseCount={p.data.case_count ?? null} />
+          )}
         </>
       )}
     </div>
@@ -84,7 +93,15 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
     const all = langs.data?.items ?? [];
     return allowed.length ? all.filter((l) => allowed.includes(l.id)) : all;
   }, [langs.data, allowed]);
-  const [language, setLanguage] = useState<string>(() => load(LANG_KEY) ?? "");
+  const [language, setLanguage] = useState<string>("");
+  // The user's last submission's language, read once when this browser
+  // remembers no choice of theirs (another browser, a new device).
+  const remembered = user ? load(userLangKey(user.id)) : null;
+  const lastSubmitted = useAsync(
+    () => (user && !remembered ? api.submissions({ mine: true }).then((p) => p.items[0]?.language ?? null, () => null) : Promise.resolve(null)),
+    [user?.id],
+  );
+  const liveRef = useRef<HTMLDivElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [submitted, setSubmitted] = useState<number | null>(null);
@@ -95,19 +112,36 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
   // One idempotency key per click; a retry of the same click reuses it.
   const pendingKey = useRef<{ key: string; body: string } | null>(null);
 
-  // Pick a valid language once the list is known.
+  // Pick the starting language once the list is known: the user's last
+  // choice or last submission's language, else the problem's first C++.
   useEffect(() => {
-    if (options.length && !options.some((o) => o.id === language)) setLanguage(options[0]!.id);
-  }, [options]);
+    if (!options.length || options.some((o) => o.id === language)) return;
+    if (user && !remembered && lastSubmitted.loading) return; // wait for it
+    setLanguage(defaultLanguage(options, [remembered, lastSubmitted.data, user ? null : load(LANG_KEY)]));
+  }, [options, lastSubmitted.loading, user?.id]);
+  const choose = (id: string) => {
+    setLanguage(id);
+    if (user) save(userLangKey(user.id), id);
+    save(LANG_KEY, id);
+  };
+
+  // The live verdict of a new submission scrolls into view.
+  useEffect(() => {
+    if (submitted === null) return;
+    const reduce = typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+    liveRef.current?.scrollIntoView?.({ behavior: reduce ? "auto" : "smooth", block: "start" });
+  }, [submitted]);
 
   // The editor, loaded lazily (CodeMirror is the biggest chunk).
   useEffect(() => {
     let cancelled = false;
     import("../editor").then(({ createEditor }) => {
       if (cancelled || !editorHost.current) return;
+      // The language may have been picked while the editor loaded.
+      const lang = currentLang.current;
       editor.current = createEditor(editorHost.current, {
-        doc: load(draftKey(slug, language)) ?? "",
-        language,
+        doc: (lang && load(draftKey(slug, lang))) || "",
+        language: lang,
         label: t("editor.code"),
         describedBy: "editor-keys",
         onChange: (s) => save(draftKey(slug, currentLang.current), s),
@@ -126,7 +160,6 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
     const prev = currentLang.current;
     currentLang.current = language;
     if (!language) return;
-    save(LANG_KEY, language);
     const ed = editor.current;
     if (!ed) return;
     ed.setLanguage(language);
@@ -157,6 +190,7 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
     setBusy(false);
     if (r.ok) {
       if (pendingKey.current?.key === key) pendingKey.current = null;
+      if (user) save(userLangKey(user.id), language); // their last language
       setSubmitted(r.value.id);
       return;
     }
@@ -192,11 +226,10 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
       >
         <div class="toolbar">
           <label for="language">{t("editor.language")}</label>
-          <select id="language" value={language} onChange={(e) => setLanguage(e.currentTarget.value)} disabled={!options.length}>
+          <select id="language" value={language} onChange={(e) => choose(e.currentTarget.value)} disabled={!options.length}>
             {options.map((l) => (
               <option key={l.id} value={l.id}>
-                {l.name}
-                {l.version ? ` (${l.version})` : ""}
+                {languageLabel(l)}
               </option>
             ))}
           </select>
@@ -224,7 +257,11 @@ function SubmitPanel({ slug, contest, allowed, caseCount }: { slug: string; cont
           </button>
         </div>
       </form>
-      {submitted !== null && <LiveSubmission key={submitted} id={submitted} caseCount={caseCount} />}
+      {submitted !== null && (
+        <div ref={liveRef} class="live-anchor" data-testid="live-result">
+          <LiveSubmission key={submitted} id={submitted} caseCount={caseCount} />
+        </div>
+      )}
       <CustomRunPanel slug={slug} contest={contest} language={language} source={() => editor.current?.getValue() ?? ""} />
     </section>
   );

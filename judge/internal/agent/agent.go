@@ -249,7 +249,7 @@ func (a *Agent) handleTask(t protocol.Task) {
 		a.mu.Unlock()
 		reject(protocol.RejectDraining, "judge is draining")
 		return
-	case a.langs[t.Language].ID == "":
+	case a.langs[t.Language].ID == "" && t.Language != protocol.LanguageOutputs:
 		a.mu.Unlock()
 		reject(protocol.RejectLanguage, fmt.Sprintf("language %q is not installed here", t.Language))
 		return
@@ -517,6 +517,7 @@ func (a *Agent) hello() protocol.Hello {
 	for _, l := range a.cfg.Languages {
 		h.Languages = append(h.Languages, protocol.Language{ID: l.ID, Version: l.VersionText})
 	}
+	h.Languages = append(h.Languages, a.capabilities()...)
 	if h.CachedData == nil {
 		h.CachedData = []string{}
 	}
@@ -621,7 +622,7 @@ func (a *Agent) warm(ctx context.Context, p protocol.Prefetch) error {
 	at := a.placeIn(a.cfg.MaxParallel, a.spareCPU())
 	if m.Checker != "" {
 		if _, err := data.Build(ctx, checkerBuild, func(ctx context.Context, dir string) (string, error) {
-			return a.buildChecker(ctx, at, data.Dir(), dir)
+			return a.buildChecker(ctx, at, data.Dir(), dir, m)
 		}); err != nil {
 			return fmt.Errorf("special judge: %w", err)
 		}

@@ -73,6 +73,11 @@ type Config struct {
 	// results once every task is done; what is left stays in the outbox for
 	// the next start. Default 30 s.
 	DeliverTimeout time.Duration
+	// TestlibDir is a directory holding testlib.h, compiled with a
+	// checker or interactor that includes it when the package carries no
+	// copy of its own (the package's wins). The judge then offers
+	// protocol.LanguageTestlib in hello. Empty: none.
+	TestlibDir string
 	// AgentVersion is reported in hello. Default "dev".
 	AgentVersion string
 	// Logger; default discards.

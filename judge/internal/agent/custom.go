@@ -17,7 +17,7 @@ import (
 // sandbox spec of the program (limits, dir, slot) without stdin and
 // stdout; scratch is the judge's own directory (the program cannot reach
 // it), where inputs, answers and outputs go.
-func (a *Agent) customRun(ctx context.Context, t protocol.Task, run sandbox.Spec, scratch string, res protocol.Result,
+func (a *Agent) customRun(ctx context.Context, t protocol.Task, run sandbox.Spec, at place, scratch string, res protocol.Result,
 	sysErr func(string, ...any) (protocol.Result, error)) (protocol.Result, error) {
 	run.Limits.Stderr = protocol.MaxCustomStderr
 	type job struct {
@@ -44,12 +44,28 @@ func (a *Agent) customRun(ctx context.Context, t protocol.Task, run sandbox.Spec
 		}
 		spec := run
 		spec.StdinFile, spec.StdoutFile = in, out
+		// A file I/O problem's program reads and writes its named files
+		// in a custom run too (problemio.go); what it wrote is shown as
+		// its output.
+		fio, err := prepareFileIO(t.IO, &spec, run.Dir, scratch, at)
+		if err != nil {
+			return sysErr("custom run %d: file I/O: %v", i+1, err)
+		}
 		r, err := a.cfg.Runner.Run(ctx, spec)
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
 		if err != nil || r.Status == sandbox.StatusSandboxError {
 			return sysErr("custom run %d: sandbox: %v %s", i+1, err, r.Error)
+		}
+		ioVerdict, ioMessage := protocol.VerdictAC, ""
+		if fio.output != "" {
+			if ioVerdict, ioMessage, err = fio.collect(out, t.Limits.OutputBytes); err != nil {
+				return sysErr("custom run %d: file I/O: %v", i+1, err)
+			}
+		}
+		if err := fio.cleanup(); err != nil {
+			return sysErr("custom run %d: file I/O: %v", i+1, err)
 		}
 		o := protocol.CustomOutput{Case: j.c, CPUMs: r.CPUMs, WallMs: r.WallMs, MemoryKiB: r.MemoryKB, ExitCode: r.ExitCode,
 			StderrTruncated: r.StderrTruncated}
@@ -58,6 +74,9 @@ func (a *Agent) customRun(ctx context.Context, t protocol.Task, run sandbox.Spec
 		o.StderrTruncated = o.StderrTruncated || cut
 		o.Stdout, o.StdoutTruncated = cutUTF8(headOf(scratch, "output", protocol.MaxCustomOutput+1), protocol.MaxCustomOutput)
 		o.Verdict, o.Message = runVerdict(r, out, t.Limits.OutputBytes)
+		if o.Verdict == protocol.VerdictAC && ioVerdict != protocol.VerdictAC {
+			o.Verdict, o.Message = ioVerdict, ioMessage
+		}
 		if o.Verdict == protocol.VerdictAC && j.hasAnswer {
 			if err := os.WriteFile(ans, []byte(j.ans), 0o644); err != nil {
 				return sysErr("custom run: write answer: %v", err)

@@ -62,10 +62,9 @@ func (a *Agent) interactorPlace(slot int, sol place) place {
 // buildInteractor compiles the package's interactor (with the files it
 // includes) in the sandbox into dir.
 func (a *Agent) buildInteractor(ctx context.Context, at place, dataDir, dir string, m testpkg.Manifest) (string, error) {
-	for _, f := range append([]string{m.Interactor}, m.InteractorFiles...) {
-		if err := copyFileMode(filepath.Join(dataDir, f), filepath.Join(dir, f), 0o644); err != nil {
-			return "", err
-		}
+	hint, err := a.copySources(dataDir, dir, m.Interactor, m.InteractorFiles)
+	if err != nil {
+		return "", err
 	}
 	if err := sandbox.ChownTree(dir, at.uid, at.gid); err != nil {
 		return "", err
@@ -83,7 +82,7 @@ func (a *Agent) buildInteractor(ctx context.Context, at place, dataDir, dir stri
 		return "", fmt.Errorf("compile: %w", err)
 	}
 	if r.Status != sandbox.StatusOK {
-		return "", fmt.Errorf("does not compile: %s", truncate(compileMessage(r), 4<<10))
+		return "", compileFailure(r, hint)
 	}
 	if err := sandbox.ChownTree(dir, 0, 0); err != nil {
 		return "", err
@@ -177,7 +176,7 @@ func (a *Agent) interactCase(ctx context.Context, ix interaction, in, ans string
 	o := interactionOutcome(x, ix.m.InteractorConvention, report)
 	if o.Verdict == protocol.VerdictAC && ix.checkerBin != "" && !kattis {
 		// The interactor's output file, judged by the package's checker.
-		co, err := a.runChecker(ctx, ix.at, ix.checkerBin, in, filepath.Join(dir, "output"), ans, ix.scratch)
+		co, err := a.runChecker(ctx, ix.at, ix.checkerBin, ix.m, in, filepath.Join(dir, "output"), ans, ix.scratch)
 		if err != nil {
 			return checker.Outcome{}, fmt.Errorf("checker: %w", err)
 		}

@@ -85,8 +85,18 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		return res, nil
 	}
 
+	// An output-only task has no program: the contestant's outputs are
+	// its source, checked case by case (problemio.go).
+	outputsOnly := t.Language == protocol.LanguageOutputs
+	var outs protocol.Outputs
 	l, ok := a.langs[t.Language]
-	if !ok {
+	switch {
+	case outputsOnly:
+		var err error
+		if outs, err = protocol.DecodeOutputs(t.Source); err != nil {
+			return res, &rejectError{protocol.RejectInvalid, err}
+		}
+	case !ok:
 		return res, &rejectError{protocol.RejectLanguage, fmt.Errorf("language %q", t.Language)}
 	}
 	// A custom run has no test data (its inputs are in the task): nothing
@@ -124,16 +134,20 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 	defer removeLogged(log, scratch)
 
 	// Compile.
-	src, class, err := l.SourceName(t.Source)
-	if err != nil {
-		res.Verdict, res.CompileMessage = protocol.VerdictCE, err.Error()
-		return res, nil
-	}
-	if err := os.WriteFile(filepath.Join(work, src), []byte(t.Source), 0o644); err != nil {
-		return sysErr("write source: %v", err)
+	var src, class string
+	var err error
+	if !outputsOnly {
+		src, class, err = l.SourceName(t.Source)
+		if err != nil {
+			res.Verdict, res.CompileMessage = protocol.VerdictCE, err.Error()
+			return res, nil
+		}
+		if err := os.WriteFile(filepath.Join(work, src), []byte(t.Source), 0o644); err != nil {
+			return sysErr("write source: %v", err)
+		}
 	}
 	memLimit := l.MemoryLimit(t.Limits.MemoryKiB << 10)
-	if len(l.Compile) > 0 {
+	if len(l.Compile) > 0 && !outputsOnly {
 		if a.builds.enabled(l) {
 			// The kept cache holds only what the judge's own warm-up
 			// compile produced; this compile gets a private copy of it,
@@ -180,7 +194,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			return sysErr("the problem uses a special judge but its test data has no %s", testpkg.CheckerName)
 		}
 		checkerBin, err = data.Build(ctx, checkerBuild, func(ctx context.Context, dir string) (string, error) {
-			return a.buildChecker(ctx, at, data.Dir(), dir)
+			return a.buildChecker(ctx, at, data.Dir(), dir, m)
 		})
 		if ctx.Err() != nil {
 			return res, ctx.Err()
@@ -190,6 +204,9 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		}
 	}
 	var ix *interaction
+	if m.Interactive && (outputsOnly || t.IO != nil) {
+		return sysErr("an interactive problem cannot be output-only or use file I/O")
+	}
 	if m.Interactive {
 		bin, err := data.Build(ctx, interactorBuild, func(ctx context.Context, dir string) (string, error) {
 			return a.buildInteractor(ctx, at, data.Dir(), dir, m)
@@ -218,7 +235,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 	runArgv := lang.Expand(l.Run, src, class, t.Limits.MemoryKiB<<10)
 	if t.Custom != nil {
 		run := sandbox.Spec{Argv: runArgv, Env: l.Env, Dir: work, Limits: lim, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot}
-		return a.customRun(ctx, t.Task, run, scratch, res, sysErr)
+		return a.customRun(ctx, t.Task, run, at, scratch, res, sysErr)
 	}
 	fractions := make([]float64, len(m.Cases))
 	failed := false
@@ -246,26 +263,49 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			cr.Verdict, cr.Message, fractions[i] = o.Verdict, truncate(o.Message, protocol.MaxCaseMessage), o.Fraction
 			failed = failed || cr.Verdict != protocol.VerdictAC
 			res.Cases = append(res.Cases, cr)
-			pg.add(cr)
+			pg.add(withScore(cr, CaseScore(t.Mode, m, i, fractions[i])))
 			continue
 		}
 		out := filepath.Join(scratch, "output")
-		r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
-			Argv: runArgv, Env: l.Env, Dir: work, StdinFile: filepath.Join(data.Dir(), cf.In),
-			StdoutFile: out, Limits: lim, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot,
-		})
-		if ctx.Err() != nil {
-			return res, ctx.Err()
+		if outputsOnly {
+			// The contestant's output of this case, written by the judge.
+			cr.Verdict, cr.Message, err = writeOutput(out, outs, i+1, t.Limits.OutputBytes)
+			if err != nil {
+				return sysErr("case %d: %v", i+1, err)
+			}
+		} else {
+			spec := sandbox.Spec{
+				Argv: runArgv, Env: l.Env, Dir: work, StdinFile: filepath.Join(data.Dir(), cf.In),
+				StdoutFile: out, Limits: lim, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot,
+			}
+			fio, err := prepareFileIO(t.IO, &spec, work, scratch, at)
+			if err != nil {
+				return sysErr("case %d: file I/O: %v", i+1, err)
+			}
+			r, err := a.cfg.Runner.Run(ctx, spec)
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			cr.CPUMs, cr.WallMs, cr.MemoryKiB = r.CPUMs, r.WallMs, r.MemoryKB
+			if err != nil || r.Status == sandbox.StatusSandboxError {
+				return sysErr("case %d: sandbox: %v %s", i+1, err, r.Error)
+			}
+			cr.Verdict, cr.Message = runVerdict(r, fio.outputPath(out), t.Limits.OutputBytes)
+			if cr.Verdict == protocol.VerdictAC && fio.output != "" {
+				// The program's output file, copied beneath scratch.
+				cr.Verdict, cr.Message, err = fio.collect(out, t.Limits.OutputBytes)
+				if err != nil {
+					return sysErr("case %d: file I/O: %v", i+1, err)
+				}
+			}
+			if err := fio.cleanup(); err != nil {
+				return sysErr("case %d: file I/O: %v", i+1, err)
+			}
 		}
-		cr.CPUMs, cr.WallMs, cr.MemoryKiB = r.CPUMs, r.WallMs, r.MemoryKB
-		if err != nil || r.Status == sandbox.StatusSandboxError {
-			return sysErr("case %d: sandbox: %v %s", i+1, err, r.Error)
-		}
-		cr.Verdict, cr.Message = runVerdict(r, out, t.Limits.OutputBytes)
 		if cr.Verdict == protocol.VerdictAC {
 			var o checker.Outcome
 			if checkerBin != "" {
-				o, err = a.runChecker(ctx, at, checkerBin, filepath.Join(data.Dir(), cf.In), out, filepath.Join(data.Dir(), cf.Ans), scratch)
+				o, err = a.runChecker(ctx, at, checkerBin, m, filepath.Join(data.Dir(), cf.In), out, filepath.Join(data.Dir(), cf.Ans), scratch)
 			} else {
 				o, err = checkFiles(t.Checker, out, filepath.Join(data.Dir(), cf.Ans))
 			}
@@ -285,7 +325,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			failed = true
 		}
 		res.Cases = append(res.Cases, cr)
-		pg.add(cr)
+		pg.add(withScore(cr, CaseScore(t.Mode, m, i, fractions[i])))
 	}
 	res.Verdict, res.Score = Score(t.Mode, m, res.Cases, fractions)
 	return res, nil
@@ -437,63 +477,6 @@ func checkFiles(c protocol.Checker, out, ans string) (checker.Outcome, error) {
 	}
 	defer af.Close()
 	return checker.Check(c.Kind, c.Tolerance, of, af)
-}
-
-// buildChecker compiles the package's checker.cpp in the sandbox into dir.
-func (a *Agent) buildChecker(ctx context.Context, at place, dataDir, dir string) (string, error) {
-	if err := copyFile(filepath.Join(dataDir, testpkg.CheckerName), filepath.Join(dir, testpkg.CheckerName)); err != nil {
-		return "", err
-	}
-	if err := sandbox.ChownTree(dir, at.uid, at.gid); err != nil {
-		return "", err
-	}
-	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
-		Argv: []string{"g++", "-std=c++17", "-O2", "-pipe", "-o", "checker", testpkg.CheckerName},
-		Dir:  dir, Profile: sandbox.ProfileCompile, CPU: at.cpu, Slot: at.slot,
-		Limits: sandbox.Limits{CPU: checkerCompileTime, Wall: 3 * checkerCompileTime, Memory: 1 << 30,
-			AddressSpace: -1, Stack: 64 << 20, Output: 1 << 20, Stderr: 16 << 10},
-	})
-	if err != nil {
-		return "", fmt.Errorf("compile: %w", err)
-	}
-	if r.Status != sandbox.StatusOK {
-		return "", fmt.Errorf("does not compile: %s", truncate(compileMessage(r), 4<<10))
-	}
-	if err := sandbox.ChownTree(dir, 0, 0); err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "checker"), nil
-}
-
-// runChecker runs a compiled special judge on one case. The checker sees
-// a fresh directory holding itself, input, output and answer (hard links).
-func (a *Agent) runChecker(ctx context.Context, at place, bin, in, out, ans, scratch string) (checker.Outcome, error) {
-	dir := filepath.Join(scratch, "check")
-	if err := resetDir(dir, 0); err != nil {
-		return checker.Outcome{}, err
-	}
-	defer func() { _ = sandbox.RemoveAll(dir) }()
-	for name, src := range map[string]string{"checker": bin, "input": in, "output": out, "answer": ans} {
-		if err := linkOrCopy(src, filepath.Join(dir, name)); err != nil {
-			return checker.Outcome{}, err
-		}
-	}
-	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
-		Argv: []string{"./checker", "input", "output", "answer"}, Dir: dir, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot,
-		Limits: sandbox.Limits{CPU: checkerRunTime, Memory: checkerMemory, Output: 64 << 10, Stderr: 64 << 10},
-	})
-	if err != nil {
-		return checker.Outcome{}, fmt.Errorf("run: %w", err)
-	}
-	switch {
-	case r.Status == sandbox.StatusOK, r.Status == sandbox.StatusRuntimeError && r.Signal == 0:
-		report := r.Stderr
-		if strings.TrimSpace(report) == "" {
-			report = r.Stdout
-		}
-		return checker.Special(r.ExitCode, report), nil
-	}
-	return checker.Outcome{Verdict: protocol.VerdictSE, Message: fmt.Sprintf("special judge failed: %s %s", r.Status, r.SignalName)}, nil
 }
 
 // resetDir makes dir empty, owned by uid (and the group of the same

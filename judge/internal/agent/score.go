@@ -41,7 +41,9 @@ func Score(mode protocol.Mode, m testpkg.Manifest, cases []protocol.CaseResult, 
 	}
 	var total float64
 	if mode == protocol.ModeIOI && len(m.Subtasks) > 0 {
-		for _, st := range m.Subtasks {
+		leasts := make([]float64, len(m.Subtasks))
+		names, depends, own := make([]string, len(m.Subtasks)), make([][]string, len(m.Subtasks)), make([]bool, len(m.Subtasks))
+		for k, st := range m.Subtasks {
 			least := 1.0
 			for _, ci := range st.Cases {
 				i := ci - 1
@@ -52,7 +54,15 @@ func Score(mode protocol.Mode, m testpkg.Manifest, cases []protocol.CaseResult, 
 				least = math.Min(least, frac(i))
 				cases[i].Score = round(frac(i) * float64(st.Points) / float64(len(st.Cases)))
 			}
-			total += least * float64(st.Points)
+			leasts[k] = least
+			names[k], depends[k], own[k] = st.Name, st.Depends, least >= 1
+		}
+		// A subtask whose dependencies are not all passed in full earns
+		// nothing (testpkg.Subtask.Depends).
+		for k, met := range testpkg.DependsMet(names, depends, own) {
+			if met {
+				total += leasts[k] * float64(m.Subtasks[k].Points)
+			}
 		}
 	} else {
 		for i := range cases {
@@ -71,3 +81,30 @@ func Score(mode protocol.Mode, m testpkg.Manifest, cases []protocol.CaseResult, 
 
 // round keeps three decimals.
 func round(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// CaseScore is the score Score gives case i (0-based) that earned
+// fraction frac, known as soon as the case is judged: progress carries it,
+// so a browser shows each case's score as it arrives.
+func CaseScore(mode protocol.Mode, m testpkg.Manifest, i int, frac float64) float64 {
+	if mode == protocol.ModeIOI && len(m.Subtasks) > 0 {
+		share := 0.0
+		for _, st := range m.Subtasks {
+			for _, ci := range st.Cases {
+				if ci == i+1 {
+					share = float64(st.Points) / float64(len(st.Cases))
+				}
+			}
+		}
+		return round(frac * share)
+	}
+	if len(m.Cases) == 0 {
+		return 0
+	}
+	return round(frac * MaxScore / float64(len(m.Cases)))
+}
+
+// withScore is c with its score set.
+func withScore(c protocol.CaseResult, score float64) protocol.CaseResult {
+	c.Score = score
+	return c
+}

@@ -53,6 +53,7 @@ type agentFlags struct {
 	parallel, queue, uidBase                                             int
 	cacheSize, buildCacheSize                                            int64
 	logLevel, logFormat, testdataURL                                     string
+	testlibDir                                                           string
 	deliverTimeout                                                       time.Duration
 }
 
@@ -76,6 +77,7 @@ func agentFlagSet(stderr io.Writer) (*flag.FlagSet, *agentFlags) {
 	fs.StringVar(&f.cgroupParent, "cgroup-parent", "", u("cgroup-parent", "parent cgroup of the runs (default verdict-sandbox; systemd v2: the service's cgroup)"))
 	fs.IntVar(&f.uidBase, "uid-base", uidBaseDefault, u("uid-base", "first uid and gid of the sandbox's range: slot i runs as uid-base+i; no other process may use these ids (the judge refuses to start otherwise)"))
 	fs.StringVar(&f.testdataURL, "testdata-url", "", u("testdata-url", "base URL test data is downloaded from, the hash appended (default: http(s)://<hub host>/api/judge/testdata/)"))
+	fs.StringVar(&f.testlibDir, "testlib-dir", agent.DefaultTestlibDir, u("testlib-dir", "directory holding testlib.h for checkers and interactors that include it without carrying their own (see docs/problems.md); empty: none"))
 	fs.DurationVar(&f.deliverTimeout, "deliver-timeout", 30*time.Second, u("deliver-timeout", "on drain, how long to keep trying to deliver results once all tasks are done"))
 	fs.StringVar(&f.logLevel, "log-level", "info", u("log-level", "debug, info, warn or error"))
 	fs.StringVar(&f.logFormat, "log-format", "json", u("log-format", "json or text (also VERDICT_LOG_FORMAT)"))
@@ -141,7 +143,7 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 		HubURL: f.hub, JudgeID: f.id, Token: token, Dir: f.dir, Languages: avail,
 		MaxParallel: parallel, QueueSize: f.queue, CacheBytes: f.cacheSize,
 		BuildCacheBytes: buildCacheBytes(f.buildCacheSize),
-		DeliverTimeout:  f.deliverTimeout, AgentVersion: o.Build().Version,
+		DeliverTimeout:  f.deliverTimeout, AgentVersion: o.Build().Version, TestlibDir: f.testlibDir,
 		Logger: o.Logger, Registry: o.Registry, // the agent adds judge_id itself
 	}
 	if f.cpus != "" {

@@ -13,8 +13,12 @@
 //     exact checker when both are set), limits.time_limit (seconds; or the
 //     legacy .timelimit file) and limits.memory (MiB).
 //   - Statement: problem_statement/ or statement/ problem.<lang>.md or
-//     problem.md, English preferred. A LaTeX-only statement is not
-//     converted (a note says so) and images are not imported.
+//     problem.md, English preferred; else problem.<lang>.tex converted to
+//     Markdown by internal/latex (statement.go). The images it shows
+//     (\includegraphics, or a Markdown image with a relative path) and
+//     every file of attachments/ become Problem.Assets, linked as
+//     asset:<name>; the samples (data/sample) are appended to the
+//     statement, as problemtools shows them.
 //   - Test data: data/sample then data/secret, each .in with its .ans, in
 //     path order (the format's order). For scoring problems each group
 //     directory under data/secret is a subtask; its points come from its
@@ -30,6 +34,6 @@
 //   - Other custom output validators (the Kattis validator interface) are
 //     refused with a clear error: Verdict's special judges use testlib's
 //     interface.
-//     Input validators, generators, submissions and attachments are ignored
+//     Input validators and generators are ignored
 //     and listed in Notes.
 package icpcpkg

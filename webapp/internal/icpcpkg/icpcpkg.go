@@ -24,9 +24,8 @@ import (
 var (
 	// ErrInvalid: not a readable ICPC package.
 	ErrInvalid = errors.New("icpc package: invalid")
-	// ErrUnsupported: a feature Verdict cannot import (custom output
-	// validators of problems that are not interactive, validators not in
-	// C or C++).
+	// ErrUnsupported: a feature Verdict cannot import (validators not in
+	// C or C++ or with their own build scripts, score.txt validators).
 	ErrUnsupported = errors.New("icpc package: unsupported")
 )
 
@@ -77,8 +76,18 @@ type Problem struct {
 	// Interactive: the package's output validator is the interactor (the
 	// test data package carries it; Checker stays the default, unused).
 	Interactive bool
+	// Solutions are the package's reference solutions (submissions/),
+	// each with the verdict its directory expects (submissions.go).
+	Solutions []Solution
+	// InputFile and OutputFile: the problem reads or writes named files
+	// instead of stdin and stdout ("": the standard stream; a Polygon
+	// package's input-file / output-file).
+	InputFile, OutputFile string
 	// Notes lists what was not imported, for the person importing.
 	Notes []string
+	// Assets are the statement's images and the package's attachments
+	// (statement.go); the statement links them with AssetLink(name).
+	Assets []Asset
 }
 
 // Convert reads an ICPC problem package (a zip) and returns the problem and
@@ -116,6 +125,9 @@ func Convert(zipBytes []byte, lim Limits) (Problem, testpkg.Package, error) {
 	if err := p.readStatement(files); err != nil {
 		return p, pkg, err
 	}
+	if err := p.readAttachments(files); err != nil {
+		return p, pkg, err
+	}
 	if err := p.checkUnsupported(meta, files); err != nil {
 		return p, pkg, err
 	}
@@ -123,19 +135,31 @@ func Convert(zipBytes []byte, lim Limits) (Problem, testpkg.Package, error) {
 	if err != nil {
 		return p, pkg, err
 	}
+	p.appendSamples(pkg) // statement.go
 	if p.Interactive {
 		flags, _ := meta["validator_flags"].(string)
 		if pkg.Interactor, err = p.readInteractor(files, flags); err != nil {
 			return p, pkg, err
 		}
 	}
-	for _, dir := range []string{"input_format_validators/", "input_validators/", "generators/", "submissions/", "attachments/", "problem_statement/", "statement/"} {
+	if isCustom(meta, files) {
+		if err := p.readValidator(meta, files, &pkg); err != nil {
+			return p, pkg, err
+		}
+	} else if !p.Interactive {
+		p.Notes = append(p.Notes, unusedValidator(files)...)
+	}
+	if p.Solutions, err = p.readSubmissions(files); err != nil {
+		return p, pkg, err
+	}
+	for _, dir := range []string{"input_format_validators/", "input_validators/", "generators/", "problem_statement/", "statement/"} {
 		for name := range files {
 			if strings.HasPrefix(name, dir) && !strings.HasSuffix(name, ".md") {
 				if dir == "problem_statement/" || dir == "statement/" {
-					if !strings.HasSuffix(name, ".tex") {
-						p.Notes = append(p.Notes, "statement files such as images are not imported ("+dir+")")
+					if strings.HasSuffix(name, ".tex") || slices.ContainsFunc(p.Assets, func(a Asset) bool { return a.Name == path.Base(name) }) {
+						continue
 					}
+					p.Notes = append(p.Notes, "statement files the statement does not show are not imported ("+dir+")")
 				} else {
 					p.Notes = append(p.Notes, strings.TrimSuffix(dir, "/")+" ignored")
 				}
@@ -237,7 +261,7 @@ func (p *Problem) readMeta(meta map[string]any, files map[string][]byte) error {
 	p.Checker = CheckerDefault
 	p.Interactive = isInteractive(meta)
 	flags, _ := meta["validator_flags"].(string)
-	if !p.Interactive { // else the flags are the interactor's arguments (readInteractor)
+	if !p.Interactive && !isCustom(meta, files) { // else the flags are the validator's arguments (readInteractor, readValidator)
 		if err := p.readFlags(flags); err != nil {
 			return err
 		}
@@ -346,30 +370,22 @@ func (p *Problem) readStatement(files map[string][]byte) error {
 			return fmt.Errorf("%w: %s: not UTF-8", ErrInvalid, pick(mds))
 		}
 		p.Statement = string(b)
-		return nil
+		return p.readMarkdownImages(pick(mds), files)
 	}
 	if len(texs) > 0 {
-		p.Notes = append(p.Notes, "the statement is LaTeX ("+pick(texs)+"): not converted; write it in Markdown")
-		return nil
+		return p.readLaTeXStatement(pick(texs), files)
 	}
 	p.Notes = append(p.Notes, "no statement in the package")
 	return nil
 }
 
+// checkUnsupported refuses what a package declares wrongly (custom output
+// validators are read by readValidator).
 func (p *Problem) checkUnsupported(meta map[string]any, files map[string][]byte) error {
-	validation, _ := meta["validation"].(string)
 	if p.Interactive {
 		return nil // its output validator is the interactor (readInteractor)
 	}
-	if strings.HasPrefix(validation, "custom") {
-		return fmt.Errorf("%w: problem.yaml: validation %q: custom output validators (the Kattis interface) are not supported; "+
-			"upload the problem with a testlib checker (checker.cpp) instead", ErrUnsupported, validation)
-	}
 	for _, name := range slices.Sorted(maps.Keys(files)) { // the same package always names the same file
-		if strings.HasPrefix(name, "output_validators/") || strings.HasPrefix(name, "output_validator/") {
-			return fmt.Errorf("%w: %s: custom output validators (the Kattis interface) are not supported; "+
-				"upload the problem with a testlib checker (checker.cpp) instead", ErrUnsupported, name)
-		}
 		if strings.HasSuffix(name, ".interaction") {
 			return fmt.Errorf("%w: %s: a sample interaction, but problem.yaml does not declare the problem interactive "+
 				"(validation: custom interactive)", ErrInvalid, name)

@@ -106,7 +106,7 @@ func TestConvertInteractiveRefuses(t *testing.T) {
 		{"no validator", with(interactivePkg, v+"validate.cc", "<delete>"), ErrInvalid, "needs its output validator"},
 		{"interaction, not interactive", with(interactivePkg, "guess/problem.yaml", "name: Guess\n", v+"validate.cc", "<delete>",
 			v+"validate.h", "<delete>", v+"README.txt", "<delete>"), ErrInvalid, "1.interaction"},
-		{"custom, not interactive", with(interactivePkg, "guess/problem.yaml", "name: Guess\nvalidation: custom\n"), ErrUnsupported, "custom output validators"},
+		{"custom, not interactive", with(interactivePkg, "guess/problem.yaml", "name: Guess\nvalidation: custom\n"), ErrInvalid, "1.interaction"},
 	} {
 		_, _, err := Convert(zipOf(t, tc.files), Limits{})
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.names) {

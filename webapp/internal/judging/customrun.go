@@ -87,6 +87,10 @@ func (s *Service) CustomRun(ctx context.Context, blobs blob.Store, req CustomRun
 		// The interactor is in the test data, which a custom run never gets.
 		return st, &CustomRunError{Field: "problem", Message: "custom runs are not available for interactive problems"}
 	}
+	if p.OutputOnly {
+		// There is no program to run (problemio.go).
+		return st, &CustomRunError{Field: "problem", Message: "custom runs are not available for output-only problems"}
+	}
 	if len(p.Languages) > 0 && !slices.Contains(p.Languages, req.Language) {
 		return st, &CustomRunError{Field: "language", Message: fmt.Sprintf("language %q is not allowed for this problem (allowed: %s)",
 			req.Language, strings.Join(p.Languages, ", "))}

@@ -102,8 +102,8 @@ type Service struct {
 	log   *slog.Logger
 	board *scoreboard.Board
 
-	// samples caches the sample cases of test data versions
-	// ("problem/hash" to []int), see FeedbackOf.
+	// samples caches the feedback rules of test data versions
+	// ("problem/hash" to cachedRule), see FeedbackOf.
 	samples sync.Map
 
 	mu       sync.Mutex
@@ -253,6 +253,7 @@ func (s *Service) Task(sub *store.Submission, p *store.Problem, prio protocol.Pr
 	if p.Checker == store.CheckerFloat {
 		t.Checker.Tolerance = p.FloatTolerance
 	}
+	t.IO = problemIO(p)
 	qt := queue.Task{Task: t, UserID: sub.UserID, SubmittedAt: sub.CreatedAt}
 	if sub.ContestID.Valid {
 		qt.ContestID = sub.ContestID.Int64
@@ -384,7 +385,7 @@ func (s *Service) UpdateBoard(ctx context.Context, sub *store.Submission) error 
 		return fmt.Errorf("judging: board of submission %d: %w", sub.ID, err)
 	}
 	u := scoreboard.User{ID: sub.UserID, Username: sub.Username, DisplayName: sub.DisplayName}
-	changed, err := s.board.Apply(ctx, BoardContest(&c), u, sub.ProblemID, BoardEntry(sub))
+	changed, err := s.board.ApplyCell(ctx, BoardContest(&c), BoardKey(&c, sub), u, BoardEntry(sub))
 	if err != nil {
 		return err
 	}

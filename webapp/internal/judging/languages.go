@@ -128,8 +128,8 @@ func (s *Service) Languages(ctx context.Context) ([]Language, int, error) {
 		}
 		seen := map[string]bool{}
 		for _, l := range j.Languages {
-			if l.ID == "" || seen[l.ID] {
-				continue
+			if l.ID == "" || seen[l.ID] || protocol.IsCapability(l.ID) {
+				continue // capabilities (outputs, testlib) are no language to pick
 			}
 			seen[l.ID] = true
 			add(l.ID, l.Version)
@@ -153,6 +153,21 @@ func (s *Service) Languages(ctx context.Context) ([]Language, int, error) {
 		return 0
 	})
 	return out, len(js), nil
+}
+
+// JudgesHaveTestlib reports whether some live judge offers
+// protocol.LanguageTestlib: testlib.h in its include directory.
+func (s *Service) JudgesHaveTestlib(ctx context.Context) (bool, error) {
+	js, err := s.LiveJudges(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, j := range js {
+		if slices.ContainsFunc(j.Languages, func(l protocol.Language) bool { return l.ID == protocol.LanguageTestlib }) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // LiveWindow is how recently the hub must have seen a judge for it to be

@@ -292,6 +292,12 @@ type ProblemJSON struct {
 	Languages      []string  `json:"languages"`               // empty: every language a judge offers
 	TestdataHash   string    `json:"testdata_hash,omitempty"` // staff only
 	UpdatedAt      time.Time `json:"updated_at"`
+	// InputFile and OutputFile: the files the program reads and writes
+	// instead of stdin and stdout ("": the standard stream); OutputOnly:
+	// contestants upload one output per case (docs/problems.md).
+	InputFile  string `json:"input_file"`
+	OutputFile string `json:"output_file"`
+	OutputOnly bool   `json:"output_only"`
 }
 
 func (s *Server) handleProblem(w http.ResponseWriter, r *http.Request) {
@@ -314,9 +320,10 @@ func (s *Server) handleProblem(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, errNotFound)
 		return
 	}
-	out := ProblemJSON{Slug: p.Slug, Title: p.Title, Statement: p.Statement, TimeLimitMs: p.TimeLimitMs,
+	out := ProblemJSON{Slug: p.Slug, Title: p.Title, Statement: statementForView(p.Slug, p.Statement), TimeLimitMs: p.TimeLimitMs,
 		MemoryLimitKB: p.MemoryLimitKB, Checker: p.Checker, Mode: p.Mode, Visibility: p.Visibility,
-		Feedback: p.Feedback, Languages: p.Languages, UpdatedAt: p.UpdatedAt}
+		Feedback: p.Feedback, Languages: p.Languages, UpdatedAt: p.UpdatedAt,
+		InputFile: p.InputFile, OutputFile: p.OutputFile, OutputOnly: p.OutputOnly}
 	if p.Checker == store.CheckerFloat {
 		out.FloatTolerance = p.FloatTolerance
 	}

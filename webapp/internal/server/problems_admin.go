@@ -48,6 +48,9 @@ type problemRequest struct {
 	Visibility     *string   `json:"visibility"`
 	Feedback       *string   `json:"feedback"`
 	Languages      *[]string `json:"languages"`
+	InputFile      *string   `json:"input_file"`
+	OutputFile     *string   `json:"output_file"`
+	OutputOnly     *bool     `json:"output_only"`
 }
 
 // apply merges req into p and validates the result.
@@ -84,6 +87,9 @@ func (req *problemRequest) apply(p *store.Problem) *APIError {
 	}
 	if req.Feedback != nil {
 		p.Feedback = *req.Feedback
+	}
+	if e := req.applyIO(p); e != nil {
+		return e
 	}
 	if p.Feedback == "" {
 		p.Feedback = string(protocol.FeedbackFull)
@@ -154,7 +160,8 @@ func hasControl(s string) bool {
 func (s *Server) problemJSON(p *store.Problem) ProblemJSON {
 	out := ProblemJSON{Slug: p.Slug, Title: p.Title, Statement: p.Statement, TimeLimitMs: p.TimeLimitMs,
 		MemoryLimitKB: p.MemoryLimitKB, Checker: p.Checker, Mode: p.Mode, Visibility: p.Visibility,
-		Feedback: p.Feedback, Languages: p.Languages, UpdatedAt: p.UpdatedAt}
+		Feedback: p.Feedback, Languages: p.Languages, UpdatedAt: p.UpdatedAt,
+		InputFile: p.InputFile, OutputFile: p.OutputFile, OutputOnly: p.OutputOnly}
 	if out.Languages == nil {
 		out.Languages = []string{}
 	}
@@ -373,6 +380,12 @@ func (s *Server) handleUploadTestdata(w http.ResponseWriter, r *http.Request) {
 	// Checked as the judges will unpack it (catalog.CheckTestdata).
 	m, err := catalog.CheckTestdata(zipBytes, p.Checker == store.CheckerSpecial)
 	if !s.testdataOK(w, r, err) {
+		return
+	}
+	if prog, needs, err := testpkg.ZipNeedsJudgeTestlib(zipBytes, m); err != nil || !s.judgesHaveTestlib(w, r, prog, needs) {
+		if err != nil {
+			writeAPIError(w, fileErr(err.Error()))
+		}
 		return
 	}
 	v, err := s.storeTestdata(ctx, zipBytes, m, u)

@@ -213,6 +213,7 @@ func packageProblem(ip icpcpkg.Problem, form importForm, slug string) (store.Pro
 	}
 	req := problemRequest{Slug: &slug, Title: &title, Statement: &ip.Statement, Checker: &ip.Checker, Mode: &ip.Mode,
 		Visibility: form.vis, Languages: form.langs}
+	req.InputFile, req.OutputFile = &ip.InputFile, &ip.OutputFile // file I/O (problemio.go)
 	if ip.Checker == icpcpkg.CheckerFloat {
 		req.FloatTolerance = &ip.FloatTolerance
 	}
@@ -267,15 +268,10 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) {
 		s.internal(w, r, fmt.Errorf("wait for an import slot: %w", ctx.Err()), http.StatusServiceUnavailable)
 		return
 	}
-	ip, pkg, err := icpcpkg.Convert(form.zip, icpcpkg.Limits{MaxBytes: ImportExpansion * s.cfg.MaxTestdataBytes})
-	if errors.Is(err, icpcpkg.ErrInvalid) || errors.Is(err, icpcpkg.ErrUnsupported) {
-		// The converter's message names the file inside the zip.
-		msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), icpcpkg.ErrInvalid.Error()+": "), icpcpkg.ErrUnsupported.Error()+": ")
-		prefix := "invalid ICPC package: "
-		if errors.Is(err, icpcpkg.ErrUnsupported) {
-			prefix = "cannot import this ICPC package: "
-		}
-		writeAPIError(w, fileErr(prefix+msg))
+	// An ICPC package, or a Polygon one (problem.xml; problems_polygon.go).
+	ip, pkg, format, e, err := convertPackage(form.zip, icpcpkg.Limits{MaxBytes: ImportExpansion * s.cfg.MaxTestdataBytes})
+	if e != nil {
+		writeAPIError(w, e)
 		return
 	}
 	if err != nil {
@@ -295,14 +291,22 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) {
 	if form.slug == nil && !s.slugFree(w, r, p.Slug, " (taken from the package's name); give another") {
 		return
 	}
+	if !s.testlibOK(w, r, pkg) { // a checker or interactor needing testlib.h (problemio.go)
+		return
+	}
 	zipBytes, _, err := pkg.Build()
 	if err != nil {
 		writeAPIError(w, fileErr("the package's test data does not make a valid Verdict package: "+err.Error()))
 		return
 	}
 	// What the judges will unpack, checked as they will (the shared limits).
-	m, err := catalog.CheckTestdata(zipBytes, false)
+	m, err := catalog.CheckTestdata(zipBytes, p.Checker == store.CheckerSpecial)
 	if !s.testdataOK(w, r, err) {
+		return
+	}
+	assets, err := s.storeAssets(ctx, ip.Assets) // blobs first, like the test data
+	if err != nil {
+		s.internal(w, r, err, http.StatusInternalServerError)
 		return
 	}
 	// The blob first: content-addressed, so a blob whose problem is then
@@ -314,13 +318,14 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) {
 	}
 	hash, size := v.Hash, v.SizeBytes
 	p.CreatedBy.Int64, p.CreatedBy.Valid = u.ID, true
-	id, err := s.cfg.Store.CreateProblemWithTestdata(ctx, p, v)
+	id, err := s.cfg.Store.CreateProblemWithAssets(ctx, p, v, assets)
 	stored, ok := s.created(w, r, id, err)
 	if !ok {
 		return
 	}
 	notes = append(append([]string{}, ip.Notes...), notes...)
-	s.log.Info("problem imported", "slug", p.Slug, "format", "icpc", "hash", hash, "cases", len(m.Cases),
+	notes = append(notes, s.storeSolutions(ctx, stored.ID, ip.Solutions)...) // reference solutions (solutions.go)
+	s.log.Info("problem imported", "slug", p.Slug, "format", format, "hash", hash, "cases", len(m.Cases),
 		"subtasks", len(m.Subtasks), "bytes", size, "user_id", u.ID, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusCreated, ProblemImportJSON{Problem: s.problemJSON(&stored),
 		Testdata: TestdataJSON{Hash: hash, CaseCount: len(m.Cases), SizeBytes: size, Subtasks: len(m.Subtasks)},

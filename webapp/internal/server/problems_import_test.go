@@ -151,9 +151,9 @@ func TestProblemImport(t *testing.T) {
 		msg            string // the message must contain it
 	}{
 		{"not a zip", "x.zip", []byte("hello"), nil, 400, CodeValidation, "file", "not a zip"},
-		{"custom validator", "x.zip", zipOf(t, withFiles(icpcPassFail(), "Hello_World/output_validators/v/validate.cc", "int main(){}")),
-			nil, 400, CodeValidation, "file", "output_validators/v/validate.cc"},
-		{"custom validation", "x.zip", zipOf(t, withFiles(icpcPassFail(), "Hello_World/problem.yaml", "validation: custom\n")),
+		{"score validator", "x.zip", zipOf(t, withFiles(icpcPassFail(), "Hello_World/output_validators/v/validate.cc", "int main(){}",
+			"Hello_World/problem.yaml", "validation: custom score\n")), nil, 400, CodeValidation, "file", "score.txt"},
+		{"custom validation without a validator", "x.zip", zipOf(t, withFiles(icpcPassFail(), "Hello_World/problem.yaml", "validation: custom\n")),
 			nil, 400, CodeValidation, "file", "problem.yaml"},
 		{"missing answer", "x.zip", zipOf(t, map[string]string{"data/secret/1.in": "1"}), [][2]string{{"slug", "x"}},
 			400, CodeValidation, "file", "data/secret/1.in"},

@@ -87,9 +87,14 @@ type Problem struct {
 	CreatedBy    sql.NullInt64  `db:"created_by"`
 	CreatedAt    time.Time      `db:"created_at"`
 	UpdatedAt    time.Time      `db:"updated_at"`
+	// InputFile and OutputFile: file I/O instead of stdin / stdout ("":
+	// the standard stream). OutputOnly: contestants upload outputs.
+	InputFile  string `db:"input_file"`
+	OutputFile string `db:"output_file"`
+	OutputOnly bool   `db:"output_only"`
 }
 
-const problemCols = "id, slug, title, statement, time_limit_ms, memory_limit_kb, checker, float_tolerance, mode, visibility, feedback, languages, testdata_hash, created_by, created_at, updated_at"
+const problemCols = "id, slug, title, statement, time_limit_ms, memory_limit_kb, checker, float_tolerance, mode, visibility, feedback, languages, testdata_hash, created_by, created_at, updated_at, input_file, output_file, output_only"
 
 // ProblemSummary is a problem in a list: no statement.
 type ProblemSummary struct {
@@ -136,10 +141,11 @@ func (s *Store) CreateProblemWithTestdata(ctx context.Context, p Problem, v Test
 
 func insertProblem(ctx context.Context, db sqlx.ExecerContext, p Problem) (int64, error) {
 	res, err := db.ExecContext(ctx, `INSERT INTO problems
-		(slug, title, statement, time_limit_ms, memory_limit_kb, checker, float_tolerance, mode, visibility, feedback, languages, created_by)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(NULLIF(?, ''), 'full'), ?, ?)`,
+		(slug, title, statement, time_limit_ms, memory_limit_kb, checker, float_tolerance, mode, visibility, feedback, languages, created_by,
+		input_file, output_file, output_only)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(NULLIF(?, ''), 'full'), ?, ?, ?, ?, ?)`,
 		p.Slug, p.Title, p.Statement, p.TimeLimitMs, p.MemoryLimitKB, p.Checker, p.FloatTolerance,
-		p.Mode, p.Visibility, p.Feedback, p.Languages, p.CreatedBy)
+		p.Mode, p.Visibility, p.Feedback, p.Languages, p.CreatedBy, p.InputFile, p.OutputFile, p.OutputOnly)
 	if err != nil {
 		return 0, err
 	}
@@ -235,9 +241,10 @@ func (s *Store) TestdataVersions(ctx context.Context, problemID int64) ([]Testda
 func (s *Store) UpdateProblem(ctx context.Context, p Problem) error {
 	res, err := s.DB.ExecContext(ctx, `UPDATE problems SET slug = ?, title = ?, statement = ?, time_limit_ms = ?,
 		memory_limit_kb = ?, checker = ?, float_tolerance = ?, mode = ?, visibility = ?,
-		feedback = COALESCE(NULLIF(?, ''), feedback), languages = ? WHERE id = ?`,
+		feedback = COALESCE(NULLIF(?, ''), feedback), languages = ?,
+		input_file = ?, output_file = ?, output_only = ? WHERE id = ?`,
 		p.Slug, p.Title, p.Statement, p.TimeLimitMs, p.MemoryLimitKB, p.Checker, p.FloatTolerance,
-		p.Mode, p.Visibility, p.Feedback, p.Languages, p.ID)
+		p.Mode, p.Visibility, p.Feedback, p.Languages, p.InputFile, p.OutputFile, p.OutputOnly, p.ID)
 	if err != nil {
 		return mapErr("store update problem "+p.Slug, err)
 	}

@@ -1,0 +1,132 @@
+package icpcpkg
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/verdict-oj/verdict/internal/testpkg"
+)
+
+// sumValidator is a Kattis output validator (its source only matters to
+// the judges, which compile and run it: judge/internal/agent's
+// TestKattisChecker runs one).
+const sumValidator = `#include "validate.h"
+int main(int argc, char **argv) { init_io(argc, argv); accept(); }
+`
+
+// customPkg is a legacy-format package with custom validation, its
+// validator flags, a header beside the validator and reference solutions.
+var customPkg = map[string]string{
+	"sum/problem.yaml":                            "name: Sum\nvalidation: custom\nvalidator_flags: float_tolerance 1e-4 lenient\nlimits:\n  time_limit: 2\n",
+	"sum/problem_statement/problem.en.md":         "# Sum\n",
+	"sum/data/sample/1.in":                        "1 2\n",
+	"sum/data/sample/1.ans":                       "3\n",
+	"sum/data/secret/1.in":                        "20 22\n",
+	"sum/data/secret/1.ans":                       "42\n",
+	"sum/output_validators/sum/validate.cpp":      sumValidator,
+	"sum/output_validators/sum/validate.h":        "// problemtools' validate.h\n",
+	"sum/submissions/accepted/sum.cpp":            "int main(){}",
+	"sum/submissions/accepted/sum.py":             "print(sum(map(int, input().split())))\n",
+	"sum/submissions/wrong_answer/zero.py":        "print(0)\n",
+	"sum/submissions/time_limit_exceeded/loop.c":  "int main(void){for(;;);}\n",
+	"sum/submissions/run_time_error/crash.java":   "class Main { public static void main(String[] a) { throw new RuntimeException(); } }\n",
+	"sum/submissions/accepted/multi/main.cpp":     "int main(){}",
+	"sum/submissions/accepted/sum.rb":             "puts 3",
+	"sum/submissions/partially_accepted/half.cpp": "int main(){}",
+}
+
+// TestConvertCustomValidator: `validation: custom` makes the output
+// validator the problem's checker in the Kattis convention, with its
+// headers and the validator flags as its arguments; the test data
+// package builds and reads back with those fields (what the judges
+// unpack). The reference solutions come with their expected verdicts.
+func TestConvertCustomValidator(t *testing.T) {
+	p, pkg, err := Convert(zipOf(t, customPkg), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Checker != CheckerSpecial || p.Interactive || p.TimeLimitMs != 2000 || p.FloatTolerance != 0 {
+		t.Fatalf("problem %+v", p)
+	}
+	o := pkg.CheckerOptions
+	if string(pkg.Checker) != sumValidator || o.Name != testpkg.CheckerName || o.Convention != testpkg.ConventionKattis ||
+		o.Files["validate.h"] == nil || len(o.Files) != 1 || !slices.Equal(o.Args, []string{"float_tolerance", "1e-4", "lenient"}) {
+		t.Fatalf("checker %+v", o)
+	}
+	b, _, err := pkg.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := testpkg.CheckBytes(b, testpkg.DefaultLimits())
+	if err != nil || m.Checker != testpkg.CheckerName || m.CheckerConvention != testpkg.ConventionKattis ||
+		!slices.Equal(m.CheckerFiles, []string{"validate.h"}) || !slices.Equal(m.CheckerArgs, o.Args) {
+		t.Fatalf("read back: %v %+v", err, m)
+	}
+	type sol struct{ name, lang, want string }
+	var got []sol
+	for _, s := range p.Solutions {
+		got = append(got, sol{s.Name, s.Language, s.Expected})
+	}
+	want := []sol{
+		{"submissions/accepted/sum.cpp", "cpp17", ExpectAC},
+		{"submissions/accepted/sum.py", "py3", ExpectAC},
+		{"submissions/run_time_error/crash.java", "java17", ExpectRE},
+		{"submissions/time_limit_exceeded/loop.c", "c17", ExpectTLE},
+		{"submissions/wrong_answer/zero.py", "py3", ExpectWA},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("solutions %+v, want %+v", got, want)
+	}
+	notes := strings.Join(p.Notes, "\n")
+	for _, w := range []string{"is the checker (Kattis convention", "multi: a solution of several files", "sum.rb: not a C",
+		"submissions/partially_accepted ignored", "5 reference solutions imported"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes %q lack %q", notes, w)
+		}
+	}
+
+	// 2023-07: no validation key; output_validator/ itself makes it custom.
+	v2 := map[string]string{
+		"problem.yaml":            "problem_format_version: 2023-07-draft\nname: Sum\n",
+		"data/sample/1.in":        "1 2\n",
+		"data/sample/1.ans":       "3\n",
+		"output_validator/v.c":    "int main(void){return 42;}\n",
+		"output_validator/util.h": "",
+	}
+	p, pkg, err = Convert(zipOf(t, v2), Limits{})
+	if err != nil || p.Checker != CheckerSpecial || pkg.CheckerOptions.Name != testpkg.CheckerC || pkg.CheckerOptions.Files["util.h"] == nil {
+		t.Fatalf("2023-07: %v %+v %+v", err, p, pkg.CheckerOptions)
+	}
+
+	// A default-validation legacy package's validator is unused: noted.
+	p, pkg, err = Convert(zipOf(t, with(customPkg, "sum/problem.yaml", "name: Sum\n")), Limits{})
+	if err != nil || p.Checker == CheckerSpecial || pkg.Checker != nil || !strings.Contains(strings.Join(p.Notes, "\n"), "output_validators/ ignored") {
+		t.Fatalf("default validation: %v %+v", err, p)
+	}
+}
+
+// TestConvertCustomValidatorRefuses: what cannot be a custom validator is
+// refused, naming the file or field.
+func TestConvertCustomValidatorRefuses(t *testing.T) {
+	const v = "sum/output_validators/sum/"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  error
+		names string
+	}{
+		{"score validator", with(customPkg, "sum/problem.yaml", "name: Sum\nvalidation: custom score\n"), ErrUnsupported, "score.txt"},
+		{"no source", with(customPkg, v+"validate.cpp", "<delete>"), ErrInvalid, "needs an output validator"},
+		{"python validator", with(customPkg, v+"validate.cpp", "<delete>", v+"validate.py", "print()"), ErrUnsupported, "validate.py"},
+		{"two sources", with(customPkg, v+"more.cc", "int f();"), ErrUnsupported, "several source files"},
+		{"build script", with(customPkg, v+"build", "#!/bin/sh"), ErrUnsupported, "build or run script"},
+		{"binary solution", with(customPkg, "sum/submissions/accepted/bad.py", "\xff\xfe"), ErrInvalid, "bad.py"},
+	} {
+		_, _, err := Convert(zipOf(t, tc.files), Limits{})
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.names) {
+			t.Errorf("%s: %v, want %v naming %q", tc.name, err, tc.want, tc.names)
+		}
+	}
+}
