@@ -23,6 +23,11 @@ type Row struct {
 	Penalty     int                `json:"penalty"`
 	Score       float64            `json:"score"`
 	Problems    map[string]DocCell `json:"problems"`
+	// TeamID is the team's CLICS id on a team contest's board (then
+	// User is the same id and UserID 0); Affiliation its organisation's
+	// name.
+	TeamID      string `json:"team_id,omitempty"`
+	Affiliation string `json:"affiliation,omitempty"`
 }
 
 // DocCell is one problem of a row, keyed by the problem's label.
@@ -77,6 +82,7 @@ func Delta(prev, next Doc) (DeltaBody, bool) {
 // SameRow reports whether two rows show the same, rank aside.
 func SameRow(a, b Row) bool {
 	return a.User == b.User && a.UserID == b.UserID && a.DisplayName == b.DisplayName &&
+		a.TeamID == b.TeamID && a.Affiliation == b.Affiliation &&
 		a.Solved == b.Solved && a.Penalty == b.Penalty && a.Score == b.Score &&
 		maps.EqualFunc(a.Problems, b.Problems, sameCell)
 }

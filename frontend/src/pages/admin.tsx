@@ -27,6 +27,7 @@ import { renderMarkdown } from "../markdown";
 import { parseUsernames } from "../registration";
 import { RegistrationSettingsAdmin } from "./settings";
 import { AdminList } from "./staff";
+import { SolutionsPanel } from "./problemtypes";
 import { isStaff, session, useStore } from "../state";
 import { ErrorBox, errorText, Field, fieldError, formError, Loading, Notice, useAsync, useFocusHeading, useTitle } from "../ui";
 
@@ -118,6 +119,9 @@ const emptyProblem = {
   visibility: "private",
   feedback: "full",
   languages: "",
+  input_file: "",
+  output_file: "",
+  output_only: false as boolean,
 };
 
 /** The feedback policies, in the order the forms offer them. */
@@ -156,6 +160,9 @@ function ProblemAdmin() {
         visibility: p.visibility ?? "private",
         feedback: p.feedback ?? "full",
         languages: (p.languages ?? []).join(", "),
+        input_file: p.input_file ?? "",
+        output_file: p.output_file ?? "",
+        output_only: !!p.output_only,
       });
       setEditing(p.slug);
       return p;
@@ -176,6 +183,9 @@ function ProblemAdmin() {
       visibility: f.visibility,
       feedback: f.feedback,
       languages: f.languages.split(/[\s,]+/).filter(Boolean),
+      input_file: f.input_file.trim(),
+      output_file: f.output_file.trim(),
+      output_only: f.output_only,
     };
     save.run(async () => {
       const r = editing ? await api.updateProblem(editing, body) : await api.createProblem(body);
@@ -260,6 +270,15 @@ function ProblemAdmin() {
             </select>
           </Field>
           <Field id="p-languages" label={t("admin.languages")} value={f.languages} onInput={set("languages")} error={fe("languages")} />
+          <Field id="p-input-file" label={t("admin.inputFile")} placeholder="input.txt" value={f.input_file} onInput={set("input_file")} error={fe("input_file")} disabled={f.output_only} />
+          <Field id="p-output-file" label={t("admin.outputFile")} placeholder="output.txt" value={f.output_file} onInput={set("output_file")} error={fe("output_file")} disabled={f.output_only} />
+          <div class={`field check${fe("output_only") ? " field-invalid" : ""}`}>
+            <label for="p-output-only">
+              <input id="p-output-only" type="checkbox" checked={f.output_only} onChange={(e) => setF({ ...f, output_only: e.currentTarget.checked })} />{" "}
+              {t("admin.outputOnly")}
+            </label>
+            {fe("output_only") && <small class="field-error">{fe("output_only")}</small>}
+          </div>
           <ErrorBox error={formError(save.error, fields)} />
           {save.result !== null && <Notice kind="ok">{t("admin.saved")}</Notice>}
           <button type="submit" class="btn btn-primary" disabled={save.busy}>
@@ -268,6 +287,7 @@ function ProblemAdmin() {
         </form>
       </Section>
       {editing && <TestdataUpload slug={editing} />}
+      {editing && <SolutionsPanel slug={editing} />}
       <ProblemImport onImported={existing.reload} />
     </>
   );
@@ -597,6 +617,13 @@ function ContestAdmin() {
         </form>
       </Section>
       {editing && <ParticipantsEditor key={editing} slug={editing} registration={savedReg} />}
+      {editing && (
+        <p>
+          <a href={`/contests/${encodeURIComponent(editing)}/teams`} id="contest-teams-link">
+            {t("teams.title")}
+          </a>
+        </p>
+      )}
     </>
   );
 }

@@ -53,6 +53,14 @@ type Fact struct {
 	Cases    []Case `json:"c,omitempty"`
 	// Clar is the clarification of a FactClarification, as stored.
 	Clar *store.Clarification `json:"cl,omitempty"`
+	// Team is the CLICS id of the team a submission was made for (team
+	// contests), TeamName its shown name, TeamHidden whether the public
+	// sees it (not when its group is hidden).
+	Team       string `json:"tm,omitempty"`
+	TeamName   string `json:"tn,omitempty"`
+	TeamHidden bool   `json:"th,omitempty"`
+	// Objects are the objects of a FactObjects fact (teams.go).
+	Objects []FactObject `json:"o,omitempty"`
 }
 
 // Entry is a fact with its stream id.
@@ -265,18 +273,22 @@ func NewEvent(typ string, id string, data any) Event {
 // submission its team even where a fact is missing (a submission whose
 // pending fact could not be appended) or the connection resumed.
 type Reader struct {
-	Public    bool
-	teamsSent map[int64]bool
-	subsSent  map[int64]bool
+	Public       bool
+	teamsSent    map[int64]bool
+	teamKeysSent map[string]bool // a team contest's teams, by CLICS id
+	subsSent     map[int64]bool
 }
 
 // NewReader starts a connection's mapping.
 func NewReader(public bool) *Reader {
-	return &Reader{Public: public, teamsSent: map[int64]bool{}, subsSent: map[int64]bool{}}
+	return &Reader{Public: public, teamsSent: map[int64]bool{}, teamKeysSent: map[string]bool{}, subsSent: map[int64]bool{}}
 }
 
 // SentTeam records a team sent in the snapshot.
 func (r *Reader) SentTeam(id int64) { r.teamsSent[id] = true }
+
+// SentTeamKey records a team contest's team sent in the snapshot.
+func (r *Reader) SentTeamKey(id string) { r.teamKeysSent[id] = true }
 
 // SentSubmission records a submission sent in the snapshot.
 func (r *Reader) SentSubmission(id int64) { r.subsSent[id] = true }
@@ -285,14 +297,23 @@ func (r *Reader) SentSubmission(id int64) { r.subsSent[id] = true }
 // a new submission fact) of a fact.
 func (r *Reader) submission(c *store.Contest, f Fact, again bool) []Event {
 	var out []Event
-	if !r.teamsSent[f.UserID] {
+	team := ID(f.UserID)
+	if f.Team != "" {
+		team = f.Team
+		if !r.teamKeysSent[team] {
+			r.teamKeysSent[team] = true
+			name := f.TeamName
+			out = append(out, NewEvent(TypeTeams, team, Team{ID: team, Name: name, Label: team, DisplayName: &name,
+				GroupIDs: []string{}, Hidden: f.TeamHidden}))
+		}
+	} else if !r.teamsSent[f.UserID] {
 		r.teamsSent[f.UserID] = true
 		out = append(out, NewEvent(TypeTeams, ID(f.UserID), TeamObject(f.UserID, f.Username, f.DisplayName)))
 	}
 	if again || !r.subsSent[f.SubmissionID] {
 		r.subsSent[f.SubmissionID] = true
 		out = append(out, NewEvent(TypeSubmissions, ID(f.SubmissionID),
-			SubmissionObject(c, f.SubmissionID, f.UserID, f.ProblemID, f.Language, time.UnixMilli(f.At))))
+			SubmissionOf(c, f.SubmissionID, team, f.ProblemID, f.Language, time.UnixMilli(f.At))))
 	}
 	return out
 }
@@ -304,8 +325,13 @@ func (r *Reader) submission(c *store.Contest, f Fact, again bool) []Event {
 func (r *Reader) Events(c *store.Contest, f Fact, now time.Time) []Event {
 	at := time.UnixMilli(f.At)
 	hidden := r.Public && Hidden(c, at, now)
+	if r.Public && f.TeamHidden {
+		return nil // a hidden group's team: staff only
+	}
 	var out []Event
 	switch f.Kind {
+	case FactObjects:
+		out = r.objectEvents(f)
 	case FactSubmission:
 		out = r.submission(c, f, f.Attempt <= 1)
 		if !hidden {
@@ -321,7 +347,11 @@ func (r *Reader) Events(c *store.Contest, f Fact, now time.Time) []Event {
 		if f.Clar == nil || (r.Public && now.Before(c.StartAt)) {
 			break
 		}
-		for _, cl := range ClarificationObjects(c, f.Clar, !r.Public) {
+		cls := ClarificationObjects(c, f.Clar, !r.Public)
+		if f.Team != "" { // a team contest's member asked, or is answered
+			cls = TeamClarifications(cls, func(string) (string, bool) { return f.Team, true })
+		}
+		for _, cl := range cls {
 			out = append(out, NewEvent(TypeClarifications, cl.ID, cl))
 		}
 	case FactThaw:
@@ -334,7 +364,7 @@ func (r *Reader) Events(c *store.Contest, f Fact, now time.Time) []Event {
 // the judgement (and runs) of a submission made at or after the freeze,
 // once the contest is thawed.
 func (r *Reader) Replay(c *store.Contest, f Fact, now time.Time) []Event {
-	if !r.Public || Hidden(c, time.UnixMilli(f.At), now) {
+	if !r.Public || f.TeamHidden || Hidden(c, time.UnixMilli(f.At), now) {
 		return nil
 	}
 	fz := FreezeAt(c)

@@ -89,21 +89,32 @@ type Problem struct {
 	TimeLimit     float64  `json:"time_limit"`
 	TestDataCount int      `json:"test_data_count"`
 	MaxScore      *float64 `json:"max_score,omitempty"`
+	// RGB and Color are the problem's balloon colour (contest settings,
+	// migration 0011), absent when unset.
+	RGB   *string `json:"rgb,omitempty"`
+	Color *string `json:"color,omitempty"`
 }
 
-// Organization is a CLICS organization (Verdict has none yet).
+// Organization is a CLICS organization (a team contest's affiliation).
 type Organization struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
+	ID         string  `json:"id"`
+	ICPCID     *string `json:"icpc_id,omitempty"`
+	Name       string  `json:"name"`
+	FormalName *string `json:"formal_name,omitempty"`
+	Country    *string `json:"country,omitempty"`
 }
 
-// Team is a CLICS team: a registered user (team of one).
+// Team is a CLICS team: a team of a team contest (teams.go), or a
+// registered user (team of one) of an individual contest.
 type Team struct {
-	ID          string  `json:"id"`
-	Name        string  `json:"name"`
-	Label       string  `json:"label"`
-	DisplayName *string `json:"display_name"`
-	Hidden      bool    `json:"hidden"`
+	ID             string   `json:"id"`
+	ICPCID         *string  `json:"icpc_id,omitempty"`
+	Name           string   `json:"name"`
+	Label          string   `json:"label"`
+	DisplayName    *string  `json:"display_name"`
+	OrganizationID *string  `json:"organization_id,omitempty"`
+	GroupIDs       []string `json:"group_ids,omitempty"`
+	Hidden         bool     `json:"hidden"`
 }
 
 // FileRef is a CLICS FILE reference.
@@ -392,8 +403,13 @@ func TeamObject(userID int64, username, displayName string) Team {
 
 // SubmissionObject maps a submission.
 func SubmissionObject(c *store.Contest, id, userID, problemID int64, lang string, at time.Time) Submission {
+	return SubmissionOf(c, id, ID(userID), problemID, lang, at)
+}
+
+// SubmissionOf maps a submission of a CLICS team (SubmissionTeamID).
+func SubmissionOf(c *store.Contest, id int64, team string, problemID int64, lang string, at time.Time) Submission {
 	cid := ContestID(c)
-	return Submission{ID: ID(id), LanguageID: lang, ProblemID: ID(problemID), TeamID: ID(userID),
+	return Submission{ID: ID(id), LanguageID: lang, ProblemID: ID(problemID), TeamID: team,
 		Time: AbsTime(at), ContestTime: RelTime(at.Sub(c.StartAt)),
 		Files: []FileRef{{Href: "contests/" + cid + "/submissions/" + ID(id) + "/files", Mime: "application/zip",
 			Filename: "files.zip"}}}
@@ -449,7 +465,7 @@ func ScoreboardOf(c *store.Contest, doc scoreboard.Doc, labels []string, problem
 	sb := Scoreboard{Time: AbsTime(now), ContestTime: RelTime(now.Sub(c.StartAt)), State: StateObject(c, now), Rows: []Row{}}
 	ioi := doc.Rule == scoreboard.RuleIOI
 	for _, r := range doc.Rows {
-		row := Row{Rank: r.Rank, TeamID: ID(r.UserID), Problems: []ProblemRow{}}
+		row := Row{Rank: r.Rank, TeamID: RowTeamID(&r), Problems: []ProblemRow{}}
 		if ioi {
 			s := r.Score
 			row.Score.Score = &s
@@ -479,29 +495,6 @@ func ScoreboardOf(c *store.Contest, doc scoreboard.Doc, labels []string, problem
 		sb.Rows = append(sb.Rows, row)
 	}
 	return sb
-}
-
-// Awards derives the awards Verdict computes from a scoreboard document:
-// the winner(s) and the first to solve each problem. Medals and honourable
-// mentions are not computed (docs/icpc.md).
-func Awards(doc scoreboard.Doc, labels []string, problemIDs map[string]int64) []Award {
-	winner := Award{ID: "winner", Citation: "Contest winner", TeamIDs: []string{}}
-	for _, r := range doc.Rows {
-		if r.Rank == 1 && (r.Solved > 0 || r.Score > 0) {
-			winner.TeamIDs = append(winner.TeamIDs, ID(r.UserID))
-		}
-	}
-	out := []Award{winner}
-	for _, l := range labels {
-		a := Award{ID: "first-to-solve-" + ID(problemIDs[l]), Citation: "First to solve problem " + l, TeamIDs: []string{}}
-		for _, r := range doc.Rows {
-			if r.Problems[l].FirstBlood {
-				a.TeamIDs = append(a.TeamIDs, ID(r.UserID))
-			}
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 // ClarificationObjects maps a clarification row: the question from its

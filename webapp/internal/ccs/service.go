@@ -86,6 +86,10 @@ func (s *Service) Problems(ctx context.Context, c *store.Contest, v Viewer, now 
 	if err != nil {
 		return nil, err
 	}
+	colors, err := s.St.ContestProblemColors(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
 	for i := range cps {
 		p, err := s.St.ProblemByID(ctx, cps[i].ProblemID)
 		if err != nil {
@@ -97,7 +101,11 @@ func (s *Service) Problems(ctx context.Context, c *store.Contest, v Viewer, now 
 				return nil, err
 			}
 		}
-		out = append(out, ProblemObject(c, &cps[i], i+1, p.TimeLimitMs, cases))
+		po := ProblemObject(c, &cps[i], i+1, p.TimeLimitMs, cases)
+		if col, ok := colors[cps[i].ProblemID]; ok {
+			po.Color, po.RGB = &col.Color, &col.RGB
+		}
+		out = append(out, po)
 	}
 	return out, nil
 }
@@ -128,11 +136,15 @@ func cmpID(a, b string) int {
 	return 0
 }
 
-// submissions are a contest's submissions of registered users.
-func (s *Service) submissions(ctx context.Context, c *store.Contest) ([]store.Submission, error) {
+// submissions are a contest's submissions of registered users (a team
+// contest's: of its teams, teamSubmissions).
+func (s *Service) submissions(ctx context.Context, c *store.Contest, v Viewer) ([]store.Submission, error) {
 	subs, err := s.St.ContestSubmissions(ctx, c.ID)
 	if err != nil {
 		return nil, err
+	}
+	if c.TeamMode {
+		return s.teamSubmissions(ctx, c, v, subs)
 	}
 	listed, err := s.St.ParticipantIDs(ctx, c.ID)
 	if err != nil {
@@ -147,12 +159,12 @@ func (s *Service) Submissions(ctx context.Context, c *store.Contest, v Viewer, n
 	if !started(c, v, now) {
 		return out, nil
 	}
-	subs, err := s.submissions(ctx, c)
+	subs, err := s.submissions(ctx, c, v)
 	if err != nil {
 		return nil, err
 	}
 	for _, sub := range subs {
-		out = append(out, SubmissionObject(c, sub.ID, sub.UserID, sub.ProblemID, sub.Language, sub.CreatedAt))
+		out = append(out, SubmissionOf(c, sub.ID, SubmissionTeamID(c, &sub), sub.ProblemID, sub.Language, sub.CreatedAt))
 	}
 	return out, nil
 }
@@ -181,7 +193,7 @@ func (s *Service) Judgements(ctx context.Context, c *store.Contest, v Viewer, no
 	if !started(c, v, now) {
 		return js, runs, nil
 	}
-	subs, err := s.submissions(ctx, c)
+	subs, err := s.submissions(ctx, c, v)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,6 +241,13 @@ func (s *Service) Clarifications(ctx context.Context, c *store.Contest, v Viewer
 	for i := range cls {
 		out = append(out, ClarificationObjects(c, &cls[i], v.Staff)...)
 	}
+	if c.TeamMode { // from and to the members' teams (teams.go)
+		teams, err := s.memberTeams(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		out = TeamClarifications(out, func(u string) (string, bool) { t, ok := teams[u]; return t, ok })
+	}
 	return out, nil
 }
 
@@ -265,16 +284,51 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, v Viewer, no
 	return ScoreboardOf(c, doc, labels, ids, now), nil
 }
 
-// Awards are the awards Verdict computes (Awards).
+// Awards are the awards Verdict computes (ComputeAwards, awards.go): for
+// staff from the live board; for the public from the public one, and
+// none while the freeze holds (the awards would tell what it hides).
 func (s *Service) Awards(ctx context.Context, c *store.Contest, v Viewer, now time.Time) ([]Award, error) {
-	if !started(c, v, now) {
+	if !started(c, v, now) || (!v.Staff && PublicFrozen(c, now)) {
 		return []Award{}, nil
 	}
 	doc, labels, ids, err := s.board(ctx, c, v)
 	if err != nil {
 		return nil, err
 	}
-	return Awards(doc, labels, ids), nil
+	set, err := s.St.ContestAwardSettings(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	groups, groupsOf, err := s.GroupsOf(ctx, c, v) // teams.go: none in an individual contest
+	if err != nil {
+		return nil, err
+	}
+	return ComputeAwards(doc, labels, ids, AwardSettingsOf(set), groups, groupsOf), nil
+}
+
+// Balloons is the contest's balloon list (staff: the live board).
+func (s *Service) Balloons(ctx context.Context, c *store.Contest) ([]Balloon, error) {
+	doc, err := s.Boards.Scoreboard(ctx, c, false)
+	if err != nil {
+		return nil, err
+	}
+	cps, err := s.St.ContestProblems(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := s.St.ContestAccepted(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	colors, err := s.St.ContestProblemColors(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	marks, err := s.St.BalloonMarks(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	return Balloons(c, doc, cps, acc, colors, marks), nil
 }
 
 // Snapshot is the event feed's beginning: every object the viewer may
@@ -294,14 +348,22 @@ func (s *Service) Snapshot(ctx context.Context, c *store.Contest, v Viewer, r *R
 	for _, p := range ps {
 		out = append(out, NewEvent(TypeProblems, p.ID, p))
 	}
-	ts, err := s.Teams(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range ts {
-		n, _ := strconv.ParseInt(t.ID, 10, 64)
-		r.SentTeam(n)
-		out = append(out, NewEvent(TypeTeams, t.ID, t))
+	if c.TeamMode {
+		tes, err := s.teamSnapshot(ctx, c, v, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tes...)
+	} else {
+		ts, err := s.Teams(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			n, _ := strconv.ParseInt(t.ID, 10, 64)
+			r.SentTeam(n)
+			out = append(out, NewEvent(TypeTeams, t.ID, t))
+		}
 	}
 	subs, err := s.Submissions(ctx, c, v, now)
 	if err != nil {

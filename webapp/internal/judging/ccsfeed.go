@@ -2,6 +2,7 @@ package judging
 
 import (
 	"context"
+	"errors"
 
 	"github.com/verdict-oj/verdict/webapp/internal/ccs"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
@@ -25,6 +26,15 @@ func (s *Service) feedSubmission(ctx context.Context, c *store.Contest, sub *sto
 	f := ccs.Fact{Kind: ccs.FactSubmission, SubmissionID: sub.ID, Attempt: sub.Attempt, UserID: sub.UserID,
 		Username: sub.Username, DisplayName: sub.DisplayName, ProblemID: sub.ProblemID, Language: sub.Language,
 		At: sub.CreatedAt.UnixMilli(), Event: s.cfg.Now().UnixMilli()}
+	if c.TeamMode {
+		if !sub.TeamID.Valid {
+			return nil // staff testing in a team contest: off the board and the feed
+		}
+		f.Team, f.TeamName = sub.TeamExtID.String, sub.TeamName.String
+		if f.TeamHidden, err = s.st.TeamHidden(ctx, sub.TeamID.Int64); err != nil {
+			return err
+		}
+	}
 	if sub.Final() {
 		f.Kind, f.Verdict = ccs.FactJudgement, sub.Verdict
 		if sub.JudgedAt.Valid {
@@ -65,7 +75,21 @@ func (s *Service) feedChanged(ctx context.Context, sub *store.Submission) error 
 // FeedClarification appends a clarification (asked, answered or
 // announced) to its contest's feed.
 func (s *Service) FeedClarification(ctx context.Context, cl *store.Clarification) error {
-	_, err := ccs.NewFeed(s.rdb, s.n).Append(ctx, cl.ContestID, ccs.Fact{Kind: ccs.FactClarification, Clar: cl,
-		Event: s.cfg.Now().UnixMilli()})
+	f := ccs.Fact{Kind: ccs.FactClarification, Clar: cl, Event: s.cfg.Now().UnixMilli()}
+	if cl.UserID.Valid { // a team contest's clarifications are the asker's team's
+		c, err := s.contest(ctx, cl.ContestID)
+		if err != nil {
+			return err
+		}
+		if c.TeamMode {
+			t, err := s.st.TeamOfUser(ctx, c.ID, cl.UserID.Int64)
+			if err == nil {
+				f.Team = t.ExtID
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+	}
+	_, err := ccs.NewFeed(s.rdb, s.n).Append(ctx, cl.ContestID, f)
 	return err
 }

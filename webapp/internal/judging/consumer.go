@@ -164,7 +164,11 @@ func (s *Service) HandleResult(ctx context.Context, m redis.XMessage) error {
 	}
 	// Applied, or a duplicate (written before, maybe without its board
 	// update): the board merge is idempotent.
-	return s.UpdateBoard(ctx, &sub)
+	if err := s.UpdateBoard(ctx, &sub); err != nil {
+		return err
+	}
+	s.balloonSolved(ctx, &sub) // the balloon pages (balloons.go)
+	return nil
 }
 
 func resultWrite(e queue.ResultEntry) store.ResultWrite {

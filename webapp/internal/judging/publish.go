@@ -46,19 +46,34 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 	// their submissions (and their cells in Redis, should they be
 	// registered again) but leaves the ranking; so do staff who submitted
 	// without registering.
-	listed, err := s.participants(ctx, c.ID, func(yield func(int64) bool) {
+	var teams map[int64]scoreboard.Team
+	if c.TeamMode {
+		// A team contest's rows are its teams (the public's without the
+		// hidden groups'); cells of users (staff testing, submissions
+		// from before it became a team contest) are left off.
+		if teams, err = s.boardTeams(ctx, c, public); err != nil {
+			return scoreboard.Doc{}, err
+		}
 		for k := range views {
-			if !yield(k.UserID) {
-				return
+			if _, ok := teams[k.TeamID]; !ok || k.TeamID == 0 {
+				delete(views, k)
 			}
 		}
-	})
-	if err != nil {
-		return scoreboard.Doc{}, err
-	}
-	for k := range views {
-		if !listed[k.UserID] {
-			delete(views, k)
+	} else {
+		listed, err := s.participants(ctx, c.ID, func(yield func(int64) bool) {
+			for k := range views {
+				if k.TeamID == 0 && !yield(k.UserID) {
+					return
+				}
+			}
+		})
+		if err != nil {
+			return scoreboard.Doc{}, err
+		}
+		for k := range views {
+			if k.TeamID != 0 || !listed[k.UserID] {
+				delete(views, k)
+			}
 		}
 	}
 	cps, err := s.st.ContestProblems(ctx, c.ID)
@@ -70,7 +85,7 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 		labels[p.ProblemID] = p.Label
 	}
 	frozen := public && publicFrozen(c, s.cfg.Now())
-	return scoreboard.Assemble(c.Rule, views, users, labels, frozen, frozen), nil
+	return scoreboard.AssembleTeams(c.Rule, views, users, teams, labels, frozen, frozen), nil
 }
 
 // PublicBoard is the public scoreboard of a running or finished contest as
@@ -120,8 +135,7 @@ func (s *Service) RebuildBoard(ctx context.Context, c *store.Contest) error {
 	for i := range subs {
 		sub := &subs[i]
 		users[sub.UserID] = scoreboard.User{ID: sub.UserID, Username: sub.Username, DisplayName: sub.DisplayName}
-		entries = append(entries, scoreboard.CellEntry{
-			CellKey: scoreboard.CellKey{UserID: sub.UserID, ProblemID: sub.ProblemID}, Entry: BoardEntry(sub)})
+		entries = append(entries, scoreboard.CellEntry{CellKey: BoardKey(c, sub), Entry: BoardEntry(sub)})
 	}
 	if err := s.board.Rebuild(ctx, BoardContest(c), users, entries); err != nil {
 		return err

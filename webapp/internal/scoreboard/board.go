@@ -22,6 +22,9 @@ import (
 //	v:<cell>  the cell's views (JSON of View) derived from that version
 //	u:<user>  the user's names (JSON of User)
 //
+// A team's cell (team contests) is "t<team>:<problem>"; teams' names are
+// not kept here (AssembleTeams takes them).
+//
 // One hash per contest keeps every update of a contest on one key.
 type Board struct {
 	rdb redis.UniversalClient
@@ -69,7 +72,7 @@ func (w wireEntry) entry() (Entry, error) {
 }
 
 // KEYS: board. ARGV: cell, sid, attempt, at ms, verdict, score, user id,
-// user json. Merges the entry by Entry.Supersedes; returns {0} when nothing
+// user json (user id 0: none). Merges the entry by Entry.Supersedes; returns {0} when nothing
 // changed, else {1, version, entries json}.
 var upsertScript = redis.NewScript(`
 local ek = 'e:' .. ARGV[1]
@@ -93,7 +96,8 @@ else
   table.insert(es, new)
 end
 local enc = cjson.encode(es)
-redis.call('HSET', KEYS[1], ek, enc, 'u:' .. ARGV[7], ARGV[8])
+redis.call('HSET', KEYS[1], ek, enc)
+if ARGV[7] ~= '0' then redis.call('HSET', KEYS[1], 'u:' .. ARGV[7], ARGV[8]) end
 local ver = redis.call('HINCRBY', KEYS[1], 'n:' .. ARGV[1], 1)
 return {1, ver, enc}
 `)
@@ -106,7 +110,11 @@ redis.call('HSET', KEYS[1], 'v:' .. ARGV[1], ARGV[3])
 return 1
 `)
 
+// cellName is "<user>:<problem>", or "t<team>:<problem>" for a team's.
 func cellName(k CellKey) string {
+	if k.TeamID != 0 {
+		return "t" + strconv.FormatInt(k.TeamID, 10) + ":" + strconv.FormatInt(k.ProblemID, 10)
+	}
 	return strconv.FormatInt(k.UserID, 10) + ":" + strconv.FormatInt(k.ProblemID, 10)
 }
 
@@ -117,6 +125,11 @@ func parseCell(s string) (CellKey, bool) {
 	}
 	var k CellKey
 	var err1, err2 error
+	if t, isTeam := strings.CutPrefix(u, "t"); isTeam {
+		k.TeamID, err1 = strconv.ParseInt(t, 10, 64)
+		k.ProblemID, err2 = strconv.ParseInt(p, 10, 64)
+		return k, err1 == nil && err2 == nil && k.TeamID != 0
+	}
 	k.UserID, err1 = strconv.ParseInt(u, 10, 64)
 	k.ProblemID, err2 = strconv.ParseInt(p, 10, 64)
 	return k, err1 == nil && err2 == nil
@@ -127,7 +140,15 @@ func parseCell(s string) (CellKey, bool) {
 // Safe to call concurrently from any number of nodes, in any order, any
 // number of times.
 func (b *Board) Apply(ctx context.Context, c Contest, u User, problemID int64, e Entry) (bool, error) {
-	k := CellKey{UserID: u.ID, ProblemID: problemID}
+	return b.ApplyCell(ctx, c, CellKey{UserID: u.ID, ProblemID: problemID}, u, e)
+}
+
+// ApplyCell is Apply for a cell named by its key (a team's cell in a team
+// contest); u is the submitter (their names are kept as for a user cell).
+func (b *Board) ApplyCell(ctx context.Context, c Contest, k CellKey, u User, e Entry) (bool, error) {
+	if k.TeamID != 0 {
+		u = User{} // a team's row is named from MySQL (Team)
+	}
 	cell := cellName(k)
 	uj, _ := json.Marshal(u)
 	res, err := upsertScript.Run(ctx, b.rdb, []string{b.n.Scoreboard(c.ID)},
@@ -227,7 +248,7 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 		if !ok {
 			u = User{ID: ce.UserID}
 		}
-		if _, err := b.Apply(ctx, c, u, ce.ProblemID, ce.Entry); err != nil {
+		if _, err := b.ApplyCell(ctx, c, ce.CellKey, u, ce.Entry); err != nil {
 			return err
 		}
 	}

@@ -83,14 +83,18 @@ func CSVRecords(doc Doc, labels []string) [][]string {
 // ICPC, no points under IOI — else the next one), by username. doc is not
 // modified.
 func WithAbsent(doc Doc, registered []Row) Doc {
-	on := make(map[int64]bool, len(doc.Rows))
+	type who struct {
+		user int64
+		team string
+	}
+	on := make(map[who]bool, len(doc.Rows))
 	for _, r := range doc.Rows {
-		on[r.UserID] = true
+		on[who{r.UserID, r.TeamID}] = true
 	}
 	var absent []Row
 	for _, r := range registered {
-		if !on[r.UserID] {
-			on[r.UserID] = true
+		if !on[who{r.UserID, r.TeamID}] {
+			on[who{r.UserID, r.TeamID}] = true
 			absent = append(absent, r)
 		}
 	}

@@ -2,7 +2,10 @@
 // incrementally per judged submission, and builds the scoreboard document
 // the API and the live contest channel serve.
 //
-// The unit of state is a cell: one user on one problem. A cell remembers
+// The unit of state is a cell: one user on one problem (in a team
+// contest one team on one problem: every member's submissions go into
+// the team's cell, so tries and penalty count across members; CellKey,
+// AssembleTeams). A cell remembers
 // every submission of that user on that problem as an entry (submission id,
 // attempt, submission time, verdict or pending, score). Entries merge
 // attempt-aware and commutatively — a later attempt replaces an earlier

@@ -130,10 +130,24 @@ func derive(p Params, es []Entry, visible func(Entry) bool) CellState {
 	return c
 }
 
-// CellKey names a cell.
+// CellKey names a cell: a user's on a problem or, in a team contest, a
+// team's (TeamID set, UserID 0).
 type CellKey struct {
 	UserID    int64
 	ProblemID int64
+	TeamID    int64
+}
+
+// Team is a team as the board shows it (team contests): its rows are
+// teams, named from MySQL when the board is assembled (never stored in
+// Redis, so a renamed team shows its new name at once).
+type Team struct {
+	ID int64
+	// Key is the team's CLICS id (teams.ext_id): the row's "user" and
+	// "team_id".
+	Key         string
+	Name        string
+	Affiliation string
 }
 
 // CellEntry is an entry with its cell.
@@ -190,6 +204,12 @@ type DocCell = boarddoc.DocCell
 // problems to their labels (cells of other problems are left out); users
 // names the contestants (unknown ones are shown by id).
 func Assemble(rule string, views map[CellKey]View, users map[int64]User, labels map[int64]string, public, frozen bool) Doc {
+	return AssembleTeams(rule, views, users, nil, labels, public, frozen)
+}
+
+// AssembleTeams is Assemble for boards with team cells: teams names them
+// (a team missing from teams is shown by its id).
+func AssembleTeams(rule string, views map[CellKey]View, users map[int64]User, teams map[int64]Team, labels map[int64]string, public, frozen bool) Doc {
 	pick := func(v View) CellState {
 		if public {
 			return v.Public
@@ -207,13 +227,25 @@ func Assemble(rule string, views map[CellKey]View, users map[int64]User, labels 
 			first[k.ProblemID] = c.FirstAC
 		}
 	}
-	rows := map[int64]*Row{}
+	rows := map[rowKey]*Row{}
 	for k, v := range views {
 		label, ok := labels[k.ProblemID]
 		if !ok {
 			continue
 		}
-		r := rows[k.UserID]
+		rk := rowKey{user: k.UserID, team: k.TeamID}
+		r := rows[rk]
+		if r == nil && k.TeamID != 0 {
+			t, ok := teams[k.TeamID]
+			if !ok {
+				t = Team{ID: k.TeamID, Key: "#" + strconv.FormatInt(k.TeamID, 10)}
+			}
+			r = &Row{User: t.Key, TeamID: t.Key, DisplayName: t.Name, Affiliation: t.Affiliation, Problems: map[string]DocCell{}}
+			if r.DisplayName == "" {
+				r.DisplayName = r.User
+			}
+			rows[rk] = r
+		}
 		if r == nil {
 			u, ok := users[k.UserID]
 			if !ok {
@@ -226,7 +258,7 @@ func Assemble(rule string, views map[CellKey]View, users map[int64]User, labels 
 			if r.DisplayName == "" {
 				r.DisplayName = r.User
 			}
-			rows[k.UserID] = r
+			rows[rk] = r
 		}
 		c := pick(v)
 		dc := DocCell{Solved: c.Solved, Attempts: c.Attempts, Pending: c.Pending}
@@ -256,6 +288,9 @@ func Assemble(rule string, views map[CellKey]View, users map[int64]User, labels 
 	return doc
 }
 
+// rowKey is a row's identity: a user or a team.
+type rowKey struct{ user, team int64 }
+
 func better(rule string, a, b *Row) int {
 	if rule == RuleIOI {
 		return cmp.Compare(b.Score, a.Score)
@@ -283,4 +318,19 @@ func Rank(rule string, rows []Row) {
 			rows[i].Rank = i + 1
 		}
 	}
+}
+
+// Filter keeps the rows of doc that keep selects (a group's teams) and
+// ranks them again among themselves. First to solve stays as on the
+// whole board.
+func Filter(doc Doc, keep func(*Row) bool) Doc {
+	out := doc
+	out.Rows = make([]Row, 0, len(doc.Rows))
+	for i := range doc.Rows {
+		if keep(&doc.Rows[i]) {
+			out.Rows = append(out.Rows, doc.Rows[i])
+		}
+	}
+	Rank(doc.Rule, out.Rows)
+	return out
 }

@@ -106,11 +106,17 @@ func (s *Server) handleCCSScoreboard(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if r.URL.Query().Has("group_id") {
-		writeAPIError(w, badField("group_id", "Verdict has no groups"))
-		return
+	var sb ccs.Scoreboard
+	var err error
+	if q := r.URL.Query(); q.Has("group_id") {
+		sb, err = s.ccsService().GroupScoreboard(r.Context(), c, v, s.cfg.Now(), q.Get("group_id"))
+		if errors.Is(err, ccs.ErrNotFound) {
+			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "group_id", "no such group in this contest"))
+			return
+		}
+	} else {
+		sb, err = s.ccsService().Scoreboard(r.Context(), c, v, s.cfg.Now())
 	}
-	sb, err := s.ccsService().Scoreboard(r.Context(), c, v, s.cfg.Now())
 	if err != nil {
 		s.internal(w, r, err, http.StatusServiceUnavailable)
 		return
@@ -189,12 +195,26 @@ func (s *Server) handleCCSCollection(w http.ResponseWriter, r *http.Request) {
 		var ps []ccs.Problem
 		ps, err = svc.Problems(ctx, c, v, now)
 		objs = collect(ps, func(p *ccs.Problem) string { return p.ID })
-	case ccs.TypeGroups, ccs.TypeOrganizations:
-		objs = []identified{} // not in Verdict yet (docs/icpc.md)
+	case ccs.TypeGroups:
+		var gs []ccs.TeamGroup
+		gs, err = svc.Groups(ctx, c, v)
+		objs = collect(gs, func(g *ccs.TeamGroup) string { return g.ID })
+	case ccs.TypeOrganizations:
+		var os []ccs.Organization
+		os, err = svc.Organizations(ctx, c)
+		objs = collect(os, func(o *ccs.Organization) string { return o.ID })
 	case ccs.TypeTeams:
 		var ts []ccs.Team
-		ts, err = svc.Teams(ctx, c)
+		ts, err = svc.TeamsFor(ctx, c, v)
 		objs = collect(ts, func(t *ccs.Team) string { return t.ID })
+	case ccs.TypeTeamMembers:
+		if !v.Staff {
+			writeAPIError(w, apiErr(http.StatusForbidden, CodeForbidden, "only staff (a staff token) read team members"))
+			return
+		}
+		var ms []ccs.TeamMember
+		ms, err = svc.TeamMembers(ctx, c)
+		objs = collect(ms, func(m *ccs.TeamMember) string { return m.ID })
 	case ccs.TypeSubmissions:
 		var ss []ccs.Submission
 		ss, err = svc.Submissions(ctx, c, v, now)

@@ -146,6 +146,12 @@ func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) {
 		return string(b)
 	}
 	sentState := stateJSON(c, now)
+	// Awards (derived from the board): with the first events, then the
+	// ones that changed after the entries that may change them, at most
+	// once a second (ccsAwardEvents).
+	awards := ccs.NewAwardFeed()
+	first = append(first, s.ccsAwardEvents(setup, svc, c, v, awards, now)...)
+	lastAwards, awardsDirty := time.Now(), false
 	if err := send(first, ""); err != nil {
 		return
 	}
@@ -219,6 +225,15 @@ func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) {
 		} else if err := send(held, ccs.Token(gen, pos)); err != nil {
 			return
 		}
+		// Entries may change the awards; so may time (the freeze, the
+		// thaw): at most once a second, and every ccsContestRecheck.
+		awardsDirty = awardsDirty || len(entries) > 0
+		if (awardsDirty && time.Since(lastAwards) >= time.Second) || time.Since(lastAwards) >= ccsContestRecheck {
+			awardsDirty, lastAwards = false, time.Now()
+			if err := send(s.ccsAwardEvents(ctx, svc, c, v, awards, now), ccs.Token(gen, pos)); err != nil {
+				return
+			}
+		}
 		if st := stateJSON(c, now); st != sentState {
 			sentState = st
 			if err := send([]ccs.Event{ccs.NewEvent(ccs.TypeContests, ccs.ContestID(c), ccs.ContestObject(c)),
@@ -270,4 +285,22 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+// ccsAwardEvents are the award events a feed connection has not had:
+// none for a public reader while the freeze holds (its awards would tell
+// what the freeze hides; the thaw sends them), none when they cannot be
+// computed (the next batch tries again).
+func (s *Server) ccsAwardEvents(ctx context.Context, svc *ccs.Service, c *store.Contest, v ccs.Viewer, f *ccs.AwardFeed, now time.Time) []ccs.Event {
+	if !v.Staff && ccs.PublicFrozen(c, now) {
+		return nil
+	}
+	as, err := svc.Awards(ctx, c, v, now)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("awards for the event feed failed", "contest_id", c.ID, obs.Err(err))
+		}
+		return nil
+	}
+	return f.Events(as)
 }

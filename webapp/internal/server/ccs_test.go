@@ -59,6 +59,8 @@ var ccsSchemas = map[string]map[string]ccsField{
 	"organizations": {"id": req("id"), "icpc_id": opt("string?"), "name": req("string"), "formal_name": opt("string?"), "country": opt("string?")},
 	"teams": {"id": req("id"), "icpc_id": opt("string?"), "name": req("string"), "label": req("string"), "display_name": opt("string?"),
 		"organization_id": opt("id?"), "group_ids": opt("ids?"), "hidden": opt("bool?"), "location": opt("object"), "photo": opt("files?")},
+	"team-members": {"id": req("id"), "team_id": req("id"), "icpc_id": opt("string?"), "first_name": req("string"),
+		"last_name": req("string"), "sex": opt("string?"), "role": req("string"), "photo": opt("files?")},
 	"submissions": {"id": req("id"), "language_id": req("id"), "problem_id": req("id"), "team_id": req("id"), "time": req("abstime"),
 		"contest_time": req("reltime"), "entry_point": opt("string?"), "files": req("files"), "reaction": opt("files?")},
 	"judgements": {"id": req("id"), "submission_id": req("id"), "judgement_type_id": opt("jt?"), "score": opt("number"),
@@ -448,7 +450,7 @@ func TestCCSEndpointShapes(t *testing.T) {
 		}
 		// (the first round's live submission is in the second's counts)
 		if counts["teams"] != 2 || counts["submissions"] != 4+round || counts["judgements"] != 4+round || counts["runs"] != 6+2*round ||
-			counts["problems"] != 1 || counts["clarifications"] != wantClars || counts["awards"] != 2 {
+			counts["problems"] != 1 || counts["clarifications"] != wantClars || counts["awards"] != 6 { // winner, 3 medals, honorable-mention, first-to-solve-A
 			t.Errorf("%s: counts %v", who.name, counts)
 		}
 		sb := get("/contests/c1/scoreboard").(map[string]any)

@@ -137,6 +137,10 @@ func (s *Server) handleScoreboard(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"rule": c.Rule, "frozen": false, "full": true, "rows": []any{}})
 		return
 	}
+	if q := r.URL.Query(); q.Has("group") {
+		s.groupBoard(w, r, c, public, q.Get("group")) // one group's board (teams.go)
+		return
+	}
 	if public {
 		raw, err := s.judging.PublicBoard(r.Context(), c)
 		if err != nil {

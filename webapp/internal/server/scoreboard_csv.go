@@ -42,6 +42,12 @@ func (s *Server) handleScoreboardCSV(w http.ResponseWriter, r *http.Request) {
 	for i, p := range parts {
 		registered[i] = scoreboard.Row{User: p.Username, UserID: p.UserID, DisplayName: p.DisplayName}
 	}
+	if c.TeamMode { // a team contest's rows are its teams (teams.go)
+		if registered, err = s.teamRows(ctx, &c); err != nil {
+			s.internal(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+	}
 	doc = scoreboard.WithAbsent(doc, registered)
 	// The problems in label order, with columns even for a problem nobody
 	// tried (the document only has the cells that exist).

@@ -50,6 +50,9 @@ type Contest struct {
 	// UnfrozenAt is when an admin revealed the frozen scoreboard; NULL
 	// while the freeze holds.
 	UnfrozenAt sql.NullTime `db:"unfrozen_at"`
+	// TeamMode: a team contest (rows are teams, members submit for
+	// their team; migration 0010, SetContestTeamMode).
+	TeamMode bool `db:"team_mode"`
 }
 
 // FreezeAt is when the public scoreboard stops changing, or the zero time
@@ -86,7 +89,8 @@ func (c *Contest) Phase(now time.Time) string {
 }
 
 const contestCols = "id, slug, title, description, rule, start_at, end_at, freeze_minutes, registration, feedback, feedback_after, visible, created_by, created_at, updated_at, unfrozen_at" +
-	", time_zone, status_visibility, penalty_minutes, penalty_verdicts"
+	", time_zone, status_visibility, penalty_minutes, penalty_verdicts" +
+	", team_mode"
 
 // CreateContest inserts c and returns its id. A taken slug is a
 // *DuplicateError.

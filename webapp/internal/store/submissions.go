@@ -54,6 +54,11 @@ type Submission struct {
 	// may list this submission's verdict.
 	ContestStatusVisibility sql.NullString `db:"contest_status_visibility"`
 	ContestVisible          sql.NullBool   `db:"contest_visible"`
+	// TeamID is the team the submission was made for (a team contest,
+	// migration 0010); TeamExtID its CLICS id, TeamName its shown name.
+	TeamID    sql.NullInt64  `db:"team_id"`
+	TeamExtID sql.NullString `db:"team_ext_id"`
+	TeamName  sql.NullString `db:"team_name"`
 }
 
 // Final reports whether the row holds an outcome (not a status).
@@ -72,11 +77,13 @@ const submissionSelect = `SELECT s.id, s.user_id, s.problem_id, s.contest_id, s.
 	u.username, u.display_name, p.slug AS problem_slug, p.title AS problem_title, c.slug AS contest_slug,
 	p.visibility, p.feedback AS problem_feedback, c.feedback AS contest_feedback,
 	c.feedback_after AS contest_feedback_after, c.end_at AS contest_end_at,
-	c.status_visibility AS contest_status_visibility, c.visible AS contest_visible
+	c.status_visibility AS contest_status_visibility, c.visible AS contest_visible,
+	s.team_id, tm.ext_id AS team_ext_id, COALESCE(NULLIF(tm.display_name, ''), tm.name) AS team_name
 	FROM submissions s
 	JOIN users u ON u.id = s.user_id
 	JOIN problems p ON p.id = s.problem_id
-	LEFT JOIN contests c ON c.id = s.contest_id`
+	LEFT JOIN contests c ON c.id = s.contest_id
+	LEFT JOIN teams tm ON tm.id = s.team_id`
 
 // listSelect is submissionSelect without the source (lists never show it).
 var listSelect = strings.Replace(submissionSelect, "s.source,", "'' AS source,", 1)
@@ -97,6 +104,7 @@ type NewSubmission struct {
 	UserID       int64
 	ProblemID    int64
 	ContestID    int64 // 0: practice
+	TeamID       int64 // 0: none (a team contest's submissions have one)
 	Language     string
 	Source       string
 	TestdataHash string
@@ -114,14 +122,17 @@ func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (id int64
 		return 0, false, fmt.Errorf("store create submission: %w", err)
 	}
 	defer tx.Rollback()
-	var contest any
+	var contest, team any
 	if n.ContestID > 0 {
 		contest = n.ContestID
 	}
+	if n.TeamID > 0 {
+		team = n.TeamID
+	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO submissions
-		(user_id, problem_id, contest_id, language, source, verdict, attempt, testdata_hash)
-		VALUES (?, ?, ?, ?, ?, ?, 1, ?)`,
-		n.UserID, n.ProblemID, contest, n.Language, n.Source, StatusQueued, n.TestdataHash)
+		(user_id, problem_id, contest_id, team_id, language, source, verdict, attempt, testdata_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+		n.UserID, n.ProblemID, contest, team, n.Language, n.Source, StatusQueued, n.TestdataHash)
 	if err != nil {
 		return 0, false, fmt.Errorf("store create submission: %w", err)
 	}
