@@ -1,4 +1,4 @@
-import type { Channel, CustomRunState } from "./live/protocol";
+import type { Channel, CustomRunState, SubtaskScore } from "./live/protocol";
 
 // The web node's HTTP API: one fetch wrapper that sends the CSRF token on
 // cookie-authenticated writes, turns error bodies into ApiError, and the
@@ -174,6 +174,32 @@ export interface Problem extends ProblemSummary {
   case_count?: number;
   /** The feedback policy of practice submissions (never "closed"). */
   feedback?: FeedbackPolicy | string;
+  /** File I/O: the files the program reads and writes instead of stdin
+   * and stdout ("" or absent: the standard stream). */
+  input_file?: string;
+  output_file?: string;
+  /** Contestants upload one output per case instead of a program. */
+  output_only?: boolean;
+}
+
+/** A reference solution of a problem and its latest run (staff). */
+export interface Solution {
+  id: number;
+  name: string;
+  language: string;
+  expected: string;
+  state: "not_run" | "running" | "ok" | "mismatch";
+  submission_id?: number;
+  verdict?: string;
+  score?: number;
+  time_ms?: number;
+  stale?: boolean;
+  error?: string;
+}
+
+export interface SolutionsDoc {
+  solutions: Solution[];
+  ok: boolean;
 }
 
 export interface Language {
@@ -206,6 +232,8 @@ export interface SubmissionDetail extends SubmissionSummary {
   source?: string;
   /** first_failure: the first failing case's number. */
   first_failure?: number | null;
+  /** Each subtask's score (IOI-mode problems under full or score_only; staff always). */
+  subtasks?: SubtaskScore[] | null;
   /** Staff only: the jury's hand-set verdicts, oldest first. */
   overrides?: Override[];
 }
@@ -350,6 +378,81 @@ export function unwrapContest(doc: unknown): Contest {
 
 // ---- calls ----------------------------------------------------------------
 
+/** One balloon: a team's first accepted submission on a problem. */
+export interface Balloon {
+  team: string;
+  team_name: string;
+  problem_id: number;
+  label: string;
+  color: string;
+  rgb: string;
+  submission_id: number;
+  submitter: string;
+  time: string;
+  contest_time: string;
+  first_in_contest: boolean;
+  first_for_problem: boolean;
+  delivered: boolean;
+  delivered_at: string | null;
+}
+
+export interface BalloonList {
+  items: Balloon[];
+  channel: Channel;
+}
+
+/** A contest's teams, organisations and groups (staff; pages/teams.tsx). */
+export interface TeamGroup {
+  id: string;
+  icpc_id?: string;
+  name: string;
+  hidden: boolean;
+  sortorder: number;
+}
+
+export interface TeamOrganization {
+  id: string;
+  icpc_id?: string;
+  name: string;
+  formal_name?: string;
+  country?: string;
+}
+
+export interface TeamMemberDoc {
+  username: string;
+  display_name: string;
+  role: string;
+}
+
+export interface TeamDoc {
+  id: string;
+  name: string;
+  display_name: string | null;
+  organization_id?: string;
+  organization?: string;
+  group_ids?: string[];
+  hidden: boolean;
+  members: TeamMemberDoc[];
+}
+
+export interface TeamsDoc {
+  team_mode: boolean;
+  groups: TeamGroup[];
+  organizations: TeamOrganization[];
+  teams: TeamDoc[];
+}
+
+export interface TeamImportResult {
+  format: string;
+  groups: number;
+  organizations: number;
+  teams: number;
+  members: number;
+}
+
+/** The team file formats (webapp/internal/teamfmt). */
+export const TEAM_FORMATS = ["teams.json", "teams.tsv", "csv", "organizations.json", "institutions.tsv", "groups.json", "groups.tsv"] as const;
+
 export const api = {
   login: (username: string, password: string) =>
     request<SessionDoc>("/api/session", { method: "POST", body: { username, password } }),
@@ -392,6 +495,11 @@ export const api = {
     ),
   submission: async (id: number) => unwrapOne<SubmissionDetail>(await request<unknown>(`/api/submissions/${id}`), "submission"),
 
+  /** Staff: a contest's balloons (first solves in order) and the live
+   * channel that says when to read them again (pages/balloons.tsx). */
+  balloons: (slug: string) => request<BalloonList>(`/api/contests/${enc(slug)}/balloons`),
+  setBalloon: (slug: string, team: string, label: string, delivered: boolean) =>
+    request<Balloon>(`/api/contests/${enc(slug)}/balloons/${enc(team)}/${enc(label)}`, { method: "PUT", body: { delivered } }),
   contests: async () => unwrapList<Contest>(await request<unknown>("/api/contests"), "contests"),
   contest: async (slug: string) => unwrapContest(await request<unknown>(`/api/contests/${enc(slug)}`)),
   scoreboard: async (slug: string) => unwrapOne<unknown>(await request<unknown>(`/api/contests/${enc(slug)}/scoreboard`), "scoreboard"),
@@ -425,6 +533,20 @@ export const api = {
   },
   /** Staff: create a problem from an ICPC problem package (zip). An empty
    * slug lets the server take it from the package; empty languages mean all. */
+  /** An output-only submission: a zip of outputs (N.out …) and/or one
+   * file per case (case number → file). */
+  submitOutputs: (b: { problem: string; contest?: string; zip?: File | null; cases?: [number, File][] }, idemKey: string) => {
+    const fd = new FormData();
+    fd.append("problem", b.problem);
+    if (b.contest) fd.append("contest", b.contest);
+    if (b.zip) fd.append("file", b.zip, b.zip.name);
+    for (const [n, f] of b.cases ?? []) fd.append(`case_${n}`, f, f.name);
+    return request<{ id: number; status: string }>("/api/submissions/outputs", { method: "POST", body: fd, headers: { "Idempotency-Key": idemKey } });
+  },
+  /** Staff: a problem's reference solutions and their latest runs. */
+  solutions: (slug: string) => request<SolutionsDoc>(`/api/problems/${enc(slug)}/solutions`),
+  /** Staff: runs every reference solution (202: they show as running). */
+  runSolutions: (slug: string) => request<SolutionsDoc>(`/api/problems/${enc(slug)}/solutions/run`, { method: "POST" }),
   importProblem: (file: File, opts: { slug?: string; visibility?: string; languages?: string } = {}) => {
     const fd = new FormData();
     fd.append("file", file, file.name);
@@ -435,6 +557,18 @@ export const api = {
     if (langs) fd.append("languages", langs);
     return request<ProblemImportResult>("/api/problems/import", { method: "POST", body: fd });
   },
+  /** Staff: a contest's teams; admins change them (pages/teams.tsx). */
+  teams: (slug: string) => request<TeamsDoc>(`/api/contests/${enc(slug)}/teams`),
+  setTeamMode: (slug: string, enabled: boolean) =>
+    request<{ team_mode: boolean }>(`/api/contests/${enc(slug)}/team-mode`, { method: "PUT", body: { enabled } }),
+  importTeams: (slug: string, format: string, file: File) => {
+    const fd = new FormData();
+    fd.append("file", file, file.name);
+    return request<TeamImportResult>(`/api/contests/${enc(slug)}/teams/import${qs({ format })}`, { method: "POST", body: fd });
+  },
+  teamsExportURL: (slug: string, format: string) => `/api/contests/${enc(slug)}/teams/export${qs({ format })}`,
+  deleteTeamObject: (slug: string, kind: "teams" | "groups" | "organizations", id: string) =>
+    request<void>(`/api/contests/${enc(slug)}/${kind}/${enc(id)}`, { method: "DELETE" }),
   createContest: (b: Record<string, unknown>) => request<Contest>("/api/contests", { method: "POST", body: b }),
   updateContest: (slug: string, b: Record<string, unknown>) =>
     request<Contest>(`/api/contests/${enc(slug)}`, { method: "PUT", body: b }),

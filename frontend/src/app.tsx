@@ -15,6 +15,8 @@ import { LoginPage, RegisterPage } from "./pages/auth";
 import { AdminPage } from "./pages/admin";
 import { AccountPage } from "./pages/account";
 import { SimilarityPage } from "./pages/similarity";
+import { BalloonsPage } from "./pages/balloons";
+import { TeamsPage } from "./pages/teams";
 
 export const ROUTES: readonly Route[] = [
   { name: "problems", pattern: "/" },
@@ -25,6 +27,8 @@ export const ROUTES: readonly Route[] = [
   { name: "submission", pattern: "/submissions/:id" },
   { name: "contests", pattern: "/contests" },
   { name: "contest", pattern: "/contests/:slug" },
+  { name: "balloons", pattern: "/contests/:slug/balloons" },
+  { name: "teams", pattern: "/contests/:slug/teams" },
   { name: "contestProblem", pattern: "/contests/:contest/problems/:slug" },
   { name: "login", pattern: "/login" },
   { name: "register", pattern: "/register" },
@@ -69,6 +73,10 @@ function Page({ path, search }: { path: string; search: string }) {
       return <AccountPage />;
     case "admin":
       return <AdminPage section={p.section} />;
+    case "balloons":
+      return <BalloonsPage key={p.slug} slug={p.slug!} />;
+    case "teams":
+      return <TeamsPage key={p.slug} slug={p.slug!} />;
     case "similarity":
       return <SimilarityPage query={m.query} />;
   }

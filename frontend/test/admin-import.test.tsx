@@ -94,7 +94,7 @@ describe("admin: ICPC package import", () => {
     expect(sent.get("languages")).toBe("cpp17, py3");
 
     const result = $(host, '[data-testid="icpc-imported"]')!;
-    expect(text(result)).toContain("Imported Hello Sum as hello-world: 3 test cases, 0 subtasks.");
+    expect(text(result)).toContain("Imported Hello Sum as hello-world (test cases: 3; subtasks: 0).");
     const link = result.querySelector("a")!;
     expect(link.getAttribute("href")).toBe("/problems/hello-world");
     expect(text(link)).toBe("Open the problem");

@@ -104,7 +104,7 @@ describe("admin: users", () => {
     await waitFor(() => usernames(host).length === 2, "first page");
     expect(lastQuery(f.calls)).toEqual({});
     expect(usernames(host)).toEqual(["admin", "setter"]);
-    expect(status(host)).toBe("2 user(s) shown; more are available.");
+    expect(status(host)).toBe("2 users shown; more are available.");
     expect(unlabelledControls(host)).toEqual([]);
     // The columns: username (with "you"), display name, e-mail, role, status, created.
     const heads = $$(host, ".users-table thead th").map((th) => th.textContent);
@@ -128,7 +128,7 @@ describe("admin: users", () => {
     await waitFor(() => usernames(host).length === 5, "last page");
     expect(lastQuery(f.calls)).toEqual({ cursor: "4" });
     expect(button(host, "Load more")).toBeUndefined();
-    expect(status(host)).toBe("5 user(s) shown.");
+    expect(status(host)).toBe("5 users shown.");
     // The button went away under the keyboard: focus lands on the status line.
     await waitFor(() => document.activeElement?.getAttribute("data-testid") === "users-status", "focus kept near");
     unmount();
@@ -144,7 +144,7 @@ describe("admin: users", () => {
     await submit($(host, "#u-q")!.closest("form"));
     await waitFor(() => usernames(host).join() === "alice", "search on Enter");
     expect(lastQuery(f.calls)).toEqual({ q: "ali" });
-    expect(status(host)).toBe("1 user(s) shown.");
+    expect(status(host)).toBe("1 user shown.");
 
     // Typing alone asks once, after the pause.
     const before = listCalls(f.calls).length;

@@ -107,7 +107,7 @@ describe("contest page", () => {
     // Staff see the open question first, with the asker, and how many wait.
     expect($$(host, "li[data-clar-id]").map((li) => li.getAttribute("data-clar-id"))).toEqual(["7", "8"]);
     expect(text(item)).toContain("alice");
-    expect(text(host)).toContain("1 question(s) waiting for an answer.");
+    expect(text(host)).toContain("1 question waiting for an answer.");
     expect(unlabelledControls(host)).toEqual([]);
     // No default audience: the button waits for text and a choice.
     const send = $$(item, "button").find((b) => b.textContent === "Send answer") as HTMLButtonElement;
@@ -160,7 +160,7 @@ describe("contest page", () => {
     const li = $(host, 'li[data-clar-id="7"]')!;
     expect(li.getAttribute("data-answered")).toBe("1");
     expect(li.classList.contains("clar-new")).toBe(true);
-    expect(text($(host, '[data-testid="clar-news"]'))).toBe("1 new answer(s).");
+    expect(text($(host, '[data-testid="clar-news"]'))).toBe("1 new answer.");
     // Answered: back to the slow rate.
     await settle(CLAR_POLL.waiting * 1.2 + 200);
     expect(reads()).toBe(2);

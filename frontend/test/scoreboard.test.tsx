@@ -93,7 +93,7 @@ describe("scoreboard rendering", () => {
     expect(cells).toEqual(["1", "ALICE", "2", "135", "+15", "+280", "-2", "?1+1", ""]);
     const a = tbody.querySelector('[data-label="A"]')!;
     expect(a.className).toContain("cell-first");
-    expect(a.getAttribute("aria-label")).toBe("A: solved at minute 15, 1 tries, first to solve");
+    expect(a.getAttribute("aria-label")).toBe("A: solved at minute 15, 1 try, first to solve");
     expect(tbody.querySelector('[data-label="D"]')!.className).toContain("cell-pending");
     expect(tbody.querySelector('[data-label="E"]')!.getAttribute("aria-label")).toBe("E: not tried");
   });

@@ -104,7 +104,7 @@ describe("similarity: page", () => {
     expect(text(rows[0]!)).toContain("86%");
     expect(text(rows[0]!)).toContain("alice");
     expect($(rows[0]!, "a.btn")!.getAttribute("href")).toBe("/similarity?problem=maxsub&a=11&b=12");
-    expect(text(host)).toContain("5 sources, 4 checked, 2 pairs");
+    expect(text(host)).toContain("Sources: 5; checked: 4; pairs with shared code: 2");
     expect(text(host)).toContain("1 in a language without a tokenizer");
     expect(unlabelledControls(host)).toEqual([]);
   });
@@ -120,7 +120,7 @@ describe("similarity: page", () => {
     expect(a[0]!.className).toBe(b[1]!.className);
     expect($(host, "pre.sim-a")!.textContent).toBe(srcA);
     expect($(host, "pre.sim-b")!.textContent).toBe(srcB);
-    expect(text(host)).toContain("2 matching region(s)");
+    expect(text(host)).toContain("2 matching regions");
     expect($(host, "a[href='/similarity?problem=maxsub']")).not.toBeNull();
   });
 

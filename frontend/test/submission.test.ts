@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decode } from "../src/live/protocol";
-import { applyEvent, applySnapshot, done, fromDoc, resultsHidden, rows } from "../src/live/submission";
+import { applyEvent, applySnapshot, caseRanges, done, fromDoc, resultsHidden, rows } from "../src/live/submission";
 import { golden } from "./golden";
 
 describe("live submission view", () => {
@@ -97,5 +97,22 @@ describe("live submission view", () => {
     expect(s.status).toBe("pending");
     // Staff's documents carry no policy: nothing is held back.
     expect(resultsHidden(fromDoc({ id: 6, status: "WA", verdict: "WA" }))).toBe(false);
+  });
+
+  it("takes the subtasks' scores and the first failure from REST, snapshots and cases events", () => {
+    const sub = [{ name: "small", points: 40, score: 40, verdict: "AC" as const, cases: [1, 2] }];
+    const v = fromDoc({ id: 7, status: "WA", verdict: "WA", feedback: "score_only", subtasks: sub, cases: [] });
+    expect(v.subtasks).toEqual(sub);
+    const s = applySnapshot(v, { submission_id: 7, status: "judging", score: 0, first_failure: 3, subtasks: [{ ...sub[0]!, score: 0 }] });
+    expect(s.subtasks[0]!.score).toBe(0);
+    expect(s.firstFailure).toBe(3);
+    // A status event carries neither: they stay.
+    const st = applyEvent(s, { channel: { kind: "submission", id: 7 }, seq: 2, kind: "status", body: { submission_id: 7, status: "WA", score: 40 } });
+    expect(st.subtasks).toEqual(s.subtasks);
+    expect(st.firstFailure).toBe(3);
+    const ev = applyEvent(st, { channel: { kind: "submission", id: 7 }, seq: 3, kind: "cases", body: { submission_id: 7, status: "WA", score: 40, subtasks: sub, cases: [] } });
+    expect(ev.subtasks).toEqual(sub);
+    expect(caseRanges([5, 1, 2, 3, 7, 8])).toBe("1–3, 5, 7–8");
+    expect(caseRanges([])).toBe("");
   });
 });

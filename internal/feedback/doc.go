@@ -20,6 +20,15 @@
 //     judge's detail.
 //   - closed hides everything but "submitted" (status pending) until the
 //     contest ends, then applies the after-policy.
+//   - full and score_only show each subtask's score (Subtasks, from the
+//     rule's subtasks: IOI-mode problems); first_failure shows the
+//     unbroken run of cases from case 1 up to the first failure.
+//
+// The live paths see a result in pieces: a snapshot, then events each
+// with the new cases only. State censors a whole state; Event censors a
+// cases event as part of the whole (with the cases judged before it), so
+// the cases a browser assembles, the first failure and the subtask scores
+// are exactly what View shows of the whole result, whatever the batches.
 //
 // It lives in internal/ because both the web nodes and the hub import it.
 package feedback

@@ -1,10 +1,12 @@
 package feedback
 
 import (
+	"math"
 	"slices"
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/testpkg"
 )
 
 // GenericSystemError is what a contestant reads instead of a system
@@ -81,6 +83,10 @@ type Shown struct {
 	// FirstFailure is the first failing case's number under the
 	// first_failure policy, 0 when none failed (or another policy).
 	FirstFailure int
+	// Subtasks are the subtasks' scores (fb.Subtasks, from the cases)
+	// under the policies that show scores (full, score_only) and to
+	// staff; nil under the others, without subtasks, or without cases.
+	Subtasks []protocol.SubtaskScore
 }
 
 // View returns what viewer v may see of result r of a submission whose
@@ -90,7 +96,8 @@ type Shown struct {
 func View(fb protocol.Feedback, v Viewer, ph Phase, r Result) Shown {
 	if v == Staff {
 		r.Cases = slices.Clone(r.Cases)
-		return Shown{Result: r}
+		slices.SortFunc(r.Cases, func(a, b protocol.CaseResult) int { return a.Case - b.Case })
+		return Shown{Result: r, Subtasks: Subtasks(fb.Subtasks, r.Cases)}
 	}
 	pol := fb.Policy
 	if pol == protocol.FeedbackClosed && ph == Ended {
@@ -131,20 +138,26 @@ func View(fb protocol.Feedback, v Viewer, ph Phase, r Result) Shown {
 				cases[i].Message = ""
 			}
 		}
+		out.Subtasks = Subtasks(fb.Subtasks, cases)
 	case protocol.FeedbackScoreOnly:
 		for i := range cases {
 			cases[i].Message = ""
 		}
+		out.Subtasks = Subtasks(fb.Subtasks, cases)
 	case protocol.FeedbackFirstFailure:
 		// The cases passed before the first failure and the failure, their
-		// verdicts only. Skipped cases (after a failure, by definition)
-		// are dropped, so a live event carrying only them says nothing;
-		// a judge that runs every case (an IOI-mode problem) may still
-		// show a later batch's verdicts live, never its data or messages.
+		// verdicts only: the unbroken run of cases from case 1, up to and
+		// including the first one not accepted. A case after a gap (not
+		// judged yet, live) or after a skipped case is not shown, so what
+		// is shown only grows as cases arrive, in any order and in any
+		// batches, and equals at every moment what the whole result shows
+		// (see Event): a judge that runs every case (IOI mode) never
+		// reveals a case after the first failure, and a failure judged
+		// out of order never passes for the first.
 		kept := cases[:0]
-		for _, c := range cases {
-			if c.Verdict == protocol.VerdictSkipped {
-				continue
+		for i, c := range cases {
+			if c.Case != i+1 || c.Verdict == protocol.VerdictSkipped {
+				break
 			}
 			kept = append(kept, protocol.CaseResult{Case: c.Case, Verdict: c.Verdict})
 			if c.Verdict != protocol.VerdictAC {
@@ -160,11 +173,120 @@ func View(fb protocol.Feedback, v Viewer, ph Phase, r Result) Shown {
 	return out
 }
 
-// State applies View to a live submission state: the snapshot a hub sends
-// on subscribe and the body of every event of a submission or a user
-// channel (an event's cases are the new ones only).
+// State applies View to a whole live submission state: the snapshot a
+// hub sends on subscribe, and the body of a status event (which has no
+// cases). A cases event holds only the new cases: censor it with Event.
 func State(fb protocol.Feedback, v Viewer, ph Phase, st protocol.SubmissionState) protocol.SubmissionState {
-	sh := View(fb, v, ph, Result{Status: st.Status, Score: st.Score, CompileMessage: st.CompileMessage, Cases: st.Cases})
+	return stateOf(st, View(fb, v, ph, Result{Status: st.Status, Score: st.Score, CompileMessage: st.CompileMessage, Cases: st.Cases}))
+}
+
+// Event applies View to a live cases event: st holds the event's new
+// cases, prior the cases the live state held before them. The answer's
+// cases are those View shows of prior and the new cases together that it
+// did not show of prior alone; its FirstFailure and Subtasks are those of
+// the whole. What View shows only grows as cases are added (see the
+// first_failure rule), so the snapshot's cases with every later event's
+// appended are exactly View of the whole state: the same cases, first
+// failure and subtask scores as the REST answer for the same result,
+// however the judge's progress was split into batches.
+func Event(fb protocol.Feedback, v Viewer, ph Phase, prior []protocol.CaseResult, st protocol.SubmissionState) protocol.SubmissionState {
+	all := make([]protocol.CaseResult, 0, len(prior)+len(st.Cases))
+	all = append(append(all, prior...), st.Cases...)
+	r := Result{Status: st.Status, Score: st.Score, CompileMessage: st.CompileMessage, Cases: all}
+	whole := View(fb, v, ph, r)
+	r.Cases = prior
+	before := View(fb, v, ph, r)
+	shown := make(map[int]bool, len(before.Cases))
+	for _, c := range before.Cases {
+		shown[c.Case] = true
+	}
+	fresh := whole.Cases[:0:0]
+	for _, c := range whole.Cases {
+		if !shown[c.Case] {
+			fresh = append(fresh, c)
+		}
+	}
+	whole.Cases = nil
+	if len(fresh) > 0 {
+		whole.Cases = fresh
+	}
+	return stateOf(st, whole)
+}
+
+func stateOf(st protocol.SubmissionState, sh Shown) protocol.SubmissionState {
 	return protocol.SubmissionState{SubmissionID: st.SubmissionID, Status: sh.Status, Score: sh.Score,
-		CompileMessage: sh.CompileMessage, Cases: sh.Cases, Feedback: sh.Policy}
+		CompileMessage: sh.CompileMessage, Cases: sh.Cases, Feedback: sh.Policy, Subtasks: sh.Subtasks,
+		FirstFailure: sh.FirstFailure}
+}
+
+// Subtasks scores each subtask of rules from cases (any order; a case not
+// in cases is not judged yet), as the judge scores an IOI-mode problem
+// (judge/internal/agent.Score): a subtask earns its points times the
+// smallest fraction any of its cases earned, a case's fraction being its
+// score over its share of the subtask's points (points / case count),
+// or, for a subtask worth nothing, 1 when accepted. A subtask with a case
+// not judged yet scores 0 and has no verdict unless one of its judged
+// cases failed. Nil without rules or without cases.
+func Subtasks(rules []protocol.SubtaskRule, cases []protocol.CaseResult) []protocol.SubtaskScore {
+	if len(rules) == 0 || len(cases) == 0 {
+		return nil
+	}
+	byCase := make(map[int]protocol.CaseResult, len(cases))
+	for _, c := range cases {
+		byCase[c.Case] = c
+	}
+	out := make([]protocol.SubtaskScore, 0, len(rules))
+	names, depends, own := make([]string, len(rules)), make([][]string, len(rules)), make([]bool, len(rules))
+	for k, st := range rules {
+		idx := slices.Sorted(slices.Values(st.Cases))
+		sc := protocol.SubtaskScore{Name: st.Name, Points: st.Points, Cases: idx}
+		complete, least := true, 1.0
+		for _, i := range idx {
+			c, ok := byCase[i]
+			if !ok {
+				complete = false
+				continue
+			}
+			if c.Verdict != protocol.VerdictAC && sc.Verdict == "" {
+				sc.Verdict = c.Verdict
+			}
+			least = min(least, fraction(c, st))
+		}
+		if complete {
+			if sc.Verdict == "" {
+				sc.Verdict = protocol.VerdictAC
+			}
+			if len(idx) > 0 {
+				sc.Score = math.Round(least*float64(st.Points)*1000) / 1000
+			}
+		}
+		names[k], depends[k], own[k] = st.Name, st.Depends, complete && least >= 1
+		out = append(out, sc)
+	}
+	// A subtask whose dependencies are not all passed in full scores
+	// nothing (protocol.SubtaskRule.Depends), as the judge scores it.
+	for k, met := range testpkg.DependsMet(names, depends, own) {
+		if !met {
+			out[k].Score = 0
+		}
+	}
+	return out
+}
+
+// fraction is the share of its subtask's points case c earned, 0..1.
+func fraction(c protocol.CaseResult, st protocol.SubtaskRule) float64 {
+	if c.Verdict == protocol.VerdictSkipped || c.Verdict == protocol.VerdictSE {
+		return 0
+	}
+	if st.Points <= 0 || len(st.Cases) == 0 {
+		if c.Verdict == protocol.VerdictAC {
+			return 1
+		}
+		return 0
+	}
+	share := float64(st.Points) / float64(len(st.Cases))
+	if c.Score >= share-0.0006 {
+		return 1 // the judge rounds scores to three decimals: 10/3 is 3.333
+	}
+	return max(0, c.Score/share)
 }

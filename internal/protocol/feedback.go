@@ -3,6 +3,7 @@ package protocol
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // FeedbackPolicy says what a contestant may see of a submission's result
@@ -56,11 +57,44 @@ type Feedback struct {
 	// ever reach a contestant.
 	Samples []int `json:"samples,omitempty"`
 	// StatusPublic: the submission's verdict may be listed to everyone
-	// on its contest's status page (the contest is visible and its
-	// status_visibility is "all"), through this policy as seen by another
-	// contestant. The hub forwards a contest's ChannelStatus events to
-	// browsers that are not staff only when it is set.
+	// on the status pages, through this policy as seen by another
+	// contestant: a contest submission whose contest is visible with
+	// status_visibility "all", or a practice submission of a public
+	// problem. The hub forwards ChannelStatus events (the site's and a
+	// contest's) to browsers that are not staff only when it is set.
 	StatusPublic bool `json:"status_public,omitempty"`
+	// Subtasks are the subtasks of the test data the submission is judged
+	// on (its manifest's, IOI-mode problems only): the policies that show
+	// scores show each subtask's (SubtaskScore).
+	Subtasks []SubtaskRule `json:"subtasks,omitempty"`
+}
+
+// SubtaskRule is one subtask of a test data package: its name, its points
+// and its cases (1-based indexes).
+type SubtaskRule struct {
+	Name   string `json:"name"`
+	Points int    `json:"points"`
+	Cases  []int  `json:"cases"`
+	// Depends: the subtasks that must be passed in full for this one to
+	// score (testpkg.Subtask.Depends).
+	Depends []string `json:"depends,omitempty"`
+}
+
+// SubtaskScore is one subtask's result as a viewer may see it (computed
+// by internal/feedback from the case results).
+type SubtaskScore struct {
+	Name   string `json:"name"`
+	Points int    `json:"points"`
+	// Score is the points earned: Points times the smallest fraction any
+	// of its cases earned (so nothing unless every case passes; a special
+	// judge's partial points scale it). 0 until every case is judged.
+	Score float64 `json:"score"`
+	// Verdict is AC once every case passed, the first failing case's
+	// verdict (by index) once one failed; empty while cases are missing
+	// and none failed.
+	Verdict Verdict `json:"verdict,omitempty"`
+	// Cases are the subtask's cases (1-based indexes).
+	Cases []int `json:"cases"`
 }
 
 // Validate checks the policies.
@@ -75,6 +109,12 @@ func (f Feedback) Validate() error {
 	for _, c := range f.Samples {
 		if c < 1 {
 			errs = append(errs, errors.New("feedback sample case < 1"))
+			break
+		}
+	}
+	for _, st := range f.Subtasks {
+		if st.Points < 0 || slices.ContainsFunc(st.Cases, func(c int) bool { return c < 1 }) {
+			errs = append(errs, fmt.Errorf("feedback subtask %q: points < 0 or a case < 1", st.Name))
 			break
 		}
 	}

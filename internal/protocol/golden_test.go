@@ -97,9 +97,26 @@ func goldenMessages() []golden {
 		}, name: "task_custom_run"},
 		{typ: TypeResult, payload: Result{TaskRef: customRef, Verdict: VerdictAC, Cases: []CaseResult{}, JudgeID: "judge-a1",
 			Custom: customRuns}, name: "result_custom_run"},
+		// File I/O and output-only problems (problemio.go).
+		{typ: TypeTask, payload: Task{
+			TaskRef: TaskRef{SubmissionID: 1044, Attempt: 1}, ProblemID: 8, TestData: TestData{Hash: outputsHash},
+			Language: "cpp17", Source: "#include <cstdio>\nint main(){freopen(\"input.txt\",\"r\",stdin);freopen(\"output.txt\",\"w\",stdout);}\n",
+			Limits: Limits{TimeMs: 1000, MemoryKiB: 262144, OutputBytes: 67108864},
+			Mode:   ModeICPC, Checker: Checker{Kind: CheckerDefault}, Priority: PriorityContest,
+			IO: &FileIO{InputFile: "input.txt", OutputFile: "output.txt"},
+		}, name: "task_file_io"},
+		{typ: TypeTask, payload: Task{
+			TaskRef: TaskRef{SubmissionID: 1045, Attempt: 1}, ProblemID: 9, TestData: TestData{Hash: outputsHash},
+			Language: LanguageOutputs, Source: mustOutputs(Outputs{Files: []OutputFile{{Case: 1, Data: []byte("3\n")}, {Case: 2, Data: []byte("7\n")}}}),
+			Limits: Limits{TimeMs: 1000, MemoryKiB: 262144, OutputBytes: 67108864},
+			Mode:   ModeIOI, Checker: Checker{Kind: CheckerSpecial}, Priority: PriorityContest,
+		}, name: "task_output_only"},
 		{typ: TypeEvent, payload: Event{Channel: Channel{Kind: ChannelUser, ID: 5}, Seq: 12, Kind: EventCustomRun,
 			Body: mustJSON(CustomRunState{RunID: customRef.SubmissionID, ProblemID: 7, Status: VerdictAC, Runs: customRuns})},
 			name: "event_custom_run"},
+		// Balloons (balloons.go).
+		{typ: TypeEvent, payload: Event{Channel: Channel{Kind: ChannelBalloons, ID: 3}, Seq: 7, Kind: EventBalloon,
+			Body: mustJSON(BalloonChange{ContestID: 3, What: "delivered", Team: "42", ProblemID: 7})}, name: "event_balloon"},
 	}...)
 }
 
@@ -110,6 +127,16 @@ var (
 		{Case: 1, Verdict: VerdictAC, CPUMs: 8, WallMs: 12, MemoryKiB: 8192, Stdout: "2\n"},
 	}
 )
+
+const outputsHash = "3a6eb0790f39ac87c94f3856b2dd2c5d110e6811602261a9a923d3bb23adc8b7"
+
+func mustOutputs(o Outputs) string {
+	s, err := EncodeOutputs(o)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
 
 func mustJSON(v any) json.RawMessage {
 	b, err := marshalNoEscape(v)

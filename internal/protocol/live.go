@@ -27,14 +27,16 @@ const (
 	// who may see what. Private answers go to the asker's user channel
 	// instead.
 	ChannelClarifications ChannelKind = "clarifications"
-	// ChannelStatus: the status page. ID 0: every submission of the site
-	// (staff only); ID a contest: that contest's submissions. Events are
-	// EventStatus with a SubmissionState without cases, one per status
-	// change (a new submission arrives as queued); the snapshot state is
-	// {} (a browser re-reads its page through the REST API, which applies
-	// who may see what). Staff get every event; other browsers only those
-	// of contests whose status page shows everyone's verdicts
-	// (Feedback.StatusPublic), censored by the feedback policy.
+	// ChannelStatus: the status page. ID 0: every submission of the site;
+	// ID a contest: that contest's submissions. Events are EventStatus
+	// with a SubmissionState without cases, one per status change (a new
+	// submission arrives as queued); the snapshot state is {} (a browser
+	// re-reads its page through the REST API, which applies who may see
+	// what). Staff get every event; other logged-in browsers only those of
+	// submissions everyone may list (Feedback.StatusPublic: contests whose
+	// status page shows everyone's verdicts, practice on public problems),
+	// censored by the feedback policy, on ID 0 numbered by the hub without
+	// gaps.
 	ChannelStatus ChannelKind = "status"
 )
 
@@ -42,6 +44,8 @@ const (
 func (k ChannelKind) Valid() bool {
 	switch k {
 	case ChannelSubmission, ChannelUser, ChannelContest, ChannelQueue, ChannelClarifications, ChannelStatus:
+		return true
+	case ChannelBalloons: // balloons.go
 		return true
 	}
 	return false
@@ -207,6 +211,14 @@ type SubmissionState struct {
 	// FeedbackClosed and Status pending the results are hidden until the
 	// contest ends.
 	Feedback FeedbackPolicy `json:"feedback,omitempty"`
+	// Subtasks are the subtasks' scores as of this state (IOI-mode
+	// problems with subtasks, under the policies that show scores). In an
+	// event they are whole, not new ones: they replace the earlier.
+	Subtasks []SubtaskScore `json:"subtasks,omitempty"`
+	// FirstFailure is the first failing case under the first_failure
+	// policy as of this state (0: none failed yet, or another policy),
+	// exactly as the REST answer's first_failure.
+	FirstFailure int `json:"first_failure,omitempty"`
 }
 
 // UserState is the snapshot state of a user channel: the latest status

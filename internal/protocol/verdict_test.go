@@ -69,6 +69,7 @@ func TestEnums(t *testing.T) {
 		{"channel contest", ChannelContest.Valid(), true},
 		{"channel clarifications", ChannelClarifications.Valid(), true},
 		{"channel queue", ChannelQueue.Valid(), true},
+		{"channel balloons", ChannelBalloons.Valid(), true},
 		{"channel other", ChannelKind("x").Valid(), false},
 	}
 	for _, tc := range tests {

@@ -56,14 +56,18 @@ type SubmissionUpdate struct {
 	// submission and user channels carries the kept rule as a top-level
 	// "feedback" field, for the hub to censor what it forwards to
 	// browsers that are not staff (it strips the field before sending).
+	// A cases event also carries, as "prior", the cases the state held
+	// before it, in short (index, verdict, score; for the hub only,
+	// stripped likewise): the hub censors a batch as part of the whole
+	// result.
 	Feedback *protocol.Feedback
 }
 
 // KEYS: state, channel, task, user state prefix (user id appended),
 // user channel prefix, status state prefix (0 or contest id appended),
 // status channel prefix. ARGV: guard, attempt, sub, status, head json,
-// ttl s, owner, feedback json (or empty), contest, then case index/json
-// pairs.
+// ttl s, owner, feedback json (or empty), contest, then per case its
+// index, its json and its short json (index, verdict, score).
 // Returns {published 0|1, seq}.
 var publishSubmissionScript = redis.NewScript(strings.ReplaceAll(`
 local guard = ARGV[1]
@@ -82,6 +86,7 @@ if cur[1] ~= ARGV[2] then
   for _, f in ipairs(fields) do
     if string.sub(f, 1, 2) == 'c:' then redis.call('HDEL', KEYS[1], f) end
   end
+  redis.call('HDEL', KEYS[1], 'prior')
   redis.call('HSET', KEYS[1], 'attempt', ARGV[2])
   cur[2] = false
 end
@@ -92,11 +97,22 @@ local fb = redis.call('HGET', KEYS[1], 'fb')
 local fbpart = ''
 if fb then fbpart = ',"feedback":' .. fb end
 local chan = '{"kind":"submission","id":' .. ARGV[3] .. '}'
-local fresh = {}
-for i = 10, #ARGV, 2 do
+-- The cases already held, before this update's, in short (index,
+-- verdict, score: no message), kept in field 'prior': a cases event
+-- carries them as "prior" (for the hub, which strips it), so that a batch
+-- is censored as part of the whole result (internal/feedback.Event).
+local prior = redis.call('HGET', KEYS[1], 'prior') or ''
+local fresh, short = {}, {}
+for i = 10, #ARGV, 3 do
   if redis.call('HSETNX', KEYS[1], 'c:' .. ARGV[i], ARGV[i+1]) == 1 then
     table.insert(fresh, ARGV[i+1])
+    table.insert(short, ARGV[i+2])
   end
+end
+if #short > 0 then
+  local all = table.concat(short, ',')
+  if prior ~= '' then all = prior .. ',' .. all end
+  redis.call('HSET', KEYS[1], 'prior', all)
 end
 local seq = 0
 local published = 0
@@ -105,7 +121,7 @@ if #fresh > 0 then
   local body = '{"submission_id":' .. ARGV[3] .. ',"status":' .. cjson.encode(ARGV[4]) ..
     ',"cases":[' .. table.concat(fresh, ',') .. ']}'
   redis.call('PUBLISH', KEYS[2], '{"channel":' .. chan .. ',"seq":' .. seq ..
-    ',"kind":"cases","body":' .. body .. fbpart .. '}')
+    ',"kind":"cases","body":' .. body .. fbpart .. ',"prior":[' .. prior .. ']}')
   published = 1
 end
 if cur[2] ~= ARGV[5] then
@@ -166,7 +182,7 @@ func (q *Queue) PublishSubmission(ctx context.Context, u SubmissionUpdate) (bool
 			return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
 		}
 	}
-	args := make([]any, 0, 9+2*len(u.Cases))
+	args := make([]any, 0, 9+3*len(u.Cases))
 	args = append(args, int(u.Guard), u.Attempt, u.SubmissionID, string(u.Status), head,
 		int64(q.cfg.LiveTTL.Seconds()), u.Owner, fb, u.Contest)
 	for _, c := range u.Cases {
@@ -174,7 +190,11 @@ func (q *Queue) PublishSubmission(ctx context.Context, u SubmissionUpdate) (bool
 		if err != nil {
 			return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
 		}
-		args = append(args, c.Case, b)
+		short, err := json.Marshal(protocol.CaseResult{Case: c.Case, Verdict: c.Verdict, Score: c.Score})
+		if err != nil {
+			return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
+		}
+		args = append(args, c.Case, b, short)
 	}
 	userState := strings.TrimSuffix(q.n.LiveState("user", 0), "0")
 	userChan := strings.TrimSuffix(q.n.Events("user", 0), "0")

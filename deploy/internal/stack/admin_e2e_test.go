@@ -341,7 +341,7 @@ func TestAdminBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("u-q"), e2eBob),
 		chromedp.KeyEvent("\r"),
 		usersListed(e2eBob, "", e2eBob),
-		usersStatus("1 user(s) shown."),
+		usersStatus("1 user shown."),
 		until(fmt.Sprintf(`document.querySelector(%s)?.textContent === %s`, jsq(bobRow+" td.u-name"), jsq(e2eBobName))),
 		roleShown(bobRow, "student"),
 	)
@@ -603,7 +603,7 @@ func TestAdminBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("rj-value")),
 		chromedp.SendKeys(chromedp.ID("rj-value"), strconv.Itoa(subID)),
 		chromedp.KeyEvent("\r"),
-		textIncludes("1 submissions queued for rejudging."),
+		textIncludes("1 submission queued for rejudging."),
 	)
 	attemptRe := regexp.MustCompile(`^(\d+):(\w+)$`)
 	deadline := time.Now().Add(60 * time.Second)

@@ -12,9 +12,10 @@ export const MAX_LIVE_MESSAGE = 4 << 20;
 export const MAX_LIVE_INBOUND = 4 << 10;
 export const MAX_ID_LENGTH = 128;
 
-/** "status": the status page (id 0: the whole site, staff only; else a contest). */
-export type ChannelKind = "submission" | "user" | "contest" | "queue" | "clarifications" | "status";
-const CHANNEL_KINDS: readonly ChannelKind[] = ["submission", "user", "contest", "queue", "clarifications", "status"];
+/** "status": the status page (id 0: the whole site, staff only; else a contest).
+ * "balloons": a contest's balloon list changed (staff only; re-read it). */
+export type ChannelKind = "submission" | "user" | "contest" | "queue" | "clarifications" | "status" | "balloons";
+const CHANNEL_KINDS: readonly ChannelKind[] = ["submission", "user", "contest", "queue", "clarifications", "status", "balloons"];
 
 export interface Channel {
   kind: ChannelKind;
@@ -56,6 +57,21 @@ export interface SubmissionState {
   cases?: CaseResult[];
   /** The feedback policy the hub applied (absent for staff); "closed" with status pending: results hidden until the contest ends. */
   feedback?: string;
+  /** Each subtask's score as of this state (whole in every cases event: replaces the earlier). */
+  subtasks?: SubtaskScore[];
+  /** first_failure: the first failing case as of this state (absent: none yet). */
+  first_failure?: number;
+}
+
+/** One subtask's result (IOI-mode problems, under the policies that show scores). */
+export interface SubtaskScore {
+  name: string;
+  points: number;
+  /** Points earned; 0 until every case of the subtask is judged. */
+  score: number;
+  /** AC once every case passed; the first failing verdict once one failed; absent while judging. */
+  verdict?: Verdict;
+  cases: number[];
 }
 
 /** One run of a custom run: on the user's input (case 0) or a sample. */

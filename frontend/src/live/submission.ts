@@ -2,7 +2,7 @@
 // from the REST document (GET /api/submissions/{id}) and then from the
 // submission channel's snapshot and events. Pure.
 
-import { isFinal, type CaseResult, type LiveEvent, type SubmissionState, type Verdict } from "./protocol";
+import { isFinal, type CaseResult, type LiveEvent, type SubmissionState, type SubtaskScore, type Verdict } from "./protocol";
 
 export interface CaseRow {
   index: number;
@@ -25,6 +25,8 @@ export interface SubmissionView {
   feedback: string;
   /** first_failure: the first failing case, when the server says it. */
   firstFailure: number | null;
+  /** Each subtask's score, when the server shows them (IOI-mode problems under full or score_only). */
+  subtasks: SubtaskScore[];
 }
 
 /** The REST shape of GET /api/submissions/{id} (fields the view uses). */
@@ -38,6 +40,7 @@ export interface SubmissionDoc {
   compile_message?: string | null;
   feedback?: string | null;
   first_failure?: number | null;
+  subtasks?: SubtaskScore[] | null;
   cases?: { index: number; verdict: string; time_ms?: number | null; memory_kb?: number | null; score?: number | null; message?: string | null }[];
 }
 
@@ -62,6 +65,7 @@ export function fromDoc(d: SubmissionDoc): SubmissionView {
     memoryKb: d.memory_kb ?? null,
     feedback: d.feedback ?? "",
     firstFailure: d.first_failure ?? null,
+    subtasks: d.subtasks ?? [],
   };
 }
 
@@ -114,6 +118,9 @@ export function applySnapshot(v: SubmissionView, state: unknown): SubmissionView
     timeMs: null,
     memoryKb: null,
     feedback: s.feedback ?? v.feedback,
+    // The snapshot is the whole state: its first failure and subtasks too.
+    firstFailure: s.first_failure ?? null,
+    subtasks: s.subtasks ?? [],
   });
 }
 
@@ -131,6 +138,10 @@ export function applyEvent(v: SubmissionView, ev: LiveEvent): SubmissionView {
   if (ev.kind === "cases" || (b.cases && b.cases.length > 0)) {
     next.cases = mergeCases(v.cases, (b.cases ?? []).map(liveCase));
   }
+  // A cases event carries the whole first failure and subtask scores as of
+  // itself (a status event has neither: keep what we have).
+  if (typeof b.first_failure === "number" && b.first_failure > 0) next.firstFailure = b.first_failure;
+  if (Array.isArray(b.subtasks) && b.subtasks.length > 0) next.subtasks = b.subtasks;
   return summarise(next);
 }
 
@@ -180,4 +191,17 @@ export function verdictTone(v: string): VerdictTone {
     default:
       return "pending";
   }
+}
+
+/** caseRanges writes case indexes compactly: [1, 2, 3, 5] is "1–3, 5". */
+export function caseRanges(cases: readonly number[]): string {
+  const xs = [...new Set(cases)].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < xs.length; ) {
+    let j = i;
+    while (j + 1 < xs.length && xs[j + 1] === xs[j]! + 1) j++;
+    out.push(j > i ? `${xs[i]}–${xs[j]}` : `${xs[i]}`);
+    i = j + 1;
+  }
+  return out.join(", ");
 }

@@ -114,7 +114,7 @@ export function StatusPage({ query }: { query: URLSearchParams }) {
         },
       );
     };
-    return live().subscribe(channel, {
+    const off = live().subscribe(channel, {
       snapshot: (state) => {
         snapshots++;
         const list = (state as { items?: SubmissionState[] })?.items;
@@ -124,7 +124,26 @@ export function StatusPage({ query }: { query: URLSearchParams }) {
       },
       event: (ev) => onStatus(ev.body as SubmissionState),
     });
-  }, [channel?.kind, channel?.id, JSON.stringify(filter)]);
+    // The site's status channel brings a student only the submissions
+    // everyone may list; their own others come on their user channel.
+    if (staff || !user || channel.kind !== "status" || channel.id !== 0) return off;
+    const offOwn = live().subscribe(
+      { kind: "user", id: user.id },
+      {
+        snapshot: (state) => {
+          const list = (state as { items?: SubmissionState[] })?.items;
+          if (Array.isArray(list)) list.forEach(onStatus);
+        },
+        event: (ev) => {
+          if (ev.kind === "status") onStatus(ev.body as SubmissionState);
+        },
+      },
+    );
+    return () => {
+      off();
+      offOwn();
+    };
+  }, [channel?.kind, channel?.id, JSON.stringify(filter), user?.id]);
 
   const apply = (e: Event) => {
     e.preventDefault();

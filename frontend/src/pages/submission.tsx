@@ -6,8 +6,9 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, ApiError, type SubmissionDetail } from "../api";
 import { getLang, t, verdictLabel } from "../i18n";
+import { outputsText } from "../outputs";
 import type { LiveEvent } from "../live/protocol";
-import { applyEvent, applySnapshot, done, fromDoc, resultsHidden, rows, type SubmissionView } from "../live/submission";
+import { applyEvent, applySnapshot, caseRanges, done, fromDoc, resultsHidden, rows, type SubmissionView } from "../live/submission";
 import { dateTime, eta, memory, millis } from "../format";
 import { isStaff, live, queueNotice, session, useStore } from "../state";
 import { JuryPanel } from "./staff";
@@ -114,6 +115,9 @@ export function LiveSubmission({ id, caseCount, showSource = false }: { id: numb
   const waiting = (view.status === "queued" || view.status === "pending") && !hidden;
   // The message column only when the server gave some message.
   const messages = tableRows.some((c) => c.message !== "");
+  // first_failure gives each case's verdict only: no time, memory or score
+  // to show (a 0 would pass for one).
+  const detail = view.feedback !== "first_failure";
 
   return (
     <section class="live-submission" aria-labelledby={`sub-${id}-h`}>
@@ -180,6 +184,35 @@ export function LiveSubmission({ id, caseCount, showSource = false }: { id: numb
           <pre>{view.compileMessage}</pre>
         </details>
       )}
+      {view.subtasks.length > 0 && (
+        <div class="table-wrap">
+          <table class="subtasks" data-testid="subtasks">
+            <caption class="sr-only">{t("submission.subtasks")}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t("submission.subtask")}</th>
+                <th scope="col">{t("submissions.col.verdict")}</th>
+                <th scope="col" class="num">{t("submission.score")}</th>
+                <th scope="col" class="num">{t("submission.points")}</th>
+                <th scope="col">{t("submission.cases")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {view.subtasks.map((st) => (
+                <tr key={st.name} data-subtask={st.name} data-verdict={st.verdict || "waiting"}>
+                  <th scope="row">{st.name}</th>
+                  <td>
+                    <VerdictBadge verdict={st.verdict ?? ""} short />
+                  </td>
+                  <td class="num">{st.verdict ? formatScore(st.score) : ""}</td>
+                  <td class="num">{formatScore(st.points)}</td>
+                  <td>{caseRanges(st.cases)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
       {!loaded && tableRows.length === 0 && <Loading />}
       {tableRows.length > 0 && (
         <div class="table-wrap">
@@ -210,9 +243,9 @@ export function LiveSubmission({ id, caseCount, showSource = false }: { id: numb
                   <td>
                     <VerdictBadge verdict={c.verdict} short />
                   </td>
-                  <td class="num">{millis(c.timeMs)}</td>
-                  <td class="num">{memory(c.memoryKb)}</td>
-                  <td class="num">{c.score == null ? "" : formatScore(c.score)}</td>
+                  <td class="num">{detail ? millis(c.timeMs) : ""}</td>
+                  <td class="num">{detail ? memory(c.memoryKb) : ""}</td>
+                  <td class="num">{!detail || c.score == null ? "" : formatScore(c.score)}</td>
                   {messages && (
                     <td class="msg" title={c.message}>
                       {c.message}
@@ -228,7 +261,7 @@ export function LiveSubmission({ id, caseCount, showSource = false }: { id: numb
         <details class="source">
           <summary>{t("submission.source")}</summary>
           <pre>
-            <code>{meta.source}</code>
+            <code>{meta.language === "outputs" ? outputsText(meta.source) : meta.source}</code>
           </pre>
         </details>
       )}

@@ -18,8 +18,9 @@ import (
 // the contest's policy or the problem's practice default, the contest's
 // end, the sample cases). Every event the queue publishes on a submission
 // or user channel carries that rule. The hub censors per subscriber, when
-// it forwards, with feedback.State, the very function the web nodes apply
-// to their REST answers:
+// it forwards, with feedback.State (a whole state) and feedback.Event (a
+// cases event, as part of the whole result: the queue sends the cases held
+// before it), the very View the web nodes apply to their REST answers:
 //
 //   - Censoring at publish time would need a second, staff-only channel
 //     per submission (staff must see everything live) and would freeze the
@@ -64,16 +65,22 @@ func (c *browserConn) liveSnapshot(s queue.SubmissionSnapshot) (json.RawMessage,
 }
 
 // queueEvent is an event as internal/queue publishes it on submission and
-// user channels: a protocol.Event with the submission's feedback rule.
+// user channels: a protocol.Event with the submission's feedback rule and,
+// for a cases event, the cases the live state held before it (Prior).
 type queueEvent struct {
 	protocol.Event
-	Feedback *protocol.Feedback `json:"feedback"`
+	Feedback *protocol.Feedback    `json:"feedback"`
+	Prior    []protocol.CaseResult `json:"prior"`
 }
 
 // onSubmissionEvent forwards one event of a submission or user channel:
 // whole to staff, censored to the owner. Events that are not a
 // submission's state (a clarification on a user channel) go to everyone
-// as they are, without the rule.
+// as they are, without the rule. A cases event is censored as part of the
+// whole result (feedback.Event, with the event's prior cases): the cases a
+// browser appends from the snapshot on are exactly what the REST answer
+// shows, and each cases event carries the whole first failure and subtask
+// scores, for staff as for the owner.
 func (t *topic) onSubmissionEvent(payload string) {
 	var ev queueEvent
 	if err := json.Unmarshal([]byte(payload), &ev); err != nil || ev.Seq == 0 {
@@ -96,7 +103,15 @@ func (t *topic) onSubmissionEvent(payload string) {
 		if ev.Feedback != nil {
 			fb = *ev.Feedback
 		}
-		if owner, err = censorEvent(ev.Event, fb, feedback.Owner, st); err != nil {
+		if ev.Kind == protocol.EventCases {
+			staff, err = censorCases(ev.Event, fb, feedback.Staff, ev.Prior, st)
+			if err == nil {
+				owner, err = censorCases(ev.Event, fb, feedback.Owner, ev.Prior, st)
+			}
+		} else {
+			owner, err = censorEvent(ev.Event, fb, feedback.Owner, st)
+		}
+		if err != nil {
 			t.h.log.Warn("censoring an event failed", "channel", t.key, "err", err)
 			return
 		}
@@ -141,12 +156,18 @@ func (c *browserConn) userSnapshot(ctx context.Context, st protocol.UserState) (
 }
 
 // onStatusEvent forwards one event of a status channel (the status page):
-// whole to staff; to other browsers, on a contest's channel only, and only
-// when the submission's rule lists it to everyone (StatusPublic), censored
-// as another contestant sees it. All submissions of one contest share the
-// setting, so a browser that is not staff receives all of a channel's
-// events or none of them (a gap appears only when an admin changes the
-// setting, and the resubscribe that follows gives a fresh snapshot).
+// whole to staff; to other browsers only when the submission's rule lists
+// it to everyone (StatusPublic: practice on a public problem, or a contest
+// whose status page lists everyone's verdicts), censored as another
+// contestant sees it, exactly the rows the REST list shows them.
+//
+// On a contest's channel all submissions share the setting, so a browser
+// that is not staff receives all of a channel's events or none of them (a
+// gap appears only when an admin changes the setting, and the resubscribe
+// that follows gives a fresh snapshot). The site's channel mixes
+// submissions others may list with submissions they may not: the events
+// they receive are numbered by the topic's own sequence (publicSeq, the
+// snapshot's seq for them too), so their stream has no gaps.
 func (t *topic) onStatusEvent(payload string) {
 	var ev queueEvent
 	if err := json.Unmarshal([]byte(payload), &ev); err != nil || ev.Seq == 0 {
@@ -159,13 +180,22 @@ func (t *topic) onStatusEvent(payload string) {
 		return
 	}
 	var public []byte
-	if t.ch.ID != 0 && ev.Feedback != nil && ev.Feedback.StatusPublic && ev.Kind == protocol.EventStatus {
+	publicSeq := ev.Seq
+	if ev.Feedback != nil && ev.Feedback.StatusPublic && ev.Kind == protocol.EventStatus {
 		var st protocol.SubmissionState
 		if err := json.Unmarshal(ev.Body, &st); err != nil {
 			t.h.log.Warn("bad status event on channel", "channel", t.key, "err", err)
 			return
 		}
-		if public, err = censorEvent(ev.Event, *ev.Feedback, feedback.Other, st); err != nil {
+		pub := ev.Event
+		if t.ch.ID == 0 {
+			t.mu.Lock()
+			t.publicSeq++
+			publicSeq = t.publicSeq
+			t.mu.Unlock()
+			pub.Seq = publicSeq
+		}
+		if public, err = censorEvent(pub, *ev.Feedback, feedback.Other, st); err != nil {
 			t.h.log.Warn("censoring an event failed", "channel", t.key, "err", err)
 			return
 		}
@@ -176,15 +206,44 @@ func (t *topic) onStatusEvent(payload string) {
 		case s.c.viewer() == feedback.Staff:
 			s.deliver(ev.Seq, staff)
 		case public != nil:
-			s.deliver(ev.Seq, public)
+			s.deliver(publicSeq, public)
 		}
 	}
+}
+
+// publicStatusSeq is the site's status channel's sequence as a browser
+// that is not staff sees it (onStatusEvent): its snapshot's seq. The
+// subscription is already in the topic, so every event numbered after
+// this reaches it.
+func (h *Hub) publicStatusSeq() uint64 {
+	key := h.n.Events(string(protocol.ChannelStatus), 0)
+	h.mu.Lock()
+	t := h.topics[key]
+	h.mu.Unlock()
+	if t == nil {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.publicSeq
 }
 
 // censorEvent is ev as viewer may see it under fb now: its body replaced
 // by st censored (feedback.State), encoded as a live frame.
 func censorEvent(ev protocol.Event, fb protocol.Feedback, viewer feedback.Viewer, st protocol.SubmissionState) ([]byte, error) {
 	body, err := json.Marshal(feedback.State(fb, viewer, feedback.PhaseAt(fb, time.Now()), st))
+	if err != nil {
+		return nil, err
+	}
+	ev.Body = body
+	return protocol.Marshal(protocol.TypeEvent, "", ev)
+}
+
+// censorCases is the cases event ev as viewer may see it under fb now, its
+// new cases st censored as part of the whole result with prior
+// (feedback.Event), encoded as a live frame.
+func censorCases(ev protocol.Event, fb protocol.Feedback, viewer feedback.Viewer, prior []protocol.CaseResult, st protocol.SubmissionState) ([]byte, error) {
+	body, err := json.Marshal(feedback.Event(fb, viewer, feedback.PhaseAt(fb, time.Now()), prior, st))
 	if err != nil {
 		return nil, err
 	}

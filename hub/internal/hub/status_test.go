@@ -12,10 +12,11 @@ import (
 )
 
 // TestStatusChannel: the status page's live channels. The site's (id 0)
-// is for staff only; a contest's is open to every session, but a student
-// receives only the events of a contest that lists everyone's verdicts
-// (Feedback.StatusPublic), censored as another contestant sees them,
-// while staff receive every event whole.
+// and a contest's are open to every session, but a student receives only
+// the events of submissions everyone may list (Feedback.StatusPublic:
+// practice on public problems, a contest that lists everyone's verdicts),
+// censored as another contestant sees them, and on the site's channel
+// numbered without gaps; staff receive every event whole.
 func TestStatusChannel(t *testing.T) {
 	env := testenv.Redis(t)
 	th := startHub(t, env, nil)
@@ -33,11 +34,7 @@ func TestStatusChannel(t *testing.T) {
 	open := protocol.Channel{Kind: protocol.ChannelStatus, ID: 41}   // status_visibility all
 	closed := protocol.Channel{Kind: protocol.ChannelStatus, ID: 42} // own
 	student, staff := dial("student"), dial("setter")
-	student.subscribe("x", site)
-	if e := student.expect(protocol.TypeError); decode[protocol.Error](t, e).Code != protocol.ErrorForbidden {
-		t.Fatalf("a student on the site's status channel: %s", e.Data)
-	}
-	for _, ch := range []protocol.Channel{open, closed} {
+	for _, ch := range []protocol.Channel{site, open, closed} {
 		student.subscribe("s", ch)
 		if snap := decode[protocol.Snapshot](t, student.expect(protocol.TypeSnapshot)); string(snap.State) != "{}" {
 			t.Fatalf("status snapshot %s, want {}", snap.State)
@@ -61,11 +58,13 @@ func TestStatusChannel(t *testing.T) {
 	}
 	enq(500, 42, false) // the closed contest: staff only
 	enq(501, 41, true)  // the open one: everyone, censored
+	enq(502, 0, false)  // practice on a problem that is not public: staff only
+	enq(503, 0, true)   // practice on a public problem: everyone, censored
 
 	// Staff: queued and WA of both on the site's channel, and each on its
 	// contest's, the compiler output included.
 	seen := map[protocol.Channel][]string{}
-	for len(seen[site]) < 4 || len(seen[open]) < 2 || len(seen[closed]) < 2 {
+	for len(seen[site]) < 8 || len(seen[open]) < 2 || len(seen[closed]) < 2 {
 		e := staff.expect(protocol.TypeEvent)
 		ev := decode[protocol.Event](t, e)
 		seen[ev.Channel] = append(seen[ev.Channel], string(ev.Body))
@@ -73,15 +72,24 @@ func TestStatusChannel(t *testing.T) {
 	if !strings.Contains(strings.Join(seen[closed], ""), "PRIVATE") || !strings.Contains(strings.Join(seen[site], ""), `"submission_id":501`) {
 		t.Fatalf("staff events: %v", seen)
 	}
-	// The student: exactly the open contest's two events, without the
-	// compiler output, in sequence.
-	var got []protocol.Event
-	for range 2 {
-		got = append(got, decode[protocol.Event](t, student.expect(protocol.TypeEvent)))
+	// The student: exactly the open contest's two events on its channel,
+	// and those of 501 and 503 on the site's (seq 1 to 4, no gap for the
+	// private ones), without the compiler output, in sequence.
+	got := map[protocol.Channel][]protocol.Event{}
+	for range 6 {
+		ev := decode[protocol.Event](t, student.expect(protocol.TypeEvent))
+		got[ev.Channel] = append(got[ev.Channel], ev)
 	}
-	for i, ev := range got {
-		if ev.Channel != open || strings.Contains(string(ev.Body), "PRIVATE") || ev.Seq != uint64(i+1) {
-			t.Fatalf("student event %d: %+v %s", i, ev, ev.Body)
+	if len(got[open]) != 2 || len(got[site]) != 4 {
+		t.Fatalf("student events: %+v", got)
+	}
+	for ch, evs := range got {
+		for i, ev := range evs {
+			body := string(ev.Body)
+			if strings.Contains(body, "PRIVATE") || ev.Seq != uint64(i+1) ||
+				!(strings.Contains(body, `"submission_id":501`) || ch == site && strings.Contains(body, `"submission_id":503`)) {
+				t.Fatalf("student event %d on %s: %+v %s", i, ch, ev, ev.Body)
+			}
 		}
 	}
 	if e, err := student.next(500 * time.Millisecond); err == nil {

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/verdict-oj/verdict/internal/testpkg"
 	"github.com/verdict-oj/verdict/internal/tokens"
 	"github.com/verdict-oj/verdict/webapp/internal/account"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
@@ -250,7 +249,7 @@ func (l *loader) problem(ctx context.Context, s sample, adminID int64) (int64, e
 	case err != nil:
 		return 0, fmt.Errorf("demo: %w", err)
 	}
-	pkg, manifest, err := testpkg.Build(s.cases, s.subtasks)
+	pkg, manifest, err := s.pkg().Build()
 	if err != nil {
 		return 0, fmt.Errorf("demo: %s: %w", slug, err)
 	}

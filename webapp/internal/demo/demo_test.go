@@ -5,10 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/verdict-oj/verdict/internal/feedback"
+	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testenv"
 	"github.com/verdict-oj/verdict/internal/testpkg"
 	"github.com/verdict-oj/verdict/internal/tokens"
@@ -250,6 +253,25 @@ func TestDemoData(t *testing.T) {
 		if len(m.Cases) != tc.cases || len(m.Subtasks) != tc.subtasks {
 			t.Errorf("%s: %d cases %d subtasks", tc.slug, len(m.Cases), len(m.Subtasks))
 		}
+		// Case 1 (the statement's example) is a sample, the others hidden:
+		// under full its checker message reaches the author, a hidden
+		// case's never.
+		for i, c := range m.Cases {
+			if c.Sample != (i == 0) {
+				t.Errorf("%s: case %d sample %v", tc.slug, c.Index, c.Sample)
+			}
+		}
+		rule, err := st.TestdataRuleOf(ctx, p.ID, p.TestdataHash.String)
+		if err != nil || !slices.Equal(rule.Samples, []int{1}) || len(rule.Subtasks) != tc.subtasks || rule.Mode != tc.mode {
+			t.Errorf("%s: stored rule %+v %v", tc.slug, rule, err)
+		}
+		fb := protocol.Feedback{Policy: protocol.FeedbackFull, Samples: rule.Samples}
+		sh := feedback.View(fb, feedback.Owner, feedback.Ended, feedback.Result{Status: protocol.VerdictWA, Cases: []protocol.CaseResult{
+			{Case: 1, Verdict: protocol.VerdictWA, Message: "wrong answer on the example"},
+			{Case: 2, Verdict: protocol.VerdictWA, Message: "hidden"}}})
+		if sh.Cases[0].Message != "wrong answer on the example" || sh.Cases[1].Message != "" {
+			t.Errorf("%s: under full the author sees %+v", tc.slug, sh.Cases)
+		}
 	}
 	c, err := st.ContestBySlug(ctx, ContestSlug)
 	if err != nil {
@@ -271,11 +293,11 @@ func TestDemoData(t *testing.T) {
 func TestSamplesDeterministic(t *testing.T) {
 	a, b := samples(), samples()
 	for i := range a {
-		pa, _, err := testpkg.Build(a[i].cases, a[i].subtasks)
+		pa, _, err := a[i].pkg().Build()
 		if err != nil {
 			t.Fatal(err)
 		}
-		pb, _, _ := testpkg.Build(b[i].cases, b[i].subtasks)
+		pb, _, _ := b[i].pkg().Build()
 		if !bytes.Equal(pa, pb) {
 			t.Errorf("%s: test data differs between runs", a[i].problem.Slug)
 		}

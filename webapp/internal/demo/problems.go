@@ -16,6 +16,14 @@ type sample struct {
 	problem  store.Problem
 	cases    []testpkg.Case
 	subtasks []testpkg.Subtask
+	// samples are the sample cases (the statement's example): under the
+	// full feedback policy their checker messages reach the author.
+	samples []int
+}
+
+// pkg is the sample's test data package.
+func (s sample) pkg() testpkg.Package {
+	return testpkg.Package{Cases: s.cases, Subtasks: s.subtasks, Samples: s.samples}
 }
 
 // rng is seeded per problem so the generated data (and so its content
@@ -78,7 +86,8 @@ Note: $|a+b|$ can reach $2 \cdot 10^9$, more than a signed 32-bit integer holds 
 			Visibility:    store.VisibilityPublic,
 			Languages:     store.Languages{},
 		},
-		cases: cases,
+		cases:   cases,
+		samples: []int{1}, // the statement's example
 	}
 }
 
@@ -123,7 +132,8 @@ Input: ` + "`1`" + `, output: ` + "`3.1415926536`" + `.
 			Visibility:     store.VisibilityPublic,
 			Languages:      store.Languages{},
 		},
-		cases: cases,
+		cases:   cases,
+		samples: []int{1}, // the statement's example
 	}
 }
 
@@ -180,6 +190,21 @@ The first line holds $n$; the second line holds $x_1, \dots, x_n$ ($|x_i| \le 10
 
 The largest subarray sum.
 
+## Example
+
+Input:
+
+` + "```" + `
+9
+-2 1 -3 4 -1 2 1 -5 4
+` + "```" + `
+
+Output:
+
+` + "```" + `
+6
+` + "```" + `
+
 ## Subtasks
 
 | Subtask | Points | Constraints |
@@ -196,7 +221,8 @@ A subtask's points are awarded when every case of the subtask passes.
 			Visibility:    store.VisibilityPublic,
 			Languages:     store.Languages{},
 		},
-		cases: cases,
+		cases:   cases,
+		samples: []int{1}, // the statement's example
 		subtasks: []testpkg.Subtask{
 			{Name: "small", Points: 40, Cases: []int{1, 2, 3}},
 			{Name: "large", Points: 60, Cases: []int{4, 5, 6}},

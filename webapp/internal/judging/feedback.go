@@ -14,7 +14,8 @@ import (
 // RuleOf is a submission's feedback rule without its sample cases, from
 // the policies joined into its row: its contest's policy (with the
 // after-policy and the contest's end, and whether its status page lists
-// everyone's verdicts) or, in practice, its problem's.
+// everyone's verdicts) or, in practice, its problem's (and whether the
+// problem is public, so that everyone may list it).
 func RuleOf(sub *store.Submission) protocol.Feedback {
 	if sub.ContestID.Valid {
 		fb := protocol.Feedback{Policy: protocol.FeedbackPolicy(sub.ContestFeedback.String), StatusPublic: statusPublic(sub)}
@@ -26,29 +27,44 @@ func RuleOf(sub *store.Submission) protocol.Feedback {
 		}
 		return fb
 	}
-	return protocol.Feedback{Policy: protocol.FeedbackPolicy(sub.ProblemFeedback)}
+	// Practice on a public problem: everyone may list it (CanSee), the
+	// hub forwards its status to every status page live.
+	return protocol.Feedback{Policy: protocol.FeedbackPolicy(sub.ProblemFeedback), StatusPublic: sub.Visibility == store.VisibilityPublic}
 }
 
-// FeedbackOf is a submission's whole feedback rule: RuleOf and the sample
-// cases of the test data it is judged on (read once per version: a
-// version's manifest never changes).
+// FeedbackOf is a submission's whole feedback rule: RuleOf, the sample
+// cases of the test data it is judged on and, for an IOI-mode problem,
+// that data's subtasks (read once per version and ContestCacheTTL: a
+// version's manifest never changes, the problem's mode may).
 func (s *Service) FeedbackOf(ctx context.Context, sub *store.Submission) (protocol.Feedback, error) {
 	fb := RuleOf(sub)
 	if !sub.TestdataHash.Valid {
 		return fb, nil
 	}
 	key := strconv.FormatInt(sub.ProblemID, 10) + "/" + sub.TestdataHash.String
-	if v, ok := s.samples.Load(key); ok {
-		fb.Samples = v.([]int)
-		return fb, nil
+	var rule store.TestdataRule
+	if v, ok := s.samples.Load(key); ok && time.Since(v.(cachedRule).at) < s.cfg.ContestCacheTTL {
+		rule = v.(cachedRule).rule
+	} else {
+		var err error
+		if rule, err = s.st.TestdataRuleOf(ctx, sub.ProblemID, sub.TestdataHash.String); err != nil {
+			return fb, fmt.Errorf("judging: feedback of %d: %w", sub.ID, err)
+		}
+		s.samples.Store(key, cachedRule{rule: rule, at: time.Now()})
 	}
-	samples, err := s.st.SampleCases(ctx, sub.ProblemID, sub.TestdataHash.String)
-	if err != nil {
-		return fb, fmt.Errorf("judging: feedback of %d: %w", sub.ID, err)
+	fb.Samples = rule.Samples
+	if rule.Mode == store.ModeIOI {
+		for _, st := range rule.Subtasks {
+			fb.Subtasks = append(fb.Subtasks, protocol.SubtaskRule{Name: st.Name, Points: st.Points, Cases: st.Cases, Depends: st.Depends})
+		}
 	}
-	s.samples.Store(key, samples)
-	fb.Samples = samples
 	return fb, nil
+}
+
+// cachedRule is a test data version's rule as FeedbackOf read it.
+type cachedRule struct {
+	rule store.TestdataRule
+	at   time.Time
 }
 
 // ViewerOf is who u (nil: not logged in) is to sub's results.

@@ -107,15 +107,19 @@ func (s *Service) ListSubmissions(ctx context.Context, u *store.User, f ListFilt
 
 // StatusChannel is the live channel a status page listing f should watch
 // for u: staff the contest's status channel or the site's; others the
-// contest's when it lists everyone's verdicts, else their own user
-// channel; anonymous visitors none (ok false). c is f's contest, if any.
+// contest's when it lists everyone's verdicts, the site's when the page
+// lists no contest (the hub forwards them only the submissions everyone
+// may list: practice on public problems, contests that list everyone's
+// verdicts; their own others come on their user channel, which the page
+// watches too), else their own user channel; anonymous visitors none (ok
+// false). c is f's contest, if any.
 func StatusChannel(u *store.User, c *store.Contest) (protocol.Channel, bool) {
 	switch {
 	case u == nil:
 		return protocol.Channel{}, false
 	case c != nil && (u.IsStaff() || (c.Visible && c.StatusVisibility == store.StatusAll)):
 		return protocol.Channel{Kind: protocol.ChannelStatus, ID: c.ID}, true
-	case u.IsStaff():
+	case u.IsStaff() || c == nil:
 		return protocol.Channel{Kind: protocol.ChannelStatus, ID: 0}, true
 	}
 	return protocol.Channel{Kind: protocol.ChannelUser, ID: u.ID}, true
@@ -194,7 +198,7 @@ func (s *Service) Override(ctx context.Context, by *store.User, id int64, verdic
 	return sub, nil
 }
 
-// reapplyCell rebuilds the board cell of sub's user and problem from the
+// reapplyCell rebuilds the board cell of sub's user (team) and problem from the
 // contest's submissions in MySQL. The cell is forgotten before MySQL is
 // read, so a result applied meanwhile is either read or applied after.
 func (s *Service) reapplyCell(ctx context.Context, sub *store.Submission) error {
@@ -202,17 +206,18 @@ func (s *Service) reapplyCell(ctx context.Context, sub *store.Submission) error 
 	if err != nil {
 		return err
 	}
-	if err := s.board.ForgetCell(ctx, c.ID, scoreboard.CellKey{UserID: sub.UserID, ProblemID: sub.ProblemID}); err != nil {
+	key := BoardKey(&c, sub)
+	if err := s.board.ForgetCell(ctx, c.ID, key); err != nil {
 		return err
 	}
 	subs, err := s.st.ContestSubmissions(ctx, c.ID)
 	if err != nil {
 		return err
 	}
-	u := scoreboard.User{ID: sub.UserID, Username: sub.Username, DisplayName: sub.DisplayName}
 	for i := range subs {
-		if o := &subs[i]; o.UserID == sub.UserID && o.ProblemID == sub.ProblemID {
-			if _, err := s.board.Apply(ctx, BoardContest(&c), u, o.ProblemID, BoardEntry(o)); err != nil {
+		if o := &subs[i]; BoardKey(&c, o) == key {
+			u := scoreboard.User{ID: o.UserID, Username: o.Username, DisplayName: o.DisplayName}
+			if _, err := s.board.ApplyCell(ctx, BoardContest(&c), key, u, BoardEntry(o)); err != nil {
 				return err
 			}
 		}

@@ -48,8 +48,9 @@ func TestCanSeeAndStatusChannel(t *testing.T) {
 			t.Errorf("%s: CanReadCode %v, want %v", tc.name, got, tc.code)
 		}
 	}
-	if !RuleOf(&all).StatusPublic || RuleOf(&own).StatusPublic || RuleOf(&hidden).StatusPublic || RuleOf(&practice).StatusPublic {
-		t.Error("RuleOf: status_public only for a visible contest that lists everyone's verdicts")
+	if !RuleOf(&all).StatusPublic || RuleOf(&own).StatusPublic || RuleOf(&hidden).StatusPublic || !RuleOf(&practice).StatusPublic ||
+		RuleOf(&private).StatusPublic {
+		t.Error("RuleOf: status_public only for a visible contest that lists everyone's verdicts and practice on a public problem")
 	}
 
 	c := &store.Contest{ID: 9, Visible: true, StatusVisibility: store.StatusAll}
@@ -59,7 +60,7 @@ func TestCanSeeAndStatusChannel(t *testing.T) {
 		c    *store.Contest
 		want string
 	}{
-		{admin, nil, "status:0"}, {setter, co, "status:8"}, {bob, c, "status:9"}, {bob, co, "user:4"}, {bob, nil, "user:4"}, {nil, c, ""},
+		{admin, nil, "status:0"}, {setter, co, "status:8"}, {bob, c, "status:9"}, {bob, co, "user:4"}, {bob, nil, "status:0"}, {nil, c, ""},
 	} {
 		ch, ok := StatusChannel(tc.u, tc.c)
 		got := ""

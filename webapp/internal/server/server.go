@@ -333,6 +333,7 @@ func (s *Server) routes() *chi.Mux {
 			r.Post("/me/password", s.handleChangePassword)
 			r.Get("/problems", s.handleProblems)
 			r.Get("/problems/{slug}", s.handleProblem)
+			r.Get("/problems/{slug}/assets/{name}", s.handleProblemAsset) // statement images, attachments
 			r.Get("/contests", s.handleContests)
 			r.Get("/contests/{slug}", s.handleContest)
 			r.Get("/contests/{slug}/scoreboard", s.handleScoreboard)
@@ -352,6 +353,12 @@ func (s *Server) routes() *chi.Mux {
 			r.Get("/similarity/compare", s.handleSimilarityCompare)
 			// Custom runs, "run on my input" (customruns.go).
 			s.customRunRoutes(r)
+			// The ICPC contest day: awards, results upload, balloons (icpc.go).
+			s.icpcRoutes(r)
+			// Teams, organisations and groups (teams.go).
+			s.teamRoutes(r)
+			// Output-only submissions and reference solutions (outputs.go, solutions.go).
+			s.problemTypeRoutes(r)
 
 			r.Get("/judges", s.handleJudges)
 			r.Post("/judges", s.handleIssueJudge)

@@ -137,6 +137,9 @@ func (s *Server) handleSubmissions(w http.ResponseWriter, r *http.Request) {
 	}
 	out := SubmissionsJSON{Submissions: []SubmissionJSON{}}
 	if ch, ok := judging.StatusChannel(a.user, c); ok && notFound == "" {
+		if mine && !a.user.IsStaff() {
+			ch = protocol.Channel{Kind: protocol.ChannelUser, ID: a.user.ID} // their own only
+		}
 		out.Live = &ch
 	}
 	if notFound == "" {

@@ -152,6 +152,14 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		TestdataHash: p.TestdataHash.String, IdemKey: key}
 	if c != nil {
 		ns.ContestID = c.ID
+		if c.TeamMode { // the submission is the team's (staff on no team: nobody's)
+			if t, err := s.cfg.Store.TeamOfUser(ctx, c.ID, a.user.ID); err == nil {
+				ns.TeamID = t.ID
+			} else if !errors.Is(err, store.ErrNotFound) {
+				s.internal(w, r, err, http.StatusServiceUnavailable)
+				return
+			}
+		}
 	}
 	id, created, err := s.cfg.Store.CreateSubmission(ctx, ns)
 	if err != nil {
@@ -216,6 +224,14 @@ func (s *Server) checkSubmit(ctx context.Context, u *store.User, req *submitRequ
 			return p, nil, fieldErr(http.StatusForbidden, CodeForbidden, "contest",
 				"the contest is over: submit without a contest to practise"), nil
 		}
+		if c.TeamMode && !staff {
+			// A team contest: members submit for their team (teams.go).
+			if _, err := s.cfg.Store.TeamOfUser(ctx, c.ID, u.ID); errors.Is(err, store.ErrNotFound) {
+				return p, nil, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "this is a team contest and you are on no team of it"), nil
+			} else if err != nil {
+				return p, nil, nil, err
+			}
+		}
 		reg, err := s.cfg.Store.IsParticipant(ctx, c.ID, u.ID)
 		if err != nil {
 			return p, nil, nil, err
@@ -254,7 +270,10 @@ func (s *Server) checkSubmit(ctx context.Context, u *store.User, req *submitRequ
 	if !p.TestdataHash.Valid {
 		return p, nil, fieldErr(http.StatusConflict, CodeConflict, "problem", "the problem has no test data yet"), nil
 	}
-	if len(p.Languages) > 0 && !slices.Contains(p.Languages, req.Language) {
+	if e := outputsRule(&p, req.Language); e != nil {
+		return p, nil, e, nil
+	}
+	if len(p.Languages) > 0 && !p.OutputOnly && !slices.Contains(p.Languages, req.Language) {
 		return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "language",
 			fmt.Sprintf("language %q is not allowed for this problem (allowed: %s)", req.Language, strings.Join(p.Languages, ", "))), nil
 	}
@@ -269,7 +288,7 @@ func (s *Server) checkSubmit(ctx context.Context, u *store.User, req *submitRequ
 		e.RetryAfter = 5 * time.Second
 		return p, nil, e, nil
 	}
-	if !slices.ContainsFunc(langs, func(l judging.Language) bool { return l.ID == req.Language }) {
+	if !p.OutputOnly && !slices.ContainsFunc(langs, func(l judging.Language) bool { return l.ID == req.Language }) {
 		return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "language",
 			fmt.Sprintf("no connected judge offers language %q right now (see GET /api/languages)", req.Language)), nil
 	}
@@ -385,6 +404,9 @@ type SubmissionDetailJSON struct {
 	// FirstFailure is the first failing case under the first_failure
 	// policy (absent when none failed, or under another policy).
 	FirstFailure int `json:"first_failure,omitempty"`
+	// Subtasks are the subtasks' scores of an IOI-mode problem under the
+	// policies that show scores (full, score_only; always for staff).
+	Subtasks []protocol.SubtaskScore `json:"subtasks,omitempty"`
 	// Overrides are the jury's hand-set verdicts, oldest first (staff
 	// only; absent for everyone else).
 	Overrides []OverrideJSON `json:"overrides,omitempty"`
@@ -427,7 +449,7 @@ func (s *Server) handleSubmission(w http.ResponseWriter, r *http.Request) {
 	// What the viewer may see: the feedback policy, for every field below.
 	sh := judging.Visible(fb, judging.ViewerOf(a.user, &sub), s.cfg.Now(), &sub, cases)
 	out := SubmissionDetailJSON{SubmissionJSON: submissionView(&sub, sh), Status: string(sh.Status), Final: sub.Final(),
-		CaseCount: n, Cases: make([]CaseJSON, 0, len(sh.Cases)), FirstFailure: sh.FirstFailure}
+		CaseCount: n, Cases: make([]CaseJSON, 0, len(sh.Cases)), FirstFailure: sh.FirstFailure, Subtasks: sh.Subtasks}
 	for _, c := range sh.Cases {
 		out.Cases = append(out.Cases, CaseJSON{Index: c.Case, Verdict: string(c.Verdict), TimeMs: c.CPUMs,
 			MemoryKB: c.MemoryKiB, Score: c.Score, Message: c.Message})
