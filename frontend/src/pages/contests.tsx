@@ -258,6 +258,12 @@ export function LiveScoreboard({ contest }: { contest: Contest }) {
           <span id="sb-csv-hint" class="muted hint">
             {t("board.csvHint")}
           </span>
+          <a class="btn btn-small" href={`/contests/${encodeURIComponent(contest.slug)}/balloons`} data-testid="balloons-link">
+            {t("balloons.title")}
+          </a>
+          <a class="btn btn-small" href={`/contests/${encodeURIComponent(contest.slug)}/teams`} data-testid="teams-link">
+            {t("teams.title")}
+          </a>
         </p>
       )}
       {(board.frozen || contest.frozen) && <Notice kind="info">{t("contest.frozen")}</Notice>}

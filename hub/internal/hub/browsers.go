@@ -8,16 +8,15 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 	"github.com/verdict-oj/verdict/internal/session"
+	"github.com/verdict-oj/verdict/internal/wsconn"
 )
 
 // SessionCookie is the browser session cookie set by the web nodes.
@@ -53,6 +52,9 @@ func readSession(ctx context.Context, c redis.UniversalClient, n rkeys.Names, co
 // names another user or role, in which case the connection is closing.
 // A Redis failure is not an ending: the caller decides (err).
 func (c *browserConn) checkSession() (bool, error) {
+	if c.cookie == "" {
+		return true, nil // a visitor: no session to end
+	}
 	s, err := readSession(c.ctx, c.h.cfg.Redis, c.h.n, c.cookie)
 	if errors.Is(err, session.ErrNotFound) || (err == nil && s != c.sess) {
 		c.close(protocol.CloseSessionExpired, "session ended")
@@ -67,16 +69,11 @@ func (c *browserConn) checkSession() (bool, error) {
 // browserConn is one connected browser.
 type browserConn struct {
 	h      *Hub
-	ws     *websocket.Conn
+	conn   *wsconn.Conn
 	sess   Session
 	cookie string
 	log    *slog.Logger
-	send   chan []byte
-	quit   chan struct{}
-	ctx    context.Context
-	cancel context.CancelFunc
-	once   sync.Once
-	dead   atomic.Bool
+	ctx    context.Context // conn.Context()
 
 	mu   sync.Mutex
 	subs map[protocol.Channel]*subscription
@@ -124,67 +121,19 @@ func (s *subscription) deliver(seq uint64, b []byte) {
 
 // enqueue queues one message without blocking; a full queue drops the
 // connection as a slow consumer.
-func (c *browserConn) enqueue(b []byte) {
-	if c.dead.Load() {
-		return
-	}
-	select {
-	case c.send <- b:
-	default:
-		c.h.m.droppedClients.WithLabelValues("slow_consumer").Inc()
-		c.close(protocol.CloseSlowConsumer, "send buffer overflow")
-	}
-}
+func (c *browserConn) enqueue(b []byte) { c.conn.Send(b) }
 
-func (c *browserConn) close(code protocol.CloseCode, reason string) {
-	c.once.Do(func() {
-		c.dead.Store(true)
-		close(c.quit)
-		c.log.Debug("closing browser connection", "code", code.String(), "reason", reason)
-		go func() {
-			_ = c.ws.Close(websocket.StatusCode(code), limitReason(reason))
-			c.cancel()
-		}()
-	})
-}
+func (c *browserConn) close(code protocol.CloseCode, reason string) { c.conn.Close(code, reason) }
 
-func (c *browserConn) writer() {
-	for {
-		select {
-		case <-c.quit:
-			return
-		case b := <-c.send:
-			ctx, cancel := context.WithTimeout(context.Background(), c.h.cfg.WriteTimeout)
-			err := c.ws.Write(ctx, websocket.MessageText, b)
-			cancel()
-			if err != nil {
-				if !c.dead.Load() {
-					c.h.m.droppedClients.WithLabelValues("write_failed").Inc()
-				}
-				c.close(protocol.CloseSlowConsumer, "write failed")
-				return
-			}
-		}
-	}
-}
-
-func (c *browserConn) keepalive() {
-	ping := time.NewTicker(c.h.cfg.PingInterval)
-	defer ping.Stop()
+// sessionCheck re-reads the session every SessionCheck until the
+// connection closes or the session ended. (Pings are the Conn's.)
+func (c *browserConn) sessionCheck() {
 	check := time.NewTicker(c.h.cfg.SessionCheck)
 	defer check.Stop()
 	for {
 		select {
-		case <-c.quit:
+		case <-c.conn.Done():
 			return
-		case <-ping.C:
-			ctx, cancel := context.WithTimeout(c.ctx, c.h.cfg.WriteTimeout)
-			err := c.ws.Ping(ctx)
-			cancel()
-			if err != nil {
-				c.close(protocol.CloseGoingAway, "ping failed")
-				return
-			}
 		case <-check.C:
 			if ok, err := c.checkSession(); !ok && err == nil {
 				return
@@ -198,51 +147,68 @@ func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "hub draining", http.StatusServiceUnavailable)
 		return
 	}
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
-		Subprotocols:   []string{protocol.SubprotocolLive},
-		OriginPatterns: h.cfg.OriginPatterns,
-	})
-	if err != nil {
-		return
-	}
 	h.conns.Add(1)
 	defer h.conns.Done()
-	if ws.Subprotocol() != protocol.SubprotocolLive {
-		_ = ws.Close(websocket.StatusCode(protocol.CloseUnsupportedVersion), "subprotocol "+protocol.SubprotocolLive+" required")
+	var c *browserConn
+	conn, err := wsconn.Accept(w, r, wsconn.Config{
+		Link: protocol.LinkLive, ReadLimit: protocol.MaxLiveInbound, Queue: h.cfg.SendQueue,
+		WriteTimeout: h.cfg.WriteTimeout, PingInterval: h.cfg.PingInterval,
+		OverflowCode: protocol.CloseSlowConsumer, WriteFailCode: protocol.CloseSlowConsumer,
+		OnClose: func(code protocol.CloseCode, reason string) {
+			if c != nil {
+				c.log.Debug("closing browser connection", "code", code.String(), "reason", reason)
+			}
+		},
+		OnDrop: func(d wsconn.Drop) {
+			switch d {
+			case wsconn.DropOverflow:
+				h.m.droppedClients.WithLabelValues("slow_consumer").Inc()
+			case wsconn.DropWriteFailed:
+				h.m.droppedClients.WithLabelValues("write_failed").Inc()
+			}
+		},
+	}, wsconn.AcceptOptions{OriginPatterns: h.cfg.OriginPatterns})
+	if err != nil {
 		return
 	}
 	var cookie string
 	if ck, err := r.Cookie(SessionCookie); err == nil {
 		cookie = ck.Value
 	}
-	sess, err := readSession(r.Context(), h.cfg.Redis, h.n, cookie)
-	if err != nil {
-		code := protocol.CloseBadToken
-		if !errors.Is(err, session.ErrNotFound) {
-			code = protocol.CloseInternalError
+	// A browser without a session cookie is a visitor: the public
+	// scoreboard updates live for it too (a projector in the hall, a
+	// parent following the contest), and nothing else (authorize). A
+	// cookie that names no session is refused, so that a logged-in page
+	// whose session ended learns it and sends its user to log in.
+	var sess Session
+	if cookie != "" {
+		sess, err = readSession(r.Context(), h.cfg.Redis, h.n, cookie)
+		if err != nil {
+			code := protocol.CloseBadToken
+			if !errors.Is(err, session.ErrNotFound) {
+				code = protocol.CloseInternalError
+			}
+			conn.Close(code, "no session")
+			conn.Wait()
+			return
 		}
-		_ = ws.Close(websocket.StatusCode(code), "no session")
-		return
 	}
-	ws.SetReadLimit(protocol.MaxLiveInbound)
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	c := &browserConn{
-		h: h, ws: ws, sess: sess, cookie: cookie,
-		log:  h.log.With("user_id", sess.UserID),
-		send: make(chan []byte, h.cfg.SendQueue), quit: make(chan struct{}),
-		ctx: ctx, cancel: cancel, subs: map[protocol.Channel]*subscription{},
+	c = &browserConn{
+		h: h, conn: conn, sess: sess, cookie: cookie,
+		log: h.log.With("user_id", sess.UserID),
+		ctx: conn.Context(), subs: map[protocol.Channel]*subscription{},
 	}
 	h.mu.Lock()
 	h.browsers[c] = struct{}{}
 	h.m.browsers.Set(float64(len(h.browsers)))
 	h.mu.Unlock()
 	var wg sync.WaitGroup
-	wg.Go(c.writer)
-	wg.Go(c.keepalive)
+	conn.Start()
+	wg.Go(c.sessionCheck)
 	c.reader()
 	c.close(protocol.CloseNormal, "")
+	conn.Wait()
 	wg.Wait()
-	c.cancel()
 	c.unsubscribeAll()
 	h.mu.Lock()
 	delete(h.browsers, c)
@@ -250,43 +216,29 @@ func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 }
 
+// reader handles the browser's messages until the connection ends.
 func (c *browserConn) reader() {
-	for {
-		typ, b, err := c.ws.Read(c.ctx)
-		if err != nil {
-			return
-		}
-		if typ != websocket.MessageText {
-			c.close(protocol.CloseUnsupportedData, "text frames only")
-			return
-		}
-		env, err := protocol.Decode(protocol.LinkLive, b)
-		if errors.Is(err, protocol.ErrUnknownType) {
-			continue
-		}
-		if err != nil {
-			c.close(protocol.CloseBadEnvelope, "bad message")
-			return
-		}
+	_ = c.conn.ReadLoop(c.ctx, func(env protocol.Envelope) error {
 		switch env.Type {
 		case protocol.TypeSubscribe:
 			s, err := protocol.DecodeData[protocol.Subscribe](env)
 			if err != nil {
 				c.replyError(env.ID, protocol.ErrorBadRequest, err.Error(), nil)
-				continue
+				return nil
 			}
 			c.subscribe(env.ID, s.Channel)
 		case protocol.TypeUnsubscribe:
 			u, err := protocol.DecodeData[protocol.Unsubscribe](env)
 			if err != nil {
 				c.replyError(env.ID, protocol.ErrorBadRequest, err.Error(), nil)
-				continue
+				return nil
 			}
 			c.unsubscribe(u.Channel)
 		default:
 			c.replyError(env.ID, protocol.ErrorBadRequest, "browsers send subscribe and unsubscribe only", nil)
 		}
-	}
+		return nil
+	})
 }
 
 func (c *browserConn) replyError(id string, code protocol.ErrorCode, msg string, ch *protocol.Channel) {
@@ -303,6 +255,10 @@ func (c *browserConn) replyError(id string, code protocol.ErrorCode, msg string,
 // returns its live state (read for the owner).
 func (c *browserConn) authorize(ch protocol.Channel) (protocol.ErrorCode, string) {
 	admin := c.sess.Role == RoleAdmin
+	if c.sess.UserID == 0 && ch.Kind != protocol.ChannelContest {
+		// A visitor (no session) watches public scoreboards only.
+		return protocol.ErrorForbidden, "log in to watch this channel"
+	}
 	switch ch.Kind {
 	case protocol.ChannelSubmission:
 		snap, err := c.h.q.Submission(c.ctx, ch.ID)
@@ -320,12 +276,16 @@ func (c *browserConn) authorize(ch protocol.Channel) (protocol.ErrorCode, string
 			return protocol.ErrorForbidden, "not your submissions"
 		}
 	case protocol.ChannelStatus:
-		// The site's status channel carries every submission: staff
-		// only. A contest's: every logged-in user, but a browser that is
-		// not staff gets only the events of contests that list everyone's
-		// verdicts, censored (onStatusEvent, feedback.go).
-		if ch.ID == 0 && !staffRole(c.sess.Role) {
-			return protocol.ErrorForbidden, "the site's status channel is for staff; subscribe to a contest's"
+		// The site's status channel and a contest's: every logged-in
+		// user, but a browser that is not staff gets only the events of
+		// submissions everyone may list (practice on public problems,
+		// contests that list everyone's verdicts), censored
+		// (onStatusEvent, feedback.go).
+	case protocol.ChannelBalloons:
+		// A new balloon says a team solved a problem, which the freeze
+		// hides from the public: staff only.
+		if !staffRole(c.sess.Role) {
+			return protocol.ErrorForbidden, "the balloon list is for staff"
 		}
 	case protocol.ChannelContest, protocol.ChannelQueue, protocol.ChannelClarifications:
 		// Every logged-in user; the web nodes publish only what the
@@ -489,6 +449,9 @@ func (h *Hub) snapshot(ctx context.Context, ch protocol.Channel, c *browserConn)
 		b, err := json.Marshal(st)
 		return seq, b, err
 	}
+	if ch.Kind == protocol.ChannelStatus && ch.ID == 0 && !staffRole(c.sess.Role) {
+		return h.publicStatusSeq(), json.RawMessage(`{}`), nil // feedback.go
+	}
 	seq, state, err := h.q.Doc(ctx, ch)
 	if err != nil {
 		return 0, nil, err
@@ -520,7 +483,8 @@ type topic struct {
 	subs      map[*subscription]struct{}
 	scheduled bool
 	lastPush  time.Time
-	board     board // contest topics: the last scoreboard pushed
+	board     board  // contest topics: the last scoreboard pushed
+	publicSeq uint64 // the site's status topic: see onStatusEvent
 }
 
 func (h *Hub) addSub(ctx context.Context, s *subscription) error {

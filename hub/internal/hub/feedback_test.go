@@ -130,9 +130,13 @@ func TestFeedbackLive(t *testing.T) {
 					t.Fatalf("other student on %s: %s", ch, e.Data)
 				}
 			}
-			if b, err := dialBrowser(t, th.url("/ws"), ""); err == nil {
-				if _, err := b.next(5 * time.Second); err == nil {
-					t.Fatal("an anonymous socket was answered")
+			// A visitor's socket opens (public scoreboards) but gets
+			// no submission's channel.
+			anon := dial("")
+			for _, ch := range []protocol.Channel{sub, user} {
+				anon.subscribe("x", ch)
+				if e := anon.expect(protocol.TypeError); decode[protocol.Error](t, e).Code != protocol.ErrorForbidden {
+					t.Fatalf("visitor on %s: %s", ch, e.Data)
 				}
 			}
 

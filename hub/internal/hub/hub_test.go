@@ -489,6 +489,13 @@ func TestBrowserAuthorization(t *testing.T) {
 		{"owner", sub, ""},
 		{"admin", sub, ""},
 		{"admin", protocol.Channel{Kind: protocol.ChannelUser, ID: 7}, ""},
+		// A visitor (no cookie) watches public scoreboards, nothing else.
+		{"", protocol.Channel{Kind: protocol.ChannelContest, ID: 1}, ""},
+		{"", sub, protocol.ErrorForbidden},
+		{"", protocol.Channel{Kind: protocol.ChannelUser, ID: 7}, protocol.ErrorForbidden},
+		{"", protocol.Channel{Kind: protocol.ChannelStatus}, protocol.ErrorForbidden},
+		{"", protocol.Channel{Kind: protocol.ChannelQueue}, protocol.ErrorForbidden},
+		{"", protocol.Channel{Kind: protocol.ChannelClarifications, ID: 1}, protocol.ErrorForbidden},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s_%s", tc.cookie, tc.ch), func(t *testing.T) {
@@ -866,5 +873,34 @@ func TestLargeScoreboardSnapshot(t *testing.T) {
 	var got boarddoc.Doc
 	if err := json.Unmarshal(snap.State, &got); err != nil || len(got.Rows) != 3000 {
 		t.Fatalf("snapshot of %d bytes: %d rows, %v", len(snap.State), len(got.Rows), err)
+	}
+}
+
+// A visitor without a session (the board on a projector in the hall) gets
+// the public scoreboard live, as a logged-in student does; it used to be
+// closed with bad_token and the page showed "live updates stopped".
+func TestVisitorWatchesScoreboardLive(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, func(c *hub.Config) { c.Coalesce = 50 * time.Millisecond })
+	q := th.h.Queue()
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 4}
+	ctx := context.Background()
+	if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, boardJSON(0, "ann"), boardJSON(0, "ann")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := dialBrowser(t, th.url("/ws"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.subscribe("c", ch)
+	snap := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot))
+	doc := boardJSON(3, "ann")
+	if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, doc, doc); err != nil {
+		t.Fatal(err)
+	}
+	ev := decode[protocol.Event](t, b.expect(protocol.TypeEvent))
+	var d boarddoc.DeltaBody
+	if err := json.Unmarshal(ev.Body, &d); err != nil || ev.Seq != snap.Seq+1 || len(d.Rows) != 1 || d.Rows[0].Penalty != 3 {
+		t.Fatalf("visitor's push seq %d after %d: %s", ev.Seq, snap.Seq, ev.Body)
 	}
 }
