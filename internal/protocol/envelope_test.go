@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -362,6 +363,21 @@ func TestMarshalSnapshotSameBytes(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("state %s:\n got %s\nwant %s", state, got, want)
 		}
+		// The trusted path gives the same bytes for what CompactJSON
+		// accepts (the hub checks a board once, not per subscriber).
+		if CompactJSON(json.RawMessage(state)) {
+			fast, err := MarshalCompactSnapshot("s1", ch, 42, json.RawMessage(state))
+			if err != nil || string(fast) != string(want) {
+				t.Errorf("compact state %s: %s, %v; want %s", state, fast, err, want)
+			}
+		} else if strings.HasPrefix(state, "{\"") {
+			t.Errorf("CompactJSON refused %s", state)
+		}
+	}
+	for _, bad := range []string{"{ \"a\": 1 }", "[1]", "{\"a\":", ""} {
+		if CompactJSON(json.RawMessage(bad)) {
+			t.Errorf("CompactJSON accepted %q", bad)
+		}
 	}
 	big := `{"pad":"` + strings.Repeat("x", MaxLiveMessage) + `"}`
 	if _, err := MarshalSnapshot("s1", ch, 1, json.RawMessage(big)); !errors.Is(err, ErrTooLarge) {
@@ -402,5 +418,36 @@ func TestCustomRunTaskValidate(t *testing.T) {
 		Custom: []CustomOutput{{Verdict: VerdictAC, Stdout: string(make([]byte, MaxCustomOutput+1))}}}
 	if r.Validate() == nil {
 		t.Error("a result with stdout beyond MaxCustomOutput validates")
+	}
+}
+
+// BenchmarkSnapshot3000 is one contest snapshot of a 3,000-row board
+// (about the rehearsal's) for one subscriber: checked per subscriber
+// (MarshalSnapshot) or checked once when stored (MarshalCompactSnapshot).
+func BenchmarkSnapshot3000(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"rule":"icpc","full":true,"rows":[`)
+	for i := range 3000 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"rank":%d,"user":"c%05d","user_id":%d,"solved":3,"penalty":412,"problems":{"A":{"solved":true,"attempts":1,"time":23},"B":{"attempts":2},"C":{"solved":true,"attempts":3,"time":190},"D":{"solved":true,"attempts":1,"time":95}}}`, i+1, i, i+1)
+	}
+	sb.WriteString(`]}`)
+	state := json.RawMessage(sb.String())
+	ch := Channel{Kind: ChannelContest, ID: 1}
+	b.Logf("board: %d KiB", len(state)/1024)
+	for _, m := range []struct {
+		name string
+		f    func(string, Channel, uint64, json.RawMessage) ([]byte, error)
+	}{{"checked-per-subscriber", MarshalSnapshot}, {"checked-once", MarshalCompactSnapshot}} {
+		b.Run(m.name, func(b *testing.B) {
+			b.SetBytes(int64(len(state)))
+			for b.Loop() {
+				if _, err := m.f("s", ch, 9, state); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -23,12 +23,15 @@ type board struct {
 	seq      uint64 // hub-local
 	redisSeq uint64 // the web nodes' sequence of the state it holds
 	raw      json.RawMessage
+	compact  bool // raw is protocol.CompactJSON: checked once, not per subscriber
 	doc      boarddoc.Doc
 }
 
 // contestSnapshot answers a subscribe to a contest channel from the
 // topic's board, reading it from Redis only when the topic has none yet.
-func (h *Hub) contestSnapshot(ctx context.Context, ch protocol.Channel) (uint64, json.RawMessage, error) {
+// compact says the board is protocol.CompactJSON (so the caller may use
+// protocol.MarshalCompactSnapshot).
+func (h *Hub) contestSnapshot(ctx context.Context, ch protocol.Channel) (seq uint64, raw json.RawMessage, compact bool, err error) {
 	h.mu.Lock()
 	t := h.topics[h.n.Events(string(ch.Kind), ch.ID)]
 	h.mu.Unlock()
@@ -37,29 +40,30 @@ func (h *Hub) contestSnapshot(ctx context.Context, ch protocol.Channel) (uint64,
 		b := t.board
 		t.mu.Unlock()
 		if b.ok {
-			return b.seq, b.raw, nil
+			return b.seq, b.raw, b.compact, nil
 		}
 	}
 	rseq, state, err := h.q.Doc(ctx, ch)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, false, err
 	}
 	if state == nil {
 		state = json.RawMessage(`{}`)
 	}
 	if t == nil {
-		return 1, state, nil
+		return 1, state, false, nil
 	}
 	var doc boarddoc.Doc
 	if err := json.Unmarshal(state, &doc); err != nil {
-		return 0, nil, fmt.Errorf("hub: scoreboard of %s: %w", ch, err)
+		return 0, nil, false, fmt.Errorf("hub: scoreboard of %s: %w", ch, err)
 	}
+	compact = protocol.CompactJSON(state)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.board.ok { // a push may have filled it meanwhile
-		t.board = board{ok: true, seq: 1, redisSeq: rseq, raw: state, doc: doc}
+		t.board = board{ok: true, seq: 1, redisSeq: rseq, raw: state, compact: compact, doc: doc}
 	}
-	return t.board.seq, t.board.raw, nil
+	return t.board.seq, t.board.raw, t.board.compact, nil
 }
 
 // nextBoard takes the web nodes' latest state (sequence rseq) and returns
@@ -109,6 +113,6 @@ func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq u
 		}
 		t.h.m.boardPushes.WithLabelValues("full").Inc()
 	}
-	t.board = board{ok: true, seq: seq, redisSeq: rseq, raw: state, doc: doc}
+	t.board = board{ok: true, seq: seq, redisSeq: rseq, raw: state, compact: protocol.CompactJSON(state), doc: doc}
 	return msg, seq, true, nil
 }

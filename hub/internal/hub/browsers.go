@@ -331,14 +331,18 @@ func (c *browserConn) subscribe(id string, ch protocol.Channel) {
 		return
 	}
 	for try := 0; ; try++ {
-		seq, state, err := c.h.snapshot(c.ctx, ch, c)
+		seq, state, compact, err := c.h.snapshot(c.ctx, ch, c)
 		if err != nil || try == 3 {
 			c.forget(s)
 			c.h.removeSub(s)
 			c.replyError(id, protocol.ErrorInternal, "snapshot unavailable", &ch)
 			return
 		}
-		b, err := protocol.MarshalSnapshot(id, ch, seq, state)
+		marshal := protocol.MarshalSnapshot
+		if compact {
+			marshal = protocol.MarshalCompactSnapshot
+		}
+		b, err := marshal(id, ch, seq, state)
 		if err != nil {
 			c.forget(s)
 			c.h.removeSub(s)
@@ -413,7 +417,17 @@ func (c *browserConn) watchesQueue() bool {
 }
 
 // snapshot reads a channel's current state and sequence number.
-func (h *Hub) snapshot(ctx context.Context, ch protocol.Channel, c *browserConn) (uint64, json.RawMessage, error) {
+// snapshot is a channel's state for c; compact says it is known
+// protocol.CompactJSON (a contest's board, checked once when stored).
+func (h *Hub) snapshot(ctx context.Context, ch protocol.Channel, c *browserConn) (seq uint64, state json.RawMessage, compact bool, err error) {
+	if ch.Kind == protocol.ChannelContest {
+		return h.contestSnapshot(ctx, ch)
+	}
+	seq, state, err = h.channelSnapshot(ctx, ch, c)
+	return seq, state, false, err
+}
+
+func (h *Hub) channelSnapshot(ctx context.Context, ch protocol.Channel, c *browserConn) (uint64, json.RawMessage, error) {
 	switch ch.Kind {
 	case protocol.ChannelSubmission:
 		s, err := h.q.Submission(ctx, ch.ID)
@@ -434,9 +448,6 @@ func (h *Hub) snapshot(ctx context.Context, ch protocol.Channel, c *browserConn)
 		n.Position = bestPosition(pos)
 		b, err := json.Marshal(n)
 		return 0, b, err
-	}
-	if ch.Kind == protocol.ChannelContest {
-		return h.contestSnapshot(ctx, ch)
 	}
 	if ch.Kind == protocol.ChannelUser {
 		seq, st, err := h.q.UserState(ctx, ch.ID)
