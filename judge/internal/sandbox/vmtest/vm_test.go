@@ -99,6 +99,9 @@ func TestCgroup2VM(t *testing.T) {
 			plan.Phase{Name: "polled", Argv: []string{sbTest, "-test.v", "-test.count=1", "-test.timeout=15m", "-test.run", hostileRun},
 				Env: []string{"VERDICT_SANDBOX_TEST_POLL_MEMORY=1"}})
 	}
+	// The binaries are built under the checkout, which may sit under a
+	// directory the VM covers with its own tmpfs (a CI clone in /tmp).
+	p.Binds = []string{build}
 	t.Logf("plan: %d phases (full: %v)", len(p.Phases), full)
 	initrd := filepath.Join(t.TempDir(), "initrd.cpio")
 	writeInitramfs(t, initrd, initBin, mods, &p)

@@ -17,6 +17,10 @@ type Plan struct {
 	// /modules in the initramfs).
 	Modules []string `json:"modules"`
 	Phases  []Phase  `json:"phases"`
+	// Binds are host directories shown at the same path after the VM's
+	// own tmpfs mounts (/tmp, /run, /root): a checkout under /tmp (a CI
+	// clone) keeps its built binaries visible.
+	Binds []string `json:"binds,omitempty"`
 }
 
 // Phase is one program the init runs in the host's root (read-only, with

@@ -104,6 +104,17 @@ func run() error {
 			return err
 		}
 	}
+	for _, b := range p.Binds {
+		if !filepath.IsAbs(b) || filepath.Clean(b) != b {
+			return fmt.Errorf("bind %q: want a clean absolute path", b)
+		}
+		if err := os.MkdirAll("/newroot"+b, 0o755); err != nil {
+			return err
+		}
+		if err := unix.Mount("/host"+b, "/newroot"+b, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", b, err)
+		}
+	}
 	for _, m := range []struct{ src, dst, fs string }{
 		{"dev", "/newroot/dev", "devtmpfs"},
 		{"proc", "/newroot/proc", "proc"},
