@@ -232,7 +232,7 @@ const en = {
   "teams.import": "Import",
   "teams.format": "Format",
   "teams.file": "File",
-  "teams.imported": "Imported {teams} teams, {organizations} organisations, {groups} groups and {members} members.",
+  "teams.imported": "Imported — teams: {teams}; organisations: {organizations}; groups: {groups}; members: {members}.",
   "teams.errors": "Nothing was imported. Fix these lines:",
   "teams.line": "line {line}",
   "teams.export": "Export",

@@ -79,7 +79,7 @@ describe("teams page", () => {
 
     await submit($(host, "form.teams-import"));
     await waitFor(() => $(host, "#teams-imported"), "imported");
-    expect(text($(host, "#teams-imported")!)).toContain("Imported 2 teams");
+    expect(text($(host, "#teams-imported")!)).toContain("Imported — teams: 2;");
     expect($(host, "#teams-errors")).toBeNull();
 
     await click($(host, "#team-mode"));

@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/verdict-oj/verdict/internal/testpkg"
 )
 
 // TestCustomRunBrowser (issue 17): on a problem's page the demo student
@@ -91,4 +95,86 @@ func TestCustomRunBrowser(t *testing.T) {
 	if subs != 0 {
 		t.Errorf("a custom run made %d submission requests", subs)
 	}
+
+	// An interactive problem (issue 17): the admin creates it with a
+	// Kattis-convention interactor, the student submits a binary search
+	// and watches every case turn accepted live.
+	admin := adminAPI(t, base, logins["admin"])
+	body, _ := json.Marshal(map[string]any{"slug": "e2e-guess", "title": "Guess the number", "statement": "Find the number with at most 20 questions.",
+		"time_limit_ms": 2000, "memory_limit_kb": 262144, "mode": "icpc", "visibility": "public"})
+	if st, raw := admin(http.MethodPost, "/api/problems", "application/json", body); st != http.StatusCreated {
+		t.Fatalf("create the interactive problem: %d %s", st, raw)
+	}
+	pkg, _, err := testpkg.Package{
+		Cases: []testpkg.Case{
+			{In: []byte("1 100\n"), Ans: []byte("37\n")},
+			{In: []byte("1 1000000\n"), Ans: []byte("999999\n")},
+			{In: []byte("5 5\n"), Ans: []byte("5\n")},
+		},
+		Interactor: &testpkg.Interactor{Name: testpkg.InteractorC, Convention: testpkg.ConventionKattis, Source: []byte(kattisGuessE2E)},
+	}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, raw := admin(http.MethodPost, "/api/problems/e2e-guess/testdata", "application/zip", pkg); st != http.StatusCreated {
+		t.Fatalf("upload the interactive package: %d %s", st, raw)
+	}
+	submit(t, ctx, base+"/problems/e2e-guess", binarySearchE2E)
+	allAC := func(s string) bool {
+		f := strings.Fields(s)
+		for _, c := range f {
+			if !strings.HasSuffix(c, ":AC") {
+				return false
+			}
+		}
+		return len(f) == 3
+	}
+	watchCases(t, ctx, allAC, 120*time.Second)
+	screenshot(t, ctx, "interactive-accepted")
+	gets, err = chromedp.Run(ctx, chromedp.Evaluate[int](
+		`performance.getEntriesByType('resource').filter(e => /\/api\/submissions\/\d+/.test(e.name)).length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gets > 2 {
+		t.Errorf("the page read the interactive submission %d times over REST: it polls instead of listening", gets)
+	}
 }
+
+// The guessing game in the Kattis convention (C, no testlib): the input is
+// "lo hi", the secret is the answer file; 42 accepted, 43 wrong.
+const kattisGuessE2E = `#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+static FILE *msg;
+static void verdict(int code, const char *text, int n) { fprintf(msg, text, n); fclose(msg); exit(code); }
+int main(int argc, char **argv) {
+	if (argc < 4) return 1;
+	char path[4096]; snprintf(path, sizeof path, "%s/judgemessage.txt", argv[3]);
+	msg = fopen(path, "w"); if (!msg) return 1;
+	FILE *in = fopen(argv[1], "r"), *ans = fopen(argv[2], "r");
+	int lo, hi, secret;
+	if (!in || !ans || fscanf(in, "%d %d", &lo, &hi) != 2 || fscanf(ans, "%d", &secret) != 1) return 1;
+	printf("%d %d\n", lo, hi); fflush(stdout);
+	for (int q = 0;;) {
+		char kind[8]; int x;
+		if (scanf("%7s %d", kind, &x) != 2) verdict(43, "the solution ended after %d questions", q);
+		if (!strcmp(kind, "!")) { if (x != secret) verdict(43, "wrong guess %d", x); verdict(42, "correct: %d", x); }
+		if (++q > 20) verdict(43, "too many questions: %d", q);
+		printf("%s\n", secret < x ? "<" : secret > x ? ">" : "="); fflush(stdout);
+	}
+}
+`
+
+const binarySearchE2E = `#include <cstdio>
+int main() {
+	int lo, hi; if (std::scanf("%d %d", &lo, &hi) != 2) return 1;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2; std::printf("? %d\n", mid); std::fflush(stdout);
+		char r[4]; if (std::scanf("%3s", r) != 1) return 1;
+		if (r[0] == '=') { lo = hi = mid; break; }
+		if (r[0] == '<') hi = mid - 1; else lo = mid + 1;
+	}
+	std::printf("! %d\n", lo); std::fflush(stdout);
+}
+`

@@ -1,7 +1,12 @@
 package stack
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"strings"
 	"syscall"
@@ -30,6 +35,11 @@ int main() {
 	// Right on the first case ("1 2"), wrong on the second.
 	alwaysThree = `#include <cstdio>
 int main() { puts("3"); return 0; }
+`
+	// Wrong on the first case, the demo's sample: under "full" its
+	// checker message is shown, under "first_failure" no message at all.
+	alwaysZero = `#include <cstdio>
+int main() { puts("0"); return 0; }
 `
 )
 
@@ -129,5 +139,75 @@ func TestBrowserEndToEnd(t *testing.T) {
 	if !strings.Contains(last, "1:AC") || !strings.Contains(last, "2:WA") {
 		t.Errorf("wrong answer not on case 2: %s", last)
 	}
+
+	// The feedback policy in the browser (issue 15): wrong on the sample
+	// case, the contestant sees the checker's message under "full"; once
+	// the admin sets the contest to "first_failure", the same mistake
+	// shows the verdict and the failing case's number, and no message.
+	messageShown := func() bool {
+		shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector('td.msg') && document.querySelector('td.msg').textContent.trim() !== ''`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return shown
+	}
+	wrongFirst := func(s string) bool { return strings.Contains(s, "1:WA") }
+	submit(t, ctx, base+"/contests/demo/problems/a-plus-b", alwaysZero)
+	watchCases(t, ctx, wrongFirst, 90*time.Second)
+	screenshot(t, ctx, "5-full-feedback")
+	if !messageShown() {
+		t.Errorf("under full feedback the sample case's checker message is not shown")
+	}
+	setContestFeedback(t, base, logins["admin"], "demo", "first_failure")
+	submit(t, ctx, base+"/contests/demo/problems/a-plus-b", alwaysZero)
+	watchCases(t, ctx, wrongFirst, 90*time.Second)
+	screenshot(t, ctx, "6-first-failure")
+	if messageShown() {
+		t.Errorf("under first_failure a checker message reached the contestant")
+	}
 	fmt.Fprintf(os.Stderr, "e2e screenshots in %s\n", artifacts(t))
+}
+
+// setContestFeedback sets a contest's feedback policy as an admin would,
+// through the API.
+func setContestFeedback(t *testing.T, base, adminPassword, slug, policy string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"feedback": policy})
+	if st, raw := adminAPI(t, base, adminPassword)(http.MethodPut, "/api/contests/"+slug, "application/json", body); st != http.StatusOK {
+		t.Fatalf("set the feedback policy: %d %s", st, raw)
+	}
+}
+
+// adminAPI logs in as the demo admin over plain HTTP (the browser keeps
+// its own session) and returns a caller that sends the CSRF token.
+func adminAPI(t *testing.T, base, adminPassword string) func(method, path, contentType string, body []byte) (int, []byte) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Jar: jar, Timeout: 60 * time.Second}
+	body, _ := json.Marshal(map[string]string{"username": "admin", "password": adminPassword})
+	res, err := hc.Post(base+"/api/session", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("admin login: %v", err)
+	}
+	var login struct {
+		CSRF string `json:"csrf_token"`
+	}
+	err = json.NewDecoder(res.Body).Decode(&login)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusOK || login.CSRF == "" {
+		t.Fatalf("admin login: %d %v", res.StatusCode, err)
+	}
+	return func(method, path, contentType string, body []byte) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("X-CSRF-Token", login.CSRF)
+		res, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		return res.StatusCode, raw
+	}
 }

@@ -132,7 +132,7 @@ func TestSimilarityBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(first)),
 		until(fmt.Sprintf(`(() => { const r = document.querySelector(%s); return [r.dataset.a, r.dataset.b].sort().join() === [%q, %q].sort().join(); })()`,
 			jsq(first), fmt.Sprint(orig), fmt.Sprint(cp))),
-		until(`(document.querySelector('.sim-summary')?.textContent ?? '').includes('4 sources')`),
+		until(`(document.querySelector('.sim-summary')?.textContent ?? '').includes('Sources: 4;')`),
 	)
 	screenshot(t, ctx, "similarity-1-pairs")
 	step(t, ctx, "the side-by-side view highlights the matching regions", 30*time.Second,
