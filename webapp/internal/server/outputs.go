@@ -297,10 +297,13 @@ func (s *Server) createAndEnqueue(w http.ResponseWriter, r *http.Request, ns sto
 	log := s.log.With(obs.SubmissionID(id), "user_id", ns.UserID, "request_id", requestIDOf(r))
 	sub, err := s.cfg.Store.SubmissionByID(ctx, id)
 	if err != nil {
+		// The row is committed; the reconciler enqueues it.
 		log.Warn("cannot reread a new submission", obs.Err(err))
 		writeJSON(w, http.StatusCreated, SubmitJSON{ID: id, Status: store.StatusQueued})
 		return
 	}
+	// From here on the submission exists: Redis failing only delays it
+	// (the reconciler enqueues a queued row that has no task).
 	if err := s.judging.UpdateBoard(ctx, &sub); err != nil {
 		log.Warn("scoreboard pending mark failed", obs.Err(err))
 	}

@@ -161,33 +161,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	id, created, err := s.cfg.Store.CreateSubmission(ctx, ns)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	if !created {
-		s.answerSubmit(w, r, id, http.StatusOK)
-		return
-	}
-	log := s.log.With(obs.SubmissionID(id), "user_id", a.user.ID, "request_id", requestIDOf(r))
-	sub, err := s.cfg.Store.SubmissionByID(ctx, id)
-	if err != nil {
-		// The row is committed; the reconciler enqueues it.
-		log.Warn("cannot reread a new submission", obs.Err(err))
-		writeJSON(w, http.StatusCreated, SubmitJSON{ID: id, Status: store.StatusQueued})
-		return
-	}
-	// From here on the submission exists: Redis failing only delays it
-	// (the reconciler enqueues a queued row that has no task).
-	if err := s.judging.UpdateBoard(ctx, &sub); err != nil {
-		log.Warn("scoreboard pending mark failed", obs.Err(err))
-	}
-	if err := s.judging.Enqueue(ctx, &sub, &p, judging.PriorityOf(&sub)); err != nil {
-		log.Warn("enqueue failed; the reconciler will retry", obs.Err(err))
-	}
-	log.Info("submission created", "problem_id", p.ID, "language", sub.Language, "bytes", len(sub.Source))
-	s.writeSubmit(w, r, &sub, http.StatusCreated)
+	s.createAndEnqueue(w, r, ns, &p, "submission created", "language", ns.Language, "bytes", len(ns.Source))
 }
 
 // checkSubmit resolves the problem and contest of a submit and applies the
