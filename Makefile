@@ -45,8 +45,9 @@ test: deps ## run the whole suite: lint, frontend unit tests, then go test -race
 	@TEST_TIMEOUT=$(TEST_TIMEOUT) GO=$(GO) bash deploy/scripts/test.sh
 
 .PHONY: test-cgroup2
-test-cgroup2: deps ## the sandbox on a real pure cgroup v2 kernel: Debian's kernel under QEMU, the whole sandbox suite (root; 10-15 min under TCG; make test runs the hostile suite part)
+test-cgroup2: deps ## the sandbox on real pure cgroup v2 kernels: Debian 12's 6.1 and Debian 11's 5.10 (no memory.peak: the polled peak) under QEMU, the whole sandbox suite on each (root; 10-15 min each under TCG; make test runs the hostile suite part on 6.1)
 	VERDICT_CGROUP2VM_FULL=1 $(GO) test -tags cgroup2vm -count=1 -timeout 60m -v -run TestCgroup2VM ./judge/internal/sandbox/vmtest
+	VERDICT_CGROUP2VM_FULL=1 VERDICT_CGROUP2VM_KERNEL=bullseye $(GO) test -tags cgroup2vm -count=1 -timeout 60m -v -run TestCgroup2VM ./judge/internal/sandbox/vmtest
 
 bench: deps build ## print the benchmark figures (docs/benchmarks.md explains them; about 6 min; root)
 	@echo "== 1. sandbox: a trivial static C program, bare vs through the sandbox"
@@ -59,8 +60,8 @@ chaos: deps build ## fault drills against a fresh local stack (root; a few minut
 rehearsal: deps build ## a 3,000-contestant contest through a fresh stack, writes docs/rehearsal.md (about 14 min)
 	$(BIN)/verdict-stack rehearse $(REHEARSAL_FLAGS)
 
-sim: ## scheduling lab: every policy on every scenario, writes docs/scheduling.md (20-30 min on 2 cores); SCENARIO=a.json[,b.json] runs your scenario files instead, TRACE=run.json a recorded run (schedtrace) at its own times (no report written)
-	$(GO) run ./hub/internal/sched/sim/cmd/sim $(if $(SCENARIO),-scenario $(SCENARIO)) $(if $(TRACE),-trace $(TRACE))
+sim: ## scheduling lab: every policy on every scenario, 10 seeds, writes docs/scheduling.md (about an hour on 2 busy cores; SEEDS=N for fewer, SIM_FLAGS for more, e.g. -save run.gob); SCENARIO=a.json[,b.json] runs your scenario files instead, TRACE=run.json a recorded run (a schedtrace, or what verdict-stack export-trace writes) at its own times (no report written)
+	$(GO) run ./hub/internal/sched/sim/cmd/sim $(if $(SEEDS),-seeds $(SEEDS)) $(if $(SCENARIO),-scenario $(SCENARIO)) $(if $(TRACE),-trace $(TRACE)) $(SIM_FLAGS)
 
 sim-quick: ## the scheduling lab on short runs (about 20 s), printing the table only
 	$(GO) run ./hub/internal/sched/sim/cmd/sim -quick -out "" $(if $(SCENARIO),-scenario $(SCENARIO)) $(if $(TRACE),-trace $(TRACE))

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"os"
 
-	"golang.org/x/sys/unix"
+	"github.com/verdict-oj/verdict/judge/internal/sandbox"
 )
 
-// The default work dir of `judge sandbox run` is a tmpfs of its own,
-// bounded like the sandbox's /tmp: a program cannot fill the host's disk
-// or inode table through it, and removing it is an unmount.
+// The default work dir of `judge sandbox run` is a tmpfs of its own
+// (sandbox.MakeWorkDir), bounded like the sandbox's /tmp: a program cannot
+// fill the host's disk or inode table through it, its mountinfo names no
+// host path, and removing it is an unmount.
 const (
 	tmpDirSize   = 64 << 20
 	tmpDirInodes = 16384
@@ -23,18 +24,9 @@ func tmpWorkDir(uid, gid int) (dir string, cleanup func() error, err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("work dir: %w", err)
 	}
-	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0755,uid=%d,gid=%d", tmpDirSize, tmpDirInodes, uid, gid)
-	if err := unix.Mount("verdict-run", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+	if err := sandbox.MakeWorkDir(dir, uid, gid, sandbox.WorkDirLimits{Bytes: tmpDirSize, Inodes: tmpDirInodes}); err != nil {
 		_ = os.Remove(dir)
-		return "", nil, fmt.Errorf("work dir: mount tmpfs on %s: %w", dir, err)
+		return "", nil, err
 	}
-	return dir, func() error {
-		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
-			return fmt.Errorf("unmount %s: %w", dir, err)
-		}
-		if err := os.Remove(dir); err != nil {
-			return fmt.Errorf("remove %s: %w", dir, err)
-		}
-		return nil
-	}, nil
+	return dir, func() error { return sandbox.RemoveAll(dir) }, nil
 }

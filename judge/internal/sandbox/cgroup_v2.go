@@ -246,6 +246,9 @@ func (r *v2Run) kill() error {
 	if len(parsePids(b)) == 0 {
 		return nil
 	}
+	if _, err := os.Stat(filepath.Join(r.dir, "cgroup.kill")); errors.Is(err, os.ErrNotExist) {
+		return r.freezeKill(procs)
+	}
 	m := r.m
 	if m == nil {
 		m, err = cgroup2.Load(strings.TrimPrefix(r.dir, r.mount), cgroup2.WithMountpoint(r.mount))
@@ -260,6 +263,25 @@ func (r *v2Run) kill() error {
 		b, err := os.ReadFile(procs)
 		return parsePids(b), err
 	}, func(int) error { return nil }, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("cgroup v2 kill %s: %w", r.dir, err)
+	}
+	return nil
+}
+
+// freezeKill kills every process of the cgroup on a kernel without
+// cgroup.kill (before Linux 5.14): frozen (a fork bomb stops forking; a
+// fatal signal still reaches a frozen task), SIGKILL to each member until
+// none is left, thawed. containerd's own fallback would do the same but
+// log a warning on every kill.
+func (r *v2Run) freezeKill(procs string) error {
+	freeze := filepath.Join(r.dir, "cgroup.freeze")
+	_ = os.WriteFile(freeze, []byte("1"), 0)
+	err := killPidsLoop(func() ([]int, error) {
+		b, err := os.ReadFile(procs)
+		return parsePids(b), err
+	}, func(pid int) error { return unix.Kill(pid, unix.SIGKILL) }, 5*time.Second)
+	_ = os.WriteFile(freeze, []byte("0"), 0)
 	if err != nil {
 		return fmt.Errorf("cgroup v2 kill %s: %w", r.dir, err)
 	}

@@ -35,9 +35,11 @@
 //     system calls: reset signal handlers, its own process group, write "0"
 //     to each cgroup.procs (so it is in the run's cgroup before exec; CPU and
 //     memory from the first instruction are counted), dup stdio, mark every
-//     other fd close-on-exec, set rlimits, chdir /w,
-//     setgroups/setresgid/setresuid to the sandbox user (which clears every
-//     capability set), execve. The init waits on the pidfd and the filter's
+//     other fd close-on-exec (closes them before Linux 5.11), set rlimits,
+//     chdir /w, setgroups/setresgid/setresuid to the sandbox user (which
+//     clears every capability set), RLIMIT_NPROC (only now: before Linux
+//     5.17 a set*uid to a uid at its limit makes the next execve fail),
+//     execve. The init waits on the pidfd and the filter's
 //     listener with one poll, on its one locked thread (GOMAXPROCS=1), kills
 //     and reaps whatever is left, empties /tmp and answers.
 //
@@ -151,4 +153,19 @@
 // is created with O_NOFOLLOW and must be regular; trees are chowned and
 // removed (ChownTree, RemoveAll, EmptyDir; /tmp after every run) with two
 // descriptors at most whatever their depth, never through a symlink.
+//
+// # Work dirs and mountinfo
+//
+// A bind mount's line in /proc/self/mountinfo shows, as its root, the
+// directory's path inside its file system: a work dir that is a plain
+// directory on the host would show the host's layout (the judge's state
+// dir, a /tmp path) to the run. MakeWorkDir (workdir.go) makes a work dir
+// the root of a tmpfs of its own, so /w reads "/ /w ... - tmpfs w"; the
+// judge's work dirs are all made so. RemoveAll empties such a dir (freeing
+// its pages even while a container still has it attached), unmounts it
+// and removes it. A tmpfs page is charged to the memory cgroup that writes
+// it: what a run writes in /w counts against its memory limit, as /tmp
+// does. The container's other mounts are its own file systems (the root,
+// /dev with its four device nodes made by the init, /tmp, /proc and its
+// masks) or binds shown at the path they bind.
 package sandbox

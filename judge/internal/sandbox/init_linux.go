@@ -203,25 +203,35 @@ func buildRoot(cfg initConfig, meminfo *int) error {
 	if err := os.WriteFile(root+"/etc/group", []byte(group), 0o644); err != nil {
 		return fmt.Errorf("root: %w", err)
 	}
-	// Minimal /dev: no shm, no pts, nothing else.
+	// Minimal /dev: no shm, no pts, nothing else. A tmpfs of its own with
+	// the four device nodes made here (not binds of the host's devtmpfs,
+	// whose mountinfo line shows the host's memory size), read-only once
+	// made (writing a device node needs no writable file system).
 	if err := os.Mkdir(root+"/dev", 0o755); err != nil {
 		return fmt.Errorf("root: %w", err)
 	}
-	for _, d := range []string{"null", "zero", "urandom", "random"} {
-		if err := os.WriteFile(root+"/dev/"+d, nil, 0o666); err != nil {
+	if err := must("dev", unix.Mount("verdict", root+"/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "size=64k,nr_inodes=16,mode=0755")); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		name  string
+		minor uint32
+	}{{"null", 3}, {"zero", 5}, {"random", 8}, {"urandom", 9}} {
+		p := root + "/dev/" + d.name
+		if err := unix.Mknod(p, unix.S_IFCHR|0o666, int(unix.Mkdev(1, d.minor))); err != nil {
+			return fmt.Errorf("root: mknod /dev/%s: %w", d.name, err)
+		}
+		if err := os.Chmod(p, 0o666); err != nil { // past the umask
 			return fmt.Errorf("root: %w", err)
-		}
-		if err := unix.Mount("/dev/"+d, root+"/dev/"+d, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("root: bind /dev/%s: %w", d, err)
-		}
-		if err := unix.Mount("", root+"/dev/"+d, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
-			return fmt.Errorf("root: remount /dev/%s: %w", d, err)
 		}
 	}
 	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
 		if err := os.Symlink(target, root+"/dev/"+name); err != nil {
 			return fmt.Errorf("root: %w", err)
 		}
+	}
+	if err := must("read-only /dev", unix.Mount("", root+"/dev", "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, "")); err != nil {
+		return err
 	}
 	for _, d := range []string{"/proc", "/tmp", "/w"} {
 		if err := os.Mkdir(root+d, 0o755); err != nil {

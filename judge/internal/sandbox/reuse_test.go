@@ -187,7 +187,14 @@ func TestReuseNothingCarriesOver(t *testing.T) {
 	// Memory peak.
 	r := run(lim, "./touch", "100")
 	want(r, StatusOK, "touch 100 MiB")
-	if r.MemoryKB < 100<<10 {
+	// A polled peak (a v2 kernel before 5.19) misses what a program
+	// touches in its last sampling interval before it exits (touch exits
+	// at once): 8 MiB of slack, as TestPolledMemoryPeak allows.
+	minTouch := int64(100 << 10)
+	if m := sb.MemoryPeakMethod(); m == PeakV2Polled || m == PeakV1Polled {
+		minTouch -= 8 << 10
+	}
+	if r.MemoryKB < minTouch {
 		t.Fatalf("touch 100 MiB: peak %d KiB", r.MemoryKB)
 	}
 	r = runReused(lim, "./trivial")

@@ -164,7 +164,11 @@ func neutralReopen(fd, flags int) (int, error) {
 // RemoveAll removes path and everything under it, like os.RemoveAll, but
 // whatever the depth of the tree with two descriptors open at most (a
 // directory chain deeper than the open-file limit cannot make it fail),
-// never following a symlink. A missing path is not an error.
+// never following a symlink. A missing path is not an error. A path that
+// is the root of a mount (a work dir of MakeWorkDir) is emptied, then
+// unmounted (lazily) and removed: even when the tree cannot be emptied,
+// the directory goes, and the file system with it once no container has
+// it attached any more.
 func RemoveAll(path string) error {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	switch {
@@ -178,8 +182,20 @@ func RemoveAll(path string) error {
 	case err != nil:
 		return fmt.Errorf("remove %s: %w", path, err)
 	}
-	if err := emptyDirFd(fd); err != nil {
+	mounted, err := isMountRoot(fd)
+	if err != nil {
+		_ = unix.Close(fd)
 		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	if err := emptyDirFd(fd); err != nil && !mounted {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	if mounted {
+		if err := unix.Unmount(path, unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW); err != nil {
+			return fmt.Errorf("remove %s: unmount: %w", path, err)
+		}
+		// What was under it (the directory, or a mount stacked below).
+		return RemoveAll(path)
 	}
 	if err := unix.Rmdir(path); err != nil && err != unix.ENOENT {
 		return fmt.Errorf("remove %s: %w", path, err)

@@ -38,4 +38,12 @@ func OpenBeneath(string, string) (*os.File, error)                { return nil, 
 func ReadFileBeneath(string, string, int64) ([]byte, bool, error) { return nil, false, ErrLinuxOnly }
 func RemoveAll(string) error                                      { return ErrLinuxOnly }
 func EmptyDir(string) error                                       { return ErrLinuxOnly }
+func MakeWorkDir(string, int, int, WorkDirLimits) error           { return ErrLinuxOnly }
+func UnmountWorkDirs(string) (int, error)                         { return 0, ErrLinuxOnly }
 func ChownTree(string, int, int) error                            { return ErrLinuxOnly }
+
+// WorkDirLimits bound a work dir (see the Linux build).
+type WorkDirLimits struct {
+	Bytes  int64
+	Inodes int
+}

@@ -82,10 +82,24 @@ static int child(void *arg) {
 			return fail(s, VJ_STAGE_DUP);
 	}
 	// Everything above 2 closes at exec (the seccomp listeners included).
-	if (raw(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC, 0, 0) < 0)
+	// CLOSE_RANGE_CLOEXEC is Linux 5.11+: before, close them now (this
+	// child needs none of them past here: the cgroups are joined, stdio
+	// is in place; a failure is reported through s, not a descriptor).
+	if (raw(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC, 0, 0) < 0 &&
+	    (errno != EINVAL || raw(SYS_close_range, 3, ~0U, 0, 0, 0) < 0))
 		return fail(s, VJ_STAGE_CLOSE);
+	struct rlimit64 { uint64_t cur, max; };
+	int nproc = -1;
 	for (i = 0; i < s->n_rlim; i++) {
-		struct rlimit64 { uint64_t cur, max; } rl = {s->rlim[i].cur, s->rlim[i].max};
+		struct rlimit64 rl = {s->rlim[i].cur, s->rlim[i].max};
+		// RLIMIT_NPROC is set once this child has the sandbox uid (below):
+		// before Linux 5.17, set*uid under a limit the target uid has
+		// reached already (another process of that uid) marks the task
+		// and its execve then fails with EAGAIN, privileged or not.
+		if (s->rlim[i].resource == RLIMIT_NPROC) {
+			nproc = i;
+			continue;
+		}
 		if (raw(SYS_prlimit64, 0, s->rlim[i].resource, (long)&rl, 0, 0) < 0)
 			return fail(s, VJ_STAGE_RLIMIT);
 	}
@@ -101,6 +115,18 @@ static int child(void *arg) {
 	// ambient capability sets.
 	if (raw(SYS_setresuid, s->uid, s->uid, s->uid, 0, 0) < 0)
 		return fail(s, VJ_STAGE_CRED);
+	if (nproc >= 0) {
+		// Lowered from the init's (no longer privileged: never above it).
+		struct rlimit64 rl = {s->rlim[nproc].cur, s->rlim[nproc].max}, cur;
+		if (raw(SYS_prlimit64, 0, RLIMIT_NPROC, 0, (long)&cur, 0) < 0)
+			return fail(s, VJ_STAGE_RLIMIT);
+		if (rl.max > cur.max)
+			rl.max = cur.max;
+		if (rl.cur > rl.max)
+			rl.cur = rl.max;
+		if (raw(SYS_prlimit64, 0, RLIMIT_NPROC, (long)&rl, 0, 0) < 0)
+			return fail(s, VJ_STAGE_RLIMIT);
+	}
 	uint64_t empty = 0;
 	raw(SYS_rt_sigprocmask, SIG_SETMASK, (long)&empty, 0, 8, 0);
 	raw(SYS_execve, (long)s->path, (long)s->argv, (long)s->envp, 0, 0);

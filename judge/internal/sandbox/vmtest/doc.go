@@ -18,6 +18,13 @@
 // peak polled (the method of kernels without memory.peak). Results come
 // back on a second 9p share and on the serial console.
 //
+// VERDICT_CGROUP2VM_KERNEL=bullseye boots Debian 11's kernel (5.10)
+// instead, fetched the same way through an apt sources list and package
+// lists of the test's own under var/cache/cgroup2-vm/bullseye/apt (the
+// host's apt configuration is untouched): a real kernel without
+// memory.peak, whose `judge sandbox info` must name the polled method and
+// on which the whole suite polls (there is no separate polled phase).
+//
 // The VM test is built with the cgroup2vm tag (make test-cgroup2, which
 // make test runs after the -race suite: the VM wants the machine's CPUs);
 // the pure parts (initramfs writer, module order) are tested without it.

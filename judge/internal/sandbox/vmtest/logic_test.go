@@ -92,3 +92,18 @@ func TestWriteCpio(t *testing.T) {
 		t.Errorf("empty name accepted")
 	}
 }
+
+func TestWantPeak(t *testing.T) {
+	for _, c := range []struct{ release, want string }{
+		{"6.1.0-57-amd64", "memory.peak"},
+		{"5.19.0", "memory.peak"},
+		{"5.18.19", "poll memory.current"},
+		{"5.10.0-46-amd64", "poll memory.current"},
+		{"4.19.0-27-amd64", "poll memory.current"},
+		{"10.0", "memory.peak"},
+	} {
+		if got := wantPeak(c.release); got != c.want {
+			t.Errorf("wantPeak(%q) = %q, want %q", c.release, got, c.want)
+		}
+	}
+}

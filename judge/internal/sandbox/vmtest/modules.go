@@ -58,3 +58,14 @@ func kernelPackage(depends string) string {
 	}
 	return ""
 }
+
+// wantPeak is the memory-peak method `judge sandbox info` names on a
+// cgroup v2 kernel of this release (sandbox.PeakV2 from Linux 5.19 on,
+// sandbox.PeakV2Polled before). Pure.
+func wantPeak(release string) string {
+	var major, minor int
+	if _, err := fmt.Sscanf(release, "%d.%d", &major, &minor); err == nil && (major > 5 || major == 5 && minor >= 19) {
+		return "memory.peak"
+	}
+	return "poll memory.current"
+}
