@@ -69,3 +69,67 @@ func TestCheckLog(t *testing.T) {
 		}
 	}
 }
+
+// sizeValue is a flag.Value of the caller's, for Set.Var.
+type sizeValue struct{ n *int64 }
+
+func (v sizeValue) String() string {
+	if v.n == nil {
+		return "0"
+	}
+	return strings.TrimSpace(time.Duration(*v.n).String())
+}
+func (v sizeValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	*v.n = int64(d)
+	return err
+}
+
+func TestSetOtherTypesAndNoPrefix(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	s := envflag.Set{FS: fs, Prefix: "VERDICT_X"}
+	var (
+		i64   int64
+		u64   uint64
+		v     int64 = int64(time.Second)
+		level string
+	)
+	s.Int64(&i64, "bytes", 7, "bytes")
+	s.Uint64(&u64, "seed", 1, "seed")
+	s.Var(sizeValue{&v}, "size", "size")
+	if u := fs.Lookup("size").Usage; u != "size [VERDICT_X_SIZE]" || fs.Lookup("size").DefValue != "1s" {
+		t.Fatalf("--size usage %q, default %q", u, fs.Lookup("size").DefValue)
+	}
+	if err := fs.Parse([]string{"--seed", "9"}); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"VERDICT_X_BYTES": "12", "VERDICT_X_SEED": "3", "VERDICT_X_SIZE": "2s"}
+	if err := envflag.Apply(fs, "VERDICT_X", func(k string) string { return env[k] }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if i64 != 12 || u64 != 9 || v != int64(2*time.Second) {
+		t.Fatalf("got %d %d %d", i64, u64, v)
+	}
+
+	// No prefix: the usage names no variable.
+	lab := flag.NewFlagSet("lab", flag.ContinueOnError)
+	ls := envflag.Set{FS: lab}
+	ls.Int64(&i64, "bytes", 7, "bytes")
+	ls.LogLevel(&level)
+	if u := lab.Lookup("bytes").Usage; u != "bytes" {
+		t.Fatalf("usage without a prefix %q", u)
+	}
+	if lab.Lookup("log-format") != nil || lab.Lookup("log-level").DefValue != "info" {
+		t.Fatal("LogLevel registers --log-level (default info) alone")
+	}
+}
+
+func TestCheckLevel(t *testing.T) {
+	for level, ok := range map[string]bool{"info": true, "DEBUG": true, "warn": true, "error": true, "": true, "loud": false, "info+": false} {
+		err := envflag.CheckLevel(level)
+		if ok != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), "--log-level")) {
+			t.Errorf("CheckLevel(%q) = %v", level, err)
+		}
+	}
+}

@@ -47,21 +47,21 @@ type CustomRunUpdate struct {
 // KEYS: run, task, user state, user channel. ARGV: guard, attempt, owner,
 // state json, ttl s, user state ttl s (the live TTL: the user channel's
 // state also holds the user's submissions). Returns 1 when published.
-var publishCustomScript = redis.NewScript(`
+var publishCustomScript = redis.NewScript(lua(`
 if ARGV[1] ~= '0' then
-  local t = redis.call('HMGET', KEYS[2], 'attempt', 'state')
-  if t[1] ~= ARGV[2] or t[2] ~= 'leased' then return 0 end
+  local t = redis.call('HMGET', KEYS[2], $taskAttempt, $taskState)
+  if t[1] ~= ARGV[2] or t[2] ~= $stateLeased then return 0 end
 end
-local cur = redis.call('HGET', KEYS[1], 'state')
+local cur = redis.call('HGET', KEYS[1], $liveDoc)
 if cur == ARGV[4] then return 0 end
-redis.call('HSET', KEYS[1], 'owner', ARGV[3], 'state', ARGV[4])
+redis.call('HSET', KEYS[1], $liveOwner, ARGV[3], $liveDoc, ARGV[4])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
-local useq = redis.call('HINCRBY', KEYS[3], 'seq', 1)
+local useq = redis.call('HINCRBY', KEYS[3], $liveSeq, 1)
 redis.call('EXPIRE', KEYS[3], tonumber(ARGV[6]))
 redis.call('PUBLISH', KEYS[4], '{"channel":{"kind":"user","id":' .. ARGV[3] ..
   '},"seq":' .. useq .. ',"kind":"custom_run","body":' .. ARGV[4] .. '}')
 return 1
-`)
+`))
 
 // PublishCustomRun stores a custom run's state and sends it to its
 // owner's user channel, unless the guard does not hold or nothing changed.
@@ -86,18 +86,18 @@ func (q *Queue) PublishCustomRun(ctx context.Context, u CustomRunUpdate) error {
 // KEYS: task, leases, run, user state, user channel, completions. ARGV:
 // sub, attempt, judge, state json, ttl s, window ms, user state ttl s.
 // Returns 1, or 0 when the judge does not hold the attempt.
-var completeCustomScript = redisscript.New(`
-local t = redis.call('HMGET', KEYS[1], 'attempt', 'state', 'judge', 'user')
-if t[1] ~= ARGV[2] or t[2] ~= 'leased' or t[3] ~= ARGV[3] then return 0 end
+var completeCustomScript = redisscript.New(lua(`
+local t = redis.call('HMGET', KEYS[1], $taskAttempt, $taskState, $taskJudge, $taskUser)
+if t[1] ~= ARGV[2] or t[2] ~= $stateLeased or t[3] ~= ARGV[3] then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HSET', KEYS[1], 'state', 'done', 'payload', '')
+redis.call('HSET', KEYS[1], $taskState, $stateDone, $taskPayload, '')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
 local owner = t[4] or '0'
-redis.call('HSET', KEYS[3], 'owner', owner, 'state', ARGV[4])
+redis.call('HSET', KEYS[3], $liveOwner, owner, $liveDoc, ARGV[4])
 redis.call('EXPIRE', KEYS[3], tonumber(ARGV[5]))
 if owner ~= '0' then
   local us = KEYS[4] .. owner
-  local useq = redis.call('HINCRBY', us, 'seq', 1)
+  local useq = redis.call('HINCRBY', us, $liveSeq, 1)
   redis.call('EXPIRE', us, tonumber(ARGV[7]))
   redis.call('PUBLISH', KEYS[5] .. owner, '{"channel":{"kind":"user","id":' .. owner ..
     '},"seq":' .. useq .. ',"kind":"custom_run","body":' .. ARGV[4] .. '}')
@@ -106,7 +106,7 @@ local now = now_ms()
 redis.call('ZADD', KEYS[6], now, ARGV[1] .. ':' .. ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]))
 return 1
-`)
+`))
 
 // CustomRunStateOf is a custom run's final state built from a judge's
 // result.
@@ -119,7 +119,7 @@ func CustomRunStateOf(problemID int64, r protocol.Result) protocol.CustomRunStat
 // completeCustom ends a custom run's lease with the judge's result: its
 // state (with the output) is stored and sent to its owner.
 func (q *Queue) completeCustom(ctx context.Context, judge string, r protocol.Result) error {
-	problem, _ := q.c.HGet(ctx, q.n.Task(r.SubmissionID), "problem").Int64()
+	problem, _ := q.c.HGet(ctx, q.n.Task(r.SubmissionID), taskProblem).Int64()
 	b, err := json.Marshal(CustomRunStateOf(problem, r))
 	if err != nil {
 		return fmt.Errorf("queue: complete custom run %d: %w", r.SubmissionID, err)
@@ -142,7 +142,7 @@ func (q *Queue) completeCustom(ctx context.Context, judge string, r protocol.Res
 // failCustom tells the owner of a custom run whose leases all expired
 // that it failed (a system error).
 func (q *Queue) failCustom(ctx context.Context, e Expired) error {
-	problem, _ := q.c.HGet(ctx, q.n.Task(e.Ref.SubmissionID), "problem").Int64()
+	problem, _ := q.c.HGet(ctx, q.n.Task(e.Ref.SubmissionID), taskProblem).Int64()
 	owner := e.UserID
 	if owner < 1 {
 		return nil
@@ -165,11 +165,11 @@ func (q *Queue) CustomRun(ctx context.Context, id int64) (CustomRunRecord, error
 	if err != nil {
 		return rec, fmt.Errorf("queue: custom run %d: %w", id, err)
 	}
-	if m["state"] == "" {
+	if m[liveDoc] == "" {
 		return rec, fmt.Errorf("queue: custom run %d: %w", id, ErrNoCustomRun)
 	}
-	rec.Owner, _ = strconv.ParseInt(m["owner"], 10, 64)
-	if err := json.Unmarshal([]byte(m["state"]), &rec.State); err != nil {
+	rec.Owner, _ = strconv.ParseInt(m[liveOwner], 10, 64)
+	if err := json.Unmarshal([]byte(m[liveDoc]), &rec.State); err != nil {
 		return rec, fmt.Errorf("queue: custom run %d: %w", id, err)
 	}
 	return rec, nil

@@ -32,11 +32,18 @@
 //     (a judge rejected it, or it could not be pushed).
 //   - Reap takes every lease whose deadline passed (Redis's clock) and
 //     requeues it with attempt+1 — or, once MaxAttempts attempts of this
-//     enqueue have expired, appends a system error result instead.
+//     enqueue have expired, appends a system error result instead. It
+//     lists the expired leases first and builds their results in Go
+//     (protocol.Result); the move of each lease is then one script that
+//     acts only if the lease is still due and its record still as listed.
 //   - Complete appends a judge's result to the results stream and ends the
 //     lease in one step, only if that judge still holds that attempt. A
 //     result of any other attempt is refused (ErrStale) and never reaches
 //     the stream.
+//
+// The scripts store and move JSON built in Go; the names of the hash and
+// stream fields they touch (fields.go, the Field constants) are written
+// into them from the Go constants the readers use (redisscript.Expand).
 //
 // The results stream (rkeys.Results) therefore holds at most one result per
 // (submission, attempt) and, per enqueue, exactly one final result. Each

@@ -21,7 +21,7 @@ func (q *Queue) Feedbacks(ctx context.Context, ids []int64) (map[int64]protocol.
 	pipe := q.c.Pipeline()
 	cmds := make([]*redis.StringCmd, len(ids))
 	for i, id := range ids {
-		cmds[i] = pipe.HGet(ctx, q.n.LiveState(string(protocol.ChannelSubmission), id), "fb")
+		cmds[i] = pipe.HGet(ctx, q.n.LiveState(string(protocol.ChannelSubmission), id), liveFeedback)
 	}
 	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
 		return nil, fmt.Errorf("queue: feedback rules: %w", err)
@@ -42,13 +42,13 @@ func (q *Queue) Feedbacks(ctx context.Context, ids []int64) (map[int64]protocol.
 
 // KEYS: a submission's live state. ARGV: feedback json. Sets the rule of
 // a state that exists (a gone state stays gone).
-var setFeedbackScript = redis.NewScript(`
+var setFeedbackScript = redis.NewScript(lua(`
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('HSET', KEYS[1], 'fb', ARGV[1])
+  redis.call('HSET', KEYS[1], $liveFeedback, ARGV[1])
   return 1
 end
 return 0
-`)
+`))
 
 // SetFeedbacks replaces the feedback rules kept with the live states of
 // the given submissions (a contest's policy or end changed): the hub

@@ -69,14 +69,14 @@ type SubmissionUpdate struct {
 // ttl s, owner, feedback json (or empty), contest, then per case its
 // index, its json and its short json (index, verdict, score).
 // Returns {published 0|1, seq}.
-var publishSubmissionScript = redis.NewScript(strings.ReplaceAll(`
+var publishSubmissionScript = redis.NewScript(lua(`
 local guard = ARGV[1]
 if guard ~= '0' then
-  local t = redis.call('HMGET', KEYS[3], 'attempt', 'state')
+  local t = redis.call('HMGET', KEYS[3], $taskAttempt, $taskState)
   if t[1] ~= ARGV[2] then return {0, 0} end
-  if guard == '1' and t[2] ~= 'leased' then return {0, 0} end
+  if guard == '1' and t[2] ~= $stateLeased then return {0, 0} end
 end
-local cur = redis.call('HMGET', KEYS[1], 'attempt', 'head', 'owner', 'contest')
+local cur = redis.call('HMGET', KEYS[1], $liveAttempt, $liveHead, $liveOwner, $liveContest)
 local owner = ARGV[7]
 if owner == '0' and cur[3] then owner = cur[3] end
 local contest = ARGV[9]
@@ -84,27 +84,27 @@ if contest == '0' and cur[4] then contest = cur[4] end
 if cur[1] ~= ARGV[2] then
   local fields = redis.call('HKEYS', KEYS[1])
   for _, f in ipairs(fields) do
-    if string.sub(f, 1, 2) == 'c:' then redis.call('HDEL', KEYS[1], f) end
+    if string.sub(f, 1, #$liveCase) == $liveCase then redis.call('HDEL', KEYS[1], f) end
   end
-  redis.call('HDEL', KEYS[1], 'prior')
-  redis.call('HSET', KEYS[1], 'attempt', ARGV[2])
+  redis.call('HDEL', KEYS[1], $livePrior)
+  redis.call('HSET', KEYS[1], $liveAttempt, ARGV[2])
   cur[2] = false
 end
-if owner ~= '0' then redis.call('HSET', KEYS[1], 'owner', owner) end
-if contest ~= '0' then redis.call('HSET', KEYS[1], 'contest', contest) end
-if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'fb', ARGV[8]) end
-local fb = redis.call('HGET', KEYS[1], 'fb')
+if owner ~= '0' then redis.call('HSET', KEYS[1], $liveOwner, owner) end
+if contest ~= '0' then redis.call('HSET', KEYS[1], $liveContest, contest) end
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], $liveFeedback, ARGV[8]) end
+local fb = redis.call('HGET', KEYS[1], $liveFeedback)
 local fbpart = ''
 if fb then fbpart = ',"feedback":' .. fb end
 local chan = '{"kind":"submission","id":' .. ARGV[3] .. '}'
 -- The cases already held, before this update's, in short (index,
--- verdict, score: no message), kept in field 'prior': a cases event
+-- verdict, score: no message), kept in field $livePrior: a cases event
 -- carries them as "prior" (for the hub, which strips it), so that a batch
 -- is censored as part of the whole result (internal/feedback.Event).
-local prior = redis.call('HGET', KEYS[1], 'prior') or ''
+local prior = redis.call('HGET', KEYS[1], $livePrior) or ''
 local fresh, short = {}, {}
 for i = 10, #ARGV, 3 do
-  if redis.call('HSETNX', KEYS[1], 'c:' .. ARGV[i], ARGV[i+1]) == 1 then
+  if redis.call('HSETNX', KEYS[1], $liveCase .. ARGV[i], ARGV[i+1]) == 1 then
     table.insert(fresh, ARGV[i+1])
     table.insert(short, ARGV[i+2])
   end
@@ -112,12 +112,12 @@ end
 if #short > 0 then
   local all = table.concat(short, ',')
   if prior ~= '' then all = prior .. ',' .. all end
-  redis.call('HSET', KEYS[1], 'prior', all)
+  redis.call('HSET', KEYS[1], $livePrior, all)
 end
 local seq = 0
 local published = 0
 if #fresh > 0 then
-  seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+  seq = redis.call('HINCRBY', KEYS[1], $liveSeq, 1)
   local body = '{"submission_id":' .. ARGV[3] .. ',"status":' .. cjson.encode(ARGV[4]) ..
     ',"cases":[' .. table.concat(fresh, ',') .. ']}'
   redis.call('PUBLISH', KEYS[2], '{"channel":' .. chan .. ',"seq":' .. seq ..
@@ -125,27 +125,27 @@ if #fresh > 0 then
   published = 1
 end
 if cur[2] ~= ARGV[5] then
-  redis.call('HSET', KEYS[1], 'head', ARGV[5])
-  seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+  redis.call('HSET', KEYS[1], $liveHead, ARGV[5])
+  seq = redis.call('HINCRBY', KEYS[1], $liveSeq, 1)
   redis.call('PUBLISH', KEYS[2], '{"channel":' .. chan .. ',"seq":' .. seq ..
     ',"kind":"status","body":' .. ARGV[5] .. fbpart .. '}')
   published = 1
   if owner ~= '0' then
     local us = KEYS[4] .. owner
-    local useq = redis.call('HINCRBY', us, 'seq', 1)
+    local useq = redis.call('HINCRBY', us, $liveSeq, 1)
     redis.call('EXPIRE', us, tonumber(ARGV[6]))
     redis.call('PUBLISH', KEYS[5] .. owner, '{"channel":{"kind":"user","id":' .. owner ..
       '},"seq":' .. useq .. ',"kind":"status","body":' .. ARGV[5] .. fbpart .. '}')
     -- The user channel's snapshot: the latest head of each recent
     -- submission, the oldest dropped beyond the bound.
-    redis.call('HSET', us, 's:' .. ARGV[3], ARGV[5])
-    if redis.call('HLEN', us) > USER_ITEMS + 8 then
+    redis.call('HSET', us, $liveItem .. ARGV[3], ARGV[5])
+    if redis.call('HLEN', us) > $UserStateItems + 8 then
       local ids = {}
       for _, f in ipairs(redis.call('HKEYS', us)) do
-        if string.sub(f, 1, 2) == 's:' then table.insert(ids, tonumber(string.sub(f, 3))) end
+        if string.sub(f, 1, #$liveItem) == $liveItem then table.insert(ids, tonumber(string.sub(f, #$liveItem + 1))) end
       end
       table.sort(ids)
-      for i = 1, #ids - USER_ITEMS do redis.call('HDEL', us, 's:' .. ids[i]) end
+      for i = 1, #ids - $UserStateItems do redis.call('HDEL', us, $liveItem .. ids[i]) end
     end
   end
   -- The status channels: the site's (0) and the contest's.
@@ -153,7 +153,7 @@ if cur[2] ~= ARGV[5] then
   if contest ~= '0' then table.insert(targets, contest) end
   for _, sid in ipairs(targets) do
     local ss = KEYS[6] .. sid
-    local sseq = redis.call('HINCRBY', ss, 'seq', 1)
+    local sseq = redis.call('HINCRBY', ss, $liveSeq, 1)
     redis.call('EXPIRE', ss, tonumber(ARGV[6]))
     redis.call('PUBLISH', KEYS[7] .. sid, '{"channel":{"kind":"status","id":' .. sid ..
       '},"seq":' .. sseq .. ',"kind":"status","body":' .. ARGV[5] .. fbpart .. '}')
@@ -161,7 +161,7 @@ if cur[2] ~= ARGV[5] then
 end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
 return {published, seq}
-`, "USER_ITEMS", strconv.Itoa(protocol.UserStateItems)))
+`))
 
 // PublishSubmission applies u to the submission's live state and publishes
 // what changed: an EventCases with the cases not seen before, and an
@@ -227,15 +227,15 @@ func (q *Queue) Submission(ctx context.Context, id int64) (SubmissionSnapshot, e
 	if err != nil {
 		return s, fmt.Errorf("queue: live state of %d: %w", id, err)
 	}
-	if len(m) == 0 || m["head"] == "" {
+	if len(m) == 0 || m[liveHead] == "" {
 		return s, fmt.Errorf("queue: live state of %d: %w", id, ErrNoState)
 	}
-	s.Seq, _ = strconv.ParseUint(m["seq"], 10, 64)
-	s.Owner, _ = strconv.ParseInt(m["owner"], 10, 64)
-	if err := json.Unmarshal([]byte(m["head"]), &s.State); err != nil {
+	s.Seq, _ = strconv.ParseUint(m[liveSeq], 10, 64)
+	s.Owner, _ = strconv.ParseInt(m[liveOwner], 10, 64)
+	if err := json.Unmarshal([]byte(m[liveHead]), &s.State); err != nil {
 		return s, fmt.Errorf("queue: live state of %d: %w", id, err)
 	}
-	if v := m["fb"]; v != "" {
+	if v := m[liveFeedback]; v != "" {
 		var fb protocol.Feedback
 		if err := json.Unmarshal([]byte(v), &fb); err != nil {
 			return s, fmt.Errorf("queue: live state of %d: feedback: %w", id, err)
@@ -243,7 +243,7 @@ func (q *Queue) Submission(ctx context.Context, id int64) (SubmissionSnapshot, e
 		s.Feedback = &fb
 	}
 	for k, v := range m {
-		if !strings.HasPrefix(k, "c:") {
+		if !strings.HasPrefix(k, liveCase) {
 			continue
 		}
 		var c protocol.CaseResult
@@ -264,9 +264,9 @@ func (q *Queue) UserState(ctx context.Context, userID int64) (uint64, protocol.U
 	if err != nil {
 		return 0, st, fmt.Errorf("queue: live state of user %d: %w", userID, err)
 	}
-	seq, _ := strconv.ParseUint(m["seq"], 10, 64)
+	seq, _ := strconv.ParseUint(m[liveSeq], 10, 64)
 	for k, v := range m {
-		if !strings.HasPrefix(k, "s:") {
+		if !strings.HasPrefix(k, liveItem) {
 			continue
 		}
 		var s protocol.SubmissionState
@@ -283,14 +283,14 @@ func (q *Queue) UserState(ctx context.Context, userID int64) (uint64, protocol.U
 }
 
 // KEYS: state, channel. ARGV: channel json, event kind, body, state, ttl s.
-var publishDocScript = redis.NewScript(`
-local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[4]) end
+var publishDocScript = redis.NewScript(lua(`
+local seq = redis.call('HINCRBY', KEYS[1], $liveSeq, 1)
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], $liveDoc, ARGV[4]) end
 if tonumber(ARGV[5]) > 0 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5])) end
 redis.call('PUBLISH', KEYS[2], '{"channel":' .. ARGV[1] .. ',"seq":' .. seq ..
   ',"kind":' .. cjson.encode(ARGV[2]) .. ',"body":' .. ARGV[3] .. '}')
 return seq
-`)
+`))
 
 // PublishDoc publishes one event on a channel whose document a web node
 // owns (a contest scoreboard, a user's submission list): it stores state
@@ -322,7 +322,7 @@ func (q *Queue) PublishDoc(ctx context.Context, ch protocol.Channel, kind protoc
 // Doc reads a web-node-owned channel's sequence number and state; state is
 // nil when none was stored.
 func (q *Queue) Doc(ctx context.Context, ch protocol.Channel) (uint64, json.RawMessage, error) {
-	v, err := q.c.HMGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), "seq", "state").Result()
+	v, err := q.c.HMGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), liveSeq, liveDoc).Result()
 	if err != nil {
 		return 0, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
 	}

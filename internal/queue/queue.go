@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -149,20 +150,20 @@ func score(p protocol.Priority, at time.Time) int64 {
 // KEYS: task, queue, leases, changed. ARGV: sub, attempt, score, payload,
 // user, contest, problem. Returns 1 when enqueued, 0 when a same or later
 // attempt exists.
-var enqueueScript = redisscript.New(`
-local cur = redis.call('HGET', KEYS[1], 'attempt')
+var enqueueScript = redisscript.New(lua(`
+local cur = redis.call('HGET', KEYS[1], $taskAttempt)
 local a = tonumber(ARGV[2])
 if cur and tonumber(cur) >= a then return 0 end
 local now = now_ms()
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'attempt', ARGV[2], 'base', ARGV[2], 'state', 'queued',
-  'score', ARGV[3], 'enq_ms', now, 'payload', ARGV[4], 'user', ARGV[5],
-  'contest', ARGV[6], 'problem', ARGV[7], 'judge', '')
+redis.call('HSET', KEYS[1], $taskAttempt, ARGV[2], $taskBase, ARGV[2], $taskState, $stateQueued,
+  $taskScore, ARGV[3], $taskEnqueued, now, $taskPayload, ARGV[4], $taskUser, ARGV[5],
+  $taskContest, ARGV[6], $taskProblem, ARGV[7], $taskJudge, '')
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 redis.call('PUBLISH', KEYS[4], ARGV[1])
 return 1
-`)
+`))
 
 // Enqueue adds one attempt of a submission to the queue, idempotently: an
 // attempt that is already queued, leased or done (within DoneTTL) returns
@@ -176,7 +177,9 @@ func (q *Queue) Enqueue(ctx context.Context, t Task) error {
 	if t.UserID < 1 {
 		return fmt.Errorf("%w: user id %d < 1", ErrInvalidTask, t.UserID)
 	}
-	if (t.Custom != nil) != protocol.IsCustomRun(t.SubmissionID) {
+	// An input validation (protocol/validation.go) lives as a custom run.
+	custom := t.Custom != nil || t.Validation != nil
+	if custom != protocol.IsCustomRun(t.SubmissionID) {
 		return fmt.Errorf("%w: id %d: custom run ids and custom tasks go together", ErrInvalidTask, t.SubmissionID)
 	}
 	if t.SubmittedAt.IsZero() {
@@ -196,7 +199,7 @@ func (q *Queue) Enqueue(ctx context.Context, t Task) error {
 	if n == 0 {
 		return fmt.Errorf("queue: enqueue %d attempt %d: %w", t.SubmissionID, t.Attempt, ErrDuplicate)
 	}
-	if t.Custom != nil { // custom.go: a custom run's live state is its own
+	if custom { // custom.go: a custom run's live state is its own
 		return q.PublishCustomRun(ctx, CustomRunUpdate{Owner: t.UserID, Attempt: t.Attempt, Guard: GuardNone,
 			State: protocol.CustomRunState{RunID: t.SubmissionID, ProblemID: t.ProblemID, Status: protocol.VerdictQueued}})
 	}
@@ -219,12 +222,12 @@ type Queued struct {
 
 // KEYS: queue. ARGV: limit, task key prefix. Returns flat triples
 // {sub, attempt, payload, user, contest, enq_ms}.
-var peekScript = redis.NewScript(`
+var peekScript = redis.NewScript(lua(`
 local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 local out = {}
 for _, id in ipairs(ids) do
-  local t = redis.call('HMGET', ARGV[2] .. id, 'attempt', 'payload', 'user', 'contest', 'enq_ms', 'state')
-  if t[1] and t[2] and t[6] == 'queued' then
+  local t = redis.call('HMGET', ARGV[2] .. id, $taskAttempt, $taskPayload, $taskUser, $taskContest, $taskEnqueued, $taskState)
+  if t[1] and t[2] and t[6] == $stateQueued then
     table.insert(out, id)
     table.insert(out, t[1])
     table.insert(out, t[2])
@@ -234,7 +237,7 @@ for _, id in ipairs(ids) do
   end
 end
 return out
-`)
+`))
 
 // taskPrefix is the task key of submission "" minus the id, for scripts
 // that derive task keys from queue members.
@@ -273,23 +276,23 @@ func (q *Queue) Peek(ctx context.Context, limit int) ([]Queued, error) {
 // KEYS: queue, leases. ARGV: lease ms, task key prefix, then (sub,
 // attempt, judge) triples. Returns the Redis time in ms followed by one
 // flag per triple: 1 leased, 0 no longer queued under that attempt.
-var leaseScript = redisscript.New(`
+var leaseScript = redisscript.New(lua(`
 local now = now_ms()
 local deadline = now + tonumber(ARGV[1])
 local out = {now}
 for i = 3, #ARGV, 3 do
   local key = ARGV[2] .. ARGV[i]
-  local t = redis.call('HMGET', key, 'attempt', 'state')
+  local t = redis.call('HMGET', key, $taskAttempt, $taskState)
   local ok = 0
-  if t[1] == ARGV[i+1] and t[2] == 'queued' and redis.call('ZREM', KEYS[1], ARGV[i]) == 1 then
-    redis.call('HSET', key, 'state', 'leased', 'judge', ARGV[i+2])
+  if t[1] == ARGV[i+1] and t[2] == $stateQueued and redis.call('ZREM', KEYS[1], ARGV[i]) == 1 then
+    redis.call('HSET', key, $taskState, $stateLeased, $taskJudge, ARGV[i+2])
     redis.call('ZADD', KEYS[2], deadline, ARGV[i])
     ok = 1
   end
   table.insert(out, ok)
 end
 return out
-`)
+`))
 
 // LeaseRequest asks for one task's lease for a judge.
 type LeaseRequest struct {
@@ -345,13 +348,13 @@ func (q *Queue) LeaseMany(ctx context.Context, reqs []LeaseRequest, d time.Durat
 
 // KEYS: leases. ARGV: judge, lease ms, task key prefix, then sub, attempt
 // pairs. Returns flat {sub, attempt, user, contest} of renewed leases.
-var renewScript = redisscript.New(`
+var renewScript = redisscript.New(lua(`
 local now = now_ms()
 local deadline = now + tonumber(ARGV[2])
 local out = {}
 for i = 4, #ARGV, 2 do
-  local t = redis.call('HMGET', ARGV[3] .. ARGV[i], 'attempt', 'state', 'judge', 'user', 'contest')
-  if t[1] == ARGV[i+1] and t[2] == 'leased' and t[3] == ARGV[1] then
+  local t = redis.call('HMGET', ARGV[3] .. ARGV[i], $taskAttempt, $taskState, $taskJudge, $taskUser, $taskContest)
+  if t[1] == ARGV[i+1] and t[2] == $stateLeased and t[3] == ARGV[1] then
     redis.call('ZADD', KEYS[1], 'XX', deadline, ARGV[i])
     table.insert(out, ARGV[i])
     table.insert(out, t[1])
@@ -360,7 +363,7 @@ for i = 4, #ARGV, 2 do
   end
 end
 return out
-`)
+`))
 
 // Held is a lease a judge still holds, as Renew reports it.
 type Held struct {
@@ -398,15 +401,15 @@ func (q *Queue) Renew(ctx context.Context, judge string, refs []protocol.TaskRef
 }
 
 // KEYS: task, queue, leases, changed. ARGV: sub, attempt, judge.
-var releaseScript = redis.NewScript(`
-local t = redis.call('HMGET', KEYS[1], 'attempt', 'state', 'judge', 'score')
-if t[1] ~= ARGV[2] or t[2] ~= 'leased' or t[3] ~= ARGV[3] then return 0 end
+var releaseScript = redis.NewScript(lua(`
+local t = redis.call('HMGET', KEYS[1], $taskAttempt, $taskState, $taskJudge, $taskScore)
+if t[1] ~= ARGV[2] or t[2] ~= $stateLeased or t[3] ~= ARGV[3] then return 0 end
 redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('HSET', KEYS[1], 'state', 'queued', 'judge', '')
+redis.call('HSET', KEYS[1], $taskState, $stateQueued, $taskJudge, '')
 redis.call('ZADD', KEYS[2], t[4], ARGV[1])
 redis.call('PUBLISH', KEYS[4], ARGV[1])
 return 1
-`)
+`))
 
 // Release puts a task judge holds back at its place in the queue under the
 // same attempt (the judge rejected it, or it could not be pushed). It
@@ -443,20 +446,20 @@ const (
 
 // KEYS: task, leases, results, completions. ARGV: sub, attempt, judge,
 // verdict, result json, done ttl s, maxlen, window ms.
-var completeScript = redisscript.New(`
-local t = redis.call('HMGET', KEYS[1], 'attempt', 'state', 'judge')
-if t[1] ~= ARGV[2] or t[2] ~= 'leased' or t[3] ~= ARGV[3] then return false end
+var completeScript = redisscript.New(lua(`
+local t = redis.call('HMGET', KEYS[1], $taskAttempt, $taskState, $taskJudge)
+if t[1] ~= ARGV[2] or t[2] ~= $stateLeased or t[3] ~= ARGV[3] then return false end
 redis.call('ZREM', KEYS[2], ARGV[1])
 local id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], '*',
-  'submission_id', ARGV[1], 'attempt', ARGV[2], 'verdict', ARGV[4],
-  'source', 'judge', 'judge_id', ARGV[3], 'result', ARGV[5])
-redis.call('HSET', KEYS[1], 'state', 'done', 'payload', '')
+  $FieldSubmissionID, ARGV[1], $FieldAttempt, ARGV[2], $FieldVerdict, ARGV[4],
+  $FieldSource, $SourceJudge, $FieldJudgeID, ARGV[3], $FieldResult, ARGV[5])
+redis.call('HSET', KEYS[1], $taskState, $stateDone, $taskPayload, '')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
 local now = now_ms()
 redis.call('ZADD', KEYS[4], now, ARGV[1] .. ':' .. ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[8]))
 return id
-`)
+`))
 
 // Complete appends judge's final result to the results stream and ends its
 // lease, atomically, and returns the stream entry id. If judge no longer
@@ -485,56 +488,81 @@ func (q *Queue) Complete(ctx context.Context, judge string, r protocol.Result) (
 	return id, nil
 }
 
+// Reap runs in two steps so that the system error result a last expiry
+// appends is built here, from protocol.Result, and not in Lua: dueScript
+// lists the expired leases with what their task records hold, Go builds
+// each one's result, and reapScript acts on a lease only if it is still
+// due and its record is still as listed (a lease renewed, completed or
+// replaced in between is left alone; one changed but still due is left to
+// the next Reap). Each lease's move stays one atomic step.
+
+// KEYS: leases. ARGV: task key prefix, limit. Returns flat {sub, attempt,
+// base, state, judge} per lease past its deadline ("" for a field the
+// record lacks).
+var dueScript = redisscript.New(lua(`
+local now = now_ms()
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local out = {}
+for _, id in ipairs(due) do
+  local t = redis.call('HMGET', ARGV[1] .. id, $taskAttempt, $taskBase, $taskState, $taskJudge)
+  table.insert(out, id)
+  for j = 1, 4 do table.insert(out, t[j] or '') end
+end
+return out
+`))
+
+// reapArgs is how many ARGV reapScript takes per lease.
+const reapArgs = 8
+
 // KEYS: leases, queue, results, changed, completions. ARGV: task key
-// prefix, max attempts, limit, done ttl s, maxlen, window ms.
+// prefix, max attempts, done ttl s, maxlen, then per lease as dueScript
+// listed it: sub, attempt, base, state, judge (the five as listed), the
+// judge id of a system error, its result JSON and its reason (the
+// result "": no results stream entry, a custom run).
 // Returns flat {sub, attempt, outcome, judge, user} per expired lease;
 // attempt is the new attempt for "requeued", the failed one for "failed".
-var reapScript = redisscript.New(strings.ReplaceAll(`
+var reapScript = redisscript.New(lua(`
 local now = now_ms()
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}
 local requeued = 0
-for _, id in ipairs(due) do
-  redis.call('ZREM', KEYS[1], id)
+for i = 5, #ARGV, $reapArgs do
+  local id = ARGV[i]
+  local deadline = redis.call('ZSCORE', KEYS[1], id)
   local tk = ARGV[1] .. id
-  local t = redis.call('HMGET', tk, 'attempt', 'base', 'state', 'score', 'judge', 'user')
-  if t[3] == 'leased' then
-    local a = tonumber(t[1])
-    local judge = t[5] or ''
-    if a - tonumber(t[2]) + 1 >= tonumber(ARGV[2]) then
-      local who = judge
-      if who == '' then who = 'hub' end
-      local reason = 'lease expired on attempts ' .. t[2] .. '..' .. t[1] .. ' (last judge ' .. who .. ')'
-      local res = '{"submission_id":' .. id .. ',"attempt":' .. t[1] ..
-        ',"verdict":"SE","score":0,"cases":[],"judge_id":' .. cjson.encode(who) .. '}'
-      -- A custom run (id >= CUSTOM_BASE) is no submission: Reap tells
-      -- its owner instead.
-      if tonumber(id) < CUSTOM_BASE then
-        redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*',
-          'submission_id', id, 'attempt', t[1], 'verdict', 'SE', 'source', 'hub',
-          'judge_id', who, 'result', res, 'reason', reason)
+  local t = redis.call('HMGET', tk, $taskAttempt, $taskBase, $taskState, $taskScore, $taskJudge, $taskUser)
+  if deadline and tonumber(deadline) <= now and (t[1] or '') == ARGV[i+1] and (t[2] or '') == ARGV[i+2]
+    and (t[3] or '') == ARGV[i+3] and (t[5] or '') == ARGV[i+4] then
+    redis.call('ZREM', KEYS[1], id)
+    if t[3] == $stateLeased then
+      local a = tonumber(t[1])
+      if a - tonumber(t[2]) + 1 >= tonumber(ARGV[2]) then
+        if ARGV[i+6] ~= '' then
+          redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*',
+            $FieldSubmissionID, id, $FieldAttempt, t[1], $FieldVerdict, $VerdictSE, $FieldSource, $SourceHub,
+            $FieldJudgeID, ARGV[i+5], $FieldResult, ARGV[i+6], $FieldReason, ARGV[i+7])
+        end
+        redis.call('HSET', tk, $taskState, $stateDone, $taskPayload, '')
+        redis.call('EXPIRE', tk, tonumber(ARGV[3]))
+        redis.call('ZADD', KEYS[5], now, id .. ':' .. t[1])
+        table.insert(out, id)
+        table.insert(out, t[1])
+        table.insert(out, 'failed')
+      else
+        redis.call('HSET', tk, $taskAttempt, a + 1, $taskState, $stateQueued, $taskJudge, '')
+        redis.call('ZADD', KEYS[2], t[4], id)
+        requeued = requeued + 1
+        table.insert(out, id)
+        table.insert(out, tostring(a + 1))
+        table.insert(out, 'requeued')
       end
-      redis.call('HSET', tk, 'state', 'done', 'payload', '')
-      redis.call('EXPIRE', tk, tonumber(ARGV[4]))
-      redis.call('ZADD', KEYS[5], now, id .. ':' .. t[1])
-      table.insert(out, id)
-      table.insert(out, t[1])
-      table.insert(out, 'failed')
-    else
-      redis.call('HSET', tk, 'attempt', a + 1, 'state', 'queued', 'judge', '')
-      redis.call('ZADD', KEYS[2], t[4], id)
-      requeued = requeued + 1
-      table.insert(out, id)
-      table.insert(out, tostring(a + 1))
-      table.insert(out, 'requeued')
+      table.insert(out, t[5] or '')
+      table.insert(out, t[6] or '0')
     end
-    table.insert(out, judge)
-    table.insert(out, t[6] or '0')
   end
 end
 if requeued > 0 then redis.call('PUBLISH', KEYS[4], 'reap') end
 return out
-`, "CUSTOM_BASE", strconv.FormatInt(protocol.CustomRunIDBase, 10)))
+`))
 
 // Expired is a lease Reap found past its deadline.
 type Expired struct {
@@ -557,10 +585,44 @@ func (q *Queue) Reap(ctx context.Context, limit int) ([]Expired, error) {
 	if limit < 1 {
 		limit = 100
 	}
+	listed, err := q.expiredLeases(ctx, limit)
+	if err != nil || len(listed) == 0 {
+		return nil, err
+	}
+	return q.reap(ctx, listed)
+}
+
+// listedLease is an expired lease as dueScript listed it: the member of
+// the lease set and the fields of its task record ("" for a missing one).
+type listedLease struct{ sub, attempt, base, state, judge string }
+
+// expiredLeases lists up to limit leases past their deadline.
+func (q *Queue) expiredLeases(ctx context.Context, limit int) ([]listedLease, error) {
+	due, err := dueScript.Run(ctx, q.c, []string{q.n.Leases()}, q.taskPrefix(), limit).StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("queue: reap: %w", err)
+	}
+	out := make([]listedLease, 0, len(due)/5)
+	for i := 0; i+4 < len(due); i += 5 {
+		out = append(out, listedLease{due[i], due[i+1], due[i+2], due[i+3], due[i+4]})
+	}
+	return out, nil
+}
+
+// reap requeues or fails the listed leases that are still as listed.
+func (q *Queue) reap(ctx context.Context, listed []listedLease) ([]Expired, error) {
+	args := make([]any, 0, 4+len(listed)*reapArgs)
+	args = append(args, q.taskPrefix(), q.cfg.MaxAttempts, int64(q.cfg.DoneTTL/time.Second), q.cfg.ResultsMaxLen)
+	for _, l := range listed {
+		who, res, reason, err := q.expiryResult(l)
+		if err != nil {
+			return nil, fmt.Errorf("queue: reap %s: %w", l.sub, err)
+		}
+		args = append(args, l.sub, l.attempt, l.base, l.state, l.judge, who, res, reason)
+	}
 	res, err := reapScript.Run(ctx, q.c,
 		[]string{q.n.Leases(), q.n.Queue(), q.n.Results(), q.n.QueueChanged(), q.n.Completions()},
-		q.taskPrefix(), q.cfg.MaxAttempts, limit, int64(q.cfg.DoneTTL/time.Second),
-		q.cfg.ResultsMaxLen, CompletionWindow.Milliseconds()).StringSlice()
+		args...).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("queue: reap: %w", err)
 	}
@@ -580,6 +642,28 @@ func (q *Queue) Reap(ctx context.Context, limit int) ([]Expired, error) {
 		}
 	}
 	return out, nil
+}
+
+// expiryResult is what the results stream gets if this expired lease, as
+// dueScript listed it, is its enqueue's last allowed attempt: the judge id
+// of the entry, the system error result and the reason. It is empty when
+// the lease gets another attempt, when it is not a leased task's, and for
+// a custom run (never on the results stream).
+func (q *Queue) expiryResult(l listedLease) (who, result, reason string, err error) {
+	id, err1 := strconv.ParseInt(l.sub, 10, 64)
+	a, err2 := strconv.Atoi(l.attempt)
+	b, err3 := strconv.Atoi(l.base)
+	if l.state != stateLeased || err1 != nil || err2 != nil || err3 != nil ||
+		a-b+1 < q.cfg.MaxAttempts || protocol.IsCustomRun(id) {
+		return "", "", "", nil
+	}
+	who = cmp.Or(l.judge, "hub") // no judge held it: the hub's own error
+	r, err := json.Marshal(protocol.Result{TaskRef: protocol.TaskRef{SubmissionID: id, Attempt: a},
+		Verdict: protocol.VerdictSE, Cases: []protocol.CaseResult{}, JudgeID: who})
+	if err != nil {
+		return "", "", "", err
+	}
+	return who, string(r), fmt.Sprintf("lease expired on attempts %s..%s (last judge %s)", l.base, l.attempt, who), nil
 }
 
 // Len returns the number of queued tasks.

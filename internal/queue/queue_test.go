@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -336,8 +337,13 @@ func TestLeaseExpiryRequeuesThenSystemError(t *testing.T) {
 	}
 	rs := results(t, env)
 	if len(rs) != 1 || rs[0].Verdict != protocol.VerdictSE || rs[0].Source != queue.SourceHub ||
-		rs[0].Attempt != 3 || rs[0].JudgeID != "j3" || rs[0].Reason == "" {
+		rs[0].Attempt != 3 || rs[0].JudgeID != "j3" || rs[0].Reason != "lease expired on attempts 1..3 (last judge j3)" {
 		t.Fatalf("results %+v", rs)
+	}
+	// The hub's system error is a whole protocol.Result: no score, an
+	// empty (not absent) case list, the last judge.
+	if want := (protocol.Result{TaskRef: ref(5, 3), Verdict: protocol.VerdictSE, Cases: []protocol.CaseResult{}, JudgeID: "j3"}); !reflect.DeepEqual(rs[0].Result, want) {
+		t.Fatalf("system error result %+v, want %+v", rs[0].Result, want)
 	}
 	if n, _ := q.Len(ctx); n != 0 {
 		t.Fatalf("queue length %d", n)

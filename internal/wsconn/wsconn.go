@@ -10,11 +10,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/truncate"
 )
 
 // Errors. Read and ReadLoop wrap ErrBinary or ErrBadMessage (and, for the
@@ -417,13 +417,5 @@ func CloseStatus(err error) (code protocol.CloseCode, reason string, ok bool) {
 // TrimReason cuts a close reason to MaxCloseReason bytes on a UTF-8
 // boundary, dropping invalid bytes (a close frame's reason is UTF-8).
 func TrimReason(s string) string {
-	s = strings.ToValidUTF8(s, "")
-	if len(s) <= MaxCloseReason {
-		return s
-	}
-	cut := MaxCloseReason
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
+	return truncate.UTF8(strings.ToValidUTF8(s, ""), MaxCloseReason)
 }

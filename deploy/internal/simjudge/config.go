@@ -1,6 +1,7 @@
 package simjudge
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,21 @@ import (
 // ErrConfig is wrapped by New for a bad Config.
 var ErrConfig = errors.New("simjudge: bad configuration")
 
+// Defaults of Config (and of Model, and of `verdict-stack simjudge`'s
+// flags).
+const (
+	DefaultSlots          = 8
+	DefaultSpeed          = 1.0
+	DefaultCompileTime    = 300 * time.Millisecond
+	DefaultCaseTime       = 20 * time.Millisecond
+	DefaultSigma          = 0.25
+	DefaultMaxDataBytes   = 1 << 30
+	DefaultBackoffMin     = 500 * time.Millisecond
+	DefaultBackoffMax     = 30 * time.Second
+	DefaultResendAfter    = 10 * time.Second
+	DefaultDeliverTimeout = 30 * time.Second
+)
+
 // Config configures one simulated judge. Zero values take the documented
 // defaults.
 type Config struct {
@@ -28,7 +44,7 @@ type Config struct {
 	// Bearer <token>" on test data downloads. Required.
 	Token string
 	// Slots is how many tasks are judged at once (hello's max_parallel).
-	// Default 8.
+	// Default DefaultSlots (8).
 	Slots int
 	// Queue is how many accepted tasks may wait for a slot. Default 0: a
 	// task that arrives while every slot is taken is rejected busy.
@@ -41,13 +57,13 @@ type Config struct {
 	// attempt the same simulated work on every run.
 	Seed uint64
 	// CompileTime is the simulated compile duration before the speed
-	// factor. Default 300 ms.
+	// factor. Default DefaultCompileTime (300 ms).
 	CompileTime time.Duration
 	// CaseTime is the mean run time of a case before the speed factor, for
-	// sources whose marker gives no ms. Default 20 ms.
+	// sources whose marker gives no ms. Default DefaultCaseTime (20 ms).
 	CaseTime time.Duration
 	// Sigma is the lognormal spread of case times (Model.Sigma). Default
-	// 0.25; negative: none.
+	// DefaultSigma (0.25); negative: none.
 	Sigma float64
 	// Cores is reported in hello and heartbeats. Default Slots.
 	Cores int
@@ -117,24 +133,17 @@ func (c Config) withDefaults() (Config, error) {
 	if err := errors.Join(errs...); err != nil {
 		return c, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if c.Slots == 0 {
-		c.Slots = 8
-	}
-	if c.Speed == 0 {
-		c.Speed = 1
-	}
-	if c.Cores == 0 {
-		c.Cores = c.Slots
-	}
+	// Slots, Speed and Cores are not negative (checked above); for the
+	// durations and sizes a negative value counts as zero, as it always
+	// has.
+	c.Slots = cmp.Or(c.Slots, DefaultSlots)
+	c.Speed = cmp.Or(c.Speed, DefaultSpeed)
+	c.Cores = cmp.Or(c.Cores, c.Slots)
 	if c.Languages == nil {
 		c.Languages = DefaultLanguages()
 	}
-	if c.CompileTime <= 0 {
-		c.CompileTime = 300 * time.Millisecond
-	}
-	if c.CaseTime <= 0 {
-		c.CaseTime = 20 * time.Millisecond
-	}
+	c.CompileTime = cmp.Or(max(c.CompileTime, 0), DefaultCompileTime)
+	c.CaseTime = cmp.Or(max(c.CaseTime, 0), DefaultCaseTime)
 	if c.TestDataBase == "" {
 		scheme := "http"
 		if strings.EqualFold(u.Scheme, "wss") {
@@ -142,24 +151,12 @@ func (c Config) withDefaults() (Config, error) {
 		}
 		c.TestDataBase = scheme + "://" + u.Host + "/api/judge/testdata/"
 	}
-	if c.MaxDataBytes <= 0 {
-		c.MaxDataBytes = 1 << 30
-	}
-	if c.BackoffMin <= 0 {
-		c.BackoffMin = 500 * time.Millisecond
-	}
-	if c.BackoffMax <= 0 {
-		c.BackoffMax = 30 * time.Second
-	}
-	if c.ResendAfter <= 0 {
-		c.ResendAfter = 10 * time.Second
-	}
-	if c.DeliverTimeout <= 0 {
-		c.DeliverTimeout = 30 * time.Second
-	}
-	if c.AgentVersion == "" {
-		c.AgentVersion = "simjudge"
-	}
+	c.MaxDataBytes = cmp.Or(max(c.MaxDataBytes, 0), DefaultMaxDataBytes)
+	c.BackoffMin = cmp.Or(max(c.BackoffMin, 0), DefaultBackoffMin)
+	c.BackoffMax = cmp.Or(max(c.BackoffMax, 0), DefaultBackoffMax)
+	c.ResendAfter = cmp.Or(max(c.ResendAfter, 0), DefaultResendAfter)
+	c.DeliverTimeout = cmp.Or(max(c.DeliverTimeout, 0), DefaultDeliverTimeout)
+	c.AgentVersion = cmp.Or(c.AgentVersion, "simjudge")
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/truncate"
 )
 
 // ErrStarted is returned by a second call of Run.
@@ -311,7 +312,7 @@ func (j *Judge) accept(ref protocol.TaskRef) {
 }
 
 func (j *Judge) reject(ref protocol.TaskRef, reason protocol.RejectReason, msg string) {
-	j.send(protocol.TypeReject, protocol.Reject{TaskRef: ref, Reason: reason, Message: truncate(msg, 512)})
+	j.send(protocol.TypeReject, protocol.Reject{TaskRef: ref, Reason: reason, Message: truncate.Marked(msg, 512)})
 	j.note(EventRejected, ref, reason, func(r *TaskRecord, c *counters) {
 		c.rejected++
 		c.rejectedBy[reason]++
@@ -445,7 +446,7 @@ func (j *Judge) judge(t *task, log *slog.Logger) (protocol.Result, time.Duration
 		return res, 0, &rejectError{protocol.RejectData, err}
 	case err != nil: // hash mismatch, invalid package: retrying will not help
 		log.Error("system error", "err", err)
-		res.Verdict, res.CompileMessage = protocol.VerdictSE, truncate(fmt.Sprintf("test data %s: %v", t.TestData.Hash, err), protocol.MaxCompileMessage)
+		res.Verdict, res.CompileMessage = protocol.VerdictSE, truncate.Marked(fmt.Sprintf("test data %s: %v", t.TestData.Hash, err), protocol.MaxCompileMessage)
 		return res, 0, nil
 	}
 	plan := j.model.Plan(t.Task, man)
@@ -733,7 +734,7 @@ func (j *Judge) heartbeat() protocol.Heartbeat {
 func (j *Judge) prefetchDone(hash string, err error) {
 	o := protocol.PrefetchOutcome{Hash: hash}
 	if err != nil {
-		o.Error = truncate(err.Error(), 200)
+		o.Error = truncate.Marked(err.Error(), 200)
 	}
 	j.mu.Lock()
 	j.prefetched = append(j.prefetched, o)
@@ -769,16 +770,4 @@ func (j *Judge) onEvict(ev protocol.Evict) {
 	n := j.data.evict(ev.ProblemID, ev.DataHash)
 	j.count(func(c *counters) { c.evicted += int64(n) })
 	j.log.Info("test data evicted", "problem_id", ev.ProblemID, "hash", ev.DataHash, "packages", n)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const tail = "\n… (truncated)"
-	cut := n - len(tail)
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + tail
 }

@@ -1,6 +1,7 @@
 package simjudge
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -115,18 +116,13 @@ type Model struct {
 }
 
 func (m Model) withDefaults() Model {
-	if m.Speed <= 0 {
-		m.Speed = 1
-	}
-	if m.CompileTime <= 0 {
-		m.CompileTime = 300 * time.Millisecond
-	}
-	if m.CaseTime <= 0 {
-		m.CaseTime = 20 * time.Millisecond
-	}
+	// A negative speed or time counts as zero: the default.
+	m.Speed = cmp.Or(max(m.Speed, 0), DefaultSpeed)
+	m.CompileTime = cmp.Or(max(m.CompileTime, 0), DefaultCompileTime)
+	m.CaseTime = cmp.Or(max(m.CaseTime, 0), DefaultCaseTime)
 	switch {
 	case m.Sigma == 0:
-		m.Sigma = 0.25
+		m.Sigma = DefaultSigma
 	case m.Sigma < 0:
 		m.Sigma = 0
 	}

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verdict-oj/verdict/hub/internal/hub"
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/envflag"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 	"github.com/verdict-oj/verdict/internal/warmplan"
@@ -94,19 +96,19 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	set.Log(&o.LogLevel, &o.LogFormat)
 	set.Bool(&o.Pprof, "pprof", false, "serve Go's profiler at /debug/pprof/ on the listener (for profiling under load; keep it off the public network)")
 	str(&o.Policy, "policy", sched.NameDefault, "scheduling policy: "+strings.Join(sched.Names(), " or "))
-	set.Float64(&o.LoadFactor, "load-factor", 1.25, "default policy: bounded-load factor of cache affinity")
-	set.Float64(&o.Overload, "overload", 1.5, "default policy: skip a judge whose load1 exceeds this × its cores (foreign load)")
+	set.Float64(&o.LoadFactor, "load-factor", sched.DefaultLoadFactor, "default policy: bounded-load factor of cache affinity")
+	set.Float64(&o.Overload, "overload", sched.DefaultOverload, "default policy: skip a judge whose load1 exceeds this × its cores (foreign load)")
 	num(&o.LocalQueue, "local-queue", 0, "default policy: tasks a judge may hold beyond its free slots")
 	dur(&o.Heartbeat, "heartbeat", protocol.DefaultHeartbeatInterval, "heartbeat interval announced to judges")
-	num(&o.MissedHeartbeats, "missed-heartbeats", 3, "heartbeats a judge may miss before it is dead")
+	num(&o.MissedHeartbeats, "missed-heartbeats", hub.DefaultMissedHeartbeats, "heartbeats a judge may miss before it is dead")
 	dur(&o.Lease, "lease", 0, "lease timeout without renewal (default (missed-heartbeats+1) × heartbeat)")
 	dur(&o.Reap, "reap-interval", 0, "how often expired leases are requeued (default heartbeat/2)")
-	dur(&o.Dispatch, "dispatch-interval", 250*time.Millisecond, "dispatch tick when nothing wakes the dispatcher earlier")
-	num(&o.MaxAttempts, "max-attempts", 3, "attempts whose lease may expire before a system error")
-	num(&o.SendQueue, "send-queue", 64, "messages that may wait for one browser before it is dropped as a slow consumer")
-	dur(&o.Coalesce, "coalesce", 500*time.Millisecond, "minimum time between two scoreboard pushes of one contest")
+	dur(&o.Dispatch, "dispatch-interval", sched.DefaultDispatchTick, "dispatch tick when nothing wakes the dispatcher earlier")
+	num(&o.MaxAttempts, "max-attempts", queue.DefaultMaxAttempts, "attempts whose lease may expire before a system error")
+	num(&o.SendQueue, "send-queue", hub.DefaultSendQueue, "messages that may wait for one browser before it is dropped as a slow consumer")
+	dur(&o.Coalesce, "coalesce", hub.DefaultCoalesce, "minimum time between two scoreboard pushes of one contest")
 	dur(&o.WarmBefore, "warm-before", warmplan.DefaultBefore, "judges prefetch a contest's test data from this long before it starts until it ends; 0: off")
-	dur(&o.WarmInterval, "warm-interval", 5*time.Second, "how often the warm plan is read and judges' prefetches topped up")
+	dur(&o.WarmInterval, "warm-interval", hub.DefaultWarmInterval, "how often the warm plan is read and judges' prefetches topped up")
 	origins := fs.String("allowed-origins", "", "comma-separated extra browser origin host patterns for /ws"+env("allowed-origins"))
 
 	if err := fs.Parse(args); err != nil {

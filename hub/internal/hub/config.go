@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -21,11 +22,10 @@ import (
 // ErrConfig reports an unusable Config.
 var ErrConfig = errors.New("hub: invalid config")
 
-// Defaults of Config.
+// Defaults of Config. The dispatcher's (DispatchInterval, PeekWindow)
+// are sched's: sched.DefaultDispatchTick, sched.DefaultPeekWindow.
 const (
 	DefaultMissedHeartbeats = 3
-	DefaultDispatchInterval = 250 * time.Millisecond
-	DefaultPeekWindow       = 64
 	DefaultNoticeInterval   = time.Second
 	DefaultCoalesce         = 500 * time.Millisecond
 	DefaultSendQueue        = 64
@@ -65,11 +65,12 @@ type Config struct {
 	// HeartbeatInterval / 2.
 	ReapInterval time.Duration
 	// DispatchInterval is the dispatch tick when nothing wakes the
-	// dispatcher earlier (enqueues, results and heartbeats do). Default 250ms.
+	// dispatcher earlier (enqueues, results and heartbeats do). Default
+	// sched.DefaultDispatchTick (250ms).
 	DispatchInterval time.Duration
 	// PeekWindow is how many queue head tasks one dispatch pass considers,
 	// so a task no judge can run does not block the ones behind it.
-	// Default 64.
+	// Default sched.DefaultPeekWindow (64).
 	PeekWindow int
 	// MaxAttempts before a system error. Default queue.DefaultMaxAttempts.
 	MaxAttempts int
@@ -137,38 +138,25 @@ func (c *Config) defaults() error {
 		}
 		c.Policy = p
 	}
-	setDur := func(d *time.Duration, def time.Duration) {
-		if *d <= 0 {
-			*d = def
-		}
-	}
-	setDur(&c.HeartbeatInterval, protocol.DefaultHeartbeatInterval)
-	if c.MissedHeartbeats <= 0 {
-		c.MissedHeartbeats = DefaultMissedHeartbeats
-	}
-	setDur(&c.LeaseTimeout, time.Duration(c.MissedHeartbeats+1)*c.HeartbeatInterval)
-	setDur(&c.ReapInterval, c.HeartbeatInterval/2)
-	setDur(&c.DispatchInterval, DefaultDispatchInterval)
-	if c.PeekWindow <= 0 {
-		c.PeekWindow = DefaultPeekWindow
-	}
-	setDur(&c.HelloTimeout, DefaultHelloTimeout)
-	setDur(&c.NoticeInterval, DefaultNoticeInterval)
-	setDur(&c.ETAWindow, DefaultETAWindow)
-	setDur(&c.Coalesce, DefaultCoalesce)
-	if c.WarmBefore == 0 {
-		c.WarmBefore = warmplan.DefaultBefore
-	}
-	setDur(&c.WarmInterval, DefaultWarmInterval)
-	if c.SendQueue <= 0 {
-		c.SendQueue = DefaultSendQueue
-	}
-	setDur(&c.WriteTimeout, DefaultWriteTimeout)
-	if c.MaxSubscriptions <= 0 {
-		c.MaxSubscriptions = DefaultMaxSubscriptions
-	}
-	setDur(&c.PingInterval, DefaultPingInterval)
-	setDur(&c.SessionCheck, DefaultSessionCheck)
+	// Every default below is for zero; a negative value (never a
+	// default) counts as zero, as it always has.
+	c.HeartbeatInterval = cmp.Or(max(c.HeartbeatInterval, 0), protocol.DefaultHeartbeatInterval)
+	c.MissedHeartbeats = cmp.Or(max(c.MissedHeartbeats, 0), DefaultMissedHeartbeats)
+	c.LeaseTimeout = cmp.Or(max(c.LeaseTimeout, 0), time.Duration(c.MissedHeartbeats+1)*c.HeartbeatInterval)
+	c.ReapInterval = cmp.Or(max(c.ReapInterval, 0), c.HeartbeatInterval/2)
+	c.DispatchInterval = cmp.Or(max(c.DispatchInterval, 0), sched.DefaultDispatchTick)
+	c.PeekWindow = cmp.Or(max(c.PeekWindow, 0), sched.DefaultPeekWindow)
+	c.HelloTimeout = cmp.Or(max(c.HelloTimeout, 0), DefaultHelloTimeout)
+	c.NoticeInterval = cmp.Or(max(c.NoticeInterval, 0), DefaultNoticeInterval)
+	c.ETAWindow = cmp.Or(max(c.ETAWindow, 0), DefaultETAWindow)
+	c.Coalesce = cmp.Or(max(c.Coalesce, 0), DefaultCoalesce)
+	c.WarmBefore = cmp.Or(c.WarmBefore, warmplan.DefaultBefore) // negative: off
+	c.WarmInterval = cmp.Or(max(c.WarmInterval, 0), DefaultWarmInterval)
+	c.SendQueue = cmp.Or(max(c.SendQueue, 0), DefaultSendQueue)
+	c.WriteTimeout = cmp.Or(max(c.WriteTimeout, 0), DefaultWriteTimeout)
+	c.MaxSubscriptions = cmp.Or(max(c.MaxSubscriptions, 0), DefaultMaxSubscriptions)
+	c.PingInterval = cmp.Or(max(c.PingInterval, 0), DefaultPingInterval)
+	c.SessionCheck = cmp.Or(max(c.SessionCheck, 0), DefaultSessionCheck)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

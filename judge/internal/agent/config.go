@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,16 @@ type Runner interface {
 // ErrConfig is wrapped by New for a bad Config.
 var ErrConfig = errors.New("agent: bad configuration")
 
+// Defaults of Config (and of `judge agent`'s flags).
+const (
+	DefaultQueueSize       = 2
+	DefaultCacheBytes      = 2 << 30
+	DefaultBuildCacheBytes = 512 << 20
+	DefaultBackoffMin      = 500 * time.Millisecond
+	DefaultBackoffMax      = 30 * time.Second
+	DefaultDeliverTimeout  = 30 * time.Second
+)
+
 // Config configures an Agent. Zero values take the documented defaults.
 type Config struct {
 	// HubURL is the hub's judge endpoint, ws:// or wss://, e.g.
@@ -47,17 +58,20 @@ type Config struct {
 	// least 1.
 	MaxParallel int
 	// QueueSize is how many accepted tasks may wait locally beyond the
-	// running ones. Default 2 (the hub skips judges whose queue passes 3).
+	// running ones. Default DefaultQueueSize, 2 (the hub skips judges
+	// whose queue passes 3).
 	QueueSize int
 	// CPUs lists the CPUs runs may be pinned to; each slot gets its own.
 	// Default: the process's affinity. Runs are pinned only when there are
 	// at least MaxParallel CPUs; the highest ones are used, leaving CPU 0 to
 	// the agent and the system when there is a spare.
 	CPUs []int
-	// CacheBytes bounds the unpacked test data kept. Default 2 GiB.
+	// CacheBytes bounds the unpacked test data kept. Default
+	// DefaultCacheBytes, 2 GiB.
 	CacheBytes int64
 	// BuildCacheBytes bounds each language's kept compiler build cache
-	// (languages with a BuildCache, i.e. Go). Default 512 MiB; negative
+	// (languages with a BuildCache, i.e. Go). Default
+	// DefaultBuildCacheBytes, 512 MiB; negative
 	// turns the build cache off (every compile starts cold).
 	BuildCacheBytes int64
 	// TestDataURL builds the download URL of a package when a task carries
@@ -67,11 +81,12 @@ type Config struct {
 	// HTTPClient downloads test data. Default: 10 minute timeout.
 	HTTPClient *http.Client
 	// BackoffMin and BackoffMax bound the reconnect delay, which doubles
-	// after each failed attempt, with jitter. Defaults 500 ms and 30 s.
+	// after each failed attempt, with jitter. Defaults DefaultBackoffMin
+	// (500 ms) and DefaultBackoffMax (30 s).
 	BackoffMin, BackoffMax time.Duration
 	// DeliverTimeout bounds how long a drain waits to deliver finished
 	// results once every task is done; what is left stays in the outbox for
-	// the next start. Default 30 s.
+	// the next start. Default DefaultDeliverTimeout, 30 s.
 	DeliverTimeout time.Duration
 	// TestlibDir is a directory holding testlib.h, compiled with a
 	// checker or interactor that includes it when the package carries no
@@ -110,21 +125,15 @@ func (c Config) withDefaults() (Config, error) {
 	if err := errors.Join(errs...); err != nil {
 		return c, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if c.MaxParallel <= 0 {
-		c.MaxParallel = max(1, runtime.NumCPU()-1)
-	}
-	if c.QueueSize <= 0 {
-		c.QueueSize = 2
-	}
+	// A default is for zero; a negative count, size or duration (but
+	// BuildCacheBytes's) counts as zero, as it always has.
+	c.MaxParallel = cmp.Or(max(c.MaxParallel, 0), max(1, runtime.NumCPU()-1))
+	c.QueueSize = cmp.Or(max(c.QueueSize, 0), DefaultQueueSize)
 	if c.CPUs == nil {
 		c.CPUs = allowedCPUs()
 	}
-	if c.BuildCacheBytes == 0 {
-		c.BuildCacheBytes = 512 << 20
-	}
-	if c.CacheBytes <= 0 {
-		c.CacheBytes = 2 << 30
-	}
+	c.BuildCacheBytes = cmp.Or(c.BuildCacheBytes, DefaultBuildCacheBytes) // negative: off
+	c.CacheBytes = cmp.Or(max(c.CacheBytes, 0), DefaultCacheBytes)
 	if c.TestDataURL == nil {
 		base := DefaultTestDataBase(u)
 		c.TestDataURL = func(hash string) string { return base + hash }
@@ -132,18 +141,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: 10 * time.Minute}
 	}
-	if c.BackoffMin <= 0 {
-		c.BackoffMin = 500 * time.Millisecond
-	}
-	if c.BackoffMax <= 0 {
-		c.BackoffMax = 30 * time.Second
-	}
-	if c.DeliverTimeout <= 0 {
-		c.DeliverTimeout = 30 * time.Second
-	}
-	if c.AgentVersion == "" {
-		c.AgentVersion = "dev"
-	}
+	c.BackoffMin = cmp.Or(max(c.BackoffMin, 0), DefaultBackoffMin)
+	c.BackoffMax = cmp.Or(max(c.BackoffMax, 0), DefaultBackoffMax)
+	c.DeliverTimeout = cmp.Or(max(c.DeliverTimeout, 0), DefaultDeliverTimeout)
+	c.AgentVersion = cmp.Or(c.AgentVersion, "dev")
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

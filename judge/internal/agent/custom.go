@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/truncate"
 	"github.com/verdict-oj/verdict/judge/internal/checker"
 	"github.com/verdict-oj/verdict/judge/internal/sandbox"
 )
@@ -91,7 +92,7 @@ func (a *Agent) customRun(ctx context.Context, t protocol.Task, run sandbox.Spec
 			}
 			o.Verdict, o.Message = co.Verdict, co.Message
 		}
-		o.Message = truncate(o.Message, protocol.MaxCaseMessage)
+		o.Message = truncate.Marked(o.Message, protocol.MaxCaseMessage)
 		if o.Verdict != protocol.VerdictAC && res.Verdict == protocol.VerdictAC {
 			res.Verdict = o.Verdict
 		}

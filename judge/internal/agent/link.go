@@ -6,6 +6,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/judgelink"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/truncate"
 	"github.com/verdict-oj/verdict/internal/wsconn"
 )
 
@@ -77,7 +78,7 @@ func (a *Agent) onMessage(env protocol.Envelope) {
 		Task: a.handleTask,
 		BadTask: func(env protocol.Envelope, err error) {
 			if ref, ok := refOf(env.Data); ok {
-				a.send(protocol.TypeReject, protocol.Reject{TaskRef: ref, Reason: protocol.RejectInvalid, Message: truncate(err.Error(), 512)})
+				a.send(protocol.TypeReject, protocol.Reject{TaskRef: ref, Reason: protocol.RejectInvalid, Message: truncate.Marked(err.Error(), 512)})
 			}
 		},
 		Evict: func(ev protocol.Evict) {

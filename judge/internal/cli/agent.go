@@ -58,29 +58,28 @@ type agentFlags struct {
 }
 
 func agentFlagSet(stderr io.Writer) (*flag.FlagSet, *agentFlags) {
-	f := &agentFlags{cacheSize: 2 << 30, buildCacheSize: 512 << 20}
+	f := &agentFlags{cacheSize: agent.DefaultCacheBytes, buildCacheSize: agent.DefaultBuildCacheBytes}
 	fs := flag.NewFlagSet("judge agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	u := func(name, text string) string { return text + envflag.Usage(EnvPrefix, name) }
-	fs.StringVar(&f.hub, "hub", "", u("hub", "hub judge endpoint, ws://host:port/judge or wss://host/judge (required)"))
-	fs.StringVar(&f.id, "id", "", u("id", "judge id, as registered on the web side with its token (required)"))
-	fs.StringVar(&f.tokenFile, "token-file", "", u("token-file", "file holding the judge token (first line)"))
-	fs.StringVar(&f.token, "token", "", u("token", "the judge token itself (prefer --token-file: arguments are visible in ps)"))
-	fs.StringVar(&f.dir, "dir", "/var/lib/verdict-judge", u("dir", "state directory: test data cache, undelivered results, scratch"))
-	fs.StringVar(&f.admin, "admin", "127.0.0.1:8079", u("admin", "address for /healthz, /readyz (200 once connected to the hub) and /metrics; empty: none"))
-	fs.StringVar(&f.languages, "languages", "", u("languages", "JSON file of languages merged over the built-in ones (see docs/judge.md)"))
-	fs.IntVar(&f.parallel, "parallel", 0, u("parallel", "tasks judged at once, each on its own CPU (default: cores-1, at least 1)"))
-	fs.IntVar(&f.queue, "queue", 2, u("queue", "accepted tasks that may wait for a free slot"))
-	fs.Var(sizeFlag{&f.cacheSize}, "cache-size", u("cache-size", "bound on unpacked test data kept, e.g. 2G (least recently used goes first)"))
-	fs.StringVar(&f.cpus, "cpus", "", u("cpus", "CPUs the runs are pinned to, one per slot, e.g. 2-5 or 1,3 (default: this process's CPUs, the highest ones first); give two judges on one machine different CPUs"))
-	fs.Var(sizeFlag{&f.buildCacheSize}, "build-cache-size", u("build-cache-size", "bound on each language's kept compiler build cache (Go's compiled standard library), e.g. 512M; 0: none, every Go compile starts cold"))
-	fs.StringVar(&f.cgroupParent, "cgroup-parent", "", u("cgroup-parent", "parent cgroup of the runs (default verdict-sandbox; systemd v2: the service's cgroup)"))
-	fs.IntVar(&f.uidBase, "uid-base", uidBaseDefault, u("uid-base", "first uid and gid of the sandbox's range: slot i runs as uid-base+i; no other process may use these ids (the judge refuses to start otherwise)"))
-	fs.StringVar(&f.testdataURL, "testdata-url", "", u("testdata-url", "base URL test data is downloaded from, the hash appended (default: http(s)://<hub host>/api/judge/testdata/)"))
-	fs.StringVar(&f.testlibDir, "testlib-dir", agent.DefaultTestlibDir, u("testlib-dir", "directory holding testlib.h for checkers and interactors that include it without carrying their own (see docs/problems.md); empty: none"))
-	fs.DurationVar(&f.deliverTimeout, "deliver-timeout", 30*time.Second, u("deliver-timeout", "on drain, how long to keep trying to deliver results once all tasks are done"))
-	fs.StringVar(&f.logLevel, "log-level", "info", u("log-level", "debug, info, warn or error"))
-	fs.StringVar(&f.logFormat, "log-format", "json", u("log-format", "json or text (also VERDICT_LOG_FORMAT)"))
+	s := envflag.Set{FS: fs, Prefix: EnvPrefix}
+	s.String(&f.hub, "hub", "", "hub judge endpoint, ws://host:port/judge or wss://host/judge (required)")
+	s.String(&f.id, "id", "", "judge id, as registered on the web side with its token (required)")
+	s.String(&f.tokenFile, "token-file", "", "file holding the judge token (first line)")
+	s.String(&f.token, "token", "", "the judge token itself (prefer --token-file: arguments are visible in ps)")
+	s.String(&f.dir, "dir", "/var/lib/verdict-judge", "state directory: test data cache, undelivered results, scratch")
+	s.String(&f.admin, "admin", "127.0.0.1:8079", "address for /healthz, /readyz (200 once connected to the hub) and /metrics; empty: none")
+	s.String(&f.languages, "languages", "", "JSON file of languages merged over the built-in ones (see docs/judge.md)")
+	s.Int(&f.parallel, "parallel", 0, "tasks judged at once, each on its own CPU (default: cores-1, at least 1)")
+	s.Int(&f.queue, "queue", agent.DefaultQueueSize, "accepted tasks that may wait for a free slot")
+	s.Var(sizeFlag{&f.cacheSize}, "cache-size", "bound on unpacked test data kept, e.g. 2G (least recently used goes first)")
+	s.String(&f.cpus, "cpus", "", "CPUs the runs are pinned to, one per slot, e.g. 2-5 or 1,3 (default: this process's CPUs, the highest ones first); give two judges on one machine different CPUs")
+	s.Var(sizeFlag{&f.buildCacheSize}, "build-cache-size", "bound on each language's kept compiler build cache (Go's compiled standard library), e.g. 512M; 0: none, every Go compile starts cold")
+	s.String(&f.cgroupParent, "cgroup-parent", "", "parent cgroup of the runs (default verdict-sandbox; systemd v2: the service's cgroup)")
+	s.Int(&f.uidBase, "uid-base", uidBaseDefault, "first uid and gid of the sandbox's range: slot i runs as uid-base+i; no other process may use these ids (the judge refuses to start otherwise)")
+	s.String(&f.testdataURL, "testdata-url", "", "base URL test data is downloaded from, the hash appended (default: http(s)://<hub host>/api/judge/testdata/)")
+	s.String(&f.testlibDir, "testlib-dir", agent.DefaultTestlibDir, "directory holding testlib.h for checkers and interactors that include it without carrying their own (see docs/problems.md); empty: none")
+	s.Duration(&f.deliverTimeout, "deliver-timeout", agent.DefaultDeliverTimeout, "on drain, how long to keep trying to deliver results once all tasks are done")
+	s.Log(&f.logLevel, &f.logFormat)
 	return fs, f
 }
 
@@ -108,13 +107,16 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "judge agent: unexpected arguments %q\nusage: judge agent --help for the flags\n", fs.Args())
 		return 2
 	}
-	if err := envflag.Apply(fs, EnvPrefix, os.Getenv, map[string]string{"log-format": "VERDICT_LOG_FORMAT"}); err != nil {
+	if err := envflag.Apply(fs, EnvPrefix, os.Getenv, envflag.LogAliases()); err != nil {
 		fmt.Fprintf(stderr, "judge agent: %v\n", err)
 		return 2
 	}
 	token, err := agentToken(f)
 	if err == nil && (f.hub == "" || f.id == "") {
 		err = errors.New("--hub and --id are required")
+	}
+	if err == nil {
+		err = envflag.CheckLog(f.logLevel, f.logFormat)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "judge agent: %v\nusage: judge agent --help for the flags\n", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/internal/truncate"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -175,7 +176,7 @@ func resultWrite(e queue.ResultEntry) store.ResultWrite {
 	r := e.Result
 	w := store.ResultWrite{
 		SubmissionID: e.SubmissionID, Attempt: e.Attempt, Verdict: string(r.Verdict), Score: r.Score,
-		CompileMessage: truncate(r.CompileMessage, protocol.MaxCompileMessage), JudgeID: r.JudgeID,
+		CompileMessage: truncate.UTF8(r.CompileMessage, protocol.MaxCompileMessage), JudgeID: r.JudgeID,
 	}
 	if w.JudgeID == "" {
 		w.JudgeID = e.JudgeID
@@ -185,26 +186,11 @@ func resultWrite(e queue.ResultEntry) store.ResultWrite {
 		w.MemoryKB = max(w.MemoryKB, c.MemoryKiB)
 		w.Cases = append(w.Cases, store.SubmissionCase{
 			Index: c.Case, Verdict: string(c.Verdict), TimeMs: c.CPUMs, MemoryKB: c.MemoryKiB,
-			Score: c.Score, Message: truncate(c.Message, protocol.MaxCaseMessage),
+			Score: c.Score, Message: truncate.UTF8(c.Message, protocol.MaxCaseMessage),
 		})
 	}
 	if e.Source == queue.SourceHub && e.Reason != "" && w.CompileMessage == "" {
 		w.CompileMessage = "system error: " + e.Reason
 	}
 	return w
-}
-
-// truncate cuts s to at most n bytes on a UTF-8 boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
-		s = s[:len(s)-1]
-	}
-	if len(s) > 0 && s[len(s)-1] >= 0xC0 {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/redisscript"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
@@ -26,6 +27,9 @@ import (
 // not kept here (AssembleTeams takes them).
 //
 // One hash per contest keeps every update of a contest on one key.
+//
+// The field prefixes are fieldEntries, fieldVersion, fieldViews and
+// fieldUser, which the scripts take from Go (redisscript.Expand).
 type Board struct {
 	rdb redis.UniversalClient
 	n   rkeys.Names
@@ -71,11 +75,28 @@ func (w wireEntry) entry() (Entry, error) {
 	return e, nil
 }
 
+// Prefixes of a board's fields (see Board).
+const (
+	fieldEntries = "e:"
+	fieldVersion = "n:"
+	fieldViews   = "v:"
+	fieldUser    = "u:"
+)
+
+// viewsAndUsers is the HSCAN pattern of the fieldViews and fieldUser
+// fields (one character apart, TestFieldPrefixes).
+var viewsAndUsers = "[" + fieldViews[:1] + fieldUser[:1] + "]" + fieldViews[1:] + "*"
+
+// luaNames are the names the scripts take from Go.
+var luaNames = map[string]any{
+	"fieldEntries": fieldEntries, "fieldVersion": fieldVersion, "fieldViews": fieldViews, "fieldUser": fieldUser,
+}
+
 // KEYS: board. ARGV: cell, sid, attempt, at ms, verdict, score, user id,
 // user json (user id 0: none). Merges the entry by Entry.Supersedes; returns {0} when nothing
 // changed, else {1, version, entries json}.
-var upsertScript = redis.NewScript(`
-local ek = 'e:' .. ARGV[1]
+var upsertScript = redis.NewScript(redisscript.Expand(`
+local ek = $fieldEntries .. ARGV[1]
 local raw = redis.call('HGET', KEYS[1], ek)
 local es = {}
 if raw then es = cjson.decode(raw) end
@@ -97,18 +118,18 @@ else
 end
 local enc = cjson.encode(es)
 redis.call('HSET', KEYS[1], ek, enc)
-if ARGV[7] ~= '0' then redis.call('HSET', KEYS[1], 'u:' .. ARGV[7], ARGV[8]) end
-local ver = redis.call('HINCRBY', KEYS[1], 'n:' .. ARGV[1], 1)
+if ARGV[7] ~= '0' then redis.call('HSET', KEYS[1], $fieldUser .. ARGV[7], ARGV[8]) end
+local ver = redis.call('HINCRBY', KEYS[1], $fieldVersion .. ARGV[1], 1)
 return {1, ver, enc}
-`)
+`, luaNames))
 
 // KEYS: board. ARGV: cell, version, view json. Stores the view only if the
 // entries are still at that version (a later change stores its own).
-var viewScript = redis.NewScript(`
-if redis.call('HGET', KEYS[1], 'n:' .. ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'v:' .. ARGV[1], ARGV[3])
+var viewScript = redis.NewScript(redisscript.Expand(`
+if redis.call('HGET', KEYS[1], $fieldVersion .. ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], $fieldViews .. ARGV[1], ARGV[3])
 return 1
-`)
+`, luaNames))
 
 // cellName is "<user>:<problem>", or "t<team>:<problem>" for a team's.
 func cellName(k CellKey) string {
@@ -197,15 +218,15 @@ func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, m
 	var cursor uint64
 	for {
 		// Only views and users cross the wire; entries stay in Redis.
-		kv, next, err := b.rdb.HScan(ctx, key, cursor, "[vu]:*", 1000).Result()
+		kv, next, err := b.rdb.HScan(ctx, key, cursor, viewsAndUsers, 1000).Result()
 		if err != nil {
 			return nil, nil, fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
 		}
 		for i := 0; i+1 < len(kv); i += 2 {
 			f, v := kv[i], kv[i+1]
 			switch {
-			case strings.HasPrefix(f, "v:"):
-				k, ok := parseCell(f[2:])
+			case strings.HasPrefix(f, fieldViews):
+				k, ok := parseCell(f[len(fieldViews):])
 				if !ok {
 					continue
 				}
@@ -214,7 +235,7 @@ func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, m
 					return nil, nil, fmt.Errorf("scoreboard: contest %d cell %s: %w", contestID, f, err)
 				}
 				views[k] = vw
-			case strings.HasPrefix(f, "u:"):
+			case strings.HasPrefix(f, fieldUser):
 				var u User
 				if err := json.Unmarshal([]byte(v), &u); err == nil {
 					users[u.ID] = u
@@ -256,17 +277,17 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 	key := b.n.Scoreboard(c.ID)
 	var cursor uint64
 	for {
-		kv, next, err := b.rdb.HScan(ctx, key, cursor, "e:*", 1000).Result()
+		kv, next, err := b.rdb.HScan(ctx, key, cursor, fieldEntries+"*", 1000).Result()
 		if err != nil {
 			return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 		}
 		for i := 0; i+1 < len(kv); i += 2 {
-			cell := kv[i][2:]
-			ver, err := b.rdb.HIncrBy(ctx, key, "n:"+cell, 1).Result()
+			cell := kv[i][len(fieldEntries):]
+			ver, err := b.rdb.HIncrBy(ctx, key, fieldVersion+cell, 1).Result()
 			if err != nil {
 				return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 			}
-			raw, err := b.rdb.HGet(ctx, key, "e:"+cell).Result()
+			raw, err := b.rdb.HGet(ctx, key, fieldEntries+cell).Result()
 			if err != nil && !errors.Is(err, redis.Nil) {
 				return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 			}
@@ -294,7 +315,7 @@ func (b *Board) Delete(ctx context.Context, contestID int64) error {
 // Apply): after a verdict was set by hand for an attempt the cell already
 // holds, the caller applies the cell's entries again, as MySQL has them.
 func (b *Board) ForgetCell(ctx context.Context, contestID int64, k CellKey) error {
-	if err := b.rdb.HDel(ctx, b.n.Scoreboard(contestID), "e:"+cellName(k)).Err(); err != nil {
+	if err := b.rdb.HDel(ctx, b.n.Scoreboard(contestID), fieldEntries+cellName(k)).Err(); err != nil {
 		return fmt.Errorf("scoreboard: forget cell %s of contest %d: %w", cellName(k), contestID, err)
 	}
 	return nil

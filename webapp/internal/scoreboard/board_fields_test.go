@@ -1,0 +1,27 @@
+package scoreboard
+
+import (
+	"path"
+	"testing"
+)
+
+// The four field prefixes are distinct, and viewsAndUsers (a Redis glob,
+// here checked as the same glob by path.Match) takes the views' and the
+// users' fields and no other.
+func TestFieldPrefixes(t *testing.T) {
+	prefixes := []string{fieldEntries, fieldVersion, fieldViews, fieldUser}
+	for i, p := range prefixes {
+		for _, q := range prefixes[i+1:] {
+			if p == q || len(p) == 0 {
+				t.Fatalf("prefixes %q and %q", p, q)
+			}
+		}
+		ok, err := path.Match(viewsAndUsers, p+"3:4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := p == fieldViews || p == fieldUser; ok != want {
+			t.Errorf("pattern %q matches %q: %v, want %v", viewsAndUsers, p+"3:4", ok, want)
+		}
+	}
+}
