@@ -26,6 +26,13 @@ const (
 	// includeSubDomains: other hosts of the organisation's domain are not
 	// ours to pin.
 	StrictTransportSecurity = "max-age=31536000"
+	// AssetPolicy is the policy of a problem's statement image or
+	// attachment (/api/problems/{slug}/assets/{name}, served by the web
+	// nodes and kept by the edge in place of ContentSecurityPolicy):
+	// nothing in it may run or load anything (an SVG opened on its own is
+	// a document that could carry script; sandbox gives it an opaque
+	// origin as well).
+	AssetPolicy = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox"
 )
 
 // DocumentPolicy is the policy of the app shell (the HTML document),

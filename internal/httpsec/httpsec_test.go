@@ -50,3 +50,15 @@ func TestSet(t *testing.T) {
 		t.Fatalf("over HTTPS: %v", h)
 	}
 }
+
+// TestAssetPolicy: a problem's asset may load and run nothing and gets an
+// opaque origin (sandbox).
+func TestAssetPolicy(t *testing.T) {
+	p := directives(AssetPolicy)
+	if p["default-src"] != "'none'" || p["script-src"] != "" {
+		t.Errorf("default-src %q, script-src %q: nothing may run", p["default-src"], p["script-src"])
+	}
+	if _, ok := p["sandbox"]; !ok {
+		t.Errorf("no sandbox directive: %q", AssetPolicy)
+	}
+}

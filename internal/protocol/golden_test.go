@@ -114,6 +114,20 @@ func goldenMessages() []golden {
 		{typ: TypeEvent, payload: Event{Channel: Channel{Kind: ChannelUser, ID: 5}, Seq: 12, Kind: EventCustomRun,
 			Body: mustJSON(CustomRunState{RunID: customRef.SubmissionID, ProblemID: 7, Status: VerdictAC, Runs: customRuns})},
 			name: "event_custom_run"},
+		// Input validation at import (validation.go).
+		{typ: TypeTask, payload: Task{
+			TaskRef: TaskRef{SubmissionID: CustomRunIDBase + 18, Attempt: 1}, ProblemID: 7, TestData: data, Language: "cpp17",
+			Limits: Limits{TimeMs: 10000, MemoryKiB: 1048576, OutputBytes: 65536},
+			Mode:   ModeICPC, Checker: Checker{Kind: CheckerDefault}, Priority: PriorityCustom,
+			Validation: &InputValidation{Convention: ValidationKattis, Name: ValidatorCPP,
+				Source: "#include \"check.h\"\nint main(){return valid() ? 42 : 43;}\n",
+				Files:  map[string]string{"check.h": "bool valid();\n"}, Args: []string{"--max", "100"}},
+		}, name: "task_validation"},
+		{typ: TypeResult, payload: Result{TaskRef: TaskRef{SubmissionID: CustomRunIDBase + 18, Attempt: 1}, Verdict: VerdictWA,
+			Cases: []CaseResult{}, JudgeID: "judge-a1", Custom: []CustomOutput{
+				{Case: 1, Verdict: VerdictAC, CPUMs: 1, WallMs: 2, MemoryKiB: 1024, ExitCode: 42},
+				{Case: 2, Verdict: VerdictWA, CPUMs: 1, WallMs: 2, MemoryKiB: 1024, ExitCode: 43, Message: "n = 101 > 100"},
+			}}, name: "result_validation"},
 		// Balloons (balloons.go).
 		{typ: TypeEvent, payload: Event{Channel: Channel{Kind: ChannelBalloons, ID: 3}, Seq: 7, Kind: EventBalloon,
 			Body: mustJSON(BalloonChange{ContestID: 3, What: "delivered", Team: "42", ProblemID: 7})}, name: "event_balloon"},

@@ -236,6 +236,9 @@ type Task struct {
 	// IO, when set, makes the program read its input from a named file
 	// and/or write its output to one (problemio.go).
 	IO *FileIO `json:"io,omitempty"`
+	// Validation, when set, makes the task an input validation
+	// (validation.go): a custom run id, the test data, no program.
+	Validation *InputValidation `json:"validation,omitempty"`
 }
 
 // Validate checks every field a judge needs.
@@ -244,7 +247,9 @@ func (t Task) Validate() error {
 	if t.ProblemID < 1 {
 		errs = append(errs, fmt.Errorf("problem_id %d < 1", t.ProblemID))
 	}
-	if t.Custom != nil {
+	if t.Validation != nil {
+		errs = append(errs, t.validateValidation())
+	} else if t.Custom != nil {
 		errs = append(errs, t.validateCustom())
 	} else if t.TestData.Hash == "" {
 		errs = append(errs, errors.New("test_data.hash is empty"))

@@ -97,6 +97,16 @@ func (m *Manifest) checkChecker() error {
 	return nil
 }
 
+// checkKattisScore: only a Kattis-convention output validator (the
+// checker, or the interactor) writes score.txt.
+func (m *Manifest) checkKattisScore() error {
+	if m.KattisScore && !(m.Checker != "" && m.CheckerConvention == ConventionKattis) &&
+		!(m.Interactive && m.InteractorConvention == ConventionKattis) {
+		return fmt.Errorf("%w: %s: kattis_score without a Kattis-convention checker or interactor", ErrInvalid, ManifestName)
+	}
+	return nil
+}
+
 // includesTestlib matches an #include of testlib.h (either form).
 var includesTestlib = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]*[<"]testlib\.h[>"]`)
 

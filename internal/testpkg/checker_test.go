@@ -109,3 +109,43 @@ func TestNeedsJudgeTestlib(t *testing.T) {
 		}
 	}
 }
+
+// TestKattisScore: a package whose Kattis validator writes score.txt
+// keeps the flag and its subtasks' ScoreMax through Build and Read; the
+// flag needs a Kattis-convention checker or interactor, and ScoreMax
+// cannot be negative.
+func TestKattisScore(t *testing.T) {
+	kattis := CheckerOptions{Name: CheckerC, Convention: ConventionKattis}
+	base := func() Package {
+		return Package{
+			Cases:          []Case{{In: []byte("1\n"), Ans: []byte("1\n")}, {In: []byte("2\n"), Ans: []byte("2\n")}},
+			Subtasks:       []Subtask{{Name: "g1 #1", Points: 3, Cases: []int{1}, ScoreMax: 2.5}, {Name: "g1 #2", Points: 2, Cases: []int{2}, ScoreMax: 2.5}},
+			Checker:        []byte("int main(void){return 42;}\n"),
+			CheckerOptions: kattis,
+			KattisScore:    true,
+		}
+	}
+	b, _, err := base().Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Read(b)
+	if err != nil || !m.KattisScore || len(m.Subtasks) != 2 || m.Subtasks[0].ScoreMax != 2.5 {
+		t.Fatalf("read back: %v %+v", err, m)
+	}
+	for _, tc := range []struct {
+		name string
+		mod  func(*Package)
+		want string
+	}{
+		{"a testlib checker", func(p *Package) { p.CheckerOptions = CheckerOptions{} }, "kattis_score"},
+		{"no checker", func(p *Package) { p.Checker = nil; p.CheckerOptions = CheckerOptions{} }, "kattis_score"},
+		{"negative score_max", func(p *Package) { p.Subtasks[1].ScoreMax = -1 }, "score_max"},
+	} {
+		p := base()
+		tc.mod(&p)
+		if _, _, err := p.Build(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrInvalid naming %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -39,6 +39,10 @@ type Subtask struct {
 	// case accepted) for this one to earn anything (Polygon's group
 	// dependencies).
 	Depends []string `json:"depends,omitempty"`
+	// ScoreMax is what a case of this subtask scores at most in a
+	// scoring validator's score.txt (Manifest.KattisScore); 0 means
+	// Points. A case's fraction is its score over ScoreMax.
+	ScoreMax float64 `json:"score_max,omitempty"`
 }
 
 // CaseFile names one case's files in the manifest.
@@ -91,6 +95,11 @@ type Manifest struct {
 	CheckerFiles []string `json:"checker_files,omitempty"`
 	// CheckerArgs follow the convention's own arguments.
 	CheckerArgs []string `json:"checker_args,omitempty"`
+	// KattisScore: the Kattis-convention checker or interactor may give
+	// an accepted case a score in its feedback directory (score.txt, out
+	// of the case's subtask's ScoreMax, or score_multiplier.txt, a
+	// fraction), as the ICPC package format's scoring validators do.
+	KattisScore bool `json:"kattis_score,omitempty"`
 }
 
 // Package is everything a test data package holds.
@@ -108,6 +117,8 @@ type Package struct {
 	// CheckerOptions: the checker's name, convention, headers and
 	// arguments (checker.go); the zero value is a testlib checker.cpp.
 	CheckerOptions CheckerOptions
+	// KattisScore: see Manifest.KattisScore.
+	KattisScore bool
 }
 
 // epoch is the modification time of every entry, for reproducible bytes.
@@ -147,6 +158,10 @@ func (p Package) Build() ([]byte, Manifest, error) {
 		if err := m.checkInteractive(); err != nil {
 			return nil, Manifest{}, err
 		}
+	}
+	m.KattisScore = p.KattisScore
+	if err := m.checkKattisScore(); err != nil {
+		return nil, Manifest{}, err
 	}
 	for i := range cases {
 		n := strconv.Itoa(i + 1)
@@ -228,6 +243,9 @@ func (m *Manifest) check() error {
 		}
 		if st.Points < 0 {
 			return fmt.Errorf("%w: %s: subtask %q has negative points", ErrInvalid, ManifestName, st.Name)
+		}
+		if !(st.ScoreMax >= 0 && st.ScoreMax <= 1e9) {
+			return fmt.Errorf("%w: %s: subtask %q: score_max %v is not in [0, 1e9]", ErrInvalid, ManifestName, st.Name, st.ScoreMax)
 		}
 		if len(st.Cases) == 0 {
 			return fmt.Errorf("%w: %s: subtask %q has no cases", ErrInvalid, ManifestName, st.Name)
@@ -370,6 +388,7 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 		m.Interactive, m.Interactor, m.InteractorConvention = got.Interactive, got.Interactor, got.InteractorConvention
 		m.InteractorFiles, m.InteractorArgs = got.InteractorFiles, got.InteractorArgs
 		m.CheckerConvention, m.CheckerFiles, m.CheckerArgs = got.CheckerConvention, got.CheckerFiles, got.CheckerArgs
+		m.KattisScore = got.KattisScore
 		switch {
 		case got.Checker != "" && got.Checker != CheckerName && got.Checker != CheckerC:
 			return Manifest{}, fmt.Errorf("%w: %s: checker %q, want %q or %q", ErrInvalid, ManifestName, got.Checker, CheckerName, CheckerC)
@@ -384,6 +403,9 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 		return Manifest{}, err
 	}
 	if err := m.checkInteractive(); err != nil {
+		return Manifest{}, err
+	}
+	if err := m.checkKattisScore(); err != nil {
 		return Manifest{}, err
 	}
 	// Every other file must be the interactor or one it names.

@@ -1,7 +1,9 @@
 package stack
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,7 +19,10 @@ import (
 // TestCustomRunBrowser (issue 17): on a problem's page the demo student
 // runs an accepted solution on their own input ("Run on my input"); the
 // output, time and memory appear live (the user channel's custom_run
-// events, not REST polling), and nothing became a submission.
+// events, not REST polling), and nothing became a submission. On the same
+// stack, the problem types beyond stdin/stdout, each submitted through
+// the real UI with its verdict watched live: an interactive problem, a
+// file-I/O problem (input.txt/output.txt) and an output-only one.
 func TestCustomRunBrowser(t *testing.T) {
 	env := startBrowserStack(t, 1)
 	logins, base := env.logins, env.base
@@ -139,7 +144,97 @@ func TestCustomRunBrowser(t *testing.T) {
 	if gets > 2 {
 		t.Errorf("the page read the interactive submission %d times over REST: it polls instead of listening", gets)
 	}
+
+	// A file-I/O problem: the statement says where the program reads
+	// and writes; a program using input.txt and output.txt is accepted,
+	// one answering on stdout never wrote its output file (WA).
+	aplusb := []testpkg.Case{{In: []byte("1 2\n"), Ans: []byte("3\n")}, {In: []byte("20 22\n"), Ans: []byte("42\n")}}
+	createWithData(t, admin, map[string]any{"slug": "e2e-files", "title": "Sum from a file", "statement": "Read input.txt, write output.txt.",
+		"time_limit_ms": 2000, "memory_limit_kb": 262144, "mode": "icpc", "visibility": "public",
+		"input_file": "input.txt", "output_file": "output.txt"}, testpkg.Package{Cases: aplusb, Samples: []int{1}})
+	submit(t, ctx, base+"/problems/e2e-files", fileIOE2E)
+	step(t, ctx, "the statement names the files", 15*time.Second,
+		until(`(() => { const s = document.querySelector('[data-testid="problem-io"]')?.textContent ?? '';
+			return s.includes('input.txt') && s.includes('output.txt'); })()`),
+	)
+	watchCases(t, ctx, func(s string) bool { return s == "1:AC 2:AC" }, 120*time.Second)
+	screenshot(t, ctx, "file-io-accepted")
+	notPolled(t, ctx, "the file-I/O submission")
+	submit(t, ctx, base+"/problems/e2e-files", strings.ReplaceAll(fileIOE2E, `std::fopen("output.txt", "w")`, "stdout"))
+	watchCases(t, ctx, func(s string) bool { return strings.HasPrefix(s, "1:WA") }, 120*time.Second)
+	step(t, ctx, "the verdict says why", 15*time.Second,
+		until(`(document.querySelector('tr[data-case="1"]')?.textContent ?? '').includes('no output file')`),
+	)
+
+	// An output-only problem: no editor, the student uploads one output
+	// per case; a right one is accepted, a wrong one rejected, live.
+	createWithData(t, admin, map[string]any{"slug": "e2e-outputs", "title": "Sums to upload", "statement": "Upload the sum of each input.",
+		"time_limit_ms": 1000, "memory_limit_kb": 262144, "mode": "icpc", "visibility": "public", "output_only": true},
+		testpkg.Package{Cases: aplusb})
+	dir := t.TempDir()
+	outs := []string{filepath.Join(dir, "1.out"), filepath.Join(dir, "2.out")}
+	for i, body := range []string{"3\n", "41\n"} {
+		if err := os.WriteFile(outs[i], []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(t, ctx, "open the output-only problem", 30*time.Second,
+		chromedp.Navigate(base+"/problems/e2e-outputs"),
+		chromedp.WaitVisible(chromedp.ID("outputs-files")),
+		until(`!document.querySelector('.cm-content') && (document.querySelector('[data-testid="problem-io"]')?.textContent ?? '') !== ''`),
+	)
+	step(t, ctx, "upload the outputs", 30*time.Second,
+		chromedp.SetUploadFiles(chromedp.ID("outputs-files"), outs),
+		js(`document.querySelector('#outputs-files').dispatchEvent(new Event('change', {bubbles: true}))`),
+		until(`!document.querySelector('.submit-panel button[type=submit]').disabled`),
+		chromedp.Click(chromedp.CSS(`.submit-panel button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-case]`)),
+	)
+	watchCases(t, ctx, func(s string) bool { return s == "1:AC 2:WA" }, 120*time.Second)
+	screenshot(t, ctx, "output-only-judged")
+	notPolled(t, ctx, "the output-only submission")
 }
+
+// notPolled fails the test when the page read its submission over REST
+// more than twice (the first load, and a refresh at the end): the
+// verdicts came over the live channel.
+func notPolled(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	gets, err := chromedp.Run(ctx, chromedp.Evaluate[int](
+		`performance.getEntriesByType('resource').filter(e => /\/api\/submissions\/\d+/.test(e.name)).length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gets > 2 {
+		t.Errorf("the page read %s %d times over REST: it polls instead of listening", what, gets)
+	}
+}
+
+// createWithData creates a problem through the API (as the admin) and
+// uploads its test data package.
+func createWithData(t *testing.T, admin func(method, path, contentType string, body []byte) (int, []byte), problem map[string]any, pkg testpkg.Package) {
+	t.Helper()
+	body, _ := json.Marshal(problem)
+	if st, raw := admin(http.MethodPost, "/api/problems", "application/json", body); st != http.StatusCreated {
+		t.Fatalf("create %v: %d %s", problem["slug"], st, raw)
+	}
+	zip, _, err := pkg.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, raw := admin(http.MethodPost, fmt.Sprintf("/api/problems/%s/testdata", problem["slug"]), "application/zip", zip); st != http.StatusCreated {
+		t.Fatalf("upload the test data of %v: %d %s", problem["slug"], st, raw)
+	}
+}
+
+// fileIOE2E reads input.txt and writes output.txt.
+const fileIOE2E = `#include <cstdio>
+int main() {
+	std::FILE *in = std::fopen("input.txt", "r"), *out = std::fopen("output.txt", "w");
+	int a, b; if (!in || !out || std::fscanf(in, "%d %d", &a, &b) != 2) return 1;
+	std::fprintf(out, "%d\n", a + b);
+}
+`
 
 // The guessing game in the Kattis convention (C, no testlib): the input is
 // "lo hi", the secret is the answer file; 42 accepted, 43 wrong.

@@ -214,6 +214,9 @@ type data struct {
 	// the nonce that replaces NoncePlaceholder in it.
 	DocumentCSP      string
 	NoncePlaceholder string
+	// AssetCSP is the policy of a problem's statement images and
+	// attachments (httpsec.AssetPolicy), in place of the page's.
+	AssetCSP string
 }
 
 // DefaultUploadReadTimeout is UploadReadTimeout's default: above the web
@@ -289,6 +292,7 @@ func Render(p Params, u Upstreams) ([]byte, error) {
 		HSTS:                  httpsec.StrictTransportSecurity,
 		DocumentCSP:           httpsec.DocumentPolicy("$request_id"),
 		NoncePlaceholder:      httpsec.NoncePlaceholder,
+		AssetCSP:              httpsec.AssetPolicy,
 	}
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, d); err != nil {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/verdict-oj/verdict/edge/internal/nginxctl"
 	"github.com/verdict-oj/verdict/edge/internal/render"
+	"github.com/verdict-oj/verdict/internal/httpsec"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.conf from the current template")
@@ -188,6 +190,8 @@ func TestRenderedChoices(t *testing.T) {
 		"default   $scheme;",
 		"add_header X-Frame-Options \"DENY\" always;",
 		"proxy_hide_header Content-Security-Policy;",
+		"location ~ ^/api/problems/[^/]+/assets/ {",
+		`add_header Content-Security-Policy "` + httpsec.AssetPolicy + `" always;`,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("rendered config lacks %q", want)
@@ -198,6 +202,54 @@ func TestRenderedChoices(t *testing.T) {
 	for _, bad := range []string{"non_idempotent", "daemon ", "/var/", "/etc/", "proxy_intercept_errors", "fastcgi_intercept_errors"} {
 		if strings.Contains(s, bad) {
 			t.Errorf("rendered config contains %q", bad)
+		}
+	}
+}
+
+// TestAssetLocation: a problem's assets are proxied like the rest of the
+// API, with the asset policy as their only Content-Security-Policy and
+// every other security header, when a web node is up; with none, the
+// location answers the API's 503.
+func TestAssetLocation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		u    render.Upstreams
+		want []string
+	}{
+		{"a web node", render.Upstreams{Web: []string{"10.0.0.1:8080"}}, []string{"proxy_pass http://webapp;", "error_page 502 503 = @web_unavailable;"}},
+		{"no web node", render.Upstreams{}, []string{"return 503 "}},
+	} {
+		conf, err := render.Render(goldenParams(), tc.u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(conf)
+		const head = "location ~ ^/api/problems/[^/]+/assets/ {"
+		i := strings.Index(s, head)
+		if i < 0 {
+			t.Fatalf("%s: no %q", tc.name, head)
+		}
+		block, _, _ := strings.Cut(s[i:], "\n        }")
+		for _, w := range tc.want {
+			if !strings.Contains(block, w) {
+				t.Errorf("%s: the asset location lacks %q:\n%s", tc.name, w, block)
+			}
+		}
+		policies := regexp.MustCompile(`add_header Content-Security-Policy "([^"]*)" always;`).FindAllStringSubmatch(block, -1)
+		want := httpsec.AssetPolicy
+		if len(tc.u.Web) == 0 {
+			want = httpsec.ContentSecurityPolicy // the JSON 503
+		}
+		if len(policies) != 1 || policies[0][1] != want {
+			t.Errorf("%s: policies %q, want once %q", tc.name, policies, want)
+		}
+		for _, x := range append(slices.Clone(httpsec.Always), httpsec.Header{Name: httpsec.HSTSName}) {
+			if n := strings.Count(block, "add_header "+x.Name+" "); n != 1 {
+				t.Errorf("%s: %s added %d times", tc.name, x.Name, n)
+			}
+		}
+		if strings.Contains(block, "proxy_hide_header") {
+			t.Errorf("%s: the asset location hides headers of its own (the server's list would stop applying):\n%s", tc.name, block)
 		}
 	}
 }

@@ -20,6 +20,10 @@ func secureNode(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		httpsec.Set(w.Header(), r.Header.Get("X-Forwarded-Proto") == "https")
+		if assetPath.MatchString(r.URL.Path) {
+			// As the web node serves a problem's asset (problems_assets.go).
+			w.Header().Set("Content-Security-Policy", httpsec.AssetPolicy)
+		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("X-Seen-Proto", r.Header.Get("X-Forwarded-Proto"))
 		w.Header().Set(upstreamHeader, "1")
@@ -31,6 +35,9 @@ func secureNode(t *testing.T) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// assetPath is a problem asset's path on the web node.
+var assetPath = regexp.MustCompile(`^/api/problems/[^/]+/assets/[^/]+$`)
 
 // nonceRe finds the nonce the edge wrote into the app shell.
 var nonceRe = regexp.MustCompile(`<meta name="csp-nonce" content="([0-9a-f]{32})">`)
@@ -144,6 +151,49 @@ func TestSecurityHeadersHSTSBehindTLSProxy(t *testing.T) {
 					t.Errorf("%s: the web node was told %q, want %q", path, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestAssetPolicyThroughTheEdge: a problem's statement image or
+// attachment reaches the browser with the web node's sandboxed policy
+// (httpsec.AssetPolicy), once, and the other security headers once; the
+// rest of the API keeps the page policy; with no web node up the asset
+// path answers the API's JSON 503 with the page policy.
+func TestAssetPolicyThroughTheEdge(t *testing.T) {
+	node := secureNode(t)
+	addr := strings.TrimPrefix(node.URL, "http://")
+	base := startNginx(t, render.Params{}, render.Upstreams{Web: []string{addr}, Hub: []string{addr}})
+	empty := startNginx(t, render.Params{}, render.Upstreams{})
+	c := clientFrom(t, "127.0.0.1")
+	for _, tc := range []struct {
+		name, url string
+		status    int
+		csp       string
+	}{
+		{"a statement image", base + "/api/problems/demo/assets/figure.svg", 200, httpsec.AssetPolicy},
+		{"an attachment", base + "/api/problems/a-b/assets/testing_tool.py", 200, httpsec.AssetPolicy},
+		{"the problem", base + "/api/problems/demo", 200, httpsec.ContentSecurityPolicy},
+		{"the problem's test data", base + "/api/problems/demo/testdata", 200, httpsec.ContentSecurityPolicy},
+		{"no web node up", empty + "/api/problems/demo/assets/figure.svg", 503, httpsec.ContentSecurityPolicy},
+	} {
+		r := do(t, c, "GET", tc.url, "")
+		if r.status != tc.status {
+			t.Fatalf("%s: %d, want %d; %q", tc.name, r.status, tc.status, r.body)
+		}
+		if got := r.header.Values("Content-Security-Policy"); len(got) != 1 || got[0] != tc.csp {
+			t.Errorf("%s: Content-Security-Policy %q, want once %q", tc.name, got, tc.csp)
+		}
+		for _, x := range httpsec.Always {
+			if x.Name == "Content-Security-Policy" {
+				continue
+			}
+			if got := r.header.Values(x.Name); len(got) != 1 || got[0] != x.Value {
+				t.Errorf("%s: %s = %q, want once %q", tc.name, x.Name, got, x.Value)
+			}
+		}
+		if got := r.header.Values(httpsec.HSTSName); len(got) != 0 {
+			t.Errorf("%s: %s over HTTP: %q", tc.name, httpsec.HSTSName, got)
 		}
 	}
 }

@@ -16,8 +16,10 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/truncate"
 	"github.com/verdict-oj/verdict/judge/internal/cache"
 	"github.com/verdict-oj/verdict/judge/internal/lang"
+	"github.com/verdict-oj/verdict/judge/internal/sandbox"
 )
 
 // ErrNotReady is what Ready returns while the agent is not connected to the
@@ -82,6 +84,11 @@ func New(cfg Config) (*Agent, error) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("agent new: %w", err)
 		}
+	}
+	// Work dirs (tmpfs mounts, workdir.go) a killed judge left mounted:
+	// a directory with a mount in it could not be removed.
+	if n, err := sandbox.UnmountWorkDirs(cfg.Dir); err != nil || n > 0 {
+		cfg.Logger.Warn("work dirs left mounted", "unmounted", n, "err", err)
 	}
 	// Nobody else may look inside the state dir (token-authenticated data,
 	// results). The sandbox reaches work/ through its own mounts.
@@ -357,7 +364,7 @@ func (a *Agent) worker(slot int) {
 		case errors.As(err, &rj):
 			log.Warn("task given back", "reason", rj.reason, "err", rj.err)
 			a.m.tasks.WithLabelValues("rejected_" + string(rj.reason)).Inc()
-			a.send(protocol.TypeReject, protocol.Reject{TaskRef: t.TaskRef, Reason: rj.reason, Message: truncate(rj.err.Error(), 512)})
+			a.send(protocol.TypeReject, protocol.Reject{TaskRef: t.TaskRef, Reason: rj.reason, Message: truncate.Marked(rj.err.Error(), 512)})
 		case err != nil:
 			log.Info("task abandoned", "err", err)
 			a.m.tasks.WithLabelValues("abandoned").Inc()
@@ -593,7 +600,7 @@ func (a *Agent) onPrefetch(p protocol.Prefetch) {
 		out := protocol.PrefetchOutcome{Hash: hash}
 		if err := a.warm(ctx, p); err != nil {
 			a.log.Warn("prefetch failed", "problem_id", p.ProblemID, "hash", hash, "err", err)
-			out.Error = truncate(err.Error(), protocol.MaxCaseMessage)
+			out.Error = truncate.Marked(err.Error(), protocol.MaxCaseMessage)
 		} else {
 			a.log.Info("prefetched", "problem_id", p.ProblemID, "hash", hash)
 		}
@@ -649,18 +656,6 @@ func (a *Agent) spareCPU() *int {
 		}
 	}
 	return nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const tail = "\n… (truncated)"
-	cut := n - len(tail)
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
-		cut--
-	}
-	return s[:cut] + tail
 }
 
 // refOf extracts the task ref from a task payload that failed validation.

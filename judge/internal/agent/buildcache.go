@@ -79,7 +79,9 @@ func (b *buildCache) warm(ctx context.Context, l lang.Available, uid int, compil
 		return
 	}
 	dir := filepath.Join(b.root, "warm-"+l.ID)
-	if err := resetDir(dir, uid); err != nil {
+	// A tmpfs (workdir.go) the warm-up compile fills, within its memory
+	// limit.
+	if err := resetWorkDir(dir, uid, max(l.CompileMemoryKiB<<10, 1<<30)); err != nil {
 		log.Warn("build cache warm-up", "language", l.ID, "err", err)
 		return
 	}

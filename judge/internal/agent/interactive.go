@@ -60,8 +60,15 @@ func (a *Agent) interactorPlace(slot int, sol place) place {
 }
 
 // buildInteractor compiles the package's interactor (with the files it
-// includes) in the sandbox into dir.
+// includes) in the sandbox, in a work dir of its own, and keeps it in dir.
 func (a *Agent) buildInteractor(ctx context.Context, at place, dataDir, dir string, m testpkg.Manifest) (string, error) {
+	return buildIn(dir, at.uid, checkerBuildBytes(dataDir, append([]string{m.Interactor}, m.InteractorFiles...)...), func(w string) (string, error) {
+		return a.compileInteractor(ctx, at, dataDir, w, m)
+	})
+}
+
+// compileInteractor compiles the interactor in dir.
+func (a *Agent) compileInteractor(ctx context.Context, at place, dataDir, dir string, m testpkg.Manifest) (string, error) {
 	hint, err := a.copySources(dataDir, dir, m.Interactor, m.InteractorFiles)
 	if err != nil {
 		return "", err
@@ -75,7 +82,7 @@ func (a *Agent) buildInteractor(ctx context.Context, at place, dataDir, dir stri
 	}
 	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
 		Argv: argv, Dir: dir, Profile: sandbox.ProfileCompile, CPU: at.cpu, Slot: at.slot,
-		Limits: sandbox.Limits{CPU: checkerCompileTime, Wall: 3 * checkerCompileTime, Memory: 1 << 30,
+		Limits: sandbox.Limits{CPU: checkerCompileTime, Wall: 3 * checkerCompileTime, Memory: checkerCompileMemory,
 			AddressSpace: -1, Stack: 64 << 20, Output: 1 << 20, Stderr: 16 << 10},
 	})
 	if err != nil {
@@ -98,6 +105,7 @@ type interaction struct {
 	sol        sandbox.Spec // the solution's run, stdin and stdout unset
 	at, iat    place        // the solution's (and checker's) place, the interactor's
 	scratch    string
+	scoreMax   float64 // the case's maximum in a scoring validator's score.txt (caseScoreMax)
 }
 
 // interactCase runs one case: the solution against the interactor, then,
@@ -110,7 +118,9 @@ func (a *Agent) interactCase(ctx context.Context, ix interaction, in, ans string
 		return checker.Outcome{}, errors.New("this judge's runner cannot run interactive problems")
 	}
 	dir := filepath.Join(ix.scratch, "interact")
-	if err := resetDir(dir, 0); err != nil {
+	// A tmpfs (workdir.go): the files below are copies, its output or
+	// feedback is charged to the interactor.
+	if err := resetWorkDir(dir, 0, filesSize(ix.bin, in, ans)+interactorMemory); err != nil {
 		return checker.Outcome{}, err
 	}
 	defer func() { _ = sandbox.RemoveAll(dir) }()
@@ -174,9 +184,12 @@ func (a *Agent) interactCase(ctx context.Context, ix interaction, in, ans string
 		report = feedbackMessage(filepath.Join(dir, "feedback"))
 	}
 	o := interactionOutcome(x, ix.m.InteractorConvention, report)
+	if kattis && ix.m.KattisScore {
+		o = withKattisScore(o, filepath.Join(dir, "feedback"), ix.scoreMax)
+	}
 	if o.Verdict == protocol.VerdictAC && ix.checkerBin != "" && !kattis {
 		// The interactor's output file, judged by the package's checker.
-		co, err := a.runChecker(ctx, ix.at, ix.checkerBin, ix.m, in, filepath.Join(dir, "output"), ans, ix.scratch)
+		co, err := a.runChecker(ctx, ix.at, ix.checkerBin, ix.m, in, filepath.Join(dir, "output"), ans, ix.scratch, ix.scoreMax)
 		if err != nil {
 			return checker.Outcome{}, fmt.Errorf("checker: %w", err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/internal/truncate"
 	"github.com/verdict-oj/verdict/judge/internal/cache"
 	"github.com/verdict-oj/verdict/judge/internal/checker"
 	"github.com/verdict-oj/verdict/judge/internal/lang"
@@ -60,6 +61,8 @@ const (
 	checkerCompileTime = 30 * time.Second
 	checkerRunTime     = 10 * time.Second
 	checkerMemory      = 512 << 20
+	// checkerCompileMemory: a checker's or interactor's compile.
+	checkerCompileMemory = 1 << 30
 )
 
 // checkerBuild is the cache artefact key of the compiled special judge
@@ -81,8 +84,12 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		msg := fmt.Sprintf(format, args...)
 		log.Error("system error", "err", msg)
 		res.Verdict, res.Score = protocol.VerdictSE, 0
-		res.CompileMessage = truncate(msg, protocol.MaxCompileMessage)
+		res.CompileMessage = truncate.Marked(msg, protocol.MaxCompileMessage)
 		return res, nil
+	}
+
+	if t.Validation != nil { // an input validation: no program of a user (validate.go)
+		return a.validateInputs(ctx, slot, t, pg, log)
 	}
 
 	// An output-only task has no program: the contestant's outputs are
@@ -120,7 +127,12 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 
 	work := filepath.Join(a.cfg.Dir, "work", fmt.Sprintf("slot-%d", slot))
 	at := a.slotPlace(slot)
-	if err := resetDir(work, at.uid); err != nil {
+	dataDir := ""
+	if data != nil {
+		dataDir = data.Dir()
+	}
+	// A tmpfs of its own (workdir.go): a run's mountinfo names no host path.
+	if err := resetWorkDir(work, at.uid, a.slotWorkBytes(l, t.Task, m, dataDir)); err != nil {
 		return sysErr("work dir: %v", err)
 	}
 	// Whatever a compile left there (a chain deeper than the open-file
@@ -174,7 +186,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		if r.Status != sandbox.StatusOK {
 			res.Verdict = protocol.VerdictCE
 			r.Stdout = headOf(scratch, compilerOut, protocol.MaxCompileMessage)
-			res.CompileMessage = truncate(compileMessage(r), protocol.MaxCompileMessage)
+			res.CompileMessage = truncate.Marked(compileMessage(r), protocol.MaxCompileMessage)
 			return res, nil
 		}
 		if a.builds.enabled(l) {
@@ -250,6 +262,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			// Interactive: the solution talks to the interactor, which
 			// gives the verdict (interactive.go).
 			ix.sol = sandbox.Spec{Argv: runArgv, Env: l.Env, Dir: work, Limits: lim, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot}
+			ix.scoreMax = caseScoreMax(m, i)
 			o, err := a.interactCase(ctx, *ix, filepath.Join(data.Dir(), cf.In), filepath.Join(data.Dir(), cf.Ans), &cr)
 			if ctx.Err() != nil {
 				return res, ctx.Err()
@@ -260,7 +273,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			if o.Verdict == protocol.VerdictSE {
 				return sysErr("case %d: %s", i+1, o.Message)
 			}
-			cr.Verdict, cr.Message, fractions[i] = o.Verdict, truncate(o.Message, protocol.MaxCaseMessage), o.Fraction
+			cr.Verdict, cr.Message, fractions[i] = o.Verdict, truncate.Marked(o.Message, protocol.MaxCaseMessage), o.Fraction
 			failed = failed || cr.Verdict != protocol.VerdictAC
 			res.Cases = append(res.Cases, cr)
 			pg.add(withScore(cr, CaseScore(t.Mode, m, i, fractions[i])))
@@ -305,7 +318,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		if cr.Verdict == protocol.VerdictAC {
 			var o checker.Outcome
 			if checkerBin != "" {
-				o, err = a.runChecker(ctx, at, checkerBin, m, filepath.Join(data.Dir(), cf.In), out, filepath.Join(data.Dir(), cf.Ans), scratch)
+				o, err = a.runChecker(ctx, at, checkerBin, m, filepath.Join(data.Dir(), cf.In), out, filepath.Join(data.Dir(), cf.Ans), scratch, caseScoreMax(m, i))
 			} else {
 				o, err = checkFiles(t.Checker, out, filepath.Join(data.Dir(), cf.Ans))
 			}
@@ -320,7 +333,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			}
 			cr.Verdict, cr.Message, fractions[i] = o.Verdict, o.Message, o.Fraction
 		}
-		cr.Message = truncate(cr.Message, protocol.MaxCaseMessage)
+		cr.Message = truncate.Marked(cr.Message, protocol.MaxCaseMessage)
 		if cr.Verdict != protocol.VerdictAC {
 			failed = true
 		}
@@ -441,7 +454,7 @@ func (a *Agent) warmCompile(ctx context.Context, l lang.Available, at place, dir
 		return fmt.Errorf("warm-up compile: %w", err)
 	}
 	if r.Status != sandbox.StatusOK {
-		return fmt.Errorf("warm-up compile: %s: %s", r.Status, truncate(compileMessage(r), 4<<10))
+		return fmt.Errorf("warm-up compile: %s: %s", r.Status, truncate.Marked(compileMessage(r), 4<<10))
 	}
 	return nil
 }

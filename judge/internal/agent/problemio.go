@@ -15,6 +15,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/internal/truncate"
 	"github.com/verdict-oj/verdict/judge/internal/checker"
 	"github.com/verdict-oj/verdict/judge/internal/sandbox"
 )
@@ -92,7 +93,7 @@ func (a *Agent) copySources(dataDir, dir, src string, files []string) (hint stri
 // compileFailure explains a checker's or interactor's failed compile,
 // with copySources' hint first when there is one.
 func compileFailure(r sandbox.Result, hint string) error {
-	msg := truncate(compileMessage(r), 4<<10)
+	msg := truncate.Marked(compileMessage(r), 4<<10)
 	if hint != "" {
 		return fmt.Errorf("does not compile: %s; %s", hint, msg)
 	}
@@ -101,12 +102,19 @@ func compileFailure(r sandbox.Result, hint string) error {
 
 // buildChecker compiles the package's checker (C++ or C, with the files
 // the manifest names and testlib.h as copySources finds it) in the
-// sandbox into dir.
+// sandbox, in a work dir of its own, and keeps it in dir.
 func (a *Agent) buildChecker(ctx context.Context, at place, dataDir, dir string, m testpkg.Manifest) (string, error) {
 	name := m.Checker
 	if name == "" {
 		name = testpkg.CheckerName
 	}
+	return buildIn(dir, at.uid, checkerBuildBytes(dataDir, append([]string{name}, m.CheckerFiles...)...), func(w string) (string, error) {
+		return a.compileChecker(ctx, at, dataDir, w, m, name)
+	})
+}
+
+// compileChecker compiles the checker name in dir.
+func (a *Agent) compileChecker(ctx context.Context, at place, dataDir, dir string, m testpkg.Manifest, name string) (string, error) {
 	hint, err := a.copySources(dataDir, dir, name, m.CheckerFiles)
 	if err != nil {
 		return "", err
@@ -120,7 +128,7 @@ func (a *Agent) buildChecker(ctx context.Context, at place, dataDir, dir string,
 	}
 	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
 		Argv: argv, Dir: dir, Profile: sandbox.ProfileCompile, CPU: at.cpu, Slot: at.slot,
-		Limits: sandbox.Limits{CPU: checkerCompileTime, Wall: 3 * checkerCompileTime, Memory: 1 << 30,
+		Limits: sandbox.Limits{CPU: checkerCompileTime, Wall: 3 * checkerCompileTime, Memory: checkerCompileMemory,
 			AddressSpace: -1, Stack: 64 << 20, Output: 1 << 20, Stderr: 16 << 10},
 	})
 	if err != nil {
@@ -138,10 +146,14 @@ func (a *Agent) buildChecker(ctx context.Context, at place, dataDir, dir string,
 // runChecker runs a compiled special judge on one case, in its
 // convention. The checker sees a fresh directory holding itself, input,
 // output and answer (hard links); a Kattis validator gets the output on
-// stdin instead and a feedback directory, the one place it may write.
-func (a *Agent) runChecker(ctx context.Context, at place, bin string, m testpkg.Manifest, in, out, ans, scratch string) (checker.Outcome, error) {
+// stdin instead and a feedback directory, the one place it may write;
+// a scoring one (m.KattisScore) may leave the case's score there, out of
+// scoreMax (kattisscore.go).
+func (a *Agent) runChecker(ctx context.Context, at place, bin string, m testpkg.Manifest, in, out, ans, scratch string, scoreMax float64) (checker.Outcome, error) {
 	dir := filepath.Join(scratch, "check")
-	if err := resetDir(dir, 0); err != nil {
+	// A tmpfs (workdir.go): the files below are copies, its own writes
+	// (feedback) are charged to the checker.
+	if err := resetWorkDir(dir, 0, filesSize(bin, in, out, ans)+checkerMemory); err != nil {
 		return checker.Outcome{}, err
 	}
 	defer func() { _ = sandbox.RemoveAll(dir) }()
@@ -177,7 +189,12 @@ func (a *Agent) runChecker(ctx context.Context, at place, bin string, m testpkg.
 	switch {
 	case r.Status == sandbox.StatusOK, r.Status == sandbox.StatusRuntimeError && r.Signal == 0:
 		if kattis {
-			return kattisChecker(r.ExitCode, feedbackMessage(filepath.Join(dir, "feedback"))), nil
+			fb := filepath.Join(dir, "feedback")
+			o := kattisChecker(r.ExitCode, feedbackMessage(fb))
+			if m.KattisScore {
+				o = withKattisScore(o, fb, scoreMax)
+			}
+			return o, nil
 		}
 		report := r.Stderr
 		if strings.TrimSpace(report) == "" {

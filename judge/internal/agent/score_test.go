@@ -89,23 +89,3 @@ func TestSlotCPUs(t *testing.T) {
 		}
 	}
 }
-
-func TestTruncate(t *testing.T) {
-	s := "ééééé" // 10 bytes
-	got := truncate(s+s+s+s, 20)
-	if len(got) > 20 || !validUTF8(got) {
-		t.Fatalf("truncate = %q", got)
-	}
-	if truncate("short", 20) != "short" {
-		t.Fatal("short string changed")
-	}
-}
-
-func validUTF8(s string) bool {
-	for _, r := range s {
-		if r == 0xFFFD {
-			return false
-		}
-	}
-	return true
-}

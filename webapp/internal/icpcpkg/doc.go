@@ -21,9 +21,12 @@
 //     statement, as problemtools shows them.
 //   - Test data: data/sample then data/secret, each .in with its .ans, in
 //     path order (the format's order). For scoring problems each group
-//     directory under data/secret is a subtask; its points come from its
-//     testdata.yaml (score, max_score, or the upper end of range), else the
-//     groups share 100 equally; samples form a 0-point subtask.
+//     directory under data/secret becomes subtasks by its test_group.yaml
+//     or testdata.yaml (scoring.go): points from max_score, score, range
+//     or accept_score (else the groups share 100 equally), pass-fail and
+//     min groups one subtask, summed groups one per case, require_pass
+//     their dependencies; samples form a 0-point subtask. A scoring
+//     validator's score.txt is the test data package's KattisScore.
 //   - Interactive problems (legacy `validation: custom interactive`, or
 //     2023-07 `type: interactive`): the output validator — one C or C++
 //     source with its headers, in output_validators/<name>/ or
@@ -31,9 +34,14 @@
 //     the Kattis convention (`validator input answer feedback_dir
 //     [validator_flags]`, exit 42/43), compiled by the judges; validators
 //     in other languages or with build/run scripts are refused.
-//   - Other custom output validators (the Kattis validator interface) are
-//     refused with a clear error: Verdict's special judges use testlib's
-//     interface.
-//     Input validators and generators are ignored
-//     and listed in Notes.
+//   - Other custom output validators (legacy `validation: custom`, or
+//     2023-07 output_validator/) become the problem's checker in the
+//     Kattis convention (validator.go), under the same rules.
+//   - Input validators (input_validators/ or the legacy
+//     input_format_validators/): each C or C++ validator, one file or a
+//     directory of one source and its headers, becomes an
+//     InputValidator (Kattis convention: exit 42 valid, 43 invalid; data's
+//     input_validator_flags as its arguments) that the web node has a
+//     judge run over every input at import; validators in other languages
+//     are noted and not run. Generators are ignored and listed in Notes.
 package icpcpkg

@@ -25,7 +25,8 @@ var (
 	// ErrInvalid: not a readable ICPC package.
 	ErrInvalid = errors.New("icpc package: invalid")
 	// ErrUnsupported: a feature Verdict cannot import (validators not in
-	// C or C++ or with their own build scripts, score.txt validators).
+	// C or C++ or with their own build scripts, custom graders, unbounded
+	// scores).
 	ErrUnsupported = errors.New("icpc package: unsupported")
 )
 
@@ -88,6 +89,11 @@ type Problem struct {
 	// Assets are the statement's images and the package's attachments
 	// (statement.go); the statement links them with AssetLink(name).
 	Assets []Asset
+	// InputValidators check every input at import (inputvalidator.go).
+	InputValidators []InputValidator
+	// InputNames are the package's names of the cases' inputs, in case
+	// order (data/secret/3.in), for messages about one input.
+	InputNames []string
 }
 
 // Convert reads an ICPC problem package (a zip) and returns the problem and
@@ -152,7 +158,8 @@ func Convert(zipBytes []byte, lim Limits) (Problem, testpkg.Package, error) {
 	if p.Solutions, err = p.readSubmissions(files); err != nil {
 		return p, pkg, err
 	}
-	for _, dir := range []string{"input_format_validators/", "input_validators/", "generators/", "problem_statement/", "statement/"} {
+	p.readInputValidators(files) // inputvalidator.go
+	for _, dir := range []string{"generators/", "problem_statement/", "statement/"} {
 		for name := range files {
 			if strings.HasPrefix(name, dir) && !strings.HasSuffix(name, ".md") {
 				if dir == "problem_statement/" || dir == "statement/" {
@@ -401,8 +408,6 @@ func (p *Problem) readData(files map[string][]byte) (testpkg.Package, error) {
 	type group struct {
 		name  string
 		cases []int
-		score float64
-		has   bool
 	}
 	var groups []*group
 	byName := map[string]*group{}
@@ -421,6 +426,7 @@ func (p *Problem) readData(files map[string][]byte) (testpkg.Package, error) {
 				return pkg, fmt.Errorf("%w: %s has no %s", ErrInvalid, in, path.Base(ansName))
 			}
 			pkg.Cases = append(pkg.Cases, testpkg.Case{In: files[in], Ans: ans})
+			p.InputNames = append(p.InputNames, in)
 			if part == "data/sample/" {
 				pkg.Samples = append(pkg.Samples, len(pkg.Cases))
 			}
@@ -435,9 +441,6 @@ func (p *Problem) readData(files map[string][]byte) (testpkg.Package, error) {
 			g := byName[gname]
 			if g == nil {
 				g = &group{name: gname}
-				if part == "data/secret/" && gname != "secret" {
-					g.score, g.has = groupScore(files["data/secret/"+gname+"/testdata.yaml"])
-				}
 				byName[gname] = g
 				groups = append(groups, g)
 			}
@@ -450,62 +453,20 @@ func (p *Problem) readData(files map[string][]byte) (testpkg.Package, error) {
 	if p.Mode != ModeIOI {
 		return pkg, nil
 	}
-	var scored []*group
+	var scored []scoreGroup
 	for _, g := range groups {
 		if g.name != "sample" {
-			scored = append(scored, g)
+			scored = append(scored, scoreGroup{name: g.name, cases: g.cases})
 		}
 	}
 	if len(scored) == 0 {
 		return pkg, fmt.Errorf("%w: data/secret: a scoring problem needs secret test cases", ErrInvalid)
 	}
-	given := 0
-	for _, g := range scored {
-		if g.has {
-			given++
-		}
-	}
-	if given != 0 && given != len(scored) {
-		p.Notes = append(p.Notes, "some groups have no score in testdata.yaml: the groups share 100 points equally")
-	}
-	for i, g := range scored {
-		pts := int(math.Round(g.score))
-		if given != len(scored) {
-			pts = 100 / len(scored)
-			if i < 100%len(scored) {
-				pts++
-			}
-		}
-		pkg.Subtasks = append(pkg.Subtasks, testpkg.Subtask{Name: g.name, Points: pts, Cases: g.cases})
-	}
+	var samples []int
 	if g := byName["sample"]; g != nil {
-		pkg.Subtasks = append([]testpkg.Subtask{{Name: "sample", Points: 0, Cases: g.cases}}, pkg.Subtasks...)
+		samples = g.cases
 	}
-	return pkg, nil
-}
-
-// groupScore reads a group's points from its testdata.yaml.
-func groupScore(b []byte) (float64, bool) {
-	if b == nil {
-		return 0, false
-	}
-	m := map[string]any{}
-	if yaml.Unmarshal(b, &m) != nil {
-		return 0, false
-	}
-	for _, k := range []string{"score", "max_score"} {
-		if v, ok := number(m[k]); ok && v >= 0 {
-			return v, true
-		}
-	}
-	if r, ok := m["range"].(string); ok {
-		if f := strings.Fields(r); len(f) == 2 {
-			if v, err := strconv.ParseFloat(f[1], 64); err == nil && v >= 0 {
-				return v, true
-			}
-		}
-	}
-	return 0, false
+	return pkg, p.scoringSubtasks(files, &pkg, scored, samples) // scoring.go
 }
 
 func number(v any) (float64, bool) {

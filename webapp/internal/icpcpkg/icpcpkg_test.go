@@ -91,7 +91,7 @@ func TestConvertPassFail(t *testing.T) {
 		t.Errorf("pass-fail problem got subtasks %+v", pkg.Subtasks)
 	}
 	notes := strings.Join(p.Notes, "\n")
-	for _, w := range []string{"input_validators ignored", "reference solutions imported", "the statement does not show"} {
+	for _, w := range []string{"input validator input_validators/validate.py not run", "reference solutions imported", "the statement does not show"} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes lack %q:\n%s", w, notes)
 		}
@@ -139,7 +139,7 @@ func TestConvertScoring(t *testing.T) {
 		t.Errorf("problem = %+v", p)
 	}
 	got := fmt.Sprint(pkg.Subtasks)
-	if want := "[{sample 0 [1] []} {group1 30 [2] []} {group2 70 [3 4 5] []}]"; got != want {
+	if want := "[{sample 0 [1] [] 0} {group1 30 [2] [] 0} {group2 70 [3 4 5] [] 0}]"; got != want {
 		t.Errorf("subtasks %s, want %s", got, want)
 	}
 	if _, _, err := pkg.Build(); err != nil {
@@ -159,7 +159,7 @@ func TestConvertScoring(t *testing.T) {
 	for _, s := range pkg.Subtasks {
 		sum += s.Points
 	}
-	if got := fmt.Sprint(pkg.Subtasks); sum != 100 || !strings.Contains(got, "{group1 34 [2] []}") {
+	if got := fmt.Sprint(pkg.Subtasks); sum != 100 || !strings.Contains(got, "{group1 34 [2] [] 0}") {
 		t.Errorf("equal split %s (sum %d)", got, sum)
 	}
 }
@@ -228,7 +228,7 @@ func TestConvertErrors(t *testing.T) {
 	}{
 		{"missing answer", with(passFail, "data/secret/01-small.ans", "<delete>"), ErrInvalid, "data/secret/01-small.in"},
 		{"no cases", map[string]string{"problem.yaml": "name: x\n"}, ErrInvalid, "data/"},
-		{"custom validation", with(passFail, "problem.yaml", "name: x\nvalidation: custom score\n"), ErrUnsupported, "problem.yaml"},
+		{"scoring validator without a maximum", with(passFail, "problem.yaml", "name: x\nvalidation: custom score\n"), ErrInvalid, "maximum score"},
 		{"interactive without validator", with(passFail, "problem.yaml", "name: x\nvalidation: custom interactive\n"), ErrInvalid, "output validator"},
 		{"bad yaml", with(passFail, "problem.yaml", "name: [\n"), ErrInvalid, "problem.yaml"},
 		{"bad time limit", with(passFail, ".timelimit", "fast"), ErrInvalid, ".timelimit"},

@@ -35,13 +35,10 @@ func isCustom(meta map[string]any, files map[string][]byte) bool {
 // readValidator takes a custom output validator as the problem's checker
 // (testpkg.ConventionKattis: `validator input answer feedback_dir
 // [validator_flags] < team_output`, exit 42 accepted, 43 wrong answer,
-// judgemessage.txt the message).
+// judgemessage.txt the message; a scoring problem's validator may also
+// write score.txt: scoring.go).
 func (p *Problem) readValidator(meta map[string]any, files map[string][]byte, pkg *testpkg.Package) error {
 	validation, _ := meta["validation"].(string)
-	if slices.Contains(strings.Fields(validation), "score") {
-		return fmt.Errorf("%w: problem.yaml: validation %q: a validator that writes score.txt is not supported; "+
-			"score the problem by its groups (testdata.yaml) with an accept/reject validator", ErrUnsupported, validation)
-	}
 	v, err := p.readValidatorSource(files)
 	if err != nil {
 		return err

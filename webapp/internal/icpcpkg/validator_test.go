@@ -117,7 +117,6 @@ func TestConvertCustomValidatorRefuses(t *testing.T) {
 		want  error
 		names string
 	}{
-		{"score validator", with(customPkg, "sum/problem.yaml", "name: Sum\nvalidation: custom score\n"), ErrUnsupported, "score.txt"},
 		{"no source", with(customPkg, v+"validate.cpp", "<delete>"), ErrInvalid, "needs an output validator"},
 		{"python validator", with(customPkg, v+"validate.cpp", "<delete>", v+"validate.py", "print()"), ErrUnsupported, "validate.py"},
 		{"two sources", with(customPkg, v+"more.cc", "int f();"), ErrUnsupported, "several source files"},

@@ -31,8 +31,10 @@
 //     language than C++ is refused.
 //   - assets/interactor: the interactor in testlib's convention (the
 //     checker then checks the interactor's output).
-//   - assets/validators: kept in Result.Validators; they are not run at
-//     import (docs/problems.md says why).
+//   - assets/validators: kept in Result.Validators; each C or C++ one is
+//     also a Problem.InputValidators entry (testlib's convention, exit 0
+//     valid, with the package's headers), which the web node has a judge
+//     run over every test at import (docs/problems.md).
 //   - assets/solutions: Result.Solutions with Polygon's tags (main,
 //     accepted, rejected, wrong-answer, time-limit-exceeded,
 //     memory-limit-exceeded, presentation-error, failed, …).

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testpkg"
 	"github.com/verdict-oj/verdict/webapp/internal/icpcpkg"
 )
@@ -291,6 +292,7 @@ func readTests(p *icpcpkg.Problem, ts *xmlTestset, files map[string][]byte) (tes
 				"at import to make answers: export the full package from Polygon, which carries them)", ErrInvalid, ansPath(i+1), i+1)
 		}
 		pkg.Cases = append(pkg.Cases, testpkg.Case{In: in, Ans: ans})
+		p.InputNames = append(p.InputNames, inPath(i+1))
 		if t.Sample == "true" {
 			pkg.Samples = append(pkg.Samples, i+1)
 		}
@@ -485,9 +487,18 @@ func readPrograms(r *Result, x *xmlProblem, files map[string][]byte) error {
 			return err
 		}
 		r.Validators = append(r.Validators, Source{Path: v.Source.Path, Type: v.Source.Type, Source: src})
+		// A C or C++ validator is run on every test at import (testlib's
+		// convention: exit 0 valid); others are noted.
+		name, err := cName("validator", v.Source, protocol.ValidatorCPP, protocol.ValidatorC)
+		if err != nil {
+			p.Notes = append(p.Notes, "validator "+v.Source.Path+" not run: Verdict runs validators in C or C++")
+			continue
+		}
+		p.InputValidators = append(p.InputValidators, icpcpkg.InputValidator{Path: v.Source.Path, Convention: protocol.ValidationTestlib,
+			C: name == protocol.ValidatorC, Source: src, Files: includedHeaders(src, headers)})
 	}
-	if len(r.Validators) > 0 {
-		p.Notes = append(p.Notes, "the validators are kept but not run at import: Polygon validated the tests when it built the package")
+	if len(p.InputValidators) > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("validators run on every test at import: %d", len(p.InputValidators)))
 	}
 	for _, s := range x.Assets.Solutions {
 		src, err := get("solution", s.Source)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testpkg"
 	"github.com/verdict-oj/verdict/webapp/internal/icpcpkg"
 )
@@ -134,6 +135,10 @@ func TestConvertStandard(t *testing.T) {
 		if len(r.Validators) != 1 || r.Validators[0].Path != "files/val.cpp" || !strings.Contains(string(r.Validators[0].Source), "registerValidation") {
 			t.Errorf("validators %+v", r.Validators)
 		}
+		if iv := p.InputValidators; len(iv) != 1 || iv[0].Path != "files/val.cpp" || iv[0].Convention != protocol.ValidationTestlib || iv[0].C ||
+			iv[0].Files["testlib.h"] == nil || len(p.InputNames) != len(d.Cases) || p.InputNames[0] != "tests/01" {
+			t.Errorf("input validators %+v, input names %q", iv, p.InputNames)
+		}
 		notes := strings.Join(p.Notes, "\n")
 		var deps []string
 		for _, st := range d.Subtasks {
@@ -142,7 +147,7 @@ func TestConvertStandard(t *testing.T) {
 		if want := []string{"samples<-", "small<-samples", "large/test 4<-small", "large/test 5<-small"}; !slices.Equal(deps, want) {
 			t.Errorf("dependencies %q, want %q", deps, want)
 		}
-		for _, w := range []string{"validators are kept", "converted from LaTeX (statements/english)"} {
+		for _, w := range []string{"validators run on every test at import: 1", "converted from LaTeX (statements/english)"} {
 			if !strings.Contains(notes, w) {
 				t.Errorf("notes lack %q:\n%s", w, notes)
 			}

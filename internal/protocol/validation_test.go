@@ -1,0 +1,50 @@
+package protocol
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestValidationTask: what an input validation's task must carry, and
+// the validator's bounds.
+func TestValidationTask(t *testing.T) {
+	ok := func() Task {
+		return Task{
+			TaskRef: TaskRef{SubmissionID: CustomRunIDBase + 1, Attempt: 1}, ProblemID: 7,
+			TestData: TestData{Hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}, Language: "cpp17",
+			Limits: Limits{TimeMs: 10000, MemoryKiB: 1 << 20, OutputBytes: 1 << 16},
+			Mode:   ModeICPC, Checker: Checker{Kind: CheckerDefault}, Priority: PriorityCustom,
+			Validation: &InputValidation{Convention: ValidationKattis, Name: ValidatorCPP, Source: "int main(){return 42;}",
+				Files: map[string]string{"lim.h": "#define N 9"}},
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		mut  func(*Task)
+		want string // "" valid
+	}{
+		{"valid", func(*Task) {}, ""},
+		{"testlib C", func(t *Task) { t.Validation.Convention, t.Validation.Name = ValidationTestlib, ValidatorC }, ""},
+		{"submission id", func(t *Task) { t.SubmissionID = 5 }, "validation id 5"},
+		{"no test data", func(t *Task) { t.TestData = TestData{} }, "needs the test data"},
+		{"with a custom run", func(t *Task) { t.Custom = &CustomRun{} }, "no custom run"},
+		{"convention", func(t *Task) { t.Validation.Convention = "viva" }, `convention "viva"`},
+		{"name", func(t *Task) { t.Validation.Name = "main.py" }, `name "main.py"`},
+		{"no source", func(t *Task) { t.Validation.Source = "" }, "source is empty"},
+		{"a path as a file", func(t *Task) { t.Validation.Files = map[string]string{"../x.h": ""} }, `"../x.h" is not a plain file name`},
+		{"the source's name as a file", func(t *Task) { t.Validation.Files = map[string]string{ValidatorCPP: ""} }, "not a plain file name"},
+		{"too big", func(t *Task) { t.Validation.Files = map[string]string{"big.h": strings.Repeat("x", MaxValidatorBytes)} }, "bytes of source"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			task := ok()
+			tc.mut(&task)
+			err := task.Validate()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,184 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/truncate"
+	"github.com/verdict-oj/verdict/judge/internal/cache"
+	"github.com/verdict-oj/verdict/judge/internal/sandbox"
+)
+
+// validatorRunTime bounds one run of an input validator (CPU) when the
+// task gives less.
+const validatorRunTime = 10 * time.Second
+
+// validateInputs runs an input validation (protocol/validation.go): it
+// fetches the test data, compiles the task's validator in the sandbox and
+// runs it on every case's input, one CustomOutput per case. A validator
+// that does not compile is a CE with the compiler's message; an input it
+// refuses (or fails on) is a WA naming the case.
+func (a *Agent) validateInputs(ctx context.Context, slot int, t *task, pg *progress, log *slog.Logger) (protocol.Result, error) {
+	res := protocol.Result{TaskRef: t.TaskRef, JudgeID: a.cfg.JudgeID, Cases: []protocol.CaseResult{}}
+	sysErr := func(format string, args ...any) (protocol.Result, error) {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		msg := fmt.Sprintf(format, args...)
+		log.Error("system error", "err", msg)
+		res.Verdict, res.Custom = protocol.VerdictSE, nil
+		res.CompileMessage = truncate.Marked(msg, protocol.MaxCompileMessage)
+		return res, nil
+	}
+	v := t.Validation
+	if err := v.Validate(); err != nil {
+		return res, &rejectError{protocol.RejectInvalid, err}
+	}
+	data, err := a.cache.Get(ctx, t.ProblemID, t.TestData.Hash, t.TestData.URL)
+	switch {
+	case ctx.Err() != nil:
+		return res, ctx.Err()
+	case errors.Is(err, cache.ErrDownload), errors.Is(err, cache.ErrClosed):
+		return res, &rejectError{protocol.RejectData, err}
+	case err != nil:
+		return sysErr("test data %s: %v", t.TestData.Hash, err)
+	}
+	defer data.Release()
+	m := data.Manifest()
+
+	work := filepath.Join(a.cfg.Dir, "work", fmt.Sprintf("slot-%d", slot))
+	at := a.slotPlace(slot)
+	// A file system root of its own, like every dir a program runs in
+	// (mountinfo shows no host path): the compile's memory plus slack.
+	if err := resetWorkDir(work, 0, 1<<30); err != nil {
+		return sysErr("work dir: %v", err)
+	}
+	defer removeLogged(log, work)
+	// The sources first, in a directory of their own (copySources reads
+	// them from there and adds the judge's testlib.h when needed).
+	src := filepath.Join(work, "src")
+	build := filepath.Join(work, "build")
+	for _, d := range []string{src, build} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return sysErr("work dir: %v", err)
+		}
+	}
+	files := make([]string, 0, len(v.Files))
+	if err := os.WriteFile(filepath.Join(src, v.Name), []byte(v.Source), 0o644); err != nil {
+		return sysErr("write validator: %v", err)
+	}
+	for name, b := range v.Files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(b), 0o644); err != nil {
+			return sysErr("write validator: %v", err)
+		}
+		files = append(files, name)
+	}
+	hint, err := a.copySources(src, build, v.Name, files)
+	if err != nil {
+		return sysErr("validator sources: %v", err)
+	}
+	if err := sandbox.ChownTree(build, at.uid, at.gid); err != nil {
+		return sysErr("work dir: %v", err)
+	}
+	argv := []string{"g++", "-std=c++17", "-O2", "-pipe", "-I.", "-o", "validator", v.Name}
+	if v.Name == protocol.ValidatorC {
+		argv = []string{"gcc", "-std=gnu11", "-O2", "-pipe", "-I.", "-o", "validator", v.Name, "-lm"}
+	}
+	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
+		Argv: argv, Dir: build, Profile: sandbox.ProfileCompile, CPU: at.cpu, Slot: at.slot,
+		Limits: sandbox.Limits{CPU: checkerCompileTime, Wall: 3 * checkerCompileTime, Memory: 1 << 30,
+			AddressSpace: -1, Stack: 64 << 20, Output: 1 << 20, Stderr: 16 << 10},
+	})
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	if err != nil || r.Status == sandbox.StatusSandboxError {
+		return sysErr("compile: sandbox: %v %s", err, r.Error)
+	}
+	if r.Status != sandbox.StatusOK {
+		res.Verdict = protocol.VerdictCE
+		res.CompileMessage = truncate.Marked(compileFailure(r, hint).Error(), protocol.MaxCompileMessage)
+		return res, nil
+	}
+	// The validator may not change itself from now on.
+	if err := sandbox.ChownTree(build, 0, 0); err != nil {
+		return sysErr("work dir: %v", err)
+	}
+
+	pg.status(protocol.VerdictJudging)
+	cpu := time.Duration(t.Limits.TimeMs) * time.Millisecond
+	if cpu < validatorRunTime {
+		cpu = validatorRunTime
+	}
+	mem := t.Limits.MemoryKiB << 10
+	if mem < checkerMemory {
+		mem = checkerMemory
+	}
+	res.Verdict = protocol.VerdictAC
+	for i, cf := range m.Cases {
+		spec := sandbox.Spec{
+			Argv: append([]string{"./validator"}, v.Args...), Dir: build, StdinFile: filepath.Join(data.Dir(), cf.In),
+			Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot,
+			Limits: sandbox.Limits{CPU: cpu, Memory: mem, Output: 64 << 10, Stderr: 64 << 10},
+		}
+		r, err := a.cfg.Runner.Run(ctx, spec)
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if err != nil || r.Status == sandbox.StatusSandboxError {
+			return sysErr("input %d: sandbox: %v %s", i+1, err, r.Error)
+		}
+		o := protocol.CustomOutput{Case: i + 1, CPUMs: r.CPUMs, WallMs: r.WallMs, MemoryKiB: r.MemoryKB, ExitCode: r.ExitCode}
+		o.Verdict, o.Message = validatorVerdict(v.Convention, r)
+		o.Message = truncate.Marked(o.Message, protocol.MaxCaseMessage)
+		if o.Verdict != protocol.VerdictAC {
+			res.Verdict = protocol.VerdictWA
+		}
+		res.Custom = append(res.Custom, o)
+	}
+	return res, nil
+}
+
+// validatorVerdict reads one run of an input validator: AC for a valid
+// input, WA for an invalid one, the run's own verdict (TLE, MLE, RE) when
+// the validator failed; the message is what it wrote (stderr, else
+// stdout) or why it failed.
+func validatorVerdict(convention string, r sandbox.Result) (protocol.Verdict, string) {
+	msg := strings.TrimSpace(r.Stderr)
+	if msg == "" {
+		msg = strings.TrimSpace(r.Stdout)
+	}
+	exited := r.Status == sandbox.StatusOK || (r.Status == sandbox.StatusRuntimeError && r.Signal == 0)
+	if !exited {
+		v, why := runVerdict(r, "", 1<<62)
+		if why == "" {
+			why = string(r.Status)
+		}
+		if msg != "" {
+			why += "; " + msg
+		}
+		return v, "the validator failed: " + why
+	}
+	switch {
+	case convention == protocol.ValidationKattis && r.ExitCode == protocol.KattisValid,
+		convention == protocol.ValidationTestlib && r.ExitCode == 0:
+		return protocol.VerdictAC, msg
+	case convention == protocol.ValidationKattis && r.ExitCode != protocol.KattisInvalid:
+		why := fmt.Sprintf("the validator exited with code %d, not 42 or 43", r.ExitCode)
+		if msg != "" {
+			why += "; " + msg
+		}
+		return protocol.VerdictRE, why
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("exit code %d", r.ExitCode)
+	}
+	return protocol.VerdictWA, msg
+}

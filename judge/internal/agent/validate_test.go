@@ -1,0 +1,125 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/testpkg"
+)
+
+// kattisInputValidator (Kattis convention): the input is one integer n,
+// 1 <= n <= max (its flag), on one line; exit 42 valid, 43 invalid with
+// the reason on stderr. Its bound comes from a header compiled with it.
+const kattisInputValidator = `#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include "bounds.h"
+int main(int argc, char **argv) {
+	long max = MIN_MAX;
+	for (int i = 1; i + 1 < argc; i++) if (!std::strcmp(argv[i], "--max")) max = std::atol(argv[i + 1]);
+	long n; char c;
+	if (std::scanf("%ld%c", &n, &c) != 2 || c != '\n') { std::fprintf(stderr, "expected one integer and a newline\n"); return 43; }
+	if (n < 1 || n > max) { std::fprintf(stderr, "n = %ld is outside [1, %ld]\n", n, max); return 43; }
+	if (std::getchar() != EOF) { std::fprintf(stderr, "trailing data after n\n"); return 43; }
+	return 42;
+}
+`
+
+// testlibStyleValidator (testlib convention): exit 0 valid, 3 invalid
+// with testlib's "FAIL" message on stderr; it crashes on a 0.
+const testlibStyleValidator = `#include <cstdio>
+int main() {
+	int n;
+	if (std::scanf("%d", &n) != 1) { std::fprintf(stderr, "FAIL expected an integer\n"); return 3; }
+	if (n == 0) { *(volatile int *)0 = 1; }
+	if (n < 0) { std::fprintf(stderr, "FAIL n = %d < 0\n", n); return 3; }
+	return 0;
+}
+`
+
+func numbersPkg(ins ...string) testpkg.Package {
+	var p testpkg.Package
+	for _, in := range ins {
+		p.Cases = append(p.Cases, testpkg.Case{In: []byte(in), Ans: []byte("x\n")})
+	}
+	return p
+}
+
+// TestValidateInputs: an input validation through the real agent and
+// sandbox: every input valid is AC with one outcome per input; an invalid
+// input is a WA naming it with the validator's message; a validator
+// exiting otherwise (Kattis) or crashing is that input's failure; one
+// that does not compile is a CE with the compiler's message.
+func TestValidateInputs(t *testing.T) {
+	h := newFakeHub(t)
+	good := h.addPackage(numbersPkg("1\n", "50\n", "100\n"))
+	bad := h.addPackage(numbersPkg("1\n", "101\n", "7 8\n", "0\n", "-4\n"))
+	startAgent(t, h, "", func(c *Config) { c.MaxParallel = 2 })
+	h.waitConn(1, 10*time.Second)
+	c := newCollector(h)
+	kattis := &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: protocol.ValidatorCPP,
+		Source: kattisInputValidator, Files: map[string]string{"bounds.h": "#define MIN_MAX 10\n"}, Args: []string{"--max", "100"}}
+	testlib := &protocol.InputValidation{Convention: protocol.ValidationTestlib, Name: protocol.ValidatorCPP, Source: testlibStyleValidator}
+	type want struct {
+		verdict protocol.Verdict
+		cases   []protocol.Verdict
+		msgs    []string // per case, "" for any
+		compile string
+	}
+	for _, tc := range []struct {
+		name string
+		hash string
+		v    *protocol.InputValidation
+		want want
+	}{
+		{"kattis all valid", good, kattis, want{protocol.VerdictAC,
+			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictAC}, nil, ""}},
+		{"kattis invalid", bad, kattis, want{protocol.VerdictWA,
+			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictWA, protocol.VerdictWA, protocol.VerdictWA, protocol.VerdictWA},
+			[]string{"", "n = 101 is outside [1, 100]", "expected one integer and a newline", "n = 0 is outside", "n = -4"}, ""}},
+		{"testlib", bad, testlib, want{protocol.VerdictWA,
+			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictRE, protocol.VerdictWA},
+			[]string{"", "", "", "the validator failed: killed by SIGSEGV", "FAIL n = -4 < 0"}, ""}},
+		{"kattis other exit", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: protocol.ValidatorCPP,
+			Source: "int main() { return 0; }\n"}, want{protocol.VerdictWA,
+			[]protocol.Verdict{protocol.VerdictRE, protocol.VerdictRE, protocol.VerdictRE},
+			[]string{"exited with code 0, not 42 or 43", "", ""}, ""}},
+		{"no compile", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: protocol.ValidatorCPP,
+			Source: "int main( {\n"}, want{verdict: protocol.VerdictCE, compile: "does not compile"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			task := mkTask(3, tc.hash, "cpp17", "", func(x *protocol.Task) {
+				x.SubmissionID += protocol.CustomRunIDBase
+				x.Priority = protocol.PriorityCustom
+				x.Validation = tc.v
+			})
+			if err := task.Validate(); err != nil {
+				t.Fatalf("task: %v", err)
+			}
+			h.send(protocol.TypeTask, task)
+			r := c.result(task.TaskRef, 120*time.Second)
+			if r.Verdict != tc.want.verdict {
+				t.Fatalf("verdict %s, want %s (%s) %+v", r.Verdict, tc.want.verdict, r.CompileMessage, r.Custom)
+			}
+			if !strings.Contains(r.CompileMessage, tc.want.compile) {
+				t.Errorf("compile message %q does not mention %q", r.CompileMessage, tc.want.compile)
+			}
+			if len(r.Custom) != len(tc.want.cases) {
+				t.Fatalf("%d outcomes, want %d: %+v", len(r.Custom), len(tc.want.cases), r.Custom)
+			}
+			for i, o := range r.Custom {
+				if o.Case != i+1 || o.Verdict != tc.want.cases[i] {
+					t.Errorf("outcome %d: case %d %s, want case %d %s (%q)", i, o.Case, o.Verdict, i+1, tc.want.cases[i], o.Message)
+				}
+				if i < len(tc.want.msgs) && !strings.Contains(o.Message, tc.want.msgs[i]) {
+					t.Errorf("outcome %d: message %q does not mention %q", i, o.Message, tc.want.msgs[i])
+				}
+			}
+			if err := r.Validate(); err != nil {
+				t.Errorf("result: %v", err)
+			}
+		})
+	}
+}
