@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/verdict-oj/verdict/webapp/internal/scoreboard"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
@@ -115,7 +114,8 @@ func lastOrMax(m int) int {
 //
 //   - Position: solved (desc), total time (asc), time of the last
 //     accepted submission (asc); a tie on all three shares the position
-//     (1, 2, 2, 4). Within a tie, by display name. IOI: by score.
+//     (1, 2, 2, 4). Within a tie, by display name (Unicode collation,
+//     nameOrder). IOI: by score.
 //   - Medals go by position to teams that solved a problem: gold to
 //     positions 1..G, silver to G+1..G+S, bronze to G+S+1..G+S+B. Teams
 //     tied at a cut share the better medal (the ICPC rule: tied teams get
@@ -139,8 +139,9 @@ func Standings(doc scoreboard.Doc, set AwardSettings, groupsOf map[string][]Grou
 	for _, r := range doc.Rows {
 		out = append(out, Standing{Row: r, TeamID: RowTeamID(&r), LastAC: lastAC(&r)})
 	}
+	names := nameOrder()
 	slices.SortStableFunc(out, func(a, b Standing) int {
-		return cmp.Or(better(rule, &a, &b), strings.Compare(a.Row.DisplayName, b.Row.DisplayName), cmp.Compare(a.TeamID, b.TeamID))
+		return cmp.Or(better(rule, &a, &b), names(a.Row.DisplayName, b.Row.DisplayName), cmp.Compare(a.TeamID, b.TeamID))
 	})
 	for i := range out {
 		if i > 0 && better(rule, &out[i-1], &out[i]) == 0 {
@@ -230,9 +231,11 @@ func solvedOrScore(rule string, r *scoreboard.Row) float64 {
 // and group-winner-<group> (the spec's known award ids), each with its
 // team ids in position order. Every award Verdict manages is present,
 // with an empty team list while nobody has it. labels are the contest's
-// problems in order; groups lists every group (for its award).
+// problems in order; groups lists every group (for its award); held are
+// the problems whose first to solve is held back (HeldFirstSolves: an
+// earlier submission is still pending judgement), awarded to nobody yet.
 func ComputeAwards(doc scoreboard.Doc, labels []string, problemIDs map[string]int64, set AwardSettings,
-	groups []Group, groupsOf map[string][]Group) []Award {
+	groups []Group, groupsOf map[string][]Group, held map[string]bool) []Award {
 	st := Standings(doc, set, groupsOf)
 	ids := func(keep func(*Standing) bool) []string {
 		out := []string{}
@@ -252,7 +255,7 @@ func ComputeAwards(doc scoreboard.Doc, labels []string, problemIDs map[string]in
 	}
 	for _, l := range labels {
 		out = append(out, Award{ID: "first-to-solve-" + ID(problemIDs[l]), Citation: "First to solve problem " + l,
-			TeamIDs: ids(func(s *Standing) bool { return s.Row.Problems[l].FirstBlood })})
+			TeamIDs: ids(func(s *Standing) bool { return !held[l] && s.Row.Problems[l].FirstBlood })})
 	}
 	for _, g := range groups {
 		out = append(out, Award{ID: "group-winner-" + g.ID, Citation: "Winner(s) of group " + g.Name,

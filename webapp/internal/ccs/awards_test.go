@@ -109,7 +109,7 @@ func TestComputeAwards(t *testing.T) {
 	north, south := Group{ID: "n", Name: "North"}, Group{ID: "s", Name: "South"}
 	groupsOf := map[string][]Group{"1": {north}, "3": {north, south}, "4": {south}}
 	as := ComputeAwards(doc, []string{"A", "B", "C"}, map[string]int64{"A": 11, "B": 12, "C": 13},
-		AwardSettings{Gold: 1, Silver: 1, Bronze: 1, HonorableBelowMedian: true}, []Group{north, south}, groupsOf)
+		AwardSettings{Gold: 1, Silver: 1, Bronze: 1, HonorableBelowMedian: true}, []Group{north, south}, groupsOf, nil)
 	got := awardsOf(as)
 	want := map[string][]string{
 		"winner": {"1", "2"}, "gold-medal": {"1", "2"}, "silver-medal": {}, "bronze-medal": {"3"},
@@ -130,7 +130,7 @@ func TestComputeAwards(t *testing.T) {
 		}
 	}
 	// The team ids of an award are its teams in position order.
-	if as := ComputeAwards(board(), nil, nil, DefaultAwardSettings, nil, nil); len(as) != 5 || as[0].TeamIDs == nil {
+	if as := ComputeAwards(board(), nil, nil, DefaultAwardSettings, nil, nil, nil); len(as) != 5 || as[0].TeamIDs == nil {
 		t.Errorf("an empty board: %+v", as)
 	}
 }
@@ -148,9 +148,9 @@ func TestResultsAndScoreboardTSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "results\t1\n" +
-		"2\t1\tGold Medal\t1\t10\t10\t\n" + // tied at rank 1: Alpha before zeta (by name, case folded)
+		"2\t1\tGold Medal\t1\t10\t10\t\n" + // tied at rank 1: Alpha before zeta (by name, Unicode collation)
 		"1\t1\tGold Medal\t1\t10\t10\tGroup G\n" +
-		"3\t\tHonorable\t0\t0\t-1\t\n"
+		"3\t\tHonorable\t0\t0\t0\t\n" // results.tsv has no -1 (scoreboard.tsv has)
 	if buf.String() != want {
 		t.Errorf("results.tsv:\n%q\nwant\n%q", buf.String(), want)
 	}

@@ -30,6 +30,9 @@ const (
 	// FactClarification: a clarification was asked, answered or
 	// announced.
 	FactClarification = "clarification"
+	// FactState: the contest's state changed by an action (it was
+	// finalised): readers send the contest and the state as they are.
+	FactState = "state"
 )
 
 // Fact is one entry of a contest's feed stream (rkeys.CCSFeed): what
@@ -271,17 +274,92 @@ func NewEvent(typ string, id string, data any) Event {
 // Reader state of one feed connection: the teams and submissions it
 // sent, so that every judgement follows its submission and every
 // submission its team even where a fact is missing (a submission whose
-// pending fact could not be appended) or the connection resumed.
+// pending fact could not be appended) or the connection resumed; the
+// judgements it sent, so that a fact appended twice (a result redelivered
+// to another web node after a crash between the feed append and the
+// acknowledgement) is not sent twice, and a judgement announced pending
+// whose attempt was superseded (its judge's lease expired while the hub
+// was down: the hub requeued it as the next attempt) is deleted when the
+// next attempt's outcome comes. A resumed connection rebuilds this state
+// from the stream up to its token (Resume).
 type Reader struct {
 	Public       bool
 	teamsSent    map[int64]bool
 	teamKeysSent map[string]bool // a team contest's teams, by CLICS id
 	subsSent     map[int64]bool
+	// judgementsSent: a judgement's last data sent (JSON); pendingSent: the
+	// attempt of a submission last announced pending and not yet judged.
+	judgementsSent map[string]sentJudgement
+	pendingSent    map[int64]int
+}
+
+// sentJudgement is a judgement as a reader last sent it.
+type sentJudgement struct {
+	data  string // its JSON
+	final bool
 }
 
 // NewReader starts a connection's mapping.
 func NewReader(public bool) *Reader {
-	return &Reader{Public: public, teamsSent: map[int64]bool{}, teamKeysSent: map[string]bool{}, subsSent: map[int64]bool{}}
+	return &Reader{Public: public, teamsSent: map[int64]bool{}, teamKeysSent: map[string]bool{}, subsSent: map[int64]bool{},
+		judgementsSent: map[string]sentJudgement{}, pendingSent: map[int64]int{}}
+}
+
+// Resume rebuilds the state of a connection that resumes after a token
+// from the entries up to it (what the client was sent then, each mapped
+// as at the time it was appended), sending nothing.
+func (r *Reader) Resume(c *store.Contest, es []Entry) {
+	for _, e := range es {
+		r.Events(c, e.Fact, IDTime(e.ID))
+	}
+}
+
+// SentJudgement records a judgement sent in the snapshot.
+func (r *Reader) SentJudgement(j Judgement) {
+	b, _ := json.Marshal(j)
+	r.judgementsSent[j.ID] = sentJudgement{string(b), j.EndTime != nil}
+	if j.EndTime == nil {
+		if sub, attempt, ok := splitJudgementID(j.ID); ok {
+			r.pendingSent[sub] = attempt
+		}
+	}
+}
+
+// splitJudgementID parses "<submission>-<attempt>" (JudgementID).
+func splitJudgementID(id string) (int64, int, bool) {
+	s, a, ok := strings.Cut(id, "-")
+	sub, err1 := strconv.ParseInt(s, 10, 64)
+	attempt, err2 := strconv.Atoi(a)
+	return sub, attempt, ok && err1 == nil && err2 == nil
+}
+
+// judgement is a judgement's events (its runs, then it) unless this
+// reader was sent the same already, or was sent it judged and this is
+// it pending again (a fact appended twice); before an attempt's outcome,
+// the delete of the previous attempt's judgement if that was announced
+// pending and never judged (superseded).
+func (r *Reader) judgement(j Judgement, evs []Event) []Event {
+	b, _ := json.Marshal(j)
+	prev, sent := r.judgementsSent[j.ID]
+	if sent && (prev.data == string(b) || (j.EndTime == nil && prev.final)) {
+		return nil
+	}
+	r.judgementsSent[j.ID] = sentJudgement{string(b), j.EndTime != nil}
+	sub, attempt, _ := splitJudgementID(j.ID)
+	var out []Event
+	if p, ok := r.pendingSent[sub]; ok && p < attempt {
+		old := JudgementID(sub, p)
+		if cur, ok := r.judgementsSent[old]; ok && !cur.final {
+			out = append(out, NewEvent(TypeJudgements, old, nil))
+			delete(r.judgementsSent, old)
+		}
+	}
+	if j.EndTime == nil {
+		r.pendingSent[sub] = attempt
+	} else if r.pendingSent[sub] <= attempt {
+		delete(r.pendingSent, sub)
+	}
+	return append(out, evs...)
 }
 
 // SentTeam records a team sent in the snapshot.
@@ -293,9 +371,8 @@ func (r *Reader) SentTeamKey(id string) { r.teamKeysSent[id] = true }
 // SentSubmission records a submission sent in the snapshot.
 func (r *Reader) SentSubmission(id int64) { r.subsSent[id] = true }
 
-// submission is the team (once) and the submission (once, or again for
-// a new submission fact) of a fact.
-func (r *Reader) submission(c *store.Contest, f Fact, again bool) []Event {
+// submission is the team (once) and the submission (once) of a fact.
+func (r *Reader) submission(c *store.Contest, f Fact) []Event {
 	var out []Event
 	team := ID(f.UserID)
 	if f.Team != "" {
@@ -310,7 +387,7 @@ func (r *Reader) submission(c *store.Contest, f Fact, again bool) []Event {
 		r.teamsSent[f.UserID] = true
 		out = append(out, NewEvent(TypeTeams, ID(f.UserID), TeamObject(f.UserID, f.Username, f.DisplayName)))
 	}
-	if again || !r.subsSent[f.SubmissionID] {
+	if !r.subsSent[f.SubmissionID] {
 		r.subsSent[f.SubmissionID] = true
 		out = append(out, NewEvent(TypeSubmissions, ID(f.SubmissionID),
 			SubmissionOf(c, f.SubmissionID, team, f.ProblemID, f.Language, time.UnixMilli(f.At))))
@@ -333,15 +410,16 @@ func (r *Reader) Events(c *store.Contest, f Fact, now time.Time) []Event {
 	case FactObjects:
 		out = r.objectEvents(f)
 	case FactSubmission:
-		out = r.submission(c, f, f.Attempt <= 1)
+		out = r.submission(c, f)
 		if !hidden {
 			j := PendingJudgement(c, f.SubmissionID, f.Attempt, startOf(f))
-			out = append(out, NewEvent(TypeJudgements, j.ID, j))
+			out = append(out, r.judgement(j, []Event{NewEvent(TypeJudgements, j.ID, j)})...)
 		}
 	case FactJudgement:
-		out = r.submission(c, f, false)
+		out = r.submission(c, f)
 		if !hidden {
-			out = append(out, judgementEvents(c, f)...)
+			j, evs := judgementEvents(c, f)
+			out = append(out, r.judgement(j, evs)...)
 		}
 	case FactClarification:
 		if f.Clar == nil || (r.Public && now.Before(c.StartAt)) {
@@ -354,7 +432,7 @@ func (r *Reader) Events(c *store.Contest, f Fact, now time.Time) []Event {
 		for _, cl := range cls {
 			out = append(out, NewEvent(TypeClarifications, cl.ID, cl))
 		}
-	case FactThaw:
+	case FactThaw, FactState:
 		out = append(out, NewEvent(TypeState, "", StateObject(c, now)), NewEvent(TypeContests, ContestID(c), ContestObject(c)))
 	}
 	return out
@@ -376,7 +454,8 @@ func (r *Reader) Replay(c *store.Contest, f Fact, now time.Time) []Event {
 		j := PendingJudgement(c, f.SubmissionID, f.Attempt, startOf(f))
 		return []Event{NewEvent(TypeJudgements, j.ID, j)}
 	case FactJudgement:
-		return judgementEvents(c, f)
+		_, evs := judgementEvents(c, f)
+		return evs
 	}
 	return nil
 }
@@ -390,7 +469,8 @@ func startOf(f Fact) time.Time {
 	return time.UnixMilli(f.At)
 }
 
-func judgementEvents(c *store.Contest, f Fact) []Event {
+// judgementEvents are an outcome's runs and judgement (the last event).
+func judgementEvents(c *store.Contest, f Fact) (Judgement, []Event) {
 	start := startOf(f)
 	end := time.UnixMilli(f.JudgedAt)
 	if f.JudgedAt == 0 {
@@ -404,5 +484,5 @@ func judgementEvents(c *store.Contest, f Fact) []Event {
 	for _, run := range runs {
 		out = append(out, NewEvent(TypeRuns, run.ID, run))
 	}
-	return append(out, NewEvent(TypeJudgements, j.ID, j))
+	return j, append(out, NewEvent(TypeJudgements, j.ID, j))
 }

@@ -304,7 +304,28 @@ func StateObject(c *store.Contest, now time.Time) State {
 	if !now.Before(c.EndAt) {
 		s.Ended = AbsTimePtr(c.EndAt)
 	}
+	// Finalized: an admin finalised the results (Verdict allows it once
+	// the contest is over and nothing is pending). The end of updates is
+	// the finalisation, or the thaw when that comes later: a contest
+	// frozen at the end is finalised frozen, the resolver reveals it, and
+	// the unfreeze is the last change.
+	if c.FinalizedAt.Valid {
+		s.Finalized = AbsTimePtr(c.FinalizedAt.Time)
+		switch {
+		case c.FreezeAt().IsZero():
+			s.EndOfUpdates = s.Finalized
+		case c.UnfrozenAt.Valid:
+			s.EndOfUpdates = AbsTimePtr(maxTime(c.FinalizedAt.Time, c.UnfrozenAt.Time))
+		}
+	}
 	return s
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // judgementTypes: CLICS id, Verdict code, name.

@@ -41,15 +41,15 @@ func tsvField(s string) string {
 	}, s)
 }
 
-func foldName(s string) string { return strings.ToLower(s) }
-
 // WriteResultsTSV writes results.tsv: "results\t1", then one line per
 // team — external id, rank (empty when unranked), award, problems solved,
-// total time, time of the last accepted submission (-1 for none), group
+// total time, time of the last accepted submission (0 for none), group
 // winner (the group names, comma-separated, or empty) — ranked teams by
-// rank, then unranked ones, each by team name.
+// rank, then unranked ones, each by team name (Unicode collation,
+// nameOrder).
 func WriteResultsTSV(w io.Writer, rows []Standing, info TeamInfo) error {
 	sorted := slices.Clone(rows)
+	names := nameOrder()
 	slices.SortStableFunc(sorted, func(a, b Standing) int {
 		ar, br := a.Rank, b.Rank
 		if ar == 0 {
@@ -58,7 +58,7 @@ func WriteResultsTSV(w io.Writer, rows []Standing, info TeamInfo) error {
 		if br == 0 {
 			br = int(^uint(0) >> 1)
 		}
-		return cmp.Or(cmp.Compare(ar, br), strings.Compare(foldName(a.Row.DisplayName), foldName(b.Row.DisplayName)),
+		return cmp.Or(cmp.Compare(ar, br), names(a.Row.DisplayName, b.Row.DisplayName),
 			cmp.Compare(a.TeamID, b.TeamID))
 	})
 	bw := bufio.NewWriter(w)
@@ -74,8 +74,13 @@ func WriteResultsTSV(w io.Writer, rows []Standing, info TeamInfo) error {
 		for _, g := range st.GroupWinner {
 			groups = append(groups, g.Name)
 		}
+		// The requirements give results.tsv's "time of the last
+		// submission" no -1 (only scoreboard.tsv's "time of the last
+		// accepted submission" is -1 for a team that solved nothing), and
+		// need it for the medallists only: a team without a solve has 0,
+		// as its total time.
 		rec := []string{tsvField(ext), rank, st.Award, strconv.Itoa(st.Row.Solved), strconv.Itoa(st.Row.Penalty),
-			strconv.Itoa(st.LastAC), tsvField(strings.Join(groups, ", "))}
+			strconv.Itoa(max(st.LastAC, 0)), tsvField(strings.Join(groups, ", "))}
 		bw.WriteString(strings.Join(rec, "\t"))
 		bw.WriteByte('\n')
 	}
@@ -83,15 +88,17 @@ func WriteResultsTSV(w io.Writer, rows []Standing, info TeamInfo) error {
 }
 
 // WriteScoreboardTSV writes scoreboard.tsv: "scoreboard\t1", then one
-// line per team in position order (team name breaking ties) —
+// line per team in position order (team name breaking ties, Unicode
+// collation) —
 // institution, external id, position, problems solved, total time, time
 // of the last accepted submission (-1 for none), then per problem (in
 // label order) the number of submissions and the minute it was solved
 // (-1 when not).
 func WriteScoreboardTSV(w io.Writer, rows []Standing, labels []string, info TeamInfo) error {
 	sorted := slices.Clone(rows)
+	names := nameOrder()
 	slices.SortStableFunc(sorted, func(a, b Standing) int {
-		return cmp.Or(cmp.Compare(a.Position, b.Position), strings.Compare(foldName(a.Row.DisplayName), foldName(b.Row.DisplayName)),
+		return cmp.Or(cmp.Compare(a.Position, b.Position), names(a.Row.DisplayName, b.Row.DisplayName),
 			cmp.Compare(a.TeamID, b.TeamID))
 	})
 	bw := bufio.NewWriter(w)

@@ -284,26 +284,55 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, v Viewer, no
 	return ScoreboardOf(c, doc, labels, ids, now), nil
 }
 
-// Awards are the awards Verdict computes (ComputeAwards, awards.go): for
-// staff from the live board; for the public from the public one, and
-// none while the freeze holds (the awards would tell what it hides).
+// Awards are the contest's awards: those Verdict computes (ComputeAwards,
+// awards.go) with staff's edits applied (ApplyAwardEdits): for staff
+// from the live board; for the public from the public one, and none
+// while the freeze holds (the awards would tell what it hides).
 func (s *Service) Awards(ctx context.Context, c *store.Contest, v Viewer, now time.Time) ([]Award, error) {
+	as, _, err := s.AwardsAndComputed(ctx, c, v, now)
+	return as, err
+}
+
+// AwardsAndComputed are Awards and the computed awards they were made
+// from (before staff's edits).
+func (s *Service) AwardsAndComputed(ctx context.Context, c *store.Contest, v Viewer, now time.Time) (awards, computed []Award, err error) {
 	if !started(c, v, now) || (!v.Staff && PublicFrozen(c, now)) {
-		return []Award{}, nil
+		return []Award{}, []Award{}, nil
 	}
 	doc, labels, ids, err := s.board(ctx, c, v)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	set, err := s.St.ContestAwardSettings(ctx, c.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	groups, groupsOf, err := s.GroupsOf(ctx, c, v) // teams.go: none in an individual contest
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return ComputeAwards(doc, labels, ids, AwardSettingsOf(set), groups, groupsOf), nil
+	// A first to solve waits for earlier pending submissions: the
+	// accepted ones are read only when something is pending.
+	unjudged, err := s.St.ContestUnjudged(ctx, c.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var acc []store.Accepted
+	if len(unjudged) > 0 {
+		if acc, err = s.St.ContestAccepted(ctx, c.ID); err != nil {
+			return nil, nil, err
+		}
+	}
+	edits, err := s.St.ContestAwardEdits(ctx, c.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	computed = ComputeAwards(doc, labels, ids, AwardSettingsOf(set), groups, groupsOf, HeldFirstSolves(doc, ids, acc, unjudged))
+	onBoard := make(map[string]bool, len(doc.Rows))
+	for i := range doc.Rows {
+		onBoard[RowTeamID(&doc.Rows[i])] = true
+	}
+	return ApplyAwardEdits(computed, edits, onBoard), computed, nil
 }
 
 // Balloons is the contest's balloon list (staff: the live board).
@@ -382,6 +411,7 @@ func (s *Service) Snapshot(ctx context.Context, c *store.Contest, v Viewer, r *R
 		out = append(out, NewEvent(TypeRuns, run.ID, run))
 	}
 	for _, j := range js {
+		r.SentJudgement(j)
 		out = append(out, NewEvent(TypeJudgements, j.ID, j))
 	}
 	cls, err := s.Clarifications(ctx, c, v, now)

@@ -209,6 +209,11 @@ func (r *Reader) objectEvents(f Fact) []Event {
 		if len(o.Data) > 0 {
 			data = o.Data
 		}
+		if o.Type == TypeTeams {
+			// The team as imported: a submission fact must not replace
+			// it with the little it carries (organisation, groups).
+			r.teamKeysSent[o.ID] = data != nil
+		}
 		out = append(out, NewEvent(o.Type, o.ID, data))
 	}
 	return out

@@ -53,6 +53,9 @@ type Contest struct {
 	// TeamMode: a team contest (rows are teams, members submit for
 	// their team; migration 0010, SetContestTeamMode).
 	TeamMode bool `db:"team_mode"`
+	// FinalizedAt is when an admin finalised the results (migration
+	// 0014, FinalizeContest); NULL before.
+	FinalizedAt sql.NullTime `db:"finalized_at"`
 }
 
 // FreezeAt is when the public scoreboard stops changing, or the zero time
@@ -90,7 +93,7 @@ func (c *Contest) Phase(now time.Time) string {
 
 const contestCols = "id, slug, title, description, rule, start_at, end_at, freeze_minutes, registration, feedback, feedback_after, visible, created_by, created_at, updated_at, unfrozen_at" +
 	", time_zone, status_visibility, penalty_minutes, penalty_verdicts" +
-	", team_mode"
+	", team_mode, finalized_at"
 
 // CreateContest inserts c and returns its id. A taken slug is a
 // *DuplicateError.
