@@ -1,5 +1,7 @@
 // Package catalog serves the public problem list from a Redis cache in
-// front of MySQL, and invalidates it on every write.
+// front of MySQL, and invalidates it on every write; it also tells the
+// judges (through the hubs) when a problem's test data version is
+// obsolete (Evict).
 //
 // Invalidation uses a generation counter rather than deleting the cached
 // value: the value lives under a key that contains the current generation,

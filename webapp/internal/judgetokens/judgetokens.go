@@ -2,6 +2,7 @@ package judgetokens
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -80,4 +81,36 @@ func Keep(ctx context.Context, src Source, rdb redis.Cmdable, names rkeys.Names,
 		case <-t.C:
 		}
 	}
+}
+
+// Finder finds a judge by the SHA-256 of its token (store.ErrNotFound
+// when none has it).
+type Finder interface {
+	JudgeByTokenHash(ctx context.Context, hash []byte) (store.Judge, error)
+}
+
+// ErrUnknown: neither Redis nor MySQL knows the token.
+var ErrUnknown = errors.New("judgetokens: unknown judge token")
+
+// Lookup returns the name of the judge whose token this is, from
+// rkeys.JudgeTokens (internal/tokens) or, when Redis does not have it
+// (not synced yet, restarted empty, or failing), from src. ErrUnknown
+// when neither knows it; any other error is src failing. A Redis failure
+// is logged (at warn) and answered from src.
+func Lookup(ctx context.Context, src Finder, rdb redis.Cmdable, names rkeys.Names, token string, log *slog.Logger) (string, error) {
+	name, err := tokens.Lookup(ctx, rdb, names, token)
+	if err == nil {
+		return name, nil
+	}
+	if !errors.Is(err, tokens.ErrUnknown) && !errors.Is(err, tokens.ErrNotLoaded) && log != nil {
+		log.Warn("judge token lookup in Redis failed; asking MySQL", "err", err)
+	}
+	j, err := src.JudgeByTokenHash(ctx, tokens.Hash(token))
+	if errors.Is(err, store.ErrNotFound) {
+		return "", ErrUnknown
+	}
+	if err != nil {
+		return "", fmt.Errorf("judgetokens: %w", err)
+	}
+	return j.Name, nil
 }

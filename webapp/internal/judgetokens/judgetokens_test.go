@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"testing"
 	"time"
@@ -138,4 +139,45 @@ func TestKeepRestoresAWipedTable(t *testing.T) {
 	waitFor("after the table was wiped (the full sync is an hour away)")
 	cancel()
 	<-done
+}
+
+// Lookup answers from Redis once synced, from MySQL before (or when Redis
+// lost the table), and ErrUnknown for a token neither knows.
+func TestLookupRedisThenMySQL(t *testing.T) {
+	ctx := context.Background()
+	my := testenv.MySQL(t)
+	rd := testenv.Redis(t)
+	if _, err := store.Migrate(ctx, my.DSN, store.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st := store.New(my.DB)
+	if err := st.SetJudgeToken(ctx, "judge-1", hash("tok-1")); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	check := func(step, token, want string, wantErr error) {
+		t.Helper()
+		got, err := Lookup(ctx, st, rd.Client, rd.Names, token, log)
+		if got != want || !errors.Is(err, wantErr) {
+			t.Fatalf("%s: Lookup(%q) = %q, %v; want %q, %v", step, token, got, err, want, wantErr)
+		}
+	}
+	check("not synced: from MySQL", "tok-1", "judge-1", nil)
+	check("not synced, unknown", "tok-2", "", ErrUnknown)
+	if _, err := Sync(ctx, st, rd.Client, rd.Names); err != nil {
+		t.Fatal(err)
+	}
+	// A token only Redis knows proves the answer came from Redis.
+	if err := rd.Client.HSet(ctx, rd.Names.JudgeTokens(), hex.EncodeToString(hash("tok-redis")), "judge-r").Err(); err != nil {
+		t.Fatal(err)
+	}
+	check("synced: from Redis", "tok-redis", "judge-r", nil)
+	check("synced", "tok-1", "judge-1", nil)
+	if _, err := st.DB.ExecContext(ctx, "UPDATE judges SET revoked_at = NOW() WHERE name = 'judge-1'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Sync(ctx, st, rd.Client, rd.Names); err != nil {
+		t.Fatal(err)
+	}
+	check("revoked", "tok-1", "", ErrUnknown)
 }

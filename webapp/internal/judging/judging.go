@@ -339,6 +339,9 @@ func (s *Service) ForgetContest(id int64) {
 	s.mu.Lock()
 	delete(s.contests, id)
 	s.mu.Unlock()
+	// Its settings changed (visibility, freeze, rule, …): republish the
+	// board as they now make it.
+	s.MarkDirty(id)
 }
 
 // BoardContest is the scoreboard's view of a contest.

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/tokens"
@@ -54,21 +52,14 @@ func (s *Service) LiveJudges(ctx context.Context) ([]JudgeState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("judging: %w", err)
 	}
-	if len(names) == 0 {
-		return nil, nil
-	}
-	pipe := s.rdb.Pipeline()
-	cmds := make([]*redis.MapStringStringCmd, len(names))
-	for i, n := range names {
-		cmds[i] = pipe.HGetAll(ctx, s.n.Judge(n))
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, fmt.Errorf("judging: judge states: %w", err)
+	sts, errs, err := s.JudgeStates(ctx, names)
+	if err != nil {
+		return nil, err
 	}
 	cutoff := s.cfg.Now().Add(-s.cfg.LiveWindow)
 	var out []JudgeState
-	for i, c := range cmds {
-		st, err := judgestate.Decode(c.Val())
+	for i, st := range sts {
+		err := errs[i]
 		if errors.Is(err, judgestate.ErrNoState) || st.SeenAt.Before(cutoff) {
 			continue
 		}

@@ -97,6 +97,16 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 // gone from Redis (it is then rebuilt from MySQL) or the published one
 // disagrees with the freeze as it is now, it is assembled as before.
 func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (json.RawMessage, error) {
+	if !c.Visible {
+		// Only staff reach a hidden contest's board, and its live channel
+		// carries no rows (PublishScoreboard): assemble it.
+		doc, err := s.Scoreboard(ctx, c, true)
+		if err != nil {
+			return nil, err
+		}
+		s.boardReads.WithLabelValues("assembled").Inc()
+		return json.Marshal(doc)
+	}
 	_, state, err := s.q.Doc(ctx, protocol.Channel{Kind: protocol.ChannelContest, ID: c.ID})
 	if err != nil {
 		return nil, err
@@ -181,14 +191,24 @@ func (s *Service) RunPublisher(ctx context.Context) {
 
 // PublishScoreboard publishes a contest's public scoreboard document on
 // its live channel (the document is also the channel's snapshot state).
+//
+// A hidden contest's channel gets a board without rows: the hub lets
+// anyone, visitors included, subscribe to a contest channel by its id,
+// while REST answers 404 for a hidden contest to all but staff. Hiding a
+// contest that was visible replaces its published board the same way (the
+// contest update marks the board changed).
 func (s *Service) PublishScoreboard(ctx context.Context, contestID int64) error {
 	c, err := s.st.ContestByID(ctx, contestID)
 	if err != nil {
 		return err
 	}
-	doc, err := s.Scoreboard(ctx, &c, true)
-	if err != nil {
-		return err
+	var doc scoreboard.Doc
+	if c.Visible {
+		if doc, err = s.Scoreboard(ctx, &c, true); err != nil {
+			return err
+		}
+	} else {
+		doc = scoreboard.Doc{Rule: c.Rule, Full: true, Rows: []scoreboard.Row{}}
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {

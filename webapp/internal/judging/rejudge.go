@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
 // Bounds of a background rejudge.
@@ -22,23 +20,28 @@ const (
 	rejudgeTries = 3
 )
 
+// ErrNoSubmission: Rejudge was given an id no submission has.
+var ErrNoSubmission = errors.New("judging: no such submission")
+
 // Rejudge resets a submission to its next attempt — above any attempt the
 // queue has seen for it (leases may have expired more often than MySQL
 // knows) — with the problem's current test data, status queued and its
 // cases cleared, and enqueues it at rejudge priority. Should the enqueue
-// fail after the reset, the reconciler enqueues the queued row.
+// fail after the reset, the reconciler enqueues the queued row. An
+// unknown id is ErrNoSubmission.
 func (s *Service) Rejudge(ctx context.Context, id int64) error {
-	next := 0
-	if v, err := s.rdb.HGet(ctx, s.n.Task(id), "attempt").Result(); err == nil {
-		if a, err := strconv.Atoi(v); err == nil {
-			next = a + 1
-		}
-	} else if !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("judging: read task %d: %w", id, err)
-	}
 	sub, err := s.st.SubmissionByID(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: %d", ErrNoSubmission, id)
+	}
 	if err != nil {
 		return err
+	}
+	next := 0
+	if a, held, err := s.q.Attempt(ctx, id); err != nil {
+		return fmt.Errorf("judging: %w", err)
+	} else if held {
+		next = a + 1
 	}
 	p, err := s.st.ProblemByID(ctx, sub.ProblemID)
 	if err != nil {

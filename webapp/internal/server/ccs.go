@@ -24,23 +24,23 @@ const CCSBase = "/api/ccs"
 // tokens, a contest's penalty; session + CSRF). r is the /api router.
 func (s *Server) ccsRoutes(r chi.Router) {
 	r.Route("/ccs", func(r chi.Router) {
-		r.Get("/", s.handleCCSInfo)
-		r.Get("/contests", s.handleCCSContests)
-		r.Get("/contests/{id}", s.handleCCSContest)
-		r.Get("/contests/{id}/state", s.handleCCSState)
-		r.Get("/contests/{id}/scoreboard", s.handleCCSScoreboard)
-		r.Get("/contests/{id}/event-feed", s.handleCCSEventFeed)
-		r.Get("/contests/{id}/submissions/{oid}/files", s.handleCCSFiles)
-		r.Get("/contests/{id}/{collection}", s.handleCCSCollection)
-		r.Get("/contests/{id}/{collection}/{oid}", s.handleCCSCollection)
+		r.Get("/", s.h(s.handleCCSInfo))
+		r.Get("/contests", s.h(s.handleCCSContests))
+		r.Get("/contests/{id}", s.h(s.handleCCSContest))
+		r.Get("/contests/{id}/state", s.h(s.handleCCSState))
+		r.Get("/contests/{id}/scoreboard", s.h(s.handleCCSScoreboard))
+		r.Get("/contests/{id}/event-feed", s.h(s.handleCCSEventFeed)) // a stream: errors only before it starts
+		r.Get("/contests/{id}/submissions/{oid}/files", s.h(s.handleCCSFiles))
+		r.Get("/contests/{id}/{collection}", s.h(s.handleCCSCollection))
+		r.Get("/contests/{id}/{collection}/{oid}", s.h(s.handleCCSCollection))
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(s.csrf)
-		r.Get("/me/tokens", s.handleAPITokens)
-		r.Post("/me/tokens", s.handleCreateAPIToken)
-		r.Delete("/me/tokens/{id}", s.handleRevokeAPIToken)
-		r.Get("/contests/{slug}/penalty", s.handleContestPenalty)
-		r.Put("/contests/{slug}/penalty", s.handleSetContestPenalty)
+		r.With(requireUser).Get("/me/tokens", s.h(s.handleAPITokens))
+		r.With(requireUser).Post("/me/tokens", s.h(s.handleCreateAPIToken))
+		r.With(requireUser).Delete("/me/tokens/{id}", s.h(s.handleRevokeAPIToken))
+		r.Get("/contests/{slug}/penalty", s.h(s.handleContestPenalty))
+		r.With(onlyStaff("set a contest's penalty")).Put("/contests/{slug}/penalty", s.h(s.handleSetContestPenalty))
 	})
 }
 
@@ -49,99 +49,99 @@ func (s *Server) ccsService() *ccs.Service {
 		LanguageNames: judging.LanguageNames}
 }
 
-func (s *Server) handleCCSInfo(w http.ResponseWriter, r *http.Request) {
-	if _, ok := s.apiTokenAuth(w, r); !ok {
-		return
+func (s *Server) handleCCSInfo(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.apiTokenAuth(w, r); err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, ccs.Info{Version: ccs.Version, VersionURL: ccs.VersionURL, Name: "Verdict",
 		Provider: ccs.Provider{Name: "Verdict"}})
+	return nil
 }
 
-func (s *Server) handleCCSContests(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.apiTokenAuth(w, r)
-	if !ok {
-		return
+func (s *Server) handleCCSContests(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.apiTokenAuth(w, r)
+	if err != nil {
+		return err
 	}
 	out, err := s.ccsService().Contests(r.Context(), ccs.Viewer{Staff: p.staff})
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // ccsContest authenticates and resolves the {id} contest for the caller.
-func (s *Server) ccsContest(w http.ResponseWriter, r *http.Request) (*store.Contest, ccs.Viewer, bool) {
-	p, ok := s.apiTokenAuth(w, r)
-	if !ok {
-		return nil, ccs.Viewer{}, false
+func (s *Server) ccsContest(w http.ResponseWriter, r *http.Request) (*store.Contest, ccs.Viewer, error) {
+	p, err := s.apiTokenAuth(w, r)
+	if err != nil {
+		return nil, ccs.Viewer{}, err
 	}
 	v := ccs.Viewer{Staff: p.staff}
 	c, err := s.ccsService().Contest(r.Context(), chi.URLParam(r, "id"), v)
 	if errors.Is(err, ccs.ErrNotFound) {
-		writeAPIError(w, errNotFound)
-		return nil, v, false
+		return nil, v, errNotFound
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return nil, v, false
+		return nil, v, unavailableErr(err)
 	}
-	return &c, v, true
+	return &c, v, nil
 }
 
-func (s *Server) handleCCSContest(w http.ResponseWriter, r *http.Request) {
-	if c, _, ok := s.ccsContest(w, r); ok {
-		writeJSON(w, http.StatusOK, ccs.ContestObject(c))
+func (s *Server) handleCCSContest(w http.ResponseWriter, r *http.Request) error {
+	c, _, err := s.ccsContest(w, r)
+	if err != nil {
+		return err
 	}
+	writeJSON(w, http.StatusOK, ccs.ContestObject(c))
+	return nil
 }
 
-func (s *Server) handleCCSState(w http.ResponseWriter, r *http.Request) {
-	if c, _, ok := s.ccsContest(w, r); ok {
-		writeJSON(w, http.StatusOK, ccs.StateObject(c, s.cfg.Now()))
+func (s *Server) handleCCSState(w http.ResponseWriter, r *http.Request) error {
+	c, _, err := s.ccsContest(w, r)
+	if err != nil {
+		return err
 	}
+	writeJSON(w, http.StatusOK, ccs.StateObject(c, s.cfg.Now()))
+	return nil
 }
 
-func (s *Server) handleCCSScoreboard(w http.ResponseWriter, r *http.Request) {
-	c, v, ok := s.ccsContest(w, r)
-	if !ok {
-		return
+func (s *Server) handleCCSScoreboard(w http.ResponseWriter, r *http.Request) error {
+	c, v, err := s.ccsContest(w, r)
+	if err != nil {
+		return err
 	}
 	var sb ccs.Scoreboard
-	var err error
 	if q := r.URL.Query(); q.Has("group_id") {
 		sb, err = s.ccsService().GroupScoreboard(r.Context(), c, v, s.cfg.Now(), q.Get("group_id"))
 		if errors.Is(err, ccs.ErrNotFound) {
-			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "group_id", "no such group in this contest"))
-			return
+			return fieldErr(http.StatusNotFound, CodeNotFound, "group_id", "no such group in this contest")
 		}
 	} else {
 		sb, err = s.ccsService().Scoreboard(r.Context(), c, v, s.cfg.Now())
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	writeJSON(w, http.StatusOK, sb)
+	return nil
 }
 
 // handleCCSFiles serves a submission's source as a zip (staff).
-func (s *Server) handleCCSFiles(w http.ResponseWriter, r *http.Request) {
-	c, v, ok := s.ccsContest(w, r)
-	if !ok {
-		return
+func (s *Server) handleCCSFiles(w http.ResponseWriter, r *http.Request) error {
+	c, v, err := s.ccsContest(w, r)
+	if err != nil {
+		return err
 	}
 	if !v.Staff {
-		writeAPIError(w, apiErr(http.StatusForbidden, CodeForbidden, "only staff (a staff token) download sources"))
-		return
+		return apiErr(http.StatusForbidden, CodeForbidden, "only staff (a staff token) download sources")
 	}
 	lang, src, err := s.ccsService().Source(r.Context(), c, chi.URLParam(r, "oid"))
 	if errors.Is(err, ccs.ErrNotFound) {
-		writeAPIError(w, errNotFound)
-		return
+		return errNotFound
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -153,13 +153,13 @@ func (s *Server) handleCCSFiles(w http.ResponseWriter, r *http.Request) {
 		err = zw.Close()
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
+		return internalErr(err)
 	}
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Disposition", `attachment; filename="files.zip"`)
 	_, _ = w.Write(buf.Bytes())
+	return nil
 }
 
 // identified is an object of a collection with its id.
@@ -178,14 +178,13 @@ func collect[T any](xs []T, id func(*T) string) []identified {
 
 // handleCCSCollection serves /contests/{id}/{collection} (a JSON array)
 // and /contests/{id}/{collection}/{oid} (one object).
-func (s *Server) handleCCSCollection(w http.ResponseWriter, r *http.Request) {
-	c, v, ok := s.ccsContest(w, r)
-	if !ok {
-		return
+func (s *Server) handleCCSCollection(w http.ResponseWriter, r *http.Request) error {
+	c, v, err := s.ccsContest(w, r)
+	if err != nil {
+		return err
 	}
 	svc, ctx, now := s.ccsService(), r.Context(), s.cfg.Now()
 	var objs []identified
-	var err error
 	switch chi.URLParam(r, "collection") {
 	case ccs.TypeJudgementTypes:
 		objs = collect(ccs.JudgementTypes(c), func(t *ccs.JudgementType) string { return t.ID })
@@ -209,8 +208,7 @@ func (s *Server) handleCCSCollection(w http.ResponseWriter, r *http.Request) {
 		objs = collect(ts, func(t *ccs.Team) string { return t.ID })
 	case ccs.TypeTeamMembers:
 		if !v.Staff {
-			writeAPIError(w, apiErr(http.StatusForbidden, CodeForbidden, "only staff (a staff token) read team members"))
-			return
+			return apiErr(http.StatusForbidden, CodeForbidden, "only staff (a staff token) read team members")
 		}
 		var ms []ccs.TeamMember
 		ms, err = svc.TeamMembers(ctx, c)
@@ -236,28 +234,26 @@ func (s *Server) handleCCSCollection(w http.ResponseWriter, r *http.Request) {
 		as, err = svc.Awards(ctx, c, v, now)
 		objs = collect(as, func(x *ccs.Award) string { return x.ID })
 	default:
-		writeAPIError(w, errNotFound)
-		return
+		return errNotFound
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	if oid := chi.URLParam(r, "oid"); oid != "" {
 		for _, o := range objs {
 			if o.id == oid {
 				writeJSON(w, http.StatusOK, o.v)
-				return
+				return nil
 			}
 		}
-		writeAPIError(w, errNotFound)
-		return
+		return errNotFound
 	}
 	out := make([]any, 0, len(objs))
 	for _, o := range objs {
 		out = append(out, o.v)
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // PenaltyJSON is a contest's ICPC penalty rule.
@@ -278,10 +274,13 @@ func penaltyJSON(c *store.Contest) PenaltyJSON {
 	return PenaltyJSON{PenaltyMinutes: p.PerTry(), PenaltyVerdicts: vs}
 }
 
-func (s *Server) handleContestPenalty(w http.ResponseWriter, r *http.Request) {
-	if c, ok := s.visibleContest(w, r); ok {
-		writeJSON(w, http.StatusOK, penaltyJSON(c))
+func (s *Server) handleContestPenalty(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.contestParam(r)
+	if err != nil {
+		return err
 	}
+	writeJSON(w, http.StatusOK, penaltyJSON(c))
+	return nil
 }
 
 type setPenaltyRequest struct {
@@ -290,41 +289,34 @@ type setPenaltyRequest struct {
 }
 
 // handleSetContestPenalty sets a contest's penalty rule (staff) and
-// rebuilds its board under it.
-func (s *Server) handleSetContestPenalty(w http.ResponseWriter, r *http.Request) {
-	u, ok := staffOnly(w, r, "set a contest's penalty")
-	if !ok {
-		return
-	}
-	c, ok := s.visibleContest(w, r)
-	if !ok {
-		return
+// rebuilds its board under it (onlyStaff).
+func (s *Server) handleSetContestPenalty(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
+	c, err := s.contestParam(r)
+	if err != nil {
+		return err
 	}
 	var req setPenaltyRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	minutes, verdicts := c.PenaltyMinutes, c.PenaltyVerdicts
 	if req.PenaltyMinutes != nil {
 		if *req.PenaltyMinutes < 0 || *req.PenaltyMinutes > scoreboard.MaxPenaltyMinutes {
-			writeAPIError(w, badField("penalty_minutes", "must be 0 to 1000"))
-			return
+			return badField("penalty_minutes", "must be 0 to 1000")
 		}
 		minutes = *req.PenaltyMinutes
 	}
 	if req.PenaltyVerdicts != nil {
 		vs, err := scoreboard.ParsePenaltyVerdicts(strings.Join(*req.PenaltyVerdicts, ","))
 		if err != nil || (len(vs) == 0 && len(*req.PenaltyVerdicts) > 0) {
-			writeAPIError(w, badField("penalty_verdicts", "must list rejected verdicts: "+strings.Join(scoreboard.RejectedVerdicts, ", ")+" ([] for the default)"))
-			return
+			return badField("penalty_verdicts", "must list rejected verdicts: "+strings.Join(scoreboard.RejectedVerdicts, ", ")+" ([] for the default)")
 		}
 		verdicts = strings.Join(vs, ",")
 	}
 	ctx := r.Context()
 	if err := s.cfg.Store.SetContestPenalty(ctx, c.ID, minutes, verdicts); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	c.PenaltyMinutes, c.PenaltyVerdicts = minutes, verdicts
 	s.judging.ForgetContest(c.ID)
@@ -335,4 +327,5 @@ func (s *Server) handleSetContestPenalty(w http.ResponseWriter, r *http.Request)
 	s.log.Info("contest penalty set", "contest_id", c.ID, "minutes", minutes, "verdicts", verdicts, "user_id", u.ID,
 		"request_id", requestIDOf(r))
 	writeJSON(w, http.StatusOK, penaltyJSON(c))
+	return nil
 }

@@ -43,25 +43,24 @@ func (s *Server) ccsKeepAlive() time.Duration {
 // carries its token. Public readers get no outcome the freeze holds back,
 // and the held ones when the contest is thawed. A newline every
 // CCSKeepAlive of silence keeps the connection alive.
-func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) error {
 	// The setup (the snapshot of a large contest included) is bounded;
 	// the stream that follows is not (streamingRoute).
 	ctx := r.Context()
 	setup, cancel := context.WithTimeout(ctx, s.cfg.UploadTimeout)
 	defer cancel()
-	c, v, ok := s.ccsContest(w, r.WithContext(setup))
-	if !ok {
-		return
+	c, v, err := s.ccsContest(w, r.WithContext(setup))
+	if err != nil {
+		return err
 	}
-	if !onlyCCSParams(w, r, "since_token", "types", "stream") {
-		return
+	if e := ccsParamsErr(r, "since_token", "types", "stream"); e != nil {
+		return e
 	}
 	svc := s.ccsService()
 	feed := svc.Feed
 	gen, err := feed.Generation(setup, c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	reader := ccs.NewReader(!v.Staff)
 	now := s.cfg.Now()
@@ -71,12 +70,18 @@ func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) {
 		pos, err = feed.ParseToken(setup, c.ID, tok)
 		resumed = pos
 		if errors.Is(err, ccs.ErrBadToken) {
-			writeAPIError(w, badField("since_token", err.Error()))
-			return
+			return badField("since_token", err.Error())
 		}
 		if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+			return unavailableErr(err)
+		}
+		// What the client was sent up to its token, so that none of it
+		// comes again (a submission judged after the token, say).
+		if err := feed.Range(setup, c.ID, pos, 1000, func(es []ccs.Entry) error {
+			reader.Resume(c, es)
+			return nil
+		}); err != nil {
+			return unavailableErr(err)
 		}
 		// The contest and state as they are now: cheap, and what changed
 		// by time alone (a freeze that began) carries no token.
@@ -87,11 +92,12 @@ func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) {
 			first, err = svc.Snapshot(setup, c, v, reader, now)
 		}
 		if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+			return unavailableErr(err)
 		}
 		first[len(first)-1].Token = ccs.Token(gen, pos)
 	}
+	// The stream starts: from here on every end returns nil (the status
+	// is sent; a client that left or a failed write just ends it).
 	// A feed outlives the server's ReadTimeout and WriteTimeout: the read
 	// deadline is cleared, each write extends the write deadline
 	// (TestCCSFeedOutlivesServerTimeouts).
@@ -153,7 +159,7 @@ func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) {
 	first = append(first, s.ccsAwardEvents(setup, svc, c, v, awards, now)...)
 	lastAwards, awardsDirty := time.Now(), false
 	if err := send(first, ""); err != nil {
-		return
+		return nil
 	}
 	log := s.log.With("contest_id", c.ID, "request_id", requestIDOf(r))
 	// thawed: when the public view was frozen and is no longer, the
@@ -190,14 +196,14 @@ func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) {
 		entries, err := feed.Read(ctx, c.ID, pos, block, 200)
 		if err != nil {
 			if ctx.Err() != nil {
-				return
+				return nil
 			}
 			log.Warn("reading the contest feed failed; retrying", obs.Err(err))
 			sleepCtx(ctx, time.Second)
 			continue
 		}
 		now = s.cfg.Now()
-		if time.Since(lastCheck) >= ccsContestRecheck || hasThaw(entries) {
+		if time.Since(lastCheck) >= ccsContestRecheck || changesContest(entries) {
 			lastCheck = time.Now()
 			if fresh, err := s.cfg.Store.ContestByID(ctx, c.ID); err == nil {
 				c = &fresh
@@ -211,19 +217,22 @@ func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) {
 			// contest): first what the freeze held back, so that the
 			// entry's token covers it.
 			if held, ok := thawed(c, now, e.ID); !ok {
-				return // the client resumes from its last token
+				return nil // the client resumes from its last token
 			} else if held != nil {
 				evs = append(held, evs...)
 			}
 			if err := send(evs, ccs.Token(gen, e.ID)); err != nil {
-				return
+				return nil
 			}
 			pos = e.ID
+			if k := e.Fact.Kind; k == ccs.FactThaw || k == ccs.FactState {
+				sentState = stateJSON(c, now) // sent with the entry
+			}
 		}
 		if held, ok := thawed(c, now, pos); !ok {
-			return
+			return nil
 		} else if err := send(held, ccs.Token(gen, pos)); err != nil {
-			return
+			return nil
 		}
 		// Entries may change the awards; so may time (the freeze, the
 		// thaw): at most once a second, and every ccsContestRecheck.
@@ -231,51 +240,53 @@ func (s *Server) handleCCSEventFeed(w http.ResponseWriter, r *http.Request) {
 		if (awardsDirty && time.Since(lastAwards) >= time.Second) || time.Since(lastAwards) >= ccsContestRecheck {
 			awardsDirty, lastAwards = false, time.Now()
 			if err := send(s.ccsAwardEvents(ctx, svc, c, v, awards, now), ccs.Token(gen, pos)); err != nil {
-				return
+				return nil
 			}
 		}
 		if st := stateJSON(c, now); st != sentState {
 			sentState = st
 			if err := send([]ccs.Event{ccs.NewEvent(ccs.TypeContests, ccs.ContestID(c), ccs.ContestObject(c)),
 				ccs.NewEvent(ccs.TypeState, "", ccs.StateObject(c, now))}, ""); err != nil {
-				return
+				return nil
 			}
 		}
 		if time.Since(lastWrite) >= keep {
 			_ = rc.SetWriteDeadline(time.Now().Add(2 * keep))
 			if _, err := w.Write([]byte("\n")); err != nil {
-				return
+				return nil
 			}
 			if rc.Flush() != nil {
-				return
+				return nil
 			}
 			lastWrite = time.Now()
 		}
 	}
+	return nil
 }
 
-func hasThaw(es []ccs.Entry) bool {
+// changesContest reports an entry after which the contest is read
+// again: a thaw, a finalisation.
+func changesContest(es []ccs.Entry) bool {
 	for _, e := range es {
-		if e.Fact.Kind == ccs.FactThaw {
+		if e.Fact.Kind == ccs.FactThaw || e.Fact.Kind == ccs.FactState {
 			return true
 		}
 	}
 	return false
 }
 
-// onlyCCSParams refuses a query parameter not in allowed.
-func onlyCCSParams(w http.ResponseWriter, r *http.Request, allowed ...string) bool {
+// ccsParamsErr refuses a query parameter not in allowed.
+func ccsParamsErr(r *http.Request, allowed ...string) *APIError {
 	for k := range r.URL.Query() {
 		ok := false
 		for _, a := range allowed {
 			ok = ok || a == k
 		}
 		if !ok {
-			writeAPIError(w, badField(k, "is not a parameter of this endpoint"))
-			return false
+			return badField(k, "is not a parameter of this endpoint")
 		}
 	}
-	return true
+	return nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) {

@@ -8,17 +8,20 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/webapp/internal/ccs"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -663,11 +666,22 @@ func (ce *ccsEnv) restart(cfg Config) {
 	ce.srv, ce.ts = s, ts
 }
 
-// TestCCSFeedResumeAfterRestart: a client that resumes from a token after
-// the web node restarted gets everything that happened since, including
-// what happened while it was away; a bad token is a 400.
+// TestCCSFeedResumeAfterRestart: a client that resumes from a token
+// after the web node and the hub were killed and restarted gets
+// everything that happened since, including what happened while it was
+// away and right around the restarts, and nothing twice: what it holds
+// then (the events applied in order, a null data deleting) is what the
+// REST endpoints say. Around the kills: the old node wrote a result and
+// appended it to the feed but died before acknowledging it (the new node
+// consumes it again); the hub died while a judge held a lease, which
+// expired, so the restarted hub requeued the task as attempt 2 (the
+// judge's late result of attempt 1 is refused) and the judgement
+// announced pending is deleted; a submission was made while the hub was
+// down. The hub is the queue's leases, reaps and completions in Redis
+// (internal/queue, what the hub runs); a bad token is a 400.
 func TestCCSFeedResumeAfterRestart(t *testing.T) {
 	now := time.Now()
+	ctx := context.Background()
 	var cfg Config
 	ce := newCCSEnv(t, now.Add(-time.Hour), now.Add(time.Hour), 0, func(c *Config) {
 		c.CCSKeepAlive = 200 * time.Millisecond
@@ -675,9 +689,9 @@ func TestCCSFeedResumeAfterRestart(t *testing.T) {
 	})
 	s1 := ce.submit(ce.alice, "s1")
 	fc := openFeed(t, ce.ts.URL, "", bearer(ce.staffTok))
-	fc.until(hasToken)
+	seen := fc.until(hasToken)
 	s2 := ce.submit(ce.bob, "s2")
-	fc.until(isEvent("judgements", ccs.JudgementID(s2, 1)))
+	seen = append(seen, fc.until(isEvent("judgements", ccs.JudgementID(s2, 1)))...)
 	tok := fc.token
 	if tok == "" {
 		t.Fatal("no token")
@@ -692,16 +706,43 @@ func TestCCSFeedResumeAfterRestart(t *testing.T) {
 		t.Fatal("no keep-alive newline")
 	}
 	fc.close()
-	// The node restarts; meanwhile s1 and s2 are judged and s3 made.
-	ce.restart(cfg)
+	// The hub leases s2 to the judge for a short while, completes s1; the
+	// web node writes s1's result (MySQL, the board, the feed) and is
+	// killed before it acknowledges it; the hub is killed too.
+	if _, err := ce.q.Lease(ctx, protocol.TaskRef{SubmissionID: s2, Attempt: 1}, "judge-1", 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
 	ce.judge(s1, 1, protocol.VerdictAC, 2)
-	ce.judge(s2, 1, protocol.VerdictWA, 2)
-	ce.consume()
+	results, err := ce.rdb.XRange(ctx, ce.names.Results(), "-", "+").Result()
+	if err != nil || len(results) != 1 {
+		t.Fatalf("the results stream: %v %v", results, err)
+	}
+	if err := ce.srv.Judging().HandleResult(ctx, results[0]); err != nil {
+		t.Fatal(err)
+	}
+	ce.restart(cfg)
+	// While the hub is down: a submission; the judge's lease expires.
 	s3 := ce.submit(ce.alice, "s3")
+	time.Sleep(400 * time.Millisecond)
+	// The hub is back: it reaps the expired lease (s2 goes back to the
+	// queue as attempt 2) and refuses the judge's late attempt-1 result.
+	exp, err := ce.q.Reap(ctx, 100)
+	if err != nil || len(exp) != 1 || exp[0].Ref != (protocol.TaskRef{SubmissionID: s2, Attempt: 2}) || !exp[0].Requeued {
+		t.Fatalf("reap: %v %v", exp, err)
+	}
+	if _, err := ce.q.Complete(ctx, "judge-1", protocol.Result{TaskRef: protocol.TaskRef{SubmissionID: s2, Attempt: 1},
+		Verdict: protocol.VerdictAC, JudgeID: "judge-1"}); !errors.Is(err, queue.ErrStale) {
+		t.Fatalf("the late result of the expired attempt: %v", err)
+	}
+	ce.judge(s2, 2, protocol.VerdictWA, 2)
+	ce.consume() // s1 again (not acknowledged), s2's attempt 2
 	fc2 := openFeed(t, ce.ts.URL, "?since_token="+tok, basic("root", ce.staffTok))
-	evs := fc2.until(isEvent("judgements", ccs.JudgementID(s3, 1)))
-	for _, want := range [][2]string{{"judgements", ccs.JudgementID(s1, 1)}, {"judgements", ccs.JudgementID(s2, 1)},
-		{"runs", ccs.RunID(s2, 1, 2)}, {"submissions", ccs.ID(s3)}} {
+	evs := fc2.until(isEvent("judgements", ccs.JudgementID(s2, 2)))
+	ce.judge(s3, 1, protocol.VerdictAC, 1)
+	ce.consume()
+	evs = append(evs, fc2.until(isFinal(ccs.JudgementID(s3, 1)))...)
+	for _, want := range [][2]string{{"judgements", ccs.JudgementID(s1, 1)}, {"judgements", ccs.JudgementID(s2, 2)},
+		{"runs", ccs.RunID(s2, 2, 2)}, {"submissions", ccs.ID(s3)}, {"runs", ccs.RunID(s3, 1, 1)}} {
 		if findEvent(evs, want[0], want[1]) == nil {
 			t.Errorf("after the resume: no %s %s in %v", want[0], want[1], evs)
 		}
@@ -709,9 +750,47 @@ func TestCCSFeedResumeAfterRestart(t *testing.T) {
 	if j := findEvent(evs, "judgements", ccs.JudgementID(s1, 1)); j["data"].(map[string]any)["judgement_type_id"] != "AC" {
 		t.Errorf("s1's judgement %v", j)
 	}
-	for _, ev := range evs { // s1's pending judgement came before the token
-		if d, _ := ev["data"].(map[string]any); ev["id"] == ccs.JudgementID(s1, 1) && d["judgement_type_id"] == nil {
-			t.Errorf("events before the token were sent again: %v", ev)
+	if j := findEvent(evs, "judgements", ccs.JudgementID(s2, 1)); j == nil || j["data"] != nil {
+		t.Errorf("s2's superseded attempt is not deleted: %v", j)
+	}
+	// Nothing twice: no object sent again as it was (the contest, the
+	// state and the awards are sent as they are on every connection).
+	held := map[string]map[string]string{} // type → id → data
+	for _, ev := range append(seen, evs...) {
+		typ, _ := ev["type"].(string)
+		oid, _ := ev["id"].(string)
+		b, _ := json.Marshal(ev["data"])
+		if held[typ] == nil {
+			held[typ] = map[string]string{}
+		}
+		if prev, ok := held[typ][oid]; ok && prev == string(b) && typ != "contests" && typ != "state" && typ != "awards" {
+			t.Errorf("sent twice: %s %s %s", typ, oid, b)
+		}
+		held[typ][oid] = string(b)
+		if ev["data"] == nil {
+			delete(held[typ], oid)
+		}
+	}
+	// Nothing lost: what the client holds is what the REST endpoints say.
+	for _, typ := range []string{"teams", "submissions", "judgements", "runs"} {
+		_, b, _ := ccsGet(t, ce.ts.URL+"/api/ccs", "/contests/c1/"+typ, bearer(ce.staffTok))
+		var list []map[string]any
+		if err := json.Unmarshal(b, &list); err != nil {
+			t.Fatalf("%s: %s", typ, b)
+		}
+		var want, got []string
+		for _, o := range list {
+			want = append(want, fmt.Sprintf("%v %v", o["id"], o["judgement_type_id"]))
+		}
+		for oid, data := range held[typ] {
+			var o map[string]any
+			_ = json.Unmarshal([]byte(data), &o)
+			got = append(got, fmt.Sprintf("%v %v", oid, o["judgement_type_id"]))
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the client holds %v, the API lists %v", typ, got, want)
 		}
 	}
 	// Resuming from the last token now gives nothing old.

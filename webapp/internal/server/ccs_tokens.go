@@ -48,23 +48,18 @@ func hashAPIToken(tok string) []byte {
 	return sum[:]
 }
 
-// handleAPITokens lists the caller's API tokens.
-func (s *Server) handleAPITokens(w http.ResponseWriter, r *http.Request) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
-	ts, err := s.cfg.Store.APITokens(r.Context(), a.user.ID)
+// handleAPITokens lists the caller's API tokens (requireUser).
+func (s *Server) handleAPITokens(w http.ResponseWriter, r *http.Request) error {
+	ts, err := s.cfg.Store.APITokens(r.Context(), userOf(r).ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	out := make([]APITokenJSON, 0, len(ts))
 	for i := range ts {
 		out = append(out, apiTokenJSON(&ts[i]))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tokens": out})
+	return nil
 }
 
 type createTokenRequest struct {
@@ -74,37 +69,28 @@ type createTokenRequest struct {
 
 // handleCreateAPIToken issues a personal API token: scope "read" (what
 // the public sees: default) or "staff" (staff only). The secret is in
-// this answer only; MySQL keeps its SHA-256.
-func (s *Server) handleCreateAPIToken(w http.ResponseWriter, r *http.Request) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
+// this answer only; MySQL keeps its SHA-256 (requireUser).
+func (s *Server) handleCreateAPIToken(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	var req createTokenRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	if req.Scope == "" {
 		req.Scope = store.ScopeRead
 	}
 	switch {
 	case !validText(req.Name, 64) || strings.TrimSpace(req.Name) == "":
-		writeAPIError(w, badField("name", "is required: 1 to 64 characters"))
-		return
+		return badField("name", "is required: 1 to 64 characters")
 	case req.Scope != store.ScopeRead && req.Scope != store.ScopeStaff:
-		writeAPIError(w, badField("scope", "must be read or staff"))
-		return
-	case req.Scope == store.ScopeStaff && !a.user.IsStaff():
-		writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "scope", "only staff issue staff tokens"))
-		return
+		return badField("scope", "must be read or staff")
+	case req.Scope == store.ScopeStaff && !u.IsStaff():
+		return fieldErr(http.StatusForbidden, CodeForbidden, "scope", "only staff issue staff tokens")
 	}
 	ctx := r.Context()
-	ts, err := s.cfg.Store.APITokens(ctx, a.user.ID)
+	ts, err := s.cfg.Store.APITokens(ctx, u.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	live := 0
 	for _, t := range ts {
@@ -113,47 +99,40 @@ func (s *Server) handleCreateAPIToken(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if live >= MaxAPITokens {
-		writeAPIError(w, apiErr(http.StatusConflict, CodeConflict, "too many live tokens: revoke one first"))
-		return
+		return apiErr(http.StatusConflict, CodeConflict, "too many live tokens: revoke one first")
 	}
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
+		return internalErr(err)
 	}
 	secret := APITokenPrefix + hex.EncodeToString(b[:])
-	t, err := s.cfg.Store.CreateAPIToken(ctx, a.user.ID, strings.TrimSpace(req.Name), req.Scope, hashAPIToken(secret))
+	t, err := s.cfg.Store.CreateAPIToken(ctx, u.ID, strings.TrimSpace(req.Name), req.Scope, hashAPIToken(secret))
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
-	s.log.Info("api token issued", "user_id", a.user.ID, "token_id", t.ID, "scope", t.Scope, "request_id", requestIDOf(r))
+	s.log.Info("api token issued", "user_id", u.ID, "token_id", t.ID, "scope", t.Scope, "request_id", requestIDOf(r))
 	out := apiTokenJSON(&t)
 	out.Token = secret
 	writeJSON(w, http.StatusCreated, out)
+	return nil
 }
 
-// handleRevokeAPIToken revokes one of the caller's tokens (idempotent).
-func (s *Server) handleRevokeAPIToken(w http.ResponseWriter, r *http.Request) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
+// handleRevokeAPIToken revokes one of the caller's tokens (idempotent;
+// requireUser).
+func (s *Server) handleRevokeAPIToken(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err != nil {
-		writeAPIError(w, errNotFound)
-		return
+		return errNotFound
 	}
-	if err := s.cfg.Store.RevokeAPIToken(r.Context(), a.user.ID, id, s.cfg.Now()); errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, errNotFound)
-		return
+	if err := s.cfg.Store.RevokeAPIToken(r.Context(), u.ID, id, s.cfg.Now()); errors.Is(err, store.ErrNotFound) {
+		return errNotFound
 	} else if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
-	s.log.Info("api token revoked", "user_id", a.user.ID, "token_id", id, "request_id", requestIDOf(r))
+	s.log.Info("api token revoked", "user_id", u.ID, "token_id", id, "request_id", requestIDOf(r))
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // ccsPrincipal is who reads the Contest API: an API token's owner (staff
@@ -170,12 +149,13 @@ var errBadToken = apiErr(http.StatusUnauthorized, CodeUnauthorized,
 // apiTokenAuth resolves the Authorization header of a Contest API
 // request: Bearer <token>, or Basic with the token as the password (the
 // username, if given, must be the token's owner). No header: the session,
-// or anonymous. A bad token is a 401, never anonymous.
-func (s *Server) apiTokenAuth(w http.ResponseWriter, r *http.Request) (ccsPrincipal, bool) {
+// or anonymous. A bad token is a 401 (with WWW-Authenticate, set on w),
+// never anonymous.
+func (s *Server) apiTokenAuth(w http.ResponseWriter, r *http.Request) (ccsPrincipal, error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		a := authOf(r)
-		return ccsPrincipal{user: a.user, staff: a.user != nil && a.user.IsStaff()}, true
+		return ccsPrincipal{user: a.user, staff: a.user != nil && a.user.IsStaff()}, nil
 	}
 	scheme, cred, _ := strings.Cut(h, " ")
 	cred = strings.TrimSpace(cred)
@@ -190,10 +170,9 @@ func (s *Server) apiTokenAuth(w http.ResponseWriter, r *http.Request) (ccsPrinci
 		}
 		username, secret, _ = strings.Cut(string(raw), ":")
 	}
-	fail := func() (ccsPrincipal, bool) {
+	fail := func() (ccsPrincipal, error) {
 		w.Header().Set("WWW-Authenticate", `Basic realm="verdict", charset="UTF-8"`)
-		writeAPIError(w, errBadToken)
-		return ccsPrincipal{}, false
+		return ccsPrincipal{}, errBadToken
 	}
 	if !strings.HasPrefix(secret, APITokenPrefix) {
 		return fail()
@@ -205,11 +184,10 @@ func (s *Server) apiTokenAuth(w http.ResponseWriter, r *http.Request) (ccsPrinci
 		return fail()
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return ccsPrincipal{}, false
+		return ccsPrincipal{}, unavailableErr(err)
 	}
 	if u.Disabled || (username != "" && subtle.ConstantTimeCompare([]byte(username), []byte(u.Username)) != 1) {
 		return fail()
 	}
-	return ccsPrincipal{user: &u, staff: t.Scope == store.ScopeStaff && u.IsStaff()}, true
+	return ccsPrincipal{user: &u, staff: t.Scope == store.ScopeStaff && u.IsStaff()}, nil
 }

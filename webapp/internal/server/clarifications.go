@@ -62,10 +62,10 @@ func clarJSON(c *store.Clarification, viewer *store.User) ClarificationJSON {
 
 // handleClarifications lists a contest's clarifications, newest first:
 // staff see all, others the public ones and their own.
-func (s *Server) handleClarifications(w http.ResponseWriter, r *http.Request) {
-	c, ok := s.visibleContest(w, r)
-	if !ok {
-		return
+func (s *Server) handleClarifications(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.contestParam(r)
+	if err != nil {
+		return err
 	}
 	a := authOf(r)
 	staff := a.user != nil && a.user.IsStaff()
@@ -75,14 +75,14 @@ func (s *Server) handleClarifications(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := s.cfg.Store.Clarifications(r.Context(), c.ID, staff, viewer)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	out := make([]ClarificationJSON, 0, len(list))
 	for i := range list {
 		out = append(out, clarJSON(&list[i], a.user))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"clarifications": out})
+	return nil
 }
 
 type askRequest struct {
@@ -103,36 +103,28 @@ func validText(s string, max int) bool {
 	return true
 }
 
-// handleAsk records a participant's question, or (staff) an announcement.
-func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
+// handleAsk records a participant's question, or (staff) an announcement
+// (requireUser).
+func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) error {
 	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
-	c, ok := s.visibleContest(w, r)
-	if !ok {
-		return
+	c, err := s.contestParam(r)
+	if err != nil {
+		return err
 	}
 	var req askRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	staff := a.user.IsStaff()
 	switch {
 	case req.Announcement != "" && !staff:
-		writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "announcement", "only staff make announcements"))
-		return
+		return fieldErr(http.StatusForbidden, CodeForbidden, "announcement", "only staff make announcements")
 	case req.Announcement != "" && req.Question != "":
-		writeAPIError(w, badField("question", "give a question or an announcement, not both"))
-		return
+		return badField("question", "give a question or an announcement, not both")
 	case req.Announcement != "" && !validText(req.Announcement, MaxAnswerChars):
-		writeAPIError(w, badField("announcement", fmt.Sprintf("must be 1 to %d characters", MaxAnswerChars)))
-		return
+		return badField("announcement", fmt.Sprintf("must be 1 to %d characters", MaxAnswerChars))
 	case req.Announcement == "" && !validText(req.Question, MaxQuestionChars):
-		writeAPIError(w, badField("question", fmt.Sprintf("must be 1 to %d characters", MaxQuestionChars)))
-		return
+		return badField("question", fmt.Sprintf("must be 1 to %d characters", MaxQuestionChars))
 	}
 	ctx := r.Context()
 	cl := store.Clarification{ContestID: c.ID}
@@ -141,8 +133,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		// The label ("A") or the problem's slug (what the contest page sends).
 		cps, err := s.cfg.Store.ContestProblems(ctx, c.ID)
 		if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+			return unavailableErr(err)
 		}
 		for _, p := range cps {
 			if strings.EqualFold(p.Label, req.Problem) || p.Slug == req.Problem {
@@ -151,8 +142,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if !cl.ProblemID.Valid {
-			writeAPIError(w, badField("problem", "is not a problem of this contest (give its label or slug)"))
-			return
+			return badField("problem", "is not a problem of this contest (give its label or slug)")
 		}
 	}
 	if req.Announcement != "" {
@@ -162,18 +152,15 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	} else {
 		if !staff {
 			if c.Phase(s.cfg.Now()) == "ended" {
-				writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "the contest has ended"))
-				return
+				return fieldErr(http.StatusForbidden, CodeForbidden, "contest", "the contest has ended")
 			}
 			if c.Registration == store.RegistrationList {
 				reg, err := s.cfg.Store.IsParticipant(ctx, c.ID, a.user.ID)
 				if err != nil {
-					s.internal(w, r, err, http.StatusServiceUnavailable)
-					return
+					return unavailableErr(err)
 				}
 				if !reg {
-					writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "you are not registered in this contest"))
-					return
+					return fieldErr(http.StatusForbidden, CodeForbidden, "contest", "you are not registered in this contest")
 				}
 			}
 		}
@@ -181,8 +168,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	}
 	stored, err := s.cfg.Store.AddClarification(ctx, cl)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.log.Info("clarification posted", "contest_id", c.ID, "clarification_id", stored.ID,
 		"announcement", stored.IsAnnouncement(), "user_id", a.user.ID, "request_id", requestIDOf(r))
@@ -192,6 +178,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	}
 	s.publishClarification(ctx, &stored, what)
 	writeJSON(w, http.StatusCreated, map[string]any{"clarification": clarJSON(&stored, a.user)})
+	return nil
 }
 
 type answerRequest struct {
@@ -199,47 +186,38 @@ type answerRequest struct {
 	Public *bool  `json:"public"`
 }
 
-// handleAnswer answers (or re-answers) a clarification (staff).
-func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireStaff(w, r, "answer clarifications")
-	if !ok {
-		return
-	}
-	c, ok := s.visibleContest(w, r)
-	if !ok {
-		return
+// handleAnswer answers (or re-answers) a clarification (onlyStaff).
+func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
+	c, err := s.contestParam(r)
+	if err != nil {
+		return err
 	}
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err != nil || id < 1 {
-		writeAPIError(w, errNotFound)
-		return
+		return errNotFound
 	}
 	var req answerRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	if !validText(req.Answer, MaxAnswerChars) {
-		writeAPIError(w, badField("answer", fmt.Sprintf("must be 1 to %d characters", MaxAnswerChars)))
-		return
+		return badField("answer", fmt.Sprintf("must be 1 to %d characters", MaxAnswerChars))
 	}
 	if req.Public == nil {
-		writeAPIError(w, badField("public", "is required (true: everyone sees it; false: the asker only)"))
-		return
+		return badField("public", "is required (true: everyone sees it; false: the asker only)")
 	}
 	ctx := r.Context()
 	cur, err := s.cfg.Store.ClarificationByID(ctx, c.ID, id)
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
 	if cur.IsAnnouncement() && !*req.Public {
-		writeAPIError(w, badField("public", "an announcement is always public"))
-		return
+		return badField("public", "an announcement is always public")
 	}
 	stored, err := s.cfg.Store.AnswerClarification(ctx, c.ID, id, req.Answer, *req.Public, u.ID, s.cfg.Now())
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.log.Info("clarification answered", "contest_id", c.ID, "clarification_id", id, "public", *req.Public,
 		"user_id", u.ID, "request_id", requestIDOf(r))
@@ -249,6 +227,7 @@ func (s *Server) handleAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	s.publishClarification(ctx, &stored, what)
 	writeJSON(w, http.StatusOK, map[string]any{"clarification": clarJSON(&stored, u)})
+	return nil
 }
 
 // publishClarification tells browsers that a clarification changed: on the

@@ -73,9 +73,10 @@ func validLabel(s string) bool {
 	return true
 }
 
-// apply merges req into c, validates it, and resolves the problems (nil
-// when the request does not set them).
-func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store.Contest) ([]store.ContestProblemRef, *APIError, error) {
+// applyContest merges req into c, validates it, and resolves the problems
+// (nil when the request does not set them). A refusal is an *APIError;
+// the store failing is an unavailableErr.
+func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store.Contest) ([]store.ContestProblemRef, error) {
 	if req.Slug != nil {
 		c.Slug = strings.TrimSpace(*req.Slug)
 	}
@@ -91,14 +92,14 @@ func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store
 	if req.StartAt != nil {
 		t, e := parseTime("start_at", *req.StartAt)
 		if e != nil {
-			return nil, e, nil
+			return nil, e
 		}
 		c.StartAt = t
 	}
 	if req.EndAt != nil {
 		t, e := parseTime("end_at", *req.EndAt)
 		if e != nil {
-			return nil, e, nil
+			return nil, e
 		}
 		c.EndAt = t
 	}
@@ -131,44 +132,44 @@ func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store
 	}
 	switch {
 	case !validSlug(c.Slug):
-		return nil, badField("slug", "must be 1 to 64 of a-z 0-9 -, starting with a letter or digit"), nil
+		return nil, badField("slug", "must be 1 to 64 of a-z 0-9 -, starting with a letter or digit")
 	case c.Title == "" || utf8.RuneCountInString(c.Title) > MaxTitleChars || !utf8.ValidString(c.Title) || hasControl(c.Title):
-		return nil, badField("title", fmt.Sprintf("must be 1 to %d characters without control characters", MaxTitleChars)), nil
+		return nil, badField("title", fmt.Sprintf("must be 1 to %d characters without control characters", MaxTitleChars))
 	case len(c.Description) > MaxContestDescription || !utf8.ValidString(c.Description):
-		return nil, badField("description", fmt.Sprintf("must be valid UTF-8 of at most %d bytes", MaxContestDescription)), nil
+		return nil, badField("description", fmt.Sprintf("must be valid UTF-8 of at most %d bytes", MaxContestDescription))
 	case c.Rule != store.ModeICPC && c.Rule != store.ModeIOI:
-		return nil, badField("rule", "must be icpc or ioi"), nil
+		return nil, badField("rule", "must be icpc or ioi")
 	case c.StartAt.IsZero():
-		return nil, badField("start_at", "is required"), nil
+		return nil, badField("start_at", "is required")
 	case c.EndAt.IsZero():
-		return nil, badField("end_at", "is required"), nil
+		return nil, badField("end_at", "is required")
 	case !c.EndAt.After(c.StartAt):
-		return nil, badField("end_at", "must be after start_at"), nil
+		return nil, badField("end_at", "must be after start_at")
 	case c.EndAt.Sub(c.StartAt) > MaxContestLength:
-		return nil, badField("end_at", "the contest may last at most 366 days"), nil
+		return nil, badField("end_at", "the contest may last at most 366 days")
 	case c.FreezeMinutes < 0 || time.Duration(c.FreezeMinutes)*time.Minute > c.EndAt.Sub(c.StartAt):
-		return nil, badField("freeze_minutes", "must be 0 to the contest's length in minutes"), nil
+		return nil, badField("freeze_minutes", "must be 0 to the contest's length in minutes")
 	case c.Registration != store.RegistrationOpen && c.Registration != store.RegistrationList:
-		return nil, badField("registration", "must be open or list"), nil
+		return nil, badField("registration", "must be open or list")
 	case !protocol.FeedbackPolicy(c.Feedback).Valid():
-		return nil, badField("feedback", "must be full, first_failure, score_only or closed"), nil
+		return nil, badField("feedback", "must be full, first_failure, score_only or closed")
 	case !protocol.FeedbackPolicy(c.FeedbackAfter).Valid() || c.FeedbackAfter == string(protocol.FeedbackClosed):
-		return nil, badField("feedback_after", "must be full, first_failure or score_only"), nil
+		return nil, badField("feedback_after", "must be full, first_failure or score_only")
 	case c.StatusVisibility != store.StatusOwn && c.StatusVisibility != store.StatusAll:
-		return nil, badField("status_visibility", "must be own or all"), nil
+		return nil, badField("status_visibility", "must be own or all")
 	}
 	if req.TimeZone != nil {
 		c.TimeZone = strings.TrimSpace(*req.TimeZone)
 	}
 	if e := checkTimeZone(c.TimeZone); e != nil {
-		return nil, e, nil
+		return nil, e
 	}
 	if req.Problems == nil {
-		return nil, nil, nil
+		return nil, nil
 	}
 	ps := *req.Problems
 	if len(ps) > MaxContestProblems {
-		return nil, badField("problems", fmt.Sprintf("at most %d problems", MaxContestProblems)), nil
+		return nil, badField("problems", fmt.Sprintf("at most %d problems", MaxContestProblems))
 	}
 	slugs := make([]string, 0, len(ps))
 	labels, seen := map[string]bool{}, map[string]bool{}
@@ -176,28 +177,28 @@ func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store
 		at := fmt.Sprintf("problem %d: ", i+1)
 		switch {
 		case !validLabel(p.Label):
-			return nil, badField("problems", at+"label must be 1 to 8 of A-Z a-z 0-9"), nil
+			return nil, badField("problems", at+"label must be 1 to 8 of A-Z a-z 0-9")
 		case labels[strings.ToUpper(p.Label)]:
-			return nil, badField("problems", at+"label "+p.Label+" is used twice"), nil
+			return nil, badField("problems", at+"label "+p.Label+" is used twice")
 		case p.Slug == "":
-			return nil, badField("problems", at+"slug is required"), nil
+			return nil, badField("problems", at+"slug is required")
 		case seen[p.Slug]:
-			return nil, badField("problems", at+"problem "+p.Slug+" is in the contest twice"), nil
+			return nil, badField("problems", at+"problem "+p.Slug+" is in the contest twice")
 		case p.Points != nil && (*p.Points < 0 || *p.Points > MaxContestPoints):
-			return nil, badField("problems", fmt.Sprintf("%spoints must be 0 to %d", at, MaxContestPoints)), nil
+			return nil, badField("problems", fmt.Sprintf("%spoints must be 0 to %d", at, MaxContestPoints))
 		}
 		labels[strings.ToUpper(p.Label)], seen[p.Slug] = true, true
 		slugs = append(slugs, p.Slug)
 	}
 	ids, err := s.cfg.Store.ProblemIDsBySlug(ctx, slugs)
 	if err != nil {
-		return nil, nil, err
+		return nil, unavailableErr(err)
 	}
 	refs := make([]store.ContestProblemRef, 0, len(ps))
 	for _, p := range ps {
 		id, ok := ids[p.Slug]
 		if !ok {
-			return nil, badField("problems", "no problem has the slug "+p.Slug), nil
+			return nil, badField("problems", "no problem has the slug "+p.Slug)
 		}
 		points := 100
 		if p.Points != nil {
@@ -205,122 +206,95 @@ func (s *Server) applyContest(ctx context.Context, req *contestRequest, c *store
 		}
 		refs = append(refs, store.ContestProblemRef{ProblemID: id, Label: p.Label, Points: points})
 	}
-	return refs, nil, nil
+	return refs, nil
 }
 
 // writeContestDoc answers with the contest as GET /api/contests/{slug}
 // shows it to staff.
-func (s *Server) writeContestDoc(w http.ResponseWriter, r *http.Request, status int, id int64) {
+func (s *Server) writeContestDoc(w http.ResponseWriter, r *http.Request, status int, id int64) error {
 	ctx := r.Context()
 	c, err := s.cfg.Store.ContestByID(ctx, id)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	cps, err := s.cfg.Store.ContestProblems(ctx, c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	problems := make([]ContestProblemJSON, 0, len(cps))
 	for _, p := range cps {
 		problems = append(problems, ContestProblemJSON{Label: p.Label, Slug: p.Slug, Title: p.Title, Points: p.Points})
 	}
 	writeJSON(w, status, map[string]any{"contest": s.contestJSON(&c, true, true), "problems": problems})
+	return nil
 }
 
-func contestConflict(err error) *APIError {
+// contestConflict is err as the API answers a contest write: a 409 for a
+// duplicate slug, label or problem, else a backing service failing.
+func contestConflict(err error) error {
 	var dup *store.DuplicateError
-	if !errors.As(err, &dup) {
+	switch {
+	case err == nil:
 		return nil
-	}
-	if dup.Key == "uk_contests_slug" {
+	case !errors.As(err, &dup):
+		return unavailableErr(err)
+	case dup.Key == "uk_contests_slug":
 		return fieldErr(http.StatusConflict, CodeConflict, "slug", "slug is already taken")
 	}
 	return fieldErr(http.StatusConflict, CodeConflict, "problems", "a label or a problem is used twice")
 }
 
-// handleCreateContest creates a contest with its problems (staff).
-func (s *Server) handleCreateContest(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireStaff(w, r, "create contests")
-	if !ok {
-		return
-	}
+// handleCreateContest creates a contest with its problems (onlyStaff).
+func (s *Server) handleCreateContest(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	var req contestRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	for _, f := range []struct {
 		name    string
 		missing bool
 	}{{"slug", req.Slug == nil}, {"title", req.Title == nil}, {"start_at", req.StartAt == nil}, {"end_at", req.EndAt == nil}} {
 		if f.missing { // in form order, so the same body always names the same field
-			writeAPIError(w, badField(f.name, "is required"))
-			return
+			return badField(f.name, "is required")
 		}
 	}
 	c := store.Contest{Rule: store.ModeICPC, Registration: store.RegistrationOpen, Visible: true}
 	ctx := r.Context()
-	refs, e, err := s.applyContest(ctx, &req, &c)
-	if e != nil {
-		writeAPIError(w, e)
-		return
-	}
+	refs, err := s.applyContest(ctx, &req, &c)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return err
 	}
 	c.CreatedBy.Int64, c.CreatedBy.Valid = u.ID, true
 	id, err := s.cfg.Store.CreateContestWithProblems(ctx, c, refs)
-	if e := contestConflict(err); e != nil {
-		writeAPIError(w, e)
-		return
-	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return contestConflict(err)
 	}
 	s.judging.WarmPlanChanged()
 	s.log.Info("contest created", "slug", c.Slug, "contest_id", id, "user_id", u.ID, "request_id", requestIDOf(r))
-	s.writeContestDoc(w, r, http.StatusCreated, id)
+	return s.writeContestDoc(w, r, http.StatusCreated, id)
 }
 
-// handleUpdateContest changes a contest (staff). A change of the window,
-// the freeze, the rule or the problems rebuilds its scoreboard.
-func (s *Server) handleUpdateContest(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireStaff(w, r, "edit contests")
-	if !ok {
-		return
-	}
+// handleUpdateContest changes a contest (onlyStaff). A change of the
+// window, the freeze, the rule or the problems rebuilds its scoreboard.
+func (s *Server) handleUpdateContest(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	var req contestRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	ctx := r.Context()
 	c, err := s.cfg.Store.ContestBySlug(ctx, chi.URLParam(r, "slug"))
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
 	before := c
-	refs, e, err := s.applyContest(ctx, &req, &c)
-	if e != nil {
-		writeAPIError(w, e)
-		return
-	}
+	refs, err := s.applyContest(ctx, &req, &c)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return err
 	}
-	err = s.cfg.Store.UpdateContest(ctx, c, refs)
-	if e := contestConflict(err); e != nil {
-		writeAPIError(w, e)
-		return
-	}
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+	if err := s.cfg.Store.UpdateContest(ctx, c, refs); err != nil {
+		return contestConflict(err)
 	}
 	s.judging.ForgetContest(c.ID)
 	s.judging.WarmPlanChanged()
@@ -343,43 +317,36 @@ func (s *Server) handleUpdateContest(w http.ResponseWriter, r *http.Request) {
 		s.judging.MarkDirty(c.ID)
 	}
 	s.log.Info("contest updated", "slug", c.Slug, "contest_id", c.ID, "user_id", u.ID, "request_id", requestIDOf(r))
-	s.writeContestDoc(w, r, http.StatusOK, c.ID)
+	return s.writeContestDoc(w, r, http.StatusOK, c.ID)
 }
 
 // handleRegisterContest registers the caller in an open contest before
-// its end (idempotent).
-func (s *Server) handleRegisterContest(w http.ResponseWriter, r *http.Request) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
-	c, ok := s.visibleContest(w, r)
-	if !ok {
-		return
+// its end (requireUser; idempotent).
+func (s *Server) handleRegisterContest(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
+	c, err := s.contestParam(r)
+	if err != nil {
+		return err
 	}
 	ctx := r.Context()
 	if c.Phase(s.cfg.Now()) == "ended" {
-		writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "the contest has ended"))
-		return
+		return fieldErr(http.StatusForbidden, CodeForbidden, "contest", "the contest has ended")
 	}
 	if c.Registration != store.RegistrationOpen {
-		reg, err := s.cfg.Store.IsParticipant(ctx, c.ID, a.user.ID)
+		reg, err := s.cfg.Store.IsParticipant(ctx, c.ID, u.ID)
 		if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+			return unavailableErr(err)
 		}
 		if !reg {
-			writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "registration is by list: ask the organisers"))
-			return
+			return fieldErr(http.StatusForbidden, CodeForbidden, "contest", "registration is by list: ask the organisers")
 		}
 	} else {
-		if err := s.cfg.Store.AddParticipant(ctx, c.ID, a.user.ID); err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+		if err := s.cfg.Store.AddParticipant(ctx, c.ID, u.ID); err != nil {
+			return unavailableErr(err)
 		}
 		// A staff member who submitted before registering joins the board.
 		s.participantsChanged(c)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"contest": c.Slug, "registered": true})
+	return nil
 }

@@ -18,10 +18,10 @@ import (
 // these handlers do HTTP.
 
 func (s *Server) customRunRoutes(r chi.Router) {
-	r.Post("/custom-runs", s.handleCustomRun)
-	r.Get("/custom-runs/{id}", s.handleGetCustomRun)
-	r.Get("/contests/{slug}/custom-runs", s.handleContestCustomRuns)
-	r.Put("/contests/{slug}/custom-runs", s.handleSetContestCustomRuns)
+	r.With(requireUser).Post("/custom-runs", s.h(s.handleCustomRun))
+	r.With(requireUser).Get("/custom-runs/{id}", s.h(s.handleGetCustomRun))
+	r.With(requireUser).Get("/contests/{slug}/custom-runs", s.h(s.handleContestCustomRuns))
+	r.With(onlyStaff("change contests")).Put("/contests/{slug}/custom-runs", s.h(s.handleSetContestCustomRuns))
 }
 
 // CodeCustomRunsOff: the contest turned custom runs off.
@@ -36,116 +36,95 @@ type customRunRequest struct {
 	Samples  bool   `json:"samples"`
 }
 
-// POST /api/custom-runs: 202 with the run's state (queued); its progress
-// and outcome come on the user's live channel (EventCustomRun) and from
-// GET /api/custom-runs/{id}.
-func (s *Server) handleCustomRun(w http.ResponseWriter, r *http.Request) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
+// POST /api/custom-runs (requireUser): 202 with the run's state
+// (queued); its progress and outcome come on the user's live channel
+// (EventCustomRun) and from GET /api/custom-runs/{id}.
+func (s *Server) handleCustomRun(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	var req customRunRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	switch {
 	case req.Problem == "":
-		writeAPIError(w, badField("problem", "is required"))
-		return
+		return badField("problem", "is required")
 	case req.Language == "":
-		writeAPIError(w, badField("language", "is required"))
-		return
+		return badField("language", "is required")
 	case !validLanguageID(req.Language):
-		writeAPIError(w, badField("language", "is not a language id"))
-		return
+		return badField("language", "is not a language id")
 	case strings.TrimSpace(req.Source) == "":
-		writeAPIError(w, badField("source", "is required"))
-		return
+		return badField("source", "is required")
 	case len(req.Source) > s.cfg.MaxSourceBytes:
-		writeAPIError(w, fieldErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "source",
-			fmt.Sprintf("source is %d bytes, the limit is %d", len(req.Source), s.cfg.MaxSourceBytes)))
-		return
+		return fieldErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "source",
+			fmt.Sprintf("source is %d bytes, the limit is %d", len(req.Source), s.cfg.MaxSourceBytes))
 	case len(req.Input) > protocol.MaxCustomInput:
-		writeAPIError(w, fieldErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "input",
-			fmt.Sprintf("input is %d bytes, the limit is %d", len(req.Input), protocol.MaxCustomInput)))
-		return
+		return fieldErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "input",
+			fmt.Sprintf("input is %d bytes, the limit is %d", len(req.Input), protocol.MaxCustomInput))
 	}
 	ctx := r.Context()
 	langs, live, err := s.judging.Languages(ctx)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	if live == 0 {
 		e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, "no judge is connected right now; try again in a moment")
 		e.RetryAfter = 5 * time.Second
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	offered := false
 	for _, l := range langs {
 		offered = offered || l.ID == req.Language
 	}
 	if !offered {
-		writeAPIError(w, badField("language", fmt.Sprintf("%q: no connected judge offers it right now (see GET /api/languages)", req.Language)))
-		return
+		return badField("language", fmt.Sprintf("%q: no connected judge offers it right now (see GET /api/languages)", req.Language))
 	}
 	// Per user, its own bucket (custom runs never use up submissions).
 	rule := s.cfg.Limits.customRunBucket()
-	if !s.takeBucket(w, r, rule, strconv.FormatInt(a.user.ID, 10),
-		fmt.Sprintf("at most %d custom runs at once and %d a minute", rule.Burst, rule.Rate)) {
-		return
+	if err := s.bucketErr(r, rule, strconv.FormatInt(u.ID, 10),
+		fmt.Sprintf("at most %d custom runs at once and %d a minute", rule.Burst, rule.Rate)); err != nil {
+		return err
 	}
-	st, err := s.judging.CustomRun(ctx, s.cfg.Blobs, judging.CustomRunRequest{User: a.user, Problem: req.Problem, Contest: req.Contest,
+	st, err := s.judging.CustomRun(ctx, s.cfg.Blobs, judging.CustomRunRequest{User: u, Problem: req.Problem, Contest: req.Contest,
 		Language: req.Language, Source: req.Source, Input: req.Input, Samples: req.Samples})
-	if s.customRunErr(w, r, err) {
-		return
+	if err != nil {
+		return customRunErr(err)
 	}
 	writeJSON(w, http.StatusAccepted, st)
+	return nil
 }
 
-// customRunErr answers a refused or failed custom run request; false when
-// err is nil.
-func (s *Server) customRunErr(w http.ResponseWriter, r *http.Request, err error) bool {
+// customRunErr is the answer to a refused or failed custom run request
+// (err not nil).
+func customRunErr(err error) error {
 	var ce *judging.CustomRunError
 	switch {
-	case err == nil:
-		return false
 	case errors.Is(err, judging.ErrCustomRunsOff):
-		writeAPIError(w, fieldErr(http.StatusForbidden, CodeCustomRunsOff, "contest", "custom runs are turned off in this contest"))
+		return fieldErr(http.StatusForbidden, CodeCustomRunsOff, "contest", "custom runs are turned off in this contest")
 	case errors.Is(err, judging.ErrNoCustomRun):
-		writeAPIError(w, apiErr(http.StatusNotFound, CodeNotFound, "no such custom run (they are kept for an hour)"))
+		return apiErr(http.StatusNotFound, CodeNotFound, "no such custom run (they are kept for an hour)")
 	case errors.As(err, &ce) && ce.NotFound:
-		writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, ce.Field, ce.Message))
+		return fieldErr(http.StatusNotFound, CodeNotFound, ce.Field, ce.Message)
 	case errors.As(err, &ce) && ce.Forbidden:
-		writeAPIError(w, fieldErr(http.StatusForbidden, CodeForbidden, ce.Field, ce.Message))
+		return fieldErr(http.StatusForbidden, CodeForbidden, ce.Field, ce.Message)
 	case errors.As(err, &ce):
-		writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, ce.Field, ce.Message))
-	default:
-		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return fieldErr(http.StatusBadRequest, CodeValidation, ce.Field, ce.Message)
 	}
-	return true
+	return unavailableErr(err)
 }
 
-// GET /api/custom-runs/{id}: the owner's (or staff's) view of a run.
-func (s *Server) handleGetCustomRun(w http.ResponseWriter, r *http.Request) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
+// GET /api/custom-runs/{id} (requireUser): the owner's (or staff's) view
+// of a run.
+func (s *Server) handleGetCustomRun(w http.ResponseWriter, r *http.Request) error {
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err != nil {
-		writeAPIError(w, errNotFound)
-		return
+		return errNotFound
 	}
-	st, err := s.judging.CustomRunOf(r.Context(), a.user, id)
-	if s.customRunErr(w, r, err) {
-		return
+	st, err := s.judging.CustomRunOf(r.Context(), userOf(r), id)
+	if err != nil {
+		return customRunErr(err)
 	}
 	writeJSON(w, http.StatusOK, st)
+	return nil
 }
 
 // CustomRunsJSON is a contest's custom run setting.
@@ -153,52 +132,45 @@ type CustomRunsJSON struct {
 	Enabled bool `json:"enabled"`
 }
 
-// GET /api/contests/{slug}/custom-runs: whether custom runs are on.
-func (s *Server) handleContestCustomRuns(w http.ResponseWriter, r *http.Request) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
+// GET /api/contests/{slug}/custom-runs (requireUser): whether custom
+// runs are on.
+func (s *Server) handleContestCustomRuns(w http.ResponseWriter, r *http.Request) error {
 	c, err := s.cfg.Store.ContestBySlug(r.Context(), chi.URLParam(r, "slug"))
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
-	if !c.Visible && !a.user.IsStaff() {
-		writeAPIError(w, errNotFound)
-		return
+	if !c.Visible && !userOf(r).IsStaff() {
+		return errNotFound
 	}
 	on, err := s.judging.CustomRunsOn(r.Context(), c.ID)
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, CustomRunsJSON{Enabled: on})
+	return nil
 }
 
-// PUT /api/contests/{slug}/custom-runs (staff): turn custom runs on or off.
-func (s *Server) handleSetContestCustomRuns(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireStaff(w, r, "change contests")
-	if !ok {
-		return
-	}
+// PUT /api/contests/{slug}/custom-runs (onlyStaff): turn custom runs on
+// or off.
+func (s *Server) handleSetContestCustomRuns(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	var req struct {
 		Enabled *bool `json:"enabled"`
 	}
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	if req.Enabled == nil {
-		writeAPIError(w, badField("enabled", "is required"))
-		return
+		return badField("enabled", "is required")
 	}
 	c, err := s.cfg.Store.ContestBySlug(r.Context(), chi.URLParam(r, "slug"))
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
-	if err := s.judging.SetCustomRuns(r.Context(), c.ID, *req.Enabled); !s.found(w, r, err) {
-		return
+	if err := s.judging.SetCustomRuns(r.Context(), c.ID, *req.Enabled); err != nil {
+		return err
 	}
 	s.log.Info("contest custom runs set", "contest_id", c.ID, "enabled", *req.Enabled, "by", u.ID)
 	writeJSON(w, http.StatusOK, CustomRunsJSON{Enabled: *req.Enabled})
+	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
 // Error codes of the API. docs/api.md lists them.
@@ -179,4 +181,92 @@ func jsonErr(err error) *APIError {
 		return fieldErr(http.StatusBadRequest, CodeValidation, f, "unknown field")
 	}
 	return apiErr(http.StatusBadRequest, CodeInvalidJSON, "the body is not a valid JSON object")
+}
+
+// Every handler returns its error (s.h adapts it to an http.HandlerFunc)
+// and leaves the answer to fail: it writes its success itself and returns
+// nil, or writes nothing and returns why not. A stream (the Contest API
+// event feed) returns an error only before its status is sent, nil once
+// it has begun.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// h adapts fn to the router.
+func (s *Server) h(fn handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			s.fail(w, r, err)
+		}
+	}
+}
+
+// errNoAnswer: the client has gone; the request gets no answer.
+var errNoAnswer = errors.New("server: the client left")
+
+// statusError is a failure of the server (not of the request) answered
+// with a given status: internalErr and unavailableErr make them.
+type statusError struct {
+	status int
+	err    error
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// internalErr marks err a bug: fail answers 500 internal, or 503 when
+// err is a backing service not answering (unavailable).
+func internalErr(err error) error {
+	return &statusError{status: http.StatusInternalServerError, err: err}
+}
+
+// unavailableErr marks err a backing service failing, answered 503 even
+// when it wraps store.ErrNotFound (a row that must exist did not).
+func unavailableErr(err error) error {
+	return &statusError{status: http.StatusServiceUnavailable, err: err}
+}
+
+// bodyError is a refusal whose answer carries more than the error (an
+// import's bad lines, say): fail writes body with the error's status.
+type bodyError struct {
+	e    *APIError
+	body any
+}
+
+func (e *bodyError) Error() string { return e.e.Error() }
+func (e *bodyError) Unwrap() error { return e.e }
+
+// withBody is e answered with body (which holds e) instead of {"error":
+// e}.
+func withBody(e *APIError, body any) error { return &bodyError{e: e, body: body} }
+
+// fail answers a handler's error as the API does everywhere:
+//   - errNoAnswer: nothing (the client left);
+//   - a refusal to retry later (a 429, a 503 busy) with Retry-After and
+//     retry_after_seconds (writeRetry);
+//   - a withBody refusal with its body;
+//   - an *APIError anywhere in err's chain is answered as it is;
+//   - a statusError (internalErr, unavailableErr) with its status,
+//     logged;
+//   - store.ErrNotFound is 404 not_found;
+//   - anything else is a backing service failing: 503 unavailable,
+//     logged (Server.internal).
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *APIError
+	var se *statusError
+	var re *retryError
+	var be *bodyError
+	switch {
+	case errors.Is(err, errNoAnswer):
+	case errors.As(err, &re):
+		writeRetry(w, re.e, re.wait)
+	case errors.As(err, &be):
+		writeJSON(w, be.e.Status, be.body)
+	case errors.As(err, &ae):
+		writeAPIError(w, ae)
+	case errors.As(err, &se):
+		s.internal(w, r, se.err, se.status)
+	case errors.Is(err, store.ErrNotFound):
+		writeAPIError(w, errNotFound)
+	default:
+		s.internal(w, r, err, http.StatusServiceUnavailable)
+	}
 }

@@ -25,14 +25,14 @@ import (
 // (results.tsv, scoreboard.tsv), problem colours and the balloon page.
 // Session + CSRF routes; r is the /api router's CSRF group.
 func (s *Server) icpcRoutes(r chi.Router) {
-	r.Get("/contests/{slug}/award-settings", s.handleAwardSettings)
-	r.Put("/contests/{slug}/award-settings", s.handleSetAwardSettings)
-	r.Get("/contests/{slug}/problem-colors", s.handleProblemColors)
-	r.Put("/contests/{slug}/problem-colors", s.handleSetProblemColors)
-	r.Get("/contests/{slug}/results.tsv", s.handleResultsTSV)
-	r.Get("/contests/{slug}/scoreboard.tsv", s.handleScoreboardTSV)
-	r.Get("/contests/{slug}/balloons", s.handleBalloons)
-	r.Put("/contests/{slug}/balloons/{team}/{label}", s.handleSetBalloon)
+	r.With(onlyStaff("see award settings")).Get("/contests/{slug}/award-settings", s.h(s.handleAwardSettings))
+	r.With(onlyStaff("set award settings")).Put("/contests/{slug}/award-settings", s.h(s.handleSetAwardSettings))
+	r.Get("/contests/{slug}/problem-colors", s.h(s.handleProblemColors))
+	r.With(onlyStaff("set problem colours")).Put("/contests/{slug}/problem-colors", s.h(s.handleSetProblemColors))
+	r.With(onlyStaff("download results.tsv")).Get("/contests/{slug}/results.tsv", s.h(s.handleResultsTSV))
+	r.With(onlyStaff("download scoreboard.tsv")).Get("/contests/{slug}/scoreboard.tsv", s.h(s.handleScoreboardTSV))
+	r.With(onlyStaff("see the balloons")).Get("/contests/{slug}/balloons", s.h(s.handleBalloons))
+	r.With(onlyStaff("mark balloons")).Put("/contests/{slug}/balloons/{team}/{label}", s.h(s.handleSetBalloon))
 }
 
 // AwardSettingsJSON is a contest's medal counts and honourable-mention
@@ -44,35 +44,32 @@ type AwardSettingsJSON struct {
 	HonorableBelowMedian bool `json:"honorable_below_median"`
 }
 
-// icpcStaffContest is the {slug} contest for staff (401/403/404 otherwise).
-func (s *Server) icpcStaffContest(w http.ResponseWriter, r *http.Request, what string) (*store.User, *store.Contest, bool) {
-	u, ok := staffOnly(w, r, what)
-	if !ok {
-		return nil, nil, false
-	}
-	c, ok := s.visibleContest(w, r)
-	return u, c, ok
+// icpcStaffContest is the {slug} contest of a staff route (onlyStaff on
+// the route) and the staff member.
+func (s *Server) icpcStaffContest(r *http.Request) (*store.User, *store.Contest, error) {
+	c, err := s.contestParam(r)
+	return userOf(r), c, err
 }
 
-func (s *Server) handleAwardSettings(w http.ResponseWriter, r *http.Request) {
-	_, c, ok := s.icpcStaffContest(w, r, "see award settings")
-	if !ok {
-		return
+func (s *Server) handleAwardSettings(w http.ResponseWriter, r *http.Request) error {
+	_, c, err := s.icpcStaffContest(r)
+	if err != nil {
+		return err
 	}
 	a, err := s.cfg.Store.ContestAwardSettings(r.Context(), c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	writeJSON(w, http.StatusOK, AwardSettingsJSON(a))
+	return nil
 }
 
 // handleSetAwardSettings sets the medal counts (each 0 to ccs.MaxMedals)
 // and the median rule; an absent field keeps its value.
-func (s *Server) handleSetAwardSettings(w http.ResponseWriter, r *http.Request) {
-	u, c, ok := s.icpcStaffContest(w, r, "set award settings")
-	if !ok {
-		return
+func (s *Server) handleSetAwardSettings(w http.ResponseWriter, r *http.Request) error {
+	u, c, err := s.icpcStaffContest(r)
+	if err != nil {
+		return err
 	}
 	var req struct {
 		Gold                 *int  `json:"gold"`
@@ -81,13 +78,11 @@ func (s *Server) handleSetAwardSettings(w http.ResponseWriter, r *http.Request) 
 		HonorableBelowMedian *bool `json:"honorable_below_median"`
 	}
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	a, err := s.cfg.Store.ContestAwardSettings(r.Context(), c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	for _, f := range []struct {
 		name string
@@ -98,8 +93,7 @@ func (s *Server) handleSetAwardSettings(w http.ResponseWriter, r *http.Request) 
 			continue
 		}
 		if *f.v < 0 || *f.v > ccs.MaxMedals {
-			writeAPIError(w, badField(f.name, fmt.Sprintf("must be 0 to %d", ccs.MaxMedals)))
-			return
+			return badField(f.name, fmt.Sprintf("must be 0 to %d", ccs.MaxMedals))
 		}
 		*f.dst = *f.v
 	}
@@ -107,12 +101,12 @@ func (s *Server) handleSetAwardSettings(w http.ResponseWriter, r *http.Request) 
 		a.HonorableBelowMedian = *req.HonorableBelowMedian
 	}
 	if err := s.cfg.Store.SetContestAwardSettings(r.Context(), c.ID, a); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.log.Info("award settings set", "contest_id", c.ID, "gold", a.Gold, "silver", a.Silver, "bronze", a.Bronze,
 		"median", a.HonorableBelowMedian, "user_id", u.ID, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusOK, AwardSettingsJSON(a))
+	return nil
 }
 
 // ProblemColorJSON is a problem's balloon colour.
@@ -128,21 +122,20 @@ var rgbPattern = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 // MaxColorName bounds a colour's name.
 const MaxColorName = 64
 
-func (s *Server) handleProblemColors(w http.ResponseWriter, r *http.Request) {
-	c, ok := s.visibleContest(w, r)
-	if !ok {
-		return
+func (s *Server) handleProblemColors(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.contestParam(r)
+	if err != nil {
+		return err
 	}
-	if authOf(r).user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
+	if userOf(r) == nil {
+		return errUnauthorized
 	}
 	out, err := s.problemColors(r.Context(), c)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"problems": out})
+	return nil
 }
 
 func (s *Server) problemColors(ctx context.Context, c *store.Contest) ([]ProblemColorJSON, error) {
@@ -166,23 +159,21 @@ func (s *Server) problemColors(ctx context.Context, c *store.Contest) ([]Problem
 // listed label must be one of its problems, with a colour name (1 to
 // MaxColorName characters) and an RGB #rgb or #rrggbb; a problem not
 // listed has none.
-func (s *Server) handleSetProblemColors(w http.ResponseWriter, r *http.Request) {
-	u, c, ok := s.icpcStaffContest(w, r, "set problem colours")
-	if !ok {
-		return
+func (s *Server) handleSetProblemColors(w http.ResponseWriter, r *http.Request) error {
+	u, c, err := s.icpcStaffContest(r)
+	if err != nil {
+		return err
 	}
 	var req struct {
 		Problems []ProblemColorJSON `json:"problems"`
 	}
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	ctx := r.Context()
 	cps, err := s.cfg.Store.ContestProblems(ctx, c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	byLabel := map[string]int64{}
 	for _, p := range cps {
@@ -196,38 +187,34 @@ func (s *Server) handleSetProblemColors(w http.ResponseWriter, r *http.Request) 
 		name := strings.TrimSpace(p.Color)
 		switch {
 		case !ok:
-			writeAPIError(w, badField("problems", at+"label "+strconv.Quote(p.Label)+" is no problem of this contest"))
-			return
+			return badField("problems", at+"label "+strconv.Quote(p.Label)+" is no problem of this contest")
 		case seen[p.Label]:
-			writeAPIError(w, badField("problems", at+"label "+p.Label+" is listed twice"))
-			return
+			return badField("problems", at+"label "+p.Label+" is listed twice")
 		case name == "" || utf8.RuneCountInString(name) > MaxColorName || hasControl(name):
-			writeAPIError(w, badField("problems", fmt.Sprintf("%scolor must be a name of 1 to %d characters", at, MaxColorName)))
-			return
+			return badField("problems", fmt.Sprintf("%scolor must be a name of 1 to %d characters", at, MaxColorName))
 		case !rgbPattern.MatchString(p.RGB):
-			writeAPIError(w, badField("problems", at+"rgb must be #rgb or #rrggbb (hex)"))
-			return
+			return badField("problems", at+"rgb must be #rgb or #rrggbb (hex)")
 		}
 		seen[p.Label] = true
 		colors = append(colors, store.ProblemColor{ProblemID: id, Color: name, RGB: strings.ToLower(p.RGB)})
 	}
 	if err := s.cfg.Store.SetContestProblemColors(ctx, c.ID, colors); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.log.Info("problem colours set", "contest_id", c.ID, "problems", len(colors), "user_id", u.ID, "request_id", requestIDOf(r))
 	out, err := s.problemColors(ctx, c)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"problems": out})
+	return nil
 }
 
 // standings are the contest's final standings for the results upload:
 // the live board with every contestant on it (a team contest's teams but
-// the hidden ones; an individual contest's registered users), and how
-// the upload files name each team.
+// the hidden ones; an individual contest's registered users), its awards
+// as staff edited them (ccs.EditStandings, as the Contest API's awards),
+// and how the upload files name each team.
 func (s *Server) standings(ctx context.Context, c *store.Contest) ([]ccs.Standing, []string, ccs.TeamInfo, error) {
 	doc, err := s.judging.Scoreboard(ctx, c, false)
 	if err != nil {
@@ -275,7 +262,11 @@ func (s *Server) standings(ctx context.Context, c *store.Contest) ([]ccs.Standin
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	_, groupsOf, err := s.ccsService().GroupsOf(ctx, c, ccs.Viewer{Staff: true})
+	groups, groupsOf, err := s.ccsService().GroupsOf(ctx, c, ccs.Viewer{Staff: true})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	edits, err := s.cfg.Store.ContestAwardEdits(ctx, c.ID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -287,7 +278,7 @@ func (s *Server) standings(ctx context.Context, c *store.Contest) ([]ccs.Standin
 	for _, p := range cps {
 		labels = append(labels, p.Label)
 	}
-	st := ccs.Standings(doc, ccs.AwardSettingsOf(set), groupsOf)
+	st := ccs.EditStandings(doc.Rule, ccs.Standings(doc, ccs.AwardSettingsOf(set), groupsOf), groups, edits)
 	def := ccs.DefaultTeamInfo(st)
 	info := func(id string) (string, string) {
 		e, i := def(id)
@@ -297,34 +288,35 @@ func (s *Server) standings(ctx context.Context, c *store.Contest) ([]ccs.Standin
 }
 
 // handleResultsTSV serves results.tsv (staff): the ICPC results upload.
-func (s *Server) handleResultsTSV(w http.ResponseWriter, r *http.Request) {
-	s.serveTSV(w, r, "results", func(buf *bytes.Buffer, st []ccs.Standing, _ []string, info ccs.TeamInfo) error {
+func (s *Server) handleResultsTSV(w http.ResponseWriter, r *http.Request) error {
+	return s.serveTSV(w, r, "results", func(buf *bytes.Buffer, st []ccs.Standing, _ []string, info ccs.TeamInfo) error {
 		return ccs.WriteResultsTSV(buf, st, info)
 	})
 }
 
 // handleScoreboardTSV serves scoreboard.tsv (staff).
-func (s *Server) handleScoreboardTSV(w http.ResponseWriter, r *http.Request) {
-	s.serveTSV(w, r, "scoreboard", func(buf *bytes.Buffer, st []ccs.Standing, labels []string, info ccs.TeamInfo) error {
+func (s *Server) handleScoreboardTSV(w http.ResponseWriter, r *http.Request) error {
+	return s.serveTSV(w, r, "scoreboard", func(buf *bytes.Buffer, st []ccs.Standing, labels []string, info ccs.TeamInfo) error {
 		return ccs.WriteScoreboardTSV(buf, st, labels, info)
 	})
 }
 
 func (s *Server) serveTSV(w http.ResponseWriter, r *http.Request, name string,
-	write func(*bytes.Buffer, []ccs.Standing, []string, ccs.TeamInfo) error) {
-	_, c, ok := s.icpcStaffContest(w, r, "download "+name+".tsv")
-	if !ok || !onlyParams(w, r) {
-		return
+	write func(*bytes.Buffer, []ccs.Standing, []string, ccs.TeamInfo) error) error {
+	_, c, err := s.icpcStaffContest(r)
+	if err != nil {
+		return err
+	}
+	if e := paramsErr(r); e != nil {
+		return e
 	}
 	st, labels, info, err := s.standings(r.Context(), c)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	var buf bytes.Buffer
 	if err := write(&buf, st, labels, info); err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
+		return internalErr(err)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/tab-separated-values; charset=utf-8")
@@ -336,6 +328,7 @@ func (s *Server) serveTSV(w http.ResponseWriter, r *http.Request, name string,
 	if _, err := buf.WriteTo(w); err != nil {
 		s.log.Debug(name+".tsv: client went away", obs.Err(err))
 	}
+	return nil
 }
 
 // BalloonsJSON is the balloon page: the list and the live channel that
@@ -345,43 +338,40 @@ type BalloonsJSON struct {
 	Channel protocol.Channel `json:"channel"`
 }
 
-func (s *Server) handleBalloons(w http.ResponseWriter, r *http.Request) {
-	_, c, ok := s.icpcStaffContest(w, r, "see the balloons")
-	if !ok {
-		return
+func (s *Server) handleBalloons(w http.ResponseWriter, r *http.Request) error {
+	_, c, err := s.icpcStaffContest(r)
+	if err != nil {
+		return err
 	}
 	items, err := s.ccsService().Balloons(r.Context(), c)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, BalloonsJSON{Items: items, Channel: protocol.Channel{Kind: protocol.ChannelBalloons, ID: c.ID}})
+	return nil
 }
 
 // handleSetBalloon marks the balloon of {team} on problem {label}
 // delivered or not ({"delivered": bool}); the balloon must exist.
-func (s *Server) handleSetBalloon(w http.ResponseWriter, r *http.Request) {
-	u, c, ok := s.icpcStaffContest(w, r, "mark balloons")
-	if !ok {
-		return
+func (s *Server) handleSetBalloon(w http.ResponseWriter, r *http.Request) error {
+	u, c, err := s.icpcStaffContest(r)
+	if err != nil {
+		return err
 	}
 	var req struct {
 		Delivered *bool `json:"delivered"`
 	}
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	if req.Delivered == nil {
-		writeAPIError(w, badField("delivered", "is required (true or false)"))
-		return
+		return badField("delivered", "is required (true or false)")
 	}
 	ctx := r.Context()
 	items, err := s.ccsService().Balloons(ctx, c)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	team, label := chi.URLParam(r, "team"), chi.URLParam(r, "label")
 	var b *ccs.Balloon
@@ -391,12 +381,10 @@ func (s *Server) handleSetBalloon(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if b == nil {
-		writeAPIError(w, apiErr(http.StatusNotFound, CodeNotFound, "no balloon for team "+team+" on problem "+label))
-		return
+		return apiErr(http.StatusNotFound, CodeNotFound, "no balloon for team "+team+" on problem "+label)
 	}
 	if err := s.cfg.Store.SetBalloonDelivered(ctx, c.ID, store.BalloonKey{Team: team, ProblemID: b.ProblemID}, *req.Delivered, u.ID); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	what := "undelivered"
 	if *req.Delivered {
@@ -405,16 +393,15 @@ func (s *Server) handleSetBalloon(w http.ResponseWriter, r *http.Request) {
 	s.publishBalloon(ctx, protocol.BalloonChange{ContestID: c.ID, What: what, Team: team, ProblemID: b.ProblemID})
 	items, err = s.ccsService().Balloons(ctx, c)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	for i := range items {
 		if items[i].Team == team && items[i].Label == label {
 			writeJSON(w, http.StatusOK, items[i])
-			return
+			return nil
 		}
 	}
-	writeAPIError(w, errNotFound) // rejudged away meanwhile
+	return errNotFound // rejudged away meanwhile
 }
 
 // publishBalloon tells the contest's balloon pages to read the list

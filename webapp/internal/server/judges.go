@@ -1,16 +1,18 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/tokens"
+	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/judgetokens"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -84,26 +86,21 @@ func validJudgeName(s string) bool {
 	return true
 }
 
-func (s *Server) handleJudges(w http.ResponseWriter, r *http.Request) {
-	if _, ok := requireStaff(w, r, "see the judges"); !ok {
-		return
-	}
+// handleJudges lists the judges (onlyStaff): MySQL's rows with the hub's
+// state of each (judging.JudgeStates).
+func (s *Server) handleJudges(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	js, err := s.cfg.Store.ListJudges(ctx)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
-	pipe := s.cfg.Redis.Pipeline()
-	cmds := make([]*redis.MapStringStringCmd, len(js))
+	names := make([]string, len(js))
 	for i := range js {
-		cmds[i] = pipe.HGetAll(ctx, s.cfg.Names.Judge(js[i].Name))
+		names[i] = js[i].Name
 	}
-	if len(js) > 0 {
-		if _, err := pipe.Exec(ctx); err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
-		}
+	states, errs, err := s.judging.JudgeStates(ctx, names)
+	if err != nil {
+		return unavailableErr(err)
 	}
 	live := s.judging.LiveWindow()
 	now := s.cfg.Now()
@@ -118,7 +115,7 @@ func (s *Server) handleJudges(w http.ResponseWriter, r *http.Request) {
 			t := j.LastSeenAt.Time
 			o.LastSeenAt = &t
 		}
-		st, err := judgestate.Decode(cmds[i].Val())
+		st, err := states[i], errs[i]
 		if err != nil && !errors.Is(err, judgestate.ErrNoState) {
 			s.log.Warn("judge state partly unreadable", "judge_id", j.Name, obs.Err(err))
 		}
@@ -148,43 +145,37 @@ func (s *Server) handleJudges(w http.ResponseWriter, r *http.Request) {
 		out = append(out, o)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"judges": out, "warm": s.warmJSON(r, now)})
+	return nil
 }
 
 type issueJudgeRequest struct {
 	Name string `json:"name"`
 }
 
-// handleIssueJudge makes a new token for a judge (a new judge, or a new
-// token replacing the old one). The token is in this answer only; MySQL
-// keeps its SHA-256.
-func (s *Server) handleIssueJudge(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireAdmin(w, r, "issue judge tokens")
-	if !ok {
-		return
-	}
+// handleIssueJudge makes a new token for a judge (onlyAdmins): a new
+// judge, or a new token replacing the old one. The token is in this
+// answer only; MySQL keeps its SHA-256.
+func (s *Server) handleIssueJudge(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	var req issueJudgeRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	if !validJudgeName(req.Name) {
-		writeAPIError(w, badField("name", "must be 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit"))
-		return
+		return badField("name", "must be 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit")
 	}
 	ctx := r.Context()
 	token := tokens.New()
 	_, existed := s.cfg.Store.JudgeByName(ctx, req.Name)
 	if err := s.cfg.Store.SetJudgeToken(ctx, req.Name, tokens.Hash(token)); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
-	if !s.syncJudgeTokens(w, r) {
-		return
+	if err := s.syncJudgeTokens(ctx); err != nil {
+		return err
 	}
 	j, err := s.cfg.Store.JudgeByName(ctx, req.Name)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	status := http.StatusCreated
 	if existed == nil {
@@ -192,39 +183,100 @@ func (s *Server) handleIssueJudge(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("judge token issued", "judge_id", req.Name, "user_id", u.ID, "reissued", existed == nil, "request_id", requestIDOf(r))
 	writeJSON(w, status, map[string]any{"name": j.Name, "token": token, "created_at": j.CreatedAt, "reissued": existed == nil})
+	return nil
 }
 
-// handleRevokeJudge revokes a judge's token (idempotent).
-func (s *Server) handleRevokeJudge(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireAdmin(w, r, "revoke judge tokens")
-	if !ok {
-		return
-	}
+// handleRevokeJudge revokes a judge's token (onlyAdmins; idempotent).
+func (s *Server) handleRevokeJudge(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	name := chi.URLParam(r, "name")
 	err := s.cfg.Store.RevokeJudge(r.Context(), name, s.cfg.Now())
 	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "name", "no judge has that name"))
-		return
+		return fieldErr(http.StatusNotFound, CodeNotFound, "name", "no judge has that name")
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
-	if !s.syncJudgeTokens(w, r) {
-		return
+	if err := s.syncJudgeTokens(r.Context()); err != nil {
+		return err
 	}
 	s.log.Info("judge token revoked", "judge_id", name, "user_id", u.ID, "request_id", requestIDOf(r))
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // syncJudgeTokens rewrites the hub's token hash from MySQL. When Redis
-// fails the change is in MySQL but the hub does not know it yet: answer
-// 503 so the admin retries (both writes are idempotent); the periodic
-// sync would catch up too.
-func (s *Server) syncJudgeTokens(w http.ResponseWriter, r *http.Request) bool {
-	if _, err := judgetokens.Sync(r.Context(), s.cfg.Store, s.cfg.Redis, s.cfg.Names); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return false
+// fails the change is in MySQL but the hub does not know it yet: 503 so
+// the admin retries (both writes are idempotent); the periodic sync would
+// catch up too.
+func (s *Server) syncJudgeTokens(ctx context.Context) error {
+	if _, err := judgetokens.Sync(ctx, s.cfg.Store, s.cfg.Redis, s.cfg.Names); err != nil {
+		return unavailableErr(err)
 	}
-	return true
+	return nil
+}
+
+// judgeName returns the judge whose token the request bears
+// (Authorization: Bearer <token>; judgetokens.Lookup). "" means no valid
+// token.
+func (s *Server) judgeName(r *http.Request) (string, error) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	tok = strings.TrimSpace(tok)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" || len(tok) > 512 {
+		return "", nil
+	}
+	name, err := judgetokens.Lookup(r.Context(), s.cfg.Store, s.cfg.Redis, s.cfg.Names, tok, s.log)
+	if errors.Is(err, judgetokens.ErrUnknown) {
+		return "", nil
+	}
+	return name, err
+}
+
+// handleJudgeTestdata serves a test data package to a judge. Only a judge
+// token opens it: a browser session does not.
+func (s *Server) handleJudgeTestdata(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	name, err := s.judgeName(r)
+	if err != nil {
+		return unavailableErr(err)
+	}
+	if name == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="verdict-judge"`)
+		return apiErr(http.StatusUnauthorized, CodeUnauthorized, "this endpoint needs a judge token: Authorization: Bearer <token>")
+	}
+	hash := chi.URLParam(r, "hash")
+	if !blob.ValidHash(hash) {
+		return errNotFound
+	}
+	known, err := s.cfg.Store.TestdataExists(ctx, hash)
+	if err != nil {
+		return unavailableErr(err)
+	}
+	if !known {
+		return errNotFound
+	}
+	f, err := s.cfg.Blobs.Open(ctx, hash)
+	if errors.Is(err, blob.ErrNotFound) {
+		s.log.Error("test data version has no blob", "hash", hash)
+		return errNotFound
+	}
+	if err != nil {
+		// The blob store (S3, say) did not answer.
+		return unavailableErr(err)
+	}
+	defer f.Close()
+	// A package takes longer to send than an API answer: the upload
+	// timeout bounds it (the context, set by deadline, and the write
+	// deadline of the connection).
+	if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.UploadTimeout)); err != nil {
+		s.log.Debug("cannot extend the write deadline of a download", obs.Err(err))
+	}
+	s.log.Debug("test data download", "judge_id", name, "hash", hash, "bytes", f.Size)
+	w.Header().Set("Content-Type", "application/zip")
+	w.Header().Set("ETag", `"`+hash+`"`)
+	w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
+	// Streams from the store (a Range asks the store for that range only).
+	http.ServeContent(w, r, hash+".zip", f.ModTime, f)
+	return nil
 }

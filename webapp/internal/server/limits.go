@@ -229,8 +229,17 @@ func writeRetry(w http.ResponseWriter, e *APIError, wait time.Duration) {
 	writeJSON(w, e.Status, map[string]any{"error": retryJSON{APIError: e, RetryAfterSeconds: secs}})
 }
 
-// refuseThrottled answers a login throttle's refusal with 429.
-func refuseThrottled(w http.ResponseWriter, b *ratelimit.BlockedError) {
+// retryError is a refusal answered with writeRetry: Retry-After in the
+// header and retry_after_seconds in the error (a 429, or a 503 busy).
+type retryError struct {
+	e    *APIError
+	wait time.Duration
+}
+
+func (e *retryError) Error() string { return e.e.Error() }
+
+// throttled is a login throttle's refusal: 429 with Retry-After.
+func throttled(b *ratelimit.BlockedError) error {
 	what := map[ratelimit.Limit]string{
 		ratelimit.LimitAccountAddress: "failed logins to this account from your address",
 		ratelimit.LimitAccount:        "failed logins to this account from unfamiliar addresses",
@@ -241,24 +250,25 @@ func refuseThrottled(w http.ResponseWriter, b *ratelimit.BlockedError) {
 		what = "failed logins"
 	}
 	secs := max(1, int((b.Wait+time.Second-1)/time.Second))
-	writeRetry(w, apiErr(http.StatusTooManyRequests, CodeRateLimited,
-		fmt.Sprintf("too many %s; try again in %d s", what, secs)), b.Wait)
+	return &retryError{e: apiErr(http.StatusTooManyRequests, CodeRateLimited,
+		fmt.Sprintf("too many %s; try again in %d s", what, secs)), wait: b.Wait}
 }
 
-// hashFailed answers an error of the Hasher: 503 busy with Retry-After
-// when the node cannot do the hash in time, nothing when the client left
-// (it reads no answer), else 503 unavailable.
-func (s *Server) hashFailed(w http.ResponseWriter, r *http.Request, err error) {
+// hashErr is how an error of the Hasher is answered: 503 busy with
+// Retry-After when the node cannot do the hash in time, nothing
+// (errNoAnswer) when the client left (it reads no answer), else 503
+// unavailable.
+func (s *Server) hashErr(r *http.Request, err error) error {
 	if be, ok := errors.AsType[*account.BusyError](err); ok {
 		s.log.Info("password work refused: busy", "retry_after", be.RetryAfter, "request_id", requestIDOf(r),
 			"path", r.URL.Path, "client", s.clientIP(r))
-		writeRetry(w, apiErr(http.StatusServiceUnavailable, CodeBusy, "many people are logging in; retrying shortly"), be.RetryAfter)
-		return
+		return &retryError{e: apiErr(http.StatusServiceUnavailable, CodeBusy, "many people are logging in; retrying shortly"),
+			wait: be.RetryAfter}
 	}
 	if errors.Is(err, context.Canceled) {
-		return
+		return errNoAnswer
 	}
-	s.internal(w, r, err, http.StatusServiceUnavailable)
+	return unavailableErr(err)
 }
 
 // settle runs a throttle state move after the answer is decided: it must
@@ -272,18 +282,16 @@ func (s *Server) settle(ctx context.Context, what string, fn func(context.Contex
 	}
 }
 
-// takeBucket applies b to subject: false when the caller was answered
-// (429 with Retry-After, or 503 when Redis did not answer).
-func (s *Server) takeBucket(w http.ResponseWriter, r *http.Request, b ratelimit.Bucket, subject, msg string) bool {
+// bucketErr applies b to subject: nil when it has a token, else a 429
+// with Retry-After, or a 503 when Redis did not answer.
+func (s *Server) bucketErr(r *http.Request, b ratelimit.Bucket, subject, msg string) error {
 	ok, wait, err := s.limiter.Take(r.Context(), b, subject)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return false
+		return unavailableErr(err)
 	}
 	if !ok {
 		secs := max(1, int((wait+time.Second-1)/time.Second))
-		writeRetry(w, apiErr(http.StatusTooManyRequests, CodeRateLimited, fmt.Sprintf("%s; try again in %d s", msg, secs)), wait)
-		return false
+		return &retryError{e: apiErr(http.StatusTooManyRequests, CodeRateLimited, fmt.Sprintf("%s; try again in %d s", msg, secs)), wait: wait}
 	}
-	return true
+	return nil
 }

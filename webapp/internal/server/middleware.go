@@ -363,21 +363,8 @@ func (s *Server) secure(r *http.Request) bool {
 	return r.TLS != nil || (s.fromTrustedProxy(r) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https"))
 }
 
-// internal logs err and answers with a generic error.
-// found answers a failed lookup: 404 for store.ErrNotFound, 503 for any
-// other error (the store did not answer). It reports whether err is nil.
-func (s *Server) found(w http.ResponseWriter, r *http.Request, err error) bool {
-	switch {
-	case err == nil:
-		return true
-	case errors.Is(err, store.ErrNotFound):
-		writeAPIError(w, errNotFound)
-	default:
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-	}
-	return false
-}
-
+// internal logs err and answers with a generic error: status 500 (503
+// when err is a backing service not answering) or 503.
 func (s *Server) internal(w http.ResponseWriter, r *http.Request, err error, status int) {
 	s.log.Error("request failed", obs.Err(err), "request_id", requestIDOf(r), "path", r.URL.Path)
 	if status == http.StatusInternalServerError && unavailable(err) {

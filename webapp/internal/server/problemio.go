@@ -40,46 +40,31 @@ func (req *problemRequest) applyIO(p *store.Problem) *APIError {
 	return nil
 }
 
-// outputsRule: an output-only problem takes outputs only (its own
-// endpoint), and only an output-only problem takes them.
-func outputsRule(p *store.Problem, language string) *APIError {
-	switch {
-	case p.OutputOnly && language != protocol.LanguageOutputs:
-		return badField("language", "cannot be given: this problem is output-only; upload your outputs (POST /api/submissions/outputs)")
-	case !p.OutputOnly && language == protocol.LanguageOutputs:
-		return badField("language", "outputs is for output-only problems; this problem judges a program")
-	}
-	return nil
-}
-
-// testlibOK refuses (400, field file) a package whose checker or
+// testlibErr refuses (400, field file) a package whose checker or
 // interactor includes testlib.h when the package carries no testlib.h
 // and no live judge has one in its include directory (judges offer
-// protocol.LanguageTestlib in hello when they do). It answers itself and
-// returns false then.
-func (s *Server) testlibOK(w http.ResponseWriter, r *http.Request, pkg testpkg.Package) bool {
+// protocol.LanguageTestlib in hello when they do).
+func (s *Server) testlibErr(r *http.Request, pkg testpkg.Package) error {
 	prog, needs := pkg.NeedsJudgeTestlib()
-	return s.judgesHaveTestlib(w, r, prog, needs)
+	return s.judgesHaveTestlib(r, prog, needs)
 }
 
-// judgesHaveTestlib is testlibOK's answer for a program prog that needs
+// judgesHaveTestlib is testlibErr's answer for a program prog that needs
 // (or not) the judges' testlib.h.
-func (s *Server) judgesHaveTestlib(w http.ResponseWriter, r *http.Request, prog string, needs bool) bool {
+func (s *Server) judgesHaveTestlib(r *http.Request, prog string, needs bool) error {
 	if !needs {
-		return true
+		return nil
 	}
 	has, err := s.judging.JudgesHaveTestlib(r.Context())
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return false
+		return unavailableErr(err)
 	}
 	if !has {
-		writeAPIError(w, fileErr(fmt.Sprintf("the package's %s includes testlib.h, but the package carries no testlib.h "+
+		return fileErr(fmt.Sprintf("the package's %s includes testlib.h, but the package carries no testlib.h "+
 			"and no connected judge has one in its include directory: add testlib.h to the package, or put it on the judges "+
-			"(judge agent --testlib-dir, default %s; see docs/problems.md)", prog, "/usr/local/include")))
-		return false
+			"(judge agent --testlib-dir, default %s; see docs/problems.md)", prog, "/usr/local/include"))
 	}
-	return true
+	return nil
 }
 
 // storeSolutions stores an imported package's reference solutions; a

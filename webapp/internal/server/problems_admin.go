@@ -184,102 +184,85 @@ func slugConflict(err error, field string) *APIError {
 
 // created finishes a problem creation (the id and error of the store's
 // insert): a taken slug is 409 field slug, the problem list caches are
-// invalidated, and the problem is read back as stored. It answers the
-// request itself when it returns false.
-func (s *Server) created(w http.ResponseWriter, r *http.Request, id int64, err error) (store.Problem, bool) {
+// invalidated, and the problem is read back as stored.
+func (s *Server) created(r *http.Request, id int64, err error) (store.Problem, error) {
 	if e := slugConflict(err, "slug"); e != nil {
-		writeAPIError(w, e)
-		return store.Problem{}, false
+		return store.Problem{}, e
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return store.Problem{}, false
+		return store.Problem{}, unavailableErr(err)
 	}
 	s.invalidateProblems(r.Context())
 	stored, err := s.cfg.Store.ProblemByID(r.Context(), id)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return store.Problem{}, false
+		return store.Problem{}, unavailableErr(err)
 	}
-	return stored, true
+	return stored, nil
 }
 
-// handleCreateProblem creates a problem (staff). Absent fields take the
+// handleCreateProblem creates a problem (onlyStaff). Absent fields take the
 // defaults: limits 1000 ms / 262144 KiB, checker default, mode icpc,
 // visibility private, every language.
-func (s *Server) handleCreateProblem(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireStaff(w, r, "create problems")
-	if !ok {
-		return
-	}
+func (s *Server) handleCreateProblem(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	var req problemRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	if req.Slug == nil {
-		writeAPIError(w, badField("slug", "is required"))
-		return
+		return badField("slug", "is required")
 	}
 	if req.Title == nil {
-		writeAPIError(w, badField("title", "is required"))
-		return
+		return badField("title", "is required")
 	}
 	p := store.Problem{TimeLimitMs: 1000, MemoryLimitKB: 262144, Checker: store.CheckerDefault, Mode: store.ModeICPC,
 		Visibility: store.VisibilityPrivate, Languages: store.Languages{}}
 	if e := req.apply(&p); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	p.CreatedBy.Int64, p.CreatedBy.Valid = u.ID, true
 	ctx := r.Context()
 	id, err := s.cfg.Store.CreateProblem(ctx, p)
-	stored, ok := s.created(w, r, id, err)
-	if !ok {
-		return
+	stored, err := s.created(r, id, err)
+	if err != nil {
+		return err
 	}
 	s.log.Info("problem created", "slug", p.Slug, "user_id", u.ID, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusCreated, map[string]any{"problem": s.problemJSON(&stored)})
+	return nil
 }
 
-// handleUpdateProblem changes a problem (staff); absent fields keep their
+// handleUpdateProblem changes a problem (onlyStaff); absent fields keep their
 // values, a new slug renames it.
-func (s *Server) handleUpdateProblem(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireStaff(w, r, "edit problems")
-	if !ok {
-		return
-	}
+func (s *Server) handleUpdateProblem(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	var req problemRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	ctx := r.Context()
 	p, err := s.cfg.Store.ProblemBySlug(ctx, chi.URLParam(r, "slug"))
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
 	if e := req.apply(&p); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	err = s.cfg.Store.UpdateProblem(ctx, p)
 	if e := slugConflict(err, "slug"); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.invalidateProblems(ctx)
 	stored, err := s.cfg.Store.ProblemByID(ctx, p.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.log.Info("problem updated", "slug", p.Slug, "user_id", u.ID, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusOK, map[string]any{"problem": s.problemJSON(&stored)})
+	return nil
 }
 
 // invalidateProblems drops the cached problem list after a committed
@@ -361,43 +344,38 @@ type TestdataJSON struct {
 
 // handleUploadTestdata validates a test data zip, stores it in the blob
 // store by content hash, records the version and makes it current, and
-// tells the judges to drop the old one (staff).
-func (s *Server) handleUploadTestdata(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireStaff(w, r, "upload test data")
-	if !ok {
-		return
-	}
+// tells the judges to drop the old one (onlyStaff).
+func (s *Server) handleUploadTestdata(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	ctx := r.Context()
 	p, err := s.cfg.Store.ProblemBySlug(ctx, chi.URLParam(r, "slug"))
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
 	zipBytes, e := readUpload(r, s.cfg.MaxTestdataBytes, "application/zip", "application/x-zip-compressed")
 	if e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	// Checked as the judges will unpack it (catalog.CheckTestdata).
 	m, err := catalog.CheckTestdata(zipBytes, p.Checker == store.CheckerSpecial)
-	if !s.testdataOK(w, r, err) {
-		return
+	if err := s.testdataErr(r, err); err != nil {
+		return err
 	}
-	if prog, needs, err := testpkg.ZipNeedsJudgeTestlib(zipBytes, m); err != nil || !s.judgesHaveTestlib(w, r, prog, needs) {
-		if err != nil {
-			writeAPIError(w, fileErr(err.Error()))
-		}
-		return
+	prog, needs, err := testpkg.ZipNeedsJudgeTestlib(zipBytes, m)
+	if err != nil {
+		return fileErr(err.Error())
+	}
+	if err := s.judgesHaveTestlib(r, prog, needs); err != nil {
+		return err
 	}
 	v, err := s.storeTestdata(ctx, zipBytes, m, u)
 	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
+		return internalErr(err)
 	}
 	v.ProblemID = p.ID
 	hash, size := v.Hash, v.SizeBytes
 	if err := s.cfg.Store.AddTestdataVersion(ctx, v); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	prev := p.TestdataHash.String
 	if prev != "" && prev != hash {
@@ -408,6 +386,7 @@ func (s *Server) handleUploadTestdata(w http.ResponseWriter, r *http.Request) {
 		"previous", prev, "user_id", u.ID, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusCreated, TestdataJSON{Hash: hash, CaseCount: len(m.Cases), SizeBytes: size,
 		Subtasks: len(m.Subtasks), Checker: m.Checker != "", Previous: prev})
+	return nil
 }
 
 // storeTestdata puts a validated test data package in the blob store and
@@ -427,14 +406,25 @@ func (s *Server) storeTestdata(ctx context.Context, zipBytes []byte, m testpkg.M
 }
 
 // evict tells every hub (and so every judge) that a problem's test data
-// version is obsolete. Best effort: a judge that misses it still uses the
-// new hash each task carries, and the old cache entry ages out.
+// version is obsolete (catalog.Evict). Best effort: a judge that misses
+// it still uses the new hash each task carries.
 func (s *Server) evict(ctx context.Context, ev protocol.Evict) {
-	b, err := json.Marshal(ev)
-	if err == nil {
-		err = s.cfg.Redis.Publish(ctx, s.cfg.Names.JudgeEvict(), b).Err()
-	}
-	if err != nil {
+	if err := s.catalog.Evict(ctx, ev); err != nil {
 		s.log.Warn("cannot publish a test data eviction", "problem_id", ev.ProblemID, "hash", ev.DataHash, obs.Err(err))
 	}
+}
+
+// validSlug: 1–64 of a-z 0-9 -, starting with a letter or digit (the
+// admin pages' pattern), for problems and contests alike.
+func validSlug(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' && i > 0) {
+			return false
+		}
+	}
+	return true
 }

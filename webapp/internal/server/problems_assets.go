@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/verdict-oj/verdict/internal/httpsec"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/icpcpkg"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
@@ -20,10 +21,9 @@ import (
 // package's files kept as blobs, listed in problem_assets, served at
 // /api/problems/{slug}/assets/{name} to whoever may read the statement.
 
-// assetPolicy is the Content-Security-Policy of a served asset: nothing
-// in it may run or load anything (an SVG opened on its own is a document
-// that could carry script; sandbox gives it an opaque origin as well).
-const assetPolicy = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox"
+// assetPolicy is the Content-Security-Policy of a served asset
+// (httpsec.AssetPolicy: the edge sends the same on these answers).
+const assetPolicy = httpsec.AssetPolicy
 
 // inlineTypes are the types of the images a statement shows, served
 // inline (an SVG as a download: see handleProblemAsset); everything else
@@ -116,35 +116,31 @@ func (s *Server) problemVisible(r *http.Request, p *store.Problem) (bool, error)
 // handleProblemAsset serves one image or attachment of a problem's
 // statement to whoever may read the statement (else 404). Images are
 // inline, everything else a download; no asset can run script.
-func (s *Server) handleProblemAsset(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleProblemAsset(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	p, err := s.cfg.Store.ProblemBySlug(ctx, chi.URLParam(r, "slug"))
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
 	ok, err := s.problemVisible(r, &p)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	name := chi.URLParam(r, "name")
 	if !ok || !validAssetName(name) {
-		writeAPIError(w, errNotFound)
-		return
+		return errNotFound
 	}
 	a, err := s.cfg.Store.ProblemAssetByName(ctx, p.ID, name)
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
 	f, err := s.cfg.Blobs.Open(ctx, a.Hash)
 	if errors.Is(err, blob.ErrNotFound) {
 		s.log.Error("problem asset has no blob", "slug", p.Slug, "name", a.Name, "hash", a.Hash)
-		writeAPIError(w, errNotFound)
-		return
+		return errNotFound
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	defer f.Close()
 	h := w.Header()
@@ -152,7 +148,8 @@ func (s *Server) handleProblemAsset(w http.ResponseWriter, r *http.Request) {
 	// An SVG is a document that can carry script: it keeps its type (an
 	// <img> shows it, and never runs its script) but is a download when
 	// opened on its own, whatever Content-Security-Policy reaches the
-	// browser (the edge puts the page policy on every /api/ answer).
+	// browser (the edge sends assetPolicy too, but a proxy in front of
+	// it might not).
 	disposition := "attachment"
 	ct, image := inlineTypes[ext]
 	switch {
@@ -175,4 +172,5 @@ func (s *Server) handleProblemAsset(w http.ResponseWriter, r *http.Request) {
 	// bytes of a name change only with a new import, so revalidate.
 	h.Set("Cache-Control", "private, no-cache")
 	http.ServeContent(w, r, "", f.ModTime, f)
+	return nil
 }

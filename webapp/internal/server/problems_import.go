@@ -233,116 +233,144 @@ type ProblemImportJSON struct {
 	Testdata TestdataJSON `json:"testdata"`
 	// Notes says what was not imported or was defaulted.
 	Notes []string `json:"notes"`
+	// Validation is the outcome of the package's input validators, run
+	// on a judge over every input before the import was kept
+	// (problems_import_validate.go): valid, or none to run. A refusal is
+	// an error answer instead.
+	Validation ValidationJSON `json:"validation"`
+	// Solutions are the package's reference solutions, queued at once
+	// (solutions.go): their runs show as running, then ok or mismatch,
+	// on GET /api/problems/{slug}/solutions. Absent without any.
+	Solutions *SolutionsJSON `json:"solutions,omitempty"`
 }
 
 // handleImportProblem creates a problem and its test data from an ICPC
 // problem package (staff): convert (icpcpkg), build the Verdict test data
 // package, store it by content hash, then create the problem and record the
-// version in one transaction, so a failure leaves no problem behind.
-func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireStaff(w, r, "import problems")
-	if !ok {
-		return
-	}
+// version in one transaction, so a failure leaves no problem behind. A
+// package with input validators is validated on a judge before the import
+// is kept (problems_import_validate.go); the reference solutions then run
+// at once (solutions.go).
+func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	ctx := r.Context()
 	form, e := readImportForm(r, s.cfg.MaxTestdataBytes)
 	if e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	// The cheap checks first: a bad slug or visibility costs no conversion.
 	check := store.Problem{Slug: "x", Title: "x", TimeLimitMs: MinTimeLimitMs, MemoryLimitKB: MinMemoryLimitKB,
 		Checker: store.CheckerDefault, Mode: store.ModeICPC, Visibility: store.VisibilityPrivate}
 	if e := (&problemRequest{Slug: form.slug, Visibility: form.vis, Languages: form.langs}).apply(&check); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
-	if form.slug != nil && !s.slugFree(w, r, check.Slug, "") {
-		return
+	if form.slug != nil {
+		if err := s.slugFree(r, check.Slug, ""); err != nil {
+			return err
+		}
 	}
 
 	select {
 	case s.imports <- struct{}{}:
 		defer func() { <-s.imports }()
 	case <-ctx.Done():
-		s.internal(w, r, fmt.Errorf("wait for an import slot: %w", ctx.Err()), http.StatusServiceUnavailable)
-		return
+		return unavailableErr(fmt.Errorf("wait for an import slot: %w", ctx.Err()))
 	}
 	// An ICPC package, or a Polygon one (problem.xml; problems_polygon.go).
-	ip, pkg, format, e, err := convertPackage(form.zip, icpcpkg.Limits{MaxBytes: ImportExpansion * s.cfg.MaxTestdataBytes})
-	if e != nil {
-		writeAPIError(w, e)
-		return
-	}
+	ip, pkg, format, err := convertPackage(form.zip, icpcpkg.Limits{MaxBytes: ImportExpansion * s.cfg.MaxTestdataBytes})
 	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
+		return err
 	}
 	slug := importedSlug(form, ip)
 	if slug == "" {
-		writeAPIError(w, badField("slug", "is required: the package has no directory or file name to take one from"))
-		return
+		return badField("slug", "is required: the package has no directory or file name to take one from")
 	}
 	p, notes, e := packageProblem(ip, form, slug)
 	if e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
-	if form.slug == nil && !s.slugFree(w, r, p.Slug, " (taken from the package's name); give another") {
-		return
+	if form.slug == nil {
+		if err := s.slugFree(r, p.Slug, " (taken from the package's name); give another"); err != nil {
+			return err
+		}
 	}
-	if !s.testlibOK(w, r, pkg) { // a checker or interactor needing testlib.h (problemio.go)
-		return
+	if err := s.testlibErr(r, pkg); err != nil { // a checker or interactor needing testlib.h (problemio.go)
+		return err
+	}
+	if err := s.validatorsRunnable(r, ip); err != nil { // input validators need a judge (problems_import_validate.go)
+		return err
+	}
+	// A problem whose inputs are being validated is private until they
+	// all pass.
+	visibility := p.Visibility
+	if len(ip.InputValidators) > 0 {
+		p.Visibility = store.VisibilityPrivate
 	}
 	zipBytes, _, err := pkg.Build()
 	if err != nil {
-		writeAPIError(w, fileErr("the package's test data does not make a valid Verdict package: "+err.Error()))
-		return
+		return fileErr("the package's test data does not make a valid Verdict package: " + err.Error())
 	}
 	// What the judges will unpack, checked as they will (the shared limits).
 	m, err := catalog.CheckTestdata(zipBytes, p.Checker == store.CheckerSpecial)
-	if !s.testdataOK(w, r, err) {
-		return
+	if err := s.testdataErr(r, err); err != nil {
+		return err
 	}
 	assets, err := s.storeAssets(ctx, ip.Assets) // blobs first, like the test data
 	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
+		return internalErr(err)
 	}
 	// The blob first: content-addressed, so a blob whose problem is then
 	// not created is harmless (an upload that fails later leaves the same).
 	v, err := s.storeTestdata(ctx, zipBytes, m, u)
 	if err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
+		return internalErr(err)
 	}
 	hash, size := v.Hash, v.SizeBytes
 	p.CreatedBy.Int64, p.CreatedBy.Valid = u.ID, true
 	id, err := s.cfg.Store.CreateProblemWithAssets(ctx, p, v, assets)
-	stored, ok := s.created(w, r, id, err)
-	if !ok {
-		return
+	stored, err := s.created(r, id, err)
+	if err != nil {
+		return err
+	}
+	val, err := s.validateImport(ctx, u, &stored, hash, ip, len(m.Cases))
+	if err != nil {
+		kept := !s.dropRefusedImport(ctx, stored.ID)
+		s.log.Info("problem import refused by its input validation", "slug", p.Slug, "hash", hash, "kept", kept,
+			"user_id", u.ID, "request_id", requestIDOf(r))
+		var e *APIError
+		if kept && errors.As(err, &e) {
+			e.Message += " (the problem was kept, private: something was submitted to it meanwhile; delete or fix it)"
+		}
+		return err
+	}
+	if stored.Visibility != visibility {
+		stored.Visibility = visibility
+		if err := s.cfg.Store.UpdateProblem(ctx, stored); err != nil {
+			return unavailableErr(err)
+		}
+		s.invalidateProblems(ctx)
 	}
 	notes = append(append([]string{}, ip.Notes...), notes...)
 	notes = append(notes, s.storeSolutions(ctx, stored.ID, ip.Solutions)...) // reference solutions (solutions.go)
+	sols, solNotes := s.runImportedSolutions(ctx, &stored, u)
+	notes = append(notes, solNotes...)
 	s.log.Info("problem imported", "slug", p.Slug, "format", format, "hash", hash, "cases", len(m.Cases),
-		"subtasks", len(m.Subtasks), "bytes", size, "user_id", u.ID, "request_id", requestIDOf(r))
+		"subtasks", len(m.Subtasks), "bytes", size, "validation", val.Status, "user_id", u.ID, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusCreated, ProblemImportJSON{Problem: s.problemJSON(&stored),
 		Testdata: TestdataJSON{Hash: hash, CaseCount: len(m.Cases), SizeBytes: size, Subtasks: len(m.Subtasks)},
-		Notes:    notes})
+		Notes:    notes, Validation: val, Solutions: sols})
+	return nil
 }
 
-// slugFree answers 409 (field slug) and returns false when a problem has
-// the slug already; a store failure is a 503.
-func (s *Server) slugFree(w http.ResponseWriter, r *http.Request, slug, why string) bool {
+// slugFree refuses (409, field slug) a slug a problem has already; a
+// store failure is a 503.
+func (s *Server) slugFree(r *http.Request, slug, why string) error {
 	_, err := s.cfg.Store.ProblemBySlug(r.Context(), slug)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return true
+		return nil
 	case err == nil:
-		writeAPIError(w, fieldErr(http.StatusConflict, CodeConflict, "slug", fmt.Sprintf("slug %q is already taken%s", slug, why)))
-	default:
-		s.internal(w, r, err, http.StatusServiceUnavailable)
+		return fieldErr(http.StatusConflict, CodeConflict, "slug", fmt.Sprintf("slug %q is already taken%s", slug, why))
 	}
-	return false
+	return unavailableErr(err)
 }

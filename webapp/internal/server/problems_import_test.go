@@ -205,8 +205,8 @@ func TestProblemImport(t *testing.T) {
 	if got.Testdata.CaseCount != 3 || got.Testdata.Subtasks != 0 || got.Testdata.Checker || p.TestdataHash != got.Testdata.Hash {
 		t.Fatalf("testdata = %+v (problem hash %q)", got.Testdata, p.TestdataHash)
 	}
-	if notes := strings.Join(got.Notes, "\n"); !strings.Contains(notes, "input_validators ignored") {
-		t.Fatalf("notes %q do not say the input validators were ignored", got.Notes)
+	if notes := strings.Join(got.Notes, "\n"); !strings.Contains(notes, "input validator input_validators/validate.py not run") {
+		t.Fatalf("notes %q do not say the Python input validator was not run", got.Notes)
 	}
 	// The blob is a Verdict package: samples first, then secret, in path order.
 	obj, err := se.srv.cfg.Blobs.Open(ctx, got.Testdata.Hash)

@@ -17,10 +17,10 @@ const (
 
 // convertPackage converts an uploaded package: a Polygon package when the
 // zip has problem.xml at its top (or under its one directory), else an
-// ICPC one. A package the converter refuses is a 400 naming the file in
-// the zip; any other error is the node's. The statement lists the
-// package's attachments.
-func convertPackage(zipBytes []byte, lim icpcpkg.Limits) (icpcpkg.Problem, testpkg.Package, string, *APIError, error) {
+// ICPC one. A package the converter refuses is a 400 (fileErr) naming the
+// file in the zip; any other error is the node's (internalErr). The
+// statement lists the package's attachments.
+func convertPackage(zipBytes []byte, lim icpcpkg.Limits) (icpcpkg.Problem, testpkg.Package, string, error) {
 	format, what := FormatICPC, "ICPC"
 	var (
 		ip  icpcpkg.Problem
@@ -44,11 +44,11 @@ func convertPackage(zipBytes []byte, lim icpcpkg.Limits) (icpcpkg.Problem, testp
 		if errors.Is(err, unsupported) {
 			prefix = "cannot import this " + what + " package: "
 		}
-		return ip, pkg, format, fileErr(prefix + msg), nil
+		return ip, pkg, format, fileErr(prefix + msg)
 	}
 	if err != nil {
-		return ip, pkg, format, nil, err
+		return ip, pkg, format, internalErr(err)
 	}
 	ip.Statement = withAttachments(ip.Statement, ip.Assets)
-	return ip, pkg, format, nil, nil
+	return ip, pkg, format, nil
 }

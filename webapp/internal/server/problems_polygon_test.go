@@ -85,6 +85,7 @@ func TestPolygonImport(t *testing.T) {
 		c.Blobs = b
 	})
 	ctx := context.Background()
+	startValidatingJudge(t, se.env, byContent) // the fixtures' validators run at import
 
 	// Refused: the answers are not in the package (Verdict does not run
 	// the main solution at import); nothing is written.

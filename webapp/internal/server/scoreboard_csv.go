@@ -15,28 +15,23 @@ import (
 // scoreboard as a CSV download (staff; hidden contests included, as on
 // the JSON board staff see). It reads the very document GET
 // /api/contests/{slug}/scoreboard gives staff, so the two always agree.
-func (s *Server) handleScoreboardCSV(w http.ResponseWriter, r *http.Request) {
-	// Staff first: a student learns nothing, not even whether the
-	// contest exists.
-	if _, ok := requireStaff(w, r, "export scoreboards"); !ok {
-		return
-	}
+// The route is onlyStaff: a student learns nothing, not even whether the
+// contest exists.
+func (s *Server) handleScoreboardCSV(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	c, err := s.cfg.Store.ContestBySlug(ctx, chi.URLParam(r, "slug"))
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
 	doc, err := s.judging.Scoreboard(ctx, &c, false)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	// Everyone registered is in the export, zeros included (the live board
 	// lists only users who submitted).
 	parts, err := s.cfg.Store.ContestParticipants(ctx, c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	registered := make([]scoreboard.Row, len(parts))
 	for i, p := range parts {
@@ -44,8 +39,7 @@ func (s *Server) handleScoreboardCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	if c.TeamMode { // a team contest's rows are its teams (teams.go)
 		if registered, err = s.teamRows(ctx, &c); err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+			return unavailableErr(err)
 		}
 	}
 	doc = scoreboard.WithAbsent(doc, registered)
@@ -53,8 +47,7 @@ func (s *Server) handleScoreboardCSV(w http.ResponseWriter, r *http.Request) {
 	// tried (the document only has the cells that exist).
 	cps, err := s.cfg.Store.ContestProblems(ctx, c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	labels := make([]string, 0, len(cps))
 	for _, p := range cps {
@@ -64,8 +57,7 @@ func (s *Server) handleScoreboardCSV(w http.ResponseWriter, r *http.Request) {
 	// a JSON error rather than half a file.
 	var buf bytes.Buffer
 	if err := scoreboard.WriteCSV(&buf, doc, labels); err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
+		return internalErr(err)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
@@ -78,6 +70,7 @@ func (s *Server) handleScoreboardCSV(w http.ResponseWriter, r *http.Request) {
 	if _, err := buf.WriteTo(w); err != nil {
 		s.log.Debug("scoreboard csv: client went away", obs.Err(err))
 	}
+	return nil
 }
 
 // csvFilename is "<slug>-scoreboard.csv" with every byte outside

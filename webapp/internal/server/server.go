@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/verdict-oj/verdict/webapp/internal/account"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,14 +13,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/lifecycle"
-	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/registry"
 	"github.com/verdict-oj/verdict/internal/rkeys"
-	sharedsession "github.com/verdict-oj/verdict/internal/session"
-	"github.com/verdict-oj/verdict/webapp/internal/blob"
+	"github.com/verdict-oj/verdict/webapp/internal/account"
 	"github.com/verdict-oj/verdict/webapp/internal/catalog"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
 	"github.com/verdict-oj/verdict/webapp/internal/partition"
@@ -29,118 +25,7 @@ import (
 	"github.com/verdict-oj/verdict/webapp/internal/session"
 	"github.com/verdict-oj/verdict/webapp/internal/settings"
 	"github.com/verdict-oj/verdict/webapp/internal/simcheck"
-	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
-
-// ErrConfig reports an unusable Config.
-var ErrConfig = errors.New("server: invalid config")
-
-// Defaults of Config.
-const (
-	DefaultListen       = "127.0.0.1:8081"
-	DefaultSessionTTL   = 7 * 24 * time.Hour
-	DefaultMaxBodyBytes = 1 << 20
-	DefaultDrainDelay   = 2 * time.Second
-	// DefaultRequestTimeout bounds the work of one API request (they take
-	// milliseconds), so a database that stops answering costs a user a
-	// prompt 503, not a hang.
-	DefaultRequestTimeout = 5 * time.Second
-	// DefaultConnTimeout is Config.ConnTimeout's default.
-	DefaultConnTimeout = 60 * time.Second
-	// DefaultUploadTimeout bounds a test data or user import upload, body
-	// transfer included.
-	DefaultUploadTimeout   = 5 * time.Minute
-	DefaultShutdownTimeout = 15 * time.Second
-	DefaultMaxSourceBytes  = 64 << 10
-	// DefaultMaxTestdataBytes matches nginx's client_max_body_size.
-	DefaultMaxTestdataBytes = 64 << 20
-	// DefaultMaxImportRows bounds a user import: every new user costs a
-	// bcrypt hash (~0.1 s of one core at the default cost).
-	DefaultMaxImportRows = 500
-)
-
-// SessionCookie is the name of the session cookie (internal/session owns
-// it: the hub reads the same cookie).
-const SessionCookie = sharedsession.CookieName
-
-// Config configures New. Zero values take the documented defaults.
-type Config struct {
-	Store *store.Store          // required
-	Redis redis.UniversalClient // required
-	Names rkeys.Names
-	Obs   *obs.Obs // required: logger, metrics registry, readiness checks
-
-	// Listen is the TCP address Run listens on. Default DefaultListen.
-	Listen string
-	// Advertise is the host:port the edge reaches this node at, put in the
-	// registry. Default: the listener's address.
-	Advertise string
-	// RegistryInterval is the registry heartbeat. Default
-	// registry.DefaultInterval.
-	RegistryInterval time.Duration
-	// DrainDelay: on shutdown, time between leaving the registry (and
-	// failing /readyz) and closing the listener, so the edge stops routing
-	// here first. Default DefaultDrainDelay.
-	DrainDelay time.Duration
-	// ShutdownTimeout bounds in-flight requests after the listener closes.
-	ShutdownTimeout time.Duration
-
-	// RequestTimeout is the deadline of every API request's context.
-	// Default DefaultRequestTimeout.
-	RequestTimeout time.Duration
-	// ConnTimeout is the read and write timeout of a connection (the
-	// request body in, the answer out); uploads get UploadTimeout
-	// instead. Default DefaultConnTimeout.
-	ConnTimeout time.Duration
-	// UploadTimeout replaces it for file uploads. Default
-	// DefaultUploadTimeout.
-	UploadTimeout time.Duration
-
-	SessionTTL   time.Duration // default DefaultSessionTTL
-	MaxBodyBytes int64         // default DefaultMaxBodyBytes
-	// TrustedProxies are the peers whose X-Forwarded-For/-Proto headers are
-	// believed. Default: loopback.
-	TrustedProxies []netip.Prefix
-	// Limits holds the login throttles, the registration and submission
-	// rates and the password hashing admission (limits.go,
-	// docs/limits.md).
-	Limits
-	// PasswordCost is the bcrypt cost of new passwords (0: the default).
-	PasswordCost int
-	// Now is the clock. Default time.Now.
-	Now func() time.Time
-
-	// Blobs is the test data blob store judges download from (a blob.Dir
-	// or a blob.S3). Required.
-	Blobs blob.Store
-	// MaxSourceBytes caps a submission's source. Default
-	// DefaultMaxSourceBytes.
-	MaxSourceBytes int
-	// MaxTestdataBytes caps an uploaded test data zip. Default
-	// DefaultMaxTestdataBytes.
-	MaxTestdataBytes int64
-	// MaxImportRows caps the rows of one user import. Default
-	// DefaultMaxImportRows.
-	MaxImportRows int
-	// Judging configures the judging machinery (results consumer,
-	// reconciler, scoreboards); Store, Redis, Names, Logger, Metrics and
-	// Now are filled in from this Config.
-	Judging judging.Config
-	// Partitions configures the job that adds submission partitions before
-	// ids reach the catch-all; DB, Logger and Metrics are filled in from
-	// this Config.
-	Partitions partition.Config
-	// SettingsTTL is how long the node caches the site settings (the
-	// registration mode): a change reaches every node within it. Default
-	// settings.DefaultTTL.
-	SettingsTTL time.Duration
-	// CCSKeepAlive is the longest the Contest API event feed stays
-	// silent before a keep-alive newline. Default DefaultCCSKeepAlive.
-	CCSKeepAlive time.Duration
-	// NoBackground: Serve does not run the consumer, reconciler,
-	// publisher and partition job (tests drive them).
-	NoBackground bool
-}
 
 // Server is one web node.
 type Server struct {
@@ -301,90 +186,6 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Routes is the node's router, for walking its routes (chi.Walk): the
 // OpenAPI test checks docs/openapi.json against it.
 func (s *Server) Routes() chi.Routes { return s.router }
-
-func (s *Server) routes() *chi.Mux {
-	r := chi.NewRouter()
-	r.Use(s.requestID, s.accessLog, s.recoverer, s.limitBody, s.deadline)
-	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeAPIError(w, errNotFound) })
-	r.MethodNotAllowed(func(w http.ResponseWriter, _ *http.Request) {
-		writeAPIError(w, apiErr(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method not allowed on this resource"))
-	})
-	oh := s.cfg.Obs.Handler()
-	r.Method(http.MethodGet, "/healthz", oh)
-	r.Method(http.MethodGet, "/readyz", oh)
-	r.Method(http.MethodGet, "/metrics", oh)
-
-	r.Route("/api", func(r chi.Router) {
-		r.Use(s.authenticate)
-		// Login and registration happen before a session exists: no CSRF
-		// token to check. Both require a JSON body, which a cross-site form
-		// cannot send without a CORS preflight.
-		r.Post("/session", s.handleLogin)
-		r.Post("/users", s.handleRegister)
-		r.Get("/settings/registration", s.handleRegistrationSettings)
-		// Judges authenticate with their token, never a session.
-		r.Get("/judge/testdata/{hash}", s.handleJudgeTestdata)
-		// The ICPC Contest API and its tokens (ccs*.go, docs/icpc.md).
-		s.ccsRoutes(r)
-		r.Group(func(r chi.Router) {
-			r.Use(s.csrf)
-			r.Delete("/session", s.handleLogout)
-			r.Get("/me", s.handleMe)
-			r.Post("/me/password", s.handleChangePassword)
-			r.Get("/problems", s.handleProblems)
-			r.Get("/problems/{slug}", s.handleProblem)
-			r.Get("/problems/{slug}/assets/{name}", s.handleProblemAsset) // statement images, attachments
-			r.Get("/contests", s.handleContests)
-			r.Get("/contests/{slug}", s.handleContest)
-			r.Get("/contests/{slug}/scoreboard", s.handleScoreboard)
-			r.Get("/contests/{slug}/scoreboard.csv", s.handleScoreboardCSV)
-			r.Post("/contests/{slug}/unfreeze", s.handleUnfreeze)
-			r.Get("/languages", s.handleLanguages)
-			r.Post("/submissions", s.handleSubmit)
-			r.Get("/submissions", s.handleSubmissions)
-			r.Get("/submissions/{id}", s.handleSubmission)
-			r.Post("/submissions/{id}/override", s.handleOverride)
-			r.Post("/rejudge", s.handleRejudge)
-			r.Get("/export", s.handleExport)
-			r.Get("/admin/problems", s.handleAdminProblems)
-			r.Get("/admin/contests", s.handleAdminContests)
-			// The similarity check (staff; similarity.go).
-			r.Get("/similarity", s.handleSimilarity)
-			r.Get("/similarity/compare", s.handleSimilarityCompare)
-			// Custom runs, "run on my input" (customruns.go).
-			s.customRunRoutes(r)
-			// The ICPC contest day: awards, results upload, balloons (icpc.go).
-			s.icpcRoutes(r)
-			// Teams, organisations and groups (teams.go).
-			s.teamRoutes(r)
-			// Output-only submissions and reference solutions (outputs.go, solutions.go).
-			s.problemTypeRoutes(r)
-
-			r.Get("/judges", s.handleJudges)
-			r.Post("/judges", s.handleIssueJudge)
-			r.Delete("/judges/{name}", s.handleRevokeJudge)
-			r.Put("/settings/registration", s.handleSetRegistrationSettings)
-			r.Post("/users/import", s.handleImportUsers)
-			r.Get("/users", s.handleListUsers)
-			r.Put("/users/{username}", s.handleUpdateUser)
-			r.Post("/users/{username}/password", s.handleResetPassword)
-			r.Post("/problems", s.handleCreateProblem)
-			r.Put("/problems/{slug}", s.handleUpdateProblem)
-			r.Post("/problems/{slug}/testdata", s.handleUploadTestdata)
-			r.Post("/problems/import", s.handleImportProblem)
-			r.Post("/contests", s.handleCreateContest)
-			r.Put("/contests/{slug}", s.handleUpdateContest)
-			r.Post("/contests/{slug}/register", s.handleRegisterContest)
-			r.Get("/contests/{slug}/participants", s.handleParticipants)
-			r.Post("/contests/{slug}/participants", s.handleAddParticipants)
-			r.Delete("/contests/{slug}/participants/{username}", s.handleRemoveParticipant)
-			r.Get("/contests/{slug}/clarifications", s.handleClarifications)
-			r.Post("/contests/{slug}/clarifications", s.handleAsk)
-			r.Post("/contests/{slug}/clarifications/{id}/answer", s.handleAnswer)
-		})
-	})
-	return r
-}
 
 // Run listens on Config.Listen, registers the node in the live registry,
 // and serves until ctx ends. Then it drains: /readyz turns 503 and the node

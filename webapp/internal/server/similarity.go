@@ -32,9 +32,11 @@ type SimilarityJSON struct {
 	Pairs      []simcheck.Pair `json:"pairs"`
 }
 
-func (s *Server) handleSimilarity(w http.ResponseWriter, r *http.Request) {
-	if _, ok := staffOnly(w, r, "run the similarity check"); !ok || !onlyParams(w, r, "contest", "problem", "all", "limit") {
-		return
+// handleSimilarity ranks the most similar pairs of sources of a contest
+// or a problem (onlyStaff).
+func (s *Server) handleSimilarity(w http.ResponseWriter, r *http.Request) error {
+	if e := paramsErr(r, "contest", "problem", "all", "limit"); e != nil {
+		return e
 	}
 	q := r.URL.Query()
 	var sc simcheck.Scope
@@ -43,22 +45,20 @@ func (s *Server) handleSimilarity(w http.ResponseWriter, r *http.Request) {
 	case "1", "true":
 		sc.All = true
 	default:
-		writeAPIError(w, badField("all", "must be 1 or 0"))
-		return
+		return badField("all", "must be 1 or 0")
 	}
 	limit := 100
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {
-			writeAPIError(w, badField("limit", "must be 1 to 1000"))
-			return
+			return badField("limit", "must be 1 to 1000")
 		}
 		limit = n
 	}
 	ctx := r.Context()
-	target, ok := s.staffScope(w, r, q)
-	if !ok {
-		return
+	target, err := s.staffScope(r, q)
+	if err != nil {
+		return err
 	}
 	sc.ContestID, sc.ProblemID = target.contestID, target.problemID
 	scope := target.kind + " " + target.slug
@@ -73,41 +73,38 @@ func (s *Server) handleSimilarity(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, simcheck.ErrBusy):
 		w.Header().Set("Retry-After", "10")
-		writeAPIError(w, apiErr(http.StatusServiceUnavailable, CodeUnavailable, "another similarity check is running on this node; try again shortly"))
-		return
+		return apiErr(http.StatusServiceUnavailable, CodeUnavailable, "another similarity check is running on this node; try again shortly")
 	case errors.Is(err, simcheck.ErrTooMany):
-		writeAPIError(w, badField("all", "too many sources to check at once: check one problem, or each user's final submissions only"))
-		return
+		return badField("all", "too many sources to check at once: check one problem, or each user's final submissions only")
 	case err != nil:
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, SimilarityJSON{Scope: scope, Sources: rep.Sources, Checked: rep.Checked, Skipped: rep.Skipped,
 		Candidates: rep.Candidates, ElapsedMs: rep.Elapsed.Milliseconds(), Pairs: rep.Pairs})
+	return nil
 }
 
-func (s *Server) handleSimilarityCompare(w http.ResponseWriter, r *http.Request) {
-	if _, ok := staffOnly(w, r, "compare sources"); !ok || !onlyParams(w, r, "a", "b") {
-		return
+// handleSimilarityCompare shows two sources side by side (onlyStaff).
+func (s *Server) handleSimilarityCompare(w http.ResponseWriter, r *http.Request) error {
+	if e := paramsErr(r, "a", "b"); e != nil {
+		return e
 	}
 	var ids [2]int64
 	for i, k := range []string{"a", "b"} {
 		n, err := strconv.ParseInt(r.URL.Query().Get(k), 10, 64)
 		if err != nil || n < 1 {
-			writeAPIError(w, badField(k, "must be a submission id"))
-			return
+			return badField(k, "must be a submission id")
 		}
 		ids[i] = n
 	}
 	c, err := s.sim.Compare(r.Context(), ids[0], ids[1])
 	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, apiErr(http.StatusNotFound, CodeNotFound, "no such submission"))
-		return
+		return apiErr(http.StatusNotFound, CodeNotFound, "no such submission")
 	} else if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, c)
+	return nil
 }

@@ -49,12 +49,12 @@ func TestSimilarity(t *testing.T) {
 	submit := func(user store.User, contest int64, lang, file string) int64 {
 		t.Helper()
 		keys++
-		id, _, err := e.st.CreateSubmission(ctx, store.NewSubmission{UserID: user.ID, ProblemID: pid, ContestID: contest,
+		sub, _, err := e.st.CreateSubmission(ctx, store.NewSubmission{UserID: user.ID, ProblemID: pid, ContestID: contest,
 			Language: lang, Source: similarityFixture(t, file), IdemKey: fmt.Sprintf("sim-%d", keys)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return id
+		return sub.ID
 	}
 	var u [7]store.User
 	for i := range u {
@@ -265,16 +265,16 @@ func TestSimilarityThreeThousand(t *testing.T) {
 		case 2501:
 			src = similarityFixture(t, "maxsub/copy_a.cpp")
 		}
-		id, _, err := e.st.CreateSubmission(ctx, store.NewSubmission{UserID: users[i%len(users)], ProblemID: pid,
+		sub, _, err := e.st.CreateSubmission(ctx, store.NewSubmission{UserID: users[i%len(users)], ProblemID: pid,
 			Language: "cpp17", Source: src, IdemKey: fmt.Sprintf("bulk-%d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		switch i {
 		case 1000:
-			orig = id
+			orig = sub.ID
 		case 2501:
-			cp = id
+			cp = sub.ID
 		}
 	}
 	t.Logf("3,000 submissions inserted in %v", time.Since(start).Round(time.Millisecond))

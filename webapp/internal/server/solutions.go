@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -17,9 +18,10 @@ import (
 
 // Reference solutions (docs/problems.md): a package's solutions with the
 // verdict each must get, stored at import (problem_solutions). Staff run
-// them all from the problem's admin page: each becomes a practice
-// submission of the staff member, judged like any other, and the page
-// shows whether each got its expected verdict.
+// them all from the problem's admin page, and an import runs them at once
+// (after its input validation passed, runImportedSolutions): each becomes
+// a practice submission of the staff member, judged like any other, and
+// the page shows whether each got its expected verdict.
 
 // Solution run states in SolutionJSON.State.
 const (
@@ -94,74 +96,79 @@ func solutionsJSON(p *store.Problem, sols []store.ProblemSolution, errs map[int6
 	return out
 }
 
-// staffProblem resolves {slug} for a staff request, answering itself on
-// failure.
-func (s *Server) staffProblem(w http.ResponseWriter, r *http.Request, what string) (store.Problem, *store.User, bool) {
-	u, ok := requireStaff(w, r, what)
-	if !ok {
-		return store.Problem{}, nil, false
-	}
-	p, err := s.cfg.Store.ProblemBySlug(r.Context(), chi.URLParam(r, "slug"))
-	if !s.found(w, r, err) {
-		return store.Problem{}, nil, false
-	}
-	return p, u, true
+// slugProblem is the {slug} problem (the routes are staff only).
+func (s *Server) slugProblem(r *http.Request) (store.Problem, error) {
+	return s.cfg.Store.ProblemBySlug(r.Context(), chi.URLParam(r, "slug"))
 }
 
 // handleSolutions lists a problem's reference solutions with their latest
-// runs (staff).
-func (s *Server) handleSolutions(w http.ResponseWriter, r *http.Request) {
-	p, _, ok := s.staffProblem(w, r, "see reference solutions")
-	if !ok {
-		return
+// runs (onlyStaff).
+func (s *Server) handleSolutions(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.slugProblem(r)
+	if err != nil {
+		return err
 	}
 	sols, err := s.cfg.Store.ProblemSolutions(r.Context(), p.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	writeJSON(w, http.StatusOK, solutionsJSON(&p, sols, nil))
+	return nil
 }
 
 // handleRunSolutions runs every reference solution of a problem against
-// its current test data (staff): one practice submission each, by the
+// its current test data (onlyStaff): one practice submission each, by the
 // staff member; a solution in a language no live judge offers is not run
 // and says so. 202 with the list (their runs then show as running).
-func (s *Server) handleRunSolutions(w http.ResponseWriter, r *http.Request) {
-	p, u, ok := s.staffProblem(w, r, "run reference solutions")
-	if !ok {
-		return
+func (s *Server) handleRunSolutions(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
+	p, err := s.slugProblem(r)
+	if err != nil {
+		return err
 	}
 	ctx := r.Context()
 	if !p.TestdataHash.Valid {
-		writeAPIError(w, fieldErr(http.StatusConflict, CodeConflict, "problem", "the problem has no test data yet"))
-		return
+		return fieldErr(http.StatusConflict, CodeConflict, "problem", "the problem has no test data yet")
 	}
 	sols, err := s.cfg.Store.ProblemSolutions(ctx, p.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	if len(sols) == 0 {
-		writeAPIError(w, fieldErr(http.StatusConflict, CodeConflict, "problem", "the problem has no reference solutions (import a package with submissions/)"))
-		return
+		return fieldErr(http.StatusConflict, CodeConflict, "problem", "the problem has no reference solutions (import a package with submissions/)")
 	}
-	if !s.takeBucket(w, r, s.submitRule, strconv.FormatInt(u.ID, 10),
-		fmt.Sprintf("at most %d submissions at once and %d a minute", s.submitRule.Burst, s.submitRule.Rate)) {
-		return
+	if err := s.bucketErr(r, s.submitRule, strconv.FormatInt(u.ID, 10),
+		fmt.Sprintf("at most %d submissions at once and %d a minute", s.submitRule.Burst, s.submitRule.Rate)); err != nil {
+		return err
 	}
-	langs, live, err := s.judging.Languages(ctx)
+	errs, live, err := s.startSolutionRuns(ctx, &p, u, sols)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	if live == 0 {
 		e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, "no judge is connected right now: run them when one is")
 		e.RetryAfter = 5 * time.Second
-		writeAPIError(w, e)
-		return
+		return e
 	}
-	errs := map[int64]string{}
+	s.log.Info("reference solutions run", "slug", p.Slug, "solutions", len(sols), "user_id", u.ID, "request_id", requestIDOf(r))
+	sols, err = s.cfg.Store.ProblemSolutions(ctx, p.ID)
+	if err != nil {
+		return unavailableErr(err)
+	}
+	writeJSON(w, http.StatusAccepted, solutionsJSON(&p, sols, errs))
+	return nil
+}
+
+// startSolutionRuns queues one practice submission by u for each
+// reference solution of p, on its current test data; a solution in a
+// language no live judge offers is not run, and errs says so. live is
+// the number of live judges: with none, nothing is queued.
+func (s *Server) startSolutionRuns(ctx context.Context, p *store.Problem, u *store.User, sols []store.ProblemSolution) (errs map[int64]string, live int, err error) {
+	langs, live, err := s.judging.Languages(ctx)
+	if err != nil || live == 0 {
+		return nil, live, err
+	}
+	errs = map[int64]string{}
 	stamp := strconv.FormatInt(s.cfg.Now().UnixNano(), 36)
 	for _, sol := range sols {
 		if !slices.ContainsFunc(langs, func(l judging.Language) bool { return l.ID == sol.Language }) {
@@ -170,28 +177,46 @@ func (s *Server) handleRunSolutions(w http.ResponseWriter, r *http.Request) {
 		}
 		ns := store.NewSubmission{UserID: u.ID, ProblemID: p.ID, Language: sol.Language, Source: sol.Source,
 			TestdataHash: p.TestdataHash.String, IdemKey: "solution-" + strconv.FormatInt(sol.ID, 36) + "-" + stamp}
-		id, _, err := s.cfg.Store.CreateSubmission(ctx, ns)
+		sub, _, err := s.cfg.Store.CreateSubmission(ctx, ns)
 		if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+			return errs, live, err
 		}
-		if err := s.cfg.Store.SetSolutionRun(ctx, sol.ID, id); err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+		if err := s.cfg.Store.SetSolutionRun(ctx, sol.ID, sub.ID); err != nil {
+			return errs, live, err
 		}
-		sub, err := s.cfg.Store.SubmissionByID(ctx, id)
-		if err != nil {
-			continue // the reconciler enqueues it
-		}
-		if err := s.judging.Enqueue(ctx, &sub, &p, protocol.PriorityPractice); err != nil {
-			s.log.Warn("enqueue of a reference solution failed; the reconciler will retry", "submission_id", id, "err", err)
+		if err := s.judging.Enqueue(ctx, &sub, p, protocol.PriorityPractice); err != nil {
+			s.log.Warn("enqueue of a reference solution failed; the reconciler will retry", "submission_id", sub.ID, "err", err)
 		}
 	}
-	s.log.Info("reference solutions run", "slug", p.Slug, "solutions", len(sols), "user_id", u.ID, "request_id", requestIDOf(r))
-	sols, err = s.cfg.Store.ProblemSolutions(ctx, p.ID)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+	return errs, live, nil
+}
+
+// runImportedSolutions runs an imported problem's reference solutions at
+// once (after its input validation passed), as staff would from the
+// admin page: the answer's list, their runs queued; nil without any. A
+// failure to start them does not undo the import: it is noted.
+func (s *Server) runImportedSolutions(ctx context.Context, p *store.Problem, u *store.User) (*SolutionsJSON, []string) {
+	sols, err := s.cfg.Store.ProblemSolutions(ctx, p.ID)
+	if err != nil || len(sols) == 0 || !p.TestdataHash.Valid {
+		if err != nil {
+			s.log.Error("reading the imported reference solutions failed", "problem_id", p.ID, "err", err)
+		}
+		return nil, nil
 	}
-	writeJSON(w, http.StatusAccepted, solutionsJSON(&p, sols, errs))
+	errs, live, err := s.startSolutionRuns(ctx, p, u, sols)
+	var notes []string
+	switch {
+	case err != nil:
+		s.log.Error("running the imported reference solutions failed", "problem_id", p.ID, "err", err)
+		notes = append(notes, "the reference solutions could not all be run: run them from the problem's admin page")
+	case live == 0:
+		notes = append(notes, "the reference solutions were not run: no judge is connected; run them from the problem's admin page")
+	default:
+		s.log.Info("reference solutions run after import", "slug", p.Slug, "solutions", len(sols), "user_id", u.ID)
+	}
+	if sols, err = s.cfg.Store.ProblemSolutions(ctx, p.ID); err != nil {
+		return nil, notes
+	}
+	out := solutionsJSON(p, sols, errs)
+	return &out, notes
 }

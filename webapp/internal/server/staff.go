@@ -20,30 +20,15 @@ import (
 // Staff tools: the bulk source export and the admin lists of problems and
 // contests.
 
-// staffOnly answers 401 or 403 unless the caller is staff.
-func staffOnly(w http.ResponseWriter, r *http.Request, what string) (*store.User, bool) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return nil, false
-	}
-	if !a.user.IsStaff() {
-		writeAPIError(w, apiErr(http.StatusForbidden, CodeForbidden, "only admins and problem setters "+what))
-		return nil, false
-	}
-	return a.user, true
-}
-
-// onlyParams refuses a query parameter not in allowed, naming it.
-func onlyParams(w http.ResponseWriter, r *http.Request, allowed ...string) bool {
+// paramsErr is the first query parameter not in allowed, as a 400.
+func paramsErr(r *http.Request, allowed ...string) *APIError {
 	q := r.URL.Query()
 	for _, k := range slices.Sorted(maps.Keys(q)) {
 		if !slices.Contains(allowed, k) {
-			writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, k, "unknown query parameter "+k))
-			return false
+			return fieldErr(http.StatusBadRequest, CodeValidation, k, "unknown query parameter "+k)
 		}
 	}
-	return true
+	return nil
 }
 
 // ExportTimeout bounds one export: the request deadline (seconds) is far
@@ -51,11 +36,11 @@ func onlyParams(w http.ResponseWriter, r *http.Request, allowed ...string) bool 
 const ExportTimeout = 10 * time.Minute
 
 // handleExport streams a zip of a contest's or a problem's submissions
-// (staff): GET /api/export?contest=slug|problem=slug[&final=1].
-func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
-	u, ok := staffOnly(w, r, "export sources")
-	if !ok || !onlyParams(w, r, "contest", "problem", "final") {
-		return
+// (onlyStaff): GET /api/export?contest=slug|problem=slug[&final=1].
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
+	if e := paramsErr(r, "contest", "problem", "final"); e != nil {
+		return e
 	}
 	q := r.URL.Query()
 	var sc judging.ExportScope
@@ -64,13 +49,12 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	case "1", "true":
 		sc.FinalOnly = true
 	default:
-		writeAPIError(w, badField("final", "must be 1 or 0"))
-		return
+		return badField("final", "must be 1 or 0")
 	}
 	ctx := r.Context()
-	target, ok := s.staffScope(w, r, q)
-	if !ok {
-		return
+	target, err := s.staffScope(r, q)
+	if err != nil {
+		return err
 	}
 	sc.ContestID, sc.ProblemID = target.contestID, target.problemID
 	name := target.kind + "-" + target.slug
@@ -100,36 +84,34 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 	log.Info("export", "files", st.Files, "users", st.Users, "bytes", st.Bytes)
+	return nil
 }
 
 // pageParams reads q, cursor and limit of an admin list.
-func pageParams(w http.ResponseWriter, r *http.Request) (store.Page, bool) {
-	if !onlyParams(w, r, "q", "cursor", "limit") {
-		return store.Page{}, false
+func pageParams(r *http.Request) (store.Page, error) {
+	if e := paramsErr(r, "q", "cursor", "limit"); e != nil {
+		return store.Page{}, e
 	}
 	q := r.URL.Query()
 	p := store.Page{Query: strings.TrimSpace(q.Get("q")), Limit: 50}
 	if utf8.RuneCountInString(p.Query) > 100 {
-		writeAPIError(w, badField("q", "must be at most 100 characters"))
-		return p, false
+		return p, badField("q", "must be at most 100 characters")
 	}
 	if v := q.Get("cursor"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 {
-			writeAPIError(w, badField("cursor", "must be the next_cursor of the previous page"))
-			return p, false
+			return p, badField("cursor", "must be the next_cursor of the previous page")
 		}
 		p.After = n
 	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			writeAPIError(w, badField("limit", "must be 1 to 100"))
-			return p, false
+			return p, badField("limit", "must be 1 to 100")
 		}
 		p.Limit = n
 	}
-	return p, true
+	return p, nil
 }
 
 func nextCursor(n, limit int, lastID int64) *string {
@@ -147,20 +129,16 @@ type AdminProblemJSON struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// handleAdminProblems lists every problem (staff), searched by slug and
+// handleAdminProblems lists every problem (onlyStaff), searched by slug and
 // title, in id order, paged by cursor.
-func (s *Server) handleAdminProblems(w http.ResponseWriter, r *http.Request) {
-	if _, ok := staffOnly(w, r, "list every problem"); !ok {
-		return
-	}
-	p, ok := pageParams(w, r)
-	if !ok {
-		return
+func (s *Server) handleAdminProblems(w http.ResponseWriter, r *http.Request) error {
+	p, err := pageParams(r)
+	if err != nil {
+		return err
 	}
 	rows, err := s.cfg.Store.SearchProblems(r.Context(), p)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	out := make([]AdminProblemJSON, 0, len(rows))
 	var last int64
@@ -171,21 +149,18 @@ func (s *Server) handleAdminProblems(w http.ResponseWriter, r *http.Request) {
 		last = x.ID
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"problems": out, "next_cursor": nextCursor(len(rows), p.Limit, last)})
+	return nil
 }
 
-// handleAdminContests lists every contest, hidden ones too (staff).
-func (s *Server) handleAdminContests(w http.ResponseWriter, r *http.Request) {
-	if _, ok := staffOnly(w, r, "list every contest"); !ok {
-		return
-	}
-	p, ok := pageParams(w, r)
-	if !ok {
-		return
+// handleAdminContests lists every contest, hidden ones too (onlyStaff).
+func (s *Server) handleAdminContests(w http.ResponseWriter, r *http.Request) error {
+	p, err := pageParams(r)
+	if err != nil {
+		return err
 	}
 	rows, err := s.cfg.Store.SearchContests(r.Context(), p)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	out := make([]ContestJSON, 0, len(rows))
 	var last int64
@@ -194,6 +169,7 @@ func (s *Server) handleAdminContests(w http.ResponseWriter, r *http.Request) {
 		last = rows[i].ID
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"contests": out, "next_cursor": nextCursor(len(rows), p.Limit, last)})
+	return nil
 }
 
 // staffTarget is the contest or the problem a staff tool works on.
@@ -203,33 +179,27 @@ type staffTarget struct {
 }
 
 // staffScope reads ?contest= or ?problem= (exactly one), as the export
-// and the similarity check take them, answering the error itself when
-// it reports false.
-func (s *Server) staffScope(w http.ResponseWriter, r *http.Request, q url.Values) (staffTarget, bool) {
+// and the similarity check take them.
+func (s *Server) staffScope(r *http.Request, q url.Values) (staffTarget, error) {
 	contest, problem := q.Get("contest"), q.Get("problem")
 	if (contest == "") == (problem == "") {
-		writeAPIError(w, badField("contest", "give exactly one of contest or problem"))
-		return staffTarget{}, false
+		return staffTarget{}, badField("contest", "give exactly one of contest or problem")
 	}
 	ctx := r.Context()
 	if contest != "" {
 		c, err := s.cfg.Store.ContestBySlug(ctx, contest)
 		if errors.Is(err, store.ErrNotFound) {
-			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no such contest"))
-			return staffTarget{}, false
+			return staffTarget{}, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no such contest")
 		} else if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return staffTarget{}, false
+			return staffTarget{}, unavailableErr(err)
 		}
-		return staffTarget{contestID: c.ID, kind: "contest", slug: c.Slug}, true
+		return staffTarget{contestID: c.ID, kind: "contest", slug: c.Slug}, nil
 	}
 	p, err := s.cfg.Store.ProblemBySlug(ctx, problem)
 	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"))
-		return staffTarget{}, false
+		return staffTarget{}, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem")
 	} else if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return staffTarget{}, false
+		return staffTarget{}, unavailableErr(err)
 	}
-	return staffTarget{problemID: p.ID, kind: "problem", slug: p.Slug}, true
+	return staffTarget{problemID: p.ID, kind: "problem", slug: p.Slug}, nil
 }

@@ -2,17 +2,14 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/feedback"
 	"github.com/verdict-oj/verdict/internal/obs"
@@ -57,17 +54,17 @@ type LanguagesJSON struct {
 	Notice     string             `json:"notice,omitempty"`
 }
 
-func (s *Server) handleLanguages(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleLanguages(w http.ResponseWriter, r *http.Request) error {
 	langs, live, err := s.judging.Languages(r.Context())
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return err
 	}
 	out := LanguagesJSON{Languages: langs, LiveJudges: live}
 	if live == 0 {
 		out.Notice = "no judge is connected right now: submissions cannot be accepted until one is"
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 type submitRequest struct {
@@ -89,222 +86,113 @@ func badField(field, msg string) *APIError {
 	return fieldErr(http.StatusBadRequest, CodeValidation, field, field+" "+msg)
 }
 
-func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
-	ctx := r.Context()
-	key := r.Header.Get(IdempotencyHeader)
-	if !validIdemKey(key) {
-		writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, IdempotencyHeader,
-			"the Idempotency-Key header is required: 1 to 64 of A-Z a-z 0-9 - _ . : (a new random one per submit click)"))
-		return
+// handleSubmit takes a program (requireUser); judging.Submit applies the
+// rules.
+func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) error {
+	key, err := idemKey(r)
+	if err != nil {
+		return err
 	}
 	var req submitRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	switch {
 	case req.Problem == "":
-		writeAPIError(w, badField("problem", "is required"))
-		return
+		return badField("problem", "is required")
 	case req.Language == "":
-		writeAPIError(w, badField("language", "is required"))
-		return
+		return badField("language", "is required")
 	case !validLanguageID(req.Language):
-		writeAPIError(w, badField("language", "is not a language id"))
-		return
+		return badField("language", "is not a language id")
 	case strings.TrimSpace(req.Source) == "":
-		writeAPIError(w, badField("source", "is required"))
-		return
+		return badField("source", "is required")
 	case len(req.Source) > s.cfg.MaxSourceBytes:
-		writeAPIError(w, fieldErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "source",
-			fmt.Sprintf("source is %d bytes, the limit is %d", len(req.Source), s.cfg.MaxSourceBytes)))
-		return
+		return fieldErr(http.StatusRequestEntityTooLarge, CodeTooLarge, "source",
+			fmt.Sprintf("source is %d bytes, the limit is %d", len(req.Source), s.cfg.MaxSourceBytes))
 	}
-	// A retried POST returns what the first one made.
-	if id, err := s.cfg.Store.SubmissionByKey(ctx, a.user.ID, key); err == nil {
-		s.answerSubmit(w, r, id, http.StatusOK)
-		return
-	} else if !errors.Is(err, store.ErrNotFound) {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	// Per user, never per address (a lab shares one): bursts of
-	// SubmitBurst, SubmitPerMinute sustained.
-	if !s.takeBucket(w, r, s.submitRule, strconv.FormatInt(a.user.ID, 10),
-		fmt.Sprintf("at most %d submissions at once and %d a minute", s.submitRule.Burst, s.submitRule.Rate)) {
-		return
-	}
-	p, c, apiE, err := s.checkSubmit(ctx, a.user, &req)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	if apiE != nil {
-		writeAPIError(w, apiE)
-		return
-	}
-	ns := store.NewSubmission{UserID: a.user.ID, ProblemID: p.ID, Language: req.Language, Source: req.Source,
-		TestdataHash: p.TestdataHash.String, IdemKey: key}
-	if c != nil {
-		ns.ContestID = c.ID
-		if c.TeamMode { // the submission is the team's (staff on no team: nobody's)
-			if t, err := s.cfg.Store.TeamOfUser(ctx, c.ID, a.user.ID); err == nil {
-				ns.TeamID = t.ID
-			} else if !errors.Is(err, store.ErrNotFound) {
-				s.internal(w, r, err, http.StatusServiceUnavailable)
-				return
-			}
-		}
-	}
-	s.createAndEnqueue(w, r, ns, &p, "submission created", "language", ns.Language, "bytes", len(ns.Source))
+	return s.submit(w, r, judging.SubmitRequest{Problem: req.Problem, Contest: req.Contest, Language: req.Language,
+		Source: req.Source, Key: key}, nil, "submission created", "language", req.Language, "bytes", len(req.Source))
 }
 
-// checkSubmit resolves the problem and contest of a submit and applies the
-// rules: visibility, contest window and registration, test data, language.
-func (s *Server) checkSubmit(ctx context.Context, u *store.User, req *submitRequest) (store.Problem, *store.Contest, *APIError, error) {
-	now := s.cfg.Now()
-	p, err := s.cfg.Store.ProblemBySlug(ctx, req.Problem)
-	if errors.Is(err, store.ErrNotFound) {
-		return p, nil, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"), nil
+// idemKey is the request's Idempotency-Key, which a submit requires.
+func idemKey(r *http.Request) (string, error) {
+	key := r.Header.Get(IdempotencyHeader)
+	if !validIdemKey(key) {
+		return "", fieldErr(http.StatusBadRequest, CodeValidation, IdempotencyHeader,
+			"the Idempotency-Key header is required: 1 to 64 of A-Z a-z 0-9 - _ . : (a new random one per submit click)")
 	}
-	if err != nil {
-		return p, nil, nil, err
-	}
-	staff := u.IsStaff()
-	var c *store.Contest
-	if req.Contest != "" {
-		ct, err := s.cfg.Store.ContestBySlug(ctx, req.Contest)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && !ct.Visible && !staff) {
-			return p, nil, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no such contest"), nil
-		}
-		if err != nil {
-			return p, nil, nil, err
-		}
-		c = &ct
-		if _, err := s.cfg.Store.ContestHasProblem(ctx, c.ID, p.ID); errors.Is(err, store.ErrNotFound) {
-			return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "problem", "the problem is not in this contest"), nil
-		} else if err != nil {
-			return p, nil, nil, err
-		}
-		switch c.Phase(now) {
-		case "upcoming":
-			return p, nil, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "the contest has not started"), nil
-		case "ended":
-			return p, nil, fieldErr(http.StatusForbidden, CodeForbidden, "contest",
-				"the contest is over: submit without a contest to practise"), nil
-		}
-		if c.TeamMode && !staff {
-			// A team contest: members submit for their team (teams.go).
-			if _, err := s.cfg.Store.TeamOfUser(ctx, c.ID, u.ID); errors.Is(err, store.ErrNotFound) {
-				return p, nil, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "this is a team contest and you are on no team of it"), nil
-			} else if err != nil {
-				return p, nil, nil, err
-			}
-		}
-		reg, err := s.cfg.Store.IsParticipant(ctx, c.ID, u.ID)
-		if err != nil {
-			return p, nil, nil, err
-		}
-		if !reg {
-			if c.Registration != store.RegistrationOpen && !staff {
-				return p, nil, fieldErr(http.StatusForbidden, CodeForbidden, "contest", "you are not registered in this contest"), nil
-			}
-			// Open contests register a student on the first submission.
-			// Staff testing a problem in a contest are not registered, so
-			// they never appear on its board (the board shows registered
-			// users only); a staff member who competes registers first.
-			if !staff {
-				if err := s.cfg.Store.AddParticipant(ctx, c.ID, u.ID); err != nil {
-					return p, nil, nil, err
-				}
-			}
-		}
-	} else if !staff {
-		switch p.Visibility {
-		case store.VisibilityPublic:
-		case store.VisibilityContestOnly:
-			in, err := s.cfg.Store.InStartedContestOf(ctx, u.ID, p.ID, now)
-			if err != nil {
-				return p, nil, nil, err
-			}
-			if !in {
-				return p, nil, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"), nil
-			}
-			return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "contest",
-				"this problem is only judged inside its contest: give the contest"), nil
-		default:
-			return p, nil, fieldErr(http.StatusNotFound, CodeNotFound, "problem", "no such problem"), nil
-		}
-	}
-	if !p.TestdataHash.Valid {
-		return p, nil, fieldErr(http.StatusConflict, CodeConflict, "problem", "the problem has no test data yet"), nil
-	}
-	if e := outputsRule(&p, req.Language); e != nil {
-		return p, nil, e, nil
-	}
-	if len(p.Languages) > 0 && !p.OutputOnly && !slices.Contains(p.Languages, req.Language) {
-		return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "language",
-			fmt.Sprintf("language %q is not allowed for this problem (allowed: %s)", req.Language, strings.Join(p.Languages, ", "))), nil
-	}
-	langs, live, err := s.judging.Languages(ctx)
-	if err != nil {
-		return p, nil, nil, err
-	}
-	if live == 0 {
-		// Nothing wrong with the request: the judges are away (a hub
-		// restart, a network cut). The browser retries with its key.
-		e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, "no judge is connected right now; your submission will be taken when one is: retrying")
-		e.RetryAfter = 5 * time.Second
-		return p, nil, e, nil
-	}
-	if !p.OutputOnly && !slices.ContainsFunc(langs, func(l judging.Language) bool { return l.ID == req.Language }) {
-		return p, nil, fieldErr(http.StatusBadRequest, CodeValidation, "language",
-			fmt.Sprintf("no connected judge offers language %q right now (see GET /api/languages)", req.Language)), nil
-	}
-	return p, c, nil, nil
+	return key, nil
 }
 
-func (s *Server) answerSubmit(w http.ResponseWriter, r *http.Request, id int64, status int) {
-	sub, err := s.cfg.Store.SubmissionByID(r.Context(), id)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+// submit makes a submission through judging.Submit and answers as a
+// submit does: 201 with the new submission, 200 with the one the key
+// already made. Per user, never per address (a lab shares one), a new
+// submission takes a token of the submit bucket (SubmitBurst at once,
+// SubmitPerMinute sustained). caseField names the request field of an
+// output-only submission's case (for a *judging.CaseError).
+func (s *Server) submit(w http.ResponseWriter, r *http.Request, req judging.SubmitRequest, caseField func(c int) (field, from string),
+	msg string, args ...any) error {
+	u := userOf(r)
+	var admitErr error
+	req.Admit = func(context.Context) error {
+		admitErr = s.bucketErr(r, s.submitRule, strconv.FormatInt(u.ID, 10),
+			fmt.Sprintf("at most %d submissions at once and %d a minute", s.submitRule.Burst, s.submitRule.Rate))
+		return admitErr
 	}
-	s.writeSubmit(w, r, &sub, status)
+	res, err := s.judging.Submit(r.Context(), u, req)
+	if admitErr != nil {
+		return admitErr
+	}
+	if err != nil {
+		return submitErr(err, caseField)
+	}
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
+		s.log.Info(msg, append([]any{obs.SubmissionID(res.Submission.ID), "user_id", u.ID, "problem_id", res.Submission.ProblemID,
+			"request_id", requestIDOf(r)}, args...)...)
+	}
+	s.writeSubmit(w, r, &res.Submission, status)
+	return nil
 }
+
+// submitErr maps judging.Submit's refusals to the API's answers; any other
+// error is a backing service failing (503).
+func submitErr(err error, caseField func(c int) (field, from string)) error {
+	var ref *judging.Refusal
+	var ce *judging.CaseError
+	switch {
+	case errors.As(err, &ref):
+		e := fieldErr(refusalStatus[ref.Reason], refusalCode[ref.Reason], ref.Field, ref.Message)
+		e.RetryAfter = ref.RetryAfter
+		return e
+	case errors.As(err, &ce) && caseField != nil:
+		field, from := caseField(ce.Case)
+		return badField(field, fmt.Sprintf("%s: case %d, the problem has cases 1 to %d", from, ce.Case, ce.Cases))
+	}
+	return unavailableErr(err)
+}
+
+var (
+	refusalStatus = map[judging.Reason]int{
+		judging.RefusedNotFound: http.StatusNotFound, judging.RefusedInvalid: http.StatusBadRequest,
+		judging.RefusedForbidden: http.StatusForbidden, judging.RefusedConflict: http.StatusConflict,
+		judging.RefusedNoJudge: http.StatusServiceUnavailable,
+	}
+	refusalCode = map[judging.Reason]string{
+		judging.RefusedNotFound: CodeNotFound, judging.RefusedInvalid: CodeValidation,
+		judging.RefusedForbidden: CodeForbidden, judging.RefusedConflict: CodeConflict,
+		judging.RefusedNoJudge: CodeUnavailable,
+	}
+)
 
 func (s *Server) writeSubmit(w http.ResponseWriter, r *http.Request, sub *store.Submission, status int) {
-	sj := s.submissionJSON(authOf(r).user, sub)
+	sj := s.submissionJSON(userOf(r), sub)
 	out := SubmitJSON{ID: sub.ID, Status: sj.Verdict, Submission: sj}
-	if n := s.queueNotice(r.Context(), sub.ID); n != nil {
+	if n := s.judging.QueueNotice(r.Context(), sub.ID); n != nil {
 		out.Queue = n
 	}
 	writeJSON(w, status, out)
-}
-
-// queueNotice returns the hub's overload notice with the submission's
-// position, or nil when there is none (or Redis cannot say).
-func (s *Server) queueNotice(ctx context.Context, id int64) *protocol.QueueNotice {
-	b, err := s.cfg.Redis.Get(ctx, s.cfg.Names.QueueNotice()).Bytes()
-	if err != nil {
-		if !errors.Is(err, redis.Nil) {
-			s.log.Debug("queue notice unreadable", obs.Err(err))
-		}
-		return nil
-	}
-	var n protocol.QueueNotice
-	if json.Unmarshal(b, &n) != nil {
-		return nil
-	}
-	if pos, err := s.judging.Queue().Position(ctx, id); err == nil {
-		n.Position = pos
-	}
-	return &n
 }
 
 // SubmissionJSON is a submission in a list.
@@ -386,39 +274,33 @@ type SubmissionDetailJSON struct {
 	Overrides []OverrideJSON `json:"overrides,omitempty"`
 }
 
-func (s *Server) handleSubmission(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleSubmission(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	id, ok := submissionIDParam(r)
 	if !ok {
-		writeAPIError(w, errNotFound)
-		return
+		return errNotFound
 	}
 	sub, err := s.cfg.Store.SubmissionByID(ctx, id)
 	a := authOf(r)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && !judging.CanSee(a.user, &sub)) {
-		writeAPIError(w, errNotFound)
-		return
+	if err == nil && !judging.CanSee(a.user, &sub) {
+		return errNotFound
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return err
 	}
 	cases, err := s.cfg.Store.SubmissionCases(ctx, id)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	n := 0
 	if sub.TestdataHash.Valid {
 		if n, err = s.cfg.Store.CaseCount(ctx, sub.ProblemID, sub.TestdataHash.String); err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+			return unavailableErr(err)
 		}
 	}
 	fb, err := s.judging.FeedbackOf(ctx, &sub)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	// What the viewer may see: the feedback policy, for every field below.
 	sh := judging.Visible(fb, judging.ViewerOf(a.user, &sub), s.cfg.Now(), &sub, cases)
@@ -440,8 +322,7 @@ func (s *Server) handleSubmission(w http.ResponseWriter, r *http.Request) {
 		// The jury's hand-set verdicts, who and why: staff only.
 		os, err := s.cfg.Store.Overrides(ctx, id)
 		if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+			return unavailableErr(err)
 		}
 		out.Overrides = overridesJSON(os)
 	}
@@ -450,6 +331,7 @@ func (s *Server) handleSubmission(w http.ResponseWriter, r *http.Request) {
 		out.CompileMessage = &m
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"submission": out})
+	return nil
 }
 
 // submissionIDParam is the {id} of a submission route.

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -22,13 +22,14 @@ import (
 // HTTP. Staff read, admins write.
 
 func (s *Server) teamRoutes(r chi.Router) {
-	r.Get("/contests/{slug}/teams", s.handleContestTeams)
-	r.Put("/contests/{slug}/team-mode", s.handleSetTeamMode)
-	r.Post("/contests/{slug}/teams/import", s.handleImportTeams)
-	r.Get("/contests/{slug}/teams/export", s.handleExportTeams)
-	r.Delete("/contests/{slug}/teams/{id}", s.handleDeleteTeamObject)
-	r.Delete("/contests/{slug}/groups/{id}", s.handleDeleteTeamObject)
-	r.Delete("/contests/{slug}/organizations/{id}", s.handleDeleteTeamObject)
+	r.With(onlyStaff("see a contest's teams")).Get("/contests/{slug}/teams", s.h(s.handleContestTeams))
+	r.With(onlyAdmins("change a contest's teams")).Put("/contests/{slug}/team-mode", s.h(s.handleSetTeamMode))
+	r.With(onlyAdmins("import teams")).Post("/contests/{slug}/teams/import", s.h(s.handleImportTeams))
+	r.With(onlyStaff("export teams")).Get("/contests/{slug}/teams/export", s.h(s.handleExportTeams))
+	deleteTeams := onlyAdmins("delete teams")
+	r.With(deleteTeams).Delete("/contests/{slug}/teams/{id}", s.h(s.handleDeleteTeamObject))
+	r.With(deleteTeams).Delete("/contests/{slug}/groups/{id}", s.h(s.handleDeleteTeamObject))
+	r.With(deleteTeams).Delete("/contests/{slug}/organizations/{id}", s.h(s.handleDeleteTeamObject))
 }
 
 // MaxTeamImportBytes caps one team, organisation or group file.
@@ -78,44 +79,33 @@ type teamImportError struct {
 	Errors []teamfmt.LineError `json:"errors"`
 }
 
-func (s *Server) teamContest(w http.ResponseWriter, r *http.Request, admin bool, what string) (*store.Contest, *store.User, bool) {
-	var u *store.User
-	var ok bool
-	if admin {
-		u, ok = requireAdmin(w, r, what)
-	} else {
-		u, ok = requireStaff(w, r, what)
-	}
-	if !ok {
-		return nil, nil, false
-	}
+// teamContest is the {slug} contest, hidden or not (the routes are
+// staff's).
+func (s *Server) teamContest(r *http.Request) (*store.Contest, error) {
 	c, err := s.cfg.Store.ContestBySlug(r.Context(), chi.URLParam(r, "slug"))
-	if !s.found(w, r, err) {
-		return nil, nil, false
+	if err != nil {
+		return nil, err
 	}
-	return &c, u, true
+	return &c, nil
 }
 
-func (s *Server) handleContestTeams(w http.ResponseWriter, r *http.Request) {
-	c, _, ok := s.teamContest(w, r, false, "see a contest's teams")
-	if !ok {
-		return
+func (s *Server) handleContestTeams(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.teamContest(r)
+	if err != nil {
+		return err
 	}
 	ctx := r.Context()
 	gs, err := s.cfg.Store.ContestGroups(ctx, c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	os, err := s.cfg.Store.ContestOrganizations(ctx, c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	ts, err := s.cfg.Store.ContestTeams(ctx, c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	out := TeamsJSON{TeamMode: c.TeamMode, Groups: []GroupJSON{}, Organizations: []ccs.Organization{}, Teams: []TeamJSON{}}
 	for _, g := range gs {
@@ -132,71 +122,73 @@ func (s *Server) handleContestTeams(w http.ResponseWriter, r *http.Request) {
 		out.Teams = append(out.Teams, tj)
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // handleSetTeamMode makes a contest a team contest or an individual one
-// and rebuilds its board (the rows change from users to teams).
-func (s *Server) handleSetTeamMode(w http.ResponseWriter, r *http.Request) {
+// and rebuilds its board (the rows change from users to teams;
+// onlyAdmins).
+func (s *Server) handleSetTeamMode(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
 		Enabled *bool `json:"enabled"`
 	}
-	c, u, ok := s.teamContest(w, r, true, "change a contest's teams")
-	if !ok {
-		return
+	u := userOf(r)
+	c, err := s.teamContest(r)
+	if err != nil {
+		return err
 	}
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	if req.Enabled == nil {
-		writeAPIError(w, badField("enabled", "is required (true: a team contest)"))
-		return
+		return badField("enabled", "is required (true: a team contest)")
 	}
 	ctx := r.Context()
 	if err := s.cfg.Store.SetContestTeamMode(ctx, c.ID, *req.Enabled); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.judging.ForgetContest(c.ID)
 	c.TeamMode = *req.Enabled
 	// The cells are keyed by user or by team: build them again.
 	if err := s.judging.Board().Delete(ctx, c.ID); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	if err := s.judging.RebuildBoard(ctx, c); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.judging.MarkDirty(c.ID)
 	s.log.Info("contest team mode set", "contest_id", c.ID, "team_mode", *req.Enabled, "by", u.ID)
 	writeJSON(w, http.StatusOK, map[string]bool{"team_mode": *req.Enabled})
+	return nil
 }
 
 func teamFormat(r *http.Request) (string, *APIError) {
 	f := r.URL.Query().Get("format")
-	for _, known := range teamfmt.Formats {
-		if f == known {
-			return f, nil
-		}
+	formats := append(slices.Clone(teamfmt.Formats), teamfmt.AccountFormats...)
+	if slices.Contains(formats, f) {
+		return f, nil
 	}
-	return "", badField("format", "must be one of "+strings.Join(teamfmt.Formats, ", "))
+	return "", badField("format", "must be one of "+strings.Join(formats, ", "))
 }
 
-func (s *Server) handleImportTeams(w http.ResponseWriter, r *http.Request) {
-	c, u, ok := s.teamContest(w, r, true, "import teams")
-	if !ok {
-		return
+// handleImportTeams imports teams, organisations and groups, or team
+// accounts (onlyAdmins).
+func (s *Server) handleImportTeams(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
+	c, err := s.teamContest(r)
+	if err != nil {
+		return err
 	}
 	format, e := teamFormat(r)
 	if e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	data, e := readUpload(r, MaxTeamImportBytes, "text/csv", "text/plain", "text/tab-separated-values", "application/json")
 	if e != nil {
-		writeAPIError(w, e)
-		return
+		return e
+	}
+	if teamfmt.IsAccountFormat(format) { // users, not teams (teams_accounts.go)
+		return s.importAccounts(w, r, c, u, format, data)
 	}
 	ctx := r.Context()
 	d, err := teamfmt.Parse(format, bytes.NewReader(data))
@@ -208,31 +200,13 @@ func (s *Server) handleImportTeams(w http.ResponseWriter, r *http.Request) {
 			s.log.Info("teams imported", "contest_id", c.ID, "format", format, "teams", res.Teams, "groups", res.Groups,
 				"organizations", res.Organizations, "members", res.Members, "by", u.ID)
 			writeJSON(w, http.StatusOK, TeamImportJSON{Format: format, TeamImport: res})
-			return
+			return nil
 		}
 	}
 	if errs, ok := errors.AsType[teamfmt.Errors](err); ok {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%d error(s); nothing was imported: ", len(errs))
-		for i, le := range errs {
-			if i == 5 {
-				b.WriteString(" …")
-				break
-			}
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			b.WriteString(le.Error())
-		}
-		field := "file"
-		if len(errs) == 1 && errs[0].Line > 0 {
-			field = errs[0].Field
-		}
-		writeJSON(w, http.StatusBadRequest, teamImportError{Error: fieldErr(http.StatusBadRequest, CodeValidation, field, b.String()),
-			Errors: errs})
-		return
+		return teamfmtErr(errs)
 	}
-	s.internal(w, r, err, http.StatusServiceUnavailable)
+	return unavailableErr(err)
 }
 
 // teamsChanged tells the rest of the system that a contest's teams
@@ -259,25 +233,27 @@ func (s *Server) teamsChanged(r *http.Request, c *store.Contest, deleted ...ccs.
 	}
 }
 
-func (s *Server) handleExportTeams(w http.ResponseWriter, r *http.Request) {
-	c, _, ok := s.teamContest(w, r, false, "export teams")
-	if !ok {
-		return
+// handleExportTeams writes a contest's teams in one of the formats
+// (onlyStaff).
+func (s *Server) handleExportTeams(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.teamContest(r)
+	if err != nil {
+		return err
 	}
 	format, e := teamFormat(r)
 	if e != nil {
-		writeAPIError(w, e)
-		return
+		return e
+	}
+	if teamfmt.IsAccountFormat(format) {
+		return s.exportAccounts(w, r, c, format)
 	}
 	d, err := s.cfg.Store.ExportTeams(r.Context(), c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	var buf bytes.Buffer
 	if err := teamfmt.Write(&buf, format, d); err != nil {
-		s.internal(w, r, err, http.StatusInternalServerError)
-		return
+		return internalErr(err)
 	}
 	ct := "text/tab-separated-values; charset=utf-8"
 	name := format
@@ -291,16 +267,18 @@ func (s *Server) handleExportTeams(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	_, _ = w.Write(buf.Bytes())
+	return nil
 }
 
-// handleDeleteTeamObject deletes a team, group or organisation.
-func (s *Server) handleDeleteTeamObject(w http.ResponseWriter, r *http.Request) {
-	c, u, ok := s.teamContest(w, r, true, "delete teams")
-	if !ok {
-		return
+// handleDeleteTeamObject deletes a team, group or organisation
+// (onlyAdmins).
+func (s *Server) handleDeleteTeamObject(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
+	c, err := s.teamContest(r)
+	if err != nil {
+		return err
 	}
 	ctx, id := r.Context(), chi.URLParam(r, "id")
-	var err error
 	var typ string
 	switch {
 	case strings.Contains(r.URL.Path, "/groups/"):
@@ -311,30 +289,29 @@ func (s *Server) handleDeleteTeamObject(w http.ResponseWriter, r *http.Request) 
 		typ, err = ccs.TypeTeams, s.cfg.Store.DeleteTeam(ctx, c.ID, id)
 	}
 	if errors.Is(err, store.ErrTeamHasSubmissions) {
-		writeAPIError(w, fieldErr(http.StatusConflict, CodeConflict, "id", "the team has submissions: it stays (move it to a hidden group to take it off the board)"))
-		return
+		return fieldErr(http.StatusConflict, CodeConflict, "id", "the team has submissions: it stays (move it to a hidden group to take it off the board)")
 	}
-	if !s.found(w, r, err) {
-		return
+	if err != nil {
+		return err
 	}
 	s.log.Info("contest object deleted", "contest_id", c.ID, "type", typ, "id", id, "by", u.ID)
 	s.teamsChanged(r, c, ccs.FactObject{Type: typ, ID: id})
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // groupBoard answers GET /api/contests/{slug}/scoreboard?group=<id>: one
 // group's teams (a region, a category), ranked among themselves.
-func (s *Server) groupBoard(w http.ResponseWriter, r *http.Request, c *store.Contest, public bool, group string) {
+func (s *Server) groupBoard(w http.ResponseWriter, r *http.Request, c *store.Contest, public bool, group string) error {
 	doc, err := s.judging.GroupScoreboard(r.Context(), c, public, group)
 	if errors.Is(err, judging.ErrNoGroup) {
-		writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "group", "no such group in this contest (groups are a team contest's)"))
-		return
+		return fieldErr(http.StatusNotFound, CodeNotFound, "group", "no such group in this contest (groups are a team contest's)")
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	writeJSON(w, http.StatusOK, doc)
+	return nil
 }
 
 // teamRows are a team contest's teams as board rows (what the CSV export

@@ -167,13 +167,10 @@ func csvMessage(err error) string {
 	return err.Error()
 }
 
-// handleImportUsers creates or updates users from a CSV (admins). All or
-// nothing: any bad line rejects the whole file.
-func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
-	admin, ok := requireAdmin(w, r, "import users")
-	if !ok {
-		return
-	}
+// handleImportUsers creates or updates users from a CSV (onlyAdmins). All
+// or nothing: any bad line rejects the whole file.
+func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) error {
+	admin := userOf(r)
 	ctx := r.Context()
 	// ?contest=<slug> also registers every imported user in that contest.
 	var contest *store.Contest
@@ -181,29 +178,24 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 	for _, k := range slices.Sorted(maps.Keys(q)) { // the same request always names the same parameter
 		v := q[k]
 		if k != "contest" || len(v) != 1 {
-			writeAPIError(w, badField(k, "is not a parameter of the import (only contest=<slug>, once)"))
-			return
+			return badField(k, "is not a parameter of the import (only contest=<slug>, once)")
 		}
 		c, err := s.cfg.Store.ContestBySlug(ctx, v[0])
 		if errors.Is(err, store.ErrNotFound) {
-			writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no contest has the slug "+v[0]))
-			return
+			return fieldErr(http.StatusNotFound, CodeNotFound, "contest", "no contest has the slug "+v[0])
 		}
 		if err != nil {
-			s.internal(w, r, err, http.StatusServiceUnavailable)
-			return
+			return unavailableErr(err)
 		}
 		contest = &c
 	}
 	data, e := readUpload(r, MaxImportBytes, "text/csv", "text/plain")
 	if e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	rows, lineErrs, e := parseUserCSV(data, s.cfg.MaxImportRows)
 	if e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	names := make([]string, len(rows))
 	for i, row := range rows {
@@ -211,8 +203,7 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 	}
 	existing, err := s.cfg.Store.UsersByUsername(ctx, names)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	for _, row := range rows {
 		if row.username == admin.Username && row.role != admin.Role {
@@ -225,7 +216,7 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(lineErrs) > 0 {
 		s.rejectImport(w, lineErrs)
-		return
+		return nil
 	}
 	// Hash before the transaction (bcrypt is slow on purpose), on every core.
 	users := make([]store.ImportUser, len(rows))
@@ -266,8 +257,7 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 	close(next)
 	wg.Wait()
 	if hashErr != nil {
-		s.hashFailed(w, r, hashErr)
-		return
+		return s.hashErr(r, hashErr)
 	}
 	var contestID int64
 	if contest != nil {
@@ -276,11 +266,10 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 	res, lineErrs, err := s.cfg.Store.ImportUsers(ctx, users, contestID)
 	if errors.Is(err, store.ErrImportRejected) {
 		s.rejectImport(w, lineErrs)
-		return
+		return nil
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	for _, id := range res.Ended {
 		s.endSessions(ctx, id, "")
@@ -296,6 +285,7 @@ func (s *Server) handleImportUsers(w http.ResponseWriter, r *http.Request) {
 		s.participantsChanged(contest)
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // rejectImport answers 400 with every bad line; the message holds the

@@ -113,13 +113,14 @@ type NewSubmission struct {
 }
 
 // CreateSubmission inserts a queued submission (attempt 1) and its
-// idempotency key in one transaction. When the user already made a
-// submission with that key it inserts nothing and returns that one's id
-// with created false.
-func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (id int64, created bool, err error) {
+// idempotency key in one transaction and returns the new row as
+// SubmissionByID reads it (read inside the transaction). When the user
+// already made a submission with that key it inserts nothing and returns
+// that one, with created false.
+func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (sub Submission, created bool, err error) {
 	tx, err := s.DB.BeginTxx(ctx, nil)
 	if err != nil {
-		return 0, false, fmt.Errorf("store create submission: %w", err)
+		return sub, false, fmt.Errorf("store create submission: %w", err)
 	}
 	defer tx.Rollback()
 	var contest, team any
@@ -134,10 +135,11 @@ func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (id int64
 		VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
 		n.UserID, n.ProblemID, contest, team, n.Language, n.Source, StatusQueued, n.TestdataHash)
 	if err != nil {
-		return 0, false, fmt.Errorf("store create submission: %w", err)
+		return sub, false, fmt.Errorf("store create submission: %w", err)
 	}
-	if id, err = res.LastInsertId(); err != nil {
-		return 0, false, fmt.Errorf("store create submission: %w", err)
+	id, err := res.LastInsertId()
+	if err != nil {
+		return sub, false, fmt.Errorf("store create submission: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, "INSERT INTO submission_keys (user_id, idem_key, submission_id) VALUES (?, ?, ?)",
 		n.UserID, n.IdemKey, id)
@@ -146,14 +148,21 @@ func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (id int64
 			// A concurrent request with the same key won: ours never was.
 			_ = tx.Rollback()
 			prev, perr := s.SubmissionByKey(ctx, n.UserID, n.IdemKey)
-			return prev, false, perr
+			if perr != nil {
+				return sub, false, perr
+			}
+			sub, err = s.SubmissionByID(ctx, prev)
+			return sub, false, err
 		}
-		return 0, false, fmt.Errorf("store create submission key: %w", err)
+		return sub, false, fmt.Errorf("store create submission key: %w", err)
+	}
+	if err := tx.GetContext(ctx, &sub, submissionSelect+" WHERE s.id = ?", id); err != nil {
+		return Submission{}, false, fmt.Errorf("store create submission: read back %d: %w", id, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, false, fmt.Errorf("store create submission: commit: %w", err)
+		return Submission{}, false, fmt.Errorf("store create submission: commit: %w", err)
 	}
-	return id, true, nil
+	return sub, true, nil
 }
 
 // SubmissionByKey returns the id of the user's submission made with an

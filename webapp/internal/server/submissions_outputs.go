@@ -3,34 +3,28 @@ package server
 import (
 	"archive/zip"
 	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
-	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
 // problemTypeRoutes: output-only submissions and reference solutions
 // (docs/problems.md).
 func (s *Server) problemTypeRoutes(r chi.Router) {
-	r.Post("/submissions/outputs", s.handleSubmitOutputs)
-	r.Get("/problems/{slug}/solutions", s.handleSolutions)
-	r.Post("/problems/{slug}/solutions/run", s.handleRunSolutions)
+	r.With(requireUser).Post("/submissions/outputs", s.h(s.handleSubmitOutputs))
+	r.With(onlyStaff("see reference solutions")).Get("/problems/{slug}/solutions", s.h(s.handleSolutions))
+	r.With(onlyStaff("run reference solutions")).Post("/problems/{slug}/solutions/run", s.h(s.handleRunSolutions))
 }
 
 // outputsForm is the multipart body of POST /api/submissions/outputs.
@@ -206,130 +200,27 @@ func readOutputsZip(b []byte, add func(field, from string, c int, b []byte) *API
 	return nil
 }
 
-// handleSubmitOutputs takes an output-only submission: the outputs are
-// checked against the problem's cases (each names a case of its current
-// test data), made the submission's source (protocol.EncodeOutputs) and
-// judged by the problem's checker, no compile, no run. The rules of a
-// submit apply (login, Idempotency-Key, rate limit, contest window,
-// visibility).
-func (s *Server) handleSubmitOutputs(w http.ResponseWriter, r *http.Request) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
-	ctx := r.Context()
-	key := r.Header.Get(IdempotencyHeader)
-	if !validIdemKey(key) {
-		writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, IdempotencyHeader,
-			"the Idempotency-Key header is required: 1 to 64 of A-Z a-z 0-9 - _ . : (a new random one per submit click)"))
-		return
+// handleSubmitOutputs takes an output-only submission (requireUser): the
+// outputs are checked against the problem's cases (each names a case of
+// its current test data), made the submission's source
+// (protocol.EncodeOutputs) and judged by the problem's checker, no
+// compile, no run. The rules of a submit apply (judging.Submit:
+// Idempotency-Key, rate limit, contest window and teams, visibility).
+func (s *Server) handleSubmitOutputs(w http.ResponseWriter, r *http.Request) error {
+	key, err := idemKey(r)
+	if err != nil {
+		return err
 	}
 	form, e := readOutputsForm(r)
 	if e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
-	if id, err := s.cfg.Store.SubmissionByKey(ctx, a.user.ID, key); err == nil {
-		s.answerSubmit(w, r, id, http.StatusOK)
-		return
-	} else if !errors.Is(err, store.ErrNotFound) {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	if !s.takeBucket(w, r, s.submitRule, strconv.FormatInt(a.user.ID, 10),
-		fmt.Sprintf("at most %d submissions at once and %d a minute", s.submitRule.Burst, s.submitRule.Rate)) {
-		return
-	}
-	req := submitRequest{Problem: form.problem, Contest: form.contest, Language: protocol.LanguageOutputs}
-	p, c, apiE, err := s.checkSubmit(ctx, a.user, &req)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	if apiE != nil {
-		writeAPIError(w, apiE)
-		return
-	}
-	cases, err := s.caseCount(ctx, p.ID, p.TestdataHash.String)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	var outs protocol.Outputs
-	for _, cn := range slices.Sorted(maps.Keys(form.files)) {
-		if cn > cases {
-			field := "file"
-			if strings.HasPrefix(form.from[cn], "case_") {
-				field = form.from[cn]
-			}
-			writeAPIError(w, badField(field, fmt.Sprintf("%s: case %d, the problem has cases 1 to %d", form.from[cn], cn, cases)))
-			return
+	caseField := func(c int) (string, string) {
+		if strings.HasPrefix(form.from[c], "case_") {
+			return form.from[c], form.from[c]
 		}
-		outs.Files = append(outs.Files, protocol.OutputFile{Case: cn, Data: form.files[cn]})
+		return "file", form.from[c]
 	}
-	src, err := protocol.EncodeOutputs(outs)
-	if err != nil {
-		writeAPIError(w, badField("file", err.Error()))
-		return
-	}
-	ns := store.NewSubmission{UserID: a.user.ID, ProblemID: p.ID, Language: protocol.LanguageOutputs, Source: src,
-		TestdataHash: p.TestdataHash.String, IdemKey: key}
-	if c != nil {
-		ns.ContestID = c.ID
-	}
-	s.createAndEnqueue(w, r, ns, &p, "outputs submitted", "cases", len(outs.Files))
-}
-
-// createAndEnqueue inserts a submission, enqueues it and answers as a
-// submit does (201, or 200 for a key already used).
-func (s *Server) createAndEnqueue(w http.ResponseWriter, r *http.Request, ns store.NewSubmission, p *store.Problem, msg string, args ...any) {
-	ctx := r.Context()
-	id, created, err := s.cfg.Store.CreateSubmission(ctx, ns)
-	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
-	}
-	if !created {
-		s.answerSubmit(w, r, id, http.StatusOK)
-		return
-	}
-	log := s.log.With(obs.SubmissionID(id), "user_id", ns.UserID, "request_id", requestIDOf(r))
-	sub, err := s.cfg.Store.SubmissionByID(ctx, id)
-	if err != nil {
-		// The row is committed; the reconciler enqueues it.
-		log.Warn("cannot reread a new submission", obs.Err(err))
-		writeJSON(w, http.StatusCreated, SubmitJSON{ID: id, Status: store.StatusQueued})
-		return
-	}
-	// From here on the submission exists: Redis failing only delays it
-	// (the reconciler enqueues a queued row that has no task).
-	if err := s.judging.UpdateBoard(ctx, &sub); err != nil {
-		log.Warn("scoreboard pending mark failed", obs.Err(err))
-	}
-	if err := s.judging.Enqueue(ctx, &sub, p, judging.PriorityOf(&sub)); err != nil {
-		log.Warn("enqueue failed; the reconciler will retry", obs.Err(err))
-	}
-	log.Info(msg, append([]any{"problem_id", p.ID}, args...)...)
-	s.writeSubmit(w, r, &sub, http.StatusCreated)
-}
-
-// caseCount is the number of cases of a problem's test data version.
-func (s *Server) caseCount(ctx context.Context, problemID int64, hash string) (int, error) {
-	vs, err := s.cfg.Store.TestdataVersions(ctx, problemID)
-	if err != nil {
-		return 0, err
-	}
-	for _, v := range vs {
-		if v.Hash == hash {
-			var m struct {
-				Cases []json.RawMessage `json:"cases"`
-			}
-			if err := json.Unmarshal(v.Manifest, &m); err != nil {
-				return 0, fmt.Errorf("manifest of %s: %w", hash, err)
-			}
-			return len(m.Cases), nil
-		}
-	}
-	return 0, fmt.Errorf("problem %d: test data %s: %w", problemID, hash, store.ErrNotFound)
+	return s.submit(w, r, judging.SubmitRequest{Problem: form.problem, Contest: form.contest,
+		Language: protocol.LanguageOutputs, Outputs: form.files, Key: key}, caseField, "outputs submitted", "cases", len(form.files))
 }

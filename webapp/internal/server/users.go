@@ -86,28 +86,20 @@ type changePasswordRequest struct {
 // current password is checked like a login (and wrong ones count against
 // the account's login limit). Every other session of the user ends; this
 // one is replaced by a new session (new cookie, new CSRF token).
-func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
-	a := authOf(r)
-	if a.user == nil {
-		writeAPIError(w, errUnauthorized)
-		return
-	}
+func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) error {
+	a := authOf(r) // requireUser
 	var req changePasswordRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	if req.CurrentPassword == "" {
-		writeAPIError(w, badField("current_password", "is required"))
-		return
+		return badField("current_password", "is required")
 	}
 	if err := account.ValidatePassword(req.NewPassword); err != nil {
-		writeAPIError(w, invalid("new_password", err))
-		return
+		return invalid("new_password", err)
 	}
 	if req.NewPassword == req.CurrentPassword {
-		writeAPIError(w, badField("new_password", "must differ from the current password"))
-		return
+		return badField("new_password", "must differ from the current password")
 	}
 	ctx := r.Context()
 	u := a.user
@@ -120,58 +112,49 @@ func (s *Server) handleChangePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	ticket, err := s.logins.Attempt(ctx, ratelimit.LoginKey{Username: u.Username, Addr: s.clientIP(r), Device: dev, DeviceOnly: true})
 	if b, ok := errors.AsType[*ratelimit.BlockedError](err); ok {
-		refuseThrottled(w, b)
-		return
+		return throttled(b)
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	ok, err := s.hasher.Check(ctx, u.PasswordHash, req.CurrentPassword)
 	if err != nil {
 		s.settle(ctx, "refund", func(ctx context.Context) error { return s.logins.Refund(ctx, ticket) })
-		s.hashFailed(w, r, err)
-		return
+		return s.hashErr(r, err)
 	}
 	if !ok {
-		writeAPIError(w, badField("current_password", "is wrong"))
-		return
+		return badField("current_password", "is wrong")
 	}
 	s.settle(ctx, "success", func(ctx context.Context) error { return s.logins.Succeed(ctx, ticket, false, "") })
 	hash, err := s.hasher.Hash(ctx, req.NewPassword)
 	if err != nil {
-		s.hashFailed(w, r, err)
-		return
+		return s.hashErr(r, err)
 	}
 	// Only if nothing changed the account since this request read it (a
 	// reset by an admin, another change): the password just checked is
 	// then still the one being replaced.
 	epoch, err := s.cfg.Store.ChangePasswordHash(ctx, u.ID, u.SessionEpoch, hash)
 	if errors.Is(err, store.ErrStale) {
-		writeAPIError(w, apiErr(http.StatusConflict, CodeConflict, "the account changed meanwhile (a password reset?); log in again"))
-		return
+		return apiErr(http.StatusConflict, CodeConflict, "the account changed meanwhile (a password reset?); log in again")
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	// The new epoch: the only session that survives.
 	sess, err := s.sessions.Create(ctx, u.ID, u.Role, epoch)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.endSessions(ctx, u.ID, sess.ID)
 	s.setSessionCookie(w, r, sess.ID)
 	s.log.Info("password changed", "user_id", u.ID, "client", s.clientIP(r), "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusOK, SessionJSON{User: userJSON(u, true), CSRFToken: sess.CSRF})
+	return nil
 }
 
-// handleListUsers lists users for admins, filtered, by id, with a cursor.
-func (s *Server) handleListUsers(w http.ResponseWriter, r *http.Request) {
-	if _, ok := requireAdmin(w, r, "list users"); !ok {
-		return
-	}
+// handleListUsers lists users for admins (onlyAdmins), filtered, by id,
+// with a cursor.
+func (s *Server) handleListUsers(w http.ResponseWriter, r *http.Request) error {
 	var f store.UserFilter
 	var after int64
 	limit := DefaultUserPage
@@ -179,52 +162,44 @@ func (s *Server) handleListUsers(w http.ResponseWriter, r *http.Request) {
 	for _, k := range slices.Sorted(maps.Keys(q)) { // the same request always names the same parameter
 		v := q[k]
 		if len(v) != 1 {
-			writeAPIError(w, badField(k, "may be given once"))
-			return
+			return badField(k, "may be given once")
 		}
 		switch val := v[0]; k {
 		case "q":
 			if len(val) > 64 {
-				writeAPIError(w, badField(k, "is at most 64 bytes"))
-				return
+				return badField(k, "is at most 64 bytes")
 			}
 			f.Query = val
 		case "role":
 			if val != store.RoleAdmin && val != store.RoleSetter && val != store.RoleStudent {
-				writeAPIError(w, badField(k, "must be admin, setter or student"))
-				return
+				return badField(k, "must be admin, setter or student")
 			}
 			f.Role = val
 		case "disabled":
 			b, err := strconv.ParseBool(val)
 			if err != nil {
-				writeAPIError(w, badField(k, "must be true or false"))
-				return
+				return badField(k, "must be true or false")
 			}
 			f.Disabled = &b
 		case "cursor":
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || n < 0 {
-				writeAPIError(w, badField(k, "is not one this server gave out"))
-				return
+				return badField(k, "is not one this server gave out")
 			}
 			after = n
 		case "limit":
 			n, err := strconv.Atoi(val)
 			if err != nil || n < 1 || n > MaxUserPage {
-				writeAPIError(w, badField(k, "must be 1 to "+strconv.Itoa(MaxUserPage)))
-				return
+				return badField(k, "must be 1 to "+strconv.Itoa(MaxUserPage))
 			}
 			limit = n
 		default:
-			writeAPIError(w, badField(k, "is not a parameter of the user list"))
-			return
+			return badField(k, "is not a parameter of the user list")
 		}
 	}
 	users, err := s.cfg.Store.ListUsers(r.Context(), f, after, limit+1)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	var next *string
 	if len(users) > limit {
@@ -237,21 +212,21 @@ func (s *Server) handleListUsers(w http.ResponseWriter, r *http.Request) {
 		out[i] = adminUserJSON(&users[i])
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"users": out, "next_cursor": next})
+	return nil
 }
 
-// userByParam loads the {username} of the route, answering 404 itself.
-func (s *Server) userByParam(w http.ResponseWriter, r *http.Request) (store.User, bool) {
+// userParam loads the {username} of the route: 404 naming the field when
+// there is no such user.
+func (s *Server) userParam(r *http.Request) (store.User, error) {
 	name := chi.URLParam(r, "username")
 	u, err := s.cfg.Store.UserByUsername(r.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, fieldErr(http.StatusNotFound, CodeNotFound, "username", "no user "+strconv.Quote(name)))
-		return store.User{}, false
+		return store.User{}, fieldErr(http.StatusNotFound, CodeNotFound, "username", "no user "+strconv.Quote(name))
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return store.User{}, false
+		return store.User{}, unavailableErr(err)
 	}
-	return u, true
+	return u, nil
 }
 
 type updateUserRequest struct {
@@ -262,28 +237,23 @@ type updateUserRequest struct {
 }
 
 // handleUpdateUser changes a user's display name, e-mail, role or
-// disabled state (admins). An admin cannot change their own role or
+// disabled state (onlyAdmins). An admin cannot change their own role or
 // disable themselves (the last admin could lock everyone out).
-func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
-	admin, ok := requireAdmin(w, r, "edit users")
-	if !ok {
-		return
-	}
+func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) error {
+	admin := userOf(r)
 	var req updateUserRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
-	u, ok := s.userByParam(w, r)
-	if !ok {
-		return
+	u, err := s.userParam(r)
+	if err != nil {
+		return err
 	}
 	var up store.UserUpdate
 	if req.DisplayName != nil {
 		*req.DisplayName = account.StripBidi(*req.DisplayName)
 		if err := account.ValidateDisplayName(*req.DisplayName); err != nil {
-			writeAPIError(w, invalid("display_name", err))
-			return
+			return invalid("display_name", err)
 		}
 		dn := *req.DisplayName
 		if dn == "" {
@@ -294,8 +264,7 @@ func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
 	if req.Email != nil {
 		if *req.Email != "" {
 			if err := account.ValidateEmail(*req.Email); err != nil {
-				writeAPIError(w, invalid("email", err))
-				return
+				return invalid("email", err)
 			}
 		}
 		em := sql.NullString{String: *req.Email, Valid: *req.Email != ""}
@@ -305,19 +274,16 @@ func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
 		switch *req.Role {
 		case store.RoleAdmin, store.RoleSetter, store.RoleStudent:
 		default:
-			writeAPIError(w, badField("role", "must be admin, setter or student"))
-			return
+			return badField("role", "must be admin, setter or student")
 		}
 		if u.ID == admin.ID && *req.Role != u.Role {
-			writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, "role", "you cannot change your own role (ask another admin)"))
-			return
+			return fieldErr(http.StatusBadRequest, CodeValidation, "role", "you cannot change your own role (ask another admin)")
 		}
 		up.Role = req.Role
 	}
 	if req.Disabled != nil {
 		if u.ID == admin.ID && *req.Disabled {
-			writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, "disabled", "you cannot disable yourself"))
-			return
+			return fieldErr(http.StatusBadRequest, CodeValidation, "disabled", "you cannot disable yourself")
 		}
 		up.Disabled = req.Disabled
 	}
@@ -326,18 +292,15 @@ func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
 	var dup *store.DuplicateError
 	switch {
 	case errors.As(err, &dup):
-		writeAPIError(w, fieldErr(http.StatusConflict, CodeConflict, "email", "email is already taken"))
-		return
+		return fieldErr(http.StatusConflict, CodeConflict, "email", "email is already taken")
 	case errors.Is(err, store.ErrLastAdmin):
 		field := "role"
 		if req.Disabled != nil && *req.Disabled {
 			field = "disabled"
 		}
-		writeAPIError(w, fieldErr(http.StatusConflict, CodeConflict, field, "this is the last enabled admin: make another admin first"))
-		return
+		return fieldErr(http.StatusConflict, CodeConflict, field, "this is the last enabled admin: make another admin first")
 	case err != nil:
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	if nu.SessionEpoch != u.SessionEpoch {
 		// Disabled, or a new role (the hub reads the role from the session).
@@ -345,6 +308,7 @@ func (s *Server) handleUpdateUser(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("user updated", "user_id", u.ID, "by", admin.ID, "role", nu.Role, "disabled", nu.Disabled, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusOK, map[string]any{"user": adminUserJSON(&nu)})
+	return nil
 }
 
 type resetPasswordRequest struct {
@@ -352,47 +316,40 @@ type resetPasswordRequest struct {
 }
 
 // handleResetPassword sets a user's password (admins): the given one, or
-// a generated one, returned once. The user is logged out everywhere.
-func (s *Server) handleResetPassword(w http.ResponseWriter, r *http.Request) {
-	admin, ok := requireAdmin(w, r, "reset passwords")
-	if !ok {
-		return
-	}
+// a generated one, returned once (onlyAdmins). The user is logged out
+// everywhere.
+func (s *Server) handleResetPassword(w http.ResponseWriter, r *http.Request) error {
+	admin := userOf(r)
 	var req resetPasswordRequest
 	if r.ContentLength != 0 {
 		if e := decodeJSON(r, &req); e != nil {
-			writeAPIError(w, e)
-			return
+			return e
 		}
 	}
 	pw := account.RandomPassword()
 	if req.Password != nil {
 		if err := account.ValidatePassword(*req.Password); err != nil {
-			writeAPIError(w, invalid("password", err))
-			return
+			return invalid("password", err)
 		}
 		pw = *req.Password
 	}
-	u, ok := s.userByParam(w, r)
-	if !ok {
-		return
+	u, err := s.userParam(r)
+	if err != nil {
+		return err
 	}
 	if u.ID == admin.ID {
 		// A stolen admin session must not set a password of its choice
 		// without knowing the current one.
-		writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, "username",
-			"change your own password on your account page (POST /api/me/password), which asks for the current one"))
-		return
+		return fieldErr(http.StatusBadRequest, CodeValidation, "username",
+			"change your own password on your account page (POST /api/me/password), which asks for the current one")
 	}
 	ctx := r.Context()
 	hash, err := s.hasher.Hash(ctx, pw)
 	if err != nil {
-		s.hashFailed(w, r, err)
-		return
+		return s.hashErr(r, err)
 	}
 	if err := s.cfg.Store.SetPasswordHash(ctx, u.ID, hash); err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.endSessions(ctx, u.ID, "")
 	// A reset also lifts the backoff from wrong passwords.
@@ -401,4 +358,5 @@ func (s *Server) handleResetPassword(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("password reset", "user_id", u.ID, "by", admin.ID, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusOK, map[string]string{"username": u.Username, "password": pw})
+	return nil
 }

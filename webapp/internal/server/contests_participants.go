@@ -38,35 +38,31 @@ type unknownUsersDetail struct {
 }
 
 // participantsContest resolves {slug} for the participants endpoints
-// (staff only; hidden contests included).
-func (s *Server) participantsContest(w http.ResponseWriter, r *http.Request) (*store.User, *store.Contest, bool) {
-	u, ok := requireStaff(w, r, "manage contest participants")
-	if !ok {
-		return nil, nil, false
-	}
+// (onlyStaff; hidden contests included).
+func (s *Server) participantsContest(r *http.Request) (*store.User, *store.Contest, error) {
 	c, err := s.cfg.Store.ContestBySlug(r.Context(), chi.URLParam(r, "slug"))
-	if !s.found(w, r, err) {
-		return nil, nil, false
+	if err != nil {
+		return nil, nil, err
 	}
-	return u, &c, true
+	return userOf(r), &c, nil
 }
 
-// handleParticipants lists the users registered in a contest (staff).
-func (s *Server) handleParticipants(w http.ResponseWriter, r *http.Request) {
-	_, c, ok := s.participantsContest(w, r)
-	if !ok {
-		return
+// handleParticipants lists the users registered in a contest (onlyStaff).
+func (s *Server) handleParticipants(w http.ResponseWriter, r *http.Request) error {
+	_, c, err := s.participantsContest(r)
+	if err != nil {
+		return err
 	}
 	list, err := s.cfg.Store.ContestParticipants(r.Context(), c.ID)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	out := make([]ParticipantJSON, 0, len(list))
 	for _, p := range list {
 		out = append(out, ParticipantJSON{UserID: p.UserID, Username: p.Username, RegisteredAt: p.RegisteredAt})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"participants": out})
+	return nil
 }
 
 type addParticipantsRequest struct {
@@ -111,33 +107,29 @@ func checkUsernames(list []string, max int) ([]string, *APIError) {
 	return out, nil
 }
 
-// handleAddParticipants registers existing users in a contest (staff).
+// handleAddParticipants registers existing users in a contest (onlyStaff).
 // Every username must exist, else nothing is written and the answer is
 // 422 with the unknown ones.
-func (s *Server) handleAddParticipants(w http.ResponseWriter, r *http.Request) {
-	u, c, ok := s.participantsContest(w, r)
-	if !ok {
-		return
+func (s *Server) handleAddParticipants(w http.ResponseWriter, r *http.Request) error {
+	u, c, err := s.participantsContest(r)
+	if err != nil {
+		return err
 	}
 	var req addParticipantsRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	if req.Usernames == nil {
-		writeAPIError(w, badField("usernames", "is required: a list of usernames"))
-		return
+		return badField("usernames", "is required: a list of usernames")
 	}
 	names, e := checkUsernames(*req.Usernames, MaxParticipantsPerRequest)
 	if e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	ctx := r.Context()
 	users, err := s.cfg.Store.UsersByUsername(ctx, names)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	ids := make([]int64, 0, len(names))
 	unknown := []string{}
@@ -159,52 +151,49 @@ func (s *Server) handleAddParticipants(w http.ResponseWriter, r *http.Request) {
 		}
 		ae := fieldErr(http.StatusUnprocessableEntity, CodeValidation, "usernames", msg)
 		writeJSON(w, ae.Status, unknownUsersError{Error: unknownUsersDetail{APIError: ae, Unknown: unknown}, Unknown: unknown})
-		return
+		return nil
 	}
 	added, err := s.cfg.Store.AddParticipants(ctx, c.ID, ids)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.participantsChanged(c)
 	s.log.Info("contest participants added", "contest_id", c.ID, "added", added, "already", len(ids)-added,
 		"user_id", u.ID, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusOK, map[string]int{"added": added, "already": len(ids) - added})
+	return nil
 }
 
-// handleRemoveParticipant unregisters a user from a contest (staff). Their
+// handleRemoveParticipant unregisters a user from a contest (onlyStaff). Their
 // submissions stay; in a list contest they can no longer submit and leave
 // the scoreboard.
-func (s *Server) handleRemoveParticipant(w http.ResponseWriter, r *http.Request) {
-	u, c, ok := s.participantsContest(w, r)
-	if !ok {
-		return
+func (s *Server) handleRemoveParticipant(w http.ResponseWriter, r *http.Request) error {
+	u, c, err := s.participantsContest(r)
+	if err != nil {
+		return err
 	}
 	ctx := r.Context()
 	name := chi.URLParam(r, "username")
 	notParticipant := fieldErr(http.StatusNotFound, CodeNotFound, "username", name+" is not a participant of this contest")
 	target, err := s.cfg.Store.UserByUsername(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, notParticipant)
-		return
+		return notParticipant
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	err = s.cfg.Store.RemoveParticipant(ctx, c.ID, target.ID)
 	if errors.Is(err, store.ErrNotFound) {
-		writeAPIError(w, notParticipant)
-		return
+		return notParticipant
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.participantsChanged(c)
 	s.log.Info("contest participant removed", "contest_id", c.ID, "participant_id", target.ID,
 		"user_id", u.ID, "request_id", requestIDOf(r))
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // participantsChanged republishes a contest's scoreboard, which shows

@@ -33,13 +33,13 @@ func registrationJSON(p account.Registration) RegistrationJSON {
 
 // handleRegistrationSettings answers anyone: the register page shows
 // whether it is closed and which domains may register.
-func (s *Server) handleRegistrationSettings(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleRegistrationSettings(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.settings.Registration(r.Context())
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	writeJSON(w, http.StatusOK, registrationJSON(p))
+	return nil
 }
 
 type registrationRequest struct {
@@ -47,27 +47,21 @@ type registrationRequest struct {
 	Domains *[]string `json:"domains"`
 }
 
-// handleSetRegistrationSettings: admins only. An absent domains keeps the
+// handleSetRegistrationSettings: onlyAdmins. An absent domains keeps the
 // list.
-func (s *Server) handleSetRegistrationSettings(w http.ResponseWriter, r *http.Request) {
-	u, ok := requireAdmin(w, r, "change the registration mode")
-	if !ok {
-		return
-	}
+func (s *Server) handleSetRegistrationSettings(w http.ResponseWriter, r *http.Request) error {
+	u := userOf(r)
 	var req registrationRequest
 	if e := decodeJSON(r, &req); e != nil {
-		writeAPIError(w, e)
-		return
+		return e
 	}
 	ctx := r.Context()
 	p, err := s.settings.Registration(ctx)
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	if req.Mode == nil {
-		writeAPIError(w, badField("mode", "is required (open, closed or domains)"))
-		return
+		return badField("mode", "is required (open, closed or domains)")
 	}
 	p.Mode = *req.Mode
 	if req.Domains != nil {
@@ -75,15 +69,14 @@ func (s *Server) handleSetRegistrationSettings(w http.ResponseWriter, r *http.Re
 	}
 	p, err = s.settings.SetRegistration(ctx, p, u.ID)
 	if fe, ok := errors.AsType[*account.FieldError](err); ok {
-		writeAPIError(w, invalid(fe.Field, err))
-		return
+		return invalid(fe.Field, err)
 	}
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return
+		return unavailableErr(err)
 	}
 	s.log.Info("registration mode set", "mode", p.Mode, "domains", p.Domains, "user_id", u.ID, "request_id", requestIDOf(r))
 	writeJSON(w, http.StatusOK, registrationJSON(p))
+	return nil
 }
 
 // adminCreates reports whether an admin is creating an account on POST
@@ -99,25 +92,24 @@ func adminCreates(r *http.Request) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.sess.CSRF)) == 1
 }
 
-// registrationAdmits applies the registration policy to a
-// self-registration with email (already validated); false when it
-// answered: 403 registration_closed, 400 on the field email (missing or at
+// registrationErr applies the registration policy to a
+// self-registration with email (already validated): nil when it admits
+// it, else 403 registration_closed, 400 on the field email (missing or at
 // another domain), 503 when the policy could not be read.
-func (s *Server) registrationAdmits(w http.ResponseWriter, r *http.Request, email string) bool {
+func (s *Server) registrationErr(r *http.Request, email string) error {
 	p, err := s.settings.Registration(r.Context())
 	if err != nil {
-		s.internal(w, r, err, http.StatusServiceUnavailable)
-		return false
+		return unavailableErr(err)
 	}
 	err = p.Admits(email)
 	if errors.Is(err, account.ErrRegistrationClosed) {
-		writeAPIError(w, apiErr(http.StatusForbidden, CodeRegistrationClosed,
-			"registration is closed: the organisers create the accounts"))
-		return false
+		return apiErr(http.StatusForbidden, CodeRegistrationClosed, "registration is closed: the organisers create the accounts")
 	}
 	if fe, ok := errors.AsType[*account.FieldError](err); ok {
-		writeAPIError(w, fieldErr(http.StatusBadRequest, CodeValidation, fe.Field, fe.Field+" "+fe.Message))
-		return false
+		return fieldErr(http.StatusBadRequest, CodeValidation, fe.Field, fe.Field+" "+fe.Message)
 	}
-	return err == nil
+	if err != nil {
+		return internalErr(err) // Admits returns no other error
+	}
+	return nil
 }

@@ -1,0 +1,312 @@
+package judging
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// SubmitRequest is one submission as its author makes it: a program
+// (Language and Source) or the outputs of an output-only problem
+// (Language protocol.LanguageOutputs and Outputs). The HTTP layer has
+// checked its shape (the fields are given, the source within its size).
+type SubmitRequest struct {
+	Problem string // slug
+	Contest string // slug; "" outside a contest
+	// Language is the language id, protocol.LanguageOutputs for outputs.
+	Language string
+	Source   string
+	// Outputs are an output-only submission's outputs by case; each must
+	// name a case of the problem's current test data (else a *CaseError).
+	// They become the submission's source (protocol.EncodeOutputs).
+	Outputs map[int][]byte
+	// Key is the author's idempotency key: a second Submit with it
+	// returns the first one's submission.
+	Key string
+	// Admit, when set, is called once the request is known to be a new
+	// submission (no submission has its key), before any rule: the rate
+	// limit. Its error is Submit's.
+	Admit func(context.Context) error
+}
+
+// Submitted is what Submit made or found.
+type Submitted struct {
+	Submission store.Submission
+	// Created is false when the key had already made Submission.
+	Created bool
+}
+
+// Reason is why Submit refused a submission.
+type Reason int
+
+// Reasons of a Refusal.
+const (
+	// RefusedNotFound: no such problem or contest, as far as the author
+	// may know.
+	RefusedNotFound Reason = iota + 1
+	// RefusedInvalid: the request breaks a rule of the problem or the
+	// contest (a language not allowed, outputs for a program, …).
+	RefusedInvalid
+	// RefusedForbidden: the author may not submit there now (the contest
+	// not started or over, not registered, on no team).
+	RefusedForbidden
+	// RefusedConflict: the problem cannot be judged yet (no test data).
+	RefusedConflict
+	// RefusedNoJudge: no judge is connected; nothing is wrong with the
+	// request, which may be retried with its key after RetryAfter.
+	RefusedNoJudge
+)
+
+// Refusal is a submission the rules refuse.
+type Refusal struct {
+	Reason Reason
+	// Field is the request field at fault ("problem", "contest",
+	// "language"); "" for RefusedNoJudge.
+	Field   string
+	Message string
+	// RetryAfter is set for RefusedNoJudge.
+	RetryAfter time.Duration
+}
+
+func (e *Refusal) Error() string { return "judging: submission refused: " + e.Message }
+
+func refuse(r Reason, field, msg string) *Refusal {
+	return &Refusal{Reason: r, Field: field, Message: msg}
+}
+
+// CaseError is an output-only submission's output for a case the
+// problem's test data does not have (it has cases 1 to Cases).
+type CaseError struct {
+	Case, Cases int
+}
+
+func (e *CaseError) Error() string {
+	return fmt.Sprintf("judging: output for case %d, the problem has cases 1 to %d", e.Case, e.Cases)
+}
+
+// Submit makes a submission of u's, applying the rules of a submit —
+// the problem's visibility, the contest's window, registration and
+// teams, test data, language, live judges — and enqueues it. A
+// refusal is a *Refusal (or a *CaseError for outputs); any other error
+// means a backing service failed. A student's first submission to an
+// open contest registers them in it. In a team contest the submission
+// is the author's team's (staff on no team: nobody's). Once the row
+// exists Redis failing only delays it: the reconciler enqueues a queued
+// row that has no task.
+func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) (Submitted, error) {
+	// A retried submit returns what the first one made.
+	if id, err := s.st.SubmissionByKey(ctx, u.ID, req.Key); err == nil {
+		sub, err := s.st.SubmissionByID(ctx, id)
+		return Submitted{Submission: sub}, err
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return Submitted{}, err
+	}
+	if req.Admit != nil {
+		if err := req.Admit(ctx); err != nil {
+			return Submitted{}, err
+		}
+	}
+	pl, err := s.checkSubmit(ctx, u, &req)
+	if err != nil {
+		return Submitted{}, err
+	}
+	p := &pl.problem
+	src := req.Source
+	if req.Outputs != nil {
+		if src, err = s.encodeOutputs(ctx, p, req.Outputs); err != nil {
+			return Submitted{}, err
+		}
+	}
+	ns := store.NewSubmission{UserID: u.ID, ProblemID: p.ID, Language: req.Language, Source: src,
+		TestdataHash: p.TestdataHash.String, IdemKey: req.Key, TeamID: pl.teamID}
+	if pl.contest != nil {
+		ns.ContestID = pl.contest.ID
+		if pl.register {
+			if err := s.st.AddParticipant(ctx, ns.ContestID, u.ID); err != nil {
+				return Submitted{}, err
+			}
+		}
+	}
+	sub, created, err := s.st.CreateSubmission(ctx, ns)
+	if err != nil || !created {
+		return Submitted{Submission: sub}, err
+	}
+	log := s.log.With(obs.SubmissionID(sub.ID), "user_id", u.ID)
+	if err := s.UpdateBoard(ctx, &sub); err != nil {
+		log.Warn("scoreboard pending mark failed", obs.Err(err))
+	}
+	if err := s.Enqueue(ctx, &sub, p, PriorityOf(&sub)); err != nil {
+		log.Warn("enqueue failed; the reconciler will retry", obs.Err(err))
+	}
+	return Submitted{Submission: sub, Created: true}, nil
+}
+
+// submitPlan is what checkSubmit found: where the submission goes.
+type submitPlan struct {
+	problem store.Problem
+	contest *store.Contest
+	teamID  int64
+	// register: the author is to be registered in the contest (a
+	// student's first submission to an open contest).
+	register bool
+}
+
+// checkSubmit resolves the problem and contest of a submit and applies
+// the rules. It changes nothing.
+func (s *Service) checkSubmit(ctx context.Context, u *store.User, req *SubmitRequest) (submitPlan, error) {
+	var pl submitPlan
+	now := s.cfg.Now()
+	p, err := s.st.ProblemBySlug(ctx, req.Problem)
+	if errors.Is(err, store.ErrNotFound) {
+		return pl, refuse(RefusedNotFound, "problem", "no such problem")
+	}
+	if err != nil {
+		return pl, err
+	}
+	pl.problem = p
+	staff := u.IsStaff()
+	if req.Contest != "" {
+		c, err := s.st.ContestBySlug(ctx, req.Contest)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && !c.Visible && !staff) {
+			return pl, refuse(RefusedNotFound, "contest", "no such contest")
+		}
+		if err != nil {
+			return pl, err
+		}
+		if _, err := s.st.ContestHasProblem(ctx, c.ID, p.ID); errors.Is(err, store.ErrNotFound) {
+			return pl, refuse(RefusedInvalid, "problem", "the problem is not in this contest")
+		} else if err != nil {
+			return pl, err
+		}
+		switch c.Phase(now) {
+		case "upcoming":
+			return pl, refuse(RefusedForbidden, "contest", "the contest has not started")
+		case "ended":
+			return pl, refuse(RefusedForbidden, "contest", "the contest is over: submit without a contest to practise")
+		}
+		if c.TeamMode {
+			// A team contest: members submit for their team; staff on no
+			// team submit for nobody.
+			t, err := s.st.TeamOfUser(ctx, c.ID, u.ID)
+			switch {
+			case err == nil:
+				pl.teamID = t.ID
+			case !errors.Is(err, store.ErrNotFound):
+				return pl, err
+			case !staff:
+				return pl, refuse(RefusedForbidden, "contest", "this is a team contest and you are on no team of it")
+			}
+		}
+		reg, err := s.st.IsParticipant(ctx, c.ID, u.ID)
+		if err != nil {
+			return pl, err
+		}
+		if !reg && !staff {
+			if c.Registration != store.RegistrationOpen {
+				return pl, refuse(RefusedForbidden, "contest", "you are not registered in this contest")
+			}
+			// Open contests register a student on the first submission.
+			// Staff testing a problem in a contest are not registered, so
+			// they never appear on its board (the board shows registered
+			// users only); a staff member who competes registers first.
+			pl.register = true
+		}
+		pl.contest = &c
+	} else if !staff {
+		switch p.Visibility {
+		case store.VisibilityPublic:
+		case store.VisibilityContestOnly:
+			in, err := s.st.InStartedContestOf(ctx, u.ID, p.ID, now)
+			if err != nil {
+				return pl, err
+			}
+			if !in {
+				return pl, refuse(RefusedNotFound, "problem", "no such problem")
+			}
+			return pl, refuse(RefusedInvalid, "contest", "this problem is only judged inside its contest: give the contest")
+		default:
+			return pl, refuse(RefusedNotFound, "problem", "no such problem")
+		}
+	}
+	if !p.TestdataHash.Valid {
+		return pl, refuse(RefusedConflict, "problem", "the problem has no test data yet")
+	}
+	switch {
+	case p.OutputOnly && req.Language != protocol.LanguageOutputs:
+		return pl, refuse(RefusedInvalid, "language",
+			"language cannot be given: this problem is output-only; upload your outputs (POST /api/submissions/outputs)")
+	case !p.OutputOnly && req.Language == protocol.LanguageOutputs:
+		return pl, refuse(RefusedInvalid, "language", "language outputs is for output-only problems; this problem judges a program")
+	}
+	if len(p.Languages) > 0 && !p.OutputOnly && !slices.Contains(p.Languages, req.Language) {
+		return pl, refuse(RefusedInvalid, "language",
+			fmt.Sprintf("language %q is not allowed for this problem (allowed: %s)", req.Language, strings.Join(p.Languages, ", ")))
+	}
+	langs, live, err := s.Languages(ctx)
+	if err != nil {
+		return pl, err
+	}
+	if live == 0 {
+		// Nothing wrong with the request: the judges are away (a hub
+		// restart, a network cut). The browser retries with its key.
+		return pl, &Refusal{Reason: RefusedNoJudge,
+			Message:    "no judge is connected right now; your submission will be taken when one is: retrying",
+			RetryAfter: 5 * time.Second}
+	}
+	if !p.OutputOnly && !slices.ContainsFunc(langs, func(l Language) bool { return l.ID == req.Language }) {
+		return pl, refuse(RefusedInvalid, "language",
+			fmt.Sprintf("no connected judge offers language %q right now (see GET /api/languages)", req.Language))
+	}
+	return pl, nil
+}
+
+// encodeOutputs checks that every output names a case of the problem's
+// current test data and encodes them as the submission's source.
+func (s *Service) encodeOutputs(ctx context.Context, p *store.Problem, files map[int][]byte) (string, error) {
+	cases, err := s.caseCount(ctx, p.ID, p.TestdataHash.String)
+	if err != nil {
+		return "", err
+	}
+	var outs protocol.Outputs
+	for _, c := range slices.Sorted(maps.Keys(files)) {
+		if c > cases {
+			return "", &CaseError{Case: c, Cases: cases}
+		}
+		outs.Files = append(outs.Files, protocol.OutputFile{Case: c, Data: files[c]})
+	}
+	src, err := protocol.EncodeOutputs(outs)
+	if err != nil {
+		return "", refuse(RefusedInvalid, "file", "file "+err.Error())
+	}
+	return src, nil
+}
+
+// caseCount is the number of cases of a problem's test data version, as
+// its manifest lists them.
+func (s *Service) caseCount(ctx context.Context, problemID int64, hash string) (int, error) {
+	vs, err := s.st.TestdataVersions(ctx, problemID)
+	if err != nil {
+		return 0, err
+	}
+	for _, v := range vs {
+		if v.Hash == hash {
+			var m struct {
+				Cases []json.RawMessage `json:"cases"`
+			}
+			if err := json.Unmarshal(v.Manifest, &m); err != nil {
+				return 0, fmt.Errorf("manifest of %s: %w", hash, err)
+			}
+			return len(m.Cases), nil
+		}
+	}
+	return 0, fmt.Errorf("problem %d: test data %s: %w", problemID, hash, store.ErrNotFound)
+}

@@ -1,0 +1,280 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/webapp/internal/icpcpkg"
+	"github.com/verdict-oj/verdict/webapp/internal/judging"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// Input validation at import (docs/problems.md): a package's input
+// validators (ICPC input_validators/, Polygon's testlib validators) run
+// on a judge over every input of the imported test data, since the web
+// node has no sandbox. The import waits for them:
+//
+//   - the problem is created private with its test data (the judges
+//     download test data only of a recorded version), and one validation
+//     task per validator is queued at custom-run priority
+//     (protocol/validation.go);
+//   - every input valid: the problem takes the visibility asked for, its
+//     reference solutions are stored and run, and the answer says
+//     "valid";
+//   - an input refused, or a validator that does not compile: the
+//     package is refused (400, naming the input and the validator's
+//     message) and the problem deleted, so nothing was imported and the
+//     same slug can be imported again once the package is fixed;
+//   - no answer within importValidationWait (no judge free, a busy
+//     queue): the problem is deleted too and the answer is a 503 to
+//     retry (the judges keep the test data cached).
+//
+// So a package whose inputs were refused never judges anything, and a
+// setter learns why at once, in the import's answer.
+
+// importValidationWait bounds how long an import waits for its input
+// validation (below nginx's 60 s for /api).
+var importValidationWait = 45 * time.Second
+
+// Validator run limits (per input): CPU time and memory.
+const (
+	validatorTimeMs    = 10000
+	validatorMemoryKiB = 1 << 20
+)
+
+// Validation states in ValidationJSON.Status.
+const (
+	ValidationNone  = "none"  // the package has no input validator Verdict runs
+	ValidationValid = "valid" // every input passed every validator
+)
+
+// ValidationJSON is the outcome of an import's input validation.
+type ValidationJSON struct {
+	Status string `json:"status"`
+	// Validators are the validators run (their paths in the package).
+	Validators []string `json:"validators,omitempty"`
+	// Inputs is how many inputs each validator checked.
+	Inputs int `json:"inputs,omitempty"`
+}
+
+// validatorLanguage is the judge language whose compiler a validator
+// needs.
+func validatorLanguage(v icpcpkg.InputValidator) string {
+	if v.C {
+		return "c17"
+	}
+	return "cpp17"
+}
+
+// validatorsRunnable refuses (503, or 400 for testlib.h) a package whose
+// input validators cannot run now: no connected judge has the compiler
+// one needs, or one includes testlib.h that neither the package nor any
+// judge has.
+func (s *Server) validatorsRunnable(r *http.Request, ip icpcpkg.Problem) error {
+	if len(ip.InputValidators) == 0 {
+		return nil
+	}
+	langs, live, err := s.judging.Languages(r.Context())
+	if err != nil {
+		return unavailableErr(err)
+	}
+	for _, v := range ip.InputValidators {
+		l := validatorLanguage(v)
+		if live == 0 || !slices.ContainsFunc(langs, func(x judging.Language) bool { return x.ID == l }) {
+			e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(
+				"the package's input validator %s runs on a judge at import, and no connected judge offers %s right now: import it when one is",
+				v.Path, l))
+			e.RetryAfter = 5 * time.Second
+			return e
+		}
+		if _, own := v.Files[testpkg.TestlibHeader]; !own {
+			if err := s.judgesHaveTestlib(r, "input validator "+v.Path, testpkg.IncludesTestlib(v.Source)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validateImport runs the package's input validators over every input of
+// the new problem's test data (hash, cases inputs) and waits for them. A
+// refusal is a 400 naming the input; no outcome in time or a judge's
+// failure a 503 (each an *APIError); the node's own failure is an
+// unavailableErr.
+func (s *Server) validateImport(ctx context.Context, u *store.User, p *store.Problem, hash string, ip icpcpkg.Problem, cases int) (ValidationJSON, error) {
+	out := ValidationJSON{Status: ValidationNone}
+	if len(ip.InputValidators) == 0 {
+		return out, nil
+	}
+	q := s.judging.Queue()
+	ids := make([]int64, len(ip.InputValidators))
+	for i, v := range ip.InputValidators {
+		id, err := q.NewCustomRunID(ctx)
+		if err != nil {
+			return out, unavailableErr(err)
+		}
+		ids[i] = id
+		iv := &protocol.InputValidation{Convention: v.Convention, Name: protocol.ValidatorCPP, Source: string(v.Source), Args: v.Args}
+		if v.C {
+			iv.Name = protocol.ValidatorC
+		}
+		if len(v.Files) > 0 {
+			iv.Files = map[string]string{}
+			for n, b := range v.Files {
+				iv.Files[n] = string(b)
+			}
+		}
+		if err := iv.Validate(); err != nil {
+			return out, fileErr("the input validator " + v.Path + " cannot be sent to the judges: " + err.Error())
+		}
+		t := queue.Task{Task: protocol.Task{
+			TaskRef: protocol.TaskRef{SubmissionID: id, Attempt: 1}, ProblemID: p.ID, TestData: s.judging.TestData(hash),
+			Language: validatorLanguage(v),
+			Limits:   protocol.Limits{TimeMs: validatorTimeMs, MemoryKiB: validatorMemoryKiB, OutputBytes: 64 << 10},
+			Mode:     protocol.ModeICPC, Checker: protocol.Checker{Kind: protocol.CheckerDefault}, Priority: protocol.PriorityCustom,
+			Validation: iv,
+		}, UserID: u.ID, SubmittedAt: s.cfg.Now()}
+		if err := q.Enqueue(ctx, t); err != nil {
+			return out, unavailableErr(fmt.Errorf("enqueue input validation of %s: %w", v.Path, err))
+		}
+		out.Validators = append(out.Validators, v.Path)
+	}
+	s.log.Info("input validation queued", "problem_id", p.ID, "hash", hash, "validators", len(ids), "inputs", cases)
+	states, err := s.awaitValidation(ctx, ids)
+	if err != nil {
+		return out, unavailableErr(err)
+	}
+	for i, st := range states {
+		v := ip.InputValidators[i]
+		if st == nil {
+			e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(
+				"the judges did not validate the inputs within %s (input validator %s; no judge free, or a busy queue): nothing was imported, import again",
+				importValidationWait, v.Path))
+			e.RetryAfter = 10 * time.Second
+			return out, e
+		}
+		if e := validationRefusal(v, *st, ip.InputNames, cases); e != nil {
+			return out, e
+		}
+	}
+	out.Status, out.Inputs = ValidationValid, cases
+	return out, nil
+}
+
+// awaitValidation polls the validations' states (kept by the queue like
+// custom runs') until each is final or the wait is over: nil for one
+// that is not.
+func (s *Server) awaitValidation(ctx context.Context, ids []int64) ([]*protocol.CustomRunState, error) {
+	wait := importValidationWait
+	if d, ok := ctx.Deadline(); ok && time.Until(d)-2*time.Second < wait {
+		wait = time.Until(d) - 2*time.Second
+	}
+	deadline := time.Now().Add(wait)
+	out := make([]*protocol.CustomRunState, len(ids))
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		done := 0
+		for i, id := range ids {
+			if out[i] != nil {
+				done++
+				continue
+			}
+			rec, err := s.judging.Queue().CustomRun(ctx, id)
+			if errors.Is(err, queue.ErrNoCustomRun) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if rec.State.Status.Final() {
+				out[i] = &rec.State
+				done++
+			}
+		}
+		if done == len(ids) || time.Now().After(deadline) {
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return out, nil
+		case <-tick.C:
+		}
+	}
+}
+
+// validationRefusal reads one validator's outcome: nil when every input
+// passed; else the refusal (400) naming the first input it refused, or
+// its compile error; a judge's failure is a 503.
+func validationRefusal(v icpcpkg.InputValidator, st protocol.CustomRunState, names []string, cases int) *APIError {
+	name := func(c int) string {
+		if c >= 1 && c <= len(names) {
+			return names[c-1]
+		}
+		return fmt.Sprintf("test %d", c)
+	}
+	switch st.Status {
+	case protocol.VerdictCE:
+		return fileErr(fmt.Sprintf("input validation refused the package: the input validator %s does not compile: %s", v.Path, st.CompileMessage))
+	case protocol.VerdictSE:
+		e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(
+			"the judges could not run the input validator %s: %s; nothing was imported, import again", v.Path, st.CompileMessage))
+		e.RetryAfter = 10 * time.Second
+		return e
+	}
+	var bad []protocol.CustomOutput
+	for _, o := range st.Runs {
+		if o.Verdict != protocol.VerdictAC {
+			bad = append(bad, o)
+		}
+	}
+	if len(bad) == 0 && st.Status == protocol.VerdictAC && len(st.Runs) == cases {
+		return nil
+	}
+	if len(bad) == 0 {
+		e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(
+			"the input validator %s ended %s after %d of %d inputs; nothing was imported, import again", v.Path, st.Status, len(st.Runs), cases))
+		e.RetryAfter = 10 * time.Second
+		return e
+	}
+	msg := strings.TrimSpace(bad[0].Message)
+	if msg == "" {
+		msg = fmt.Sprintf("refused (exit code %d)", bad[0].ExitCode)
+	}
+	more := ""
+	if len(bad) > 1 {
+		var others []string
+		for _, o := range bad[1:min(len(bad), 6)] {
+			others = append(others, name(o.Case))
+		}
+		if len(bad) > 6 {
+			others = append(others, "…")
+		}
+		more = fmt.Sprintf(" (%d inputs refused in all: also %s)", len(bad), strings.Join(others, ", "))
+	}
+	return fileErr(fmt.Sprintf("input validation refused the package: input %s: %s (input validator %s)%s",
+		name(bad[0].Case), msg, v.Path, more))
+}
+
+// dropRefusedImport deletes a problem whose import was refused after it
+// was created (its input validation), with a context of its own: the
+// request's may be over. False when it could not be (something was
+// submitted to it meanwhile; it stays private).
+func (s *Server) dropRefusedImport(ctx context.Context, id int64) bool {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	ok, err := s.cfg.Store.DeleteUnusedProblem(ctx, id)
+	if err != nil {
+		s.log.Error("deleting a refused import failed", "problem_id", id, "err", err)
+	}
+	s.invalidateProblems(ctx)
+	return ok && err == nil
+}

@@ -1,0 +1,289 @@
+package server
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
+	"github.com/verdict-oj/verdict/webapp/internal/judging"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// validatingJudge plays a connected judge for input validations through
+// the real queue: it keeps a live judge state (C and C++), leases each
+// validation task and completes it with what rule says of the task and
+// the inputs of its test data (read from the blob store, as a judge
+// downloads them). Every task it saw is kept. Stopped at the test's end.
+type validatingJudge struct {
+	mu    sync.Mutex
+	tasks []protocol.Task
+}
+
+func startValidatingJudge(t *testing.T, e *env, rule func(task protocol.Task, inputs [][]byte) protocol.Result) *validatingJudge {
+	t.Helper()
+	q, err := queue.New(queue.Config{Client: e.rdb, Names: e.names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vj := &validatingJudge{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	alive := func() {
+		e.rdb.HSet(ctx, e.names.Judge("judge-v"), "hub", "hub-1", "cores", 2, "running", 0,
+			judging.FieldSeenMs, time.Now().UnixMilli(), judging.FieldLanguages, `[{"id":"cpp17","version":"g++"},{"id":"c17","version":"gcc"},{"id":"py3","version":"3"}]`)
+	}
+	// A judge is live when it has a token (rkeys.JudgeTokens) and a
+	// recent state.
+	sum := sha256.Sum256([]byte("validating-judge-token"))
+	if err := e.st.SetJudgeToken(ctx, "judge-v", sum[:]); err != nil {
+		t.Fatal(err)
+	}
+	e.rdb.HSet(ctx, e.names.JudgeTokens(), hex.EncodeToString(sum[:]), "judge-v")
+	alive()
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			alive()
+			qs, err := q.Peek(ctx, 20)
+			if err != nil {
+				continue
+			}
+			for _, x := range qs {
+				task := x.Task
+				if task.Validation == nil {
+					continue
+				}
+				if _, err := q.Lease(ctx, task.TaskRef, "judge-v", time.Minute); err != nil {
+					continue
+				}
+				vj.mu.Lock()
+				vj.tasks = append(vj.tasks, task)
+				vj.mu.Unlock()
+				obj, err := e.srv.cfg.Blobs.Open(ctx, task.TestData.Hash)
+				if err != nil {
+					t.Errorf("the judge cannot download %s: %v", task.TestData.Hash, err)
+					continue
+				}
+				b, _ := io.ReadAll(obj)
+				obj.Close()
+				zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				var inputs [][]byte
+				for i := 1; ; i++ {
+					f, err := zr.Open(fmt.Sprintf("%d.in", i))
+					if err != nil {
+						break
+					}
+					in, _ := io.ReadAll(f)
+					f.Close()
+					inputs = append(inputs, in)
+				}
+				res := rule(task, inputs)
+				if res.Verdict == "" {
+					continue // never answered
+				}
+				res.TaskRef, res.JudgeID = task.TaskRef, "judge-v"
+				if res.Cases == nil {
+					res.Cases = []protocol.CaseResult{}
+				}
+				if _, err := q.Complete(ctx, "judge-v", res); err != nil {
+					t.Errorf("complete: %v", err)
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return vj
+}
+
+func (vj *validatingJudge) seen() []protocol.Task {
+	vj.mu.Lock()
+	defer vj.mu.Unlock()
+	return append([]protocol.Task(nil), vj.tasks...)
+}
+
+// byContent validates like the fixtures' validators would: an input
+// holding "BAD" is refused, a validator holding "#error" does not
+// compile, one holding "SILENT" is never answered.
+func byContent(task protocol.Task, inputs [][]byte) protocol.Result {
+	switch {
+	case strings.Contains(task.Validation.Source, "SILENT"):
+		return protocol.Result{}
+	case strings.Contains(task.Validation.Source, "#error"):
+		return protocol.Result{Verdict: protocol.VerdictCE, CompileMessage: "does not compile: validator.cpp:1:2: error: #error broken"}
+	}
+	res := protocol.Result{Verdict: protocol.VerdictAC}
+	for i, in := range inputs {
+		o := protocol.CustomOutput{Case: i + 1, Verdict: protocol.VerdictAC, ExitCode: protocol.KattisValid}
+		if bytes.Contains(in, []byte("BAD")) {
+			o.Verdict, o.ExitCode, o.Message = protocol.VerdictWA, protocol.KattisInvalid, "found BAD where a number belongs"
+			res.Verdict = protocol.VerdictWA
+		}
+		res.Custom = append(res.Custom, o)
+	}
+	return res
+}
+
+// icpcValidated is an ICPC package with a C++ input validator (Kattis
+// convention, with a header and flags) and two reference solutions.
+func icpcValidated(extra ...string) map[string]string {
+	return withFiles(map[string]string{
+		"sum/problem.yaml":                      "name: Sum\nlimits:\n  time_limit: 1\n",
+		"sum/problem_statement/problem.en.md":   "# Sum\n",
+		"sum/data/testdata.yaml":                "input_validator_flags: --max 1000\n",
+		"sum/data/sample/1.in":                  "1 2\n",
+		"sum/data/sample/1.ans":                 "3\n",
+		"sum/data/secret/01.in":                 "5 6\n",
+		"sum/data/secret/01.ans":                "11\n",
+		"sum/data/secret/02.in":                 "7 8\n",
+		"sum/data/secret/02.ans":                "15\n",
+		"sum/input_validators/range/range.cpp":  "#include \"range.h\"\nint main(int argc, char **argv) { return check(argc, argv); }\n",
+		"sum/input_validators/range/range.h":    "int check(int, char **) { return 42; }\n",
+		"sum/submissions/accepted/sum.py":       "print(sum(map(int, input().split())))\n",
+		"sum/submissions/wrong_answer/zero.py":  "print(0)\n",
+		"sum/submissions/time_limit_exceeded/x": "ignored\n",
+	}, extra...)
+}
+
+// TestImportInputValidation (issue 17): an import runs the package's
+// input validators on a judge over every input, through the queue, and
+// waits: all valid imports the problem (with the visibility asked for)
+// and queues its reference solutions; a refused input refuses the
+// package naming the input, a validator that does not compile refuses it
+// with the compiler's message, no answer in time is a 503; a refused
+// import leaves no problem behind, so the same slug imports once fixed.
+func TestImportInputValidation(t *testing.T) {
+	se := newStaffEnv(t, nil)
+	ctx := context.Background()
+
+	// No connected judge: refused before anything is written.
+	r := se.setter.importProblem(zipOf(t, icpcValidated()), "sum.zip", nil, true)
+	wantErr(t, r, 503, CodeUnavailable, "")
+	if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "input validator input_validators/range/range.cpp") {
+		t.Errorf("message %q", msg)
+	}
+
+	vj := startValidatingJudge(t, se.env, byContent)
+	for _, tc := range []struct {
+		name, file, content, want string
+	}{
+		{"an input refused", "sum/data/secret/02.in", "7 BAD\n",
+			"input validation refused the package: input data/secret/02.in: found BAD where a number belongs (input validator input_validators/range/range.cpp)"},
+		{"two inputs refused", "sum/data/sample/1.in", "BAD\n", "input data/sample/1.in: found BAD"},
+		{"does not compile", "sum/input_validators/range/range.cpp", "#error broken\n",
+			"the input validator input_validators/range/range.cpp does not compile: does not compile: validator.cpp:1:2: error: #error broken"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := icpcValidated(tc.file, tc.content)
+			if tc.name == "two inputs refused" {
+				files["sum/data/secret/01.in"] = "BAD BAD\n"
+			}
+			r := se.setter.importProblem(zipOf(t, files), "sum.zip", [][2]string{{"visibility", "public"}}, true)
+			wantErr(t, r, 400, CodeValidation, "file")
+			if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, tc.want) {
+				t.Errorf("message %q does not say %q", msg, tc.want)
+			}
+			if n := se.count("problems"); n != 0 {
+				t.Errorf("a refused import left %d problems", n)
+			}
+		})
+	}
+
+	// Every input valid: imported, public as asked, reference solutions
+	// queued.
+	r = se.setter.importProblem(zipOf(t, icpcValidated()), "sum.zip", [][2]string{{"visibility", "public"}}, true)
+	if r.status != 201 {
+		t.Fatalf("import: %d %s", r.status, r.raw)
+	}
+	var got ProblemImportJSON
+	if err := json.Unmarshal([]byte(r.raw), &got); err != nil {
+		t.Fatal(err)
+	}
+	if v := got.Validation; v.Status != ValidationValid || len(v.Validators) != 1 || v.Validators[0] != "input_validators/range/range.cpp" || v.Inputs != 3 {
+		t.Errorf("validation %+v", v)
+	}
+	if got.Problem.Visibility != store.VisibilityPublic {
+		t.Errorf("visibility %q after a valid import, want public", got.Problem.Visibility)
+	}
+	p, err := se.st.ProblemBySlug(ctx, "sum")
+	if err != nil || p.Visibility != store.VisibilityPublic || p.TestdataHash.String != got.Testdata.Hash {
+		t.Fatalf("stored problem %+v, %v", p, err)
+	}
+	tasks := vj.seen()
+	last := tasks[len(tasks)-1]
+	if v := last.Validation; v == nil || v.Convention != protocol.ValidationKattis || v.Name != protocol.ValidatorCPP ||
+		v.Files["range.h"] == "" || strings.Join(v.Args, " ") != "--max 1000" || last.Language != "cpp17" ||
+		last.TestData.Hash != got.Testdata.Hash || last.ProblemID != p.ID || last.Priority != protocol.PriorityCustom {
+		t.Errorf("validation task %+v", last)
+	}
+	if got.Solutions == nil || len(got.Solutions.Solutions) != 2 {
+		t.Fatalf("solutions %+v", got.Solutions)
+	}
+	for _, s := range got.Solutions.Solutions {
+		if s.State != SolutionRunning || s.SubmissionID == 0 || s.Error != "" {
+			t.Errorf("solution %+v: want running with a submission", s)
+		}
+	}
+	if n := se.count("submissions"); n != 2 {
+		t.Errorf("%d submissions, want the 2 reference solutions' runs", n)
+	}
+
+	// No answer in time: 503, nothing kept.
+	old := importValidationWait
+	importValidationWait = time.Second
+	defer func() { importValidationWait = old }()
+	r = se.setter.importProblem(zipOf(t, icpcValidated("sum/input_validators/range/range.cpp", "// SILENT\nint main(){return 42;}\n")),
+		"late.zip", [][2]string{{"slug", "late"}}, true)
+	wantErr(t, r, 503, CodeUnavailable, "")
+	if _, err := se.st.ProblemBySlug(ctx, "late"); err == nil {
+		t.Error("an import whose validation did not finish was kept")
+	}
+}
+
+// TestImportPolygonValidator: a Polygon package's testlib validator runs
+// at import with the package's testlib.h (testlib's convention); a test
+// it refuses refuses the package naming the test's file.
+func TestImportPolygonValidator(t *testing.T) {
+	se := newStaffEnv(t, nil)
+	vj := startValidatingJudge(t, se.env, byContent)
+	r := se.setter.importProblem(polygonZip(t, "standard", map[string]string{"tests/02": "BAD\n"}), "sum.zip", nil, true)
+	wantErr(t, r, 400, CodeValidation, "file")
+	if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "input tests/02: found BAD") ||
+		!strings.Contains(msg, "input validator files/val.cpp") {
+		t.Errorf("message %q", msg)
+	}
+	r = se.setter.importProblem(polygonZip(t, "standard", nil), "sum.zip", nil, true)
+	if r.status != 201 {
+		t.Fatalf("import: %d %s", r.status, r.raw)
+	}
+	if v := r.body["validation"].(map[string]any); v["status"] != ValidationValid || v["inputs"] != float64(5) {
+		t.Errorf("validation %v", v)
+	}
+	tasks := vj.seen()
+	v := tasks[len(tasks)-1].Validation
+	if v.Convention != protocol.ValidationTestlib || v.Name != protocol.ValidatorCPP || !strings.Contains(v.Files["testlib.h"], "registerValidation") ||
+		!strings.Contains(v.Source, "registerValidation") {
+		t.Errorf("validation %+v", v)
+	}
+}

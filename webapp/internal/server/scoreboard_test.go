@@ -1,0 +1,187 @@
+package server
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/webapp/internal/judging"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// TestScoreboardFreeze: the public board hides results of submissions
+// made during the freeze (pending), staff see the live board, unfreeze
+// reveals; the board is published on the contest channel.
+func TestScoreboardFreeze(t *testing.T) {
+	now := time.Now()
+	var clock time.Time = now
+	je := newJudgeEnv(t, func(c *Config) { c.Now = func() time.Time { return clock } })
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-2 * time.Hour),
+		EndAt: now.Add(90 * time.Minute), FreezeMinutes: 60, Registration: "open", Visible: true})
+	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	alice, bob := je.student("alice"), je.student("bob")
+	sub := func(c *client, key string) int64 {
+		r := c.submit(key, map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+		if r.status != 201 {
+			t.Fatalf("submit: %d %s", r.status, r.raw)
+		}
+		return id(r)
+	}
+	a1 := sub(alice, "a1")
+	je.judge(a1, 1, protocol.VerdictWA, 2)
+	a2 := sub(alice, "a2")
+	je.judge(a2, 1, protocol.VerdictAC, 2)
+	je.consume()
+	board := func(c *client, q string) map[string]any {
+		r := c.do("GET", "/api/contests/c1/scoreboard"+q, nil)
+		if r.status != 200 {
+			t.Fatalf("scoreboard: %d %s", r.status, r.raw)
+		}
+		return r.body
+	}
+	cell := func(b map[string]any, user string) map[string]any {
+		for _, row := range b["rows"].([]any) {
+			r := row.(map[string]any)
+			if r["user"] == user {
+				return r["problems"].(map[string]any)["A"].(map[string]any)
+			}
+		}
+		return nil
+	}
+	b := board(bob, "")
+	if c := cell(b, "alice"); c == nil || c["solved"] != true || c["attempts"] != float64(2) || c["first_blood"] != true {
+		t.Fatalf("before the freeze: %v", b)
+	}
+	if row := b["rows"].([]any)[0].(map[string]any); row["penalty"].(float64) < 20 || row["rank"] != float64(1) {
+		t.Fatalf("row %v", row)
+	}
+	// The freeze starts; bob solves during it.
+	clock = now.Add(40 * time.Minute)
+	je.rdb.HSet(ctx, je.names.Judge("judge-1"), judging.FieldSeenMs, clock.UnixMilli())
+	b1 := sub(bob, "b1")
+	// Submitted in the freeze: pending on the public board while judged.
+	if c := cell(board(alice, ""), "bob"); c == nil || c["pending"] != float64(1) {
+		t.Fatalf("bob's queued submission: %v", c)
+	}
+	// The submission's time is MySQL's clock: move it into the freeze.
+	if _, err := je.st.DB.Exec("UPDATE submissions SET created_at = ? WHERE id = ?", clock.UTC(), b1); err != nil {
+		t.Fatal(err)
+	}
+	je.srv.Judging().Board().Delete(ctx, cid) // rebuilt from MySQL on the next read
+	je.judge(b1, 1, protocol.VerdictAC, 2)
+	je.consume()
+	pub := board(alice, "")
+	if pub["frozen"] != true {
+		t.Fatalf("not frozen: %v", pub)
+	}
+	if c := cell(pub, "bob"); c == nil || c["solved"] == true || c["pending"] != float64(1) {
+		t.Fatalf("frozen board shows bob's result: %v", c)
+	}
+	je.user("root", store.RoleAdmin, "root-password")
+	admin := je.client()
+	admin.login("root", "root-password")
+	live := board(admin, "")
+	if c := cell(live, "bob"); live["frozen"] != false || c == nil || c["solved"] != true {
+		t.Fatalf("admin's live board: %v", live)
+	}
+	if c := cell(board(admin, "?view=public"), "bob"); c["solved"] == true {
+		t.Fatalf("admin's public view shows the frozen result")
+	}
+	wantErr(t, alice.do("GET", "/api/contests/c1/scoreboard?view=live", nil), 403, CodeForbidden, "view")
+	// The published snapshot is the public document.
+	if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	_, state, err := je.q.Doc(ctx, protocol.Channel{Kind: protocol.ChannelContest, ID: cid})
+	if err != nil || !jsonContains(string(state), `"frozen":true`) {
+		t.Fatalf("published state %s, %v", state, err)
+	}
+	// Unfreeze reveals.
+	if r := admin.do("POST", "/api/contests/c1/unfreeze", nil, "X-CSRF-Token", admin.csrf); r.status != 200 {
+		t.Fatalf("unfreeze: %d %s", r.status, r.raw)
+	}
+	rev := board(alice, "")
+	if c := cell(rev, "bob"); rev["frozen"] != false || c == nil || c["solved"] != true {
+		t.Fatalf("after unfreeze: %v", rev)
+	}
+	if _, state, _ := je.q.Doc(ctx, protocol.Channel{Kind: protocol.ChannelContest, ID: cid}); !jsonContains(string(state), `"frozen":false`) {
+		t.Fatalf("unfreeze not published: %s", state)
+	}
+}
+
+// TestPublicBoardServedFromPublished: once a contest's board is published
+// on its live channel, a contestant's GET of the scoreboard is served from
+// that document (not assembled per request) until the next publish;
+// staff get the live board assembled; a board gone from Redis is rebuilt
+// from MySQL on the next read rather than served stale.
+func TestPublicBoardServedFromPublished(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	now := time.Now()
+	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
+		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
+	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	alice := je.student("alice")
+	submit := func(key string) int64 {
+		r := alice.submit(key, map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+		if r.status != 201 {
+			t.Fatalf("submit: %d %s", r.status, r.raw)
+		}
+		return id(r)
+	}
+	attempts := func(c *client) float64 {
+		r := c.do("GET", "/api/contests/c1/scoreboard", nil)
+		if r.status != 200 {
+			t.Fatalf("scoreboard: %d %s", r.status, r.raw)
+		}
+		for _, row := range r.body["rows"].([]any) {
+			if rw := row.(map[string]any); rw["user"] == "alice" {
+				return rw["problems"].(map[string]any)["A"].(map[string]any)["attempts"].(float64)
+			}
+		}
+		return -1
+	}
+	s1 := submit("k1")
+	je.judge(s1, 1, protocol.VerdictWA, 2)
+	je.consume()
+	if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	if got := attempts(alice); got != 1 {
+		t.Fatalf("after the publish: %v attempts, want 1", got)
+	}
+	// A second result, not published yet: contestants see the published
+	// board (at most one publish interval old), staff the live one.
+	s2 := submit("k2")
+	je.judge(s2, 1, protocol.VerdictWA, 2)
+	je.consume()
+	if got := attempts(alice); got != 1 {
+		t.Fatalf("before the next publish: %v attempts, want the published 1 (assembled per request?)", got)
+	}
+	je.user("root", store.RoleAdmin, "root-password")
+	admin := je.client()
+	admin.login("root", "root-password")
+	if got := attempts(admin); got != 2 {
+		t.Fatalf("staff's live board: %v attempts, want 2", got)
+	}
+	if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	if got := attempts(alice); got != 2 {
+		t.Fatalf("after the next publish: %v attempts, want 2", got)
+	}
+	// The board is lost from Redis: the next read rebuilds it from MySQL.
+	s3 := submit("k3")
+	je.judge(s3, 1, protocol.VerdictWA, 2)
+	je.consume()
+	if err := je.srv.Judging().Board().Delete(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	if got := attempts(alice); got != 3 {
+		t.Fatalf("after the board was lost: %v attempts, want 3 rebuilt from MySQL", got)
+	}
+}

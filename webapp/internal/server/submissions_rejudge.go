@@ -1,0 +1,86 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/verdict-oj/verdict/webapp/internal/judging"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// POST /api/rejudge (onlyStaff): judging.Rejudge and RejudgeAll.
+
+type rejudgeRequest struct {
+	SubmissionID *int64 `json:"submission_id"`
+	Submission   *int64 `json:"submission"` // the frontend's name for submission_id
+	// A selection, as the status page filters: any of them, together.
+	Problem  string `json:"problem"`
+	Contest  string `json:"contest"`
+	User     string `json:"user"`
+	Verdict  string `json:"verdict"`
+	Language string `json:"language"`
+}
+
+// MaxRejudge bounds the submissions one rejudge request touches.
+const MaxRejudge = 20000
+
+// handleRejudge enqueues the next attempt of one submission, or of every
+// submission a selection names (the status page's filters: problem,
+// contest, user, verdict, language, together), at rejudge priority
+// (onlyStaff). A selection runs in the background and answers 202.
+func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	u := userOf(r)
+	var req rejudgeRequest
+	if e := decodeJSON(r, &req); e != nil {
+		return e
+	}
+	if req.SubmissionID == nil {
+		req.SubmissionID = req.Submission
+	} else if req.Submission != nil {
+		return badField("submission", "and submission_id are the same field: give one")
+	}
+	sel := selection{User: req.User, Problem: req.Problem, Contest: req.Contest, Verdict: req.Verdict, Language: req.Language}
+	switch {
+	case req.SubmissionID == nil && sel.empty():
+		return badField("submission_id", "give submission_id, or a selection: problem, contest, user, verdict, language")
+	case req.SubmissionID != nil && !sel.empty():
+		return badField("submission_id", "give submission_id or a selection (problem, contest, user, verdict, language), not both")
+	}
+	if req.SubmissionID != nil {
+		if *req.SubmissionID < 1 {
+			return badField("submission_id", "must be a submission id")
+		}
+		err := s.judging.Rejudge(ctx, *req.SubmissionID)
+		if errors.Is(err, judging.ErrNoSubmission) {
+			return fieldErr(http.StatusNotFound, CodeNotFound, "submission_id", "no such submission")
+		} else if err != nil {
+			return unavailableErr(err)
+		}
+		s.log.Info("rejudge", "user_id", u.ID, "submissions", 1, "request_id", requestIDOf(r))
+		writeJSON(w, http.StatusOK, map[string]any{"queued": 1})
+		return nil
+	}
+	f, _, err := s.resolve(ctx, sel)
+	var un *unknownName
+	if errors.As(err, &un) {
+		return fieldErr(http.StatusNotFound, CodeNotFound, un.field, "no such "+un.field)
+	} else if err != nil {
+		return unavailableErr(err)
+	}
+	ids, err := s.cfg.Store.FilteredSubmissionIDs(ctx, store.SubmissionFilter{UserID: f.UserID, ProblemID: f.ProblemID,
+		ContestID: f.ContestID, Verdict: f.Verdict, Language: f.Language}, MaxRejudge)
+	if err != nil {
+		return unavailableErr(err)
+	}
+	if len(ids) > MaxRejudge {
+		return apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge,
+			fmt.Sprintf("more than %d submissions; rejudge at most %d at once (narrow the selection)", MaxRejudge, MaxRejudge))
+	}
+	// In the background, at once.
+	s.judging.RejudgeAll(ids, u.ID)
+	s.log.Info("rejudge started", "user_id", u.ID, "submissions", len(ids), "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusAccepted, map[string]any{"queued": len(ids), "background": true})
+	return nil
+}
