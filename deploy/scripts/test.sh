@@ -2,7 +2,11 @@
 # test.sh — the whole suite, as `make test` and CI run it:
 #   0. the static checks (deploy/scripts/lint.sh: gofmt, go vet on Linux and
 #      GOOS=darwin, staticcheck, no test-only module in the binaries);
-#   1. the frontend's unit tests (vitest) and its build, when it exists;
+#   1. the frontend's unit tests (vitest; they also fail when the API types
+#      generated from docs/openapi.json, frontend/src/api/openapi.gen.ts,
+#      are stale) and its build (which also fails when index.html would
+#      load KaTeX or admin code at once: frontend/scripts/check-dist.mjs),
+#      when it exists;
 #   2. go test -race over the whole module, with one throwaway MariaDB and
 #      Redis for the run (verdict-stack with-services);
 #   3. the sandbox's cgroup v2 VM test (make test-cgroup2);

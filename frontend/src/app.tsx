@@ -12,11 +12,15 @@ import { SubmissionsPage } from "./pages/submissions";
 import { StatusPage } from "./pages/status";
 import { ContestPage, ContestsPage } from "./pages/contests";
 import { LoginPage, RegisterPage } from "./pages/auth";
-import { AdminPage } from "./pages/admin";
 import { AccountPage } from "./pages/account";
-import { SimilarityPage } from "./pages/similarity";
-import { BalloonsPage } from "./pages/balloons";
-import { TeamsPage } from "./pages/teams";
+import { lazyPage } from "./lazy";
+
+// Staff-only pages: chunks of their own, fetched when first shown.
+const AdminPage = lazyPage(() => import("./pages/admin").then((m) => m.AdminPage));
+const SimilarityPage = lazyPage(() => import("./pages/similarity").then((m) => m.SimilarityPage));
+const BalloonsPage = lazyPage(() => import("./pages/balloons").then((m) => m.BalloonsPage));
+const TeamsPage = lazyPage(() => import("./pages/teams").then((m) => m.TeamsPage));
+const AwardsPage = lazyPage(() => import("./pages/awards").then((m) => m.AwardsPage));
 
 export const ROUTES: readonly Route[] = [
   { name: "problems", pattern: "/" },
@@ -29,6 +33,7 @@ export const ROUTES: readonly Route[] = [
   { name: "contest", pattern: "/contests/:slug" },
   { name: "balloons", pattern: "/contests/:slug/balloons" },
   { name: "teams", pattern: "/contests/:slug/teams" },
+  { name: "awards", pattern: "/contests/:slug/awards" },
   { name: "contestProblem", pattern: "/contests/:contest/problems/:slug" },
   { name: "login", pattern: "/login" },
   { name: "register", pattern: "/register" },
@@ -77,6 +82,8 @@ function Page({ path, search }: { path: string; search: string }) {
       return <BalloonsPage key={p.slug} slug={p.slug!} />;
     case "teams":
       return <TeamsPage key={p.slug} slug={p.slug!} />;
+    case "awards":
+      return <AwardsPage key={p.slug} slug={p.slug!} />;
     case "similarity":
       return <SimilarityPage query={m.query} />;
   }

@@ -1,7 +1,10 @@
 // The submit form's language picker: which language it starts on and how a
 // language is labelled. Pure.
 
-import type { Language } from "./api";
+import type { Language as Lang } from "./api";
+
+/** What the picker needs of a language (GET /api/languages has more). */
+type Language = Pick<Lang, "id" | "name" | "version">;
 
 /**
  * defaultLanguage is the language the picker starts on: the first of

@@ -1,5 +1,4 @@
 import { render } from "preact";
-import "katex/dist/katex.min.css";
 import "./styles.css";
 import { App } from "./app";
 import { initLang } from "./i18n";

@@ -2,12 +2,49 @@
 // ($inline$ and $$display$$, rendered by KaTeX), sanitised by DOMPurify
 // before it reaches the page. Statements are written by setters, but a
 // setter account can be stolen; nothing in a statement may run script.
+//
+// KaTeX (its code and its CSS, ~86 kB gzipped) is loaded on the first
+// math only (./math, its own chunk): until it is there a formula shows as
+// its TeX source in a .math-pending span, and useMarkdown renders again
+// once it arrives. A page without math never loads it.
 
 import DOMPurify from "dompurify";
-import katex from "katex";
 import { Marked, type TokenizerAndRendererExtension } from "marked";
+import { useEffect, useMemo, useState } from "preact/hooks";
+
+type Katex = (typeof import("katex"))["default"];
+
+let katex: Katex | null = null;
+let loading: Promise<void> | null = null;
+/** Set by tex() while a render meets math before KaTeX is loaded. */
+let missed = false;
+
+/** mathLoaded says whether KaTeX is loaded (math renders at once). */
+export function mathLoaded(): boolean {
+  return katex !== null;
+}
+
+/** loadMath loads KaTeX and its CSS once; a failed load may be tried again. */
+export function loadMath(): Promise<void> {
+  loading ??= import("./math").then(
+    (m) => {
+      katex = m.katex;
+    },
+    (e: unknown) => {
+      loading = null;
+      throw e;
+    },
+  );
+  return loading;
+}
+
+const escapeHTML = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function tex(src: string, displayMode: boolean): string {
+  if (!katex) {
+    missed = true;
+    return `<span class="math-pending">${escapeHTML(displayMode ? `$$${src}$$` : `$${src}$`)}</span>`;
+  }
   return katex.renderToString(src, {
     displayMode,
     throwOnError: false, // show the bad TeX in red instead of failing the page
@@ -73,9 +110,48 @@ function purifier(): typeof DOMPurify {
   return DOMPurify;
 }
 
-/** renderMarkdown turns Markdown with math into sanitised HTML. */
+/** renderMarkdown turns Markdown with math into sanitised HTML (math as
+ *  its TeX source while KaTeX is not loaded: see renderMarkdownMath). */
 export function renderMarkdown(src: string): string {
+  return renderMarkdownMath(src).html;
+}
+
+/** renderMarkdownMath is renderMarkdown that also says whether the source
+ *  had math that waits for KaTeX (then loadMath and render again). */
+export function renderMarkdownMath(src: string): { html: string; needsMath: boolean } {
+  missed = false;
   const html = md.parse(src ?? "") as string;
+  const needsMath = missed;
+  missed = false;
+  return { html: sanitize(html), needsMath };
+}
+
+/**
+ * useMarkdown is renderMarkdown for a component: the first math in src
+ * loads KaTeX, and the component renders again with the formulas once it
+ * is there.
+ */
+export function useMarkdown(src: string): string {
+  const [, setLoaded] = useState(mathLoaded());
+  const ready = mathLoaded();
+  const r = useMemo(() => renderMarkdownMath(src), [src, ready]);
+  useEffect(() => {
+    if (!r.needsMath) return;
+    let live = true;
+    loadMath().then(
+      () => live && setLoaded(true),
+      () => {
+        /* offline: the TeX source stays readable */
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [r]);
+  return r.html;
+}
+
+function sanitize(html: string): string {
   return purifier().sanitize(html, {
     USE_PROFILES: { html: true, mathMl: true, svg: true },
     FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "object", "embed"],

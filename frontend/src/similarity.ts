@@ -2,54 +2,16 @@
 // /api/similarity/compare): types, fetchers, and the pure helper that cuts
 // a source into plain and highlighted segments for the side-by-side view.
 
-import { request } from "./api";
+import { call } from "./api";
+import type * as S from "./api/openapi.gen";
 
-export interface SimilaritySource {
-  submission_id: number;
-  username: string;
-  problem: string;
-  language: string;
-  verdict: string;
-  created_at: string;
-}
-
-export interface SimilarityPair {
-  a: SimilaritySource;
-  b: SimilaritySource;
-  shared: number;
-  score: number;
-  cover_a: number;
-  cover_b: number;
-}
-
-export interface SimilarityReport {
-  scope: string;
-  sources: number;
-  checked: number;
-  skipped: number;
-  candidates: number;
-  elapsed_ms: number;
-  pairs: SimilarityPair[];
-}
-
-export interface Span {
-  start: number;
-  end: number;
-  line_start: number;
-  line_end: number;
-}
-
-export interface SimilaritySide extends SimilaritySource {
-  source: string;
-  tokens: number;
-  matched: number;
-}
-
-export interface SimilarityComparison {
-  a: SimilaritySide;
-  b: SimilaritySide;
-  regions: { a: Span; b: Span; tokens: number }[];
-}
+// The documents: docs/openapi.json's, generated (src/api/openapi.gen.ts).
+export type SimilaritySource = S.SimilaritySource;
+export type SimilarityPair = S.SimilarityPair;
+export type SimilarityReport = S.SimilarityReport;
+export type Span = S.SimilaritySpan;
+export type SimilaritySide = S.SimilaritySide;
+export type SimilarityComparison = S.SimilarityComparison;
 
 export interface SimilarityScope {
   problem?: string;
@@ -66,10 +28,10 @@ export function similarityQuery(s: SimilarityScope): string {
 }
 
 export const similarityApi = {
+  // The query as similarityQuery writes it: the contest, else the problem.
   pairs: (s: SimilarityScope, signal?: AbortSignal) =>
-    request<SimilarityReport>(`/api/similarity?${similarityQuery(s)}`, { signal }),
-  compare: (a: number, b: number, signal?: AbortSignal) =>
-    request<SimilarityComparison>(`/api/similarity/compare?a=${a}&b=${b}`, { signal }),
+    call("GET /api/similarity", { query: { contest: s.contest || undefined, problem: s.contest ? undefined : s.problem, all: s.all ? "1" : undefined }, signal }),
+  compare: (a: number, b: number, signal?: AbortSignal) => call("GET /api/similarity/compare", { query: { a, b }, signal }),
 };
 
 /** A piece of a source: plain (region null) or inside matching region n. */

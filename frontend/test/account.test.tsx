@@ -16,7 +16,7 @@ import { waitTime } from "../src/ui";
 import { fakeAPI } from "./fakeapi";
 import { $, cleanup, flush, mount, submit, text, type, waitFor } from "./dom";
 
-const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" };
+const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" as const, created_at: "2026-01-01T00:00:00Z" };
 const form = (host: HTMLElement) => $(host, '[data-testid="password-form"]');
 
 async function fill(host: HTMLElement, current: string, next: string, confirm: string) {

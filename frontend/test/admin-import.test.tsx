@@ -12,7 +12,7 @@ import { session } from "../src/state";
 import { fakeAPI, type Call } from "./fakeapi";
 import { $, choose, cleanup, flush, mount, submit, text, type, waitFor } from "./dom";
 
-const setter = { id: 2, username: "setter", display_name: "Setter", role: "setter" };
+const setter = { id: 2, username: "setter", display_name: "Setter", role: "setter" as const, created_at: "2026-01-01T00:00:00Z" };
 
 const imported = {
   problem: {
@@ -30,6 +30,7 @@ const imported = {
   },
   testdata: { hash: "ab".repeat(32), case_count: 3, size_bytes: 812, subtasks: 0, checker: false },
   notes: ["input_validators ignored", "statement files such as images are not imported (problem_statement/)"],
+  validation: { status: "valid", validators: ["input_validators/range/range.cpp"], inputs: 3 },
 };
 
 /** chooseFile sets a file input's files as a browser does, then fires change. */
@@ -100,6 +101,8 @@ describe("admin: ICPC package import", () => {
     expect(text(link)).toBe("Open the problem");
     const notes = Array.from($(host, '[data-testid="icpc-notes"]')!.querySelectorAll("li")).map((li) => li.textContent);
     expect(notes).toEqual(imported.notes);
+    // The input validation's outcome (issue 17).
+    expect(text($(host, '[data-testid="import-validation"]'))).toBe("Input validation: all 3 inputs passed (input_validators/range/range.cpp).");
     // The slug list of "edit an existing problem" is read again.
     await waitFor(() => $(host, '#p-existing option[value="hello-world"]'), "problem list reloaded");
     unmount();

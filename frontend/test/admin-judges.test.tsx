@@ -10,7 +10,7 @@ import { session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $, $$, cleanup, mount, text, waitFor } from "./dom";
 
-const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" };
+const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" as const, created_at: "2026-01-01T00:00:00Z" };
 const judge = { name: "lab-1", connected: true, cores: 4, running: 1, created_at: "2026-03-01T09:00:00Z", revoked_at: null, last_seen_at: "2026-03-01T09:59:58Z" };
 const warm = [
   { contest: "spring", contest_id: 3, starts_at: "2026-03-01T10:05:00Z", ends_at: "2026-03-01T13:00:00Z", warming: true, warm: 2, judges: 3 },

@@ -13,8 +13,8 @@ import { session } from "../src/state";
 import { fakeAPI, type Call } from "./fakeapi";
 import { $, $$, choose, cleanup, click, flush, mount, submit, text, type, waitFor } from "./dom";
 
-const me = { id: 1, username: "admin", display_name: "Admin", role: "admin" };
-const setter = { id: 2, username: "setter", display_name: "Setter", role: "setter" };
+const me = { id: 1, username: "admin", display_name: "Admin", role: "admin" as const, created_at: "2026-01-01T00:00:00Z" };
+const setter = { id: 2, username: "setter", display_name: "Setter", role: "setter" as const, created_at: "2026-01-01T00:00:00Z" };
 
 const user = (id: number, username: string, over: Partial<AdminUser> = {}): AdminUser => ({
   id,

@@ -10,7 +10,7 @@ import { session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $, $$, choose, cleanup, click, flush, mount, submit, text, type, waitFor } from "./dom";
 
-const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" };
+const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" as const, created_at: "2026-01-01T00:00:00Z" };
 
 describe("admin: contests", () => {
   afterAll(async () => {
@@ -177,6 +177,11 @@ describe("contestForm / contestBody", () => {
       registration: "list",
       visible: false,
       problems: [],
+      id: 1,
+      time_zone: "UTC",
+      feedback: "full",
+      feedback_after: "full",
+      phase: "upcoming",
     });
     expect(f).toMatchObject({ registration: "list", visible: false, freeze_minutes: "30" });
     const b = contestBody(f, []);

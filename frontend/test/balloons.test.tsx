@@ -11,7 +11,7 @@ import { live, session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $, $$, cleanup, click, mount, text, waitFor } from "./dom";
 
-const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" };
+const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" as const, created_at: "2026-01-01T00:00:00Z" };
 const balloon = (team: string, label: string, over: Partial<Balloon> = {}): Balloon => ({
   team, team_name: `Team ${team}`, problem_id: label.charCodeAt(0), label, color: "Red", rgb: "#ff0000", submission_id: 1,
   submitter: "alice", time: "2026-03-01T10:05:00.000+00:00", contest_time: "0:05:00.000", first_in_contest: false,

@@ -10,6 +10,8 @@ const q = (over: Partial<Clarification> = {}): Clarification => ({
   public: false,
   created_at: "2026-03-01T10:00:00Z",
   answered_at: null,
+  announcement: false,
+  problem: null,
   ...over,
 });
 const ann = (over: Partial<Clarification> = {}): Clarification =>

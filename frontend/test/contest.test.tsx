@@ -12,8 +12,8 @@ import { session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $, $$, cleanup, click, flush, mount, submit, text, type, waitFor } from "./dom";
 
-const student = { id: 2, username: "alice", display_name: "Alice", role: "student" };
-const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" };
+const student = { id: 2, username: "alice", display_name: "Alice", role: "student" as const, created_at: "2026-01-01T00:00:00Z" };
+const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" as const, created_at: "2026-01-01T00:00:00Z" };
 const now = Date.now();
 const contest = (over: Partial<Contest> = {}) => ({
   contest: {

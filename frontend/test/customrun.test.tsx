@@ -13,7 +13,7 @@ import { fakeAPI } from "./fakeapi";
 import { golden } from "./golden";
 import { $, $$, cleanup, click, mount, text, type } from "./dom";
 
-const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" };
+const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" as const, created_at: "2026-01-01T00:00:00Z" };
 const RUN = 1125899906842641;
 
 class SilentSocket {

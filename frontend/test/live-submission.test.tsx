@@ -12,7 +12,7 @@ import { session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $, $$, cleanup, mount, text } from "./dom";
 
-const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" };
+const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" as const, created_at: "2026-01-01T00:00:00Z" };
 
 /** A hub that answers a subscribe with a snapshot, then sends what the test pushes. */
 class ScriptedSocket {

@@ -16,7 +16,7 @@ import { session } from "../src/state";
 import { fakeAPI, type Handler } from "./fakeapi";
 import { $, $$, cleanup, click, mount, submit, text, type } from "./dom";
 
-const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" };
+const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" as const, created_at: "2026-01-01T00:00:00Z" };
 const busy = (retryAfter?: string, status = 503) => ({
   status,
   body: { error: { code: status === 429 ? "rate_limited" : "unavailable", message: "busy" } },

@@ -1,6 +1,9 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import { renderMarkdown } from "../src/markdown";
+import { loadMath, renderMarkdown } from "../src/markdown";
+
+// KaTeX is loaded on the first math (test/markdown-lazy.test.tsx); here it is loaded first.
+await loadMath();
 
 function dom(html: string): HTMLElement {
   const d = document.createElement("div");

@@ -13,7 +13,7 @@ import { session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $, $$, cleanup, mount, submit, text } from "./dom";
 
-const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" };
+const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" as const, created_at: "2026-01-01T00:00:00Z" };
 
 class SilentSocket {
   readyState = 0;

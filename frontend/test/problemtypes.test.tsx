@@ -6,12 +6,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { act } from "preact/test-utils";
 import { setCsrfToken, type Problem, type SolutionsDoc } from "../src/api";
 import { setLang } from "../src/i18n";
-import { caseOfFileName, IOFiles, OutputsPanel, SolutionsPanel } from "../src/pages/problemtypes";
+import { caseOfFileName, IOFiles, OutputsPanel } from "../src/pages/problemtypes";
+import { SolutionsPanel } from "../src/pages/admin/solutions";
 import { session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $, $$, cleanup, click, flush, mount, submit, text, waitFor } from "./dom";
 
-const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" };
+const alice = { id: 2, username: "alice", display_name: "Alice", role: "student" as const, created_at: "2026-01-01T00:00:00Z" };
 
 async function chooseFiles(el: Element | null, files: File[]): Promise<void> {
   if (!el) throw new Error("no file input");

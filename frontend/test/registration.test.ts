@@ -10,12 +10,16 @@ const contest = (over: Partial<Contest> = {}): Contest => ({
   end_at: "2026-03-01T15:00:00Z",
   freeze_minutes: 0,
   registration: "open",
+  id: 1,
+  time_zone: "UTC",
+  feedback: "full",
+  feedback_after: "full",
   phase: "running",
   registered: false,
   ...over,
 });
-const student: User = { id: 2, username: "alice", display_name: "Alice", role: "student" };
-const setter: User = { id: 3, username: "sam", display_name: "Sam", role: "setter" };
+const student: User = { id: 2, username: "alice", display_name: "Alice", role: "student" as const, created_at: "2026-01-01T00:00:00Z" };
+const setter: User = { id: 3, username: "sam", display_name: "Sam", role: "setter" as const, created_at: "2026-01-01T00:00:00Z" };
 const during = Date.parse("2026-03-01T12:00:00Z");
 const after = Date.parse("2026-03-01T16:00:00Z");
 

@@ -26,9 +26,9 @@ const doc = {
 };
 const board = { rule: "icpc", rows: [{ user: "alice", display_name: "Alice", rank: 1, solved: 1, penalty: 10, score: 0, problems: { A: { solved: true, attempts: 1, time_min: 10 } } }] };
 const people = {
-  admin: { id: 1, username: "admin", display_name: "Admin", role: "admin" },
-  setter: { id: 2, username: "setter", display_name: "Setter", role: "setter" },
-  student: { id: 3, username: "alice", display_name: "Alice", role: "student" },
+  admin: { id: 1, username: "admin", display_name: "Admin", role: "admin" as const, created_at: "2026-01-01T00:00:00Z" },
+  setter: { id: 2, username: "setter", display_name: "Setter", role: "setter" as const, created_at: "2026-01-01T00:00:00Z" },
+  student: { id: 3, username: "alice", display_name: "Alice", role: "student" as const, created_at: "2026-01-01T00:00:00Z" },
 };
 
 async function open() {

@@ -11,7 +11,7 @@ import { session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $, $$, cleanup, mount, text, waitFor } from "./dom";
 
-const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" };
+const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" as const, created_at: "2026-01-01T00:00:00Z" };
 const ref = (id: number, user: string) => ({
   submission_id: id,
   username: user,

@@ -13,7 +13,7 @@ import { session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $$, cleanup, mount } from "./dom";
 
-const bob = { id: 4, username: "bob", display_name: "Bob", role: "student" };
+const bob = { id: 4, username: "bob", display_name: "Bob", role: "student" as const, created_at: "2026-01-01T00:00:00Z" };
 
 class ScriptedSocket {
   static last: ScriptedSocket | null = null;
@@ -51,6 +51,7 @@ async function settle(ms: number) {
 }
 
 const row = (id: number, over: Partial<SubmissionSummary> = {}): SubmissionSummary => ({
+  user_display_name: "Alice", attempt: 1,
   id, problem: "sum", problem_title: "Sum", contest: null, user: "alice", language: "cpp17", verdict: "WA", score: 0,
   time_ms: 10, memory_kb: 1000, created_at: "2026-03-01T10:00:00Z", ...over,
 });

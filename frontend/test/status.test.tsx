@@ -12,8 +12,9 @@ import { session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $, $$, cleanup, click, flush, mount, submit, text, type, waitFor } from "./dom";
 
-const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" };
+const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" as const, created_at: "2026-01-01T00:00:00Z" };
 const row = (id: number, over: Partial<SubmissionSummary> = {}): SubmissionSummary => ({
+  user_display_name: "Alice", attempt: 1,
   id, problem: "sum", problem_title: "Sum", contest: "cup", user: "alice", language: "cpp17", verdict: "WA", score: 0,
   time_ms: 10, memory_kb: 1000, created_at: "2026-03-01T10:00:00Z", ...over,
 });

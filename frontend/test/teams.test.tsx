@@ -10,7 +10,7 @@ import { session } from "../src/state";
 import { fakeAPI } from "./fakeapi";
 import { $, $$, choose, cleanup, click, flush, mount, submit, text, waitFor } from "./dom";
 
-const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" };
+const admin = { id: 1, username: "admin", display_name: "Admin", role: "admin" as const, created_at: "2026-01-01T00:00:00Z" };
 const doc = (): TeamsDoc => ({
   team_mode: false,
   groups: [

@@ -1,12 +1,12 @@
 // The contest list and a contest: countdown, problems, the live scoreboard
 // and clarifications.
 
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, scoreboardCsvURL, type Contest } from "../api";
 import { registrationState } from "../registration";
 import { t } from "../i18n";
 import { contestTime, countdown, length } from "../format";
-import { renderMarkdown } from "../markdown";
+import { useMarkdown } from "../markdown";
 import { applyEvent, emptyBoard, fromDoc, type Scoreboard } from "../scoreboard";
 import { isStaff, live, session, useStore } from "../state";
 import { ScoreboardTable } from "../components/scoreboard";
@@ -152,7 +152,7 @@ export function ContestPage({ slug, query }: { slug: string; query: URLSearchPar
 }
 
 function ContestProblems({ contest }: { contest: Contest }) {
-  const desc = useMemo(() => (contest.description ? renderMarkdown(contest.description) : ""), [contest.description]);
+  const desc = useMarkdown(contest.description ?? "");
   const problems = contest.problems ?? [];
   return (
     <section>
@@ -266,9 +266,16 @@ export function LiveScoreboard({ contest }: { contest: Contest }) {
           </a>
         </p>
       )}
-      {(board.frozen || contest.frozen) && <Notice kind="info">{t("contest.frozen")}</Notice>}
+      {board.frozen && <Notice kind="info">{t("contest.frozen")}</Notice>}
       <ErrorBox error={error} />
       {!loaded ? <Loading /> : <ScoreboardTable board={board} labels={labels} />}
+      {(staff || (!board.frozen && Date.parse(contest.end_at) <= Date.now())) && (
+        <p class="toolbar">
+          <a class="btn btn-small" href={`/contests/${encodeURIComponent(contest.slug)}/awards`} data-testid="awards-link">
+            {t("awards.link")}
+          </a>
+        </p>
+      )}
     </section>
   );
 }

@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, ApiError, newIdempotencyKey, type Language } from "../api";
 import { t } from "../i18n";
 import { limitSeconds, memory } from "../format";
-import { renderMarkdown } from "../markdown";
+import { useMarkdown } from "../markdown";
 import { session, useStore } from "../state";
 import { RetryNotice, useAutoRetry } from "../components/retrying";
 import { retryableStatus } from "../retry";
@@ -42,7 +42,7 @@ export function ProblemPage({ slug, contest }: { slug: string; contest?: string 
   const p = useAsync(() => api.problem(slug), [slug]);
   const h = useFocusHeading();
   useTitle(p.data?.title ?? slug);
-  const html = useMemo(() => (p.data ? renderMarkdown(p.data.statement) : ""), [p.data]);
+  const html = useMarkdown(p.data?.statement ?? "");
   return (
     <div class="page problem-page">
       <ErrorBox error={p.error} onRetry={p.reload} />
@@ -75,10 +75,11 @@ export function ProblemPage({ slug, contest }: { slug: string; contest?: string 
             </dl>
           </header>
           <article class="statement markdown" aria-label={t("problem.statement")} dangerouslySetInnerHTML={{ __html: html }} />
+          {/* The problem document carries no case count (docs/openapi.json): the panels learn it from a submission. */}
           {p.data.output_only ? (
-            <OutputsPanel slug={slug} contest={contest} caseCount={p.data.case_count ?? null} />
+            <OutputsPanel slug={slug} contest={contest} caseCount={null} />
           ) : (
-            <SubmitPanel slug={slug} contest={contest} allowed={p.data.languages ?? []} caseCount={p.data.case_count ?? null} />
+            <SubmitPanel slug={slug} contest={contest} allowed={p.data.languages ?? []} caseCount={null} />
           )}
         </>
       )}

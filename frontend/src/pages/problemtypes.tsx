@@ -1,12 +1,12 @@
 // Problem types beyond stdin/stdout (docs/problems.md): the file I/O line
 // of a statement, the upload of an output-only problem's outputs on its
-// page, and the reference solutions of a problem on its admin page.
+// page. (The reference solutions of a problem: admin/solutions.tsx.)
 
 import { useRef, useState } from "preact/hooks";
-import { api, newIdempotencyKey, type Problem, type SolutionsDoc } from "../api";
-import { t, type Key } from "../i18n";
+import { api, newIdempotencyKey, type Problem } from "../api";
+import { t } from "../i18n";
 import { session, useStore } from "../state";
-import { ErrorBox, Field, fieldError, formError, Notice, useAsync } from "../ui";
+import { ErrorBox, Field, fieldError, formError, Notice } from "../ui";
 import { LiveSubmission } from "./submission";
 
 /** caseOfFileName reads a case number from an output's file name, as the
@@ -100,78 +100,3 @@ export function OutputsPanel({ slug, contest, caseCount }: { slug: string; conte
     </section>
   );
 }
-
-/** SolutionsPanel lists a problem's reference solutions, runs them, and
- *  shows whether each got its expected verdict. */
-export function SolutionsPanel({ slug }: { slug: string }) {
-  const list = useAsync(() => api.solutions(slug), [slug]);
-  const [doc, setDoc] = useState<SolutionsDoc | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const shown = doc ?? list.data;
-  const run = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      setDoc(await api.runSolutions(slug));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const refresh = async () => {
-    try {
-      setDoc(await api.solutions(slug));
-    } catch (e) {
-      setError(e);
-    }
-  };
-  return (
-    <section class="admin-section" aria-labelledby="solutions-h">
-      <h2 id="solutions-h">{t("solutions.title")}</h2>
-      <ErrorBox error={list.error ?? error} onRetry={list.reload} />
-      {shown && shown.solutions.length === 0 && <p class="muted">{t("solutions.none")}</p>}
-      {shown && shown.solutions.length > 0 && (
-        <>
-          <p data-testid="solutions-summary">{shown.ok ? t("solutions.allOk") : t("solutions.notAllOk")}</p>
-          <table class="table">
-            <thead>
-              <tr>
-                <th>{t("solutions.name")}</th>
-                <th>{t("solutions.language")}</th>
-                <th>{t("solutions.expected")}</th>
-                <th>{t("solutions.got")}</th>
-                <th>{t("solutions.state")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.solutions.map((s) => (
-                <tr key={s.id} class={s.state === "mismatch" ? "row-bad" : undefined}>
-                  <td>{s.name}</td>
-                  <td>{s.language}</td>
-                  <td>{s.expected}</td>
-                  <td>{s.submission_id ? <a href={`/submissions/${s.submission_id}`}>{s.verdict}</a> : "—"}</td>
-                  <td>
-                    {t(`solutions.state.${s.state}` as Key)}
-                    {s.stale ? ` (${t("solutions.stale")})` : ""}
-                    {s.error ? ` — ${s.error}` : ""}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <div class="toolbar">
-            <button type="button" class="btn btn-primary" disabled={busy} onClick={run}>
-              {t("solutions.run")}
-            </button>
-            <button type="button" class="btn btn-ghost" onClick={refresh}>
-              {t("solutions.refresh")}
-            </button>
-          </div>
-        </>
-      )}
-    </section>
-  );
-}
-

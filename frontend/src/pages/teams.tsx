@@ -4,7 +4,7 @@
 // format, and the groups, organisations and teams with their members.
 
 import { useEffect, useState } from "preact/hooks";
-import { api, importErrors, TEAM_FORMATS, type TeamImportResult, type TeamsDoc } from "../api";
+import { api, importErrors, TEAM_FORMATS, type TeamFormat, type TeamImportResult, type TeamsDoc } from "../api";
 import { t } from "../i18n";
 import { isStaff, session, useStore } from "../state";
 import { ErrorBox, Loading, Notice, useFocusHeading, useTitle } from "../ui";
@@ -28,7 +28,7 @@ export function TeamsPage({ slug }: { slug: string }) {
   const admin = user?.role === "admin";
   const [doc, setDoc] = useState<TeamsDoc | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const [format, setFormat] = useState<string>(TEAM_FORMATS[0]);
+  const [format, setFormat] = useState<TeamFormat>(TEAM_FORMATS[0]!);
   const [file, setFile] = useState<File | null>(null);
   const [result, setResult] = useState<TeamImportResult | null>(null);
   const [busy, setBusy] = useState(false);
@@ -106,7 +106,7 @@ export function TeamsPage({ slug }: { slug: string }) {
               <h2>{t("teams.import")}</h2>
               <label>
                 {t("teams.format")}{" "}
-                <select id="teams-format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+                <select id="teams-format" value={format} onChange={(e) => setFormat(e.currentTarget.value as TeamFormat)}>
                   {TEAM_FORMATS.map((f) => (
                     <option key={f} value={f}>
                       {f}

@@ -3,10 +3,10 @@
 // seconds (docs/admin.md, "Registration").
 
 import { useEffect, useState } from "preact/hooks";
-import { api, type RegistrationSettings } from "../api";
-import { t, type Key } from "../i18n";
-import { session, useStore } from "../state";
-import { ErrorBox, Field, fieldError, formError, Loading, Notice } from "../ui";
+import { api, type RegistrationSettings } from "../../api";
+import { t, type Key } from "../../i18n";
+import { session, useStore } from "../../state";
+import { ErrorBox, Field, fieldError, formError, Loading, Notice } from "../../ui";
 
 const MODES: RegistrationSettings["mode"][] = ["open", "closed", "domains"];
 
