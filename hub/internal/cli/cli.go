@@ -70,7 +70,8 @@ func (o Options) HubWarmBefore() time.Duration {
 // Names returns the rkeys names for the configured prefix.
 func (o Options) Names() rkeys.Names { return o.Redis.Names() }
 
-// Policy builds the configured scheduling policy.
+// SchedPolicy builds the configured scheduling policy: one of
+// sched.Names.
 func (o Options) SchedPolicy() (sched.Policy, error) {
 	if o.Policy == sched.NameDefault {
 		return sched.NewBounded(sched.BoundedConfig{LoadFactor: o.LoadFactor, LocalQueue: o.LocalQueue, Overload: o.Overload}), nil
@@ -136,7 +137,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if _, err := o.SchedPolicy(); err != nil {
-		return fmt.Errorf("%w: --policy: %w", ErrUsage, err)
+		// The lab's baselines (package sched/lab) run only in the simulator.
+		return fmt.Errorf("%w: --policy: %w; the scheduling lab's baselines run only in the simulator", ErrUsage, err)
 	}
 	if err := o.Redis.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

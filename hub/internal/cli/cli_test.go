@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
 )
 
 func TestParse(t *testing.T) {
@@ -68,6 +71,42 @@ func TestParse(t *testing.T) {
 				t.Fatalf("Parse = %+v, %v", o, err)
 			}
 		})
+	}
+}
+
+// TestParseRefusesLabPolicies: the scheduling lab's baselines are not the
+// hub's to run, by flag or by environment, and the error names the
+// policies it does run.
+func TestParseRefusesLabPolicies(t *testing.T) {
+	for _, name := range []string{"pull", "chbl", "window_swrr", "random", "least_conn"} {
+		for _, by := range []struct {
+			how  string
+			args []string
+			env  map[string]string
+		}{
+			{"flag", []string{"--policy", name}, nil},
+			{"env", nil, map[string]string{"VERDICT_HUB_POLICY": name}},
+		} {
+			t.Run(name+" by "+by.how, func(t *testing.T) {
+				_, err := Parse(by.args, func(k string) string { return by.env[k] }, &bytes.Buffer{})
+				if !errors.Is(err, ErrUsage) || !errors.Is(err, sched.ErrUnknownPolicy) {
+					t.Fatalf("err = %v, want ErrUsage and sched.ErrUnknownPolicy", err)
+				}
+				msg := err.Error()
+				for _, want := range append([]string{"--policy", strconv.Quote(name), "simulator"}, sched.Names()...) {
+					if !strings.Contains(msg, want) {
+						t.Errorf("error %q does not name %q", msg, want)
+					}
+				}
+			})
+		}
+	}
+	for _, name := range sched.Names() {
+		if o, err := Parse([]string{"--policy", name}, func(string) string { return "" }, &bytes.Buffer{}); err != nil {
+			t.Fatalf("--policy %s: %v", name, err)
+		} else if p, err := o.SchedPolicy(); err != nil || p.Name() != name {
+			t.Fatalf("--policy %s built %v, %v", name, p, err)
+		}
 	}
 }
 

@@ -165,6 +165,6 @@ func (m *costModel) wait(j *Judge, s, work float64) float64 {
 	if r := m.runs[j.ID]; r != nil && r.n >= 5 {
 		mean = r.v
 	}
-	ahead := max(j.Assigned-j.slots(), 0) + 1
-	return float64(ahead) * mean / float64(j.slots())
+	ahead := max(j.Assigned-j.SlotCount(), 0) + 1
+	return float64(ahead) * mean / float64(j.SlotCount())
 }

@@ -20,42 +20,39 @@
 //   - "default" (Bounded): the guide's flaws fixed. It counts what it
 //     dispatched since the judge's last heartbeat (exact in-flight
 //     accounting); binds late (only to a judge with a free slot, plus an
-//     optional short local queue); sends a problem to its homes (the judges
-//     of highest weight on a slot-weighted rendezvous ring: at least two,
-//     more for a problem with a large share of recent dispatches) or to a
-//     judge holding its data, within a bounded load (consistent hashing with
-//     bounded loads, factor 1.25), the faster of equally warm judges first;
-//     when every home is busy it takes a free judge that holds the data,
-//     and only if there is none holds the task for at most MaxDefer (2 s)
-//     rather than fetch the data elsewhere — delay scheduling, the clock
-//     starting the first time it declines a free slot for the task, so
-//     locality survives a long queue — then takes the fastest free slot
-//     (work-conserving); learns each judge's relative speed from the run
-//     times results report (SpeedMeter, via Observe), which also exposes a
-//     gray judge; detects hot problems (heavy hitters over a sliding
-//     window) and spreads them by load while asking the caller to prefetch
-//     their data to every judge; matches languages; and avoids judges whose
-//     load1 says something else eats their CPU.
-//   - Baselines, kept as real policies for the scheduling lab (package
-//     sim) and for comparison in production: "random", "wrr" (LVS weighted
-//     round robin by cores), "swrr" (nginx smooth WRR), "least_conn"
-//     (nginx), "p2c", "least_request" (Envoy, bias 1), "peak_ewma"
-//     (Finagle/Linkerd P2C), "adaptive" (Dubbo 3), "chbl" (consistent
-//     hashing with bounded loads on the problem id) — push balancers that
-//     never hold a task — and "pull" (join-idle-queue: the longest-idle
-//     free slot takes the head of the queue), and "window_swrr" (the
-//     guide's dynamic weights as statistics per window → weights → smooth
-//     WRR, with its overload protection; WindowSWRR).
+//     optional short local queue); gives each problem homes (the judges of
+//     highest weight on a capacity-weighted rendezvous ring: at least two,
+//     more for a problem with a large share of recent dispatches) and a
+//     bounded load (consistent hashing with bounded loads, factor 1.25, on
+//     capacity shares); ranks the free judges by expected time to verdict
+//     — the task's expected work (learnt per problem, costModel) at the
+//     judge's learnt speed (SpeedMeter, via Observe, which also exposes a
+//     gray judge), plus, if the judge lacks the data, the learnt download
+//     time weighted by how busy the cluster is and by the cache it would
+//     evict off a non-home judge — near-ties going to the judge holding
+//     the data, then a home; holds the task for a busy judge holding the
+//     data only while waiting is expected to finish it sooner, at most
+//     MaxDefer (2 s) from the first time it declined a free slot for it
+//     (delay scheduling; a free judge holding the data is taken at once);
+//     detects hot problems (heavy hitters over a sliding window) and
+//     spreads them by load while asking the caller to prefetch their data
+//     to every judge; matches languages; and avoids judges whose load1
+//     says something else eats their CPU.
+//
+// These two are what the hub offers (New, Names, its --policy flag). The
+// scheduling lab's baselines (random, wrr, swrr, least_conn, p2c,
+// least_request, peak_ewma, adaptive, chbl, pull, window_swrr) live in
+// package lab, which only the simulator imports.
 //
 // Pass is the dispatch pass itself (ask the policy for each task at the
 // head of the queue, count each placement in its judge's view): the hub
 // and the simulator both call it, so they cannot diverge.
 //
-// Policies that learn from outcomes implement Observer (default,
-// peak_ewma, adaptive, window_swrr); the caller reports each placed task's end: the
+// Policies that learn from outcomes implement Observer (default here; the
+// lab's peak_ewma, adaptive and window_swrr); the caller reports each placed task's end: the
 // latency from dispatch and the run time its result reports, or Failed on
 // expiry. A caller that reports nothing leaves the default policy without
 // speed estimates (every judge counts as speed 1), nothing worse.
 //
-// New returns a policy by name, for configuration.
+// New returns one of the hub's policies by name, for configuration.
 package sched

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -60,7 +61,9 @@ type Judge struct {
 	Speed float64
 }
 
-func (j *Judge) slots() int {
+// SlotCount is how many tasks j runs at once: Slots, or Cores (at least 1)
+// when Slots is unset.
+func (j *Judge) SlotCount() int {
 	if j.Slots > 0 {
 		return j.Slots
 	}
@@ -76,7 +79,8 @@ func (j *Judge) speed() float64 {
 	return 1
 }
 
-func (j *Judge) speaks(lang string) bool {
+// Speaks reports whether j runs lang (an empty Languages runs any).
+func (j *Judge) Speaks(lang string) bool {
 	return len(j.Languages) == 0 || slices.Contains(j.Languages, lang)
 }
 
@@ -145,78 +149,37 @@ type Policy interface {
 	Pick(now time.Time, t Task, judges []Judge) Decision
 }
 
-// Policy names for New.
+// Names of the policies the hub ships (New). The scheduling lab's
+// baselines (random, wrr, chbl, pull, …) live in package lab, which only
+// the simulator imports.
 const (
-	NameGuide        = "guide"
-	NameDefault      = "default"
-	NameRandom       = "random"
-	NameWRR          = "wrr"
-	NameSmoothWRR    = "swrr"
-	NameLeastConn    = "least_conn"
-	NameP2C          = "p2c"
-	NameLeastRequest = "least_request"
-	NamePeakEWMA     = "peak_ewma"
-	NameAdaptive     = "adaptive"
-	NameCHBL         = "chbl"
-	NamePull         = "pull"
-	NameWindowSWRR   = "window_swrr"
+	NameDefault = "default"
+	NameGuide   = "guide"
 )
 
 // Names lists the policies New knows, the default first.
-func Names() []string {
-	return []string{NameDefault, NameGuide, NameRandom, NameWRR, NameSmoothWRR, NameLeastConn, NameP2C,
-		NameLeastRequest, NamePeakEWMA, NameAdaptive, NameCHBL, NamePull, NameWindowSWRR}
-}
+func Names() []string { return []string{NameDefault, NameGuide} }
 
-// Options are the settings New passes to a policy. Zero values take the
-// documented defaults.
+// Options are the settings NewWith passes to a policy. Zero values take
+// the documented defaults.
 type Options struct {
-	// Seed seeds the policies that draw random numbers (random, p2c,
-	// least_request, peak_ewma, adaptive). Default 1.
-	Seed uint64
 	// Bounded configures the default policy.
 	Bounded BoundedConfig
-	// LoadFactor is c of chbl. Default 1.25.
-	LoadFactor float64
 }
 
-// New returns the policy called name with its default settings.
+// New returns the policy called name ("" is the default) with its default
+// settings.
 func New(name string) (Policy, error) { return NewWith(name, Options{}) }
 
 // NewWith returns the policy called name with o.
 func NewWith(name string, o Options) (Policy, error) {
-	if o.Seed == 0 {
-		o.Seed = 1
-	}
 	switch name {
-	case NameGuide:
-		return Guide{}, nil
 	case NameDefault, "":
 		return NewBounded(o.Bounded), nil
-	case NameRandom:
-		return NewRandom(o.Seed), nil
-	case NameWRR:
-		return &WRR{}, nil
-	case NameSmoothWRR:
-		return NewSmoothWRR(), nil
-	case NameLeastConn:
-		return &LeastConn{}, nil
-	case NameP2C:
-		return NewP2C(o.Seed), nil
-	case NameLeastRequest:
-		return NewLeastRequest(o.Seed), nil
-	case NamePeakEWMA:
-		return NewPeakEWMA(o.Seed), nil
-	case NameAdaptive:
-		return NewAdaptive(o.Seed), nil
-	case NameCHBL:
-		return NewCHBL(o.LoadFactor), nil
-	case NamePull:
-		return NewPull(), nil
-	case NameWindowSWRR:
-		return NewWindowSWRR(0), nil
+	case NameGuide:
+		return Guide{}, nil
 	}
-	return nil, fmt.Errorf("%w: %q (known: %v)", ErrUnknownPolicy, name, Names())
+	return nil, fmt.Errorf("%w: %q (known: %s)", ErrUnknownPolicy, name, strings.Join(Names(), ", "))
 }
 
 func hold(h Hold, reason string) Decision { return Decision{Judge: -1, Hold: h, Reason: reason} }
@@ -246,7 +209,7 @@ func (g Guide) Pick(_ time.Time, t Task, judges []Judge) Decision {
 	best, bestScore, capable := -1, math.Inf(1), false
 	for i := range judges {
 		j := &judges[i]
-		if j.Draining || !j.speaks(t.Language) {
+		if j.Draining || !j.Speaks(t.Language) {
 			continue
 		}
 		capable = true
@@ -266,19 +229,28 @@ func (g Guide) Pick(_ time.Time, t Task, judges []Judge) Decision {
 	return hold(HoldNoJudge, "no_judge")
 }
 
+// Defaults of BoundedConfig that the hub's command line shows.
+const (
+	// DefaultLoadFactor is BoundedConfig.LoadFactor's (and the lab's chbl's) c.
+	DefaultLoadFactor = 1.25
+	// DefaultOverload is BoundedConfig.Overload's.
+	DefaultOverload = 1.5
+)
+
 // BoundedConfig configures the default policy. Zero fields take the
 // documented defaults.
 type BoundedConfig struct {
 	// LoadFactor is c of consistent hashing with bounded loads: a judge
 	// may take a task for affinity only while its tasks stay within
-	// c × its fair share of all assigned tasks. Default 1.25.
+	// c × its fair share of all assigned tasks. Default DefaultLoadFactor
+	// (1.25).
 	LoadFactor float64
 	// LocalQueue is how many tasks beyond its slots a judge may hold
 	// (waiting locally). Default 0: bind only to a free slot.
 	LocalQueue int
 	// Overload skips a judge whose load1 exceeds Overload × cores:
 	// with late binding its own tasks cannot push it there, so something
-	// else eats its CPU. Default 1.5.
+	// else eats its CPU. Default DefaultOverload (1.5).
 	Overload float64
 	// HotWindow is the sliding window of hot problem detection. Default 60s.
 	HotWindow time.Duration
@@ -344,13 +316,13 @@ type BoundedConfig struct {
 
 func (c *BoundedConfig) defaults() {
 	if c.LoadFactor <= 1 {
-		c.LoadFactor = 1.25
+		c.LoadFactor = DefaultLoadFactor
 	}
 	if c.LocalQueue < 0 {
 		c.LocalQueue = 0
 	}
 	if c.Overload <= 0 {
-		c.Overload = 1.5
+		c.Overload = DefaultOverload
 	}
 	if c.HotWindow <= 0 {
 		c.HotWindow = time.Minute
@@ -482,9 +454,9 @@ func quantSpeed(s float64) float64 {
 // assumed speed (quantised).
 func (b *Bounded) capacity(j *Judge) float64 {
 	if b.cfg.RingOrder { // the earlier rule: slots, whatever the speed
-		return float64(j.slots())
+		return float64(j.SlotCount())
 	}
-	return float64(j.slots()) * quantSpeed(b.Speed(j))
+	return float64(j.SlotCount()) * quantSpeed(b.Speed(j))
 }
 
 // ringWeight is the weighted rendezvous hash of (problem, judge) for a
@@ -530,9 +502,9 @@ func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
 			continue
 		}
 		totalAssigned += j.Assigned
-		totalSlots += j.slots()
+		totalSlots += j.SlotCount()
 		totalCap += b.caps[i]
-		if !j.speaks(t.Language) {
+		if !j.Speaks(t.Language) {
 			continue
 		}
 		capable = true
@@ -560,7 +532,7 @@ func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
 // free reports whether j may take a task now: a free slot (plus the
 // allowed local queue) and no foreign load eating its CPU.
 func (b *Bounded) free(j *Judge) bool {
-	return j.Assigned < j.slots()+b.cfg.LocalQueue && !b.overloaded(j)
+	return j.Assigned < j.SlotCount()+b.cfg.LocalQueue && !b.overloaded(j)
 }
 
 func (b *Bounded) overloaded(j *Judge) bool { return j.Load1 > b.cfg.Overload*j.cores() }
@@ -606,7 +578,7 @@ func (b *Bounded) homes(now time.Time, t Task, judges []Judge, totalCap float64)
 func (b *Bounded) weigh(t Task, judges []Judge) {
 	b.w = slices.Grow(b.w[:0], len(judges))[:len(judges)]
 	for i := range judges {
-		if j := &judges[i]; !j.Draining && j.speaks(t.Language) {
+		if j := &judges[i]; !j.Draining && j.Speaks(t.Language) {
 			b.w[i] = ringWeight(t.ProblemID, j, b.caps[i])
 		} else {
 			b.w[i] = math.NaN()
@@ -721,7 +693,7 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 		busyCost := math.Inf(1)
 		for i := range judges {
 			j := &judges[i]
-			if j.Draining || !j.speaks(t.Language) || b.free(j) || b.overloaded(j) || !j.has(t.DataHash) {
+			if j.Draining || !j.Speaks(t.Language) || b.free(j) || b.overloaded(j) || !j.has(t.DataHash) {
 				continue
 			}
 			busyCost = min(busyCost, b.cost.wait(j, b.Speed(j), work)+work/b.Speed(j))
@@ -874,8 +846,8 @@ func leastLoaded(judges []Judge, candidates []int) int {
 }
 
 func lessLoaded(a, b *Judge) bool {
-	ua := float64(a.Assigned) / float64(a.slots())
-	ub := float64(b.Assigned) / float64(b.slots())
+	ua := float64(a.Assigned) / float64(a.SlotCount())
+	ub := float64(b.Assigned) / float64(b.SlotCount())
 	if ua != ub {
 		return ua < ub
 	}

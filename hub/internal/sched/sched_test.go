@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -298,8 +299,12 @@ func TestNew(t *testing.T) {
 			t.Fatalf("New(%q) = %v, %v", name, p, err)
 		}
 	}
-	if _, err := New("round_robin"); !errors.Is(err, ErrUnknownPolicy) {
-		t.Fatalf("New(round_robin) = %v", err)
+	// The lab's baselines are not the hub's to offer (package lab).
+	for _, name := range []string{"round_robin", "pull", "chbl", "random"} {
+		_, err := New(name)
+		if !errors.Is(err, ErrUnknownPolicy) || !strings.Contains(err.Error(), "default, guide") {
+			t.Fatalf("New(%q) = %v, want ErrUnknownPolicy naming default, guide", name, err)
+		}
 	}
 }
 
@@ -309,7 +314,7 @@ func TestNew(t *testing.T) {
 func roles(p *Bounded, task Task, js []Judge) map[int]string {
 	slots := 0
 	for i := range js {
-		slots += js[i].slots()
+		slots += js[i].SlotCount()
 	}
 	home := p.homes(t0, task, js, float64(slots))
 	var hs, xs []int

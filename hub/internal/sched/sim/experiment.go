@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/hub/internal/sched/lab"
 )
 
 // Timeline places a run: warm-up, the measured window and the moment the
@@ -34,7 +35,7 @@ func References() []string { return []string{Bound, Ideal, IdealWarm, IdealDrop,
 
 // Policies returns the compared policies: the references first, the hub's
 // default next, then the guide and the baselines.
-func Policies() []string { return append(References(), sched.Names()...) }
+func Policies() []string { return append(References(), lab.Names()...) }
 
 // IsReference reports whether policy is one of the references.
 func IsReference(policy string) bool { return slices.Contains(References(), policy) }
@@ -71,7 +72,7 @@ func Ablations() map[string]Variant {
 	}
 	return map[string]Variant{
 		"default-prev": {New: bounded(sched.BoundedConfig{MaxDefer: time.Second, DeferFromEnqueue: true, RingOrder: true, SpeedAlpha: -1}),
-			About: "the default policy before this round: 1 s deferral from enqueue, ring order, no speeds"},
+			About: "the default policy before issue 8's round: 1 s deferral from enqueue, ring order, no speeds"},
 		"default-oracle": {New: bounded(sched.BoundedConfig{}), OracleSpeed: true,
 			About: "the default policy told every judge's true current speed (the hub cannot know it)"},
 		"default-nospeed": {New: bounded(sched.BoundedConfig{SpeedAlpha: -1}),

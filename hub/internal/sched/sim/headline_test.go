@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/hub/internal/sched/lab"
 )
 
 // shortTimeline is the tests' run: 1 min warm-up, 5 min measured, the
@@ -171,9 +172,9 @@ func TestDefaultBeatsPullAndCHBL(t *testing.T) {
 		{"gray", 0.85},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
-			m := meanTTVs(t, scenario(t, tc.scenario), tc.load, 3, sched.NameDefault, sched.NamePull, sched.NameCHBL)
+			m := meanTTVs(t, scenario(t, tc.scenario), tc.load, 3, sched.NameDefault, lab.NamePull, lab.NameCHBL)
 			t.Logf("mean TTV: %v", m)
-			for _, other := range []string{sched.NamePull, sched.NameCHBL} {
+			for _, other := range []string{lab.NamePull, lab.NameCHBL} {
 				if !(m[sched.NameDefault] < m[other]) {
 					t.Errorf("ρ=%v: default's mean time to verdict %.3f s, %s's %.3f s", tc.load, m[sched.NameDefault], other, m[other])
 				}

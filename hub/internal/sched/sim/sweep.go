@@ -5,7 +5,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/hub/internal/sched/lab"
 )
 
 // SweepRho is the offered load of the sensitivity sweeps.
@@ -97,7 +97,7 @@ func Sweeps() []Sweep {
 		hubs.Scenarios = append(hubs.Scenarios, sc)
 	}
 	out = append(out, hubs)
-	lat := Sweep{Param: "decision latency", About: "a dispatch pass's time from its decisions to its placements (+ 20 µs per decision; 0: instantaneous, the model before; the rehearsal's loaded hub averaged 174 ms from enqueue to push)"}
+	lat := Sweep{Param: "decision latency", About: "a dispatch pass's time from its decisions to its placements (+ 20 µs per decision; 0: instantaneous, the model before)"}
 	for _, l := range []float64{0, 0.005, 0.05, 0.2} {
 		sc := variant(fmt.Sprintf("latency-%gms", l*1000), nil, nil)
 		sc.PassLatency = l
@@ -120,7 +120,7 @@ func SweepExperiment(tl Timeline, seeds int) *Experiment {
 		scs = append(scs, s.Scenarios...)
 	}
 	return &Experiment{Timeline: tl, Scenarios: scs, Loads: []float64{SweepRho},
-		Policies: append([]string{Bound, Ideal, IdealWarm}, sched.Names()...), Seeds: seeds}
+		Policies: append([]string{Bound, Ideal, IdealWarm}, lab.Names()...), Seeds: seeds}
 }
 
 // WriteSweeps writes one table per sweep from the sweep grid's results:
@@ -182,17 +182,19 @@ const docSweepsAfter = `
 holds its slot, so at a median of 150 MB a miss costs about 3.3 s (most of a mean job of 4.1 s) and at 600 MB
 about 12 s: every policy that downloads at all carries a load well above the nominal ρ, and at 600 MB the
 cluster is past saturation for all of them (the means are window-bounded, like ρ 1.1), while ideal-warm pays
-no download at all — its ratio there measures the data, not the policy. Consistent hashing on the problem
-(` + "`chbl`" + `) never sends a problem elsewhere and so downloads least once the queue is long; the default's
-deferral is capped at 2 s (` + "`MaxDefer`" + `), less than one such download, so it still spreads some misses: a
-deferral bounded by what the miss costs would close that gap and is not built. *Many problems (2000):* the
-working set no longer fits 100 problems per judge, the hit ratio falls below 0.9 and downloads lengthen the
-time to verdict against ideal-warm; the default still beats every baseline. *Larger clusters (16, 32
+no download at all — its ratio there measures the data, not the policy. There consistent hashing on the
+problem (` + "`chbl`" + `), which never sends a problem elsewhere and so downloads least once the queue is long, can beat
+the default: the default's deferral is bounded by the gain it expects and by ` + "`MaxDefer`" + ` (2 s), far less than a
+12 s download, so past saturation it still spreads some misses; whether a larger cap closes that gap is not
+measured. *Many problems (2000):* the working set no longer fits 100 problems per judge, the hit ratio falls
+below 0.9 (the issue's hit target holds only where the cache can hold the working set) and downloads lengthen
+the time to verdict against ideal-warm; the default still beats every baseline. *Larger clusters (16, 32
 judges):* the default's mean drifts above 1.10 × ideal-warm because a problem's homes are a smaller share of
 the cluster, so more tasks wait for (or download onto) a home while ideal-warm takes any fastest free slot.
 *Four hubs:* each hub sees only its own two judges, so a problem's homes are picked among two judges per hub
 and each hub's speed estimates learn from a quarter of the results: affinity (hit ratio) drops. *Decision
 latency:* 50–200 ms per pass is added to every placement and a judge's slot stays idle for it; the
-references decide instantly, so the ratio grows with the latency while the gap to the baselines (which pay it
-too) does not.
+references decide instantly, so the ratio to ideal-warm grows with the latency, and so does the gap to the
+push baselines: they place every task in the pass that first sees it, while the default holds some tasks
+(late binding, deferral) and pays the pass latency again for each pass that looks at them.
 `

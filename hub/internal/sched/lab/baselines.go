@@ -1,4 +1,4 @@
-package sched
+package lab
 
 import (
 	"hash/fnv"
@@ -6,36 +6,16 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
 )
-
-// Outcome is what the caller learns when a task it placed ends.
-type Outcome struct {
-	// Judge is the ID of the judge the task was placed on.
-	Judge string
-	Task  Task
-	// Latency is the time from dispatch to the result, as the caller saw it
-	// (local queue, data download and run time on the judge).
-	Latency time.Duration
-	// Failed: the placement ended without a result (lease expired).
-	Failed bool
-	// Run is how long the task ran on the judge, as its result reports it
-	// (the sum of its cases' wall times); 0 if unknown.
-	Run time.Duration
-}
-
-// Observer is implemented by policies that learn from outcomes (Peak-EWMA,
-// adaptive). A caller that has an Observer reports the end of every task
-// it placed, once.
-type Observer interface {
-	Observe(now time.Time, o Outcome)
-}
 
 // pushable reports whether a push balancer (one that never holds a task
 // for capacity) may send t to j at all.
-func pushable(j *Judge, t Task) bool { return !j.Draining && j.speaks(t.Language) }
+func pushable(j *sched.Judge, t sched.Task) bool { return !j.Draining && j.Speaks(t.Language) }
 
 // candidates appends the indexes of the judges a push balancer may use.
-func candidates(dst []int, t Task, judges []Judge) []int {
+func candidates(dst []int, t sched.Task, judges []sched.Judge) []int {
 	dst = dst[:0]
 	for i := range judges {
 		if pushable(&judges[i], t) {
@@ -45,10 +25,16 @@ func candidates(dst []int, t Task, judges []Judge) []int {
 	return dst
 }
 
-func noJudge() Decision { return hold(HoldNoJudge, "no_judge") }
+func hold(h sched.Hold, reason string) sched.Decision {
+	return sched.Decision{Judge: -1, Hold: h, Reason: reason}
+}
+
+func noJudge() sched.Decision { return hold(sched.HoldNoJudge, "no_judge") }
+
+func cores(j *sched.Judge) float64 { return float64(max(j.Cores, 1)) }
 
 // utilisation is Assigned per slot.
-func utilisation(j *Judge) float64 { return float64(j.Assigned) / float64(j.slots()) }
+func utilisation(j *sched.Judge) float64 { return float64(j.Assigned) / float64(j.SlotCount()) }
 
 // Random sends each task to a judge chosen uniformly at random. Like every
 // push balancer below it never holds a task: a judge queues what exceeds
@@ -65,12 +51,12 @@ func NewRandom(seed uint64) *Random { return &Random{rng: rand.New(rand.NewPCG(s
 func (*Random) Name() string { return NameRandom }
 
 // Pick implements Policy.
-func (r *Random) Pick(_ time.Time, t Task, judges []Judge) Decision {
+func (r *Random) Pick(_ time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	r.cand = candidates(r.cand, t, judges)
 	if len(r.cand) == 0 {
 		return noJudge()
 	}
-	return Decision{Judge: r.cand[r.rng.IntN(len(r.cand))], Reason: "random"}
+	return sched.Decision{Judge: r.cand[r.rng.IntN(len(r.cand))], Reason: "random"}
 }
 
 // WRR is static weighted round robin by cores in the interleaved form of
@@ -84,7 +70,7 @@ type WRR struct {
 func (*WRR) Name() string { return NameWRR }
 
 // Pick implements Policy.
-func (w *WRR) Pick(_ time.Time, t Task, judges []Judge) Decision {
+func (w *WRR) Pick(_ time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	n, maxW, g := len(judges), 0, 0
 	for i := range judges {
 		if pushable(&judges[i], t) {
@@ -108,7 +94,7 @@ func (w *WRR) Pick(_ time.Time, t Task, judges []Judge) Decision {
 			}
 		}
 		if j := &judges[w.i]; pushable(j, t) && max(j.Cores, 1) >= w.cw {
-			return Decision{Judge: w.i, Reason: "wrr"}
+			return sched.Decision{Judge: w.i, Reason: "wrr"}
 		}
 	}
 }
@@ -134,7 +120,7 @@ func NewSmoothWRR() *SmoothWRR { return &SmoothWRR{current: map[string]int{}} }
 func (*SmoothWRR) Name() string { return NameSmoothWRR }
 
 // Pick implements Policy.
-func (s *SmoothWRR) Pick(_ time.Time, t Task, judges []Judge) Decision {
+func (s *SmoothWRR) Pick(_ time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	best, total := -1, 0
 	for i := range judges {
 		j := &judges[i]
@@ -152,7 +138,7 @@ func (s *SmoothWRR) Pick(_ time.Time, t Task, judges []Judge) Decision {
 		return noJudge()
 	}
 	s.current[judges[best].ID] -= total
-	return Decision{Judge: best, Reason: "swrr"}
+	return sched.Decision{Judge: best, Reason: "swrr"}
 }
 
 // LeastConn is nginx's least_conn: the lowest Assigned/cores wins; ties
@@ -165,7 +151,7 @@ type LeastConn struct {
 func (*LeastConn) Name() string { return NameLeastConn }
 
 // Pick implements Policy.
-func (l *LeastConn) Pick(_ time.Time, t Task, judges []Judge) Decision {
+func (l *LeastConn) Pick(_ time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	n, best := len(judges), -1
 	for k := range n {
 		i := (l.next + k) % n
@@ -182,7 +168,7 @@ func (l *LeastConn) Pick(_ time.Time, t Task, judges []Judge) Decision {
 		return noJudge()
 	}
 	l.next = best + 1
-	return Decision{Judge: best, Reason: "least_conn"}
+	return sched.Decision{Judge: best, Reason: "least_conn"}
 }
 
 // twoChoices draws two distinct candidates (or the only one).
@@ -212,7 +198,7 @@ func NewP2C(seed uint64) *P2C { return &P2C{rng: rand.New(rand.NewPCG(seed, 0x2c
 func (*P2C) Name() string { return NameP2C }
 
 // Pick implements Policy.
-func (p *P2C) Pick(_ time.Time, t Task, judges []Judge) Decision {
+func (p *P2C) Pick(_ time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	p.cand = candidates(p.cand, t, judges)
 	if len(p.cand) == 0 {
 		return noJudge()
@@ -221,7 +207,7 @@ func (p *P2C) Pick(_ time.Time, t Task, judges []Judge) Decision {
 	if utilisation(&judges[b]) < utilisation(&judges[a]) {
 		a = b
 	}
-	return Decision{Judge: a, Reason: "p2c"}
+	return sched.Decision{Judge: a, Reason: "p2c"}
 }
 
 // LeastRequest is Envoy's weighted least request with active request bias
@@ -245,7 +231,7 @@ func NewLeastRequest(seed uint64) *LeastRequest {
 func (*LeastRequest) Name() string { return NameLeastRequest }
 
 // Pick implements Policy.
-func (l *LeastRequest) Pick(_ time.Time, t Task, judges []Judge) Decision {
+func (l *LeastRequest) Pick(_ time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	l.cand = candidates(l.cand, t, judges)
 	if len(l.cand) == 0 {
 		return noJudge()
@@ -259,9 +245,9 @@ func (l *LeastRequest) Pick(_ time.Time, t Task, judges []Judge) Decision {
 		if judges[b].Assigned < judges[a].Assigned {
 			a = b
 		}
-		return Decision{Judge: a, Reason: "least_request"}
+		return sched.Decision{Judge: a, Reason: "least_request"}
 	}
-	eff := func(j *Judge, active int) float64 { return float64(max(j.Cores, 1)) / float64(active+1) }
+	eff := func(j *sched.Judge, active int) float64 { return float64(max(j.Cores, 1)) / float64(active+1) }
 	best := -1
 	for _, i := range l.cand {
 		j := &judges[i]
@@ -275,7 +261,7 @@ func (l *LeastRequest) Pick(_ time.Time, t Task, judges []Judge) Decision {
 	j := &judges[best]
 	l.now = l.deadline[j.ID]
 	l.deadline[j.ID] = l.now + 1/eff(j, j.Assigned+1)
-	return Decision{Judge: best, Reason: "least_request"}
+	return sched.Decision{Judge: best, Reason: "least_request"}
 }
 
 // PeakEWMA is Finagle's/Linkerd's Peak-EWMA with two random choices: a
@@ -324,7 +310,7 @@ func (p *PeakEWMA) observe(now time.Time, id string, rtt float64) float64 {
 }
 
 // Observe implements Observer.
-func (p *PeakEWMA) Observe(now time.Time, o Outcome) {
+func (p *PeakEWMA) Observe(now time.Time, o sched.Outcome) {
 	if o.Failed {
 		return
 	}
@@ -334,7 +320,7 @@ func (p *PeakEWMA) Observe(now time.Time, o Outcome) {
 // penalty is the cost of a judge that has work but no latency sample yet.
 const peakPenalty = 1e6
 
-func (p *PeakEWMA) cost(now time.Time, j *Judge) float64 {
+func (p *PeakEWMA) cost(now time.Time, j *sched.Judge) float64 {
 	e := p.observe(now, j.ID, 0)
 	if e == 0 && j.Assigned > 0 {
 		return peakPenalty + float64(j.Assigned)
@@ -343,7 +329,7 @@ func (p *PeakEWMA) cost(now time.Time, j *Judge) float64 {
 }
 
 // Pick implements Policy.
-func (p *PeakEWMA) Pick(now time.Time, t Task, judges []Judge) Decision {
+func (p *PeakEWMA) Pick(now time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	p.cand = candidates(p.cand, t, judges)
 	if len(p.cand) == 0 {
 		return noJudge()
@@ -352,7 +338,7 @@ func (p *PeakEWMA) Pick(now time.Time, t Task, judges []Judge) Decision {
 	if p.cost(now, &judges[b]) < p.cost(now, &judges[a]) {
 		a = b
 	}
-	return Decision{Judge: a, Reason: "peak_ewma"}
+	return sched.Decision{Judge: a, Reason: "peak_ewma"}
 }
 
 // Adaptive is Dubbo 3's adaptive balancer (AdaptiveLoadBalance): two
@@ -391,7 +377,7 @@ func (a *Adaptive) stat(id string) *adaptiveStat {
 }
 
 // Observe implements Observer.
-func (a *Adaptive) Observe(_ time.Time, o Outcome) {
+func (a *Adaptive) Observe(_ time.Time, o sched.Outcome) {
 	s := a.stat(o.Judge)
 	if o.Failed {
 		return
@@ -401,15 +387,15 @@ func (a *Adaptive) Observe(_ time.Time, o Outcome) {
 }
 
 // Load is the adaptive load of j (lower is better).
-func (a *Adaptive) Load(j *Judge) float64 {
+func (a *Adaptive) Load(j *sched.Judge) float64 {
 	s := a.stat(j.ID)
-	cpu := max(j.Load1/j.cores(), 0.05)
+	cpu := max(j.Load1/cores(j), 0.05)
 	ratio := float64(s.success) / float64(s.requests+1)
 	return cpu * (math.Sqrt(s.ewma) + 1) * float64(j.Assigned+1) / (ratio*float64(max(j.Cores, 1)) + 1)
 }
 
 // Pick implements Policy.
-func (a *Adaptive) Pick(_ time.Time, t Task, judges []Judge) Decision {
+func (a *Adaptive) Pick(_ time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	a.cand = candidates(a.cand, t, judges)
 	if len(a.cand) == 0 {
 		return noJudge()
@@ -419,7 +405,7 @@ func (a *Adaptive) Pick(_ time.Time, t Task, judges []Judge) Decision {
 		x = y
 	}
 	a.stat(judges[x].ID).requests++
-	return Decision{Judge: x, Reason: "adaptive"}
+	return sched.Decision{Judge: x, Reason: "adaptive"}
 }
 
 // CHBL is consistent hashing with bounded loads (Mirrokni, Thorup,
@@ -441,10 +427,10 @@ type ringPoint struct {
 }
 
 // NewCHBL returns consistent hashing with bounded loads with factor c
-// (<= 1 means 1.25).
+// (<= 1 means sched.DefaultLoadFactor).
 func NewCHBL(c float64) *CHBL {
 	if c <= 1 {
-		c = 1.25
+		c = sched.DefaultLoadFactor
 	}
 	return &CHBL{c: c, vnodes: 16}
 }
@@ -475,10 +461,10 @@ func problemKey(p int64) []byte {
 	return b[:]
 }
 
-func (c *CHBL) rebuild(judges []Judge) {
+func (c *CHBL) rebuild(judges []sched.Judge) {
 	sig := make([]string, 0, len(judges))
 	for i := range judges {
-		sig = append(sig, judges[i].ID+"/"+itoa(judges[i].slots()))
+		sig = append(sig, judges[i].ID+"/"+itoa(judges[i].SlotCount()))
 	}
 	if slices.Equal(sig, c.sig) {
 		return
@@ -487,7 +473,7 @@ func (c *CHBL) rebuild(judges []Judge) {
 	c.ring = c.ring[:0]
 	for i := range judges {
 		j := &judges[i]
-		for v := range c.vnodes * j.slots() {
+		for v := range c.vnodes * j.SlotCount() {
 			c.ring = append(c.ring, ringPoint{h: hash64([]byte(j.ID), []byte{'#'}, problemKey(int64(v))), id: j.ID})
 		}
 	}
@@ -517,14 +503,14 @@ func itoa(n int) string {
 }
 
 // Pick implements Policy.
-func (c *CHBL) Pick(_ time.Time, t Task, judges []Judge) Decision {
+func (c *CHBL) Pick(_ time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	c.rebuild(judges)
 	index := map[string]int{}
 	totalAssigned, totalSlots := 0, 0
 	for i := range judges {
 		j := &judges[i]
 		totalAssigned += j.Assigned
-		totalSlots += j.slots()
+		totalSlots += j.SlotCount()
 		if pushable(j, t) {
 			index[j.ID] = i
 		}
@@ -552,17 +538,17 @@ func (c *CHBL) Pick(_ time.Time, t Task, judges []Judge) Decision {
 			fallback = i
 		}
 		j := &judges[i]
-		bound := math.Ceil(c.c * float64(totalAssigned+1) * float64(j.slots()) / float64(totalSlots))
+		bound := math.Ceil(c.c * float64(totalAssigned+1) * float64(j.SlotCount()) / float64(totalSlots))
 		if float64(j.Assigned+1) <= bound {
 			reason := "ring"
 			if i != fallback {
 				reason = "ring_next"
 			}
-			return Decision{Judge: i, Reason: reason}
+			return sched.Decision{Judge: i, Reason: reason}
 		}
 	}
 	// Only reachable when judges that cannot run t hold most of the work.
-	return Decision{Judge: fallback, Reason: "ring_full"}
+	return sched.Decision{Judge: fallback, Reason: "ring_full"}
 }
 
 // Pull is join-idle-queue in its pull form: judges ask for work when a
@@ -580,7 +566,7 @@ func NewPull() *Pull { return &Pull{idleSince: map[string]time.Time{}} }
 func (*Pull) Name() string { return NamePull }
 
 // Pick implements Policy.
-func (p *Pull) Pick(now time.Time, t Task, judges []Judge) Decision {
+func (p *Pull) Pick(now time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	best, capable := -1, false
 	var bestSince time.Time
 	for i := range judges {
@@ -589,7 +575,7 @@ func (p *Pull) Pick(now time.Time, t Task, judges []Judge) Decision {
 			continue
 		}
 		capable = true
-		if j.Assigned >= j.slots() {
+		if j.Assigned >= j.SlotCount() {
 			delete(p.idleSince, j.ID)
 			continue
 		}
@@ -606,12 +592,12 @@ func (p *Pull) Pick(now time.Time, t Task, judges []Judge) Decision {
 	case best >= 0:
 		// The ask is answered; the judge asks again if a slot stays free.
 		delete(p.idleSince, judges[best].ID)
-		if judges[best].Assigned+1 < judges[best].slots() {
+		if judges[best].Assigned+1 < judges[best].SlotCount() {
 			p.idleSince[judges[best].ID] = now
 		}
-		return Decision{Judge: best, Reason: "pull"}
+		return sched.Decision{Judge: best, Reason: "pull"}
 	case capable:
-		return hold(HoldBusy, "all_busy")
+		return hold(sched.HoldBusy, "all_busy")
 	}
 	return noJudge()
 }

@@ -1,14 +1,16 @@
-package sched
+package lab
 
 import (
 	"math"
 	"time"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
 )
 
 // WindowSWRR is the guide's dynamic weights (section 3.3) in the form the
 // issue names: statistics per window → weights → smooth weighted round
 // robin. Over each window (WindowSWRRWindow) it counts, per judge, the
-// results and their run times (Outcome.Run: the cases' wall times) and the
+// results and their run times (sched.Outcome.Run: the cases' wall times) and the
 // expired leases; at the window's end each judge's weight becomes
 //
 //	slots × service rate × success ratio,
@@ -21,7 +23,7 @@ import (
 // protection applies: a judge whose load1 exceeds 1.5 × cores or whose
 // local queue (reported, or the caller's own count beyond its slots)
 // exceeds 3 is skipped, and when every judge that could run the task is
-// skipped the task is held (HoldBusy). It never holds for affinity and
+// skipped the task is held (sched.HoldBusy). It never holds for affinity and
 // ignores test data.
 type WindowSWRR struct {
 	window  time.Duration
@@ -96,7 +98,7 @@ func (w *WindowSWRR) stat(id string) *windowStat {
 }
 
 // Observe implements Observer.
-func (w *WindowSWRR) Observe(now time.Time, o Outcome) {
+func (w *WindowSWRR) Observe(now time.Time, o sched.Outcome) {
 	w.roll(now)
 	s := w.stat(o.Judge)
 	switch {
@@ -109,7 +111,7 @@ func (w *WindowSWRR) Observe(now time.Time, o Outcome) {
 }
 
 // Weight is j's weight in the current window.
-func (w *WindowSWRR) Weight(j *Judge) float64 {
+func (w *WindowSWRR) Weight(j *sched.Judge) float64 {
 	r, ok := w.rate[j.ID]
 	if !ok {
 		r = 1
@@ -125,17 +127,17 @@ func (w *WindowSWRR) Weight(j *Judge) float64 {
 	if !ok {
 		succ = 1
 	}
-	return float64(j.slots()) * r * succ
+	return float64(j.SlotCount()) * r * succ
 }
 
 // skipped applies the guide's overload protection.
-func (w *WindowSWRR) skipped(j *Judge) bool {
-	local := max(j.Queued, j.Assigned-j.slots())
-	return j.Load1 > GuideOverload*j.cores() || local > GuideLocalQueue
+func (w *WindowSWRR) skipped(j *sched.Judge) bool {
+	local := max(j.Queued, j.Assigned-j.SlotCount())
+	return j.Load1 > sched.GuideOverload*cores(j) || local > sched.GuideLocalQueue
 }
 
 // Pick implements Policy.
-func (w *WindowSWRR) Pick(now time.Time, t Task, judges []Judge) Decision {
+func (w *WindowSWRR) Pick(now time.Time, t sched.Task, judges []sched.Judge) sched.Decision {
 	w.roll(now)
 	best, total, capable := -1, 0.0, false
 	for i := range judges {
@@ -160,9 +162,9 @@ func (w *WindowSWRR) Pick(now time.Time, t Task, judges []Judge) Decision {
 	switch {
 	case best >= 0:
 		w.current[judges[best].ID] -= total
-		return Decision{Judge: best, Reason: "window_swrr"}
+		return sched.Decision{Judge: best, Reason: "window_swrr"}
 	case capable:
-		return hold(HoldBusy, "all_skipped")
+		return hold(sched.HoldBusy, "all_skipped")
 	}
 	return noJudge()
 }
