@@ -23,8 +23,10 @@ Usage:
   verdict-stack rehearse [flags]        a whole contest through a fresh stack (make rehearsal)
   verdict-stack simjudge --hub URL --id ID --token-file F [--count N]
                                         simulated judges against a real hub (docs/benchmarks.md)
-  verdict-stack export-trace [--from F] [--out F] [--extra-judges N]
-                                        a recorded run's scheduling trace as a scenario file
+  verdict-stack export-trace [--from F | --dsn DSN [--since T] [--until T] [--contest ID]
+                             [--judge NAME=SLOTSxSPEED] [--compile D]] [--out F] [--extra-judges N]
+                                        a recorded run (a rehearsal's trace, or an installation's
+                                        submissions from MySQL) as an anonymised scenario file
                                         of the scheduling lab (docs/scheduling.md)
 
 Flags of up (environment variable in brackets):

@@ -5,7 +5,9 @@
 // to which judge) where that was recorded.
 //
 // It crosses processes: the contest rehearsal (deploy/internal/rehearsal)
-// writes it while it drives a real hub with simulated judges, and the
+// writes it while it drives a real hub with simulated judges,
+// `verdict-stack export-trace --dsn` reads it from a real installation's
+// MySQL (submissions and their per-case results), and the
 // scheduling simulator (hub/internal/sched/sim, Replay and `sim -replay`)
 // reads it, runs the same policy on exactly those arrivals and judges, and
 // puts its enqueue → dispatch waits beside the hub's.
@@ -19,14 +21,19 @@
 //     join_ms ≥ 0 and leave_ms either 0 (never left) or after join_ms;
 //   - a judge that reconnects (killed and restarted with the same id)
 //     appears once per connection: entries with the same id must not
-//     overlap in time, and a fresh connection starts with an empty cache;
+//     overlap in time, and a fresh connection starts with the cache its
+//     warm lists (hashes, none empty or repeated), empty when it has none;
 //   - submission ids are > 0 and unique (one task per submission: its first
 //     attempt), at_ms, problem_id, work_ms and dispatch_ms are ≥ 0,
 //     language is not empty and priority is a protocol.Priority;
 //   - a recorded dispatch is a task with judge_id set, which must name one
 //     of the judges; dispatch_ms without judge_id is an error. dispatch_ms
 //     may precede at_ms by a little: at_ms is when the POST was answered,
-//     and the hub may push the task before the answer reaches the client.
+//     and the hub may push the task before the answer reaches the client;
+//   - a recorded result (compile_ms, cases_ms, verdict, verdict_ms, ran_on:
+//     what an installation's MySQL keeps, see `verdict-stack export-trace
+//     --dsn`) has compile_ms in [0, work_ms], cases_ms ≥ 0, a final
+//     protocol.Verdict, verdict_ms ≥ 0, and ran_on naming one of the judges.
 //
 // Tasks need not be sorted by at_ms (readers sort them).
 //

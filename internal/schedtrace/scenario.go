@@ -61,11 +61,16 @@ type (
 		Jobs        []scenarioJob `json:"jobs"`
 	}
 	scenarioJob struct {
-		At       float64 `json:"at_s"`
-		Problem  int     `json:"problem"`
-		Work     float64 `json:"work_s"`
-		Language string  `json:"language"`
-		Class    string  `json:"class"`
+		At       float64   `json:"at_s"`
+		Problem  int       `json:"problem"`
+		Work     float64   `json:"work_s"`
+		Compile  float64   `json:"compile_s,omitempty"`
+		Language string    `json:"language"`
+		Class    string    `json:"class"`
+		Cases    []float64 `json:"cases_s,omitempty"`
+		Verdict  string    `json:"verdict,omitempty"`
+		Judge    string    `json:"judge,omitempty"`
+		TTV      float64   `json:"recorded_ttv_s,omitempty"`
 	}
 )
 
@@ -89,8 +94,11 @@ func className(p protocol.Priority) string {
 // data hashes, the start time and what the hub did are dropped. What stays:
 // each task's arrival (s since the first), problem index, work at speed 1
 // (s), language and priority class; each judge's slots, speed, join and
-// leave. The test data model (sizes and downloads) is the lab's default:
-// a trace does not record it.
+// leave; and, where the trace recorded the result, the compile time, each
+// case's run time at speed 1 (s: the recorded time × the speed of the
+// judge that ran it), the verdict, that judge (anonymised as above) and
+// the recorded time to verdict (s). The test data model (sizes and
+// downloads) is the lab's default: a trace does not record it.
 func Scenario(t Trace, o ScenarioOptions) ([]byte, error) {
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("schedtrace: scenario: %w", err)
@@ -137,7 +145,9 @@ func Scenario(t Trace, o ScenarioOptions) ([]byte, error) {
 	})
 	shapes := map[[2]float64]int{}
 	var common scenarioJudge
+	anon := map[string]string{}
 	for i, id := range order {
+		anon[id] = fmt.Sprintf("judge-%02d", i+1)
 		s := spans[id]
 		j := scenarioJudge{ID: fmt.Sprintf("judge-%02d", i+1), Slots: s.first.Slots, Speed: s.first.Speed,
 			Join: float64(s.first.JoinMs) / 1000, Leave: float64(s.last.LeaveMs) / 1000}
@@ -162,8 +172,23 @@ func Scenario(t Trace, o ScenarioOptions) ([]byte, error) {
 			p = len(index)
 			index[k.ProblemID] = p
 		}
-		f.Arrivals.Trace.Jobs = append(f.Arrivals.Trace.Jobs, scenarioJob{At: float64(k.AtMs-t0) / 1000, Problem: p,
-			Work: float64(k.WorkMs) / 1000, Language: k.Language, Class: className(protocol.Priority(k.Priority))})
+		job := scenarioJob{At: float64(k.AtMs-t0) / 1000, Problem: p, Work: float64(k.WorkMs) / 1000,
+			Compile: float64(k.CompileMs) / 1000, Language: k.Language, Class: className(protocol.Priority(k.Priority)),
+			Verdict: k.Verdict, Judge: anon[k.RanOn]}
+		if k.CasesMs != nil {
+			speed := 1.0
+			if k.RanOn != "" {
+				speed = spans[k.RanOn].first.Speed
+			}
+			job.Cases = make([]float64, len(k.CasesMs))
+			for c, ms := range k.CasesMs {
+				job.Cases[c] = math.Round(float64(ms)*speed) / 1000
+			}
+		}
+		if k.VerdictMs > k.AtMs {
+			job.TTV = float64(k.VerdictMs-k.AtMs) / 1000
+		}
+		f.Arrivals.Trace.Jobs = append(f.Arrivals.Trace.Jobs, job)
 	}
 	f.Workload.Problems = len(index)
 	f.Arrivals.Trace.ScaleToLoad = o.ScaleToLoad

@@ -3,6 +3,7 @@ package schedtrace
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -38,12 +39,36 @@ func TestScenario(t *testing.T) {
 		t.Fatalf("judges %+v", js)
 	}
 	jobs := f.Arrivals.Trace.Jobs
-	if len(jobs) != 2 || jobs[0] != (scenarioJob{At: 0, Problem: 0, Work: 0.5, Language: "py3", Class: "contest"}) ||
-		jobs[1] != (scenarioJob{At: 1, Problem: 1, Work: 1, Language: "cpp", Class: "practice"}) {
+	if len(jobs) != 2 || !reflect.DeepEqual(jobs[0], scenarioJob{At: 0, Problem: 0, Work: 0.5, Language: "py3", Class: "contest"}) ||
+		!reflect.DeepEqual(jobs[1], scenarioJob{At: 1, Problem: 1, Work: 1, Language: "cpp", Class: "practice"}) {
 		t.Fatalf("jobs %+v", jobs)
 	}
 	if lines := strings.Count(string(b), "\n"); lines != 16 {
 		t.Fatalf("%d lines, want one per judge and job:\n%s", lines, b)
+	}
+}
+
+// A recorded result keeps its cases at speed 1, its verdict, its judge
+// (anonymised) and its time to verdict.
+func TestScenarioRecordedResult(t *testing.T) {
+	tr := sampleTrace()
+	tr.Tasks[0].CompileMs, tr.Tasks[0].WorkMs = 100, 700
+	tr.Tasks[0].CasesMs, tr.Tasks[0].Verdict, tr.Tasks[0].VerdictMs, tr.Tasks[0].RanOn = []int64{100, 200}, "WA", 4500, "b"
+	b, err := Scenario(tr, ScenarioOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"b"`) {
+		t.Fatalf("the judge's id leaked:\n%s", b)
+	}
+	var f scenarioFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	want := scenarioJob{At: 1, Problem: 1, Work: 0.7, Compile: 0.1, Language: "cpp", Class: "practice",
+		Cases: []float64{0.2, 0.4}, Verdict: "WA", Judge: "judge-02", TTV: 2.5}
+	if got := f.Arrivals.Trace.Jobs[1]; !reflect.DeepEqual(got, want) {
+		t.Fatalf("job %+v, want %+v", got, want)
 	}
 }
 

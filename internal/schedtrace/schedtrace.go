@@ -32,6 +32,11 @@ type Judge struct {
 	Speed   float64 `json:"speed"`    // run times are divided by it
 	JoinMs  int64   `json:"join_ms"`  // connected (0: from the start)
 	LeaveMs int64   `json:"leave_ms"` // killed/disconnected (0: never)
+	// Warm is the test data (hashes) the judge held when it connected:
+	// the rehearsal records what each judge had downloaded and verified
+	// before the contest's start (the hub warms judges before it). Empty:
+	// the connection starts with an empty cache.
+	Warm []string `json:"warm,omitempty"`
 }
 
 // Task is one submission of the run (its first attempt).
@@ -46,6 +51,17 @@ type Task struct {
 	// What the real hub did (empty when not recorded):
 	DispatchMs int64  `json:"dispatch_ms,omitempty"` // first push to a judge
 	JudgeID    string `json:"judge_id,omitempty"`
+	// What the installation recorded of the final result (empty when not
+	// recorded; `verdict-stack export-trace --dsn` fills them from MySQL):
+	// the part of work_ms spent compiling (0: unknown), each case's run
+	// time in ms as measured on RanOn, in case order (only the cases that
+	// ran: ICPC stops at the first failure), the final verdict, when it
+	// was stored (ms since Start) and the judge that produced it.
+	CompileMs int64   `json:"compile_ms,omitempty"`
+	CasesMs   []int64 `json:"cases_ms,omitempty"`
+	Verdict   string  `json:"verdict,omitempty"`
+	VerdictMs int64   `json:"verdict_ms,omitempty"`
+	RanOn     string  `json:"ran_on,omitempty"`
 }
 
 // Validate checks t against the rules of the package documentation. The
@@ -81,6 +97,16 @@ func (t Trace) Validate() error {
 		if j.JoinMs < 0 {
 			bad("judges[%d].join_ms: negative", i)
 		}
+		seen := make(map[string]bool, len(j.Warm))
+		for n, h := range j.Warm {
+			switch {
+			case h == "":
+				bad("judges[%d].warm[%d]: empty", i, n)
+			case seen[h]:
+				bad("judges[%d].warm[%d]: %q repeats", i, n, h)
+			}
+			seen[h] = true
+		}
 		if j.LeaveMs < 0 {
 			bad("judges[%d].leave_ms: negative", i)
 		} else if j.LeaveMs != 0 && j.LeaveMs <= j.JoinMs {
@@ -113,6 +139,39 @@ func (t Trace) Validate() error {
 		}
 		if k.DispatchMs < 0 {
 			bad("tasks[%d].dispatch_ms: negative", i)
+		}
+		if k.CompileMs < 0 || (k.WorkMs >= 0 && k.CompileMs > k.WorkMs) {
+			bad("tasks[%d].compile_ms: %d not in [0, work_ms %d]", i, k.CompileMs, k.WorkMs)
+		}
+		for c, ms := range k.CasesMs {
+			if ms < 0 {
+				bad("tasks[%d].cases_ms[%d]: negative", i, c)
+				break
+			}
+		}
+		if k.Verdict != "" && !protocol.Verdict(k.Verdict).Final() {
+			bad("tasks[%d].verdict: %q is not a final verdict", i, k.Verdict)
+		}
+		if k.VerdictMs < 0 {
+			bad("tasks[%d].verdict_ms: negative", i)
+		}
+		if k.RanOn != "" && byID[k.RanOn] == nil {
+			bad("tasks[%d].ran_on: %q is not among the judges", i, k.RanOn)
+		}
+		if len(k.CasesMs) > 0 && k.WorkMs >= 0 {
+			// The cases at speed 1 (as measured × the speed of the judge
+			// that ran them) and the compile are part of the work.
+			speed := 1.0
+			if js := byID[k.RanOn]; k.RanOn != "" && js != nil {
+				speed = t.Judges[js[0]].Speed
+			}
+			run := 0.0
+			for _, ms := range k.CasesMs {
+				run += float64(ms) * speed
+			}
+			if float64(k.CompileMs)+run > float64(k.WorkMs)+float64(len(k.CasesMs)+1) {
+				bad("tasks[%d].cases_ms: compile_ms + the cases at speed 1 = %.0f ms: more than work_ms %d", i, float64(k.CompileMs)+run, k.WorkMs)
+			}
 		}
 		switch {
 		case k.JudgeID != "" && byID[k.JudgeID] == nil:

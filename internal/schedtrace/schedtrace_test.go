@@ -14,7 +14,7 @@ func sample() Trace {
 		Start:  time.Date(2025, 3, 1, 9, 0, 0, 123456789, time.UTC),
 		Policy: "default",
 		Judges: []Judge{
-			{ID: "sim-01", Slots: 8, Speed: 1.5},
+			{ID: "sim-01", Slots: 8, Speed: 1.5, Warm: []string{"abc", "def"}},
 			{ID: "sim-02", Slots: 4, Speed: 0.75, JoinMs: 1000, LeaveMs: 60000},
 			{ID: "sim-02", Slots: 4, Speed: 0.75, JoinMs: 65000}, // restarted
 		},
@@ -22,6 +22,8 @@ func sample() Trace {
 			{SubmissionID: 1, AtMs: 0, ProblemID: 7, DataHash: "abc", Language: "cpp", Priority: 2, WorkMs: 1500, DispatchMs: 3, JudgeID: "sim-01"},
 			{SubmissionID: 2, AtMs: 10, ProblemID: 8, Language: "python3", Priority: 1, WorkMs: 0},
 			{SubmissionID: 3, AtMs: 20, ProblemID: 0, DataHash: "def", Language: "cpp", WorkMs: 99, DispatchMs: 0, JudgeID: "sim-02"},
+			{SubmissionID: 4, AtMs: 30, ProblemID: 7, Language: "cpp", Priority: 2, WorkMs: 450, CompileMs: 300,
+				CasesMs: []int64{40, 0, 60}, Verdict: "WA", VerdictMs: 900, RanOn: "sim-01"},
 		},
 	}
 }
@@ -78,8 +80,8 @@ func TestWriteOneLinePerItem(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	// head, judges key, 3 judges, tasks key, 3 tasks (the last ends "]}")
-	if len(lines) != 9 {
+	// head, judges key, 3 judges, tasks key, 4 tasks (the last ends "]}")
+	if len(lines) != 10 {
 		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
 	}
 	if !strings.Contains(lines[7], `"submission_id":2`) || strings.Contains(lines[7], "dispatch_ms") {
@@ -105,6 +107,8 @@ func TestValidate(t *testing.T) {
 		{"leave before join", func(t *Trace) { t.Judges[1].LeaveMs = 1000 }, "judges[1].leave_ms: 1000 not after join_ms 1000"},
 		{"overlapping reconnect", func(t *Trace) { t.Judges[2].JoinMs = 59999 }, `judges[2].id: "sim-02" overlaps judges[1]`},
 		{"reconnect of a judge never left", func(t *Trace) { t.Judges[2].ID = "sim-01" }, `judges[2].id: "sim-01" overlaps judges[0]`},
+		{"empty warm hash", func(t *Trace) { t.Judges[0].Warm[1] = "" }, "judges[0].warm[1]: empty"},
+		{"repeated warm hash", func(t *Trace) { t.Judges[0].Warm[1] = "abc" }, `judges[0].warm[1]: "abc" repeats`},
 		{"zero submission", func(t *Trace) { t.Tasks[1].SubmissionID = 0 }, "tasks[1].submission_id: 0 not positive"},
 		{"duplicate submission", func(t *Trace) { t.Tasks[2].SubmissionID = 1 }, "tasks[2].submission_id: 1 repeats tasks[0]"},
 		{"negative at", func(t *Trace) { t.Tasks[1].AtMs = -5 }, "tasks[1].at_ms: negative"},
@@ -115,6 +119,16 @@ func TestValidate(t *testing.T) {
 		{"negative dispatch", func(t *Trace) { t.Tasks[0].DispatchMs = -1 }, "tasks[0].dispatch_ms: negative"},
 		{"dispatch without judge", func(t *Trace) { t.Tasks[1].DispatchMs = 40 }, "tasks[1].dispatch_ms: set without judge_id"},
 		{"unknown judge", func(t *Trace) { t.Tasks[0].JudgeID = "sim-99" }, `tasks[0].judge_id: "sim-99" is not among the judges`},
+		{"negative compile", func(t *Trace) { t.Tasks[3].CompileMs = -1 }, "tasks[3].compile_ms: -1 not in [0, work_ms 450]"},
+		{"compile beyond work", func(t *Trace) { t.Tasks[3].CompileMs = 451 }, "tasks[3].compile_ms: 451 not in"},
+		{"negative case", func(t *Trace) { t.Tasks[3].CasesMs[1] = -2 }, "tasks[3].cases_ms[1]: negative"},
+		{"not a final verdict", func(t *Trace) { t.Tasks[3].Verdict = "judging" }, `tasks[3].verdict: "judging" is not a final verdict`},
+		{"unknown verdict", func(t *Trace) { t.Tasks[3].Verdict = "XX" }, `tasks[3].verdict: "XX"`},
+		{"negative verdict time", func(t *Trace) { t.Tasks[3].VerdictMs = -1 }, "tasks[3].verdict_ms: negative"},
+		{"ran on an unknown judge", func(t *Trace) { t.Tasks[3].RanOn = "sim-99" }, `tasks[3].ran_on: "sim-99" is not among the judges`},
+		{"cases beyond the work", func(t *Trace) { t.Tasks[3].CasesMs[2] = 200 }, "tasks[3].cases_ms: compile_ms + the cases at speed 1 = 660 ms: more than work_ms 450"},
+		{"cases within the work on a slow judge", func(t *Trace) { t.Tasks[3].RanOn = "sim-02"; t.Tasks[3].CasesMs = []int64{100, 100} }, ""},
+		{"cases beyond the work on a slow judge", func(t *Trace) { t.Tasks[3].RanOn = "sim-01"; t.Tasks[3].CasesMs = []int64{100, 100} }, "tasks[3].cases_ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := sample()

@@ -204,12 +204,30 @@ type judgeSpan struct {
 	slots        int
 	speed        float64
 	joined, left time.Time
+	// ready is when each test data package was downloaded and verified
+	// on this connection (simjudge.EventDataReady): the trace lists what
+	// a judge held at the start as its warm cache.
+	ready map[string]time.Time
 }
 
 // onEvent is every simulated judge's event hook.
 func (p *judgePool) onEvent(ev simjudge.Event) {
 	t := ev.Task
 	switch {
+	case ev.Kind == simjudge.EventDataReady:
+		p.mu.Lock()
+		for i := len(p.spans) - 1; i >= 0; i-- {
+			if s := &p.spans[i]; s.id == ev.JudgeID && s.left.IsZero() {
+				if s.ready == nil {
+					s.ready = map[string]time.Time{}
+				}
+				if _, ok := s.ready[t.DataHash]; !ok {
+					s.ready[t.DataHash] = ev.At
+				}
+				break
+			}
+		}
+		p.mu.Unlock()
 	case ev.Kind == simjudge.EventReceived && t.Pushes == 1 && t.Attempt == 1:
 		p.mu.Lock()
 		_, seen := p.first[t.SubmissionID]

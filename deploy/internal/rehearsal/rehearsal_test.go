@@ -49,6 +49,15 @@ func TestShortRehearsal(t *testing.T) {
 			t.Errorf("the NAT lab was rate limited: %s × %d", f.Failure, f.N)
 		}
 	}
+	// The replay ran, with the judges' caches at the start as recorded:
+	// the hub warmed every judge before the start.
+	if rep.Replay == nil {
+		t.Errorf("no replay: %s", rep.ReplayErr)
+	}
+	if rep.StartJudges == 0 || rep.WarmJudges != rep.StartJudges || rep.WarmHashes < rep.StartJudges*len(Problems) {
+		t.Errorf("warm at the start: %d of %d judges, %d packages (want every judge with every one of the %d problems' data)",
+			rep.WarmJudges, rep.StartJudges, rep.WarmHashes, len(Problems))
+	}
 	if rep.BoardsChecked != s.Contestants {
 		t.Errorf("%d boards checked, want every contestant's", rep.BoardsChecked)
 	}

@@ -46,6 +46,10 @@ type Report struct {
 	// TraceFile (nil when it did not run: ReplayErr says why).
 	Replay               *schedtrace.Comparison
 	TraceFile, ReplayErr string
+	// WarmJudges of StartJudges (the judges connected at the start) held
+	// test data then, WarmHashes packages in all: the replay starts them
+	// with those caches.
+	WarmJudges, StartJudges, WarmHashes int
 }
 
 // JudgeDispatch is one judge class's dispatch waits: from the POST's
@@ -271,7 +275,8 @@ func (rep *Report) Markdown() string {
 		for _, c := range x.Classes {
 			row(c)
 		}
-		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the POST's answer reached the browser (counted as 0).\n", x.Lost, x.Requeues, x.Early)
+		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the POST's answer reached the browser (counted as 0). %d of the %d judges connected at the start held test data then (%d packages in all, recorded as each was downloaded and verified); the replay starts them with those caches.\n",
+			x.Lost, x.Requeues, x.Early, rep.WarmJudges, rep.StartJudges, rep.WarmHashes)
 	case rep.ReplayErr != "":
 		fmt.Fprintf(&b, "Not replayed: %s\n", rep.ReplayErr)
 	}

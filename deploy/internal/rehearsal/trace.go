@@ -26,7 +26,7 @@ func (r *run) trace() schedtrace.Trace {
 	tr := schedtrace.Trace{Start: r.start}
 	p.mu.Lock()
 	for _, s := range p.spans {
-		j := schedtrace.Judge{ID: s.id, Slots: s.slots, Speed: s.speed, JoinMs: ms(s.joined)}
+		j := schedtrace.Judge{ID: s.id, Slots: s.slots, Speed: s.speed, JoinMs: ms(s.joined), Warm: warmAt(s, r.start)}
 		if !s.left.IsZero() {
 			j.LeaveMs = max(ms(s.left), j.JoinMs+1)
 		}
@@ -57,10 +57,30 @@ func (r *run) trace() schedtrace.Trace {
 	return tr
 }
 
+// warmAt is the test data a judge's connection held at start: what it had
+// downloaded and verified by then (the hub warms connected judges before a
+// contest starts), sorted. A connection made after start lists what it
+// held when it connected, which for a simulated judge (no disk cache) is
+// nothing.
+func warmAt(s judgeSpan, start time.Time) []string {
+	at := start
+	if s.joined.After(at) {
+		at = s.joined
+	}
+	var hs []string
+	for h, t := range s.ready {
+		if !t.After(at) {
+			hs = append(hs, h)
+		}
+	}
+	sort.Strings(hs)
+	return hs
+}
+
 // writeTrace writes the trace to path.
-func (r *run) writeTrace(path string) error {
+func (r *run) writeTrace(path string, tr schedtrace.Trace) error {
 	var b bytes.Buffer
-	if err := schedtrace.Write(&b, r.trace()); err != nil {
+	if err := schedtrace.Write(&b, tr); err != nil {
 		return err
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -79,7 +99,17 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 	if path == "" {
 		path = filepath.Join(os.TempDir(), "rehearsal-trace.json")
 	}
-	if err := r.writeTrace(path); err != nil {
+	tr := r.trace()
+	for _, j := range tr.Judges {
+		if j.JoinMs == 0 {
+			rep.StartJudges++
+			if len(j.Warm) > 0 {
+				rep.WarmJudges++
+			}
+			rep.WarmHashes += len(j.Warm)
+		}
+	}
+	if err := r.writeTrace(path, tr); err != nil {
 		rep.ReplayErr = err.Error()
 		return
 	}

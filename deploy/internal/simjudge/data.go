@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/verdict-oj/verdict/internal/testpkg"
 )
@@ -64,6 +65,10 @@ func (c *dataCache) get(ctx context.Context, problemID int64, hash, url string) 
 				c.mu.Unlock()
 			}
 			close(e.done)
+			if e.err == nil && c.j.cfg.OnEvent != nil {
+				c.j.cfg.OnEvent(Event{Kind: EventDataReady, JudgeID: c.j.cfg.ID, At: time.Now(),
+					Task: TaskRecord{ProblemID: problemID, DataHash: hash}})
+			}
 			return e.manifest, e.err
 		}
 		c.mu.Unlock()

@@ -31,6 +31,11 @@ const (
 	// EventCancelled: the hub cancelled the attempt; it was dropped and
 	// nothing is reported for it.
 	EventCancelled EventKind = "cancelled"
+	// EventDataReady: a test data package (Task.ProblemID, Task.DataHash;
+	// no submission) is downloaded and verified, for a task or a prefetch
+	// (the hub's warming). The rehearsal records what each judge held at
+	// the contest's start from these.
+	EventDataReady EventKind = "data_ready"
 )
 
 // Event is one change of one task, with the task's record as it is after

@@ -6,7 +6,7 @@ type JudgeSpec struct {
 	Cores int     // also its slots (max_parallel)
 	Speed float64 // per-core speed relative to 1
 	// Join > 0: the judge connects then (hello and a first heartbeat at
-	// once, as the agent does), with an empty cache; before it, it does not
+	// once, as the agent does), with the cache Warm lists; before it, it does not
 	// exist. Leave > 0: the judge is killed then (its link drops, so the
 	// hub stops sending it work at once; its tasks are lost and their
 	// leases expire). Seconds; 0 is from the start / never. Replay sets
@@ -17,6 +17,11 @@ type JudgeSpec struct {
 	Cache int
 	// Languages the judge runs (hello's languages); empty: every one.
 	Languages []string
+	// Warm is the test data (hashes) the judge holds when it connects, as
+	// a recorded run's judges held what the hub warmed them with before
+	// the contest (Replay takes it from the trace); hashes of no problem
+	// of the run are ignored. Empty: it connects with an empty cache.
+	Warm []string
 }
 
 // speaks reports whether the judge runs lang.

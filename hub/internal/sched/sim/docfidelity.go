@@ -45,27 +45,29 @@ on the judge less its compile share; a job's size already stops at the failing c
 that runs its language (passing over a head task whose judges are all busy). Priorities (contest, custom run,
 practice, rejudge), rejudges and custom runs were already modelled (Scenario files below).
 
-**The seed article's dynamic weights as a baseline.** ` + "`window_swrr`" + ` (` + "`sched.WindowSWRR`" + `): statistics per 10 s
+**The seed article's dynamic weights as a baseline.** ` + "`window_swrr`" + ` (` + "`lab.WindowSWRR`" + `): statistics per 10 s
 window (results and their reported run times, expired leases per judge) → weights (slots × results per
 run-second, averaged over windows with step 0.5, × the success ratio) → nginx's smooth weighted round robin
 over them, with the guide's overload protection (skip a judge whose load1 > 1.5 × cores or whose local queue
 > 3; hold when every judge is skipped). It is a push balancer otherwise: no free-slot check, no affinity.
 
-**Trace export.** ` + "`verdict-stack export-trace`" + ` turns a recorded run into a scenario file this simulator
-runs under every policy (see Scenario files, "From a real run").
+**Trace export.** ` + "`verdict-stack export-trace`" + ` turns a recorded run — a rehearsal's trace, or a real
+installation's submissions and per-case times read from its MySQL (` + "`--dsn`" + `) — into a scenario file this
+simulator runs under every policy (see Scenario files, "From a real run", for what MySQL does not keep).
 `
 
 // docMisses follows the headline table: why its ✗ cells miss, by
 // mechanism (the figures are in the table).
-const docMisses = `
-**Why headline cells miss.** The mean time to verdict misses 1.10 × ideal-warm by a few per cent at ρ 0.5–0.85
-in most scenarios, while it stays within a few per cent of ` + "`ideal`" + ` (the same reference paying downloads): the
-gap is mostly the test data ideal-warm never fetches (every first task of a problem on a judge pays about 0.8 s),
-plus what the hub cannot see and the references can — the 5 ms decision latency of every pass, speeds learnt
-from results instead of known, caches and free slots as of the hub's last event. A crash or a gray judge adds
-the detection time (a lease of 4 heartbeats for a crash; a few dozen results for a gray judge to be learnt
-slow). The silent scenario is measured against ideal-warm, which keeps using a judge nobody hears from; against
-ideal-warm-drop (bound by the hub's rule that a silent judge gets no work) it misses by the same few per cent
-as the other scenarios; since this round the simulator no longer credits the silent judge's results after the
-hub closed it. p99, the best-baseline margin and the hit ratio hold in every cell.
+const docMisses = `The first part is the test data ideal-warm never fetches (see the hit ratio column; each miss costs
+about 0.8 s), the second what the hub cannot see and the references can: the 5 ms decision latency of every
+pass, speeds learnt from results instead of known (` + "`default-oracle`" + ` in the ablation), caches and free slots as of
+the hub's last event, and the deferral's bet on a warm judge, which does not always pay. Most mean misses at
+ρ ≤ 0.85 are by a few per cent, while the default stays within a few per cent of the ideal (or beats it) and well ahead of
+every baseline (the "best other" column). The larger misses are the faults and the burst: a crash costs the
+detection time (a lease of 4 heartbeats) and the rerun of the lost tasks; a gray judge (5× slower, reporting
+healthy) is learnt slow only from a few dozen of its results, and work sent to it meanwhile finishes late;
+the burst's hot problem is spread and prefetched only once detected. At ρ 0.95 any lost capacity turns into
+a queue, so these misses grow there. The silent scenario is measured against ideal-warm, which keeps using a
+judge nobody hears from; against ideal-warm-drop (bound by the hub's rule that a silent judge gets no work)
+it misses by about as much as the other fault scenarios.
 `

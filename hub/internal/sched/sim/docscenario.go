@@ -46,7 +46,7 @@ const docScenarios = "\n## Scenario files\n\n" +
 	"| `arrivals.rejudges[]` | `{at, problem_rank, count, over_s}`: a rejudge of count submissions, evenly over over_s, at rejudge priority |\n" +
 	"| `arrivals.custom_share` | the share of practice arrivals that are custom runs (one case, no test data, custom-run priority) |\n" +
 	"| `arrivals.classes` | tag every job with its priority class even without the above (languages, custom runs, rejudges and traces imply it) |\n" +
-	"| `arrivals.trace` | `{scale_to_load, jobs[]}`: replay these arrivals instead of the practice stream; a job is `{at_s, problem (index), work_s (at speed 1; 0: drawn from the workload), language, class (practice, contest, rejudge, custom)}`; with `scale_to_load` (default true) arrival times are stretched so the trace offers the grid's ρ |\n" +
+	"| `arrivals.trace` | `{scale_to_load, jobs[]}`: replay these arrivals instead of the practice stream; a job is `{at_s, problem (index), work_s (at speed 1; 0: drawn from the workload, or compile_s + the cases if `cases_s` is given), compile_s (the part of work_s spent compiling: results report only the cases, so the hub learns speeds from the rest), language, class (practice, contest, rejudge, custom)}` and, as an installation recorded it, `cases_s` (each case's run time at speed 1, only the cases that ran; their sum + compile_s must not exceed work_s), `verdict`, `judge` (the cluster judge that ran it) and `recorded_ttv_s` (its time to verdict there) — these four are for comparison: the policies place the job themselves; with `scale_to_load` (default true) arrival times are stretched so the trace offers the grid's ρ |\n" +
 	"| `faults[]` | `{kind, judge, at, length_s, factor}`: `drop` (the judge at factor × capacity, load1 shows it), `gray` (factor × speed, reporting healthy), `crash` (dies, back with its disk cache), `silent` (works, sends no heartbeats); faults on one judge must not overlap |\n\n" +
 	"Priorities order the central queue as the hub's does (contest, custom run, practice, rejudge; then arrival).\n\n" +
 	"**A worked example.** A small contest cluster: four judges (one joins late), two languages, an ICPC verdict mix,\n" +
@@ -56,20 +56,41 @@ const docScenarios = "\n## Scenario files\n\n" +
 	"the headline row per load and the time-to-verdict and wait tables; `-loads`, `-seeds` and `-policies` narrow the\n" +
 	"grid. The practice rate is set from the workload's mean job size (python's 3× run factor, the verdict mix and the\n" +
 	"early stop included), so ρ means the same thing on any file.\n\n" +
-	"**From a real run.** `verdict-stack export-trace` writes a recorded run's scheduling trace (internal/schedtrace;\n" +
-	"`verdict-stack rehearse --trace FILE` records one, `bin/rehearsal-trace.json` by default) as such a file,\n" +
-	"anonymised: judges become `judge-01`, … (slots, speed, join and leave; a judge that reconnected is one judge from\n" +
-	"its first connection on), problems become indexes in order of first arrival, and submission ids, data hashes, the\n" +
-	"start time and what the hub did are dropped; each task keeps its arrival, problem index, work at speed 1, language\n" +
-	"and class. The test data model stays the lab's (a trace does not record sizes). To ask \"what if I had four more\n" +
-	"judges\" of your own contest:\n\n" +
-	"```\nverdict-stack export-trace --from bin/rehearsal-trace.json --extra-judges 4 --out mine.json\n" +
+	"**From a real run.** `verdict-stack export-trace` writes a recorded run as such a file, anonymised: judges\n" +
+	"become `judge-01`, … (slots, speed, join and leave; a judge that reconnected is one judge from its first\n" +
+	"connection on), problems become indexes in order of first arrival, and submission ids, judge names, data hashes,\n" +
+	"the start time and what the hub did are dropped; each task keeps its arrival, problem index, work at speed 1,\n" +
+	"compile time, language and class and, where recorded, its per-case run times, verdict, judge and time to\n" +
+	"verdict. The test data model stays the lab's (neither source records sizes). Two sources:\n\n" +
+	"- `--from FILE`: a scheduling trace (internal/schedtrace) as `verdict-stack rehearse --trace FILE` records it\n" +
+	"  (`bin/rehearsal-trace.json` by default; the contest rehearsal's is the first one). Its work is the whole\n" +
+	"  task as the simulated judges ran it: no cases, no verdicts.\n" +
+	"- `--dsn DSN`: a real installation's MySQL (the webapp's schema, read only): one task per submission with a final\n" +
+	"  verdict created in `[--since, --until)` (UTC; `--contest ID` for one contest). The arrival is\n" +
+	"  `submissions.created_at`; the class is contest for a contest's submission, else practice (custom runs live only\n" +
+	"  in Redis and are not exported); the per-case times are `submission_cases.time_ms`, in case order, only the\n" +
+	"  cases that ran (ICPC stops at the first failure); the verdict and judge are the submission's, the recorded time\n" +
+	"  to verdict is `judged_at − created_at`. **What MySQL does not keep, and the fallback:** the case times are the\n" +
+	"  CPU times the judge measured, not the wall times the hub learns speeds from (for a CPU-bound program they\n" +
+	"  agree; I/O or sleeping programs are undercounted); there is no compile time (`--compile 300ms` adds one to every\n" +
+	"  task; default 0); a rejudged submission (attempt > 1) holds only its rejudge's cases, judge and time, so it is\n" +
+	"  kept at its first arrival with those run times and no recorded time to verdict; judges' slots, speeds and\n" +
+	"  connections are not stored, so every judge named by a submission is connected for the whole window, at\n" +
+	"  `--judge NAME=SLOTS[xSPEED]` (repeatable, or comma-separated) or else speed 1 and, as its slots, the most of\n" +
+	"  its tasks whose [judged_at − run time, judged_at] overlap (a lower bound; the command says which judges it\n" +
+	"  estimated). Work at speed 1 = compile + Σ case times × the speed of the judge that ran them (at least 1 ms).\n" +
+	"  Submissions without a final verdict are skipped and counted. `TestExportMySQL` and `TestExportTraceFromMySQL`\n" +
+	"  (deploy) run it against a real MariaDB with every migration applied.\n\n" +
+	"To ask \"what if I had four more judges\" of your own contest:\n\n" +
+	"```\nverdict-stack export-trace --dsn 'verdict:PASSWORD@tcp(db:3306)/verdict' --contest 12 \\\n" +
+	"    --judge judge-a=8x1.2,judge-b=4 --compile 300ms --extra-judges 4 --out contest12.json\n" +
+	"make sim TRACE=contest12.json          # at its recorded times, every task measured, under every policy\n" +
+	"verdict-stack export-trace --from bin/rehearsal-trace.json --extra-judges 4 --out mine.json\n" +
 	"make sim SCENARIO=mine.json            # the arrivals stretched to each ρ of the grid only with --scale-to-load\n" +
-	"make sim TRACE=bin/rehearsal-trace.json  # the trace itself, at its recorded times, every task measured\n```\n\n" +
-	"Without `--scale-to-load` the file replays the recorded times whatever the grid's ρ (run it at one load: `-loads`);\n" +
-	"`TRACE=` does that for you, labelling the cell with the run's realised offered load. Not yet exported: per-case\n" +
-	"run times and verdicts, which the rehearsal's trace does not record (its work is the whole task), and an export\n" +
-	"straight from an installation's MySQL.\n\n" +
+	"make sim TRACE=bin/rehearsal-trace.json  # a schedtrace file is read directly\n```\n\n" +
+	"`TRACE=` takes a schedtrace file or an exported scenario file (without `--scale-to-load`), replays the recorded\n" +
+	"times whatever the grid's ρ, labels the cell with the run's realised offered load and, when the file records\n" +
+	"times to verdict, prints their mean and p99 above the tables, beside what each policy would have done.\n\n" +
 	"## Load calibration and the queueing-theory check\n\n" +
 	"The nominal ρ sets the practice arrival rate: ρ × capacity / the mean job size, the mean estimated by Monte Carlo\n" +
 	"(20,000 draws). Every table prints the **realised** ρ next to it: the work (at speed 1) that arrived in the\n" +

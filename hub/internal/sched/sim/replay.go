@@ -149,7 +149,8 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	}
 	cluster := make([]JudgeSpec, len(tr.Judges))
 	for i, j := range tr.Judges {
-		cluster[i] = JudgeSpec{ID: j.ID, Cores: j.Slots, Speed: j.Speed, Join: float64(j.JoinMs) / 1000, Leave: float64(j.LeaveMs) / 1000}
+		cluster[i] = JudgeSpec{ID: j.ID, Cores: j.Slots, Speed: j.Speed, Join: float64(j.JoinMs) / 1000, Leave: float64(j.LeaveMs) / 1000,
+			Warm: j.Warm}
 	}
 	cfg := Config{Policy: policy, Seed: rc.seed, Cluster: cluster, Heartbeat: rc.heartbeat.Seconds(),
 		Warmup: 0, End: last + 0.001, StartConnected: true,

@@ -253,6 +253,30 @@ func TestReplayDownloads(t *testing.T) {
 			}
 		})
 	}
+	// A judge that held the data when it connected (the rehearsal's judges,
+	// warmed by the hub before the start) fetches nothing: the second task
+	// waits the first one's work only. A warm hash of no task's problem is
+	// ignored.
+	warm := tr
+	warm.Judges = []schedtrace.Judge{{ID: "a", Slots: 1, Speed: 1, Warm: []string{"h0", "h1"}}}
+	r, err := Replay(warm, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := simWaits(r)[2]; math.Abs(got-100) > 0.002 {
+		t.Fatalf("warm judge: second task waited %v ms, want 100", got)
+	}
+	// Warm on a judge that connects later too (its hello lists the data).
+	warm.Judges = []schedtrace.Judge{{ID: "a", Slots: 1, Speed: 1, JoinMs: 50, Warm: []string{"h1"}}}
+	for k := range warm.Tasks {
+		warm.Tasks[k].AtMs = 60
+	}
+	if r, err = Replay(warm, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := simWaits(r)[2]; math.Abs(got-100) > 0.002 {
+		t.Fatalf("warm judge joining at 50 ms: second task waited %v ms, want 100", got)
+	}
 	if ModelDownload("") != 0 || ModelDownload("h1") != model || ModelDownload("h2") == model ||
 		model < 300*time.Millisecond || model > 20*time.Second {
 		t.Fatalf("ModelDownload: %v %v %v", ModelDownload(""), model, ModelDownload("h2"))

@@ -431,6 +431,9 @@ type Report struct {
 	// Machine and Date say where and when the grid ran (printed under the
 	// title when set).
 	Machine, Date string
+	// Note, if set, follows them: what else ran on the machine, how the
+	// grid was started.
+	Note string
 	// Ablation and Sweeps, if not nil, are the ablation grid's and the
 	// sensitivity sweeps' results.
 	Ablation, Sweeps *Results
@@ -454,14 +457,20 @@ func (r *Results) WriteReport(path string, rep Report) error {
 	if rep.Sweeps != nil {
 		runs += rep.Sweeps.Runs()
 	}
-	fmt.Fprintf(&b, docIntro, command, e.Seeds, runs, elapsed.Round(time.Second),
+	fmt.Fprintf(&b, docIntro, command, e.Seeds, runs, elapsed.Round(time.Second), r.boundLooseness(),
 		e.Timeline.Warmup/60, e.Timeline.Measured/60, e.Timeline.DisturbAt/60)
 	if rep.Machine != "" || rep.Date != "" {
-		fmt.Fprintf(&b, "\nRun on %s, %s.\n", rep.Date, rep.Machine)
+		fmt.Fprintf(&b, "\nRun on %s, %s.", rep.Date, rep.Machine)
+		if rep.Note != "" {
+			fmt.Fprintf(&b, " %s", rep.Note)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n## Headline: the hub's default policy against the targets (time to verdict)\n\n")
 	fmt.Fprintf(&b, "%s.\n\n", Tally(hs))
 	WriteHeadline(&b, hs)
+	WriteMisses(&b, hs)
+	b.WriteString(missesWhy(hs))
 	b.WriteString(docMisses)
 	b.WriteString(docReading)
 	if rep.Sweeps != nil {
@@ -475,6 +484,8 @@ func (r *Results) WriteReport(path string, rep Report) error {
 	b.WriteString(docScenarios)
 	if ablation != nil {
 		fmt.Fprintf(&b, docAblation, ablation.Exp.Seeds)
+		ablation.WriteAblationSummary(&b)
+		b.WriteString(docAblationAfter)
 		ablation.WriteAblation(&b)
 	}
 	b.WriteString("\n## Scenarios\n\n")
@@ -549,7 +560,7 @@ relaxes:
 
 | reference | knows | relaxes | a bound? |
 |---|---|---|---|
-| ` + "`ideal`" + ` | every judge's true current speed, free slots and real cache at every instant; a crash at once | heartbeats (ignored), decision and lease latency | no: it keeps the queue in arrival order, binds only the head task, greedily, to the free slot that would finish it first (rest of its download + size / true speed), and pays every download; it does not keep caches warm for later tasks, so at high load a policy with cache affinity beats it (the default does on mean wait in most cells, and on time to verdict at ρ 0.95) |
+| ` + "`ideal`" + ` | every judge's true current speed, free slots and real cache at every instant; a crash at once | heartbeats (ignored), decision and lease latency | no: it keeps the queue in arrival order, binds only the head task, greedily, to the free slot that would finish it first (rest of its download + size / true speed), and pays every download; it does not keep caches warm for later tasks, so at high load a policy with cache affinity can beat it (the headline's "ideal" ratio below 1) |
 | ` + "`ideal-warm`" + ` | as ` + "`ideal`" + ` | also every download (all data everywhere, cache hit ratio 1) | no: still head-of-line and greedy; it is the headline's reference because it is what the ideal does once caching is solved |
 | ` + "`ideal-drop`" + `, ` + "`ideal-warm-drop`" + ` | as ` + "`ideal`" + ` / ` + "`ideal-warm`" + ` | as theirs, but bound by the hub's rule that a judge that stops reporting gets no work: the silent judge is dropped the moment it falls silent (no detection delay), its tasks requeued at once, used again when it reports | no; they differ from their undropped references only in the silent scenario and are shown only there |
 | ` + "`bound`" + ` | every job's arrival and size in advance (clairvoyant) | everything: order (it may reorder and preempt), downloads, faults, heartbeats, latency | **yes**, for any schedule: see below |
@@ -565,13 +576,12 @@ the bound reorder the queue; it matters only when arrivals outrun the capacity (
 everywhere else. The bound holds for any subset of jobs, so every run is checked against the bound of exactly
 the jobs it measured (` + "`Result.Bound`" + `): ` + "`TestBoundIsNeverBeaten`" + ` runs every policy, reference and ablation
 variant on every scenario with fixed seeds and fails if any run goes below it on the mean or any quantile, or
-any cell's mean plus its confidence interval goes below the bound's. It is loose — in the quick run about 0.9× of
-ideal-warm's mean at ρ 0.5, 0.7× at ρ 0.85, 0.6× at ρ 0.95 and far less in the flash crowd — because it
+any cell's mean plus its confidence interval goes below the bound's. It is loose — %s — because it
 ignores that jobs contend for the fast cores: a tighter clairvoyant reference that may reorder the queue is
 not built yet.
 
 **Policies.** ` + "`default`" + ` is the hub's default (sched.Bounded); ` + "`guide`" + ` is the guide's score with its
-thresholds on heartbeat data; the rest are the baselines as real policy types in hub/internal/sched (random,
+thresholds on heartbeat data: the two the hub offers. The rest are the lab's baselines, real policy types in hub/internal/sched/lab (random,
 LVS-style ` + "`wrr`" + ` by cores, nginx smooth ` + "`swrr`" + `, nginx ` + "`least_conn`" + `, ` + "`p2c`" + ` on assigned/slots, Envoy
 ` + "`least_request`" + ` (bias 1), ` + "`peak_ewma`" + ` P2C, Dubbo-style ` + "`adaptive`" + `, ` + "`chbl`" + ` (consistent hashing with
 bounded loads on the problem id, c = 1.25), ` + "`pull`" + ` (join-idle-queue / pull), ` + "`window_swrr`" + ` (the guide's dynamic
@@ -610,91 +620,56 @@ The ideal (pays downloads) and the bound are shown beside, with the default's ra
 pays), one below 1 against the bound is not (a test fails). The rows "silent vs ideal-warm-drop" repeat the
 silent scenario against ideal-warm bound by the hub's rule for a silent judge; the tally counts them apart.
 Hot skew is not overload: the default binds a task only to a free slot, so no judge ever holds more tasks
-than its cores ("over cores" is 0 in every run of the default, see the detail tables); a skew above 1 says
+than its cores ("over cores" is 0 by construction, see the detail tables); a skew above 1 says
 the hot problem's tasks went where slots freed most often (small and fast judges).
 `
 
 const docPolicy = `
-## This round (issue 18): time to verdict, honest references, the deferral bug
+## The default policy
 
-**The metric.** The headline is now time to verdict against ` + "`ideal-warm`" + `, with the ideal and the lower
-bound beside it; wait is secondary (see Metrics and References above). On that metric the default misses
-its targets at low and moderate load: at ρ 0.5 its mean time to verdict is about 1.3× ideal-warm's in every
-scenario but the flash crowd. The reason is the ranking, not the data: a task goes to a free *home* (or a
-judge holding its data) before a faster free judge, so at low load, where a fast slot is almost always free,
-work lands on slow judges (j1 at 0.7, j4 at 0.5) to save a download of about 0.8 s. That was the ranking before
-item 6; see "Ranking by expected time to verdict" below. At ρ 0.95 the default beats the ideal (which pays every download) by 30–45 %.
+What ` + "`default`" + ` (sched.Bounded) does, as the code stands; the ablation below measures what each mechanism buys
+in this run, the headline where it falls short.
 
-**The deferral bug (fixed).** When every home of a task was busy, the default held the task for up to
-` + "`MaxDefer`" + ` (2 s) waiting for a home even when another free judge within the load bound already held its
-test data, where it could start at once without any download. It now takes that judge at once
-(` + "`cached_away`" + `) and defers only when no free judge holds the data (` + "`TestBoundedDeferral`" + `). In the quick run
-this lowered the default's mean wait at ρ 0.85 by 10–20 % in every scenario but the flash crowd (steady:
-0.30 → 0.24 s; gray: 1.39 → 1.20 s), at ρ 0.95 by 0–13 % (+2 % in the burst and silent cells, within noise),
-and its mean time to verdict by up to 4.5 % (drop 0.95: 6.84 → 6.53 s; +1.5–2 % in the same two cells).
+1. **Late binding, exact accounting.** A task is bound only to a judge with a free slot; the hub counts what it
+   dispatched since each judge's last heartbeat, so free slots are exact, and no judge ever holds more tasks
+   than its slots ("over cores" is 0 by construction, see the detail tables).
+2. **Homes and a bounded load on capacity.** Each problem's homes are its judges of highest weight on a
+   rendezvous ring weighted by capacity (slots × learnt speed), at least two, more for a problem with a large
+   share of recent dispatches; a judge takes a task for affinity only while its tasks stay within 1.25 × its
+   capacity's share of all assigned tasks (consistent hashing with bounded loads, on capacity, not slots).
+3. **Ranking by expected time to verdict.** Among the free judges it picks the least expected time to verdict:
+   the task's expected work (learnt per problem from results) at the judge's learnt speed, plus, if
+   the judge lacks the data, the learnt download time — weighted by how busy the cluster is (a download holds a
+   slot the queue needs: × (1 + u/(1 − u)), u the share of slots assigned) and, off a home within its load
+   bound, by the cache it evicts (× 1.5). Costs within 5 % count as equal and go to the judge holding the data,
+   then a home, then the higher ring weight. Before issue 18 the class (home and cached, home, cached) came
+   first and speed only broke ties: the variant ` + "`default-class`" + ` (not in the ablation grid below; run it with
+   ` + "`-policies default,default-class`" + `).
+4. **A deferral bounded by what it saves.** When a busy judge that holds the data is expected to finish the
+   task sooner than the best free judge (its expected wait for a slot + the run), the task is held for at most
+   that expected gain and never beyond ` + "`MaxDefer`" + ` (2 s), the clock starting the first time it declined a free
+   slot for the task (so locality survives a long queue; ` + "`default-enq`" + ` measures from enqueue instead). A free
+   judge that holds the data is taken at once: the deferral bug of issue 18 (waiting for a busy *home* while
+   another free judge had the data) is fixed and ` + "`TestBoundedDeferral`" + ` holds it fixed.
+5. **Speeds learnt from results.** ` + "`sched.SpeedMeter`" + ` fits log run = work(problem, language) − speed(judge)
+   online from the summed case wall times each result reports (robust to time-limit outliers), which also
+   exposes a gray judge within a few dozen of its results (` + "`default-nospeed`" + `, ` + "`default-oracle`" + `).
+6. **The cache view follows the heartbeat.** The hub's view of a judge's data is what its last heartbeat said
+   it holds or is fetching, plus what was sent since, so evictions leave the view
+   (hub/internal/hub ` + "`TestHeartbeatEvictionsPruneTheCacheView`" + `; the variant ` + "`default-growview`" + `, not in the ablation
+   grid, is the old, only-growing view).
+7. **Hot problems** (heavy hitters over a sliding minute) are spread by utilisation and their data is prefetched
+   to every judge. Languages are matched; a judge whose load1 exceeds 1.5 × its cores (something else eats its
+   CPU) gets nothing.
+8. **The queue notice** (hub/internal/hub, pure parts in sched/notice.go) shows each user the ETA of their own
+   position (` + "`sched.PositionETA`" + `, ` + "`TestPositionETA`" + `) and calls the queue overloaded only when it grows faster than
+   it drains over a window (` + "`sched.QueueTrend`" + `, ` + "`TestQueueTrend`" + `, ` + "`TestOverloaded`" + `), not after one busy pass.
 
-**Tried and dropped: a deferral bounded by the download it saves.** Capping each task's deferral at its own
-expected download time (told to the policy per task) made the default worse at ρ 0.95 in every scenario of
-the quick run (steady 5.61 → 5.99 s mean time to verdict, crash 12.2 → 13.6 s, silent 11.3 → 12.7 s): the
-deferral saves more than one download — a miss also evicts another problem's data from the judge that
-fetched it and spreads the problem's working set — so the 2 s cap stays.
-
-**Tests that fail if the policy breaks:** the bound is never beaten (` + "`TestBoundIsNeverBeaten`" + `); the default
-beats ` + "`pull`" + ` and ` + "`chbl`" + ` on mean time to verdict in three short scenarios with fixed seeds
-(` + "`TestDefaultBeatsPullAndCHBL`" + `); switching speed learning off fails ` + "`TestSpeedLearningShortensTimeToVerdict`" + `
-(sim) and ` + "`TestDefaultLearnsSpeedFromResults`" + ` (sched); the deferral bug's case (` + "`TestBoundedDeferral`" + `).
-
-## The default policy: why it missed, what changed (issue 8, on wait)
-
-The previous default (` + "`default-prev`" + ` in the ablation below; the previous report had it at 16 of 36 cells
-meeting all four targets) missed in two ways. Neither came from missing information — the hub knows
-free slots exactly from its own dispatch and result events — but from what the policy did with it.
-
-1. **Mean wait and hit ratio at ρ 0.85–0.95 and in the flash crowd; p99 ties with the ideal and pull
-   at ρ 0.95.** The wait for a warm judge (` + "`MaxDefer`" + `, delay scheduling) was measured from the task's
-   *enqueue* time. Once the queue is longer than that, every task reaches the head already past its
-   deferral and takes whatever slot frees first: the policy degenerates into "head of the queue to any
-   free slot" — what the ideal and ` + "`pull`" + ` do, hence the ties — and its hit ratio falls to that of a
-   random spread (0.77). Each miss holds its slot for the download, so capacity shrinks exactly when it
-   is scarce. **Change:** the deferral clock starts when the policy first declines a free slot for the
-   task (its own clock per submission, on the hub's clock rather than Redis's), and the limit is 2 s;
-   while the head task waits for one of its homes, later tasks in the dispatch window take the freed
-   slots of *their* homes. Locality survives a long queue, downloads stay rare, and the default now
-   out-runs the cache-blind ideal at high load instead of tying with it.
-2. **A judge that stops reporting (2–3× the ideal).** The ideal keeps using a silent judge it knows is
-   working; the hub must not (a silent judge stops getting work and its leases expire and requeue), so 8
-   of 60 slots are gone for 2 minutes. No policy can win that back, and at ρ 0.85 the silent rows
-   against the ideal stay ✗ (at ρ 0.95 the default's cache savings now outweigh the lost judge). Against
-   ` + "`ideal-drop`" + ` — the best any hub that obeys the rule could do, with zero detection delay — the default
-   passes everywhere, because it keeps caches warm and collects the silent judge's results until the hub
-   closes it. A policy-side "late heartbeat" check (no new work once a heartbeat is 1.5 intervals late,
-   which would need the heartbeat time in ` + "`sched.Judge`" + `) was tried and dropped: it changed nothing
-   measurable (a crashed judge's slots are already full of its lost tasks; a silent one still finishes
-   what it gets).
-
-Two more changes answer the brief rather than a missed target:
-
-3. **Per-judge speed.** Free judges of equal preference were ranked by ring weight and the fallback
-   walked the ring: speed was unknown. The policy now learns each judge's relative per-core speed from
-   the run times its results report (` + "`sched.SpeedMeter`" + `: an online fit of log run = work(problem,
-   language) − speed(judge), robust to time-limit outliers, which also exposes a gray judge within a few
-   dozen of its results), prefers the faster of two equally warm homes and falls back to the fastest free
-   slot. It does not move the wait (see the ablation) but shortens the time to verdict.
-4. **Hot problems** are spread by utilisation with the speed estimate as tie-break, still prefetched to
-   every judge.
-
-**What the simulator got wrong, fixed in this round.** It had no dispatch tick: a task held for affinity
-was looked at again only at the next arrival, result or heartbeat (the hub also passes every 250 ms). It
-now models the tick. The policy interface gained ` + "`Outcome.Run`" + ` (the run time a result reports), which the
-simulator feeds as the hub does. The simulator reports outcomes (` + "`Observe`" + `) to the policies that learn —
-` + "`peak_ewma`" + `, ` + "`adaptive`" + ` and now the default — and so does the real hub: every recorded result (judge,
-problem, language, latency, summed case wall time) and every expired lease.
-
-**Also changed:** the default's ` + "`Pick`" + ` computes each ring weight once per decision and selects homes
-without sorting (BenchmarkPick100Judges, 100 judges: about 6 µs per decision, down from about 60 µs on the
-same machine). Delay scheduling costs decisions instead: a held task is asked about again on every pass,
-so decisions per job rose from about 4 to 5–7 (the detail tables); the ns/decision column is wall clock on a
-shared machine and too noisy to compare.
+**Tests that fail if the policy breaks:** the bound is never beaten (` + "`TestBoundIsNeverBeaten`" + `); the default beats
+` + "`pull`" + ` and ` + "`chbl`" + ` on mean time to verdict in three short scenarios with fixed seeds
+(` + "`TestDefaultBeatsPullAndCHBL`" + `); switching speed learning off fails ` + "`TestSpeedLearningShortensTimeToVerdict`" + ` (sim)
+and ` + "`TestDefaultLearnsSpeedFromResults`" + ` (sched); the deferral bug's case (` + "`TestBoundedDeferral`" + `); evictions
+update the hub's view (` + "`TestHeartbeatEvictionsPruneTheCacheView`" + `); the ETA follows the position (` + "`TestPositionETA`" + `).
 
 ### What the hub feeds
 
@@ -763,19 +738,181 @@ side only recorded pushes count; one seen before the POST that enqueued it was a
    submission id as a string); the replay by enqueue time, ties in trace order.
 6. *Judges and data.* Simulated judges reject a task beyond their slots where the simulator queues it
    (only the push baselines over-commit). The warm plan (the hub prefetches a contest's data before it
-   starts) is not modelled: the simulator's affinity table starts empty, so the default may defer or
-   download where the hub found the data warm.
+   starts) is taken from the trace: the rehearsal records the test data each judge had downloaded and
+   verified by the start (a judge's ` + "`warm`" + ` list) and the replay starts that judge with it cached.
+   A trace without ` + "`warm`" + ` (one recorded before it existed) starts every judge empty, and the default
+   may then defer or download where the hub found the data warm.
 `
 
 const docAblation = `
 ## Ablation: what each mechanism buys
 
-%d seeds per cell, the same traces as above. The deferral clock carries the wait and hit-ratio gains
-(` + "`default-enq`" + ` and ` + "`default-nodefer`" + ` fall back to the previous numbers at ρ ≥ 0.85). Speed estimates do not
-improve the wait — late binding already regulates a slow or gray judge: it frees its slots slowly, so
-it takes fewer tasks — and at ρ 0.5 they cost about a tenth of a second of p99 wait (work leans on the
-fast judges and a few more tasks miss the cache); but they shorten the time to verdict, most at low load
-and with the gray judge, where a free fast slot is often available (compare ` + "`default`" + ` with ` + "`default-nospeed`" + ` and ` + "`default-ring`" + ` in the
-first table); the estimates come close to the oracle's true speeds.
+%d seeds per cell, the same traces as above; each variant undoes one mechanism of the default (the first
+table says which).
+`
+
+// docAblationAfter follows the ablation summary: what the variants show,
+// by mechanism (the figures are in the tables).
+const docAblationAfter = `
+How to read it. *Speed estimates* (` + "`default-nospeed`" + `, ` + "`default-ring`" + `, ` + "`default-prev`" + `): at low and moderate
+load a fast free slot is usually available, and ranking by learnt speed sends work to it, so the estimates
+shorten the time to verdict most there, and with the gray judge; the oracle's true speeds
+(` + "`default-oracle`" + `) do a few per cent better still. Where the summary shows ` + "`default-nospeed`" + ` faster at high load, the estimates cost more than
+they give once every slot is busy and there is rarely a choice: the likely mechanism — not isolated by a
+test — is that the deferral's expected gain counts a busy fast judge as finishing sooner, so tasks wait for
+fast judges while slow slots idle, and the capacity-weighted ring gives fast judges more homes. *The deferral*
+(` + "`default-nodefer`" + `, ` + "`default-enq`" + `): without it, or with its clock started at enqueue, affinity collapses once the
+queue is long (the hit ratio falls to that of a random spread, about 0.77), every miss holds a slot for its
+download, and at ρ 0.95 the time to verdict doubles or triples; at low load the deferral costs a little
+(waiting for a warm judge instead of downloading on an idle one). ` + "`default-prev`" + ` is the policy before issue 8's
+round (1 s deferral from enqueue, ring order, no speeds). The wait table shows the trade: speed-aware
+ranking and deferral raise the mean wait at low load (work waits for, or queues on, fast and warm judges)
+while lowering the time to verdict.
 
 `
+
+// WriteMisses lists, per target, the headline cells that miss it and by
+// how much (the ratio, or the hit ratio), so the report says plainly where
+// a goal is missed whatever the run's figures.
+func WriteMisses(w io.Writer, hs []Headline) {
+	type target struct {
+		name string
+		miss func(Headline) bool
+		val  func(Headline) string
+	}
+	targets := []target{
+		{fmt.Sprintf("mean time to verdict (≤ %.2f × the reference at ρ ≤ %.2f, ≤ %.2f × at %.2f)", TargetMean, TargetRhoLow, TargetMeanHigh, TargetRho),
+			func(h Headline) bool { return !h.MeetsMean }, func(h Headline) string { return fmt.Sprintf("%.3f×", h.MeanRatio) }},
+		{fmt.Sprintf("p99 time to verdict (≤ %.2f ×, ≤ %.2f × at %.2f)", TargetP99, TargetP99High, TargetRho),
+			func(h Headline) bool { return !h.MeetsP99 }, func(h Headline) string { return fmt.Sprintf("%.3f×", h.P99Ratio) }},
+		{fmt.Sprintf("within %.0f %% of the best other policy", (TargetBest-1)*100),
+			func(h Headline) bool { return !h.MeetsBest }, func(h Headline) string { return fmt.Sprintf("%.3f× %s", h.BestRatio, h.BestOther) }},
+		{fmt.Sprintf("hit ratio ≥ %.1f", TargetHit),
+			func(h Headline) bool { return !h.MeetsHit }, func(h Headline) string { return f2(h.Hit.Mean) }},
+	}
+	fmt.Fprintln(w, "\n**Where the goals are missed** (computed from the table above; the ratio is the default's to the row's reference):")
+	fmt.Fprintln(w)
+	for _, tg := range targets {
+		var cells []string
+		for _, h := range hs {
+			if !tg.miss(h) {
+				continue
+			}
+			c := fmt.Sprintf("%s %.2f (%s)", h.Scenario, h.Rho, tg.val(h))
+			if h.Ref != IdealWarm {
+				c = fmt.Sprintf("%s %.2f vs %s (%s)", h.Scenario, h.Rho, h.Ref, tg.val(h))
+			}
+			cells = append(cells, c)
+		}
+		if len(cells) == 0 {
+			fmt.Fprintf(w, "- %s: met in every cell.\n", tg.name)
+			continue
+		}
+		fmt.Fprintf(w, "- %s: missed in %d — %s.\n", tg.name, len(cells), strings.Join(cells, ", "))
+	}
+}
+
+// boundLooseness says how far below ideal-warm the bound sits in this
+// run: per load on the first scenario, and the lowest ratio of all cells.
+func (r *Results) boundLooseness() string {
+	e := r.Exp
+	if !slices.Contains(e.Policies, Bound) || !slices.Contains(e.Policies, IdealWarm) || len(e.Scenarios) == 0 {
+		return "not measured in this run"
+	}
+	ratio := func(s string, l float64) float64 {
+		b, w := r.Cell(s, l, Bound), r.Cell(s, l, IdealWarm)
+		if b == nil || w == nil {
+			return math.NaN()
+		}
+		return b.Stat(meanTTV).Mean / w.Stat(meanTTV).Mean
+	}
+	first := e.Scenarios[0].Name
+	var parts []string
+	for _, l := range e.Loads {
+		if l <= TargetRho {
+			x := f2(ratio(first, l)) + "×"
+			if len(parts) == 0 {
+				x += " ideal-warm's"
+			}
+			parts = append(parts, fmt.Sprintf("%s at ρ %.2f", x, l))
+		}
+	}
+	lo, at := math.Inf(1), ""
+	for _, sc := range e.Scenarios {
+		for _, l := range e.Loads {
+			if x := ratio(sc.Name, l); x < lo && l <= TargetRho {
+				lo, at = x, fmt.Sprintf("%s at ρ %.2f", sc.Name, l)
+			}
+		}
+	}
+	return fmt.Sprintf("in this run, in %s, its mean is %s; the lowest ratio of any cell at ρ ≤ %.2f is %s× (%s)", first, strings.Join(parts, ", "), TargetRho, f2(lo), at)
+}
+
+// WriteAblationSummary writes, per variant and load, the range over the
+// ablation's scenarios of the default's mean time to verdict divided by
+// the variant's (below 1: what the variant undoes helps), then lists the
+// cells where a variant beats the default by more than 3 %.
+func (r *Results) WriteAblationSummary(w io.Writer) {
+	e := r.Exp
+	var variants []string
+	for _, p := range e.Policies {
+		if !IsReference(p) && p != sched.NameDefault {
+			variants = append(variants, p)
+		}
+	}
+	ratio := func(s string, l float64, v string) float64 {
+		d, x := r.Cell(s, l, sched.NameDefault), r.Cell(s, l, v)
+		if d == nil || x == nil {
+			return math.NaN()
+		}
+		return d.Stat(meanTTV).Mean / x.Stat(meanTTV).Mean
+	}
+	fmt.Fprint(w, "\nThe default's mean time to verdict ÷ the variant's, lowest–highest over the scenarios above (below 1: the default is faster, so what the variant undoes helps):\n\n| variant |")
+	for _, l := range e.Loads {
+		fmt.Fprintf(w, " ρ %.2f |", l)
+	}
+	fmt.Fprint(w, "\n|---|")
+	for range e.Loads {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w)
+	var beaten []string
+	for _, v := range variants {
+		fmt.Fprintf(w, "| %s |", v)
+		for _, l := range e.Loads {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, sc := range e.Scenarios {
+				x := ratio(sc.Name, l, v)
+				lo, hi = min(lo, x), max(hi, x)
+				if x > TargetBest {
+					beaten = append(beaten, fmt.Sprintf("%s in %s at ρ %.2f (%.3f×)", v, sc.Name, l, x))
+				}
+			}
+			fmt.Fprintf(w, " %s–%s |", f2(lo), f2(hi))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(beaten) == 0 {
+		fmt.Fprintf(w, "\nNo variant beats the default by more than %.0f %% on mean time to verdict in any cell.\n", (TargetBest-1)*100)
+		return
+	}
+	fmt.Fprintf(w, "\nA variant beats the default by more than %.0f %% on mean time to verdict in %d cells: %s.\n", (TargetBest-1)*100, len(beaten), strings.Join(beaten, ", "))
+}
+
+// missesWhy opens the explanation of the misses with this run's split of
+// the steady scenario's gap to ideal-warm at ρ 0.5 and 0.85: what the
+// downloads cost the ideal, and what the hub's view costs beyond that.
+func missesWhy(hs []Headline) string {
+	var parts []string
+	for _, h := range hs {
+		if h.Scenario != "steady" || h.Ref != IdealWarm || (h.Rho != 0.5 && h.Rho != 0.85) {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("at ρ %.2f ideal-warm %s s, the ideal (paying downloads) %s s (+%.0f %%), the default %s s (+%.0f %% more)",
+			h.Rho, f2(h.RefMean.Mean), f2(h.Ideal.Mean), 100*(h.Ideal.Mean/h.RefMean.Mean-1), f2(h.Default.Mean), 100*(h.Default.Mean/h.Ideal.Mean-1)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "\n**Why headline cells miss.** The steady scenario's mean time to verdict, " + strings.Join(parts, "; ") + ". "
+}

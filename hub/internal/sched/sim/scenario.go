@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
 // A scenario file (JSON, documented in docs/scheduling.md, "Scenario
@@ -354,12 +356,16 @@ type traceFile struct {
 }
 
 type traceJobFile struct {
-	At       float64 `json:"at_s"`
-	Problem  int     `json:"problem"`
-	Work     float64 `json:"work_s"`
-	Compile  float64 `json:"compile_s"`
-	Language string  `json:"language"`
-	Class    string  `json:"class"`
+	At       float64   `json:"at_s"`
+	Problem  int       `json:"problem"`
+	Work     float64   `json:"work_s"`
+	Compile  float64   `json:"compile_s"`
+	Language string    `json:"language"`
+	Class    string    `json:"class"`
+	Cases    []float64 `json:"cases_s"`
+	Verdict  string    `json:"verdict"`
+	Judge    string    `json:"judge"`
+	TTV      float64   `json:"recorded_ttv_s"`
 }
 
 type faultFile struct {
@@ -760,13 +766,35 @@ func (f *scenarioFile) scenario() (Scenario, *FieldError) {
 					nonneg(at+".compile_s", j.Compile)); e != nil {
 					return sc, e
 				}
+				if e := nonneg(at+".recorded_ttv_s", j.TTV); e != nil {
+					return sc, e
+				}
+				cases := j.Compile
+				for c, x := range j.Cases {
+					if e := nonneg(fmt.Sprintf("%s.cases_s[%d]", at, c), x); e != nil {
+						return sc, e
+					}
+					cases += x
+				}
+				switch {
+				case j.Work == 0 && len(j.Cases) > 0:
+					j.Work = cases // the work is its compile and its cases
+				case len(j.Cases) > 0 && cases > j.Work+0.001*float64(len(j.Cases)+1):
+					return sc, bad(at+".cases_s", "compile_s + the cases = %v: more than work_s (%v)", cases, j.Work)
+				}
 				if j.Compile > j.Work && j.Work > 0 {
 					return sc, bad(at+".compile_s", "%v: want at most work_s (%v)", j.Compile, j.Work)
+				}
+				if j.Verdict != "" && !protocol.Verdict(j.Verdict).Final() {
+					return sc, bad(at+".verdict", "%q: not a final verdict", j.Verdict)
+				}
+				if _, ok := ids[j.Judge]; !ok && j.Judge != "" {
+					return sc, bad(at+".judge", "%q: no such judge in the cluster", j.Judge)
 				}
 				if _, ok := classPriority[j.Class]; !ok && j.Class != "" {
 					return sc, bad(at+".class", `%q: want "practice", "contest", "rejudge" or "custom"`, j.Class)
 				}
-				arr.Replay = append(arr.Replay, TraceJob{At: j.At, Problem: j.Problem, Work: j.Work, Compile: j.Compile, Language: j.Language, Class: j.Class})
+				arr.Replay = append(arr.Replay, TraceJob{At: j.At, Problem: j.Problem, Work: j.Work, Compile: j.Compile, Language: j.Language, Class: j.Class, Recorded: j.TTV})
 			}
 		}
 	}

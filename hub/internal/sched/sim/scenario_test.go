@@ -173,6 +173,11 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"negative decision cost", `{"name": "x", "hub": {"decision_cost_s": -0.1}}`, "hub.decision_cost_s", "≥ 0"},
 		{"empty judge language", `{"name": "x", "cluster": {"judges": [{"id": "a", "slots": 1, "speed": 1, "languages": ["cpp", " "]}]}}`, "cluster.judges[0].languages[1]", "empty"},
 		{"trace compile above work", `{"name": "x", "arrivals": {"trace": {"jobs": [{"at_s": 1, "problem": 0, "work_s": 1, "compile_s": 2}]}}}`, "arrivals.trace.jobs[0].compile_s", "at most work_s"},
+		{"trace negative case", `{"name": "x", "arrivals": {"trace": {"jobs": [{"at_s": 1, "problem": 0, "cases_s": [0.1, -0.2]}]}}}`, "arrivals.trace.jobs[0].cases_s[1]", "≥ 0"},
+		{"trace cases above work", `{"name": "x", "arrivals": {"trace": {"jobs": [{"at_s": 1, "problem": 0, "work_s": 1, "compile_s": 0.5, "cases_s": [0.3, 0.3]}]}}}`, "arrivals.trace.jobs[0].cases_s", "more than work_s"},
+		{"trace verdict", `{"name": "x", "arrivals": {"trace": {"jobs": [{"at_s": 1, "problem": 0, "work_s": 1, "verdict": "judging"}]}}}`, "arrivals.trace.jobs[0].verdict", "not a final verdict"},
+		{"trace judge", `{"name": "x", "arrivals": {"trace": {"jobs": [{"at_s": 1, "problem": 0, "work_s": 1, "judge": "j99"}]}}}`, "arrivals.trace.jobs[0].judge", "no such judge"},
+		{"trace negative recorded ttv", `{"name": "x", "arrivals": {"trace": {"jobs": [{"at_s": 1, "problem": 0, "work_s": 1, "recorded_ttv_s": -1}]}}}`, "arrivals.trace.jobs[0].recorded_ttv_s", "≥ 0"},
 		{"builtin with a typo", strings.Replace(string(steady), `"speed"`, `"sped"`, 1), "cluster.judges[0].sped", "unknown field"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/hub/internal/sched/lab"
 )
 
 // The references. None of the ideals is a bound: each is a strong,
@@ -323,7 +324,11 @@ func Run(cfg Config, tr *Trace) (*Result, error) {
 	}
 	s.run()
 	s.res.Rho = offeredLoad(s.cfg, tr)
-	return &s.res, nil
+	// A copy: a pointer into s would keep the whole simulation (jobs,
+	// events, judges, caches) alive as long as the result, megabytes per
+	// run, which a grid of thousands of runs holds until its report.
+	res := s.res
+	return &res, nil
 }
 
 // offeredLoad is the realised offered load of the measured window: the
@@ -367,7 +372,7 @@ func newSim(cfg Config, tr *Trace) (*sim, error) {
 			if cfg.NewPolicy != nil {
 				h.policy = cfg.NewPolicy(seed)
 			} else {
-				p, err := sched.NewWith(cfg.Policy, sched.Options{Seed: seed})
+				p, err := lab.NewWith(cfg.Policy, lab.Options{Seed: seed})
 				if err != nil {
 					return nil, fmt.Errorf("sim: policy: %w", err)
 				}
@@ -379,12 +384,23 @@ func newSim(cfg Config, tr *Trace) (*sim, error) {
 	}
 	s.res.Policy = cfg.Policy
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x4b))
+	problemOf := make(map[string]int, len(tr.Problems))
+	for p, pr := range tr.Problems {
+		if pr.Hash != "" {
+			problemOf[pr.Hash] = p
+		}
+	}
 	for i, spec := range cfg.Cluster {
 		capacity := cfg.CacheCapacity
 		if spec.Cache > 0 {
 			capacity = spec.Cache
 		}
 		j := &judge{spec: spec, idx: i, up: true, factor: 1, cache: newLRU(capacity), hot: 0, hubIdx: i % cfg.Hubs}
+		for _, h := range spec.Warm {
+			if p, ok := problemOf[h]; ok {
+				j.cache.put(p, 0) // held from the start: its hello lists it
+			}
+		}
 		j.hub.data = map[string]bool{}
 		h := &j.hub
 		j.cached = func(hash string) bool { return h.data[hash] }

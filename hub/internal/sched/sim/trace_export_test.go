@@ -22,6 +22,9 @@ func TestExportedTraceIsAScenario(t *testing.T) {
 			{SubmissionID: 90, AtMs: 1500, ProblemID: 1234, DataHash: "secret", Language: "py3", Priority: int(protocol.PriorityContest), WorkMs: 2500},
 			{SubmissionID: 91, AtMs: 1000, ProblemID: 777, Language: "cpp17", Priority: int(protocol.PriorityRejudge), WorkMs: 400},
 			{SubmissionID: 92, AtMs: 3000, ProblemID: 1234, Language: "cpp17", Priority: int(protocol.PriorityCustom), WorkMs: 100},
+			// A result as MySQL keeps it: cases measured on host-b (speed 0.5).
+			{SubmissionID: 93, AtMs: 7500, ProblemID: 777, Language: "cpp17", Priority: int(protocol.PriorityContest), WorkMs: 450,
+				CompileMs: 300, CasesMs: []int64{200, 100}, Verdict: "TLE", VerdictMs: 9000, RanOn: "host-b"},
 		},
 	}
 	b, err := schedtrace.Scenario(tr, schedtrace.ScenarioOptions{Name: "mine", ExtraJudges: 1})
@@ -48,6 +51,7 @@ func TestExportedTraceIsAScenario(t *testing.T) {
 		{At: 0, Problem: 0, Work: 0.4, Language: "cpp17", Class: "rejudge"},
 		{At: 0.5, Problem: 1, Work: 2.5, Language: "py3", Class: "contest"},
 		{At: 2, Problem: 1, Work: 0.1, Language: "cpp17", Class: "custom"},
+		{At: 6.5, Problem: 0, Work: 0.45, Compile: 0.3, Language: "cpp17", Class: "contest", Recorded: 1.5},
 	}
 	if len(sc.Arrivals.Replay) != len(want) {
 		t.Fatalf("jobs %+v", sc.Arrivals.Replay)
@@ -57,7 +61,10 @@ func TestExportedTraceIsAScenario(t *testing.T) {
 			t.Fatalf("job %d: %+v, want %+v", i, sc.Arrivals.Replay[i], w)
 		}
 	}
-	for _, secret := range []string{"host-a", "secret", "1234", "777", "\"90\""} {
+	if !strings.Contains(string(b), `"cases_s":[0.1,0.05],"verdict":"TLE","judge":"judge-02"`) {
+		t.Fatalf("the recorded result is not in the scenario:\n%s", b)
+	}
+	for _, secret := range []string{"host-a", "host-b", "secret", "1234", "777", "\"90\""} {
 		if strings.Contains(string(b), secret) {
 			t.Fatalf("the export leaks %q:\n%s", secret, b)
 		}

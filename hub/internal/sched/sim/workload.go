@@ -274,6 +274,9 @@ type TraceJob struct {
 	At, Work, Compile float64
 	Problem           int
 	Language, Class   string
+	// Recorded is the time to verdict the installation recorded (s; 0:
+	// not recorded), for comparison only: the simulator does not use it.
+	Recorded float64
 }
 
 // Classes of a job, by protocol priority name.

@@ -5,6 +5,13 @@
 //	go run ./hub/internal/sched/sim/cmd/sim            # full run
 //	go run ./hub/internal/sched/sim/cmd/sim -quick     # CI-sized
 //
+// -save FILE keeps the grid's results (gob); -from FILE writes the report
+// (-out) from them again without running the grid, e.g. after its prose
+// changed:
+//
+//	go run ./hub/internal/sched/sim/cmd/sim -seeds 5 -save run.gob
+//	go run ./hub/internal/sched/sim/cmd/sim -from run.gob [-note "..."]
+//
 // With -scenario it runs the grid on scenario files instead of the
 // built-in scenarios (the format is in docs/scheduling.md, "Scenario
 // files"; -show-scenario NAME prints a built-in one to start from), and
@@ -22,6 +29,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -53,6 +62,8 @@ func main() {
 			}
 		case o.replay != "":
 			err = runReplay(o, os.Stdout)
+		case o.from != "":
+			err = runFrom(o)
 		default:
 			err = run(o)
 		}
@@ -72,6 +83,7 @@ type options struct {
 	scenarios, policies, loads string
 	ablation, sweeps           bool
 	files, show, trace         string
+	save, from, note           string
 	// The replay.
 	replay, policy string
 	json, tasks    bool
@@ -83,7 +95,7 @@ type options struct {
 // replayOnly and gridOnly are the flags of one mode, refused in the other.
 var (
 	replayOnly = []string{"policy", "json", "tasks", "heartbeat", "download", "seed"}
-	gridOnly   = []string{"quick", "seeds", "out", "workers", "scenarios", "policies", "loads", "ablation", "sweeps", "scenario", "show-scenario", "trace"}
+	gridOnly   = []string{"quick", "seeds", "out", "workers", "scenarios", "policies", "loads", "ablation", "sweeps", "scenario", "show-scenario", "trace", "save", "from", "note"}
 )
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -101,6 +113,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.sweeps, "sweeps", true, "also run the sensitivity sweeps (cluster size, heterogeneity, test data size, problems) for the report")
 	fs.StringVar(&o.files, "scenario", "", "comma-separated scenario files (JSON, see docs/scheduling.md) to run instead of the built-in scenarios; no report unless -out is given")
 	fs.StringVar(&o.trace, "trace", "", "run the grid on this recorded run (schedtrace JSON, as `rehearse --trace` writes it) at its recorded arrival times, under every policy; no report unless -out is given")
+	fs.StringVar(&o.save, "save", "", "also write the grid's results (gob) to this file, for -from")
+	fs.StringVar(&o.from, "from", "", "write the report (-out) from results saved by -save instead of running the grid")
+	fs.StringVar(&o.note, "note", "", "a sentence for the report's \"Run on\" line (e.g. what else loaded the machine)")
 	fs.StringVar(&o.show, "show-scenario", "", "print the file of this built-in scenario and exit")
 	fs.StringVar(&o.replay, "replay", "", "replay this schedtrace JSON file instead of running the grid")
 	fs.StringVar(&o.policy, "policy", "", "replay: the policy (default the trace's, then the hub's default)")
@@ -131,6 +146,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.files != "" && o.trace != "" {
 		return options{}, fmt.Errorf("-scenario and -trace: one or the other")
+	}
+	if o.from != "" && (o.save != "" || o.files != "" || o.trace != "" || o.quick || set["seeds"]) {
+		return options{}, fmt.Errorf("-from: the grid comes from the file; -save, -scenario, -trace, -quick and -seeds do not apply")
 	}
 	if set["replay"] && o.replay == "" {
 		return options{}, fmt.Errorf("-replay: empty file name")
@@ -235,6 +253,9 @@ func run(o options) error {
 		}
 		e.Scenarios, e.Timeline, e.Loads = []sim.Scenario{sc}, tl, []float64{rho}
 		command += " -trace " + o.trace
+		if n, mean, p99 := recorded(sc); n > 0 {
+			fmt.Printf("Recorded by the installation: time to verdict mean %.2f s, p99 %.2f s over %d submissions (rejudged ones excluded).\n\n", mean, p99, n)
+		}
 	}
 	if o.scenarios != "" {
 		keep := map[string]bool{}
@@ -302,8 +323,64 @@ func run(o options) error {
 		fmt.Fprintln(os.Stderr)
 	}
 	elapsed := time.Since(start)
+	rep := sim.Report{Elapsed: elapsed, Command: command, Ablation: abl, Sweeps: sweeps,
+		Machine: machine(e.Workers), Date: start.UTC().Format("2006-01-02 15:04 MST"), Note: o.note}
+	if o.save != "" {
+		if err := save(o.save, saved{Results: res, Report: rep, Quick: o.quick}); err != nil {
+			return err
+		}
+	}
+	return output(res, rep, o.quick, o.out)
+}
+
+// saved is what -save writes and -from reads: the grid's results and the
+// report's metadata (ablation and sweeps inside it).
+type saved struct {
+	Results *sim.Results
+	Report  sim.Report
+	Quick   bool
+}
+
+func save(file string, s saved) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("-save: %w", err)
+	}
+	err = gob.NewEncoder(f).Encode(s)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("-save %s: %w", file, err)
+	}
+	return nil
+}
+
+// runFrom writes the table and the report from results saved by -save.
+func runFrom(o options) error {
+	f, err := os.Open(o.from)
+	if err != nil {
+		return fmt.Errorf("-from: %w", err)
+	}
+	defer f.Close()
+	var s saved
+	if err := gob.NewDecoder(f).Decode(&s); err != nil {
+		return fmt.Errorf("-from %s: %w", o.from, err)
+	}
+	if s.Results == nil || s.Results.Exp == nil || len(s.Results.Exp.Scenarios) == 0 {
+		return fmt.Errorf("-from %s: no results", o.from)
+	}
+	if o.note != "" {
+		s.Report.Note = o.note
+	}
+	return output(s.Results, s.Report, s.Quick, o.out)
+}
+
+// output prints the headline table and, if out is set, writes the report.
+func output(res *sim.Results, rep sim.Report, quick bool, out string) error {
+	e := res.Exp
 	hs := res.Headlines()
-	if o.quick {
+	if quick {
 		fmt.Println("QUICK RUN (-quick): shorter runs, fewer seeds and loads; not comparable to the full run (make sim).")
 		fmt.Println()
 	}
@@ -317,13 +394,11 @@ func run(o options) error {
 	res.WriteTTVTable(os.Stdout, e.Scenarios[0].Name)
 	fmt.Printf("\nMean / p99 wait (s), %s:\n\n", e.Scenarios[0].Name)
 	res.WriteWaitTable(os.Stdout, e.Scenarios[0].Name)
-	if o.out != "" {
-		rep := sim.Report{Elapsed: elapsed, Command: command, Ablation: abl, Sweeps: sweeps,
-			Machine: machine(e.Workers), Date: start.UTC().Format("2006-01-02 15:04 MST")}
-		if err := res.WriteReport(o.out, rep); err != nil {
+	if out != "" {
+		if err := res.WriteReport(out, rep); err != nil {
 			return err
 		}
-		fmt.Printf("\nwrote %s (%s)\n", o.out, elapsed.Round(time.Second))
+		fmt.Printf("\nwrote %s (%s)\n", out, rep.Elapsed.Round(time.Second))
 	}
 	return nil
 }
@@ -353,21 +428,37 @@ func machine(workers int) string {
 		runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-// traceScenario reads a recorded run (schedtrace) as a scenario at its
-// recorded times: a timeline that measures every task (no warm-up) and,
-// as the grid's load, the run's realised offered load (a label: the
-// arrivals are not scaled).
+// traceScenario reads a recorded run as a scenario at its recorded times:
+// a schedtrace (what `rehearse --trace` writes) or a scenario file whose
+// arrivals are a trace (what `verdict-stack export-trace` writes). The
+// timeline measures every task (no warm-up) and, as the grid's load, the
+// run's realised offered load (a label: the arrivals are not scaled).
 func traceScenario(file string) (sim.Scenario, sim.Timeline, float64, error) {
-	f, err := os.Open(file)
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace: %w", err)
 	}
-	tr, err := schedtrace.Read(f)
-	f.Close()
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(b, &keys) == nil && keys["tasks"] == nil && keys["arrivals"] != nil {
+		// A scenario file.
+		sc, err := sim.ParseScenario(b, file)
+		if err != nil {
+			return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace: %w", err)
+		}
+		if len(sc.Arrivals.Replay) == 0 {
+			return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace %s: a scenario without arrivals.trace: run it with -scenario", file)
+		}
+		if sc.Arrivals.ScaleToLoad {
+			return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace %s: arrivals.trace.scale_to_load is on: run it with -scenario (TRACE= replays the recorded times)", file)
+		}
+		tl, rho := traceTimeline(sc)
+		return sc, tl, rho, nil
+	}
+	tr, err := schedtrace.Read(bytes.NewReader(b))
 	if err != nil {
 		return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace %s: %w", file, err)
 	}
-	b, err := schedtrace.Scenario(tr, schedtrace.ScenarioOptions{Name: "trace"})
+	b, err = schedtrace.Scenario(tr, schedtrace.ScenarioOptions{Name: "trace"})
 	if err != nil {
 		return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace %s: %w", file, err)
 	}
@@ -375,6 +466,13 @@ func traceScenario(file string) (sim.Scenario, sim.Timeline, float64, error) {
 	if err != nil {
 		return sim.Scenario{}, sim.Timeline{}, 0, fmt.Errorf("-trace %s: %w", file, err)
 	}
+	tl, rho := traceTimeline(sc)
+	return sc, tl, rho, nil
+}
+
+// traceTimeline is the timeline and realised offered load of a scenario
+// replaying a trace at its recorded times.
+func traceTimeline(sc sim.Scenario) (sim.Timeline, float64) {
 	span, work := 0.0, 0.0
 	for _, j := range sc.Arrivals.Replay {
 		span, work = max(span, j.At), work+j.Work
@@ -383,5 +481,21 @@ func traceScenario(file string) (sim.Scenario, sim.Timeline, float64, error) {
 	if c := sim.Capacity(sc.Cluster); span > 0 && c > 0 {
 		rho = math.Round(work/span/c*100) / 100
 	}
-	return sc, sim.Timeline{Warmup: 0, Measured: span + 1, DisturbAt: span / 2}, rho, nil
+	return sim.Timeline{Warmup: 0, Measured: span + 1, DisturbAt: span / 2}, rho
+}
+
+// recorded summarises the times to verdict a trace recorded (mean and
+// p99 over the jobs that have one), for comparison with the simulated.
+func recorded(sc sim.Scenario) (n int, mean, p99 float64) {
+	var xs []float64
+	for _, j := range sc.Arrivals.Replay {
+		if j.Recorded > 0 {
+			xs = append(xs, j.Recorded)
+		}
+	}
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	d := sim.Summarise(xs)
+	return len(xs), d.Mean, d.P99
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,5 +177,80 @@ func TestTraceScenario(t *testing.T) {
 	}
 	if _, _, _, err := traceScenario(filepath.Join(dir, "none.json")); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Fatalf("missing file: %v", err)
+	}
+
+	// What `verdict-stack export-trace` writes (a scenario file replaying
+	// a trace) is read the same way, recorded times to verdict included.
+	tr.Tasks[0].VerdictMs, tr.Tasks[0].Verdict = 1500, "AC"
+	tr.Tasks[1].VerdictMs = 4000
+	b, err := schedtrace.Scenario(tr, schedtrace.ScenarioOptions{Name: "exported"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := filepath.Join(dir, "exported.json")
+	if err := os.WriteFile(exported, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, tl, rho, err = traceScenario(exported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Name != "exported" || len(sc.Arrivals.Replay) != 11 || tl.Measured != 11 || rho != 0.28 {
+		t.Fatalf("scenario %s, %d jobs, timeline %+v, ρ %v", sc.Name, len(sc.Arrivals.Replay), tl, rho)
+	}
+	if n, mean, p99 := recorded(sc); n != 2 || mean != 2.25 || math.Abs(p99-2.985) > 1e-9 {
+		t.Fatalf("recorded: %d, mean %v, p99 %v", n, mean, p99)
+	}
+	scaled, err := schedtrace.Scenario(tr, schedtrace.ScenarioOptions{ScaleToLoad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exported, scaled, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := traceScenario(exported); err == nil || !strings.Contains(err.Error(), "scale_to_load is on") {
+		t.Fatalf("a scaled trace: %v", err)
+	}
+	if err := os.WriteFile(exported, []byte(`{"name": "x", "arrivals": {"burst": {"problem_rank": 1, "factor": 2, "at": 1, "length_s": 1}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := traceScenario(exported); err == nil || !strings.Contains(err.Error(), "without arrivals.trace") {
+		t.Fatalf("a scenario without a trace: %v", err)
+	}
+}
+
+// TestSaveAndReportFrom: -save keeps what the report needs and -from
+// writes the same report from it without running the grid.
+func TestSaveAndReportFrom(t *testing.T) {
+	dir := t.TempDir()
+	out, saved := filepath.Join(dir, "a.md"), filepath.Join(dir, "a.gob")
+	o, err := parseFlags([]string{"-quick", "-seeds", "1", "-scenarios", "steady", "-loads", "0.5,0.85", "-policies", "default,pull,bound",
+		"-ablation=false", "-sweeps=false", "-out", out, "-save", saved}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(o); err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(dir, "b.md")
+	if o, err = parseFlags([]string{"-from", saved, "-out", again}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := runFrom(o); err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.ReplaceAll(string(b), "](b/", "](a/"); got != string(a) || !strings.Contains(got, "| default |") {
+		t.Fatalf("the report from -from differs from the run's")
+	}
+	if _, err := parseFlags([]string{"-from", saved, "-seeds", "3"}, io.Discard); err == nil {
+		t.Fatal("-from took -seeds")
 	}
 }
