@@ -26,9 +26,15 @@ func TestAttemptFollowsTheTask(t *testing.T) {
 	}
 	want("enqueued", 8, 1, true)
 	const lease = 300 * time.Millisecond
+	if j, err := q.LeaseHolder(ctx, 8); err != nil || j != "" {
+		t.Fatalf("queued: LeaseHolder = %q, %v; want none", j, err)
+	}
 	at, err := q.Lease(ctx, ref(8, 1), "j1", lease)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if j, err := q.LeaseHolder(ctx, 8); err != nil || j != "j1" {
+		t.Fatalf("leased: LeaseHolder = %q, %v; want j1", j, err)
 	}
 	time.Sleep(time.Until(at.Add(lease + 100*time.Millisecond)))
 	if exp, err := q.Reap(ctx, 10); err != nil || len(exp) != 1 || exp[0].Ref != ref(8, 2) {
@@ -53,5 +59,12 @@ func TestAttemptFollowsTheTask(t *testing.T) {
 	}
 	if _, _, err := q.Attempt(ctx, 10); err == nil {
 		t.Fatal("a malformed attempt field read without an error")
+	}
+	// Many at once: 0 for none and for a malformed field.
+	if got, err := q.Attempts(ctx, []int64{8, 9, 10}); err != nil || len(got) != 3 || got[0] != 3 || got[1] != 0 || got[2] != 0 {
+		t.Fatalf("Attempts = %v, %v; want [3 0 0]", got, err)
+	}
+	if j, err := q.LeaseHolder(ctx, 8); err != nil || j != "" {
+		t.Fatalf("rejudged (queued): LeaseHolder = %q, %v; want none", j, err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/verdict-oj/verdict/internal/queue"
 )
 
 // caseCount is the number of test cases of the demo problem a-plus-b
@@ -72,11 +74,14 @@ func Run(ctx context.Context, e *Env, d Drill) Result {
 // leasedTo waits until the submission's task is leased and returns the
 // judge holding it.
 func (e *Env) leasedTo(ctx context.Context, id int64, within time.Duration) (string, error) {
+	q, err := queue.New(queue.Config{Client: e.RDB, Names: e.Names})
+	if err != nil {
+		return "", err
+	}
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		m, err := e.RDB.HGetAll(ctx, e.Names.Task(id)).Result()
-		if err == nil && m["state"] == "leased" && m["judge"] != "" {
-			return m["judge"], nil
+		if j, err := q.LeaseHolder(ctx, id); err == nil && j != "" {
+			return j, nil
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -2,12 +2,8 @@ package judging
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
@@ -107,18 +103,17 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 // withoutTask returns the refs whose attempt has no task record in Redis
 // (none, or an older attempt's).
 func (s *Service) withoutTask(ctx context.Context, refs []store.QueuedRef) ([]store.QueuedRef, error) {
-	pipe := s.rdb.Pipeline()
-	cmds := make([]*redis.StringCmd, len(refs))
+	ids := make([]int64, len(refs))
 	for i, r := range refs {
-		cmds[i] = pipe.HGet(ctx, s.n.Task(r.ID), "attempt")
+		ids[i] = r.ID
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	attempts, err := s.q.Attempts(ctx, ids)
+	if err != nil {
 		return nil, fmt.Errorf("judging: read tasks: %w", err)
 	}
 	var out []store.QueuedRef
-	for i, c := range cmds {
-		a, err := strconv.Atoi(c.Val())
-		if err != nil || a < refs[i].Attempt {
+	for i, a := range attempts {
+		if a < refs[i].Attempt {
 			out = append(out, refs[i])
 		}
 	}
