@@ -165,8 +165,8 @@ func TestHostileMountinfo(t *testing.T) {
 }
 
 // checkout is the module's directory: above the working directory (go
-// test), else above the test binary (the cgroup v2 VM runs it from /, the
-// binary built under the checkout's var/).
+// test), else above the test binary (the cgroup v2 VM runs it from /tmp,
+// the binary built under the checkout's var/), else the binary's dir.
 func checkout(t *testing.T) string {
 	t.Helper()
 	exe, err := os.Executable()
@@ -184,6 +184,8 @@ func checkout(t *testing.T) string {
 			}
 		}
 	}
-	t.Fatalf("no go.mod above %s or %s", wd, exe)
-	return ""
+	// No checkout above either (the cgroup v2 VM test runs the test
+	// binary from its build dir with the host's /tmp hidden): the test
+	// binary's own dir is the host path the run must not see.
+	return filepath.Dir(exe)
 }
