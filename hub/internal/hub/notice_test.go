@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verdict-oj/verdict/hub/internal/hub"
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testenv"
@@ -16,7 +17,13 @@ import (
 // stored notice keeps, for a new submission).
 func TestNoticeETAFollowsPosition(t *testing.T) {
 	env := testenv.Redis(t)
-	th := startHub(t, env, nil)
+	// The notice goes up when the queue grows faster than it drains over
+	// the trend window (10 notice intervals, samples spanning 3): the
+	// trend must have sampled the queue empty before it grows (below),
+	// and at the helpers' 50 ms the window is half a second, so on a
+	// loaded machine (the whole suite under -race) a late tick could find
+	// those samples gone and never see growth. 250 ms: a 2.5 s window.
+	th := startHub(t, env, func(c *hub.Config) { c.NoticeInterval = 250 * time.Millisecond })
 	q := th.h.Queue()
 	addSession(t, env, "cookie-7", 7, "")
 	b, err := dialBrowser(t, th.url("/ws"), "cookie-7")
@@ -39,10 +46,13 @@ func TestNoticeETAFollowsPosition(t *testing.T) {
 	j.waitDispatchable(env)
 	enqueue(t, q, newTask(1, 1, 7), newTask(2, 1, 7), newTask(3, 1, 7))
 	waitResults(t, env, 3, 5*time.Second)
+	// The queue is empty: let the trend sample it so (more than the 3
+	// intervals its span needs) before it grows.
+	time.Sleep(5 * 250 * time.Millisecond)
 	enqueue(t, q, newTask(4, 1, 7), newTask(5, 1, 7), newTask(6, 1, 7), newTask(7, 1, 7), newTask(8, 1, 7))
 	b.subscribe("s7", protocol.Channel{Kind: protocol.ChannelSubmission, ID: 7})
 
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for {
 		msg, err := b.next(time.Until(deadline))
 		if err != nil {
