@@ -41,6 +41,13 @@
 // prometheus.Registry, with the Go and process collectors; never the global
 // default registry, so tests and several Obs in one process do not collide).
 //
+// # Metric names read by other processes
+//
+// A metric another process reads is named here once:
+// HubDispatchPassSeconds (the hub's dispatch pass latency, which the
+// contest rehearsal feeds to the scheduling simulator's replay), read with
+// HistogramMean.
+//
 // A process that drains registers a check that fails once draining starts,
 // so /readyz turns 503 and the balancer stops sending it work before it
 // stops listening.

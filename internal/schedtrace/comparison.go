@@ -39,7 +39,9 @@ type ComparisonModel struct {
 	PeekWindow     int    `json:"peek_window"`
 	CacheProblems  int    `json:"cache_problems"`
 	Download       string `json:"download"` // "model" (ModelDownload) or "custom"
-	Seed           uint64 `json:"seed"`
+	// PassMs is the dispatch pass latency modelled (Trace.PassMs).
+	PassMs float64 `json:"pass_ms"`
+	Seed   uint64  `json:"seed"`
 }
 
 // ComparisonRow is one row of the comparison. A gap is (sim − hub) / hub in

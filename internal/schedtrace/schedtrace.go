@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
@@ -21,8 +22,13 @@ const maxErrors = 10
 type Trace struct {
 	Start  time.Time `json:"start"`
 	Policy string    `json:"policy"` // the hub's policy name ("" = the hub default)
-	Judges []Judge   `json:"judges"`
-	Tasks  []Task    `json:"tasks"`
+	// PassMs is the hub's mean dispatch pass latency over the run, ms
+	// (its verdict_hub_dispatch_pass_seconds: a pass's start to its last
+	// task handed to a judge's socket). The replay models passes of that
+	// length; 0: instantaneous passes.
+	PassMs float64 `json:"pass_ms,omitempty"`
+	Judges []Judge `json:"judges"`
+	Tasks  []Task  `json:"tasks"`
 }
 
 // Judge is one judge connection of the run.
@@ -74,6 +80,9 @@ func (t Trace) Validate() error {
 	}
 	if len(t.Judges) == 0 {
 		bad("judges: none")
+	}
+	if t.PassMs < 0 || math.IsNaN(t.PassMs) || t.PassMs > 60000 {
+		bad("pass_ms: %v not in [0, 60000]", t.PassMs)
 	}
 	byID := map[string][]int{}
 	for i, j := range t.Judges {

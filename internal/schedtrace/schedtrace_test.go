@@ -98,6 +98,8 @@ func TestValidate(t *testing.T) {
 		{"sample", func(*Trace) {}, ""},
 		{"dispatch before enqueue", func(t *Trace) { t.Tasks[0].AtMs = 10 }, ""},
 		{"no judges", func(t *Trace) { t.Judges = nil; t.Tasks = nil }, "judges: none"},
+		{"pass latency", func(t *Trace) { t.PassMs = 1.5 }, ""},
+		{"negative pass latency", func(t *Trace) { t.PassMs = -1 }, "pass_ms: -1 not in"},
 		{"empty id", func(t *Trace) { t.Judges[0].ID = "" }, "judges[0].id: empty"},
 		{"zero slots", func(t *Trace) { t.Judges[1].Slots = 0 }, "judges[1].slots: 0 < 1"},
 		{"zero speed", func(t *Trace) { t.Judges[0].Speed = 0 }, "judges[0].speed"},

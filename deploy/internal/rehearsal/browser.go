@@ -97,7 +97,7 @@ func (b *browser) open(ctx context.Context) error {
 			}
 		}
 	}
-	b.r.m.ok(ClassSocket, due)
+	b.r.m.ok(ClassSocket, due, due)
 	rctx, cancel := context.WithCancel(context.Background())
 	b.mu.Lock()
 	b.live, b.cancel, b.done = l, cancel, make(chan struct{})
@@ -231,6 +231,13 @@ func boardFrame(raw []byte) bool {
 // apply merges a scoreboard document into the board (replace: it is the
 // whole board), measuring how long each judged result took to show when
 // measure is set (not for the snapshot that answers a subscribe).
+//
+// A result shows when its cell changes: a cell equal to what the browser
+// showed before has not taken it yet (or the result changes nothing
+// visible — a compile error, which ICPC does not count, whose pending
+// state was never shown); it is measured when the cell next changes,
+// from the latest result. A frozen board still shows the results of
+// before the freeze (later ones are not measured).
 func (b *browser) apply(raw json.RawMessage, replace, measure bool, now time.Time) {
 	if !b.keep && !b.sample {
 		return
@@ -242,12 +249,14 @@ func (b *browser) apply(raw json.RawMessage, replace, measure bool, now time.Tim
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	old := b.board
 	if replace || d.Full || b.board == nil {
 		b.board = map[int64]row{}
 	}
 	for _, rw := range d.Rows {
+		prev, had := old[rw.UserID]
 		b.board[rw.UserID] = rw
-		if !b.sample || d.Frozen {
+		if !b.sample {
 			continue
 		}
 		for label, c := range rw.Problems {
@@ -255,11 +264,16 @@ func (b *browser) apply(raw json.RawMessage, replace, measure bool, now time.Tim
 				continue
 			}
 			k := cellKey{rw.UserID, label}
-			if seq, t0 := b.r.stale.latest(k); seq > b.seen[k] {
-				b.seen[k] = seq
-				if measure {
-					b.r.staleness.Add(now.Sub(t0))
-				}
+			seq, t0 := b.r.stale.latest(k)
+			if seq <= b.seen[k] {
+				continue
+			}
+			if pc, ok := prev.Problems[label]; had && ok && pc == c {
+				continue
+			}
+			b.seen[k] = seq
+			if measure {
+				b.r.staleness.Add(now.Sub(t0))
 			}
 		}
 	}

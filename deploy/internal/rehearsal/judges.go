@@ -196,6 +196,7 @@ type firstAttempt struct {
 	dataHash  string
 	language  string
 	work      time.Duration // at speed 1
+	result    time.Time     // the first attempt's result left the judge
 }
 
 // judgeSpan is one simulated judge's connection.
@@ -243,6 +244,7 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 		p.works[t.SubmissionID] = t.Work
 		if f := p.first[t.SubmissionID]; f != nil && t.Attempt == 1 {
 			f.work = time.Duration(float64(t.Work) * p.r.cfg.Speed)
+			f.result = ev.At
 		}
 		p.mu.Unlock()
 		p.r.resultSent(t.SubmissionID, t.Attempt, ev.At)
@@ -258,6 +260,17 @@ func (p *judgePool) addWait(judge string, d time.Duration) {
 	}
 	p.mu.Unlock()
 	rec.Add(d)
+}
+
+// firstTimes is when a submission's first attempt was first pushed to a
+// judge and when its result left that judge (zero: not yet).
+func (p *judgePool) firstTimes(id int64) (pushed, result time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if f := p.first[id]; f != nil {
+		return f.pushed, f.result
+	}
+	return time.Time{}, time.Time{}
 }
 
 // work is the simulated work of a submission's latest judged attempt.

@@ -45,7 +45,9 @@ type window struct {
 // from every contestant goroutine.
 type Metrics struct {
 	mu       sync.Mutex
-	lat      map[string]*bench.Recorder
+	lat      map[string]*bench.Recorder // from the due time (open loop)
+	own      map[string]*bench.Recorder // from the last try's send: the request's own time
+	slow     map[int64]int              // requests over SlowRequest open loop, by real second
 	fails    map[Failure]int
 	provoked map[Failure]int
 	shed     map[Failure]int // answered 429/503 with Retry-After and retried, as a browser does
@@ -53,16 +55,30 @@ type Metrics struct {
 }
 
 func newMetrics() *Metrics {
-	m := &Metrics{lat: map[string]*bench.Recorder{}, fails: map[Failure]int{}, provoked: map[Failure]int{}, shed: map[Failure]int{}}
+	m := &Metrics{lat: map[string]*bench.Recorder{}, own: map[string]*bench.Recorder{}, slow: map[int64]int{},
+		fails: map[Failure]int{}, provoked: map[Failure]int{}, shed: map[Failure]int{}}
 	for _, c := range classOrder {
-		m.lat[c] = &bench.Recorder{}
+		m.lat[c], m.own[c] = &bench.Recorder{}, &bench.Recorder{}
 	}
 	return m
 }
 
-// ok records a request that succeeded, measured from its due time.
-func (m *Metrics) ok(class string, due time.Time) {
-	m.lat[class].Add(time.Since(due))
+// SlowRequest is the open-loop latency over which a request is counted in
+// the report's timeline of slow requests (the page goal).
+const SlowRequest = 300 * time.Millisecond
+
+// ok records a request that succeeded: from its due time (open loop: what
+// the user waited, the generator's own lateness included) and from sent,
+// when the try that succeeded left the client (the request's own time).
+func (m *Metrics) ok(class string, due, sent time.Time) {
+	now := time.Now()
+	m.lat[class].Add(now.Sub(due))
+	m.own[class].Add(now.Sub(sent))
+	if now.Sub(due) > SlowRequest {
+		m.mu.Lock()
+		m.slow[due.Unix()]++
+		m.mu.Unlock()
+	}
 }
 
 // provoke marks [from, from+d) as the aftermath of a fault: failures in it
@@ -105,14 +121,36 @@ type FailureCount struct {
 	N int
 }
 
-func (m *Metrics) summaries() []ClassSummary {
-	var out []ClassSummary
+func (m *Metrics) summaries() (open, own []ClassSummary) {
 	for _, c := range classOrder {
 		if s := m.lat[c].Summary(); s.N > 0 {
-			out = append(out, ClassSummary{Class: c, Summary: s})
+			open = append(open, ClassSummary{Class: c, Summary: s})
+			own = append(own, ClassSummary{Class: c, Summary: m.own[c].Summary()})
 		}
 	}
-	return out
+	return open, own
+}
+
+// SlowSecond is one second of real time and the requests due in it that
+// took over SlowRequest.
+type SlowSecond struct {
+	At time.Time
+	N  int
+}
+
+// slowest returns the n seconds with the most slow requests, busiest
+// first, and the total of slow requests.
+func (m *Metrics) slowest(n int) ([]SlowSecond, int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []SlowSecond
+	total := 0
+	for s, k := range m.slow {
+		out = append(out, SlowSecond{At: time.Unix(s, 0), N: k})
+		total += k
+	}
+	slices.SortFunc(out, func(a, b SlowSecond) int { return cmp.Or(-cmp.Compare(a.N, b.N), a.At.Compare(b.At)) })
+	return out[:min(n, len(out))], total
 }
 
 func counts(m map[Failure]int) []FailureCount {

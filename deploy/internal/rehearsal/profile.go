@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -22,13 +23,16 @@ type Profile struct {
 	Err           string
 }
 
-// profiles takes a CPU profile of the first web node and of the hub,
-// both at once, for d.
+// profiles takes a CPU profile of the first web node, of the hub and of
+// the load generator itself (this process: where its CPU goes decides
+// whether the figures measure the stack or the generator), all at once,
+// for d.
 func (r *run) profiles(ctx context.Context, d time.Duration) []Profile {
 	sc := r.env.Stack.Config()
 	targets := []struct{ name, addr string }{
 		{"web-1", "127.0.0.1:" + strconv.Itoa(sc.WebPorts[0])},
 		{"hub", "127.0.0.1:" + strconv.Itoa(sc.HubPort)},
+		{"generator", ""},
 	}
 	out := make([]Profile, len(targets))
 	done := make(chan struct{}, len(targets))
@@ -46,21 +50,17 @@ func (r *run) profiles(ctx context.Context, d time.Duration) []Profile {
 
 func (r *run) profile(ctx context.Context, name, addr string, d time.Duration) Profile {
 	p := Profile{Process: name}
-	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds()))
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	var body []byte
+	var err error
+	bin := filepath.Join(r.env.Bin, map[bool]string{true: "hub", false: "webapp"}[name == "hub"])
+	if addr == "" {
+		body, err = selfProfile(ctx, d)
+		bin, _ = os.Executable()
+	} else {
+		body, err = fetchProfile(ctx, addr, d)
+	}
 	if err != nil {
 		p.Err = err.Error()
-		return p
-	}
-	resp, err := (&http.Client{Timeout: d + 30*time.Second}).Do(req)
-	if err != nil {
-		p.Err = err.Error()
-		return p
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		p.Err = fmt.Sprintf("GET %s: %s %v", url, resp.Status, err)
 		return p
 	}
 	dir := r.cfg.ProfileDir
@@ -76,8 +76,9 @@ func (r *run) profile(ctx context.Context, name, addr string, d time.Duration) P
 		p.Err = err.Error()
 		return p
 	}
-	bin := filepath.Join(r.env.Bin, map[bool]string{true: "hub", false: "webapp"}[name == "hub"])
-	cmd := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-nodecount=15", bin, p.File)
+	// Cumulative: which of our functions the time is spent under (the
+	// flat top is the runtime's syscalls and allocator).
+	cmd := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-cum", "-nodecount=30", bin, p.File)
 	var o bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &o
 	if err := cmd.Run(); err != nil {
@@ -90,4 +91,34 @@ func (r *run) profile(ctx context.Context, name, addr string, d time.Duration) P
 		}
 	}
 	return p
+}
+
+// fetchProfile reads a CPU profile of d from a component's pprof endpoint.
+func fetchProfile(ctx context.Context, addr string, d time.Duration) ([]byte, error) {
+	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := (&http.Client{Timeout: d + 30*time.Second}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s %v", url, resp.Status, err)
+	}
+	return body, nil
+}
+
+// selfProfile takes a CPU profile of this process for d.
+func selfProfile(ctx context.Context, d time.Duration) ([]byte, error) {
+	var b bytes.Buffer
+	if err := pprof.StartCPUProfile(&b); err != nil {
+		return nil, fmt.Errorf("profile of the load generator: %w", err)
+	}
+	sleepFor(ctx, d)
+	pprof.StopCPUProfile()
+	return b.Bytes(), nil
 }

@@ -20,13 +20,25 @@ type Report struct {
 	Config       Config
 	Plan         Totals
 	Began, Ended time.Time
+	Start        time.Time // the contest's start, real time
 
 	Logins, LoginRetries int
 	LoginSpan            time.Duration // first login due → last login done
 	Submitted            int
-	LateSubs             int // planned, not sent or refused as over: the contestant was still behind at the end
-	GoingAway            int // sockets closed "going away" and reopened (not failures)
-	Latency              []ClassSummary
+	LateSubs             int            // planned, not sent or refused as over: the contestant was still behind at the end
+	GoingAway            int            // sockets closed "going away" and reopened (not failures)
+	Latency              []ClassSummary // open loop, from the due time
+	OwnLatency           []ClassSummary // from the send of the try that succeeded
+	// StackLatency is nginx's own timings per class (its access log);
+	// StackLatencyErr says why there are none.
+	StackLatency    []StackLatency
+	StackLatencyErr string
+	// Slowest are the seconds with the most requests over SlowRequest
+	// (open loop), SlowTotal all of those requests.
+	Slowest   []SlowSecond
+	SlowTotal int
+	// OverheadParts splits Overhead (see run.parts).
+	OverheadParts        [4]bench.Summary
 	Unexpected, Provoked []FailureCount
 	Shed                 []FailureCount // 429/503 answered with Retry-After, retried
 	VerdictAt, Overhead  bench.Summary
@@ -46,6 +58,11 @@ type Report struct {
 	// TraceFile (nil when it did not run: ReplayErr says why).
 	Replay               *schedtrace.Comparison
 	TraceFile, ReplayErr string
+	// Passes is the hub's dispatch passes that placed tasks; PassErr why
+	// their latency could not be read (the replay then has instantaneous
+	// passes).
+	Passes  int64
+	PassErr string
 	// WarmJudges of StartJudges (the judges connected at the start) held
 	// test data then, WarmHashes packages in all: the replay starts them
 	// with those caches.
@@ -84,7 +101,21 @@ func (r *run) report(rep *Report) {
 	rep.LateSubs = int(r.lateSubs.Load())
 	rep.GoingAway = int(r.goingAway.Load())
 	rep.LoginSpan = time.Duration(r.loginSpan.Load())
-	rep.Latency = r.m.summaries()
+	rep.Start = r.start
+	rep.Latency, rep.OwnLatency = r.m.summaries()
+	rep.Slowest, rep.SlowTotal = r.m.slowest(8)
+	for i := range r.parts {
+		rep.OverheadParts[i] = r.parts[i].Summary()
+	}
+	if f, err := os.Open(filepath.Join(r.env.Stack.Dir(), "nginx", "access.log")); err != nil {
+		rep.StackLatencyErr = err.Error()
+	} else {
+		rep.StackLatency, err = readAccessLog(f, r.contest)
+		f.Close()
+		if err != nil {
+			rep.StackLatencyErr = err.Error()
+		}
+	}
 	rep.Unexpected, rep.Provoked, rep.Shed = r.m.failures()
 	rep.VerdictAt, rep.Overhead, rep.Staleness = r.verdictAt.Summary(), r.overhead.Summary(), r.staleness.Summary()
 	rep.FirstMinute = r.firstMinute.Summary()
@@ -162,6 +193,27 @@ func (rep *Report) Print(w io.Writer) {
 	io.WriteString(w, rep.Markdown())
 }
 
+// passLine says how long the replay's dispatch passes took.
+func passLine(rep *Report) string {
+	if rep.Replay.Model.PassMs > 0 {
+		return fmt.Sprintf("dispatch passes of %.2f ms, the mean of the hub's %d passes that placed tasks", rep.Replay.Model.PassMs, rep.Passes)
+	}
+	if rep.PassErr != "" {
+		return "instantaneous dispatch passes (the hub's pass latency could not be read: " + rep.PassErr + ")"
+	}
+	return "instantaneous dispatch passes"
+}
+
+// contestClock is the contest time of real time t (negative before the
+// start, with the login window's compression).
+func contestClock(t time.Time, rep *Report) string {
+	d := t.Sub(rep.Start)
+	if d < 0 {
+		return "-" + time.Duration(float64(-d)*rep.Config.ArrivalCompress).Round(time.Second).String()
+	}
+	return time.Duration(float64(d) * rep.Config.Compress).Round(time.Second).String()
+}
+
 func msf(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Millisecond)) }
 
 // Markdown is the report as docs/rehearsal.md holds it.
@@ -230,6 +282,29 @@ func (rep *Report) Markdown() string {
 	for _, l := range rep.Latency {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", l.Class, l.N, msf(l.P50), msf(l.P99), msf(l.Max))
 	}
+	fmt.Fprintf(&b, "\nThe same requests from the send of the try that succeeded (the request's own time, as the client saw it), and as nginx logged them ($request_time, and $upstream_response_time: the web node's answer), successful answers only (ms):\n\n")
+	stackOf := map[string]StackLatency{}
+	for _, l := range rep.StackLatency {
+		stackOf[l.Class] = l
+	}
+	fmt.Fprintf(&b, "| class | client p50 | client p99 | client max | nginx n | nginx p50 | nginx p99 | nginx max | web node p99 | web node max |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, l := range rep.OwnLatency {
+		n := stackOf[l.Class]
+		nginx := "| – | – | – | – | – | –"
+		if n.Request.N > 0 {
+			nginx = fmt.Sprintf("| %d | %s | %s | %s | %s | %s", n.Request.N, msf(n.Request.P50), msf(n.Request.P99), msf(n.Request.Max), msf(n.Upstream.P99), msf(n.Upstream.Max))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s %s |\n", l.Class, msf(l.P50), msf(l.P99), msf(l.Max), nginx)
+	}
+	if rep.StackLatencyErr != "" {
+		fmt.Fprintf(&b, "\nnginx's access log could not be read: %s\n", rep.StackLatencyErr)
+	}
+	if rep.SlowTotal > 0 {
+		fmt.Fprintf(&b, "\n%d requests took over %v open loop; the seconds most of them were due in (contest time):\n\n| due (contest time) | requests over %v |\n|---|---|\n", rep.SlowTotal, SlowRequest, SlowRequest)
+		for _, s := range rep.Slowest {
+			fmt.Fprintf(&b, "| %s | %d |\n", contestClock(s.At, rep), s.N)
+		}
+	}
 	fmt.Fprintf(&b, "\n## Judging and live push (ms)\n\n| figure | n | p50 | p99 | max |\n|---|---|---|---|---|\n")
 	for _, x := range []struct {
 		name string
@@ -239,10 +314,14 @@ func (rep *Report) Markdown() string {
 		{"the same minus the simulated judge work (overhead)", rep.Overhead},
 		{"submit due → final verdict, submissions of the first real minute (judges warmed before the start: " + onOff(!c.NoWarm) + ")", rep.FirstMinute},
 		{"scoreboard staleness: result sent by the judge → a sampled browser shows it", rep.Staleness},
+		{"overhead, part 1: submit due → the POST's answer", rep.OverheadParts[0]},
+		{"overhead, part 2: the POST's answer → the task pushed to a judge", rep.OverheadParts[1]},
+		{"overhead, part 3: on the judge, beyond the simulated work (protocol, download, the judge's own delays)", rep.OverheadParts[2]},
+		{"overhead, part 4: the result sent by the judge → the verdict on the owner's WebSocket", rep.OverheadParts[3]},
 	} {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", x.name, x.s.N, msf(x.s.P50), msf(x.s.P99), msf(x.s.Max))
 	}
-	fmt.Fprintf(&b, "\nSampled browsers' cells whose latest result never showed: %d.\n", rep.StaleUnseen)
+	fmt.Fprintf(&b, "\nSampled browsers' cells whose latest result never changed what they showed: %d (a compile error, which ICPC does not count, changes nothing when its pending state was never shown; a sampled browser that missed any other result has a board that differs from MySQL's, which the correctness check catches).\n", rep.StaleUnseen)
 	if len(rep.Dispatch) > 0 {
 		fmt.Fprintf(&b, "\n### Dispatch waits (the POST's answer → the task on a judge, ms)\n\n| judges | tasks | mean | p50 | p99 | max |\n|---|---|---|---|---|---|\n")
 		for _, d := range rep.Dispatch {
@@ -254,8 +333,8 @@ func (rep *Report) Markdown() string {
 	switch {
 	case rep.Replay != nil:
 		x := rep.Replay
-		fmt.Fprintf(&b, "The arrival trace (`%s`: %d first attempts, the judges' slots, speeds and connections) replayed by the scheduling simulator with the hub's policy (%s; heartbeat %d ms, dispatch tick %d ms, download model %s). Enqueue (the POST answered) → first push to a judge, ms:\n\n",
-			rep.TraceFile, x.Tasks, x.Policy, x.Model.HeartbeatMs, x.Model.DispatchTickMs, x.Model.Download)
+		fmt.Fprintf(&b, "The arrival trace (`%s`: %d first attempts, the judges' slots, speeds and connections) replayed by the scheduling simulator with the hub's policy (%s; heartbeat %d ms, dispatch tick %d ms, download model %s, %s). Enqueue (the POST answered) → first push to a judge, ms:\n\n",
+			rep.TraceFile, x.Tasks, x.Policy, x.Model.HeartbeatMs, x.Model.DispatchTickMs, x.Model.Download, passLine(rep))
 		fmt.Fprintf(&b, "| judges | tasks (hub / sim) | hub mean | sim mean | hub p99 | sim p99 | gap mean / p99 |\n|---|---|---|---|---|---|---|\n")
 		row := func(r schedtrace.ComparisonRow) {
 			gap := func(p *float64) string {

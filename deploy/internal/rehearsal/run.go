@@ -127,6 +127,11 @@ type run struct {
 	// firstMinute is verdictAt of the submissions due in the contest's
 	// first real minute (what warming the judges before the start is for).
 	firstMinute bench.Recorder
+	// parts splits the overhead of each submission: due → the POST's
+	// answer, the answer → the first push to a judge, the push → the
+	// result leaving the judge minus the simulated work, the result → the
+	// verdict on the owner's socket.
+	parts [4]bench.Recorder
 
 	judges *judgePool
 	subsMu sync.Mutex
@@ -353,6 +358,12 @@ func (r *run) contestant(ctx context.Context, c *Contestant, pass string, allDon
 	r.browsers = append(r.browsers, b)
 	r.browsersMu.Unlock()
 	defer b.close()
+	// The verdicts this contestant waits for: watched beside the plan, so
+	// that the next action is sent when it is due, not when the previous
+	// submission is judged (a contestant moves on to the next problem
+	// while one is judged; the open-loop latency is the server's).
+	var watching sync.WaitGroup
+	defer watching.Wait()
 
 	type step struct {
 		at     time.Duration
@@ -389,7 +400,9 @@ func (r *run) contestant(ctx context.Context, c *Contestant, pass string, allDon
 		}
 		switch {
 		case s.sub != nil:
-			r.submit(ctx, cl, c, n, *s.sub, due)
+			if id, ok := r.submit(ctx, cl, c, n, *s.sub, due); ok {
+				watching.Go(func() { r.watchVerdict(ctx, cl, id, n, due) })
+			}
 		case s.reload != nil:
 			r.openPages(ctx, cl, due)
 			if s.reload.Socket {
@@ -410,9 +423,10 @@ func (r *run) contestant(ctx context.Context, c *Contestant, pass string, allDon
 // Retry-After (the frontend shows "many people are logging in").
 func (r *run) login(ctx context.Context, cl *harness.Client, c *Contestant, pass string, due time.Time) bool {
 	for try := 0; ; try++ {
+		sent := time.Now()
 		a, err := cl.Login(ctx, c.Username, pass)
 		if err == nil && a.Status == http.StatusOK {
-			r.m.ok(ClassLogin, due)
+			r.m.ok(ClassLogin, due, sent)
 			r.loginsDone.Add(1)
 			r.loginSpan.Store(max(r.loginSpan.Load(), int64(time.Since(r.at(-r.cfg.Shape.Arrival)))))
 			return true
@@ -444,16 +458,21 @@ func retryDelay(a harness.Answer, try int) time.Duration {
 }
 
 // openPages loads what the contest page shows: the contest, its problems
-// (once it has started: before, the page lists none) and the scoreboard.
+// (once it has started: before, the page lists none) and the scoreboard,
+// all at once, as a browser opening them in its tabs does (each measured
+// from due: one slow answer does not make the others late).
 func (r *run) openPages(ctx context.Context, cl *harness.Client, due time.Time) {
-	r.get(ctx, cl, ClassContest, http.MethodGet, "/api/contests/"+r.contest, due)
-	for _, p := range r.plan.Problems {
-		if time.Now().Before(r.start) {
-			break
+	var wg sync.WaitGroup
+	wg.Go(func() { r.get(ctx, cl, ClassContest, http.MethodGet, "/api/contests/"+r.contest, due) })
+	if !time.Now().Before(r.start) {
+		for _, p := range r.plan.Problems {
+			wg.Go(func() {
+				r.get(ctx, cl, ClassProblem, http.MethodGet, "/api/problems/"+p.Slug+"?contest="+r.contest, due)
+			})
 		}
-		r.get(ctx, cl, ClassProblem, http.MethodGet, "/api/problems/"+p.Slug+"?contest="+r.contest, due)
 	}
-	r.get(ctx, cl, ClassScoreboard, http.MethodGet, "/api/contests/"+r.contest+"/scoreboard", due)
+	wg.Go(func() { r.get(ctx, cl, ClassScoreboard, http.MethodGet, "/api/contests/"+r.contest+"/scoreboard", due) })
+	wg.Wait()
 }
 
 // get sends one request, retrying as the browser would on 429/503 and
@@ -465,9 +484,10 @@ func (r *run) get(ctx context.Context, cl *harness.Client, class, method, path s
 	}
 	what := method + " " + pathPattern(path)
 	for try := 0; ; try++ {
+		sent := time.Now()
 		a, _ := cl.Request(ctx, method, path, body, nil)
 		if a.Status >= 200 && a.Status < 300 {
-			r.m.ok(class, due)
+			r.m.ok(class, due, sent)
 			return true
 		}
 		if ctx.Err() != nil {
@@ -491,14 +511,15 @@ func (r *run) get(ctx context.Context, cl *harness.Client, class, method, path s
 }
 
 // submit posts one submission with one idempotency key, retried as the
-// frontend does, then waits for its verdict on the owner's socket.
-func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n int, s Sub, due time.Time) {
+// frontend does, and returns its id (ok false: it got none).
+func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n int, s Sub, due time.Time) (id int64, ok bool) {
 	p := r.plan.Problems[s.Problem]
 	src := Source(s, p.CaseMs, c.Username, n)
 	key := harness.NewKey()
 	body, _ := json.Marshal(harness.Submission{Problem: p.Slug, Contest: r.contest, Language: s.Language, Source: src})
-	var id int64
+	var sent time.Time
 	for try := 0; ; try++ {
+		sent = time.Now()
 		a, raw := cl.Request(ctx, http.MethodPost, "/api/submissions", body, map[string]string{"Idempotency-Key": key})
 		if a.Status == http.StatusCreated || a.Status == http.StatusOK {
 			var out struct {
@@ -506,13 +527,13 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 			}
 			if err := json.Unmarshal(raw, &out); err != nil || out.ID == 0 {
 				r.m.fail(Failure{Class: ClassSubmit, What: "POST /api/submissions", Status: a.Status, Code: "no id"}, time.Now())
-				return
+				return 0, false
 			}
 			id = out.ID
 			break
 		}
 		if ctx.Err() != nil {
-			return
+			return 0, false
 		}
 		if a.Status == http.StatusForbidden && time.Now().After(r.end) {
 			// Sent before the end, answered after it (the contestant was
@@ -520,7 +541,7 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 			// it must. A late submission, not a failure; a 403 before the
 			// end stays one.
 			r.lateSubs.Add(1)
-			return
+			return 0, false
 		}
 		f := Failure{Class: ClassSubmit, What: "POST /api/submissions", Status: a.Status, Code: a.Code}
 		if !a.Retryable() {
@@ -528,7 +549,7 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 		}
 		if !a.Retryable() || try >= 10 {
 			r.m.fail(f, time.Now())
-			return
+			return 0, false
 		}
 		if a.RetryAfter > 0 {
 			r.m.retried(f)
@@ -537,9 +558,16 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 		}
 		sleepFor(ctx, retryDelay(a, try))
 	}
-	r.m.ok(ClassSubmit, due)
+	r.m.ok(ClassSubmit, due, sent)
 	r.keys.Add(1)
 	r.registerSub(id, submitted{user: cl.User().ID, label: p.Label, planned: s.Verdict, due: due, acked: time.Now()})
+	return id, true
+}
+
+// watchVerdict waits for submission id's final verdict on the owner's
+// socket and records how long it took from due; half the time the
+// contestant then opens the submission page.
+func (r *run) watchVerdict(ctx context.Context, cl *harness.Client, id int64, n int, due time.Time) {
 	wctx, cancel := context.WithTimeout(ctx, verdictWait)
 	v, err := r.verdicts.Wait(wctx, id)
 	cancel()
@@ -555,6 +583,16 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 	}
 	if w, ok := r.judges.work(id); ok {
 		r.overhead.Add(v.At.Sub(due) - w)
+		r.subsMu.Lock()
+		acked := r.subs[id].acked
+		r.subsMu.Unlock()
+		if pushed, result := r.judges.firstTimes(id); !pushed.IsZero() && !result.IsZero() && !result.After(v.At) {
+			// A push that beat the POST's answer back waited 0.
+			r.parts[0].Add(acked.Sub(due))
+			r.parts[1].Add(max(0, pushed.Sub(acked)))
+			r.parts[2].Add(max(0, result.Sub(pushed)-w))
+			r.parts[3].Add(v.At.Sub(result))
+		}
 	}
 	if n%2 == 0 { // half the time the contestant opens the submission page
 		r.get(ctx, cl, ClassSubmission, http.MethodGet, "/api/submissions/"+strconv.FormatInt(id, 10), time.Now())
@@ -628,7 +666,7 @@ func (r *run) staff(ctx context.Context) {
 		}
 		t0 := time.Now()
 		a.do()
-		r.m.ok(ClassStaff, t0)
+		r.m.ok(ClassStaff, t0, t0)
 	}
 	r.answerAll(ctx)
 }

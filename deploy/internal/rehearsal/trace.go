@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
+	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/schedtrace"
 )
@@ -100,6 +103,13 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 		path = filepath.Join(os.TempDir(), "rehearsal-trace.json")
 	}
 	tr := r.trace()
+	// The hub's own dispatch pass latency, so the replay's passes take as
+	// long as the hub's did (the hub's recorded waits include them).
+	if mean, n, err := r.hubPassLatency(ctx); err != nil {
+		rep.PassErr = err.Error()
+	} else if n > 0 {
+		tr.PassMs, rep.Passes = mean*1000, n
+	}
 	for _, j := range tr.Judges {
 		if j.JoinMs == 0 {
 			rep.StartJudges++
@@ -125,6 +135,25 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 		return
 	}
 	rep.Replay = &c
+}
+
+// hubPassLatency reads the mean of the hub's dispatch pass latency
+// histogram (seconds) and its count from the hub's /metrics.
+func (r *run) hubPassLatency(ctx context.Context) (float64, int64, error) {
+	url := "http://127.0.0.1:" + strconv.Itoa(r.env.Stack.Config().HubPort) + "/metrics"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return 0, 0, fmt.Errorf("rehearsal: the hub's metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, 0, fmt.Errorf("rehearsal: the hub's metrics: %s", resp.Status)
+	}
+	return obs.HistogramMean(resp.Body, obs.HubDispatchPassSeconds)
 }
 
 // replay runs the scheduling simulator on the trace file (go run of the

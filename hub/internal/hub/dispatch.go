@@ -134,6 +134,9 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 			h.prefetch(t)
 		}
 	}
+	if placed > 0 {
+		h.m.passSeconds.Observe(time.Since(now).Seconds())
+	}
 	h.setSaturated(busy)
 	return placed > 0 && pass.Again(h.cfg.PeekWindow), nil
 }

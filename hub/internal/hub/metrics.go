@@ -4,12 +4,15 @@ import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/verdict-oj/verdict/internal/obs"
 )
 
 type metrics struct {
 	queueLength      prometheus.Gauge
 	leased           prometheus.Gauge
 	waitSeconds      prometheus.Histogram
+	passSeconds      prometheus.Histogram
 	dispatches       *prometheus.CounterVec
 	leaseExpiries    *prometheus.CounterVec
 	results          *prometheus.CounterVec
@@ -36,6 +39,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		waitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "verdict_hub_queue_wait_seconds", Help: "Time from enqueue to dispatch, per dispatch by this hub.",
 			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2, 5, 10, 30, 60, 120, 300}}),
+		passSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: obs.HubDispatchPassSeconds, Help: "Time from the start of a dispatch pass that placed tasks (Peek, decisions) to its last task handed to a judge's socket (leases taken).",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .25, .5, 1}}),
 		dispatches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_dispatches_total", Help: "Tasks pushed to judges, by judge."}, []string{"judge"}),
 		leaseExpiries: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -67,7 +73,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		warmReports: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_prefetch_reports_total", Help: "Prefetch outcomes judges reported, by outcome (cached or failed)."}, []string{"outcome"}),
 	}
-	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.dispatches, m.leaseExpiries,
+	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes,
 		m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports} {
 		if err := reg.Register(c); err != nil {

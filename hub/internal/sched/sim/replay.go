@@ -154,9 +154,10 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	}
 	cfg := Config{Policy: policy, Seed: rc.seed, Cluster: cluster, Heartbeat: rc.heartbeat.Seconds(),
 		Warmup: 0, End: last + 0.001, StartConnected: true,
-		// Instantaneous passes: the replay compares the hub's recorded
-		// waits with the policy's own (ReplayTune may set a latency).
-		PassLatency: -1, DecisionCost: -1,
+		// Passes as long as the hub measured its own (Trace.PassMs),
+		// instantaneous when it did not (ReplayTune may set a latency);
+		// the measured pass includes its decisions.
+		PassLatency: cmp.Or(tr.PassMs/1000, -1), DecisionCost: -1,
 		// Enough to finish everything on the slowest single slot, and an
 		// hour for leases to expire and judges to come back.
 		MaxDrain: 3600 + work/minSpeed}
@@ -177,7 +178,8 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	c := &s.cfg // with the defaults filled in
 	res := ReplayResult{Policy: policy, Tasks: len(tr.Tasks), Requeues: s.res.Requeues, Lost: s.res.Lost,
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
-			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed}}
+			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
+			PassMs: c.PassLatency * 1000}}
 	if rc.custom {
 		res.Model.Download = "custom"
 	}

@@ -452,3 +452,32 @@ func TestDocCarriesTheReplaySection(t *testing.T) {
 		t.Fatal("docs/scheduling.md's \"Replaying a rehearsal\" differs from docReplay: rerun the lab or copy it")
 	}
 }
+
+func TestReplayPassLatency(t *testing.T) {
+	// A free judge and a task every 100 ms of 50 ms: with instantaneous
+	// passes no task waits; with the hub's measured pass latency in the
+	// trace every task waits that long (the pass commits at its end).
+	for _, tc := range []struct {
+		passMs float64
+		want   float64
+	}{
+		{0, 0},
+		{20, 20},
+		{3.5, 3.5},
+	} {
+		tr := steadyTrace(10, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+		tr.PassMs = tc.passMs
+		r, err := Replay(tr, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Model.PassMs != tc.passMs {
+			t.Errorf("pass %v ms: model says %v", tc.passMs, r.Model.PassMs)
+		}
+		for id, w := range simWaits(r) {
+			if !near(w, tc.want) {
+				t.Errorf("pass %v ms: task %d waited %v ms, want %v", tc.passMs, id, w, tc.want)
+			}
+		}
+	}
+}
