@@ -220,7 +220,8 @@ func Write(w io.Writer, t Trace) error {
 	head, err := json.Marshal(struct {
 		Start  time.Time `json:"start"`
 		Policy string    `json:"policy"`
-	}{t.Start, t.Policy})
+		PassMs float64   `json:"pass_ms,omitempty"`
+	}{t.Start, t.Policy, t.PassMs})
 	if err != nil {
 		return fmt.Errorf("schedtrace: write: %w", err)
 	}

@@ -13,6 +13,7 @@ func sample() Trace {
 	return Trace{
 		Start:  time.Date(2025, 3, 1, 9, 0, 0, 123456789, time.UTC),
 		Policy: "default",
+		PassMs: 1.25,
 		Judges: []Judge{
 			{ID: "sim-01", Slots: 8, Speed: 1.5, Warm: []string{"abc", "def"}},
 			{ID: "sim-02", Slots: 4, Speed: 0.75, JoinMs: 1000, LeaveMs: 60000},

@@ -27,6 +27,66 @@ func (rep *Report) check(ok bool, what, detail string) {
 	rep.Checks = append(rep.Checks, c)
 }
 
+// checkRows compares the contest's rows in MySQL, with their idempotency
+// keys, with what the browsers sent and were answered; unacked counts the
+// rows whose POST's answer never reached the browser.
+func (r *run) checkRows(ctx context.Context, acked map[int64]submitted) (ok bool, detail string, unacked int, err error) {
+	q, err := r.env.DB.QueryContext(ctx, `SELECT s.id, COALESCE(k.idem_key, '') FROM submissions s
+		LEFT JOIN submission_keys k ON k.submission_id = s.id WHERE s.contest_id = ?`, r.contestID)
+	if err != nil {
+		return false, "", 0, err
+	}
+	defer q.Close()
+	keyOf := map[int64]string{}
+	for q.Next() {
+		var id int64
+		var key string
+		if err := q.Scan(&id, &key); err != nil {
+			return false, "", 0, err
+		}
+		keyOf[id] = key
+	}
+	if err := q.Err(); err != nil {
+		return false, "", 0, err
+	}
+	r.subsMu.Lock()
+	sent := len(r.keysSent)
+	var phantom, keyless, noAck []string
+	for id, key := range keyOf {
+		_, isAcked := acked[id]
+		_, isSent := r.keysSent[key]
+		switch {
+		case key == "":
+			keyless = append(keyless, fmt.Sprintf("#%d", id))
+		case !isSent:
+			phantom = append(phantom, fmt.Sprintf("#%d", id))
+		case !isAcked:
+			noAck = append(noAck, fmt.Sprintf("#%d", id))
+		}
+	}
+	r.subsMu.Unlock()
+	var missing []string
+	for id := range acked {
+		if _, ok := keyOf[id]; !ok {
+			missing = append(missing, fmt.Sprintf("#%d", id))
+		}
+	}
+	var bad []string
+	if len(missing) > 0 {
+		bad = append(bad, fmt.Sprintf("acknowledged but not in MySQL: %s", firstFew(missing)))
+	}
+	if len(phantom) > 0 {
+		bad = append(bad, fmt.Sprintf("rows under a key no browser sent: %s", firstFew(phantom)))
+	}
+	if len(keyless) > 0 {
+		bad = append(bad, fmt.Sprintf("rows without an idempotency key: %s", firstFew(keyless)))
+	}
+	if n := len(keyOf) - len(acked) - len(noAck); len(bad) == 0 && n != 0 {
+		bad = append(bad, fmt.Sprintf("%d rows, %d acknowledged and %d unacknowledged of %d keys sent", len(keyOf), len(acked), len(noAck), sent))
+	}
+	return len(bad) == 0, strings.Join(bad, "; "), len(noAck), nil
+}
+
 // check runs the end-of-contest checks: exactly one final verdict per
 // submission (MySQL against the results stream), the planned verdicts,
 // and every checked browser's board against the board rebuilt from MySQL.
@@ -39,14 +99,20 @@ func (r *run) check(ctx context.Context, rep *Report) {
 	r.subsMu.Unlock()
 	rep.Submitted = len(subs)
 
-	// MySQL: one row per idempotency key that got an id, each final.
-	var rows int
-	if err := r.env.DB.QueryRowContext(ctx, "SELECT COUNT(*) FROM submissions WHERE contest_id = ?", r.contestID).Scan(&rows); err != nil {
-		rep.check(false, "count the contest's submissions in MySQL", err.Error())
+	// MySQL: one row per idempotency key, each acknowledged id among
+	// them. A row the browser never learned the id of (its POST timed
+	// out and it gave up, or the contest ended before a retry) is not a
+	// double; a row under a key nobody sent, or under none, is.
+	ok, detail, unacked, err := r.checkRows(ctx, subs)
+	if err != nil {
+		rep.check(false, "read the contest's submissions and their idempotency keys in MySQL", err.Error())
 		return
 	}
-	rep.check(rows == len(subs), fmt.Sprintf("%d submissions acknowledged to browsers, %d rows in MySQL (none lost, none doubled)", len(subs), rows),
-		fmt.Sprintf("want %d rows, have %d", len(subs), rows))
+	rep.check(ok, fmt.Sprintf("%d submissions acknowledged to browsers, each one row in MySQL under its idempotency key (none lost, none doubled)", len(subs)), detail)
+	rep.Unacked = unacked
+	if n := unacked; n > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d submissions were created whose POST's answer never reached the browser (it timed out and the browser gave up, or the contest ended before its retry): one row each, under the key the browser sent; the submissions page lists them.", n))
+	}
 
 	type dbRow struct {
 		verdict string

@@ -49,11 +49,15 @@ type Report struct {
 	Before, After        []Proc
 	BeforeAt, AfterAt    time.Time // when Before and After were read
 	Checks               []Check
-	ZeroVerdicts         int
-	TwoVerdicts          int
-	BoardsChecked        int
-	Faults, Staff        []string
-	Profiles             []Profile
+	// Unacked submissions were created but their POST's answer never
+	// reached the browser; Notes explain such findings under the checks.
+	Unacked       int
+	Notes         []string
+	ZeroVerdicts  int
+	TwoVerdicts   int
+	BoardsChecked int
+	Faults, Staff []string
+	Profiles      []Profile
 	// Replay is the scheduling simulator's replay of the trace written to
 	// TraceFile (nil when it did not run: ReplayErr says why).
 	Replay               *schedtrace.Comparison
@@ -252,6 +256,9 @@ func (rep *Report) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s |\n", ch.What, res)
 	}
 	fmt.Fprintf(&b, "\nSubmissions with zero final verdicts: %d; with two: %d (goal: 0 and 0).\n", rep.ZeroVerdicts, rep.TwoVerdicts)
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "\n%s\n", n)
+	}
 
 	fmt.Fprintf(&b, "\n## Failed requests and frames\n\n")
 	failTable := func(title string, fs []FailureCount) {

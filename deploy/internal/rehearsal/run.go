@@ -135,9 +135,12 @@ type run struct {
 
 	judges *judgePool
 	subsMu sync.Mutex
-	subs   map[int64]submitted  // submission id → what it was
-	early  map[int64]earlyEvent // judge events before the POST's answer
-	keys   atomic.Int64         // idempotency keys that got an id
+	subs   map[int64]submitted // submission id → what it was
+	// keysSent is every idempotency key a browser sent (acknowledged or
+	// not): a row in MySQL under another key, or under none, is a double.
+	keysSent map[string]struct{}
+	early    map[int64]earlyEvent // judge events before the POST's answer
+	keys     atomic.Int64         // idempotency keys that got an id
 
 	browsersMu sync.Mutex
 	browsers   []*browser
@@ -188,7 +191,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r := &run{cfg: cfg, plan: plan, ctx: ctx, m: newMetrics(),
 		verdicts: harness.NewVerdicts(),
-		stale:    &results{m: map[cellKey]mark{}}, subs: map[int64]submitted{}, early: map[int64]earlyEvent{}}
+		stale:    &results{m: map[cellKey]mark{}}, subs: map[int64]submitted{}, early: map[int64]earlyEvent{},
+		keysSent: map[string]struct{}{}}
 	if cfg.Judges == 0 {
 		peak := plan.PeakWork(time.Minute, cfg.Compile) * cfg.Compress / cfg.Speed // judge-seconds per real second
 		cfg.Judges = max(1, int(math.Ceil(peak/(cfg.CapacityTarget*float64(cfg.Slots)))))
@@ -516,6 +520,9 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 	p := r.plan.Problems[s.Problem]
 	src := Source(s, p.CaseMs, c.Username, n)
 	key := harness.NewKey()
+	r.subsMu.Lock()
+	r.keysSent[key] = struct{}{}
+	r.subsMu.Unlock()
 	body, _ := json.Marshal(harness.Submission{Problem: p.Slug, Contest: r.contest, Language: s.Language, Source: src})
 	var sent time.Time
 	for try := 0; ; try++ {
