@@ -45,9 +45,11 @@ type window struct {
 // from every contestant goroutine.
 type Metrics struct {
 	mu       sync.Mutex
-	lat      map[string]*bench.Recorder // from the due time (open loop)
-	own      map[string]*bench.Recorder // from the last try's send: the request's own time
-	slow     map[int64]int              // requests over SlowRequest open loop, by real second
+	lat      map[string]*bench.Recorder    // from the due time (open loop)
+	own      map[string]*bench.Recorder    // from the last try's send: the request's own time
+	split    map[string]*[3]bench.Recorder // own time split (reqTrace.parts)
+	dialled  map[string]int                // requests that needed a new connection
+	slow     map[int64]int                 // requests over SlowRequest open loop, by real second
 	fails    map[Failure]int
 	provoked map[Failure]int
 	shed     map[Failure]int // answered 429/503 with Retry-After and retried, as a browser does
@@ -56,11 +58,52 @@ type Metrics struct {
 
 func newMetrics() *Metrics {
 	m := &Metrics{lat: map[string]*bench.Recorder{}, own: map[string]*bench.Recorder{}, slow: map[int64]int{},
+		split: map[string]*[3]bench.Recorder{}, dialled: map[string]int{},
 		fails: map[Failure]int{}, provoked: map[Failure]int{}, shed: map[Failure]int{}}
 	for _, c := range classOrder {
-		m.lat[c], m.own[c] = &bench.Recorder{}, &bench.Recorder{}
+		m.lat[c], m.own[c], m.split[c] = &bench.Recorder{}, &bench.Recorder{}, &[3]bench.Recorder{}
 	}
 	return m
+}
+
+// okTraced is ok for a request traced by tr: its own time is split too.
+func (m *Metrics) okTraced(class string, due, sent time.Time, tr *reqTrace) {
+	m.ok(class, due, sent)
+	conn, server, rest, reused, ok := tr.parts(time.Now())
+	if !ok {
+		return
+	}
+	sp := m.split[class]
+	sp[0].Add(conn)
+	sp[1].Add(server)
+	sp[2].Add(rest)
+	if !reused {
+		m.mu.Lock()
+		m.dialled[class]++
+		m.mu.Unlock()
+	}
+}
+
+// SplitSummary is one class's own time split: getting a connection, the
+// request written → the first byte of the answer, the rest; Dialled of N
+// requests needed a new connection.
+type SplitSummary struct {
+	Class              string
+	Conn, Server, Rest bench.Summary
+	Dialled            int
+}
+
+func (m *Metrics) splits() []SplitSummary {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []SplitSummary
+	for _, c := range classOrder {
+		sp := m.split[c]
+		if s := sp[1].Summary(); s.N > 0 {
+			out = append(out, SplitSummary{Class: c, Conn: sp[0].Summary(), Server: s, Rest: sp[2].Summary(), Dialled: m.dialled[c]})
+		}
+	}
+	return out
 }
 
 // SlowRequest is the open-loop latency over which a request is counted in

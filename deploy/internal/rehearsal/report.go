@@ -29,6 +29,7 @@ type Report struct {
 	GoingAway            int            // sockets closed "going away" and reopened (not failures)
 	Latency              []ClassSummary // open loop, from the due time
 	OwnLatency           []ClassSummary // from the send of the try that succeeded
+	Split                []SplitSummary // OwnLatency split by the client's trace
 	// StackLatency is nginx's own timings per class (its access log);
 	// StackLatencyErr says why there are none.
 	StackLatency    []StackLatency
@@ -107,6 +108,7 @@ func (r *run) report(rep *Report) {
 	rep.LoginSpan = time.Duration(r.loginSpan.Load())
 	rep.Start = r.start
 	rep.Latency, rep.OwnLatency = r.m.summaries()
+	rep.Split = r.m.splits()
 	rep.Slowest, rep.SlowTotal = r.m.slowest(8)
 	for i := range r.parts {
 		rep.OverheadParts[i] = r.parts[i].Summary()
@@ -302,6 +304,14 @@ func (rep *Report) Markdown() string {
 			nginx = fmt.Sprintf("| %d | %s | %s | %s | %s | %s", n.Request.N, msf(n.Request.P50), msf(n.Request.P99), msf(n.Request.Max), msf(n.Upstream.P99), msf(n.Upstream.Max))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s %s |\n", l.Class, msf(l.P50), msf(l.P99), msf(l.Max), nginx)
+	}
+	if len(rep.Split) > 0 {
+		fmt.Fprintf(&b, "\nThe client's own time split (its HTTP trace): getting a connection (from the pool, or dialling a new one — nginx's accept included), the request written → the answer's first byte (what nginx times, over loopback), the rest (reading the body, the client goroutine being scheduled), p99 and max, ms:\n\n")
+		fmt.Fprintf(&b, "| class | new connections | connection p99 | connection max | to first byte p99 | to first byte max | rest p99 | rest max |\n|---|---|---|---|---|---|---|---|\n")
+		for _, x := range rep.Split {
+			fmt.Fprintf(&b, "| %s | %d of %d | %s | %s | %s | %s | %s | %s |\n", x.Class, x.Dialled, x.Server.N,
+				msf(x.Conn.P99), msf(x.Conn.Max), msf(x.Server.P99), msf(x.Server.Max), msf(x.Rest.P99), msf(x.Rest.Max))
+		}
 	}
 	if rep.StackLatencyErr != "" {
 		fmt.Fprintf(&b, "\nnginx's access log could not be read: %s\n", rep.StackLatencyErr)

@@ -489,9 +489,10 @@ func (r *run) get(ctx context.Context, cl *harness.Client, class, method, path s
 	what := method + " " + pathPattern(path)
 	for try := 0; ; try++ {
 		sent := time.Now()
-		a, _ := cl.Request(ctx, method, path, body, nil)
+		tctx, tr := traced(ctx)
+		a, _ := cl.Request(tctx, method, path, body, nil)
 		if a.Status >= 200 && a.Status < 300 {
-			r.m.ok(class, due, sent)
+			r.m.okTraced(class, due, sent, tr)
 			return true
 		}
 		if ctx.Err() != nil {
@@ -525,9 +526,12 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 	r.subsMu.Unlock()
 	body, _ := json.Marshal(harness.Submission{Problem: p.Slug, Contest: r.contest, Language: s.Language, Source: src})
 	var sent time.Time
+	var tr *reqTrace
 	for try := 0; ; try++ {
 		sent = time.Now()
-		a, raw := cl.Request(ctx, http.MethodPost, "/api/submissions", body, map[string]string{"Idempotency-Key": key})
+		var tctx context.Context
+		tctx, tr = traced(ctx)
+		a, raw := cl.Request(tctx, http.MethodPost, "/api/submissions", body, map[string]string{"Idempotency-Key": key})
 		if a.Status == http.StatusCreated || a.Status == http.StatusOK {
 			var out struct {
 				ID int64 `json:"id"`
@@ -565,7 +569,7 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 		}
 		sleepFor(ctx, retryDelay(a, try))
 	}
-	r.m.ok(ClassSubmit, due, sent)
+	r.m.okTraced(ClassSubmit, due, sent, tr)
 	r.keys.Add(1)
 	r.registerSub(id, submitted{user: cl.User().ID, label: p.Label, planned: s.Verdict, due: due, acked: time.Now()})
 	return id, true
