@@ -216,84 +216,131 @@ func PartitionJudge(ctx context.Context, e *Env, r *Result) {
 	}
 }
 
-// slowCgroup makes a CPU-quota cgroup (20% of one CPU: 5x slower than
-// the judge believes) and returns a function that moves a process into it
-// (its children, the compilers and the sandboxed runs, inherit it) and the
-// cleanup.
-func slowCgroup(name string) (func(pid int) error, func(), error) {
+// slowCgroup makes a CPU-quota cgroup (10% of one CPU: 10x slower than
+// the judge believes) and returns what starts the spare judge inside it:
+// a command line prefix that moves the shell into the cgroup before it
+// execs the judge (so every process the judge starts, its prewarmed
+// sandbox containers included, inherits the quota: a judge moved in after
+// its start left those outside and ran at full speed), the judge's extra
+// flags, and the cleanup.
+//
+// On cgroup v1 the sandbox puts runs in its own cpuacct, memory, pids and
+// freezer cgroups, never in the cpu hierarchy, so they stay in the quota
+// cgroup. On v2 the runs' cgroups must lie below the quota: the judge gets
+// the quota cgroup as its --cgroup-parent (it moves itself to a
+// supervisor leaf there, the runs go beside it).
+func slowCgroup(name string) (wrap, flags []string, cleanup func(), err error) {
 	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil { // v2
 		dir := filepath.Join("/sys/fs/cgroup", name)
 		_ = os.WriteFile("/sys/fs/cgroup/cgroup.subtree_control", []byte("+cpu"), 0)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, "cpu.max"), []byte("20000 100000"), 0); err != nil {
-			return nil, nil, fmt.Errorf("cpu.max: %w", err)
+		if err := os.WriteFile(filepath.Join(dir, "cpu.max"), []byte("10000 100000"), 0); err != nil {
+			removeCgroup(dir)
+			return nil, nil, nil, fmt.Errorf("cpu.max: %w", err)
 		}
-		return enter(dir), func() { _ = os.Remove(dir) }, nil
+		return enterWrap(dir), []string{"--cgroup-parent", name}, func() { removeCgroup(dir) }, nil
 	}
 	dir := filepath.Join("/sys/fs/cgroup/cpu", name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "cpu.cfs_period_us"), []byte("100000"), 0); err != nil {
-		return nil, nil, err
+	for _, f := range [][2]string{{"cpu.cfs_period_us", "100000"}, {"cpu.cfs_quota_us", "10000"}} {
+		if err := os.WriteFile(filepath.Join(dir, f[0]), []byte(f[1]), 0); err != nil {
+			removeCgroup(dir)
+			return nil, nil, nil, fmt.Errorf("%s: %w", f[0], err)
+		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "cpu.cfs_quota_us"), []byte("20000"), 0); err != nil {
-		return nil, nil, err
-	}
-	return enter(dir), func() { _ = os.Remove(dir) }, nil
+	return enterWrap(dir), nil, func() { removeCgroup(dir) }, nil
 }
 
-func enter(dir string) func(pid int) error {
-	return func(pid int) error {
-		return os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
-	}
+// enterWrap is a command line prefix that joins cgroup dir, then execs the
+// rest of the command line (the judge keeps the shell's pid).
+func enterWrap(dir string) []string {
+	return []string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, filepath.Join(dir, "cgroup.procs")}
 }
 
-// SlowJudge: a third judge whose runs get 20% of a CPU (it reports its
+// removeCgroup removes dir and the (empty) cgroups below it, deepest first.
+func removeCgroup(dir string) {
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if e.IsDir() {
+				removeCgroup(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	_ = os.Remove(dir)
+}
+
+// SlowJudge: a third judge whose runs get 10% of a CPU (it reports its
 // cores as usual); the scheduler must not let it hold the queue up.
+//
+// 36 submissions come one every 300 ms, about what the two fast judges
+// can take on a quiet machine. A judge s times slower than the others
+// finishes one task while a fast one finishes s, so even a scheduler that
+// only fills free slots gives it about 1/s of a fast judge's share while
+// every slot is busy, and one that knows its speed gives it nothing while
+// a fast judge is free (the hub uses a judge's speed estimate from its
+// second result on, sched.SpeedMeter). The pass rule, at most half the
+// work of an average fast judge, holds for any such scheduler once s ≥ 2;
+// the drill checks that the judge was at least that slow (its summed case
+// wall times, what the hub learns speeds from), else it tested nothing: a
+// judge moved into the cgroup after its start kept its prewarmed sandbox
+// containers outside, ran at full speed, and took its full share.
 func SlowJudge(ctx context.Context, e *Env, r *Result) {
 	marker := newMarker("slow")
 	name := "verdict-drill-slow-" + strconv.Itoa(os.Getpid())
-	join, cleanup, err := slowCgroup(name)
+	wrap, flags, cleanup, err := slowCgroup(name)
 	if err != nil {
 		r.fail("cgroup: %v", err)
 		return
 	}
 	defer cleanup()
 	spare := e.spareJudge()
-	p, err := e.startSpareJudge(ctx, nil, e.Stack.HubURL())
+	p, err := e.startSpareJudge(ctx, wrap, e.Stack.HubURL(), flags...)
 	if err != nil {
 		r.fail("%v", err)
 		return
 	}
 	defer func() { _ = p.Stop(10 * time.Second) }()
-	if err := join(p.Pid()); err != nil {
-		r.fail("move %s into %s: %v", spare, name, err)
-		return
-	}
-	r.did("ran %s in cpu cgroup %s capped at 20%% of one CPU (its compilers and runs inherit it: 5x slower than it reports)", spare, name)
-	const n = 24
+	r.did("started %s inside cpu cgroup %s capped at 10%% of one CPU (every process it starts inherits it: 10x slower than it reports)", spare, name)
+	const n, gap = 36, 300 * time.Millisecond
 	start := time.Now()
-	want, _ := e.burst(ctx, r, n, 3, 250*time.Millisecond, nil, func(int) (Submission, string) {
+	want, _ := e.burst(ctx, r, n, 3, gap, nil, func(int) (Submission, string) {
 		return Submission{Problem: "a-plus-b", Language: "cpp17", Source: burn(marker, 20)}, "AC"
 	})
-	r.did("%d submissions (A+B, ~20 ms CPU per case) from 3 sessions at 4/s", n)
+	r.did("%d submissions (A+B, ~20 ms CPU per case) from 3 sessions, one every %v", n, gap)
 	final := e.verifyOnce(ctx, r, marker, want, n, 180*time.Second)
 	per := map[string]int{}
+	wall := map[string]time.Duration{} // summed case wall times: what the hub learns speeds from
 	for _, f := range final {
 		per[f.JudgeID]++
+		for _, c := range f.Result.Cases {
+			wall[f.JudgeID] += time.Duration(c.WallMs) * time.Millisecond
+		}
 	}
-	fast := 0
+	fast, fastWall := 0, time.Duration(0)
 	for j, c := range per {
 		if j != spare {
 			fast += c
+			fastWall += wall[j]
 		}
 	}
 	nfast := e.Stack.Config().Judges
 	meanFast := float64(fast) / float64(nfast)
-	r.did("all judged in %.1f s; per judge: %v", time.Since(start).Seconds(), per)
+	runMs := func(w time.Duration, c int) float64 {
+		if c == 0 {
+			return 0
+		}
+		return float64(w.Milliseconds()) / float64(c)
+	}
+	slowRun, fastRun := runMs(wall[spare], per[spare]), runMs(fastWall, fast)
+	r.did("all judged in %.1f s; per judge: %v; mean run (summed case wall times) %.0f ms on %s, %.0f ms on the others",
+		time.Since(start).Seconds(), per, slowRun, spare, fastRun)
+	r.check(per[spare] == 0 || slowRun >= 2*fastRun,
+		fmt.Sprintf("the slow judge's runs took at least twice as long as the others' (%.0f vs %.0f ms)", slowRun, fastRun),
+		"the cpu quota did not slow it: the drill tests nothing")
 	r.check(float64(per[spare]) <= meanFast/2,
 		fmt.Sprintf("the slow judge took at most half the work of an average fast judge (%d vs %.1f)", per[spare], meanFast),
 		"the scheduler did not route around it")

@@ -652,8 +652,14 @@ in this run, the headline where it falls short.
    judge that holds the data is taken at once: the deferral bug of issue 18 (waiting for a busy *home* while
    another free judge had the data) is fixed and ` + "`TestBoundedDeferral`" + ` holds it fixed.
 5. **Speeds learnt from results.** ` + "`sched.SpeedMeter`" + ` fits log run = work(problem, language) − speed(judge)
-   online from the summed case wall times each result reports (robust to time-limit outliers), which also
-   exposes a gray judge within a few dozen of its results (` + "`default-nospeed`" + `, ` + "`default-oracle`" + `).
+   online from the summed case wall times each result reports (residuals clamped against time-limit
+   outliers). A judge's n-th result moves its estimate by max(0.05, 1/n) of the residual: a running mean of its
+   first 20 results, then an EWMA; the estimate is used from the second result, shrunk toward the mean judge
+   by n/(n+k), k = the residuals' measured variance ÷ 0.4² (a normal prior on log speed), so a judge 5× slower
+   ranks below the others after 3 results (` + "`TestSpeedMeterSpotsASlowJudgeFast`" + `) while noisy equal judges stay
+   within what n results allow (` + "`TestSpeedMeterKeepsEqualJudgesClose`" + `). A judge whose residuals drift to one
+   side later (a short EWMA beyond 4 of its standard deviations: a gray failure) restarts its running mean
+   (` + "`TestSpeedMeterSeesAGrayJudge`" + `, ` + "`default-nospeed`" + `, ` + "`default-oracle`" + `).
 6. **The cache view follows the heartbeat.** The hub's view of a judge's data is what its last heartbeat said
    it holds or is fetching, plus what was sent since, so evictions leave the view
    (hub/internal/hub ` + "`TestHeartbeatEvictionsPruneTheCacheView`" + `; the variant ` + "`default-growview`" + `, not in the ablation
