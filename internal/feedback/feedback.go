@@ -240,7 +240,7 @@ func Subtasks(rules []protocol.SubtaskRule, cases []protocol.CaseResult) []proto
 	for k, st := range rules {
 		idx := slices.Sorted(slices.Values(st.Cases))
 		sc := protocol.SubtaskScore{Name: st.Name, Points: st.Points, Cases: idx}
-		complete, least := true, 1.0
+		complete, least, sum := true, 1.0, 0.0
 		for _, i := range idx {
 			c, ok := byCase[i]
 			if !ok {
@@ -251,13 +251,21 @@ func Subtasks(rules []protocol.SubtaskRule, cases []protocol.CaseResult) []proto
 				sc.Verdict = c.Verdict
 			}
 			least = min(least, fraction(c, st))
+			sum += fraction(c, st)
 		}
 		if complete {
 			if sc.Verdict == "" {
 				sc.Verdict = protocol.VerdictAC
 			}
+			earned := least
+			if st.Sum { // the sum of the cases' shares, only when all are accepted
+				earned = 0
+				if sc.Verdict == protocol.VerdictAC && len(idx) > 0 {
+					earned = sum / float64(len(idx))
+				}
+			}
 			if len(idx) > 0 {
-				sc.Score = math.Round(least*float64(st.Points)*1000) / 1000
+				sc.Score = math.Round(earned*float64(st.Points)*1000) / 1000
 			}
 		}
 		names[k], depends[k], own[k] = st.Name, st.Depends, complete && least >= 1

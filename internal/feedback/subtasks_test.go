@@ -33,6 +33,7 @@ func TestSubtasks(t *testing.T) {
 	}
 	wa := func(i int) protocol.CaseResult { return protocol.CaseResult{Case: i, Verdict: protocol.VerdictWA} }
 	thirds := []protocol.SubtaskRule{{Name: "a", Points: 10, Cases: []int{1, 2, 3}}}
+	sumThirds := []protocol.SubtaskRule{{Name: "a", Points: 10, Cases: []int{1, 2, 3}, Sum: true}}
 	for _, tc := range []struct {
 		name  string
 		rules []protocol.SubtaskRule
@@ -56,6 +57,11 @@ func TestSubtasks(t *testing.T) {
 			[]protocol.SubtaskScore{{Name: "a", Points: 10, Verdict: protocol.VerdictWA, Cases: []int{1, 2, 3}}}},
 		{"a subtask worth nothing", []protocol.SubtaskRule{{Name: "sample", Points: 0, Cases: []int{1}}}, []protocol.CaseResult{ac(1, 0)},
 			[]protocol.SubtaskScore{{Name: "sample", Points: 0, Verdict: protocol.VerdictAC, Cases: []int{1}}}},
+		// A Sum subtask: the shares added up when every case is accepted.
+		{"sum, all accepted", sumThirds, []protocol.CaseResult{ac(1, 3.333), ac(2, 1.667), ac(3, 0)},
+			[]protocol.SubtaskScore{{Name: "a", Points: 10, Score: 5, Verdict: protocol.VerdictAC, Cases: []int{1, 2, 3}}}},
+		{"sum, one rejected", sumThirds, []protocol.CaseResult{ac(1, 3.333), ac(2, 3.333), wa(3)},
+			[]protocol.SubtaskScore{{Name: "a", Points: 10, Score: 0, Verdict: protocol.VerdictWA, Cases: []int{1, 2, 3}}}},
 		{"skipped", thirds, []protocol.CaseResult{ac(1, 3.333), ac(2, 3.333), {Case: 3, Verdict: protocol.VerdictSkipped}},
 			[]protocol.SubtaskScore{{Name: "a", Points: 10, Verdict: protocol.VerdictSkipped, Cases: []int{1, 2, 3}}}},
 	} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
@@ -23,6 +24,9 @@ const (
 	// FieldLanguages is the JSON of the judge's hello.Languages
 	// ([]protocol.Language).
 	FieldLanguages = "languages"
+	// FieldCapabilities is the judge's hello.Capabilities, space
+	// separated (empty: none; missing: a hub from before it was kept).
+	FieldCapabilities = "capabilities"
 	// FieldSeenMs is when the hub last heard from the judge (unix ms).
 	FieldSeenMs = "seen_ms"
 )
@@ -44,7 +48,9 @@ type State struct {
 	// did not record them (a hub from before it did).
 	Languages      []protocol.Language
 	LanguagesKnown bool
-	SeenAt         time.Time // to the millisecond
+	// Capabilities the judge announced in hello (protocol.Capability*).
+	Capabilities []string
+	SeenAt       time.Time // to the millisecond
 }
 
 // Fields returns s as field/value pairs for HSET. Languages are written
@@ -60,6 +66,7 @@ func (s State) Fields() []any {
 		FieldMaxParallel, s.MaxParallel,
 		FieldAgentVersion, s.AgentVersion,
 		FieldSeenMs, s.SeenAt.UnixMilli(),
+		FieldCapabilities, strings.Join(s.Capabilities, " "),
 	}
 	if s.LanguagesKnown {
 		langs := s.Languages
@@ -84,6 +91,9 @@ func Decode(m map[string]string) (State, error) {
 		return State{}, ErrNoState
 	}
 	s := State{Hub: m[FieldHub], AgentVersion: m[FieldAgentVersion], SeenAt: time.UnixMilli(ms).UTC()}
+	if c := strings.Fields(m[FieldCapabilities]); len(c) > 0 {
+		s.Capabilities = c
+	}
 	var errs []error
 	for _, f := range []struct {
 		name string

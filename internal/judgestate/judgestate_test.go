@@ -54,7 +54,8 @@ func TestRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	for _, s := range []State{
 		{Hub: "hub-1", Cores: 4, Running: 3, Queued: 2, MaxParallel: 4, Load1: 2.75, MemUsedRatio: 0.5, AgentVersion: "1.2.3",
-			Languages: []protocol.Language{{ID: "cpp17", Version: "g++ 12.2.0"}, {ID: "py3", Version: "3.11"}}, LanguagesKnown: true, SeenAt: seen},
+			Languages: []protocol.Language{{ID: "cpp17", Version: "g++ 12.2.0"}, {ID: "py3", Version: "3.11"}}, LanguagesKnown: true, SeenAt: seen,
+			Capabilities: []string{protocol.CapabilityInputValidation, "other"}},
 		{Hub: "hub-2", SeenAt: seen, LanguagesKnown: true, Languages: []protocol.Language{}},
 		{Hub: "hub-3", SeenAt: seen}, // languages not recorded
 	} {

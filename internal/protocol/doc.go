@@ -41,7 +41,9 @@
 // (receivers ignore unknown fields, so older peers are unaffected, and a
 // missing field must mean what its zero value means), or a new message type
 // that is sent only to peers known to understand it (for judges, by agent
-// version in hello). Receivers treat ErrUnknownType by skipping the message
+// version in hello). A new kind of task that an older judge would misread
+// is sent only to judges announcing its capability in hello
+// (Hello.Capabilities, Task.Needs). Receivers treat ErrUnknownType by skipping the message
 // and logging it; every other Decode error closes the connection with
 // CloseBadEnvelope (or CloseUnsupportedVersion). Renaming or removing a
 // field, changing its type or meaning, or adding a value to an enumeration

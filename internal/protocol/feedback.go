@@ -78,6 +78,9 @@ type SubtaskRule struct {
 	// Depends: the subtasks that must be passed in full for this one to
 	// score (testpkg.Subtask.Depends).
 	Depends []string `json:"depends,omitempty"`
+	// Sum: the subtask scores the sum of its cases' shares when every
+	// case is accepted, else nothing (testpkg.Subtask.Sum).
+	Sum bool `json:"sum,omitempty"`
 }
 
 // SubtaskScore is one subtask's result as a viewer may see it (computed

@@ -50,9 +50,10 @@ func goldenMessages() []golden {
 		{TypeHello, "", Hello{
 			JudgeID: "judge-a1", Token: "example-token-not-a-secret", AgentVersion: "0.1.0",
 			Cores: 8, MemoryBytes: 17179869184,
-			Languages:   []Language{{ID: "c11", Version: "gcc 12.2.0"}, {ID: "cpp17", Version: "g++ 12.2.0"}, {ID: "py3", Version: "Python 3.11.2"}},
-			CachedData:  []string{data.Hash},
-			MaxParallel: 4,
+			Languages:    []Language{{ID: "c11", Version: "gcc 12.2.0"}, {ID: "cpp17", Version: "g++ 12.2.0"}, {ID: "py3", Version: "Python 3.11.2"}},
+			CachedData:   []string{data.Hash},
+			MaxParallel:  4,
+			Capabilities: []string{CapabilityInputValidation},
 		}},
 		{TypeWelcome, "", Welcome{Accepted: true, HubID: "hub-1", HeartbeatIntervalMs: 3000, ResultAcks: true}},
 		{TypeHeartbeat, "", Heartbeat{Running: 2, Queued: 1, Load1: 1.75, MemUsedRatio: 0.42, Cores: 8,
@@ -121,7 +122,8 @@ func goldenMessages() []golden {
 			Mode:   ModeICPC, Checker: Checker{Kind: CheckerDefault}, Priority: PriorityCustom,
 			Validation: &InputValidation{Convention: ValidationKattis, Name: ValidatorCPP,
 				Source: "#include \"check.h\"\nint main(){return valid() ? 42 : 43;}\n",
-				Files:  map[string]string{"check.h": "bool valid();\n"}, Args: []string{"--max", "100"}},
+				Files:  map[string]string{"check.h": "bool valid();\n"}, Args: []string{"--max", "100"},
+				CaseArgs: map[int][]string{2: {"--max", "1000"}}},
 		}, name: "task_validation"},
 		{typ: TypeResult, payload: Result{TaskRef: TaskRef{SubmissionID: CustomRunIDBase + 18, Attempt: 1}, Verdict: VerdictWA,
 			Cases: []CaseResult{}, JudgeID: "judge-a1", Custom: []CustomOutput{

@@ -42,6 +42,28 @@ type Hello struct {
 	CachedData []string `json:"cached_data"`
 	// MaxParallel is how many tasks the judge runs at once.
 	MaxParallel int `json:"max_parallel"`
+	// Capabilities lists the task kinds beyond the original ones the
+	// judge understands (Capability*). Absent from judges that predate
+	// it: the hub then sends them none of those kinds (Task.Needs).
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// Judge capabilities, announced in Hello.Capabilities.
+const (
+	// CapabilityInputValidation: the judge runs input validations
+	// (Task.Validation, validation.go), in every language of its table
+	// and with several sources.
+	CapabilityInputValidation = "input_validation"
+)
+
+// Needs lists the capabilities a judge must announce to be sent t: a
+// judge without one would misread the task (an input validation is, to
+// an older judge, a submission with no source).
+func (t Task) Needs() []string {
+	if t.Validation != nil {
+		return []string{CapabilityInputValidation}
+	}
+	return nil
 }
 
 // Validate checks the fields the hub relies on.
@@ -67,6 +89,11 @@ func (h Hello) Validate() error {
 			errs = append(errs, fmt.Errorf("languages[%d].id is empty", i))
 		}
 	}
+	for i, c := range h.Capabilities {
+		if c == "" {
+			errs = append(errs, fmt.Errorf("capabilities[%d] is empty", i))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -80,6 +107,7 @@ func (h Hello) LogValue() slog.Value {
 		slog.Int("languages", len(h.Languages)),
 		slog.Int("cached_data", len(h.CachedData)),
 		slog.Int("max_parallel", h.MaxParallel),
+		slog.Any("capabilities", h.Capabilities),
 	)
 }
 

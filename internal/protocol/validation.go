@@ -3,6 +3,7 @@ package protocol
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Input validation: at import, a package's input validator is run over
@@ -15,14 +16,20 @@ import (
 // result is never on the results stream but stored in Redis as a
 // CustomRunState the importing web node reads. The task carries the
 // test data (the judge fetches it as for a submission) and the
-// validator's source; Language is the language whose compiler the
-// validator needs (cpp17 or c17), so the hub sends it to a judge that has
-// it. The judge compiles the validator in the sandbox and runs it
-// on each case's input (stdin), and answers with one CustomOutput per
-// case: AC for a valid input, WA for an invalid one (RE, TLE, MLE when
-// the validator failed on it), the validator's message in Message. The
-// Result's verdict is AC when every input is valid, CE when the validator
-// does not compile (CompileMessage says why), WA otherwise.
+// validator's sources; Language is the judge language the validator is
+// written in (cpp17, c17, py3, java17, go: any of the judge's table), so
+// the hub sends it to a judge that has it, and only to a judge that
+// announces CapabilityInputValidation (an older judge would take it for
+// a submission). The judge compiles the validator in the sandbox with
+// that language's compiler (every source of the main source's language
+// among Name and Files together; C and C++ with -I. for the headers
+// beside them) and runs it as the language runs a program, on each
+// case's input (stdin), with Args (or the case's own CaseArgs), and
+// answers with one CustomOutput per case: AC for a valid input, WA for an
+// invalid one (RE, TLE, MLE when the validator failed on it), the
+// validator's message in Message. The Result's verdict is AC when every
+// input is valid, CE when the validator does not compile
+// (CompileMessage says why), WA otherwise.
 
 // Input validator conventions.
 const (
@@ -34,7 +41,9 @@ const (
 	ValidationTestlib = "testlib"
 )
 
-// Input validator source names.
+// Input validator source names a web node gives a single C or C++ source
+// (any plain file name will do: a validator's main source keeps its
+// name in the package, which Java needs).
 const (
 	ValidatorCPP = "validator.cpp"
 	ValidatorC   = "validator.c"
@@ -54,14 +63,19 @@ const MaxValidatorBytes = 768 << 10
 type InputValidation struct {
 	// Convention is ValidationKattis or ValidationTestlib.
 	Convention string `json:"convention"`
-	// Name is ValidatorCPP or ValidatorC.
+	// Name is the main source's file name (ValidatorCPP, ValidatorC, or
+	// the validator's own, e.g. validate.py, Validator.java).
 	Name   string `json:"name"`
 	Source string `json:"source"`
-	// Files are compiled with it, by name (the headers it includes: a
-	// package's own testlib.h).
+	// Files are placed beside it, by name, and those of the language's
+	// extension compiled with it: the other sources of a validator of
+	// several, the headers it includes (a package's own testlib.h).
 	Files map[string]string `json:"files,omitempty"`
 	// Args follow the program name (Kattis input_validator_flags).
 	Args []string `json:"args,omitempty"`
+	// CaseArgs, by case number (1-based), replace Args for that case's
+	// input (a test data group's own input_validator_flags).
+	CaseArgs map[int][]string `json:"case_args,omitempty"`
 }
 
 // Validate checks the convention, names and bounds.
@@ -70,13 +84,23 @@ func (v InputValidation) Validate() error {
 	if v.Convention != ValidationKattis && v.Convention != ValidationTestlib {
 		errs = append(errs, fmt.Errorf("validation.convention %q unknown", v.Convention))
 	}
-	if v.Name != ValidatorCPP && v.Name != ValidatorC {
-		errs = append(errs, fmt.Errorf("validation.name %q is not %s or %s", v.Name, ValidatorCPP, ValidatorC))
+	if v.Name == "" || !safeFileName(v.Name) || strings.HasPrefix(v.Name, ".") {
+		errs = append(errs, fmt.Errorf("validation.name %q is not a plain file name", v.Name))
+	}
+	for c := range v.CaseArgs {
+		if c < 1 {
+			errs = append(errs, fmt.Errorf("validation.case_args: case %d < 1", c))
+		}
 	}
 	if v.Source == "" {
 		errs = append(errs, errors.New("validation.source is empty"))
 	}
 	n := len(v.Source)
+	for _, a := range v.CaseArgs {
+		for _, x := range a {
+			n += len(x)
+		}
+	}
 	for name, b := range v.Files {
 		if name == "" || name == v.Name || !safeFileName(name) {
 			errs = append(errs, fmt.Errorf("validation.files: %q is not a plain file name", name))

@@ -29,7 +29,13 @@ func TestValidationTask(t *testing.T) {
 		{"no test data", func(t *Task) { t.TestData = TestData{} }, "needs the test data"},
 		{"with a custom run", func(t *Task) { t.Custom = &CustomRun{} }, "no custom run"},
 		{"convention", func(t *Task) { t.Validation.Convention = "viva" }, `convention "viva"`},
-		{"name", func(t *Task) { t.Validation.Name = "main.py" }, `name "main.py"`},
+		{"python, several sources", func(t *Task) {
+			t.Language, t.Validation.Name, t.Validation.Files = "py3", "validate.py", map[string]string{"util.py": "N = 9"}
+		}, ""},
+		{"per-case flags", func(t *Task) { t.Validation.Args, t.Validation.CaseArgs = []string{"a"}, map[int][]string{2: {"b"}} }, ""},
+		{"case 0 flags", func(t *Task) { t.Validation.CaseArgs = map[int][]string{0: {"b"}} }, "case 0 < 1"},
+		{"name a path", func(t *Task) { t.Validation.Name = "../main.py" }, `name "../main.py"`},
+		{"no name", func(t *Task) { t.Validation.Name = "" }, `name ""`},
 		{"no source", func(t *Task) { t.Validation.Source = "" }, "source is empty"},
 		{"a path as a file", func(t *Task) { t.Validation.Files = map[string]string{"../x.h": ""} }, `"../x.h" is not a plain file name`},
 		{"the source's name as a file", func(t *Task) { t.Validation.Files = map[string]string{ValidatorCPP: ""} }, "not a plain file name"},
@@ -46,5 +52,39 @@ func TestValidationTask(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCapabilities: a hello without capabilities (an older judge)
+// decodes to none; the canonical hello round-trips its own; only an
+// input validation needs one.
+func TestCapabilities(t *testing.T) {
+	old := `{"v":1,"type":"hello","data":{"judge_id":"j","token":"t","agent_version":"0.0.9","cores":2,"memory_bytes":0,"languages":[{"id":"cpp17","version":"g++"}],"cached_data":[],"max_parallel":1}}`
+	env, err := Decode(LinkJudge, []byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := DecodeData[Hello](env)
+	if err != nil || h.Capabilities != nil {
+		t.Fatalf("old hello: %+v, %v", h.Capabilities, err)
+	}
+	b, err := Marshal(TypeHello, "", Hello{JudgeID: "j", Token: "t", Cores: 1, MaxParallel: 1, Capabilities: []string{CapabilityInputValidation}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env, err = Decode(LinkJudge, b); err != nil {
+		t.Fatal(err)
+	}
+	if h, err = DecodeData[Hello](env); err != nil || len(h.Capabilities) != 1 || h.Capabilities[0] != CapabilityInputValidation {
+		t.Fatalf("round trip: %+v, %v", h.Capabilities, err)
+	}
+	if _, err := Marshal(TypeHello, "", Hello{JudgeID: "j", Token: "t", Cores: 1, MaxParallel: 1, Capabilities: []string{""}}); err == nil {
+		t.Fatal("an empty capability was sent")
+	}
+	if n := (Task{}).Needs(); n != nil {
+		t.Fatalf("a submission needs %v", n)
+	}
+	if n := (Task{Validation: &InputValidation{}}).Needs(); len(n) != 1 || n[0] != CapabilityInputValidation {
+		t.Fatalf("a validation needs %v", n)
 	}
 }

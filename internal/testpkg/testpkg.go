@@ -43,6 +43,13 @@ type Subtask struct {
 	// scoring validator's score.txt (Manifest.KattisScore); 0 means
 	// Points. A case's fraction is its score over ScoreMax.
 	ScoreMax float64 `json:"score_max,omitempty"`
+	// Sum: the subtask earns the sum of its cases' shares (each case's
+	// fraction times Points over its case count) when every case is
+	// accepted, and nothing otherwise; without it, Points times the
+	// smallest fraction. It is a legacy ICPC group under the default
+	// grader (worst_error, sum or avg) with a scoring output validator.
+	// Judges that predate it refuse the manifest (unknown field).
+	Sum bool `json:"sum,omitempty"`
 }
 
 // CaseFile names one case's files in the manifest.
@@ -52,6 +59,20 @@ type CaseFile struct {
 	Ans   string `json:"ans"`
 	// Sample: the case is a sample (public); every other case is hidden.
 	Sample bool `json:"sample,omitempty"`
+	// ValidatorArgs, when set, replace CheckerArgs (or InteractorArgs)
+	// for this case: an ICPC test data group's own
+	// output_validator_flags. Judges that predate it refuse the manifest
+	// (unknown field), never judge it with the wrong arguments.
+	ValidatorArgs []string `json:"validator_args,omitempty"`
+}
+
+// ForCase is m as case i (0-based) is judged: its CheckerArgs and
+// InteractorArgs are the case's ValidatorArgs when it has them.
+func (m Manifest) ForCase(i int) Manifest {
+	if i >= 0 && i < len(m.Cases) && m.Cases[i].ValidatorArgs != nil {
+		m.CheckerArgs, m.InteractorArgs = m.Cases[i].ValidatorArgs, m.Cases[i].ValidatorArgs
+	}
+	return m
 }
 
 // CheckerName is the file name of a special judge's source inside a
@@ -108,6 +129,10 @@ type Package struct {
 	Subtasks []Subtask
 	// Checker is the special judge's C++ source; nil for none.
 	Checker []byte
+	// ValidatorArgs, by case number (1-based), replace the output
+	// validator's arguments (CheckerOptions.Args, or Interactor.Args) for
+	// that case (CaseFile.ValidatorArgs).
+	ValidatorArgs map[int][]string
 	// Samples are the 1-based indexes of the sample cases (shown in the
 	// statement): only their checker messages may reach contestants
 	// (internal/feedback); every other case is hidden.
@@ -138,6 +163,11 @@ func (p Package) Build() ([]byte, Manifest, error) {
 			return nil, Manifest{}, fmt.Errorf("%w: %s: sample case %d, package has 1..%d", ErrInvalid, ManifestName, c, len(cases))
 		}
 	}
+	for c := range p.ValidatorArgs {
+		if c < 1 || c > len(cases) {
+			return nil, Manifest{}, fmt.Errorf("%w: %s: validator_args of case %d, package has 1..%d", ErrInvalid, ManifestName, c, len(cases))
+		}
+	}
 	m := Manifest{Version: FormatVersion, Subtasks: subtasks}
 	if p.Checker != nil {
 		if len(p.Checker) > MaxCheckerSize {
@@ -165,7 +195,8 @@ func (p Package) Build() ([]byte, Manifest, error) {
 	}
 	for i := range cases {
 		n := strconv.Itoa(i + 1)
-		m.Cases = append(m.Cases, CaseFile{Index: i + 1, In: n + ".in", Ans: n + ".ans", Sample: slices.Contains(p.Samples, i+1)})
+		m.Cases = append(m.Cases, CaseFile{Index: i + 1, In: n + ".in", Ans: n + ".ans", Sample: slices.Contains(p.Samples, i+1),
+			ValidatorArgs: slices.Clone(p.ValidatorArgs[i+1])})
 	}
 	if err := m.check(); err != nil {
 		return nil, Manifest{}, err
@@ -236,6 +267,16 @@ func (m *Manifest) check() error {
 		return fmt.Errorf("%w: %s: no test cases", ErrInvalid, ManifestName)
 	}
 	n := len(m.Cases)
+	for _, c := range m.Cases {
+		if len(c.ValidatorArgs) > MaxInteractorArgs {
+			return fmt.Errorf("%w: %s: case %d: %d validator_args, limit %d", ErrInvalid, ManifestName, c.Index, len(c.ValidatorArgs), MaxInteractorArgs)
+		}
+		for _, a := range c.ValidatorArgs {
+			if len(a) > MaxInteractorArgLen || strings.ContainsRune(a, 0) {
+				return fmt.Errorf("%w: %s: case %d: validator_args: an argument longer than %d bytes or with a NUL byte", ErrInvalid, ManifestName, c.Index, MaxInteractorArgLen)
+			}
+		}
+	}
 	seen := map[int]string{}
 	for _, st := range m.Subtasks {
 		if st.Name == "" {
@@ -382,7 +423,7 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 			return Manifest{}, fmt.Errorf("%w: %s: its case list does not match the N.in/N.ans files", ErrInvalid, ManifestName)
 		}
 		for i := range got.Cases {
-			m.Cases[i].Sample = got.Cases[i].Sample
+			m.Cases[i].Sample, m.Cases[i].ValidatorArgs = got.Cases[i].Sample, got.Cases[i].ValidatorArgs
 		}
 		m.Subtasks = got.Subtasks
 		m.Interactive, m.Interactor, m.InteractorConvention = got.Interactive, got.Interactor, got.InteractorConvention

@@ -78,6 +78,9 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 		ts[i] = sched.Task{
 			SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, DataHash: t.TestData.Hash,
 			Language: t.Language, Priority: t.Priority.Rank(),
+			// A judge without a capability the task needs never gets
+			// it (an older agent would misread an input validation).
+			Needs: t.Needs(),
 			// Redis's clock, for a policy that counts waits from the
 			// enqueue (the default keeps its own clock per submission).
 			EnqueuedAt: qt.EnqueuedAt,

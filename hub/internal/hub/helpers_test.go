@@ -291,8 +291,12 @@ type fakeJudge struct {
 	// received, and reports the outcomes the next heartbeat carries (every
 	// prefetch succeeds).
 	cachedData []string
-	prefetches []protocol.Prefetch
-	reports    []protocol.PrefetchOutcome
+	// capabilities are announced in hello; tasks are the ids of the
+	// tasks received.
+	capabilities []string
+	tasks        []int64
+	prefetches   []protocol.Prefetch
+	reports      []protocol.PrefetchOutcome
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -377,7 +381,7 @@ func (j *fakeJudge) session() error {
 	if err := j.send(c, protocol.TypeHello, protocol.Hello{
 		JudgeID: j.id, Token: j.token, AgentVersion: "test", Cores: j.slots, MemoryBytes: 1 << 30,
 		Languages: []protocol.Language{{ID: "cpp17", Version: "g++"}}, MaxParallel: j.slots,
-		CachedData: j.cachedData,
+		CachedData: j.cachedData, Capabilities: j.capabilities,
 	}); err != nil {
 		return err
 	}
@@ -476,6 +480,7 @@ func (j *fakeJudge) session() error {
 			continue
 		}
 		j.mu.Lock()
+		j.tasks = append(j.tasks, task.SubmissionID)
 		busy := len(j.running) >= j.slots
 		if busy {
 			j.rejected++

@@ -452,7 +452,7 @@ func (h *Hub) onHeartbeat(ctx context.Context, j *judgeConn, hb protocol.Heartbe
 	pipe := h.cfg.Redis.Pipeline()
 	pipe.HSet(ctx, st, judgestate.State{Hub: h.cfg.HubID, Cores: hb.Cores, Running: hb.Running, Queued: hb.Queued,
 		Load1: hb.Load1, MemUsedRatio: hb.MemUsedRatio, MaxParallel: j.hello.MaxParallel, AgentVersion: j.hello.AgentVersion,
-		Languages: j.hello.Languages, LanguagesKnown: true, SeenAt: now}.Fields()...)
+		Languages: j.hello.Languages, LanguagesKnown: true, Capabilities: j.hello.Capabilities, SeenAt: now}.Fields()...)
 	pipe.PExpire(ctx, st, time.Duration(h.cfg.MissedHeartbeats+1)*h.cfg.HeartbeatInterval)
 	if _, err := pipe.Exec(ctx); err != nil {
 		j.log.Warn("record judge state failed", "err", err)
@@ -616,7 +616,7 @@ func (j *judgeConn) view(now time.Time) sched.Judge {
 		cores = j.hello.Cores
 	}
 	return sched.Judge{
-		ID: j.id, Cores: cores, Slots: j.hello.MaxParallel, Languages: j.langs,
+		ID: j.id, Cores: cores, Slots: j.hello.MaxParallel, Languages: j.langs, Capabilities: j.hello.Capabilities,
 		Draining: j.draining || now.Before(j.rejectedUntil),
 		Running:  j.hb.Running, Queued: j.hb.Queued, Load1: j.hb.Load1, MemUsedRatio: j.hb.MemUsedRatio,
 		Assigned: len(j.assigned), SinceHeartbeat: since, Cached: j.hasData,

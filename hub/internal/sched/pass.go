@@ -41,8 +41,8 @@ func (r PassResult) Again(window int) bool { return len(r.Placed) > 0 && r.Tasks
 // pass), so later tasks of the same pass see it.
 //
 // A busy or no-judge hold depends only on the judges and the task's
-// language (see Hold): once a language is held so, the rest of the pass
-// holds its tasks without asking the policy (nothing in the pass frees a
+// language and needs (Task.Kind, see Hold): once a kind is held so, the
+// rest of the pass holds its tasks without asking the policy (nothing in the pass frees a
 // slot). Other holds (HoldAffinity) concern one task and the pass goes on.
 //
 // The caller then takes the leases of the placed tasks and hands each to
@@ -50,10 +50,10 @@ func (r PassResult) Again(window int) bool { return len(r.Placed) > 0 && r.Tasks
 // with whoever has it.
 func Pass(now time.Time, p Policy, tasks []Task, judges []Judge) PassResult {
 	r := PassResult{Tasks: len(tasks)}
-	var stuck map[string]bool // languages held busy or without a judge
+	var stuck map[string]bool // kinds (Task.Kind) held busy or without a judge
 	for i := range tasks {
 		t := &tasks[i]
-		if stuck[t.Language] {
+		if stuck[t.Kind()] {
 			continue
 		}
 		r.Asked++
@@ -67,7 +67,7 @@ func Pass(now time.Time, p Policy, tasks []Task, judges []Judge) PassResult {
 				if stuck == nil {
 					stuck = map[string]bool{}
 				}
-				stuck[t.Language] = true
+				stuck[t.Kind()] = true
 			}
 			continue
 		}

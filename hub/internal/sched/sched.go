@@ -20,6 +20,10 @@ type Task struct {
 	// DataHash is the content hash of the problem's test data.
 	DataHash string
 	Language string
+	// Needs lists the judge capabilities the task requires (hello's
+	// capabilities, e.g. input validation): only a judge announcing
+	// every one may take it. Empty: any judge of the language.
+	Needs    []string
 	Priority int
 	// EnqueuedAt is when the task entered the queue; zero means unknown.
 	// The default policy keeps its own clock per SubmissionID and reads
@@ -36,6 +40,8 @@ type Judge struct {
 	Slots int
 	// Languages the judge can run; empty means any.
 	Languages []string
+	// Capabilities the judge announced in hello (protocol.Capability*).
+	Capabilities []string
 	// Draining judges get nothing.
 	Draining bool
 
@@ -84,6 +90,29 @@ func (j *Judge) Speaks(lang string) bool {
 	return len(j.Languages) == 0 || slices.Contains(j.Languages, lang)
 }
 
+// Runs reports whether j may take t: it speaks t's language and has
+// every capability t needs.
+func (j *Judge) Runs(t Task) bool {
+	if !j.Speaks(t.Language) {
+		return false
+	}
+	for _, c := range t.Needs {
+		if !slices.Contains(j.Capabilities, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// Kind is what a busy or no-judge hold depends on: the task's language
+// and the capabilities it needs (Pass holds the rest of a kind).
+func (t Task) Kind() string {
+	if len(t.Needs) == 0 {
+		return t.Language
+	}
+	return t.Language + "\x00" + strings.Join(t.Needs, "\x00")
+}
+
 func (j *Judge) has(hash string) bool { return j.Cached != nil && hash != "" && j.Cached(hash) }
 
 // Hold says why a task was not given to any judge.
@@ -95,11 +124,13 @@ const (
 	HoldNone Hold = iota
 	// HoldBusy: judges that could run the task exist, but none may take
 	// more work now (full or overloaded). The overload notice counts these.
-	// It depends only on the judges and the task's language: Pass holds
-	// the rest of the pass's tasks of that language without asking.
+	// It depends only on the judges and the task's kind (Task.Kind: its
+	// language and needs): Pass holds the rest of the pass's tasks of that
+	// kind without asking.
 	HoldBusy
-	// HoldNoJudge: no connected judge runs the task's language at all
-	// (like HoldBusy, a matter of the judges and the language only).
+	// HoldNoJudge: no connected judge runs the task's language with the
+	// capabilities it needs at all (like HoldBusy, a matter of the judges
+	// and the kind only).
 	HoldNoJudge
 	// HoldAffinity: judges are free, but the task waits (briefly, bounded
 	// by BoundedConfig.MaxDefer) for a judge that holds or is home to its
@@ -209,7 +240,7 @@ func (g Guide) Pick(_ time.Time, t Task, judges []Judge) Decision {
 	best, bestScore, capable := -1, math.Inf(1), false
 	for i := range judges {
 		j := &judges[i]
-		if j.Draining || !j.Speaks(t.Language) {
+		if j.Draining || !j.Runs(t) {
 			continue
 		}
 		capable = true
@@ -280,10 +311,12 @@ type BoundedConfig struct {
 	// already waited in the queue gets no deferral, so affinity collapses
 	// exactly when the queue is long).
 	DeferFromEnqueue bool
-	// SpeedAlpha is the step of the judges' speed estimates (SpeedMeter),
-	// learnt from results (Observe with Outcome.Run). Default 0.05;
-	// negative: no estimates (every judge counts as speed 1 unless the
-	// caller sets Judge.Speed).
+	// SpeedAlpha is the step the judges' speed estimates (SpeedMeter)
+	// settle at, learnt from results (Observe with Outcome.Run): a judge's
+	// first 1/SpeedAlpha results are averaged, each counting in full, and
+	// its estimate is used from its second. Default 0.05; negative: no
+	// estimates (every judge counts as speed 1 unless the caller sets
+	// Judge.Speed).
 	SpeedAlpha float64
 	// RingOrder ranks free judges of equal preference by ring weight and
 	// falls back along the ring, ignoring speed (the earlier rule, kept
@@ -504,7 +537,7 @@ func (b *Bounded) Pick(now time.Time, t Task, judges []Judge) Decision {
 		totalAssigned += j.Assigned
 		totalSlots += j.SlotCount()
 		totalCap += b.caps[i]
-		if !j.Speaks(t.Language) {
+		if !j.Runs(t) {
 			continue
 		}
 		capable = true
@@ -578,7 +611,7 @@ func (b *Bounded) homes(now time.Time, t Task, judges []Judge, totalCap float64)
 func (b *Bounded) weigh(t Task, judges []Judge) {
 	b.w = slices.Grow(b.w[:0], len(judges))[:len(judges)]
 	for i := range judges {
-		if j := &judges[i]; !j.Draining && j.Speaks(t.Language) {
+		if j := &judges[i]; !j.Draining && j.Runs(t) {
 			b.w[i] = ringWeight(t.ProblemID, j, b.caps[i])
 		} else {
 			b.w[i] = math.NaN()
@@ -693,7 +726,7 @@ func (b *Bounded) choose(now time.Time, t Task, judges []Judge, eligible []int, 
 		busyCost := math.Inf(1)
 		for i := range judges {
 			j := &judges[i]
-			if j.Draining || !j.Speaks(t.Language) || b.free(j) || b.overloaded(j) || !j.has(t.DataHash) {
+			if j.Draining || !j.Runs(t) || b.free(j) || b.overloaded(j) || !j.has(t.DataHash) {
 				continue
 			}
 			busyCost = min(busyCost, b.cost.wait(j, b.Speed(j), work)+work/b.Speed(j))

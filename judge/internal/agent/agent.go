@@ -520,6 +520,8 @@ func (a *Agent) hello() protocol.Hello {
 		JudgeID: a.cfg.JudgeID, Token: a.cfg.Token, AgentVersion: a.cfg.AgentVersion,
 		Cores: runtime.NumCPU(), MemoryBytes: memTotal, CachedData: a.cache.Hashes(),
 		MaxParallel: a.cfg.MaxParallel,
+		// The task kinds an older agent would misread (Task.Needs).
+		Capabilities: []string{protocol.CapabilityInputValidation},
 	}
 	for _, l := range a.cfg.Languages {
 		h.Languages = append(h.Languages, protocol.Language{ID: l.ID, Version: l.VersionText})

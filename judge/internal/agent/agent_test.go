@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -147,6 +148,9 @@ func TestVerdicts(t *testing.T) {
 	}
 	if hello.MaxParallel != 2 || hello.Cores != runtime.NumCPU() || hello.MemoryBytes <= 0 {
 		t.Errorf("hello %+v", hello)
+	}
+	if !slices.Contains(hello.Capabilities, protocol.CapabilityInputValidation) {
+		t.Errorf("hello capabilities %v: want %s", hello.Capabilities, protocol.CapabilityInputValidation)
 	}
 	c.until("heartbeats", 5*time.Second, func() bool { return len(c.beats) >= 3 })
 	hb := c.beats[len(c.beats)-1].hb

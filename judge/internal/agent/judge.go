@@ -263,7 +263,9 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			// gives the verdict (interactive.go).
 			ix.sol = sandbox.Spec{Argv: runArgv, Env: l.Env, Dir: work, Limits: lim, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot}
 			ix.scoreMax = caseScoreMax(m, i)
-			o, err := a.interactCase(ctx, *ix, filepath.Join(data.Dir(), cf.In), filepath.Join(data.Dir(), cf.Ans), &cr)
+			ixc := *ix
+			ixc.m = m.ForCase(i) // the case's own validator flags, if any
+			o, err := a.interactCase(ctx, ixc, filepath.Join(data.Dir(), cf.In), filepath.Join(data.Dir(), cf.Ans), &cr)
 			if ctx.Err() != nil {
 				return res, ctx.Err()
 			}
@@ -318,7 +320,8 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 		if cr.Verdict == protocol.VerdictAC {
 			var o checker.Outcome
 			if checkerBin != "" {
-				o, err = a.runChecker(ctx, at, checkerBin, m, filepath.Join(data.Dir(), cf.In), out, filepath.Join(data.Dir(), cf.Ans), scratch, caseScoreMax(m, i))
+				// The case's own output validator flags, if its group has them.
+				o, err = a.runChecker(ctx, at, checkerBin, m.ForCase(i), filepath.Join(data.Dir(), cf.In), out, filepath.Join(data.Dir(), cf.Ans), scratch, caseScoreMax(m, i))
 			} else {
 				o, err = checkFiles(t.Checker, out, filepath.Join(data.Dir(), cf.Ans))
 			}

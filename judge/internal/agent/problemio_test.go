@@ -424,3 +424,23 @@ func TestFileIOCustomRun(t *testing.T) {
 		t.Errorf("silent custom run: %+v", r)
 	}
 }
+
+// TestKattisCheckerCaseArgs: a case with validator arguments of its own
+// (an ICPC test data group's output_validator_flags,
+// testpkg.Package.ValidatorArgs) is checked with them, the others with the
+// problem's: the output validator is lenient only on the second case.
+func TestKattisCheckerCaseArgs(t *testing.T) {
+	pkg := aplusb()
+	pkg.ValidatorArgs = map[int][]string{2: {"lenient"}}
+	pkg.Checker = []byte(kattisValidator)
+	pkg.CheckerOptions = testpkg.CheckerOptions{Name: testpkg.CheckerC, Convention: testpkg.ConventionKattis}
+	special := func(t *protocol.Task) { t.Checker = protocol.Checker{Kind: protocol.CheckerSpecial} }
+	py := "a, b = map(int, input().split())\nprint(a + b%s)\n"
+	res := judgeAll(t, pkg, nil, special, []problemSub{
+		{"lenient where the group allows it", "py3", strings.ReplaceAll(py, "%s", ", '!' if a == 20 else ''"), protocol.VerdictAC, "correct sum", nil},
+		{"not where it does not", "py3", strings.ReplaceAll(py, "%s", ", '!'"), protocol.VerdictWA, "trailing output", nil},
+	})
+	if r := res["not where it does not"]; len(r.Cases) != 2 || r.Cases[0].Verdict != protocol.VerdictWA {
+		t.Errorf("cases %+v: want the first case rejected", r.Cases)
+	}
+}

@@ -17,7 +17,8 @@ const MaxScore = 100
 // that is not. Score, ICPC: MaxScore or 0. Score, IOI without subtasks:
 // every case is worth MaxScore/N, times its fraction. IOI with subtasks: a
 // subtask earns its points times the smallest fraction among its cases (so
-// nothing unless all pass; partial points of a special judge scale it);
+// nothing unless all pass; partial points of a special judge scale it),
+// or, a Sum subtask, the sum of its cases' shares when all are accepted;
 // cases in no subtask earn nothing. Each case's Score is set to its share:
 // fraction × (its subtask's points / the subtask's case count), or
 // fraction × MaxScore/N.
@@ -44,18 +45,26 @@ func Score(mode protocol.Mode, m testpkg.Manifest, cases []protocol.CaseResult, 
 		leasts := make([]float64, len(m.Subtasks))
 		names, depends, own := make([]string, len(m.Subtasks)), make([][]string, len(m.Subtasks)), make([]bool, len(m.Subtasks))
 		for k, st := range m.Subtasks {
-			least := 1.0
+			least, sum, accepted := 1.0, 0.0, true
 			for _, ci := range st.Cases {
 				i := ci - 1
 				if i < 0 || i >= n {
-					least = 0
+					least, accepted = 0, false
 					continue
 				}
 				least = math.Min(least, frac(i))
+				sum += frac(i)
+				accepted = accepted && cases[i].Verdict == protocol.VerdictAC
 				cases[i].Score = round(frac(i) * float64(st.Points) / float64(len(st.Cases)))
 			}
-			leasts[k] = least
 			names[k], depends[k], own[k] = st.Name, st.Depends, least >= 1
+			leasts[k] = least
+			if st.Sum { // every case accepted: the sum of their shares; else nothing
+				leasts[k] = 0
+				if accepted && len(st.Cases) > 0 {
+					leasts[k] = sum / float64(len(st.Cases))
+				}
+			}
 		}
 		// A subtask whose dependencies are not all passed in full earns
 		// nothing (testpkg.Subtask.Depends).

@@ -15,6 +15,7 @@ func TestScore(t *testing.T) {
 		TL = protocol.VerdictTLE
 	)
 	subs := testpkg.Manifest{Subtasks: []testpkg.Subtask{{Name: "a", Points: 30, Cases: []int{1, 2}}, {Name: "b", Points: 70, Cases: []int{3}}}}
+	sums := testpkg.Manifest{Subtasks: []testpkg.Subtask{{Name: "a", Points: 30, Cases: []int{1, 2}, Sum: true}, {Name: "b", Points: 70, Cases: []int{3}, Sum: true}}}
 	for _, tc := range []struct {
 		name       string
 		mode       protocol.Mode
@@ -32,6 +33,11 @@ func TestScore(t *testing.T) {
 		{"ioi subtask lost", protocol.ModeIOI, subs, []protocol.Verdict{AC, WA, AC}, []float64{1, 0, 1}, WA, 70, []float64{15, 0, 70}},
 		{"ioi subtasks all", protocol.ModeIOI, subs, []protocol.Verdict{AC, AC, AC}, []float64{1, 1, 1}, AC, 100, []float64{15, 15, 70}},
 		{"ioi subtask partial min", protocol.ModeIOI, subs, []protocol.Verdict{WA, WA, AC}, []float64{0.5, 0.8, 1}, WA, 85, []float64{7.5, 12, 70}},
+		// A Sum subtask (a legacy ICPC group, default grader, scoring
+		// validator): its cases' shares added up when all are accepted.
+		{"sum subtask all accepted", protocol.ModeIOI, sums, []protocol.Verdict{AC, AC, AC}, []float64{0.5, 1, 0.25}, AC, 22.5 + 17.5, []float64{7.5, 15, 17.5}},
+		{"sum subtask, one rejected: nothing", protocol.ModeIOI, sums, []protocol.Verdict{AC, WA, AC}, []float64{0.5, 0, 1}, WA, 70, []float64{7.5, 0, 70}},
+		{"sum subtask, one skipped: nothing", protocol.ModeIOI, sums, []protocol.Verdict{AC, SK, AC}, []float64{1, 1, 1}, SK, 70, []float64{15, 0, 70}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cases := make([]protocol.CaseResult, len(tc.verdicts))

@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/truncate"
 	"github.com/verdict-oj/verdict/judge/internal/cache"
+	"github.com/verdict-oj/verdict/judge/internal/lang"
 	"github.com/verdict-oj/verdict/judge/internal/sandbox"
 )
 
@@ -21,8 +24,10 @@ import (
 const validatorRunTime = 10 * time.Second
 
 // validateInputs runs an input validation (protocol/validation.go): it
-// fetches the test data, compiles the task's validator in the sandbox and
-// runs it on every case's input, one CustomOutput per case. A validator
+// fetches the test data, compiles the task's validator in the sandbox
+// with the compiler of the task's language (its table entry: C, C++,
+// Python, Java, Go...) and runs it as that language runs a program on
+// every case's input, one CustomOutput per case. A validator
 // that does not compile is a CE with the compiler's message; an input it
 // refuses (or fails on) is a WA naming the case.
 func (a *Agent) validateInputs(ctx context.Context, slot int, t *task, pg *progress, log *slog.Logger) (protocol.Result, error) {
@@ -87,25 +92,42 @@ func (a *Agent) validateInputs(ctx context.Context, slot int, t *task, pg *progr
 	if err := sandbox.ChownTree(build, at.uid, at.gid); err != nil {
 		return sysErr("work dir: %v", err)
 	}
-	argv := []string{"g++", "-std=c++17", "-O2", "-pipe", "-I.", "-o", "validator", v.Name}
-	if v.Name == protocol.ValidatorC {
-		argv = []string{"gcc", "-std=gnu11", "-O2", "-pipe", "-I.", "-o", "validator", v.Name, "-lm"}
+	l, ok := a.langs[t.Language]
+	if !ok {
+		return res, &rejectError{protocol.RejectLanguage, fmt.Errorf("language %q", t.Language)}
 	}
-	r, err := a.cfg.Runner.Run(ctx, sandbox.Spec{
-		Argv: argv, Dir: build, Profile: sandbox.ProfileCompile, CPU: at.cpu, Slot: at.slot,
-		Limits: sandbox.Limits{CPU: checkerCompileTime, Wall: 3 * checkerCompileTime, Memory: 1 << 30,
-			AddressSpace: -1, Stack: 64 << 20, Output: 1 << 20, Stderr: 16 << 10},
-	})
-	if ctx.Err() != nil {
-		return res, ctx.Err()
-	}
-	if err != nil || r.Status == sandbox.StatusSandboxError {
-		return sysErr("compile: sandbox: %v %s", err, r.Error)
-	}
-	if r.Status != sandbox.StatusOK {
-		res.Verdict = protocol.VerdictCE
-		res.CompileMessage = truncate.Marked(compileFailure(r, hint).Error(), protocol.MaxCompileMessage)
-		return res, nil
+	class := strings.TrimSuffix(v.Name, filepath.Ext(v.Name))
+	if len(l.Compile) > 0 {
+		if a.builds.enabled(l) { // Go: a private copy of the kept build cache, as for a submission
+			a.builds.warm(ctx, l, at.uid, func(dir string) error { return a.warmCompile(ctx, l, at, dir) }, log)
+			if err := a.builds.seed(l, build, at.uid); err != nil {
+				log.Warn("compiling without the kept build cache", "err", err)
+			}
+		}
+		spec := a.compileSpec(l, build, v.Name, class, 256<<20, at, "")
+		spec.Argv = validatorCompileArgv(l, v, spec.Argv)
+		// At least a checker's compile time: a validator may include
+		// testlib.h, slow to compile.
+		if spec.Limits.CPU < checkerCompileTime {
+			spec.Limits.CPU, spec.Limits.Wall = checkerCompileTime, 3*checkerCompileTime
+		}
+		r, err := a.cfg.Runner.Run(ctx, spec)
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if err != nil || r.Status == sandbox.StatusSandboxError {
+			return sysErr("compile: sandbox: %v %s", err, r.Error)
+		}
+		if r.Status != sandbox.StatusOK {
+			res.Verdict = protocol.VerdictCE
+			res.CompileMessage = truncate.Marked(compileFailure(r, hint).Error(), protocol.MaxCompileMessage)
+			return res, nil
+		}
+		if a.builds.enabled(l) {
+			if err := sandbox.RemoveAll(filepath.Join(build, l.BuildCache)); err != nil {
+				return sysErr("work dir: %v", err)
+			}
+		}
 	}
 	// The validator may not change itself from now on.
 	if err := sandbox.ChownTree(build, 0, 0); err != nil {
@@ -121,12 +143,21 @@ func (a *Agent) validateInputs(ctx context.Context, slot int, t *task, pg *progr
 	if mem < checkerMemory {
 		mem = checkerMemory
 	}
+	lim := sandbox.Limits{CPU: l.TimeLimit(cpu), Memory: l.MemoryLimit(mem), Stack: l.StackKiB << 10,
+		Output: 64 << 10, Stderr: 64 << 10, Procs: max(l.Procs, 1)}
+	if l.UnlimitedAddressSpace {
+		lim.AddressSpace = -1
+	}
+	runArgv := lang.Expand(l.Run, v.Name, class, mem)
 	res.Verdict = protocol.VerdictAC
 	for i, cf := range m.Cases {
+		args, own := v.CaseArgs[i+1]
+		if !own {
+			args = v.Args
+		}
 		spec := sandbox.Spec{
-			Argv: append([]string{"./validator"}, v.Args...), Dir: build, StdinFile: filepath.Join(data.Dir(), cf.In),
-			Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot,
-			Limits: sandbox.Limits{CPU: cpu, Memory: mem, Output: 64 << 10, Stderr: 64 << 10},
+			Argv: append(slices.Clone(runArgv), args...), Env: l.Env, Dir: build, StdinFile: filepath.Join(data.Dir(), cf.In),
+			Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot, Limits: lim,
 		}
 		r, err := a.cfg.Runner.Run(ctx, spec)
 		if ctx.Err() != nil {
@@ -144,6 +175,50 @@ func (a *Agent) validateInputs(ctx context.Context, slot int, t *task, pg *progr
 		res.Custom = append(res.Custom, o)
 	}
 	return res, nil
+}
+
+// validatorCompileArgv is l's compile command for v: every source of
+// the main source's language (by its ending; v's main source first, then
+// the others by name) where the command names the source, and for C and
+// C++ -I. (the headers beside the sources, a judge's testlib.h).
+func validatorCompileArgv(l lang.Available, v *protocol.InputValidation, argv []string) []string {
+	srcs := []string{v.Name}
+	for _, name := range slices.Sorted(maps.Keys(v.Files)) {
+		if sourceKind(filepath.Ext(name)) == sourceKind(filepath.Ext(v.Name)) {
+			srcs = append(srcs, name)
+		}
+	}
+	out := make([]string, 0, len(argv)+len(srcs)+1)
+	for i, a := range argv {
+		switch {
+		case a == v.Name:
+			out = append(out, srcs...)
+		case i == 1 && isCFamily(l.Source):
+			out = append(out, "-I.", a)
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// sourceKind groups the endings of one language's sources (C++ has
+// several); any other ending is its own kind.
+func sourceKind(ext string) string {
+	switch ext {
+	case ".cc", ".cpp", ".cxx", ".c++", ".C":
+		return ".cpp"
+	}
+	return ext
+}
+
+// isCFamily: a C or C++ language (by its source file's extension).
+func isCFamily(source string) bool {
+	switch filepath.Ext(source) {
+	case ".c", ".cpp", ".cc", ".cxx":
+		return true
+	}
+	return false
 }
 
 // validatorVerdict reads one run of an input validator: AC for a valid

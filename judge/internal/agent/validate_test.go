@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,55 @@ int main() {
 }
 `
 
+// pyInputValidator (Kattis convention, Python, two sources): as
+// kattisInputValidator, the check in a module beside it.
+const pyInputValidator = `import sys
+from bounds import check
+args = sys.argv[1:]
+hi = int(args[args.index("--max") + 1]) if "--max" in args else 10
+line = sys.stdin.read()
+why = check(line, hi)
+if why:
+    print(why, file=sys.stderr)
+    sys.exit(43)
+sys.exit(42)
+`
+
+const pyBounds = `def check(text, hi):
+    parts = text.split()
+    if len(parts) != 1 or text != parts[0] + "\n":
+        return "expected one integer and a newline"
+    n = int(parts[0])
+    if n < 1 or n > hi:
+        return "n = %d is outside [1, %d]" % (n, hi)
+    return ""
+`
+
+// cppMain and cppCheck: a C++ validator of two sources and a header.
+const cppMain = `#include <cstdio>
+#include "check.h"
+int main() { long n; if (std::scanf("%ld", &n) != 1 || !in_range(n)) { std::fprintf(stderr, "n out of range\n"); return 43; } return 42; }
+`
+
+const cppCheck = `#include "check.h"
+bool in_range(long n) { return n >= 1 && n <= 100; }
+`
+
+// javaValidator: a Java validator (Kattis convention), its own class
+// name, a helper class in a second file.
+const javaValidator = `import java.util.Scanner;
+public class Validate {
+	public static void main(String[] args) {
+		long n = new Scanner(System.in).nextLong();
+		if (!Range.ok(n)) { System.err.println("n = " + n + " out of range"); System.exit(43); }
+		System.exit(42);
+	}
+}
+`
+
+const javaRange = `public class Range { static boolean ok(long n) { return n >= 1 && n <= 60; } }
+`
+
 func numbersPkg(ins ...string) testpkg.Package {
 	var p testpkg.Package
 	for _, in := range ins {
@@ -73,24 +123,40 @@ func TestValidateInputs(t *testing.T) {
 		hash string
 		v    *protocol.InputValidation
 		want want
+		lang string // "" cpp17
 	}{
 		{"kattis all valid", good, kattis, want{protocol.VerdictAC,
-			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictAC}, nil, ""}},
+			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictAC}, nil, ""}, ""},
 		{"kattis invalid", bad, kattis, want{protocol.VerdictWA,
 			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictWA, protocol.VerdictWA, protocol.VerdictWA, protocol.VerdictWA},
-			[]string{"", "n = 101 is outside [1, 100]", "expected one integer and a newline", "n = 0 is outside", "n = -4"}, ""}},
+			[]string{"", "n = 101 is outside [1, 100]", "expected one integer and a newline", "n = 0 is outside", "n = -4"}, ""}, ""},
 		{"testlib", bad, testlib, want{protocol.VerdictWA,
 			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictRE, protocol.VerdictWA},
-			[]string{"", "", "", "the validator failed: killed by SIGSEGV", "FAIL n = -4 < 0"}, ""}},
+			[]string{"", "", "", "the validator failed: killed by SIGSEGV", "FAIL n = -4 < 0"}, ""}, ""},
 		{"kattis other exit", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: protocol.ValidatorCPP,
 			Source: "int main() { return 0; }\n"}, want{protocol.VerdictWA,
 			[]protocol.Verdict{protocol.VerdictRE, protocol.VerdictRE, protocol.VerdictRE},
-			[]string{"exited with code 0, not 42 or 43", "", ""}, ""}},
+			[]string{"exited with code 0, not 42 or 43", "", ""}, ""}, ""},
 		{"no compile", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: protocol.ValidatorCPP,
-			Source: "int main( {\n"}, want{verdict: protocol.VerdictCE, compile: "does not compile"}},
+			Source: "int main( {\n"}, want{verdict: protocol.VerdictCE, compile: "does not compile"}, ""},
+		{"python, two sources, flags per case", bad, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: "validate.py",
+			Source: pyInputValidator, Files: map[string]string{"bounds.py": pyBounds}, Args: []string{"--max", "100"},
+			CaseArgs: map[int][]string{2: {"--max", "1000"}, 4: {}}}, want{protocol.VerdictWA,
+			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictWA, protocol.VerdictWA, protocol.VerdictWA},
+			[]string{"", "", "expected one integer", "n = 0 is outside [1, 10]", "n = -4 is outside [1, 100]"}, ""}, "py3"},
+		{"python syntax error", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: "validate.py",
+			Source: "def (:\n"}, want{verdict: protocol.VerdictCE, compile: "does not compile"}, "py3"},
+		{"c++, two sources", bad, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: "main.cpp",
+			Source: cppMain, Files: map[string]string{"check.cc": cppCheck, "check.h": "bool in_range(long n);\n"}}, want{protocol.VerdictWA,
+			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictWA, protocol.VerdictAC, protocol.VerdictWA, protocol.VerdictWA},
+			[]string{"", "n out of range"}, ""}, ""},
+		{"java, two classes", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: "Validate.java",
+			Source: javaValidator, Files: map[string]string{"Range.java": javaRange}}, want{protocol.VerdictWA,
+			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictWA},
+			[]string{"", "", "n = 100 out of range"}, ""}, "java17"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			task := mkTask(3, tc.hash, "cpp17", "", func(x *protocol.Task) {
+			task := mkTask(3, tc.hash, cmp.Or(tc.lang, "cpp17"), "", func(x *protocol.Task) {
 				x.SubmissionID += protocol.CustomRunIDBase
 				x.Priority = protocol.PriorityCustom
 				x.Validation = tc.v

@@ -38,10 +38,21 @@
 //     2023-07 output_validator/) become the problem's checker in the
 //     Kattis convention (validator.go), under the same rules.
 //   - Input validators (input_validators/ or the legacy
-//     input_format_validators/): each C or C++ validator, one file or a
-//     directory of one source and its headers, becomes an
-//     InputValidator (Kattis convention: exit 42 valid, 43 invalid; data's
-//     input_validator_flags as its arguments) that the web node has a
-//     judge run over every input at import; validators in other languages
-//     are noted and not run. Generators are ignored and listed in Notes.
+//     input_format_validators/): each program, a file or a directory of
+//     files, in C, C++, Python 3, Java or Go (by its files' endings; a
+//     directory's sources compiled together, main.py or Main.java the
+//     entry point of several), becomes an InputValidator (Kattis
+//     convention: exit 42 valid, 43 invalid) that the web node has a judge
+//     run over every input at import, each input with its test data
+//     group's input_validator_flags (a group without them has its
+//     parent's: groupSetting). checktestdata and VIVA scripts, build/run
+//     scripts and other languages are noted as not run. Generators are
+//     ignored and listed in Notes.
+//   - Groups' output_validator_flags follow validator_flags for their
+//     cases (the test data package's per-case ValidatorArgs) when the
+//     checker or interactor is the package's own; with the default
+//     validator they are noted as not applied.
+//   - A legacy scoring group under the default grader with a scoring
+//     validator is one Sum subtask (its cases' scores added up when all
+//     are accepted, nothing otherwise), as the format grades it.
 package icpcpkg

@@ -155,6 +155,7 @@ func Convert(zipBytes []byte, lim Limits) (Problem, testpkg.Package, error) {
 	} else if !p.Interactive {
 		p.Notes = append(p.Notes, unusedValidator(files)...)
 	}
+	p.readOutputValidatorFlags(files, &pkg) // inputvalidator.go
 	if p.Solutions, err = p.readSubmissions(files); err != nil {
 		return p, pkg, err
 	}

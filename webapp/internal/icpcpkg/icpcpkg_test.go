@@ -91,7 +91,10 @@ func TestConvertPassFail(t *testing.T) {
 		t.Errorf("pass-fail problem got subtasks %+v", pkg.Subtasks)
 	}
 	notes := strings.Join(p.Notes, "\n")
-	for _, w := range []string{"input validator input_validators/validate.py not run", "reference solutions imported", "the statement does not show"} {
+	if len(p.InputValidators) != 1 || p.InputValidators[0].Lang() != "py3" || p.InputValidators[0].MainName() != "validate.py" {
+		t.Errorf("input validators %+v: want validate.py in py3", p.InputValidators)
+	}
+	for _, w := range []string{"input validators run on every input at import: 1", "reference solutions imported", "the statement does not show"} {
 		if !strings.Contains(notes, w) {
 			t.Errorf("notes lack %q:\n%s", w, notes)
 		}
@@ -139,7 +142,7 @@ func TestConvertScoring(t *testing.T) {
 		t.Errorf("problem = %+v", p)
 	}
 	got := fmt.Sprint(pkg.Subtasks)
-	if want := "[{sample 0 [1] [] 0} {group1 30 [2] [] 0} {group2 70 [3 4 5] [] 0}]"; got != want {
+	if want := "[{sample 0 [1] [] 0 false} {group1 30 [2] [] 0 false} {group2 70 [3 4 5] [] 0 false}]"; got != want {
 		t.Errorf("subtasks %s, want %s", got, want)
 	}
 	if _, _, err := pkg.Build(); err != nil {
@@ -159,7 +162,7 @@ func TestConvertScoring(t *testing.T) {
 	for _, s := range pkg.Subtasks {
 		sum += s.Points
 	}
-	if got := fmt.Sprint(pkg.Subtasks); sum != 100 || !strings.Contains(got, "{group1 34 [2] [] 0}") {
+	if got := fmt.Sprint(pkg.Subtasks); sum != 100 || !strings.Contains(got, "{group1 34 [2] [] 0 false}") {
 		t.Errorf("equal split %s (sum %d)", got, sum)
 	}
 }

@@ -27,7 +27,8 @@ import (
 //     its share of the points, so each case counts on its own. A legacy
 //     group's default grader (sum, with worst_error) zeroes the group on
 //     a rejected case: without a scoring validator that is exactly one
-//     all-or-nothing subtask, and so it is imported.
+//     all-or-nothing subtask; with one, one Sum subtask (the scores
+//     summed, or averaged under avg, when every case is accepted).
 //   - require_pass: the subtasks of the named groups (or sample) as
 //     dependencies.
 //
@@ -41,6 +42,13 @@ const (
 	aggMin = "min" // one subtask: points × the lowest case's fraction
 	aggSum = "sum" // a subtask per case: each case its share
 	aggAvg = "avg" // as sum, but a case's score is out of the group's maximum
+	// aggAllSum and aggAllAvg: legacy default grading (worst_error) of a
+	// scoring validator's scores: one subtask (testpkg.Subtask.Sum) that
+	// earns the sum (the mean) of its cases' scores when every case is
+	// accepted, and nothing when one is rejected (the grader's verdict is
+	// then the rejection, whose score the format ignores).
+	aggAllSum = "all_sum"
+	aggAllAvg = "all_avg"
 )
 
 // scoreGroup is one group of data/secret (or data/secret itself) and its
@@ -275,11 +283,15 @@ func (p *Problem) scoringSubtasks(files map[string][]byte, pkg *testpkg.Package,
 			// else (worst_error: a rejected case zeroes the group) all or
 			// nothing.
 			agg = aggMin
-			if s.alwaysAccept || scores {
+			switch {
+			case s.alwaysAccept:
 				agg = cmp.Or(s.legacyAgg, aggSum)
-				if !s.alwaysAccept {
-					p.Notes = append(p.Notes, "group "+g.name+": legacy grading zeroes a summed group when one case is rejected; "+
-						"Verdict keeps the other cases' scores")
+			case scores:
+				// The scores summed (or averaged) when every case is
+				// accepted, nothing otherwise: one Sum subtask.
+				agg = aggAllSum
+				if s.legacyAgg == aggAvg {
+					agg = aggAllAvg
 				}
 			}
 		case flat && modern:
@@ -325,6 +337,17 @@ func (p *Problem) scoringSubtasks(files map[string][]byte, pkg *testpkg.Package,
 			p.Notes = append(p.Notes, fmt.Sprintf("group %s: %g points rounded to %d (Verdict's points are whole)", g.name, pts, int(math.Round(pts))))
 		}
 		n := int(math.Round(pts))
+		if g.agg == aggAllSum || g.agg == aggAllAvg {
+			// A case scores at most its share of the points (sum), or the
+			// points (avg: the subtask earns its cases' mean).
+			caseMax := pts / float64(len(g.cases))
+			if g.agg == aggAllAvg {
+				caseMax = pts
+			}
+			out = append(out, testpkg.Subtask{Name: g.name, Points: n, Cases: g.cases, Sum: true, ScoreMax: caseMax})
+			byGroup[g.name] = []string{g.name}
+			continue
+		}
 		if g.agg == aggMin {
 			st := testpkg.Subtask{Name: g.name, Points: n, Cases: g.cases}
 			if scores && float64(n) != pts {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,6 +58,9 @@ func subtaskString(sts []testpkg.Subtask) string {
 	var b strings.Builder
 	for _, st := range sts {
 		fmt.Fprintf(&b, "{%s %d %v %v", st.Name, st.Points, st.Cases, st.Depends)
+		if st.Sum {
+			b.WriteString(" sum")
+		}
 		if st.ScoreMax != 0 {
 			fmt.Fprintf(&b, " /%.4f", st.ScoreMax)
 		}
@@ -271,5 +275,56 @@ func TestScoringSettings(t *testing.T) {
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.names) {
 			t.Errorf("%s: %v, want %v naming %q", tc.name, err, tc.want, tc.names)
 		}
+	}
+}
+
+// TestLegacyScoredSumGroup (issue 17): a legacy group under the default
+// grader (worst_error, sum or avg) with a scoring validator is one Sum
+// subtask: the validator's scores added up (averaged) when every case is
+// accepted, nothing when one is rejected, as the format's default grader
+// scores it (a rejected group's score is ignored); always_accept keeps
+// one subtask per case.
+func TestLegacyScoredSumGroup(t *testing.T) {
+	files := map[string]string{
+		"problem.yaml":                "name: S\ntype: scoring\nvalidation: custom score\n",
+		"output_validators/v/v.cpp":   "int main(){return 42;}\n",
+		"statement/problem.md":        "S",
+		"data/sample/1.in":            "0",
+		"data/sample/1.ans":           "0",
+		"data/secret/a/1.in":          "1",
+		"data/secret/a/1.ans":         "1",
+		"data/secret/a/2.in":          "2",
+		"data/secret/a/2.ans":         "2",
+		"data/secret/a/testdata.yaml": "range: 0 40\n",
+		"data/secret/b/1.in":          "3",
+		"data/secret/b/1.ans":         "3",
+		"data/secret/b/2.in":          "4",
+		"data/secret/b/2.ans":         "4",
+		"data/secret/b/testdata.yaml": "grader_flags: avg worst_error\nrange: 0 60\n",
+	}
+	p, pkg, err := Convert(zipOf(t, files), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := subtaskString(pkg.Subtasks), "{sample 0 [1] []} {a 40 [2 3] [] sum /20.0000} {b 60 [4 5] [] sum /60.0000}"; got != want {
+		t.Errorf("subtasks\n %s\nwant\n %s", got, want)
+	}
+	if slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "keeps the other cases") }) {
+		t.Errorf("notes %q: the grading is matched, no note", p.Notes)
+	}
+	b, _, err := pkg.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := testpkg.Read(b)
+	if err != nil || !m.Subtasks[1].Sum || !m.Subtasks[2].Sum || m.Subtasks[0].Sum {
+		t.Fatalf("read back: %v %+v", err, m.Subtasks)
+	}
+	files["data/secret/a/testdata.yaml"] = "grader_flags: always_accept sum\nrange: 0 40\n"
+	if _, pkg, err = Convert(zipOf(t, files), Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := subtaskString(pkg.Subtasks), "{sample 0 [1] []} {a #1 20 [2] []} {a #2 20 [3] []} {b 60 [4 5] [] sum /60.0000}"; got != want {
+		t.Errorf("always_accept: subtasks\n %s\nwant\n %s", got, want)
 	}
 }

@@ -55,7 +55,7 @@ func (s *Service) FeedbackOf(ctx context.Context, sub *store.Submission) (protoc
 	fb.Samples = rule.Samples
 	if rule.Mode == store.ModeIOI {
 		for _, st := range rule.Subtasks {
-			fb.Subtasks = append(fb.Subtasks, protocol.SubtaskRule{Name: st.Name, Points: st.Points, Cases: st.Cases, Depends: st.Depends})
+			fb.Subtasks = append(fb.Subtasks, protocol.SubtaskRule{Name: st.Name, Points: st.Points, Cases: st.Cases, Depends: st.Depends, Sum: st.Sum})
 		}
 	}
 	return fb, nil

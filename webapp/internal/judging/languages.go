@@ -37,8 +37,10 @@ type JudgeState struct {
 	SeenAt time.Time
 	// Languages the judge offers; LanguagesKnown is false when the hub
 	// did not record them (judgestate.State.LanguagesKnown).
-	Languages                           []protocol.Language
-	LanguagesKnown                      bool
+	Languages      []protocol.Language
+	LanguagesKnown bool
+	// Capabilities the judge announced (protocol.Capability*).
+	Capabilities                        []string
 	Cores, Running, Queued, MaxParallel int
 	Load1, MemUsedRatio                 float64
 }
@@ -67,11 +69,30 @@ func (s *Service) LiveJudges(ctx context.Context) ([]JudgeState, error) {
 			s.log.Warn("judge state partly unreadable", "judge_id", names[i], "err", err)
 		}
 		out = append(out, JudgeState{Name: names[i], Hub: st.Hub, SeenAt: st.SeenAt,
-			Languages: st.Languages, LanguagesKnown: st.LanguagesKnown,
+			Languages: st.Languages, LanguagesKnown: st.LanguagesKnown, Capabilities: st.Capabilities,
 			Cores: st.Cores, Running: st.Running, Queued: st.Queued, MaxParallel: st.MaxParallel,
 			Load1: st.Load1, MemUsedRatio: st.MemUsedRatio})
 	}
 	return out, nil
+}
+
+// CapableJudges counts the live judges that offer lang and announced
+// capability c (the hub sends a task that needs c only to those). A
+// judge whose languages the hub did not record counts as offering every
+// language; a hub that did not record capabilities records none.
+func (s *Service) CapableJudges(ctx context.Context, lang, c string) (int, error) {
+	js, err := s.LiveJudges(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, j := range js {
+		offers := !j.LanguagesKnown || slices.ContainsFunc(j.Languages, func(l protocol.Language) bool { return l.ID == lang })
+		if offers && slices.Contains(j.Capabilities, c) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Language is a language some live judge offers.

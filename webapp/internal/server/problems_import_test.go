@@ -68,7 +68,7 @@ func icpcPassFail() map[string]string {
 		"Hello_World/data/secret/01.ans":              "0\n",
 		"Hello_World/data/secret/02.in":               "100 200\n",
 		"Hello_World/data/secret/02.ans":              "300\n",
-		"Hello_World/input_validators/validate.py":    "print()",
+		"Hello_World/input_validators/validate.ctd":   "INT(0, 9) NEWLINE",
 	}
 }
 
@@ -205,7 +205,7 @@ func TestProblemImport(t *testing.T) {
 	if got.Testdata.CaseCount != 3 || got.Testdata.Subtasks != 0 || got.Testdata.Checker || p.TestdataHash != got.Testdata.Hash {
 		t.Fatalf("testdata = %+v (problem hash %q)", got.Testdata, p.TestdataHash)
 	}
-	if notes := strings.Join(got.Notes, "\n"); !strings.Contains(notes, "input validator input_validators/validate.py not run") {
+	if notes := strings.Join(got.Notes, "\n"); !strings.Contains(notes, "input validator input_validators/validate.ctd not run (checktestdata") {
 		t.Fatalf("notes %q do not say the Python input validator was not run", got.Notes)
 	}
 	// The blob is a Verdict package: samples first, then secret, in path order.

@@ -65,19 +65,11 @@ type ValidationJSON struct {
 	Inputs int `json:"inputs,omitempty"`
 }
 
-// validatorLanguage is the judge language whose compiler a validator
-// needs.
-func validatorLanguage(v icpcpkg.InputValidator) string {
-	if v.C {
-		return "c17"
-	}
-	return "cpp17"
-}
-
 // validatorsRunnable refuses (503, or 400 for testlib.h) a package whose
-// input validators cannot run now: no connected judge has the compiler
-// one needs, or one includes testlib.h that neither the package nor any
-// judge has.
+// input validators cannot run now: no connected judge runs input
+// validations (judges older than the capability, protocol
+// CapabilityInputValidation) in the language one needs, or one includes
+// testlib.h that neither the package nor any judge has.
 func (s *Server) validatorsRunnable(r *http.Request, ip icpcpkg.Problem) error {
 	if len(ip.InputValidators) == 0 {
 		return nil
@@ -87,11 +79,22 @@ func (s *Server) validatorsRunnable(r *http.Request, ip icpcpkg.Problem) error {
 		return unavailableErr(err)
 	}
 	for _, v := range ip.InputValidators {
-		l := validatorLanguage(v)
+		l := v.Lang()
 		if live == 0 || !slices.ContainsFunc(langs, func(x judging.Language) bool { return x.ID == l }) {
 			e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(
 				"the package's input validator %s runs on a judge at import, and no connected judge offers %s right now: import it when one is",
 				v.Path, l))
+			e.RetryAfter = 5 * time.Second
+			return e
+		}
+		capable, err := s.judging.CapableJudges(r.Context(), l, protocol.CapabilityInputValidation)
+		if err != nil {
+			return unavailableErr(err)
+		}
+		if capable == 0 {
+			e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(
+				"the package's input validator %s runs on a judge at import, and no connected judge offering %s runs input validations "+
+					"(the judges are older than this web node: upgrade a judge agent, then import again)", v.Path, l))
 			e.RetryAfter = 5 * time.Second
 			return e
 		}
@@ -122,10 +125,7 @@ func (s *Server) validateImport(ctx context.Context, u *store.User, p *store.Pro
 			return out, unavailableErr(err)
 		}
 		ids[i] = id
-		iv := &protocol.InputValidation{Convention: v.Convention, Name: protocol.ValidatorCPP, Source: string(v.Source), Args: v.Args}
-		if v.C {
-			iv.Name = protocol.ValidatorC
-		}
+		iv := &protocol.InputValidation{Convention: v.Convention, Name: v.MainName(), Source: string(v.Source), Args: v.Args, CaseArgs: v.CaseArgs}
 		if len(v.Files) > 0 {
 			iv.Files = map[string]string{}
 			for n, b := range v.Files {
@@ -137,7 +137,7 @@ func (s *Server) validateImport(ctx context.Context, u *store.User, p *store.Pro
 		}
 		t := queue.Task{Task: protocol.Task{
 			TaskRef: protocol.TaskRef{SubmissionID: id, Attempt: 1}, ProblemID: p.ID, TestData: s.judging.TestData(hash),
-			Language: validatorLanguage(v),
+			Language: v.Lang(),
 			Limits:   protocol.Limits{TimeMs: validatorTimeMs, MemoryKiB: validatorMemoryKiB, OutputBytes: 64 << 10},
 			Mode:     protocol.ModeICPC, Checker: protocol.Checker{Kind: protocol.CheckerDefault}, Priority: protocol.PriorityCustom,
 			Validation: iv,

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verdict-oj/verdict/internal/judgestate"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
@@ -39,17 +40,7 @@ func startValidatingJudge(t *testing.T, e *env, rule func(task protocol.Task, in
 	vj := &validatingJudge{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	alive := func() {
-		e.rdb.HSet(ctx, e.names.Judge("judge-v"), "hub", "hub-1", "cores", 2, "running", 0,
-			judging.FieldSeenMs, time.Now().UnixMilli(), judging.FieldLanguages, `[{"id":"cpp17","version":"g++"},{"id":"c17","version":"gcc"},{"id":"py3","version":"3"}]`)
-	}
-	// A judge is live when it has a token (rkeys.JudgeTokens) and a
-	// recent state.
-	sum := sha256.Sum256([]byte("validating-judge-token"))
-	if err := e.st.SetJudgeToken(ctx, "judge-v", sum[:]); err != nil {
-		t.Fatal(err)
-	}
-	e.rdb.HSet(ctx, e.names.JudgeTokens(), hex.EncodeToString(sum[:]), "judge-v")
+	alive := func() { liveJudgeState(t, e, "judge-v", protocol.CapabilityInputValidation) }
 	alive()
 	go func() {
 		defer close(done)
@@ -117,6 +108,23 @@ func startValidatingJudge(t *testing.T, e *env, rule func(task protocol.Task, in
 	return vj
 }
 
+// liveJudgeState makes name a live judge (a token, rkeys.JudgeTokens, and
+// a recent state) offering C, C++ and Python, with the capabilities
+// given (none: a judge older than them).
+func liveJudgeState(t *testing.T, e *env, name string, caps ...string) {
+	t.Helper()
+	ctx := context.Background()
+	sum := sha256.Sum256([]byte(name + "-token"))
+	if err := e.st.SetJudgeToken(ctx, name, sum[:]); err != nil {
+		t.Fatal(err)
+	}
+	e.rdb.HSet(ctx, e.names.JudgeTokens(), hex.EncodeToString(sum[:]), name)
+	e.rdb.HSet(ctx, e.names.Judge(name), "hub", "hub-1", "cores", 2, "running", 0,
+		judging.FieldSeenMs, time.Now().UnixMilli(), judging.FieldLanguages,
+		`[{"id":"cpp17","version":"g++"},{"id":"c17","version":"gcc"},{"id":"py3","version":"3"}]`,
+		judgestate.FieldCapabilities, strings.Join(caps, " "))
+}
+
 func (vj *validatingJudge) seen() []protocol.Task {
 	vj.mu.Lock()
 	defer vj.mu.Unlock()
@@ -182,6 +190,17 @@ func TestImportInputValidation(t *testing.T) {
 	wantErr(t, r, 503, CodeUnavailable, "")
 	if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "input validator input_validators/range/range.cpp") {
 		t.Errorf("message %q", msg)
+	}
+
+	// Only a judge older than input validations: refused, saying so.
+	liveJudgeState(t, se.env, "judge-old")
+	r = se.setter.importProblem(zipOf(t, icpcValidated()), "sum.zip", nil, true)
+	wantErr(t, r, 503, CodeUnavailable, "")
+	if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "no connected judge offering cpp17 runs input validations") {
+		t.Errorf("message %q", msg)
+	}
+	if n := se.count("problems"); n != 0 {
+		t.Errorf("an import refused for want of a judge left %d problems", n)
 	}
 
 	vj := startValidatingJudge(t, se.env, byContent)
@@ -285,5 +304,82 @@ func TestImportPolygonValidator(t *testing.T) {
 	if v.Convention != protocol.ValidationTestlib || v.Name != protocol.ValidatorCPP || !strings.Contains(v.Files["testlib.h"], "registerValidation") ||
 		!strings.Contains(v.Source, "registerValidation") {
 		t.Errorf("validation %+v", v)
+	}
+}
+
+// byMax validates like a Kattis validator taking `--max N`: an input
+// (one integer) above the case's N (its CaseArgs, else Args; 10 without
+// the flag) is refused.
+func byMax(task protocol.Task, inputs [][]byte) protocol.Result {
+	res := protocol.Result{Verdict: protocol.VerdictAC}
+	for i, in := range inputs {
+		args, own := task.Validation.CaseArgs[i+1]
+		if !own {
+			args = task.Validation.Args
+		}
+		limit := 10
+		for k := 0; k+1 < len(args); k++ {
+			if args[k] == "--max" {
+				fmt.Sscan(args[k+1], &limit)
+			}
+		}
+		var n int
+		fmt.Sscan(string(in), &n)
+		o := protocol.CustomOutput{Case: i + 1, Verdict: protocol.VerdictAC, ExitCode: protocol.KattisValid}
+		if n > limit {
+			o.Verdict, o.ExitCode, o.Message = protocol.VerdictWA, protocol.KattisInvalid, fmt.Sprintf("%d > %d", n, limit)
+			res.Verdict = protocol.VerdictWA
+		}
+		res.Custom = append(res.Custom, o)
+	}
+	return res
+}
+
+// TestImportPythonValidatorGroupFlags (issue 17): a Python input
+// validator of two sources (main.py, the entry point, and a module) runs
+// at import in py3, with data/'s input_validator_flags for every input
+// and a group's own for that group's inputs: the package whose big group
+// allows more imports, the same package without the group's flags is
+// refused naming the group's input.
+func TestImportPythonValidatorGroupFlags(t *testing.T) {
+	se := newStaffEnv(t, nil)
+	vj := startValidatingJudge(t, se.env, byMax)
+	pkg := func(extra ...string) map[string]string {
+		return withFiles(map[string]string{
+			"big/problem.yaml":                      "name: Big\nlimits:\n  time_limit: 1\n",
+			"big/problem_statement/problem.en.md":   "# Big\n",
+			"big/data/testdata.yaml":                "input_validator_flags: --max 20\n",
+			"big/data/sample/1.in":                  "5\n",
+			"big/data/sample/1.ans":                 "5\n",
+			"big/data/secret/small/1.in":            "15\n",
+			"big/data/secret/small/1.ans":           "15\n",
+			"big/data/secret/large/1.in":            "500\n",
+			"big/data/secret/large/1.ans":           "500\n",
+			"big/data/secret/large/testdata.yaml":   "input_validator_flags: --max 1000\n",
+			"big/input_validators/check/main.py":    "from limits import read\nread()\n",
+			"big/input_validators/check/limits.py":  "import sys\ndef read():\n    sys.exit(42)\n",
+			"big/submissions/accepted/echo.py":      "print(input())\n",
+			"big/submissions/wrong_answer/zero.py":  "print(0)\n",
+			"big/input_validators/check/README.txt": "the bounds come from the flags\n",
+		}, extra...)
+	}
+	r := se.setter.importProblem(zipOf(t, pkg()), "big.zip", nil, true)
+	if r.status != 201 {
+		t.Fatalf("import: %d %s", r.status, r.raw)
+	}
+	tasks := vj.seen()
+	v := tasks[len(tasks)-1]
+	if v.Language != "py3" || v.Validation.Name != "main.py" || v.Validation.Files["limits.py"] == "" || len(v.Validation.Files) != 1 ||
+		strings.Join(v.Validation.Args, " ") != "--max 20" || len(v.Validation.CaseArgs) != 1 || strings.Join(v.Validation.CaseArgs[2], " ") != "--max 1000" {
+		t.Errorf("validation task: language %s, %+v", v.Language, v.Validation)
+	}
+
+	// Without the group's own flags its input is out of range.
+	files := pkg()
+	delete(files, "big/data/secret/large/testdata.yaml")
+	r = se.setter.importProblem(zipOf(t, files), "big.zip", [][2]string{{"slug", "big2"}}, true)
+	wantErr(t, r, 400, CodeValidation, "file")
+	if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "input data/secret/large/1.in: 500 > 20 (input validator input_validators/check/main.py)") {
+		t.Errorf("message %q", msg)
 	}
 }

@@ -25,6 +25,9 @@ type TestdataSubtask struct {
 	Cases  []int  `json:"cases"`
 	// Depends: the subtasks it needs passed in full (testpkg.Subtask).
 	Depends []string `json:"depends,omitempty"`
+	// Sum: it scores the sum of its cases' shares when all are accepted
+	// (testpkg.Subtask.Sum).
+	Sum bool `json:"sum,omitempty"`
 }
 
 // TestdataRuleOf reads the TestdataRule of a problem's test data version;
