@@ -736,8 +736,9 @@ side only recorded pushes count; one seen before the POST that enqueued it was a
    result reaches it and ` + "`" + `Complete` + "`" + ` succeeds in Redis. Every task holds its slot that much longer, so the
    hub's waits grow faster with load than the simulator's.
 3. *The dispatch passes.* Since issue 14 both run ` + "`sched.Pass`" + ` and decide the next pass by
-   ` + "`PassResult.Again`" + `: they no longer differ here. The replay keeps passes instantaneous (no decision
-   latency, unlike the grid) so that the comparison isolates the hub's own latency.
+   ` + "`PassResult.Again`" + `: they no longer differ here. The replay's passes take as long as the hub's own
+   took on average (the trace's ` + "`pass_ms`" + `, which the rehearsal reads from the hub's
+   ` + "`verdict_hub_dispatch_pass_seconds`" + `; instantaneous when the trace has none).
 4. *Heartbeat timing.* The phases differ; heartbeats carry running, queued and load1. The default reads
    its exact assigned counts, so this moves mainly ` + "`" + `guide` + "`" + ` and the push baselines.
 5. *Queue ties.* The hub orders a priority by submission time in ms and Redis breaks ties by member (the
