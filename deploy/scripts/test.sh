@@ -2,7 +2,7 @@
 # test.sh — the whole suite, as `make test` and CI run it:
 #   0. the static checks (deploy/scripts/lint.sh: gofmt, go vet on Linux and
 #      GOOS=darwin, staticcheck, no test-only module in the binaries);
-#   1. the frontend's unit tests (vitest; they also fail when the API types
+#   1. beside them, the frontend's unit tests (vitest; they also fail when the API types
 #      generated from docs/openapi.json, frontend/src/api/openapi.gen.ts,
 #      are stale) and its build (which also fails when index.html would
 #      load KaTeX or admin code at once: frontend/scripts/check-dist.mjs),
@@ -20,6 +20,31 @@ TIMEOUT=${TEST_TIMEOUT:-14m}
 mkdir -p bin
 status=0
 
+# The frontend's tests and build (node, mostly one core) run beside the
+# lint (go vet and staticcheck): neither needs the other, and together they
+# fill the machine's cores instead of taking turns. The frontend's output
+# is printed after the lint's.
+fe_pid=
+if [ -f frontend/package.json ]; then
+  (
+    fe=0
+    cd frontend
+    echo "== frontend (vitest)"
+    if ! { { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm test; }; then
+      echo "frontend tests FAILED"
+      fe=1
+    fi
+    # Build it whatever the unit tests said: the browser end-to-end test
+    # serves frontend/dist, and one failure should not hide behind another.
+    if ! npm run build; then
+      echo "frontend build FAILED"
+      fe=1
+    fi
+    exit "$fe"
+  ) > bin/frontend.log 2>&1 &
+  fe_pid=$!
+fi
+
 lint=ok
 if ! GO="$GO" bash deploy/scripts/lint.sh; then
   echo "lint FAILED"
@@ -27,18 +52,11 @@ if ! GO="$GO" bash deploy/scripts/lint.sh; then
   status=1
 fi
 
-if [ -f frontend/package.json ]; then
-  echo "== frontend (vitest)"
-  if ! (cd frontend && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm test); then
-    echo "frontend tests FAILED"
-    status=1
-  fi
-  # Build it whatever the unit tests said: the browser end-to-end test
-  # serves frontend/dist, and one failure should not hide behind another.
-  if ! (cd frontend && npm run build); then
-    echo "frontend build FAILED"
-    status=1
-  fi
+if [ -n "$fe_pid" ]; then
+  fe_status=0
+  wait "$fe_pid" || fe_status=$?
+  cat bin/frontend.log
+  [ "$fe_status" -eq 0 ] || status=1
 fi
 
 echo "== go test -race ./..."

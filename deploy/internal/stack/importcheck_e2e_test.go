@@ -78,16 +78,15 @@ const tolLimitsPy = `def check(text, args):
     return 42
 `
 
-// TestImportGroupFlagsRealJudge (issue 17): the "tol" package through
-// nginx, a web node and a real judge: its Python input validator runs
+// importGroupFlags (issue 17; run by TestImportValidationRealJudge on its
+// stack): the "tol" package through nginx, a web node and a real judge: its Python input validator runs
 // with each group's input_validator_flags (the loose group's input is
 // valid only by its own --max; without that file the package is refused
 // naming the input), and its reference solutions get their expected
 // verdicts, "near" accepted only because the loose group's
 // output_validator_flags reach the output validator.
-func TestImportGroupFlagsRealJudge(t *testing.T) {
-	env := startBrowserStack(t, 1)
-	api := adminAPI(t, env.base, env.logins["admin"])
+func importGroupFlags(t *testing.T, api func(method, path, ct string, body []byte) (int, []byte)) {
+	t.Helper()
 	imp := importer(api)
 
 	st, m, raw := imp(tolPackage(map[string]string{"tol/data/secret/loose/testdata.yaml": "output_validator_flags: --tol 5\n"}), "slug", "tol")

@@ -165,6 +165,10 @@ func TestImportValidationRealJudge(t *testing.T) {
 	if st != http.StatusBadRequest || !strings.Contains(errMsg(m), "input tests/03:") || !strings.Contains(errMsg(m), "files/val.cpp") {
 		t.Fatalf("a Polygon test its validator refuses: %d %s", st, raw)
 	}
+
+	// Per-group validator flags, on the same stack (a stack start is a
+	// good part of a test's time).
+	t.Run("group flags", func(t *testing.T) { importGroupFlags(t, api) })
 }
 
 // polygonFixture zips one of the Polygon fixtures of webapp/internal/polygon
