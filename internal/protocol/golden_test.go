@@ -53,7 +53,7 @@ func goldenMessages() []golden {
 			Languages:    []Language{{ID: "c11", Version: "gcc 12.2.0"}, {ID: "cpp17", Version: "g++ 12.2.0"}, {ID: "py3", Version: "Python 3.11.2"}},
 			CachedData:   []string{data.Hash},
 			MaxParallel:  4,
-			Capabilities: []string{CapabilityInputValidation},
+			Capabilities: []string{CapabilityInputValidation, CapabilityProgramLanguages},
 		}},
 		{TypeWelcome, "", Welcome{Accepted: true, HubID: "hub-1", HeartbeatIntervalMs: 3000, ResultAcks: true}},
 		{TypeHeartbeat, "", Heartbeat{Running: 2, Queued: 1, Load1: 1.75, MemUsedRatio: 0.42, Cores: 8,
@@ -112,6 +112,14 @@ func goldenMessages() []golden {
 			Limits: Limits{TimeMs: 1000, MemoryKiB: 262144, OutputBytes: 67108864},
 			Mode:   ModeIOI, Checker: Checker{Kind: CheckerSpecial}, Priority: PriorityContest,
 		}, name: "task_output_only"},
+		// A package whose output validator is written in Python (needs
+		// CapabilityProgramLanguages).
+		{typ: TypeTask, payload: Task{
+			TaskRef: TaskRef{SubmissionID: 1046, Attempt: 1}, ProblemID: 10, TestData: data,
+			Language: "cpp17", Source: "#include <cstdio>\nint main(){int n;scanf(\"%d\",&n);printf(\"%d\\n\",n*2);}\n",
+			Limits: Limits{TimeMs: 1000, MemoryKiB: 262144, OutputBytes: 67108864},
+			Mode:   ModeICPC, Checker: Checker{Kind: CheckerSpecial, Language: "py3"}, Priority: PriorityContest,
+		}, name: "task_checker_language"},
 		{typ: TypeEvent, payload: Event{Channel: Channel{Kind: ChannelUser, ID: 5}, Seq: 12, Kind: EventCustomRun,
 			Body: mustJSON(CustomRunState{RunID: customRef.SubmissionID, ProblemID: 7, Status: VerdictAC, Runs: customRuns})},
 			name: "event_custom_run"},

@@ -54,16 +54,27 @@ const (
 	// (Task.Validation, validation.go), in every language of its table
 	// and with several sources.
 	CapabilityInputValidation = "input_validation"
+	// CapabilityProgramLanguages: the judge compiles and runs a
+	// package's checker or interactor written in a language of its table
+	// other than C and C++ (Checker.Language: Python 3, Java), with that
+	// language's commands. An older judge knows C and C++ checkers only.
+	CapabilityProgramLanguages = "checker_languages"
 )
 
 // Needs lists the capabilities a judge must announce to be sent t: a
 // judge without one would misread the task (an input validation is, to
 // an older judge, a submission with no source).
+// A C or C++ checker or interactor needs nothing: such tasks go to every
+// judge, as before capabilities existed.
 func (t Task) Needs() []string {
+	var out []string
 	if t.Validation != nil {
-		return []string{CapabilityInputValidation}
+		out = append(out, CapabilityInputValidation)
 	}
-	return nil
+	if t.Checker.Language != "" {
+		out = append(out, CapabilityProgramLanguages)
+	}
+	return out
 }
 
 // Validate checks the fields the hub relies on.
@@ -245,6 +256,12 @@ type Checker struct {
 	Kind CheckerKind `json:"kind"`
 	// Tolerance is the absolute or relative error allowed by CheckerFloat.
 	Tolerance float64 `json:"tolerance,omitempty"`
+	// Language, when set, is the judge language (a language table id:
+	// "py3", "java17") of the test data's own output validator, the
+	// checker or the interactor, when it is not C or C++: the task then
+	// needs CapabilityProgramLanguages. Empty for C and C++ programs and
+	// for problems without one.
+	Language string `json:"language,omitempty"`
 }
 
 // Task is one attempt of a submission pushed to a judge.

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,18 @@ func TestCapabilities(t *testing.T) {
 	}
 	if n := (Task{Validation: &InputValidation{}}).Needs(); len(n) != 1 || n[0] != CapabilityInputValidation {
 		t.Fatalf("a validation needs %v", n)
+	}
+	for _, tc := range []struct {
+		name    string
+		checker Checker
+		want    []string
+	}{
+		{"C++ special judge", Checker{Kind: CheckerSpecial}, nil},
+		{"Python output validator", Checker{Kind: CheckerSpecial, Language: "py3"}, []string{CapabilityProgramLanguages}},
+		{"Java interactor, default checker", Checker{Kind: CheckerDefault, Language: "java17"}, []string{CapabilityProgramLanguages}},
+	} {
+		if n := (Task{Checker: tc.checker}).Needs(); !slices.Equal(n, tc.want) {
+			t.Errorf("%s: needs %v, want %v", tc.name, n, tc.want)
+		}
 	}
 }

@@ -22,8 +22,13 @@ const TestlibHeader = "testlib.h"
 
 // CheckerOptions describe a package's checker beyond its source.
 type CheckerOptions struct {
-	// Name is CheckerName (default) or CheckerC.
+	// Name is CheckerName (default) or CheckerC; with Language, the main
+	// source's own name (validator.py, Main.java).
 	Name string
+	// Language is the judge language of a checker not in C or C++
+	// (ProgramLanguages); "" for C and C++. Files then hold its other
+	// sources.
+	Language string
 	// Convention is ConventionTestlib (default: `checker input output
 	// answer`, exit 0/1/2/3/7) or ConventionKattis (a Kattis output
 	// validator: `checker input answer feedback_dir [args] <
@@ -46,7 +51,7 @@ func (o CheckerOptions) manifestFields(m *Manifest, srcLen int) error {
 	if srcLen > MaxCheckerSize {
 		return fmt.Errorf("%w: %s: %d bytes, limit %d", ErrInvalid, name, srcLen, MaxCheckerSize)
 	}
-	m.Checker, m.CheckerConvention = name, o.Convention
+	m.Checker, m.CheckerConvention, m.CheckerLanguage = name, o.Convention, o.Language
 	if m.CheckerConvention == ConventionTestlib {
 		m.CheckerConvention = "" // the default, left out of the manifest
 	}
@@ -66,10 +71,18 @@ func (m *Manifest) checkChecker() error {
 		return fmt.Errorf("%w: %s: "+format, append([]any{ErrInvalid, ManifestName}, args...)...)
 	}
 	if m.Checker == "" {
-		if m.CheckerConvention != "" || len(m.CheckerFiles) > 0 || len(m.CheckerArgs) > 0 {
+		if m.CheckerConvention != "" || m.CheckerLanguage != "" || len(m.CheckerFiles) > 0 || len(m.CheckerArgs) > 0 {
 			return bad("checker fields without a checker")
 		}
 		return nil
+	}
+	if m.CheckerLanguage != "" {
+		if err := checkProgram("checker", m.Checker, m.CheckerLanguage); err != nil {
+			return err
+		}
+		if slices.Contains(m.CheckerFiles, m.Checker) {
+			return bad("checker_files: %q is the checker itself", m.Checker)
+		}
 	}
 	switch m.CheckerConvention {
 	case "", ConventionKattis:
@@ -120,14 +133,14 @@ func IncludesTestlib(src []byte) bool {
 // on judges that have testlib.h in their include directory. It names the
 // program that needs it.
 func (p Package) NeedsJudgeTestlib() (string, bool) {
-	if p.Checker != nil && IncludesTestlib(p.Checker) && p.CheckerOptions.Files[TestlibHeader] == nil {
+	if p.Checker != nil && p.CheckerOptions.Language == "" && IncludesTestlib(p.Checker) && p.CheckerOptions.Files[TestlibHeader] == nil {
 		name := p.CheckerOptions.Name
 		if name == "" {
 			name = CheckerName
 		}
 		return name, true
 	}
-	if it := p.Interactor; it != nil && IncludesTestlib(it.Source) && it.Files[TestlibHeader] == nil {
+	if it := p.Interactor; it != nil && it.Language == "" && IncludesTestlib(it.Source) && it.Files[TestlibHeader] == nil {
 		name := it.Name
 		if name == "" {
 			name = InteractorCPP
@@ -157,10 +170,10 @@ func ZipNeedsJudgeTestlib(zipBytes []byte, m Manifest) (string, bool, error) {
 		files []string
 	}
 	var progs []prog
-	if m.Checker != "" {
+	if m.Checker != "" && m.CheckerLanguage == "" {
 		progs = append(progs, prog{m.Checker, m.CheckerFiles})
 	}
-	if m.Interactive {
+	if m.Interactive && m.InteractorLanguage == "" {
 		progs = append(progs, prog{m.Interactor, m.InteractorFiles})
 	}
 	for _, p := range progs {

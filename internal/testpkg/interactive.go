@@ -40,8 +40,13 @@ const (
 
 // Interactor is an interactive problem's interactor in a Package.
 type Interactor struct {
-	// Name is InteractorCPP (default) or InteractorC.
+	// Name is InteractorCPP (default) or InteractorC; with Language, the
+	// main source's own name (interactor.py, Main.java).
 	Name string
+	// Language is the judge language of an interactor not in C or C++
+	// (ProgramLanguages, language.go); "" for C and C++. Files then hold
+	// its other sources.
+	Language string
 	// Convention is ConventionTestlib (default) or ConventionKattis.
 	Convention string
 	// Source is the program's source.
@@ -61,14 +66,21 @@ func (m *Manifest) checkInteractive() error {
 		return fmt.Errorf("%w: %s: "+format, append([]any{ErrInvalid, ManifestName}, args...)...)
 	}
 	if !m.Interactive {
-		if m.Interactor != "" || m.InteractorConvention != "" || len(m.InteractorFiles) > 0 || len(m.InteractorArgs) > 0 {
+		if m.Interactor != "" || m.InteractorConvention != "" || m.InteractorLanguage != "" || len(m.InteractorFiles) > 0 || len(m.InteractorArgs) > 0 {
 			return bad("interactor fields without \"interactive\": true")
 		}
 		return nil
 	}
-	switch m.Interactor {
-	case InteractorCPP, InteractorC:
-	case "":
+	switch {
+	case m.InteractorLanguage != "":
+		if err := checkProgram("interactor", m.Interactor, m.InteractorLanguage); err != nil {
+			return err
+		}
+		if slices.Contains(m.InteractorFiles, m.Interactor) {
+			return bad("interactor_files: %q is the interactor itself", m.Interactor)
+		}
+	case m.Interactor == InteractorCPP, m.Interactor == InteractorC:
+	case m.Interactor == "":
 		return bad("an interactive problem needs its interactor (%q or %q)", InteractorCPP, InteractorC)
 	default:
 		return bad("interactor %q, want %q or %q", m.Interactor, InteractorCPP, InteractorC)
@@ -123,7 +135,7 @@ func (it *Interactor) manifestFields(m *Manifest) error {
 	if len(it.Source) > MaxCheckerSize {
 		return fmt.Errorf("%w: %s: %d bytes, limit %d", ErrInvalid, name, len(it.Source), MaxCheckerSize)
 	}
-	m.Interactive, m.Interactor, m.InteractorConvention = true, name, it.Convention
+	m.Interactive, m.Interactor, m.InteractorConvention, m.InteractorLanguage = true, name, it.Convention, it.Language
 	if m.InteractorConvention == "" {
 		m.InteractorConvention = ConventionTestlib
 	}

@@ -90,15 +90,23 @@ type Manifest struct {
 	Cases    []CaseFile `json:"cases"`
 	Subtasks []Subtask  `json:"subtasks,omitempty"`
 	// Checker names the special judge's source in the package
-	// (CheckerName), empty when the package has none.
+	// (CheckerName or CheckerC; the main source's own name when
+	// CheckerLanguage is set), empty when the package has none.
 	Checker string `json:"checker,omitempty"`
+	// CheckerLanguage is the judge language of a checker not in C or C++
+	// (ProgramLanguages: "py3", "java17"; language.go); "" for C and C++.
+	CheckerLanguage string `json:"checker_language,omitempty"`
 	// Interactive: the solution talks to the package's interactor through
 	// pipes (see interactive.go and docs/problems.md); the interactor
 	// reads each case's input and answer and gives the verdict.
 	Interactive bool `json:"interactive,omitempty"`
 	// Interactor names the interactor's source (InteractorCPP or
-	// InteractorC); set exactly when Interactive.
+	// InteractorC; the main source's own name when InteractorLanguage is
+	// set); set exactly when Interactive.
 	Interactor string `json:"interactor,omitempty"`
+	// InteractorLanguage is the judge language of an interactor not in C
+	// or C++ (as CheckerLanguage); "" for C and C++.
+	InteractorLanguage string `json:"interactor_language,omitempty"`
 	// InteractorConvention is ConventionTestlib (the default when empty)
 	// or ConventionKattis.
 	InteractorConvention string `json:"interactor_convention,omitempty"`
@@ -127,7 +135,8 @@ type Manifest struct {
 type Package struct {
 	Cases    []Case
 	Subtasks []Subtask
-	// Checker is the special judge's C++ source; nil for none.
+	// Checker is the special judge's source (C++ unless CheckerOptions
+	// says otherwise); nil for none.
 	Checker []byte
 	// ValidatorArgs, by case number (1-based), replace the output
 	// validator's arguments (CheckerOptions.Args, or Interactor.Args) for
@@ -429,8 +438,15 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 		m.Interactive, m.Interactor, m.InteractorConvention = got.Interactive, got.Interactor, got.InteractorConvention
 		m.InteractorFiles, m.InteractorArgs = got.InteractorFiles, got.InteractorArgs
 		m.CheckerConvention, m.CheckerFiles, m.CheckerArgs = got.CheckerConvention, got.CheckerFiles, got.CheckerArgs
+		m.CheckerLanguage, m.InteractorLanguage = got.CheckerLanguage, got.InteractorLanguage
 		m.KattisScore = got.KattisScore
 		switch {
+		case got.CheckerLanguage != "" && checker != nil:
+			return Manifest{}, fmt.Errorf("%w: %s: names a %s checker, and the package has %s too; one checker",
+				ErrInvalid, ManifestName, got.CheckerLanguage, checker.Name)
+		case got.CheckerLanguage != "":
+			// Its main source is one of the other files (listed below).
+			m.Checker = got.Checker
 		case got.Checker != "" && got.Checker != CheckerName && got.Checker != CheckerC:
 			return Manifest{}, fmt.Errorf("%w: %s: checker %q, want %q or %q", ErrInvalid, ManifestName, got.Checker, CheckerName, CheckerC)
 		case got.Checker != "" && (checker == nil || checker.Name != got.Checker):
@@ -451,6 +467,9 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 	}
 	// Every other file must be the interactor or one it names.
 	listed := map[string]bool{}
+	if m.CheckerLanguage != "" && m.Checker != "" {
+		listed[m.Checker] = true
+	}
 	for _, f := range m.CheckerFiles {
 		listed[f] = true
 	}

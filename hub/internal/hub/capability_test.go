@@ -74,3 +74,43 @@ func TestValidationOnlyToCapableJudges(t *testing.T) {
 		t.Fatalf("old judge's state %+v, %v: want no capabilities", st, err)
 	}
 }
+
+// TestCheckerLanguageOnlyToCapableJudges: a submission to a problem whose
+// output validator is in Python (Task.Checker.Language) is never sent to
+// a judge without the checker_languages capability (it knows C and C++
+// checkers only): the submissions behind it go to that judge, and it to
+// the first judge that announces the capability.
+func TestCheckerLanguageOnlyToCapableJudges(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	q := th.h.Queue()
+
+	old := newFakeJudge(t, env, "old", 2, func() string { return th.url("/judge") }, 5*time.Millisecond)
+	old.capabilities = []string{protocol.CapabilityInputValidation} // a judge of the release before
+	old.start()
+	eventually(t, 5*time.Second, "old judge ready", func() bool { return old.current() != nil })
+	old.waitDispatchable(env)
+
+	py := newTask(1, 8, 7)
+	py.Checker = protocol.Checker{Kind: protocol.CheckerSpecial, Language: "py3"}
+	enqueue(t, q, py, newTask(2, 2, 7), newTask(3, 3, 7))
+	waitResults(t, env, 2, 10*time.Second)
+	time.Sleep(300 * time.Millisecond) // a few dispatch passes more: still not sent
+	old.mu.Lock()
+	got := slices.Clone(old.tasks)
+	old.mu.Unlock()
+	if slices.Contains(got, 1) || !slices.Contains(got, 2) || !slices.Contains(got, 3) {
+		t.Fatalf("the old judge got %v, want the C++-checker submissions 2 and 3 only", got)
+	}
+
+	capable := newFakeJudge(t, env, "new", 1, func() string { return th.url("/judge") }, 5*time.Millisecond)
+	capable.capabilities = []string{protocol.CapabilityInputValidation, protocol.CapabilityProgramLanguages}
+	capable.start()
+	waitResults(t, env, 3, 10*time.Second)
+	capable.mu.Lock()
+	gotNew := slices.Clone(capable.tasks)
+	capable.mu.Unlock()
+	if !slices.Equal(gotNew, []int64{1}) {
+		t.Fatalf("the capable judge got %v, want the Python-checker submission 1", gotNew)
+	}
+}

@@ -60,8 +60,13 @@ func (a *Agent) interactorPlace(slot int, sol place) place {
 }
 
 // buildInteractor compiles the package's interactor (with the files it
-// includes) in the sandbox, in a work dir of its own, and keeps it in dir.
+// includes; or a program in another language of the judge's table:
+// buildProgram) in the sandbox, in a work dir of its own, and keeps it in
+// dir.
 func (a *Agent) buildInteractor(ctx context.Context, at place, dataDir, dir string, m testpkg.Manifest) (string, error) {
+	if m.InteractorLanguage != "" {
+		return a.buildProgram(ctx, at, dataDir, dir, m.InteractorLanguage, m.Interactor, m.InteractorFiles)
+	}
 	return buildIn(dir, at.uid, checkerBuildBytes(dataDir, append([]string{m.Interactor}, m.InteractorFiles...)...), func(w string) (string, error) {
 		return a.compileInteractor(ctx, at, dataDir, w, m)
 	})
@@ -120,14 +125,19 @@ func (a *Agent) interactCase(ctx context.Context, ix interaction, in, ans string
 	dir := filepath.Join(ix.scratch, "interact")
 	// A tmpfs (workdir.go): the files below are copies, its output or
 	// feedback is charged to the interactor.
-	if err := resetWorkDir(dir, 0, filesSize(ix.bin, in, ans)+interactorMemory); err != nil {
+	if err := resetWorkDir(dir, 0, programFiles(ix.bin)+filesSize(in, ans)+interactorMemory); err != nil {
 		return checker.Outcome{}, err
 	}
 	defer func() { _ = sandbox.RemoveAll(dir) }()
-	for name, src := range map[string]string{"interactor": ix.bin, "input": in, "answer": ans} {
+	for name, src := range map[string]string{"input": in, "answer": ans} {
 		if err := linkOrCopy(src, filepath.Join(dir, name)); err != nil {
 			return checker.Outcome{}, err
 		}
+	}
+	prog, env, lim, err := a.programRun(ix.bin, dir, "interactor", ix.m.InteractorLanguage, ix.m.Interactor,
+		ix.sol.Limits.CPU+interactorExtraTime, interactorMemory)
+	if err != nil {
+		return checker.Outcome{}, err
 	}
 	// The one place the interactor writes: its output file (testlib) or
 	// its feedback directory (Kattis), owned by its slot's uid in a
@@ -150,7 +160,7 @@ func (a *Agent) interactCase(ctx context.Context, ix interaction, in, ans string
 		if err := owner(fb, 0o777); err != nil {
 			return checker.Outcome{}, err
 		}
-		argv = append([]string{"./interactor", "input", "answer", "feedback/"}, ix.m.InteractorArgs...)
+		argv = append(append(prog, "input", "answer", "feedback/"), ix.m.InteractorArgs...)
 	} else {
 		f, err := os.OpenFile(filepath.Join(dir, "output"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
 		if err != nil {
@@ -160,16 +170,19 @@ func (a *Agent) interactCase(ctx context.Context, ix interaction, in, ans string
 		if err := owner(filepath.Join(dir, "output"), 0o666); err != nil {
 			return checker.Outcome{}, err
 		}
-		argv = append([]string{"./interactor", "input", "output", "answer"}, ix.m.InteractorArgs...)
+		argv = append(append(prog, "input", "output", "answer"), ix.m.InteractorArgs...)
 	}
 	solWall := ix.sol.Limits.Wall
 	if solWall <= 0 {
 		solWall = 2*ix.sol.Limits.CPU + time.Second // the sandbox's default
 	}
+	// A language's scaling (lim) on top of the interactor's own limits:
+	// its wall time grows by what the CPU limit did.
+	lim.Wall = solWall + interactorExtraTime + (lim.CPU - (ix.sol.Limits.CPU + interactorExtraTime))
+	lim.Output, lim.Stderr = interactorOutput, 64<<10
 	inter := sandbox.Spec{
-		Argv: argv, Dir: dir, Profile: sandbox.ProfileRun, CPU: ix.iat.cpu, Slot: ix.iat.slot,
-		Limits: sandbox.Limits{CPU: ix.sol.Limits.CPU + interactorExtraTime, Wall: solWall + interactorExtraTime,
-			Memory: interactorMemory, Output: interactorOutput, Stderr: 64 << 10},
+		Argv: argv, Env: env, Dir: dir, Profile: sandbox.ProfileRun, CPU: ix.iat.cpu, Slot: ix.iat.slot,
+		Limits: lim,
 	}
 	x, err := ir.RunInteractive(ctx, ix.sol, inter)
 	if ctx.Err() != nil {

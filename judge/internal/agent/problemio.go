@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -101,12 +102,16 @@ func compileFailure(r sandbox.Result, hint string) error {
 }
 
 // buildChecker compiles the package's checker (C++ or C, with the files
-// the manifest names and testlib.h as copySources finds it) in the
+// the manifest names and testlib.h as copySources finds it; or a program
+// in another language of the judge's table: buildProgram) in the
 // sandbox, in a work dir of its own, and keeps it in dir.
 func (a *Agent) buildChecker(ctx context.Context, at place, dataDir, dir string, m testpkg.Manifest) (string, error) {
 	name := m.Checker
 	if name == "" {
 		name = testpkg.CheckerName
+	}
+	if m.CheckerLanguage != "" {
+		return a.buildProgram(ctx, at, dataDir, dir, m.CheckerLanguage, name, m.CheckerFiles)
 	}
 	return buildIn(dir, at.uid, checkerBuildBytes(dataDir, append([]string{name}, m.CheckerFiles...)...), func(w string) (string, error) {
 		return a.compileChecker(ctx, at, dataDir, w, m, name)
@@ -153,12 +158,12 @@ func (a *Agent) runChecker(ctx context.Context, at place, bin string, m testpkg.
 	dir := filepath.Join(scratch, "check")
 	// A tmpfs (workdir.go): the files below are copies, its own writes
 	// (feedback) are charged to the checker.
-	if err := resetWorkDir(dir, 0, filesSize(bin, in, out, ans)+checkerMemory); err != nil {
+	if err := resetWorkDir(dir, 0, programFiles(bin)+filesSize(in, out, ans)+checkerMemory); err != nil {
 		return checker.Outcome{}, err
 	}
 	defer func() { _ = sandbox.RemoveAll(dir) }()
 	kattis := m.CheckerConvention == testpkg.ConventionKattis
-	files := map[string]string{"checker": bin, "input": in, "answer": ans}
+	files := map[string]string{"input": in, "answer": ans}
 	if !kattis {
 		files["output"] = out
 	}
@@ -167,9 +172,14 @@ func (a *Agent) runChecker(ctx context.Context, at place, bin string, m testpkg.
 			return checker.Outcome{}, err
 		}
 	}
+	prog, env, lim, err := a.programRun(bin, dir, "checker", m.CheckerLanguage, m.Checker, checkerRunTime, checkerMemory)
+	if err != nil {
+		return checker.Outcome{}, err
+	}
+	lim.Output, lim.Stderr = 64<<10, 64<<10
 	spec := sandbox.Spec{
-		Argv: append([]string{"./checker", "input", "output", "answer"}, m.CheckerArgs...), Dir: dir, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot,
-		Limits: sandbox.Limits{CPU: checkerRunTime, Memory: checkerMemory, Output: 64 << 10, Stderr: 64 << 10},
+		Argv: append(append(slices.Clone(prog), "input", "output", "answer"), m.CheckerArgs...), Env: env, Dir: dir, Profile: sandbox.ProfileRun, CPU: at.cpu, Slot: at.slot,
+		Limits: lim,
 	}
 	if kattis {
 		fb := filepath.Join(dir, "feedback")
@@ -179,7 +189,7 @@ func (a *Agent) runChecker(ctx context.Context, at place, bin string, m testpkg.
 		if err := os.Chown(fb, at.uid, at.gid); err != nil {
 			return checker.Outcome{}, err
 		}
-		spec.Argv = append([]string{"./checker", "input", "answer", "feedback/"}, m.CheckerArgs...)
+		spec.Argv = append(append(slices.Clone(prog), "input", "answer", "feedback/"), m.CheckerArgs...)
 		spec.StdinFile = out
 	}
 	r, err := a.cfg.Runner.Run(ctx, spec)
@@ -202,7 +212,11 @@ func (a *Agent) runChecker(ctx context.Context, at place, bin string, m testpkg.
 		}
 		return checker.Special(r.ExitCode, report), nil
 	}
-	return checker.Outcome{Verdict: protocol.VerdictSE, Message: fmt.Sprintf("special judge failed: %s %s", r.Status, r.SignalName)}, nil
+	msg := fmt.Sprintf("special judge failed: %s %s", r.Status, r.SignalName)
+	if r.Syscall != "" {
+		msg += " (system call " + r.Syscall + ")"
+	}
+	return checker.Outcome{Verdict: protocol.VerdictSE, Message: msg}, nil
 }
 
 // kattisChecker reads a Kattis output validator's exit code: 42 accepted,

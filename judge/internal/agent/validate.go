@@ -177,29 +177,9 @@ func (a *Agent) validateInputs(ctx context.Context, slot int, t *task, pg *progr
 	return res, nil
 }
 
-// validatorCompileArgv is l's compile command for v: every source of
-// the main source's language (by its ending; v's main source first, then
-// the others by name) where the command names the source, and for C and
-// C++ -I. (the headers beside the sources, a judge's testlib.h).
+// validatorCompileArgv is l's compile command for v (programCompileArgv).
 func validatorCompileArgv(l lang.Available, v *protocol.InputValidation, argv []string) []string {
-	srcs := []string{v.Name}
-	for _, name := range slices.Sorted(maps.Keys(v.Files)) {
-		if sourceKind(filepath.Ext(name)) == sourceKind(filepath.Ext(v.Name)) {
-			srcs = append(srcs, name)
-		}
-	}
-	out := make([]string, 0, len(argv)+len(srcs)+1)
-	for i, a := range argv {
-		switch {
-		case a == v.Name:
-			out = append(out, srcs...)
-		case i == 1 && isCFamily(l.Source):
-			out = append(out, "-I.", a)
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
+	return programCompileArgv(l, v.Name, slices.Collect(maps.Keys(v.Files)), argv)
 }
 
 // sourceKind groups the endings of one language's sources (C++ has

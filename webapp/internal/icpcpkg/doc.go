@@ -29,11 +29,14 @@
 //     validator's score.txt is the test data package's KattisScore.
 //   - Interactive problems (legacy `validation: custom interactive`, or
 //     2023-07 `type: interactive`): the output validator — one C or C++
-//     source with its headers, in output_validators/<name>/ or
-//     output_validator/ — becomes the test data package's interactor in
-//     the Kattis convention (`validator input answer feedback_dir
-//     [validator_flags]`, exit 42/43), compiled by the judges; validators
-//     in other languages or with build/run scripts are refused.
+//     source with its headers, or a Python 3 or Java program (a file, or
+//     several with main.py / Main.java the entry point), in
+//     output_validators/<name>/ or output_validator/ — becomes the test
+//     data package's interactor in the Kattis convention (`validator
+//     input answer feedback_dir [validator_flags]`, exit 42/43), compiled
+//     by the judges (a Python or Java one with its language's commands,
+//     testpkg.ProgramLanguages); validators in other languages or with
+//     build/run scripts are refused.
 //   - Other custom output validators (legacy `validation: custom`, or
 //     2023-07 output_validator/) become the problem's checker in the
 //     Kattis convention (validator.go), under the same rules.

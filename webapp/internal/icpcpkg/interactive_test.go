@@ -87,6 +87,25 @@ func TestConvertInteractive(t *testing.T) {
 	if _, _, err := pkg.Build(); err != nil {
 		t.Fatal(err)
 	}
+
+	// A Python 3 interactor: its language and own name in the package.
+	p, pkg, err = Convert(zipOf(t, with(interactivePkg, "guess/output_validators/guess/validate.cc", "<delete>",
+		"guess/output_validators/guess/guess.py", "import sys\nsys.exit(42)\n")), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := pkg.Interactor; it == nil || it.Name != "guess.py" || it.Language != "py3" || len(it.Files) != 0 ||
+		!slices.Equal(it.Args, []string{"max_queries", "20"}) {
+		t.Fatalf("python interactor %+v", pkg.Interactor)
+	}
+	b, _, err = pkg.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := testpkg.CheckBytes(b, testpkg.DefaultLimits()); err != nil || got.Interactor != "guess.py" || got.InteractorLanguage != "py3" ||
+		got.ProgramLanguage() != "py3" || len(got.InteractorFiles) != 0 {
+		t.Fatalf("python interactor read back: %v %+v", err, got)
+	}
 }
 
 // TestConvertInteractiveRefuses: what cannot be an interactor is refused,
@@ -99,7 +118,8 @@ func TestConvertInteractiveRefuses(t *testing.T) {
 		want  error
 		names string
 	}{
-		{"python validator", with(interactivePkg, v+"validate.cc", "<delete>", v+"validate.py", "print()"), ErrUnsupported, "validate.py"},
+		{"rust validator", with(interactivePkg, v+"validate.cc", "<delete>", v+"validate.rs", "fn main() {}"), ErrUnsupported,
+			"validate.rs: output validators in C, C++, Python 3 or Java only"},
 		{"two sources", with(interactivePkg, v+"util.cpp", "int f(){return 1;}"), ErrUnsupported, "several source files"},
 		{"build script", with(interactivePkg, v+"build", "#!/bin/sh"), ErrUnsupported, "build or run script"},
 		{"two validators", with(interactivePkg, "guess/output_validators/other/x.cpp", "int main(){}"), ErrUnsupported, "one output validator directory"},

@@ -45,17 +45,20 @@ func (p *Problem) readValidator(meta map[string]any, files map[string][]byte, pk
 	}
 	if v.path == "" {
 		return fmt.Errorf("%w: problem.yaml: validation %q needs an output validator, "+
-			"a C or C++ file in output_validators/<name>/ or output_validator/", ErrInvalid, validation)
+			"a program in output_validators/<name>/ or output_validator/ (%s)", ErrInvalid, validation, outputValidatorLanguages)
 	}
 	flags, _ := meta["validator_flags"].(string)
 	pkg.Checker = v.source
 	pkg.CheckerOptions = testpkg.CheckerOptions{Name: testpkg.CheckerName, Convention: testpkg.ConventionKattis,
-		Files: v.headers, Args: strings.Fields(flags)}
-	if v.c {
+		Files: v.files, Args: strings.Fields(flags)}
+	switch {
+	case v.lang != "":
+		pkg.CheckerOptions.Name, pkg.CheckerOptions.Language = v.name, v.lang
+	case v.c:
 		pkg.CheckerOptions.Name = testpkg.CheckerC
 	}
 	p.Checker = CheckerSpecial
-	p.Notes = append(p.Notes, "custom validation: the output validator "+v.path+
+	p.Notes = append(p.Notes, "custom validation: the output validator "+v.path+v.langNote()+
 		" is the checker (Kattis convention: exit 42 accepted, 43 wrong answer, judgemessage.txt the message)")
 	return nil
 }

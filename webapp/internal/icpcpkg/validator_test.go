@@ -118,7 +118,14 @@ func TestConvertCustomValidatorRefuses(t *testing.T) {
 		names string
 	}{
 		{"no source", with(customPkg, v+"validate.cpp", "<delete>"), ErrInvalid, "needs an output validator"},
-		{"python validator", with(customPkg, v+"validate.cpp", "<delete>", v+"validate.py", "print()"), ErrUnsupported, "validate.py"},
+		{"kotlin validator", with(customPkg, v+"validate.cpp", "<delete>", v+"validate.kt", "fun main() {}"), ErrUnsupported,
+			"validate.kt: output validators in C, C++, Python 3 or Java only"},
+		{"go validator", with(customPkg, v+"validate.cpp", "<delete>", v+"main.go", "package main"), ErrUnsupported,
+			"main.go: output validators in C, C++, Python 3 or Java only"},
+		{"python and C++", with(customPkg, v+"validate.py", "print()"), ErrUnsupported, "sources of several languages"},
+		{"python without its entry point", with(customPkg, v+"validate.cpp", "<delete>", v+"a.py", "", v+"b.py", ""), ErrUnsupported,
+			"no main.py, the entry point"},
+		{"python 2", with(customPkg, v+"validate.cpp", "<delete>", v+"v.py", "#!/usr/bin/env python2\nprint 1\n"), ErrUnsupported, "Python 2"},
 		{"two sources", with(customPkg, v+"more.cc", "int f();"), ErrUnsupported, "several source files"},
 		{"build script", with(customPkg, v+"build", "#!/bin/sh"), ErrUnsupported, "build or run script"},
 		{"binary solution", with(customPkg, "sum/submissions/accepted/bad.py", "\xff\xfe"), ErrInvalid, "bad.py"},
@@ -127,5 +134,69 @@ func TestConvertCustomValidatorRefuses(t *testing.T) {
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.names) {
 			t.Errorf("%s: %v, want %v naming %q", tc.name, err, tc.want, tc.names)
 		}
+	}
+}
+
+// pyValidator is a Kattis output validator in Python 3 (judge/internal/
+// agent's TestKattisCheckerPython runs one).
+const pyValidator = `import sys
+from util import expected
+team = sys.stdin.read().split()
+if team == expected(sys.argv[2]):
+    sys.exit(42)
+open(sys.argv[3] + "judgemessage.txt", "w").write("wrong sum")
+sys.exit(43)
+`
+
+// TestConvertPythonValidator: an output validator written in Python 3 (a
+// directory of sources, main.py the entry point) is the problem's checker
+// in its language: the test data package carries its main source under
+// its own name, its other sources as checker files and its language, and
+// reads back so (what the judges compile with their py3 commands). A
+// Java validator of one file too.
+func TestConvertPythonValidator(t *testing.T) {
+	const v = "sum/output_validators/sum/"
+	files := with(customPkg, v+"validate.cpp", "<delete>", v+"validate.h", "<delete>",
+		v+"main.py", pyValidator, v+"util.py", "def expected(path):\n    return open(path).read().split()\n")
+	p, pkg, err := Convert(zipOf(t, files), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := pkg.CheckerOptions
+	if p.Checker != CheckerSpecial || string(pkg.Checker) != pyValidator || o.Name != "main.py" || o.Language != "py3" ||
+		o.Convention != testpkg.ConventionKattis || len(o.Files) != 1 || o.Files["util.py"] == nil ||
+		!slices.Equal(o.Args, []string{"float_tolerance", "1e-4", "lenient"}) {
+		t.Fatalf("checker %+v", o)
+	}
+	if notes := strings.Join(p.Notes, "\n"); !strings.Contains(notes, "main.py (Python 3) is the checker") {
+		t.Errorf("notes %q", notes)
+	}
+	b, _, err := pkg.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := testpkg.CheckBytes(b, testpkg.DefaultLimits())
+	if err != nil || m.Checker != "main.py" || m.CheckerLanguage != "py3" || m.ProgramLanguage() != "py3" ||
+		!slices.Equal(m.CheckerFiles, []string{"util.py"}) {
+		t.Fatalf("read back: %v %+v", err, m)
+	}
+
+	j := map[string]string{
+		"problem.yaml":                  "problem_format_version: 2023-07-draft\nname: Sum\n",
+		"data/sample/1.in":              "1 2\n",
+		"data/sample/1.ans":             "3\n",
+		"output_validator/Checker.java": "class Checker { public static void main(String[] a) { System.exit(42); } }\n",
+		"output_validator/README.md":    "notes",
+		"output_validator/validate.h":   "",
+	}
+	p, pkg, err = Convert(zipOf(t, j), Limits{})
+	if err != nil || p.Checker != CheckerSpecial || pkg.CheckerOptions.Name != "Checker.java" || pkg.CheckerOptions.Language != "java17" {
+		t.Fatalf("java: %v %+v", err, pkg.CheckerOptions)
+	}
+	if b, _, err = pkg.Build(); err != nil {
+		t.Fatal(err)
+	}
+	if m, err = testpkg.CheckBytes(b, testpkg.DefaultLimits()); err != nil || m.Checker != "Checker.java" || m.CheckerLanguage != "java17" {
+		t.Fatalf("java read back: %v %+v", err, m)
 	}
 }

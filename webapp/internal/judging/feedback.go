@@ -38,19 +38,9 @@ func RuleOf(sub *store.Submission) protocol.Feedback {
 // version's manifest never changes, the problem's mode may).
 func (s *Service) FeedbackOf(ctx context.Context, sub *store.Submission) (protocol.Feedback, error) {
 	fb := RuleOf(sub)
-	if !sub.TestdataHash.Valid {
-		return fb, nil
-	}
-	key := strconv.FormatInt(sub.ProblemID, 10) + "/" + sub.TestdataHash.String
-	var rule store.TestdataRule
-	if v, ok := s.samples.Load(key); ok && time.Since(v.(cachedRule).at) < s.cfg.ContestCacheTTL {
-		rule = v.(cachedRule).rule
-	} else {
-		var err error
-		if rule, err = s.st.TestdataRuleOf(ctx, sub.ProblemID, sub.TestdataHash.String); err != nil {
-			return fb, fmt.Errorf("judging: feedback of %d: %w", sub.ID, err)
-		}
-		s.samples.Store(key, cachedRule{rule: rule, at: time.Now()})
+	rule, err := s.testdataRule(ctx, sub)
+	if err != nil {
+		return fb, fmt.Errorf("judging: feedback of %d: %w", sub.ID, err)
 	}
 	fb.Samples = rule.Samples
 	if rule.Mode == store.ModeIOI {
@@ -59,6 +49,24 @@ func (s *Service) FeedbackOf(ctx context.Context, sub *store.Submission) (protoc
 		}
 	}
 	return fb, nil
+}
+
+// testdataRule is the TestdataRule of sub's test data version, from a
+// short-lived cache (none without test data).
+func (s *Service) testdataRule(ctx context.Context, sub *store.Submission) (store.TestdataRule, error) {
+	if !sub.TestdataHash.Valid {
+		return store.TestdataRule{}, nil
+	}
+	key := strconv.FormatInt(sub.ProblemID, 10) + "/" + sub.TestdataHash.String
+	if v, ok := s.samples.Load(key); ok && time.Since(v.(cachedRule).at) < s.cfg.ContestCacheTTL {
+		return v.(cachedRule).rule, nil
+	}
+	rule, err := s.st.TestdataRuleOf(ctx, sub.ProblemID, sub.TestdataHash.String)
+	if err != nil {
+		return rule, err
+	}
+	s.samples.Store(key, cachedRule{rule: rule, at: time.Now()})
+	return rule, nil
 }
 
 // cachedRule is a test data version's rule as FeedbackOf read it.

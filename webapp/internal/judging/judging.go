@@ -271,6 +271,13 @@ func (s *Service) Enqueue(ctx context.Context, sub *store.Submission, p *store.P
 		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
 	}
 	t.Feedback = &fb
+	// A checker or interactor in Python or Java: only judges that run
+	// one get the task (Task.Needs); FeedbackOf has the rule cached.
+	rule, err := s.testdataRule(ctx, sub)
+	if err != nil {
+		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
+	}
+	t.Checker.Language = rule.ProgramLanguage
 	err = s.q.Enqueue(ctx, t)
 	if err != nil && !errors.Is(err, queue.ErrDuplicate) {
 		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)

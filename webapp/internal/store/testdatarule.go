@@ -15,6 +15,11 @@ type TestdataRule struct {
 	Samples  []int
 	Subtasks []TestdataSubtask
 	Mode     string
+	// ProgramLanguage is the judge language of the package's checker or
+	// interactor when it is not C or C++ (testpkg.Manifest's
+	// checker_language, interactor_language): its tasks need judges that
+	// run such programs (protocol.Checker.Language).
+	ProgramLanguage string
 }
 
 // TestdataSubtask is one subtask of a manifest: name, points, cases
@@ -50,12 +55,17 @@ func (s *Store) TestdataRuleOf(ctx context.Context, problemID int64, hash string
 			Index  int  `json:"index"`
 			Sample bool `json:"sample"`
 		} `json:"cases"`
-		Subtasks []TestdataSubtask `json:"subtasks"`
+		Subtasks           []TestdataSubtask `json:"subtasks"`
+		CheckerLanguage    string            `json:"checker_language"`
+		InteractorLanguage string            `json:"interactor_language"`
 	}
 	if err := json.Unmarshal(row.Manifest, &m); err != nil {
 		return TestdataRule{}, fmt.Errorf("store testdata rule %d: manifest: %w", problemID, err)
 	}
-	out := TestdataRule{Subtasks: m.Subtasks, Mode: row.Mode}
+	out := TestdataRule{Subtasks: m.Subtasks, Mode: row.Mode, ProgramLanguage: m.CheckerLanguage}
+	if out.ProgramLanguage == "" {
+		out.ProgramLanguage = m.InteractorLanguage
+	}
 	for _, c := range m.Cases {
 		if c.Sample {
 			out.Samples = append(out.Samples, c.Index)
