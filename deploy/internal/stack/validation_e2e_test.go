@@ -3,7 +3,6 @@ package stack
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/json"
 	"io/fs"
 	"mime/multipart"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // rangeValidator is a Kattis input validator: "a b" with 0 <= a, b <=
@@ -86,34 +84,14 @@ func multipartImport(zipBytes []byte, fields ...string) (string, []byte) {
 func TestImportValidationRealJudge(t *testing.T) {
 	env := startBrowserStack(t, 1)
 	api := adminAPI(t, env.base, env.logins["admin"])
-	imp := func(zipBytes []byte, fields ...string) (int, map[string]any, string) {
-		ct, body := multipartImport(zipBytes, fields...)
-		var st int
-		var raw []byte
-		// The judge may still be connecting: 503 until it is.
-		for deadline := time.Now().Add(60 * time.Second); ; {
-			st, raw = api(http.MethodPost, "/api/problems/import", ct, body)
-			if st != http.StatusServiceUnavailable || !strings.Contains(string(raw), "no connected judge") || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(time.Second)
-		}
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
-		return st, m, string(raw)
-	}
-	errMsg := func(m map[string]any) string {
-		e, _ := m["error"].(map[string]any)
-		s, _ := e["message"].(string)
-		return s
-	}
+	imp := importer(api)
 
 	st, m, raw := imp(validatedPackage(map[string]string{"plus/data/secret/02.in": "0 1001\n"}), "slug", "plus")
-	if st != http.StatusBadRequest || !strings.Contains(errMsg(m), "input data/secret/02.in: 0 1001: outside [0, 1000] (input validator input_validators/range/range.cpp)") {
+	if st != http.StatusBadRequest || !strings.Contains(errMessage(m), "input data/secret/02.in: 0 1001: outside [0, 1000] (input validator input_validators/range/range.cpp)") {
 		t.Fatalf("an input out of range: %d %s", st, raw)
 	}
 	st, m, raw = imp(validatedPackage(map[string]string{"plus/input_validators/range/range.cpp": "int main( {\n"}), "slug", "plus")
-	if st != http.StatusBadRequest || !strings.Contains(errMsg(m), "the input validator input_validators/range/range.cpp does not compile") {
+	if st != http.StatusBadRequest || !strings.Contains(errMessage(m), "the input validator input_validators/range/range.cpp does not compile") {
 		t.Fatalf("a validator that does not compile: %d %s", st, raw)
 	}
 
@@ -126,27 +104,7 @@ func TestImportValidationRealJudge(t *testing.T) {
 	}
 	// The reference solutions were queued by the import: wait for their
 	// verdicts.
-	var sols struct {
-		Solutions []struct{ Name, Expected, State, Verdict string }
-		OK        bool
-	}
-	for deadline := time.Now().Add(90 * time.Second); ; {
-		st, body := api(http.MethodGet, "/api/problems/plus/solutions", "", nil)
-		if st != http.StatusOK {
-			t.Fatalf("solutions: %d %s", st, body)
-		}
-		if err := json.Unmarshal(body, &sols); err != nil {
-			t.Fatal(err)
-		}
-		running := false
-		for _, s := range sols.Solutions {
-			running = running || s.State == "running" || s.State == "not_run"
-		}
-		if !running || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	sols := awaitSolutions(t, api, "plus")
 	if len(sols.Solutions) != 2 || !sols.OK {
 		t.Fatalf("reference solutions after import: %+v", sols)
 	}
@@ -162,7 +120,7 @@ func TestImportValidationRealJudge(t *testing.T) {
 		t.Fatalf("the Polygon package: %d %s", st, raw)
 	}
 	st, m, raw = imp(polygonFixture(t, "standard", map[string]string{"tests/03": "-5 2\n"}), "slug", "sum-poly-bad")
-	if st != http.StatusBadRequest || !strings.Contains(errMsg(m), "input tests/03:") || !strings.Contains(errMsg(m), "files/val.cpp") {
+	if st != http.StatusBadRequest || !strings.Contains(errMessage(m), "input tests/03:") || !strings.Contains(errMessage(m), "files/val.cpp") {
 		t.Fatalf("a Polygon test its validator refuses: %d %s", st, raw)
 	}
 
