@@ -169,6 +169,11 @@ func (n Names) Idempotency(userID int64, key string) string {
 	return n.k("idem", strconv.FormatInt(userID, 10), key)
 }
 
+// ReadCachePurge is the pub/sub channel on which a web node that wrote
+// something a node's read cache may keep tells every node to forget
+// everything it keeps (webapp/internal/readcache).
+func (n Names) ReadCachePurge() string { return n.k("cache", "purge") }
+
 // QueueChanged is the pub/sub channel on which an enqueue (or a requeue)
 // announces new work, so hubs dispatch at once instead of on their next tick.
 func (n Names) QueueChanged() string { return n.k("queue", "changed") }

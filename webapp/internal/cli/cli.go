@@ -19,6 +19,7 @@ import (
 	"github.com/verdict-oj/verdict/webapp/internal/judgetokens"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
 	"github.com/verdict-oj/verdict/webapp/internal/partition"
+	"github.com/verdict-oj/verdict/webapp/internal/readcache"
 	"github.com/verdict-oj/verdict/webapp/internal/server"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -72,6 +73,11 @@ func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		return nil
 	}
 	st := store.New(db)
+	var rc *readcache.Cache
+	if o.ReadCacheTTL > 0 && o.Command == config.CmdServe {
+		rc = readcache.New(readcache.Config{TTL: o.ReadCacheTTL})
+		st.UseReadCache(rc)
+	}
 	rdb, err := o.Redis.Client()
 	if err != nil {
 		return err
@@ -122,7 +128,7 @@ func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		Listen: o.Listen, Advertise: o.Advertise,
 		DrainDelay: o.DrainDelay, ShutdownTimeout: o.ShutdownTimeout,
 		SessionTTL: o.SessionTTL, MaxBodyBytes: o.MaxBodyBytes, TrustedProxies: proxies,
-		SettingsTTL: o.SettingsTTL,
+		SettingsTTL: o.SettingsTTL, ReadCache: rc,
 	})
 	if err != nil {
 		return err

@@ -60,6 +60,7 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	SessionTTL      time.Duration
 	SettingsTTL     time.Duration
+	ReadCacheTTL    time.Duration
 	MaxBodyBytes    int64
 	TrustedProxies  string
 	MaxSourceBytes  int
@@ -155,6 +156,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		dur(&o.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "on SIGTERM: how long in-flight requests may finish")
 		dur(&o.SessionTTL, "session-ttl", 7*24*time.Hour, "session lifetime since the last use")
 		dur(&o.SettingsTTL, "settings-ttl", 5*time.Second, "how long a node caches the site settings (the registration mode) before reading them again")
+		dur(&o.ReadCacheTTL, "read-cache-ttl", time.Second, "how long a node keeps its hot reads (users, contests, problems; every node forgets them at once on a write through the API, so this bounds only a write made outside it); 0 turns the cache off")
 		fs.Int64Var(&o.MaxBodyBytes, "max-body", 1<<20, "largest JSON request body in bytes ["+EnvName("max-body")+"]")
 		str(&o.TrustedProxies, "trusted-proxies", "127.0.0.1/32,::1/128", "comma-separated CIDRs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 		num(&o.MaxSourceBytes, "max-source", 64<<10, "largest submission source in bytes")
@@ -246,6 +248,9 @@ func (o *Options) check() error {
 	case CmdServe:
 		if o.SessionTTL < time.Minute {
 			return bad("--session-ttl %v: too short", o.SessionTTL)
+		}
+		if o.ReadCacheTTL < 0 || o.ReadCacheTTL > time.Minute {
+			return bad("--read-cache-ttl %v: want 0 (off) to 1m", o.ReadCacheTTL)
 		}
 		if o.SettingsTTL <= 0 || o.SettingsTTL > 10*time.Minute {
 			return bad("--settings-ttl %v: want more than 0 and at most 10m", o.SettingsTTL)

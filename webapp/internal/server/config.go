@@ -13,6 +13,7 @@ import (
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
 	"github.com/verdict-oj/verdict/webapp/internal/partition"
+	"github.com/verdict-oj/verdict/webapp/internal/readcache"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -123,6 +124,10 @@ type Config struct {
 	// registration mode): a change reaches every node within it. Default
 	// settings.DefaultTTL.
 	SettingsTTL time.Duration
+	// ReadCache is the cache the Store's hot reads go through (nil:
+	// none); the server purges it, here and on every node, after each
+	// request that may change what it keeps (readcache.go).
+	ReadCache *readcache.Cache
 	// CCSKeepAlive is the longest the Contest API event feed stays
 	// silent before a keep-alive newline. Default DefaultCCSKeepAlive.
 	CCSKeepAlive time.Duration

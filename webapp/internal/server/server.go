@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/verdict-oj/verdict/internal/lifecycle"
 	"github.com/verdict-oj/verdict/internal/registry"
@@ -147,7 +148,15 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.logins = ratelimit.NewLogins(cfg.Redis, cfg.Names, cfg.Limits.loginPolicy(), nil)
-	for _, c := range []prometheus.Collector{s.requests, s.latency} {
+	// The MySQL pool's waits (go_sql_wait_count_total,
+	// go_sql_wait_duration_seconds_total): a request queued for a
+	// connection shows there, not in any CPU profile.
+	pool := collectors.NewDBStatsCollector(cfg.Store.DB.DB, "verdict")
+	collect := []prometheus.Collector{s.requests, s.latency, pool}
+	if cfg.ReadCache != nil {
+		collect = append(collect, readCacheMetrics(cfg.ReadCache)...)
+	}
+	for _, c := range collect {
 		if err := cfg.Obs.Registry.Register(c); err != nil {
 			return nil, fmt.Errorf("server: register metrics: %w", err)
 		}
@@ -231,6 +240,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		{Name: "registry", Run: func(ctx context.Context) error { return reg.Keep(ctx, nil) },
 			OnStop: func() { s.draining.Store(true) }, Delay: s.cfg.DrainDelay},
 		{Name: "http", Run: lifecycle.Serve(srv, ln, s.cfg.ShutdownTimeout)},
+	}
+	if s.cfg.ReadCache != nil {
+		steps = append(steps, lifecycle.Step{Name: "read cache", Run: s.keepReadCacheTrue})
 	}
 	if !s.cfg.NoBackground {
 		steps = append(steps, lifecycle.Step{Name: "partitions", Run: s.parts.Run}, lifecycle.Step{Name: "judging", Run: s.judging.Run})

@@ -125,8 +125,9 @@ func (s *Store) SetContestWindow(ctx context.Context, id int64, start, end time.
 	return nil
 }
 
-// ContestBySlug returns one contest or ErrNotFound.
-func (s *Store) ContestBySlug(ctx context.Context, slug string) (Contest, error) {
+// loadContestBySlug reads one contest or ErrNotFound (ContestBySlug:
+// through the cache).
+func (s *Store) loadContestBySlug(ctx context.Context, slug string) (Contest, error) {
 	var c Contest
 	err := s.DB.GetContext(ctx, &c, "SELECT "+contestCols+" FROM contests WHERE slug = ?", slug)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -197,8 +198,9 @@ func (s *Store) AddContestProblem(ctx context.Context, contestID, problemID int6
 	return mapErr(fmt.Sprintf("store add contest %d problem %d", contestID, problemID), err)
 }
 
-// ContestProblems returns a contest's problems in label order.
-func (s *Store) ContestProblems(ctx context.Context, contestID int64) ([]ContestProblem, error) {
+// loadContestProblems reads a contest's problems in label order (ContestProblems:
+// through the cache).
+func (s *Store) loadContestProblems(ctx context.Context, contestID int64) ([]ContestProblem, error) {
 	out := []ContestProblem{}
 	err := s.DB.SelectContext(ctx, &out, `SELECT cp.problem_id, cp.label, cp.points, p.slug, p.title
 		FROM contest_problems cp JOIN problems p ON p.id = cp.problem_id
@@ -219,8 +221,9 @@ func (s *Store) AddParticipant(ctx context.Context, contestID, userID int64) err
 	return nil
 }
 
-// IsParticipant reports whether a user is registered in a contest.
-func (s *Store) IsParticipant(ctx context.Context, contestID, userID int64) (bool, error) {
+// loadIsParticipant reads whether a user is registered in a contest
+// (IsParticipant: through the cache).
+func (s *Store) loadIsParticipant(ctx context.Context, contestID, userID int64) (bool, error) {
 	var n int
 	err := s.DB.GetContext(ctx, &n,
 		"SELECT COUNT(*) FROM contest_participants WHERE contest_id = ? AND user_id = ?", contestID, userID)
@@ -230,10 +233,10 @@ func (s *Store) IsParticipant(ctx context.Context, contestID, userID int64) (boo
 	return n > 0, nil
 }
 
-// InStartedContestOf reports whether the problem belongs to a contest that
+// loadInStartedContestOf reads whether the problem belongs to a contest that
 // has started (at now) and in which the user is registered: what lets a
 // student see a contest-only problem.
-func (s *Store) InStartedContestOf(ctx context.Context, userID, problemID int64, now time.Time) (bool, error) {
+func (s *Store) loadInStartedContestOf(ctx context.Context, userID, problemID int64, now time.Time) (bool, error) {
 	var n int
 	err := s.DB.GetContext(ctx, &n, `SELECT COUNT(*) FROM contest_problems cp
 		JOIN contests c ON c.id = cp.contest_id

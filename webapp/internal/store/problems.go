@@ -152,8 +152,9 @@ func insertProblem(ctx context.Context, db sqlx.ExecerContext, p Problem) (int64
 	return res.LastInsertId()
 }
 
-// ProblemBySlug returns one problem or ErrNotFound.
-func (s *Store) ProblemBySlug(ctx context.Context, slug string) (Problem, error) {
+// loadProblemBySlug reads one problem or ErrNotFound (ProblemBySlug:
+// through the cache).
+func (s *Store) loadProblemBySlug(ctx context.Context, slug string) (Problem, error) {
 	var p Problem
 	err := s.DB.GetContext(ctx, &p, "SELECT "+problemCols+" FROM problems WHERE slug = ?", slug)
 	if errors.Is(err, sql.ErrNoRows) {

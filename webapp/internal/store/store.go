@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
+
+	"github.com/verdict-oj/verdict/webapp/internal/readcache"
 )
 
 // Errors of queries.
@@ -38,10 +40,16 @@ type OpenOptions struct {
 // Store runs the webapp's queries on a MySQL pool.
 type Store struct {
 	DB *sqlx.DB
+	// cache keeps the hot reads (cached.go); nil: none.
+	cache *readcache.Cache
 }
 
 // New wraps an open pool.
 func New(db *sqlx.DB) *Store { return &Store{DB: db} }
+
+// UseReadCache makes the hot reads (cached.go) go through c. The web node
+// purges c after every write that may change what it keeps.
+func (s *Store) UseReadCache(c *readcache.Cache) { s.cache = c }
 
 // Open connects to dsn (a go-sql-driver DSN) with the settings the schema
 // relies on: parseTime, times in UTC on both sides, utf8mb4. It pings

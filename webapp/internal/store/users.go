@@ -71,8 +71,8 @@ func (s *Store) CreateUser(ctx context.Context, u User) (User, error) {
 	return s.UserByID(ctx, id)
 }
 
-// UserByID returns one user or ErrNotFound.
-func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
+// loadUserByID reads one user or ErrNotFound (UserByID: through the cache).
+func (s *Store) loadUserByID(ctx context.Context, id int64) (User, error) {
 	return s.getUser(ctx, "SELECT "+userCols+" FROM users WHERE id = ?", id)
 }
 
