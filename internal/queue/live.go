@@ -319,6 +319,22 @@ func (q *Queue) PublishDoc(ctx context.Context, ch protocol.Channel, kind protoc
 	return seq, nil
 }
 
+// DocSeq reads only a web-node-owned channel's sequence number (0: none
+// stored): what tells a reader whether the state it holds is the latest
+// without moving the state (hundreds of kilobytes for a big contest's
+// board).
+func (q *Queue) DocSeq(ctx context.Context, ch protocol.Channel) (uint64, error) {
+	s, err := q.c.HGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), liveSeq).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("queue: sequence of %s: %w", ch, err)
+	}
+	seq, _ := strconv.ParseUint(s, 10, 64)
+	return seq, nil
+}
+
 // Doc reads a web-node-owned channel's sequence number and state; state is
 // nil when none was stored.
 func (q *Queue) Doc(ctx context.Context, ch protocol.Channel) (uint64, json.RawMessage, error) {

@@ -2,11 +2,13 @@ package judging
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/obs"
@@ -96,7 +98,7 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 // reload it all contest long. When nothing was published yet, the board is
 // gone from Redis (it is then rebuilt from MySQL) or the published one
 // disagrees with the freeze as it is now, it is assembled as before.
-func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (json.RawMessage, error) {
+func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody, error) {
 	if !c.Visible {
 		// Only staff reach a hidden contest's board, and its live channel
 		// carries no rows (PublishScoreboard): assemble it.
@@ -105,9 +107,30 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (json.RawMe
 			return nil, err
 		}
 		s.boardReads.WithLabelValues("assembled").Inc()
-		return json.Marshal(doc)
+		return newBoardBody(json.Marshal(doc))
 	}
-	_, state, err := s.q.Doc(ctx, protocol.Channel{Kind: protocol.ChannelContest, ID: c.ID})
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: c.ID}
+	wantFrozen := publicFrozen(c, s.cfg.Now())
+	// The copy this node served last, if it is still the published one
+	// (one small read instead of the whole document).
+	s.mu.Lock()
+	held := s.bodies[c.ID]
+	s.mu.Unlock()
+	if held != nil && held.frozen == wantFrozen {
+		seq, err := s.q.DocSeq(ctx, ch)
+		if err != nil {
+			return nil, err
+		}
+		exists, err := s.board.Exists(ctx, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if exists && seq == held.seq {
+			s.boardReads.WithLabelValues("held").Inc()
+			return held, nil
+		}
+	}
+	seq, state, err := s.q.Doc(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
@@ -120,9 +143,13 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (json.RawMe
 		// frozen): no need to parse hundreds of kilobytes to read it.
 		head := state[:min(len(state), 64)]
 		frozen := bytes.Contains(head, []byte(`"frozen":true`))
-		if exists && bytes.HasPrefix(head, []byte(`{"rule":`)) && frozen == publicFrozen(c, s.cfg.Now()) {
+		if exists && bytes.HasPrefix(head, []byte(`{"rule":`)) && frozen == wantFrozen {
 			s.boardReads.WithLabelValues("published").Inc()
-			return state, nil
+			b := &BoardBody{Raw: state, seq: seq, frozen: frozen}
+			s.mu.Lock()
+			s.bodies[c.ID] = b
+			s.mu.Unlock()
+			return b, nil
 		}
 	}
 	doc, err := s.Scoreboard(ctx, c, true)
@@ -131,7 +158,46 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (json.RawMe
 	}
 	s.boardReads.WithLabelValues("assembled").Inc()
 	s.markDirty(c.ID) // publish it, so the next read is served as above
-	return json.Marshal(doc)
+	return newBoardBody(json.Marshal(doc))
+}
+
+// BoardBody is a public scoreboard as a web node serves it: the document,
+// and the same compressed with gzip, made once, on the first request that
+// accepts it, for every later one (a 3,000-contestant board is hundreds of
+// kilobytes; compressing it per request cost nginx more CPU than anything
+// else it did in the contest rehearsal).
+type BoardBody struct {
+	Raw    json.RawMessage
+	seq    uint64 // the published document's sequence number (0: assembled)
+	frozen bool
+	once   sync.Once
+	gz     []byte
+}
+
+func newBoardBody(raw []byte, err error) (*BoardBody, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &BoardBody{Raw: raw}, nil
+}
+
+// Gzip returns Raw compressed (nil if compression failed, which it does
+// not on a bytes.Buffer).
+func (b *BoardBody) Gzip() []byte {
+	b.once.Do(func() {
+		var buf bytes.Buffer
+		zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+		if err != nil {
+			return
+		}
+		if _, err := zw.Write(b.Raw); err != nil {
+			return
+		}
+		if zw.Close() == nil {
+			b.gz = buf.Bytes()
+		}
+	})
+	return b.gz
 }
 
 // RebuildBoard rebuilds a contest's board from its submissions in MySQL.

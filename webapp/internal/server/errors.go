@@ -77,7 +77,9 @@ func writeRawJSON(w http.ResponseWriter, status int, raw json.RawMessage) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(raw)
-	_, _ = w.Write([]byte("\n"))
+	if w.Header().Get("Content-Encoding") == "" {
+		_, _ = w.Write([]byte("\n"))
+	}
 }
 
 func writeAPIError(w http.ResponseWriter, e *APIError) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -52,11 +53,20 @@ func (s *Server) handleScoreboard(w http.ResponseWriter, r *http.Request) error 
 		return s.groupBoard(w, r, c, public, q.Get("group")) // one group's board (teams.go)
 	}
 	if public {
-		raw, err := s.judging.PublicBoard(r.Context(), c)
+		b, err := s.judging.PublicBoard(r.Context(), c)
 		if err != nil {
 			return unavailableErr(err)
 		}
-		writeRawJSON(w, http.StatusOK, raw)
+		if gz := b.Gzip(); gz != nil && acceptsGzip(r) {
+			// Compressed once per published board, not per request (nginx
+			// passes an encoded answer on as it is).
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Vary", "Accept-Encoding")
+			writeRawJSON(w, http.StatusOK, gz)
+			return nil
+		}
+		w.Header().Set("Vary", "Accept-Encoding")
+		writeRawJSON(w, http.StatusOK, b.Raw)
 		return nil
 	}
 	doc, err := s.judging.Scoreboard(r.Context(), c, false)
@@ -65,6 +75,25 @@ func (s *Server) handleScoreboard(w http.ResponseWriter, r *http.Request) error 
 	}
 	writeJSON(w, http.StatusOK, doc)
 	return nil
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding takes gzip
+// (with a q-value above 0).
+func acceptsGzip(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept-Encoding") {
+		for part := range strings.SplitSeq(v, ",") {
+			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if !strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.TrimSpace(name) != "*" {
+				continue
+			}
+			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+			if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
+				return false
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // handleUnfreeze reveals a contest's frozen scoreboard (onlyAdmins).

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"compress/gzip"
 	"context"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,6 +158,23 @@ func TestPublicBoardServedFromPublished(t *testing.T) {
 	if got := attempts(alice); got != 1 {
 		t.Fatalf("after the publish: %v attempts, want 1", got)
 	}
+	// A browser that takes gzip gets the board compressed (once per
+	// published board, by the web node): the same document.
+	plain := alice.do("GET", "/api/contests/c1/scoreboard", nil, "Accept-Encoding", "identity")
+	zipped := alice.do("GET", "/api/contests/c1/scoreboard", nil, "Accept-Encoding", "br;q=1.0, gzip;q=0.8")
+	if plain.header.Get("Content-Encoding") != "" || zipped.header.Get("Content-Encoding") != "gzip" ||
+		!strings.Contains(zipped.header.Get("Vary"), "Accept-Encoding") {
+		t.Fatalf("encodings: identity %q, gzip %q (Vary %q)", plain.header.Get("Content-Encoding"),
+			zipped.header.Get("Content-Encoding"), zipped.header.Get("Vary"))
+	}
+	zr, err := gzip.NewReader(strings.NewReader(zipped.raw))
+	if err != nil {
+		t.Fatalf("gzip answer: %v", err)
+	}
+	unzipped, err := io.ReadAll(zr)
+	if err != nil || strings.TrimSpace(string(unzipped)) != strings.TrimSpace(plain.raw) {
+		t.Fatalf("gzip answer differs from the plain one (%v):\n%s\n%s", err, unzipped, plain.raw)
+	}
 	// A second result, not published yet: contestants see the published
 	// board (at most one publish interval old), staff the live one.
 	s2 := submit("k2")
@@ -183,5 +204,30 @@ func TestPublicBoardServedFromPublished(t *testing.T) {
 	}
 	if got := attempts(alice); got != 3 {
 		t.Fatalf("after the board was lost: %v attempts, want 3 rebuilt from MySQL", got)
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		want   bool
+	}{
+		{"", false},
+		{"gzip", true},
+		{"gzip, deflate, br", true},
+		{"deflate, GZIP;q=0.5", true},
+		{"br", false},
+		{"gzip;q=0", false},
+		{"gzip; q=0.000", false},
+		{"*", true},
+		{"identity", false},
+	} {
+		r, _ := http.NewRequest(http.MethodGet, "/", nil)
+		if tc.header != "" {
+			r.Header.Set("Accept-Encoding", tc.header)
+		}
+		if got := acceptsGzip(r); got != tc.want {
+			t.Errorf("Accept-Encoding %q: %v, want %v", tc.header, got, tc.want)
+		}
 	}
 }
