@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -221,6 +222,15 @@ func (c *Client) DoHeader(ctx context.Context, method, path string, body []byte,
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
+	if err == nil && (resp.StatusCode < 200 || resp.StatusCode > 299) && resp.Header.Get("Content-Encoding") == "gzip" {
+		// A caller that asked for gzip itself gets a success's body as
+		// sent; an error's is read for its code.
+		if zr, zerr := gzip.NewReader(bytes.NewReader(raw)); zerr == nil {
+			if plain, zerr := io.ReadAll(zr); zerr == nil {
+				raw = plain
+			}
+		}
+	}
 	return resp.StatusCode, resp.Header, raw, err
 }
 

@@ -1,9 +1,13 @@
 package harness
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"os"
 	"testing"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
 func TestLiveURL(t *testing.T) {
@@ -53,3 +57,18 @@ func TestReadLogins(t *testing.T) {
 }
 
 func writeFile(p, s string) error { return os.WriteFile(p, []byte(s), 0o600) }
+
+// SubscribeUnread tells the hub's answer by its head: the head it looks for
+// is the one the hub's encoders write, for a compact board and any other.
+func TestSnapshotHead(t *testing.T) {
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 7}
+	for _, state := range []string{`{"rule":"icpc","rows":[]}`, `{ "rule" : "icpc" }`} {
+		b, err := protocol.MarshalSnapshot("s12", ch, 3, json.RawMessage(state))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(b, snapshotHead("s12")) {
+			t.Fatalf("%s does not begin with %s", b, snapshotHead("s12"))
+		}
+	}
+}

@@ -73,6 +73,15 @@ func (b *browser) open(ctx context.Context) error {
 		{Kind: protocol.ChannelContest, ID: b.r.contestID},
 		{Kind: protocol.ChannelUser, ID: b.c.User().ID},
 	} {
+		if ch.Kind == protocol.ChannelContest && !b.keep && !b.sample {
+			// A board this browser does not check (read below).
+			if err := l.SubscribeUnread(ctx, ch); err != nil {
+				l.Close()
+				b.r.m.fail(Failure{Class: ClassSocket, What: "subscribe " + string(ch.Kind), Code: short(err)}, time.Now())
+				return err
+			}
+			continue
+		}
 		snap, err := l.Subscribe(ctx, ch)
 		if err != nil {
 			l.Close()

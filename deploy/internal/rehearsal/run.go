@@ -490,7 +490,9 @@ func (r *run) get(ctx context.Context, cl *harness.Client, class, method, path s
 	for try := 0; ; try++ {
 		sent := time.Now()
 		tctx, tr := traced(ctx)
-		a, _ := cl.Request(tctx, method, path, body, nil)
+		// As a browser: it takes gzip, and a page's body is the
+		// browser's own work (the load generator does not unpack it).
+		a, _ := cl.Request(tctx, method, path, body, map[string]string{"Accept-Encoding": "gzip"})
 		if a.Status >= 200 && a.Status < 300 {
 			r.m.okTraced(class, due, sent, tr)
 			return true
