@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -15,18 +16,18 @@ import (
 //   - a user, a contest, a problem, a contest's problem list: until any
 //     write that may change them purges the cache (the web node does, on
 //     every node), at most the cache's TTL;
-//   - that a user is registered, and that a problem is in a started contest
-//     of theirs — only when true: registering turns them true without a
-//     purge (the hot path of a contest's start), and only a staff write,
-//     which purges, turns them false.
+//   - the contests a problem is in, with their starts;
+//   - that a user is registered — only when true: registering turns it true
+//     without a purge (the hot path of a contest's start), and only a staff
+//     write, which purges, turns it false.
 
 type (
-	userKey        int64
-	contestSlugKey string
-	problemSlugKey string
-	contestProbKey int64
-	participantKey struct{ contest, user int64 }
-	startedKey     struct{ user, problem int64 }
+	userKey            int64
+	contestSlugKey     string
+	problemSlugKey     string
+	contestProbKey     int64
+	participantKey     struct{ contest, user int64 }
+	problemContestsKey int64
 )
 
 func isTrue(v bool) bool { return v }
@@ -74,10 +75,45 @@ func (s *Store) IsParticipant(ctx context.Context, contestID, userID int64) (boo
 
 // InStartedContestOf reports whether the problem belongs to a contest that
 // has started (at now) and in which the user is registered: what lets a
-// student see a contest-only problem. Once true it stays true as now moves
-// on, so a kept true holds for any later now.
+// student see a contest-only problem. It is asked for every problem page,
+// so it is answered from what every user shares (the problem's contests,
+// kept) and what one page load shares (the user's registration, kept when
+// true), not by one query per user and problem.
 func (s *Store) InStartedContestOf(ctx context.Context, userID, problemID int64, now time.Time) (bool, error) {
-	return readcache.Get(ctx, s.cache, startedKey{userID, problemID}, isTrue, func(ctx context.Context) (bool, error) {
+	if s.cache == nil || readcache.Bypassed(ctx) {
 		return s.loadInStartedContestOf(ctx, userID, problemID, now)
+	}
+	cs, err := readcache.Get(ctx, s.cache, problemContestsKey(problemID), nil, func(ctx context.Context) ([]contestStart, error) {
+		return s.loadProblemContests(ctx, problemID)
 	})
+	if err != nil {
+		return false, err
+	}
+	for _, c := range cs {
+		if c.StartAt.After(now) {
+			continue
+		}
+		in, err := s.IsParticipant(ctx, c.ContestID, userID)
+		if err != nil || in {
+			return in, err
+		}
+	}
+	return false, nil
+}
+
+// contestStart is a contest a problem is in, and its start.
+type contestStart struct {
+	ContestID int64     `db:"contest_id"`
+	StartAt   time.Time `db:"start_at"`
+}
+
+// loadProblemContests reads the contests a problem is in.
+func (s *Store) loadProblemContests(ctx context.Context, problemID int64) ([]contestStart, error) {
+	out := []contestStart{}
+	err := s.DB.SelectContext(ctx, &out, `SELECT cp.contest_id, c.start_at FROM contest_problems cp
+		JOIN contests c ON c.id = cp.contest_id WHERE cp.problem_id = ? ORDER BY c.start_at DESC`, problemID)
+	if err != nil {
+		return nil, fmt.Errorf("store contests of problem %d: %w", problemID, err)
+	}
+	return out, nil
 }
