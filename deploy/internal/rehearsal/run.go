@@ -649,8 +649,16 @@ func (r *run) staff(ctx context.Context) {
 		do func()
 	}
 	var acts []act
+	// The clarification rounds stay one at a time (one person reads them):
+	// a round due while the last is still going waits for it.
+	var answering sync.Mutex
+	answer := func() {
+		answering.Lock()
+		defer answering.Unlock()
+		r.answerAll(ctx)
+	}
 	for t := sp.AnswerEvery; t < r.cfg.Shape.Length; t += sp.AnswerEvery {
-		acts = append(acts, act{t, func() { r.answerAll(ctx) }})
+		acts = append(acts, act{t, answer})
 	}
 	acts = append(acts,
 		act{sp.Rejudge, func() {
@@ -672,16 +680,22 @@ func (r *run) staff(ctx context.Context) {
 			}
 			r.note(&r.staffLog, "posted an announcement")
 		}})
-	slices.SortStableFunc(acts, func(a, b act) int { return cmp.Compare(a.at, b.at) })
+	// Each action at its own time, as a jury of several people works: one
+	// slow answer (a rejudge of thousands under load) holds up no other.
+	var wg sync.WaitGroup
 	for _, a := range acts {
-		if !sleepUntil(ctx, r.at(a.at)) {
-			return
-		}
-		t0 := time.Now()
-		a.do()
-		r.m.ok(ClassStaff, t0, t0)
+		wg.Go(func() {
+			due := r.at(a.at)
+			if !sleepUntil(ctx, due) {
+				return
+			}
+			t0 := time.Now()
+			a.do()
+			r.m.ok(ClassStaff, due, t0)
+		})
 	}
-	r.answerAll(ctx)
+	wg.Wait()
+	answer()
 }
 
 // answerAll answers every unanswered question privately.
