@@ -39,6 +39,7 @@ const (
 	DefaultBatch             = 64
 	DefaultPublishInterval   = 500 * time.Millisecond
 	DefaultContestCacheTTL   = 2 * time.Second
+	DefaultEnqueueTimeout    = 5 * time.Second
 )
 
 // Config configures New.
@@ -67,6 +68,12 @@ type Config struct {
 	// Reconciler: how often it runs, how old a queued submission must be
 	// before it is checked, and how far back it looks.
 	ReconcileInterval, ReconcileGrace, ReconcileLookback time.Duration
+	// EnqueueTimeout bounds what a submit still owes its row once the row
+	// is committed (the board's pending mark, the enqueue), on a context
+	// of its own: the request's deadline may be spent by then (overload),
+	// and a task not enqueued waits for the reconciler. Default
+	// DefaultEnqueueTimeout (5 s).
+	EnqueueTimeout time.Duration
 	// ClaimIdle: a result pending this long with another (dead) consumer
 	// is claimed.
 	ClaimIdle time.Duration
@@ -144,6 +151,7 @@ func New(cfg Config) (*Service, error) {
 	def(&cfg.ReconcileInterval, DefaultReconcileInterval)
 	def(&cfg.ReconcileGrace, DefaultReconcileGrace)
 	def(&cfg.ReconcileLookback, DefaultReconcileLookback)
+	def(&cfg.EnqueueTimeout, DefaultEnqueueTimeout)
 	def(&cfg.ClaimIdle, DefaultClaimIdle)
 	def(&cfg.ReadBlock, DefaultReadBlock)
 	def(&cfg.PublishInterval, DefaultPublishInterval)

@@ -140,6 +140,15 @@ func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) 
 	if err != nil || !created {
 		return Submitted{Submission: sub}, err
 	}
+	// The row is committed: its pending mark and its task are owed to it
+	// whatever is left of the request's deadline. Under overload a
+	// request spends its deadline waiting for CPU and MySQL before the
+	// commit; on that spent deadline the enqueue failed and the task
+	// waited for the reconciler, which the same overload kept minutes
+	// behind (a quarter to a third of the contest rehearsal's submissions
+	// at 3,000 contestants).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.EnqueueTimeout)
+	defer cancel()
 	log := s.log.With(obs.SubmissionID(sub.ID), "user_id", u.ID)
 	if err := s.UpdateBoard(ctx, &sub); err != nil {
 		log.Warn("scoreboard pending mark failed", obs.Err(err))
