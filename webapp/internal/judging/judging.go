@@ -68,11 +68,10 @@ type Config struct {
 	// Reconciler: how often it runs, how old a queued submission must be
 	// before it is checked, and how far back it looks.
 	ReconcileInterval, ReconcileGrace, ReconcileLookback time.Duration
-	// EnqueueTimeout bounds what a submit still owes its row once the row
-	// is committed (the board's pending mark, the enqueue), on a context
-	// of its own: the request's deadline may be spent by then (overload),
-	// and a task not enqueued waits for the reconciler. Default
-	// DefaultEnqueueTimeout (5 s).
+	// EnqueueTimeout bounds a submit's enqueue once its row is committed,
+	// on a context of its own: the request's deadline may be spent by
+	// then (overload), and a task not enqueued waits for the reconciler.
+	// Default DefaultEnqueueTimeout (5 s).
 	EnqueueTimeout time.Duration
 	// ClaimIdle: a result pending this long with another (dead) consumer
 	// is claimed.
@@ -273,20 +272,24 @@ func (s *Service) Task(sub *store.Submission, p *store.Problem, prio protocol.Pr
 // attempt already queued, leased or done is success (the queue is
 // idempotent per submission and attempt).
 func (s *Service) Enqueue(ctx context.Context, sub *store.Submission, p *store.Problem, prio protocol.Priority) error {
-	t := s.Task(sub, p, prio)
-	fb, err := s.FeedbackOf(ctx, sub)
-	if err != nil {
-		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
-	}
-	t.Feedback = &fb
-	// A checker or interactor in Python or Java: only judges that run
-	// one get the task (Task.Needs); FeedbackOf has the rule cached.
 	rule, err := s.testdataRule(ctx, sub)
 	if err != nil {
 		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
 	}
+	return s.enqueue(ctx, sub, p, prio, rule)
+}
+
+// enqueue is Enqueue with the rule of the submission's test data read
+// (its feedback's samples and subtasks, its checker's language): Redis
+// only.
+func (s *Service) enqueue(ctx context.Context, sub *store.Submission, p *store.Problem, prio protocol.Priority, rule store.TestdataRule) error {
+	t := s.Task(sub, p, prio)
+	fb := feedbackWith(sub, rule)
+	t.Feedback = &fb
+	// A checker or interactor in Python or Java: only judges that run
+	// one get the task (Task.Needs).
 	t.Checker.Language = rule.ProgramLanguage
-	err = s.q.Enqueue(ctx, t)
+	err := s.q.Enqueue(ctx, t)
 	if err != nil && !errors.Is(err, queue.ErrDuplicate) {
 		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
 	}

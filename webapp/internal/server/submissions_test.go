@@ -507,6 +507,26 @@ func TestSubmitEnqueuesPastTheRequestDeadline(t *testing.T) {
 	}
 }
 
+// What the task needs from MySQL (the rule of its test data) is read
+// before the row is committed: after the commit, enqueueing takes Redis
+// only, so an overloaded MySQL cannot leave a committed row without its
+// task. A rule that cannot be read refuses the submit with nothing
+// written, instead of a 201 whose task only the reconciler could make.
+func TestSubmitReadsTheTestDataRuleBeforeTheCommit(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	alice := je.student("alice")
+	if _, err := je.st.DB.Exec(`UPDATE testdata_versions SET manifest = '{"cases": "not a list"}' WHERE problem_id = ?`, je.problem.ID); err != nil {
+		t.Fatal(err)
+	}
+	r := alice.submit("k", map[string]any{"problem": "a-plus-b", "language": "py3", "source": "print(1)"})
+	if r.status != 503 {
+		t.Fatalf("submit with an unreadable test data rule: %d %s", r.status, r.raw)
+	}
+	if n := je.count("submissions"); n != 0 {
+		t.Fatalf("%d submissions written without a task", n)
+	}
+}
+
 func TestMySQLDown(t *testing.T) {
 	je := newJudgeEnv(t, nil)
 	alice := je.student("alice")
