@@ -37,18 +37,23 @@ func RuleOf(sub *store.Submission) protocol.Feedback {
 // that data's subtasks (read once per version and ContestCacheTTL: a
 // version's manifest never changes, the problem's mode may).
 func (s *Service) FeedbackOf(ctx context.Context, sub *store.Submission) (protocol.Feedback, error) {
-	fb := RuleOf(sub)
 	rule, err := s.testdataRule(ctx, sub)
 	if err != nil {
-		return fb, fmt.Errorf("judging: feedback of %d: %w", sub.ID, err)
+		return RuleOf(sub), fmt.Errorf("judging: feedback of %d: %w", sub.ID, err)
 	}
+	return feedbackWith(sub, rule), nil
+}
+
+// feedbackWith is FeedbackOf with the rule of sub's test data read.
+func feedbackWith(sub *store.Submission, rule store.TestdataRule) protocol.Feedback {
+	fb := RuleOf(sub)
 	fb.Samples = rule.Samples
 	if rule.Mode == store.ModeIOI {
 		for _, st := range rule.Subtasks {
 			fb.Subtasks = append(fb.Subtasks, protocol.SubtaskRule{Name: st.Name, Points: st.Points, Cases: st.Cases, Depends: st.Depends, Sum: st.Sum})
 		}
 	}
-	return fb, nil
+	return fb
 }
 
 // testdataRule is the TestdataRule of sub's test data version, from a
@@ -57,11 +62,17 @@ func (s *Service) testdataRule(ctx context.Context, sub *store.Submission) (stor
 	if !sub.TestdataHash.Valid {
 		return store.TestdataRule{}, nil
 	}
-	key := strconv.FormatInt(sub.ProblemID, 10) + "/" + sub.TestdataHash.String
+	return s.testdataRuleOf(ctx, sub.ProblemID, sub.TestdataHash.String)
+}
+
+// testdataRuleOf is the TestdataRule of a problem's test data version
+// hash (not empty), from the short-lived cache.
+func (s *Service) testdataRuleOf(ctx context.Context, problemID int64, hash string) (store.TestdataRule, error) {
+	key := strconv.FormatInt(problemID, 10) + "/" + hash
 	if v, ok := s.samples.Load(key); ok && time.Since(v.(cachedRule).at) < s.cfg.ContestCacheTTL {
 		return v.(cachedRule).rule, nil
 	}
-	rule, err := s.st.TestdataRuleOf(ctx, sub.ProblemID, sub.TestdataHash.String)
+	rule, err := s.st.TestdataRuleOf(ctx, problemID, hash)
 	if err != nil {
 		return rule, err
 	}

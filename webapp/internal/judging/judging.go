@@ -39,6 +39,7 @@ const (
 	DefaultBatch             = 64
 	DefaultPublishInterval   = 500 * time.Millisecond
 	DefaultContestCacheTTL   = 2 * time.Second
+	DefaultEnqueueTimeout    = 5 * time.Second
 )
 
 // Config configures New.
@@ -67,6 +68,11 @@ type Config struct {
 	// Reconciler: how often it runs, how old a queued submission must be
 	// before it is checked, and how far back it looks.
 	ReconcileInterval, ReconcileGrace, ReconcileLookback time.Duration
+	// EnqueueTimeout bounds a submit's enqueue once its row is committed,
+	// on a context of its own: the request's deadline may be spent by
+	// then (overload), and a task not enqueued waits for the reconciler.
+	// Default DefaultEnqueueTimeout (5 s).
+	EnqueueTimeout time.Duration
 	// ClaimIdle: a result pending this long with another (dead) consumer
 	// is claimed.
 	ClaimIdle time.Duration
@@ -147,6 +153,7 @@ func New(cfg Config) (*Service, error) {
 	def(&cfg.ReconcileInterval, DefaultReconcileInterval)
 	def(&cfg.ReconcileGrace, DefaultReconcileGrace)
 	def(&cfg.ReconcileLookback, DefaultReconcileLookback)
+	def(&cfg.EnqueueTimeout, DefaultEnqueueTimeout)
 	def(&cfg.ClaimIdle, DefaultClaimIdle)
 	def(&cfg.ReadBlock, DefaultReadBlock)
 	def(&cfg.PublishInterval, DefaultPublishInterval)
@@ -268,20 +275,24 @@ func (s *Service) Task(sub *store.Submission, p *store.Problem, prio protocol.Pr
 // attempt already queued, leased or done is success (the queue is
 // idempotent per submission and attempt).
 func (s *Service) Enqueue(ctx context.Context, sub *store.Submission, p *store.Problem, prio protocol.Priority) error {
-	t := s.Task(sub, p, prio)
-	fb, err := s.FeedbackOf(ctx, sub)
-	if err != nil {
-		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
-	}
-	t.Feedback = &fb
-	// A checker or interactor in Python or Java: only judges that run
-	// one get the task (Task.Needs); FeedbackOf has the rule cached.
 	rule, err := s.testdataRule(ctx, sub)
 	if err != nil {
 		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
 	}
+	return s.enqueue(ctx, sub, p, prio, rule)
+}
+
+// enqueue is Enqueue with the rule of the submission's test data read
+// (its feedback's samples and subtasks, its checker's language): Redis
+// only.
+func (s *Service) enqueue(ctx context.Context, sub *store.Submission, p *store.Problem, prio protocol.Priority, rule store.TestdataRule) error {
+	t := s.Task(sub, p, prio)
+	fb := feedbackWith(sub, rule)
+	t.Feedback = &fb
+	// A checker or interactor in Python or Java: only judges that run
+	// one get the task (Task.Needs).
 	t.Checker.Language = rule.ProgramLanguage
-	err = s.q.Enqueue(ctx, t)
+	err := s.q.Enqueue(ctx, t)
 	if err != nil && !errors.Is(err, queue.ErrDuplicate) {
 		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
 	}

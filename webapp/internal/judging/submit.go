@@ -101,7 +101,8 @@ func (e *CaseError) Error() string {
 // open contest registers them in it. In a team contest the submission
 // is the author's team's (staff on no team: nobody's). Once the row
 // exists Redis failing only delays it: the reconciler enqueues a queued
-// row that has no task.
+// row that has no task. The enqueue after the commit runs on a deadline
+// of its own (Config.EnqueueTimeout), not on what is left of ctx's.
 func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) (Submitted, error) {
 	// A retried submit returns what the first one made.
 	if id, err := s.st.SubmissionByKey(ctx, u.ID, req.Key); err == nil {
@@ -136,15 +137,32 @@ func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) 
 			}
 		}
 	}
+	// What the task needs from MySQL (the rule of its test data) is read
+	// before the commit, under the request's deadline: once the row
+	// exists, enqueueing it takes Redis only.
+	var rule store.TestdataRule
+	if p.TestdataHash.Valid {
+		if rule, err = s.testdataRuleOf(ctx, p.ID, p.TestdataHash.String); err != nil {
+			return Submitted{}, fmt.Errorf("judging: submit: %w", err)
+		}
+	}
 	sub, created, err := s.st.CreateSubmission(ctx, ns)
 	if err != nil || !created {
 		return Submitted{Submission: sub}, err
 	}
 	log := s.log.With(obs.SubmissionID(sub.ID), "user_id", u.ID)
-	if err := s.UpdateBoard(ctx, &sub); err != nil {
+	if err := s.UpdateBoard(ctx, &sub); err != nil { // the result's update rebuilds the cell
 		log.Warn("scoreboard pending mark failed", obs.Err(err))
 	}
-	if err := s.Enqueue(ctx, &sub, p, PriorityOf(&sub)); err != nil {
+	// The row is committed: its task is owed to it whatever is left of
+	// the request's deadline. Under overload a request spends its
+	// deadline waiting for CPU and MySQL before the commit; on that spent
+	// deadline the enqueue failed and the task waited for the reconciler,
+	// which the same overload kept minutes behind (a quarter to a third
+	// of the contest rehearsal's submissions at 3,000 contestants).
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.EnqueueTimeout)
+	defer cancel()
+	if err := s.enqueue(ectx, &sub, p, PriorityOf(&sub), rule); err != nil {
 		log.Warn("enqueue failed; the reconciler will retry", obs.Err(err))
 	}
 	return Submitted{Submission: sub, Created: true}, nil

@@ -446,6 +446,87 @@ func TestSubmitSurvivesRedisLossAndReconciles(t *testing.T) {
 	}
 }
 
+// stallHook holds the first enqueue script (the one whose keys name the
+// queue and its change channel) for stall, as a CPU-starved web node or a
+// slow Redis round trip does under overload.
+type stallHook struct {
+	keys  []string
+	stall time.Duration
+	once  sync.Once
+}
+
+func (h *stallHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *stallHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (h *stallHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if n := cmd.Name(); n == "evalsha" || n == "eval" {
+			found := 0
+			for _, a := range cmd.Args() {
+				for _, k := range h.keys {
+					if s, ok := a.(string); ok && s == k {
+						found++
+					}
+				}
+			}
+			if found == len(h.keys) {
+				h.once.Do(func() { time.Sleep(h.stall) })
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// A submit whose request deadline passes once its row is committed (a web
+// node starved of CPU, or MySQL slow to hand out a connection, spends the
+// request's 5 s before the commit) still enqueues its task: it used to
+// fail the enqueue on the spent deadline, answer 201 anyway and leave the
+// task to the reconciler, which under the same overload ran minutes
+// behind; the contest rehearsal's dispatch waits (docs/rehearsal.md,
+// mean 37.8 s at 3,000 contestants) were those tasks.
+func TestSubmitEnqueuesPastTheRequestDeadline(t *testing.T) {
+	const deadline = 2 * time.Second
+	je := newJudgeEnv(t, func(c *Config) {
+		c.RequestTimeout = deadline
+		c.Judging.EnqueueTimeout = 4 * deadline
+	})
+	ctx := context.Background()
+	// The stall outlasts the request's deadline: the enqueue starts after it.
+	je.rdb.AddHook(&stallHook{keys: []string{je.names.Queue(), je.names.QueueChanged()}, stall: deadline + 200*time.Millisecond})
+	alice := je.student("alice")
+	r := alice.submit("k", map[string]any{"problem": "a-plus-b", "language": "py3", "source": "print(1)"})
+	if r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	sid := id(r)
+	if pos, err := je.q.Position(ctx, sid); err != nil || pos != 1 {
+		t.Fatalf("submission %d answered 201 but not queued (position %d, %v): only the reconciler would enqueue it", sid, pos, err)
+	}
+}
+
+// What the task needs from MySQL (the rule of its test data) is read
+// before the row is committed: after the commit, enqueueing takes Redis
+// only, so an overloaded MySQL cannot leave a committed row without its
+// task. A rule that cannot be read refuses the submit with nothing
+// written, instead of a 201 whose task only the reconciler could make.
+func TestSubmitReadsTheTestDataRuleBeforeTheCommit(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	alice := je.student("alice")
+	if _, err := je.st.DB.Exec(`UPDATE testdata_versions SET manifest = '{"cases": "not a list"}' WHERE problem_id = ?`, je.problem.ID); err != nil {
+		t.Fatal(err)
+	}
+	r := alice.submit("k", map[string]any{"problem": "a-plus-b", "language": "py3", "source": "print(1)"})
+	if r.status != 503 {
+		t.Fatalf("submit with an unreadable test data rule: %d %s", r.status, r.raw)
+	}
+	if n := je.count("submissions"); n != 0 {
+		t.Fatalf("%d submissions written without a task", n)
+	}
+}
+
 func TestMySQLDown(t *testing.T) {
 	je := newJudgeEnv(t, nil)
 	alice := je.student("alice")
