@@ -104,9 +104,18 @@ func (e *CaseError) Error() string {
 // row that has no task. The enqueue after the commit runs on a deadline
 // of its own (Config.EnqueueTimeout), not on what is left of ctx's.
 func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) (Submitted, error) {
-	// A retried submit returns what the first one made.
+	// A retried submit returns what the first one made, and makes its
+	// task if the first one's enqueue failed (idempotent): the browser
+	// retries sooner than the reconciler runs.
 	if id, err := s.st.SubmissionByKey(ctx, u.ID, req.Key); err == nil {
 		sub, err := s.st.SubmissionByID(ctx, id)
+		if err == nil && sub.Verdict == store.StatusQueued {
+			if missing, terr := s.withoutTask(ctx, []store.QueuedRef{{ID: sub.ID, Attempt: sub.Attempt}}); terr == nil && len(missing) == 1 {
+				if err := s.reenqueue(ctx, sub.ID); err != nil {
+					s.log.Warn("enqueue on a retried submit failed; the reconciler will retry", obs.SubmissionID(sub.ID), obs.Err(err))
+				}
+			}
+		}
 		return Submitted{Submission: sub}, err
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return Submitted{}, err

@@ -507,6 +507,37 @@ func TestSubmitEnqueuesPastTheRequestDeadline(t *testing.T) {
 	}
 }
 
+// A submit whose enqueue failed after the commit (Redis stalled past even
+// the enqueue's own deadline) answers 201 without a task; the browser's
+// retry with the same key makes the task at once, not the reconciler
+// seconds or minutes later.
+func TestRetriedSubmitEnqueuesALostTask(t *testing.T) {
+	je := newJudgeEnv(t, func(c *Config) { c.Judging.EnqueueTimeout = 300 * time.Millisecond })
+	ctx := context.Background()
+	je.rdb.AddHook(&stallHook{keys: []string{je.names.Queue(), je.names.QueueChanged()}, stall: time.Second})
+	alice := je.student("alice")
+	body := map[string]any{"problem": "a-plus-b", "language": "py3", "source": "print(1)"}
+	r := alice.submit("k", body)
+	if r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	sid := id(r)
+	if pos, _ := je.q.Position(ctx, sid); pos != 0 {
+		t.Fatalf("the stalled enqueue went through (position %d): the test tests nothing", pos)
+	}
+	time.Sleep(time.Second) // the stalled script has run out
+	r = alice.submit("k", body)
+	if r.status != 200 && r.status != 201 || id(r) != sid {
+		t.Fatalf("retry: %d %s", r.status, r.raw)
+	}
+	if pos, err := je.q.Position(ctx, sid); err != nil || pos != 1 {
+		t.Fatalf("after the retry submission %d is not queued (position %d, %v)", sid, pos, err)
+	}
+	if n := je.count("submissions"); n != 1 {
+		t.Fatalf("%d submissions, want 1", n)
+	}
+}
+
 // What the task needs from MySQL (the rule of its test data) is read
 // before the row is committed: after the commit, enqueueing takes Redis
 // only, so an overloaded MySQL cannot leave a committed row without its
