@@ -37,7 +37,19 @@ func (s *Service) RunReconciler(ctx context.Context) {
 		case err != nil && ctx.Err() == nil:
 			s.log.Warn("reconciler lock failed", obs.Err(err))
 		case held:
-			if n, err := s.Reconcile(ctx); err != nil && ctx.Err() == nil {
+			// The lease is renewed as the pass goes (a pass under
+			// overload outlasts it, and another node would redo the same
+			// rows); a pass that lost it stops.
+			renewed := time.Now()
+			still := func() bool {
+				if time.Since(renewed) < s.cfg.ReconcileInterval {
+					return true
+				}
+				held, err := lock.Hold(ctx)
+				renewed = time.Now()
+				return err == nil && held
+			}
+			if n, err := s.reconcile(ctx, still); err != nil && ctx.Err() == nil {
 				s.log.Warn("reconcile failed", obs.Err(err))
 			} else if n > 0 {
 				s.log.Info("reconciler enqueued lost tasks", "count", n)
@@ -57,6 +69,14 @@ func (s *Service) RunReconciler(ctx context.Context) {
 // data. It returns how many it enqueued. Enqueueing is idempotent, so a
 // second reconciler or a racing submit cannot make a task twice.
 func (s *Service) Reconcile(ctx context.Context) (int, error) {
+	return s.reconcile(ctx, func() bool { return true })
+}
+
+// reconcile is Reconcile, stopping when still reports that this node no
+// longer holds the reconciler's lock. A row that cannot be enqueued is
+// logged and passed over (the next pass tries it again): one bad row does
+// not hold up every later one.
+func (s *Service) reconcile(ctx context.Context, still func() bool) (int, error) {
 	now := s.cfg.Now()
 	oldest, newest := now.Add(-s.cfg.ReconcileLookback), now.Add(-s.cfg.ReconcileGrace)
 	var after int64
@@ -87,8 +107,15 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 				return enqueued, err
 			}
 			for _, r := range missing {
+				if !still() {
+					return enqueued, nil
+				}
 				if err := s.reenqueue(ctx, r.ID); err != nil {
-					return enqueued, err
+					if ctx.Err() != nil {
+						return enqueued, err
+					}
+					s.log.Warn("reconciler could not enqueue a queued submission; the next pass retries", obs.SubmissionID(r.ID), obs.Err(err))
+					continue
 				}
 				enqueued++
 				s.requeued.Inc()
