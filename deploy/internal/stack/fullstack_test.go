@@ -58,16 +58,18 @@ func getJSON(t *testing.T, url string, v any) int {
 
 // TestFullStack is `make run` twice: the whole stack with demo data comes
 // up, answers through nginx, stops without leaving a process behind, and
-// comes back with the same data and logins.
+// comes back on the same ports with the same data and logins. The first
+// start is on free ports, and someone else takes the first one chosen for
+// MariaDB, for Redis and for nginx before the server binds it: the stack
+// starts each on another.
 func TestFullStack(t *testing.T) {
 	bin := buildComponents(t)
 	dir := t.TempDir()
 	out := &syncBuffer{}
+	thief := steal(t)
 	cfg := Config{
 		Dir: dir, BinDir: bin, StaticDir: t.TempDir(), Demo: true, Restart: true, Judges: 0, Out: out,
-	}
-	if err := UseFreePorts(&cfg); err != nil {
-		t.Fatal(err)
+		FreePorts: true, pickPort: thief.pick,
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -76,6 +78,10 @@ func TestFullStack(t *testing.T) {
 		}
 	})
 	s, stop := startStack(t, cfg)
+	checkPortsNotStolen(t, s, thief, 3)
+	if !strings.Contains(out.String(), "port taken; starting again on another") {
+		t.Error("the stack did not say that it started the edge again on another port")
+	}
 	banner := s.Banner()
 	for _, want := range []string{s.URL(), "admin ", "student "} {
 		if !strings.Contains(banner, want) {
@@ -116,7 +122,8 @@ func TestFullStack(t *testing.T) {
 		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
 	}
 
-	s2, stop2 := startStack(t, cfg)
+	// `make run` again, on the ports the first start chose.
+	s2, stop2 := startStack(t, s.Config())
 	defer stop2()
 	if s2.Banner() != banner {
 		t.Errorf("the second start shows other logins:\n%s\nwant:\n%s", s2.Banner(), banner)
