@@ -7,23 +7,47 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
+// built is the bin directory every test of this binary runs its stacks
+// from: the components are built once (linking the four binaries took
+// seconds of each of a dozen tests), and TestMain removes it.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
 // buildComponents builds every component that has a main package into a
-// temporary bin directory, as `make build` does.
+// temporary bin directory, as `make build` does, once for all the tests
+// of this binary; none of them changes what it holds.
 func buildComponents(t *testing.T) string {
 	t.Helper()
-	bin := t.TempDir()
-	root, err := filepath.Abs("../../..")
-	if err != nil {
-		t.Fatal(err)
+	built.once.Do(func() {
+		root, err := filepath.Abs("../../..")
+		if err == nil {
+			built.dir, err = os.MkdirTemp("", "verdict-stack-test-bin-")
+		}
+		if err == nil {
+			err = Build(root, built.dir)
+		}
+		built.err = err
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	if err := Build(root, bin); err != nil {
-		t.Fatal(err)
-	}
-	return bin
+	return built.dir
 }
 
 // processesMentioning returns the pids whose command line contains s.
