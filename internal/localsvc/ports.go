@@ -39,7 +39,7 @@ func Listen(port int) (*net.TCPListener, error) {
 	if port != 0 {
 		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
-			return nil, fmt.Errorf("listen: %w", err)
+			return nil, err // "listen tcp 127.0.0.1:8081: bind: address already in use"
 		}
 		return l.(*net.TCPListener), nil
 	}
