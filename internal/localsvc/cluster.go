@@ -54,7 +54,7 @@ func (c *RedisCluster) Stop() error {
 }
 
 // StartRedisCluster starts cfg.Nodes redis-server processes in cluster mode
-// on free loopback ports, joins them (CLUSTER MEET), splits the 16384 hash
+// on free loopback ports (OnFreePort), joins them (CLUSTER MEET), splits the 16384 hash
 // slots between them (CLUSTER ADDSLOTSRANGE) and waits until every node
 // reports cluster_state:ok.
 func StartRedisCluster(ctx context.Context, cfg RedisClusterConfig) (_ *RedisCluster, err error) {
@@ -74,29 +74,33 @@ func StartRedisCluster(ctx context.Context, cfg RedisClusterConfig) (_ *RedisClu
 		}
 	}()
 	for i := range cfg.Nodes {
-		port, err := FreePort()
-		if err != nil {
-			return nil, err
-		}
-		bus, err := FreePort()
-		if err != nil {
-			return nil, err
-		}
 		dir := filepath.Join(cfg.Dir, "node"+strconv.Itoa(i))
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("redis cluster: %w", err)
 		}
-		n, err := StartRedis(ctx, RedisConfig{Dir: dir, Port: port, Databases: 1, Log: cfg.Log, Args: []string{
-			"--cluster-enabled", "yes",
-			"--cluster-config-file", filepath.Join(dir, "nodes.conf"),
-			"--cluster-port", strconv.Itoa(bus),
-			"--cluster-node-timeout", "5000",
-		}})
+		// The node binds two ports, its own and its cluster bus: either
+		// taken, both are chosen again.
+		_, err := OnFreePort(nil, func(port int) error {
+			bus, err := FreePort()
+			if err != nil {
+				return err
+			}
+			n, err := StartRedis(ctx, RedisConfig{Dir: dir, Port: port, Databases: 1, Log: cfg.Log, Args: []string{
+				"--cluster-enabled", "yes",
+				"--cluster-config-file", filepath.Join(dir, "nodes.conf"),
+				"--cluster-port", strconv.Itoa(bus),
+				"--cluster-node-timeout", "5000",
+			}})
+			if err != nil {
+				return err
+			}
+			c.nodes = append(c.nodes, n)
+			c.buses = append(c.buses, bus)
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("redis cluster node %d: %w", i, err)
 		}
-		c.nodes = append(c.nodes, n)
-		c.buses = append(c.buses, bus)
 	}
 	clients := make([]*redis.Client, len(c.nodes))
 	for i, n := range c.nodes {
@@ -146,7 +150,7 @@ func StartRedisCluster(ctx context.Context, cfg RedisClusterConfig) (_ *RedisClu
 type SentinelConfig struct {
 	// Dir holds the sentinel's config file (Sentinel rewrites it). Required.
 	Dir string
-	// Port is the sentinel's loopback port. Required.
+	// Port is the sentinel's loopback port. Required (OnFreePort).
 	Port int
 	// MasterName is the name clients ask for. Required.
 	MasterName string
@@ -205,7 +209,8 @@ func StartSentinel(ctx context.Context, cfg SentinelConfig) (*Sentinel, error) {
 		return nil, fmt.Errorf("sentinel: %w", err)
 	}
 	s := &Sentinel{cfg: cfg}
-	s.proc, err = StartProcess("sentinel", cfg.Log, dir, nil, bin, conf, "--sentinel")
+	bind := &BindWatch{}
+	s.proc, err = StartProcess("sentinel", io.MultiWriter(cfg.Log, bind), dir, nil, bin, conf, "--sentinel")
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +221,9 @@ func StartSentinel(ctx context.Context, cfg SentinelConfig) (*Sentinel, error) {
 	})
 	if err != nil {
 		_ = s.proc.Stop(2 * time.Second)
+		if bind.Seen() {
+			return nil, fmt.Errorf("sentinel: port %d: %w (%w)", cfg.Port, ErrPortInUse, err)
+		}
 		return nil, fmt.Errorf("sentinel: %w", err)
 	}
 	return s, nil

@@ -11,6 +11,14 @@
 // already holds a datadir keeps its data; Redis runs with AOF on, so its data
 // survives a restart too.
 //
+// Ports: Listen holds a free loopback port for a Go server, to be handed
+// over as a listening socket (internal/listenfd), so that nobody can take
+// it first; FreePort chooses one for a server that binds its own (MariaDB,
+// Redis, nginx), which fails with ErrPortInUse when another process took
+// it in between, and OnFreePort then tries another. Free ports come from
+// 20000-32767, below the kernel's ephemeral range, where neither an
+// outbound connection nor another program's listen on port 0 takes them.
+//
 // For tests of the other Redis deployments it also starts a Redis Cluster of
 // masters (StartRedisCluster) and a Sentinel watching a Redis
 // (StartSentinel).

@@ -19,7 +19,8 @@ type MariaDBConfig struct {
 	// Dir holds the datadir ("data"), the socket, the pid file and the
 	// error log. Required. Reused as it is when it already holds a datadir.
 	Dir string
-	// Port is the loopback TCP port. Required.
+	// Port is the loopback TCP port. Required: OnFreePort chooses one,
+	// and another when StartMariaDB fails with ErrPortInUse.
 	Port int
 	// Fast trades durability for speed (no doublewrite, no flush per
 	// commit): for tests, never for data you care about. Default false.
@@ -104,6 +105,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 		}
 	}
 	m := &MariaDB{cfg: cfg}
+	errorLog := filepath.Join(dir, "error.log")
 	args := []string{server,
 		"--no-defaults",
 		"--datadir=" + data,
@@ -112,7 +114,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 		"--port=" + strconv.Itoa(cfg.Port),
 		"--bind-address=127.0.0.1",
 		"--pid-file=" + filepath.Join(dir, "mysqld.pid"),
-		"--log-error=" + filepath.Join(dir, "error.log"),
+		"--log-error=" + errorLog,
 		"--skip-name-resolve",
 		"--skip-log-bin",
 		"--character-set-server=utf8mb4",
@@ -126,6 +128,12 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 	if cfg.Fast {
 		args = append(args, "--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0",
 			"--sync-binlog=0", "--innodb-flush-method=nosync", "--skip-innodb-adaptive-hash-index")
+	}
+	// The server writes its messages to the error log, appending: where
+	// it ended says what this start added.
+	var logFrom int64
+	if fi, err := os.Stat(errorLog); err == nil {
+		logFrom = fi.Size()
 	}
 	m.proc, err = StartProcess("mariadb", cfg.Log, dir, nil, args...)
 	if err != nil {
@@ -142,9 +150,29 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 	})
 	if err != nil {
 		_ = m.proc.Stop(5 * time.Second)
-		return nil, fmt.Errorf("mariadb: %w (see %s)", err, filepath.Join(dir, "error.log"))
+		if bindFailed(errorLog, logFrom) {
+			return nil, fmt.Errorf("mariadb: port %d: %w (%w)", cfg.Port, ErrPortInUse, err)
+		}
+		return nil, fmt.Errorf("mariadb: %w (see %s)", err, errorLog)
 	}
 	return m, nil
+}
+
+// bindFailed reports whether the error log says, after offset from, that
+// the server could not bind its port ("Can't start server: Bind on TCP/IP
+// port. Got error: 98: Address already in use").
+func bindFailed(errorLog string, from int64) bool {
+	f, err := os.Open(errorLog)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return false
+	}
+	w := &BindWatch{}
+	_, _ = io.Copy(w, f)
+	return w.Seen()
 }
 
 func installDB(ctx context.Context, tmpdir, data string) error {

@@ -27,7 +27,15 @@ type Proc struct {
 // group (so a terminal's Ctrl-C reaches only the supervisor, which then stops
 // children in order) and is killed if this process dies.
 func StartProcess(name string, out io.Writer, dir string, env []string, argv ...string) (*Proc, error) {
+	return StartProcessFiles(name, out, dir, env, nil, argv...)
+}
+
+// StartProcessFiles is StartProcess with files the child inherits as its
+// file descriptors 3, 4, ... (exec.Cmd.ExtraFiles), e.g. listening sockets
+// (internal/listenfd). The caller still owns and closes its copies.
+func StartProcessFiles(name string, out io.Writer, dir string, env []string, files []*os.File, argv ...string) (*Proc, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.ExtraFiles = files
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = out

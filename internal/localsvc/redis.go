@@ -16,7 +16,8 @@ import (
 type RedisConfig struct {
 	// Dir holds the AOF files and the log. Required; reused as it is.
 	Dir string
-	// Port is the loopback TCP port. Required.
+	// Port is the loopback TCP port. Required: OnFreePort chooses one,
+	// and another when StartRedis fails with ErrPortInUse.
 	Port int
 	// AOF turns the append-only file on (appendfsync everysec), so data
 	// survives a restart. Default false; the stack turns it on.
@@ -86,20 +87,39 @@ func StartRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
 		"--databases", strconv.Itoa(cfg.Databases),
 		"--pidfile", filepath.Join(dir, "redis.pid"),
 	}
-	r.proc, err = StartProcess("redis", cfg.Log, dir, nil, append(argv, cfg.Args...)...)
+	bind := &BindWatch{}
+	r.proc, err = StartProcess("redis", io.MultiWriter(cfg.Log, bind), dir, nil, append(argv, cfg.Args...)...)
 	if err != nil {
 		return nil, err
 	}
-	c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
+	// A short read timeout: what holds the port may accept and never
+	// answer (waitFor then sees this server gone at once).
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1, ReadTimeout: time.Second})
 	defer c.Close()
 	err = waitFor(ctx, r.proc, cfg.ReadyTimeout, func(ctx context.Context) error {
-		return c.Ping(ctx).Err()
+		return isServer(ctx, c, r.proc)
 	})
 	if err != nil {
 		_ = r.proc.Stop(2 * time.Second)
+		if bind.Seen() {
+			return nil, fmt.Errorf("redis: port %d: %w (%w)", cfg.Port, ErrPortInUse, err)
+		}
 		return nil, fmt.Errorf("redis: %w", err)
 	}
 	return r, nil
+}
+
+// isServer checks that the Redis answering c is p, not another server
+// that holds the port p could not bind (p exits soon after).
+func isServer(ctx context.Context, c *redis.Client, p *Proc) error {
+	info, err := c.InfoMap(ctx, "server").Result()
+	if err != nil {
+		return err
+	}
+	if pid := info["Server"]["process_id"]; pid != strconv.Itoa(p.Pid()) {
+		return fmt.Errorf("%s answers as pid %s, not %d", c.Options().Addr, pid, p.Pid())
+	}
+	return nil
 }
 
 // Stop shuts Redis down (SIGTERM makes it finish the AOF), killing it

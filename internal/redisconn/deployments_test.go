@@ -28,11 +28,11 @@ func TestDeployments(t *testing.T) {
 	defer cancel()
 
 	single := func(t *testing.T, dir string) redisconn.Options {
-		port, err := localsvc.FreePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := localsvc.StartRedis(ctx, localsvc.RedisConfig{Dir: dir, Port: port})
+		var r *localsvc.Redis
+		_, err := localsvc.OnFreePort(nil, func(port int) (err error) {
+			r, err = localsvc.StartRedis(ctx, localsvc.RedisConfig{Dir: dir, Port: port})
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,12 +47,12 @@ func TestDeployments(t *testing.T) {
 		{"single", redisconn.ModeSingle, single},
 		{"sentinel", redisconn.ModeSentinel, func(t *testing.T, dir string) redisconn.Options {
 			master := single(t, filepath.Join(dir, "master"))
-			port, err := localsvc.FreePort()
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := localsvc.StartSentinel(ctx, localsvc.SentinelConfig{Dir: filepath.Join(dir, "sentinel"), Port: port,
-				MasterName: "verdict-master", MasterAddr: master.Addrs[0]})
+			var s *localsvc.Sentinel
+			_, err := localsvc.OnFreePort(nil, func(port int) (err error) {
+				s, err = localsvc.StartSentinel(ctx, localsvc.SentinelConfig{Dir: filepath.Join(dir, "sentinel"), Port: port,
+					MasterName: "verdict-master", MasterAddr: master.Addrs[0]})
+				return err
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

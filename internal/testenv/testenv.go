@@ -128,15 +128,13 @@ func sharedMySQL() (string, error) {
 		mysqlErr = err
 		return "", err
 	}
-	port, err := localsvc.FreePort()
-	if err != nil {
-		mysqlErr = err
-		return "", err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	mariadb, mysqlErr = localsvc.StartMariaDB(ctx, localsvc.MariaDBConfig{
-		Dir: filepath.Join(dir, "mariadb"), Port: port, Fast: true, BufferPool: 64 << 20,
+	_, mysqlErr = localsvc.OnFreePort(nil, func(port int) (err error) {
+		mariadb, err = localsvc.StartMariaDB(ctx, localsvc.MariaDBConfig{
+			Dir: filepath.Join(dir, "mariadb"), Port: port, Fast: true, BufferPool: 64 << 20,
+		})
+		return err
 	})
 	if mysqlErr != nil {
 		mysqlErr = fmt.Errorf("testenv: starting a private MariaDB: %w", mysqlErr)
@@ -164,15 +162,13 @@ func sharedRedis() (string, error) {
 		redisErr = err
 		return "", err
 	}
-	port, err := localsvc.FreePort()
-	if err != nil {
-		redisErr = err
-		return "", err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	redisSrv, redisErr = localsvc.StartRedis(ctx, localsvc.RedisConfig{
-		Dir: filepath.Join(dir, "redis"), Port: port, Databases: 1024,
+	_, redisErr = localsvc.OnFreePort(nil, func(port int) (err error) {
+		redisSrv, err = localsvc.StartRedis(ctx, localsvc.RedisConfig{
+			Dir: filepath.Join(dir, "redis"), Port: port, Databases: 1024,
+		})
+		return err
 	})
 	if redisErr != nil {
 		redisErr = fmt.Errorf("testenv: starting a private Redis: %w", redisErr)

@@ -59,11 +59,11 @@ func task(id int64, p protocol.Priority) queue.Task {
 // figure (the policy is measured on its own by Sched).
 func Queue(ctx context.Context, dir string, backlog int, probeRate float64, probeFor time.Duration) (QueueResult, error) {
 	res := QueueResult{Backlog: backlog, ProbeRate: probeRate, PeekWindow: 64, Judges: 100}
-	port, err := localsvc.FreePort()
-	if err != nil {
-		return res, err
-	}
-	rs, err := localsvc.StartRedis(ctx, localsvc.RedisConfig{Dir: dir, Port: port})
+	var rs *localsvc.Redis
+	_, err := localsvc.OnFreePort(nil, func(port int) (err error) {
+		rs, err = localsvc.StartRedis(ctx, localsvc.RedisConfig{Dir: dir, Port: port})
+		return err
+	})
 	if err != nil {
 		return res, fmt.Errorf("bench: redis: %w", err)
 	}

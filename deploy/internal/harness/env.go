@@ -42,8 +42,9 @@ type Options struct {
 	Env []string
 	// WebNodes is the number of web nodes (default: the stack's, 2).
 	WebNodes int
-	// Configure, when set, adjusts the stack's configuration (ports
-	// already chosen) before it starts.
+	// Configure, when set, adjusts the stack's configuration before it
+	// starts (its ports are zero: the stack chooses free ones as it
+	// starts, FreePorts; Env.Stack.Config tells them).
 	Configure func(*stack.Config)
 }
 
@@ -61,7 +62,7 @@ type Env struct {
 }
 
 // Start builds the components (unless o.Bin), runs a stack on free
-// loopback ports with the demo data and returns once it is ready and its
+// loopback ports (stack.Config.FreePorts) with the demo data and returns once it is ready and its
 // judges are connected, with the function that stops it.
 func Start(ctx context.Context, o Options) (*Env, func(), error) {
 	if o.Out == nil {
@@ -104,14 +105,10 @@ func Start(ctx context.Context, o Options) (*Env, func(), error) {
 	cfg := stack.Config{
 		Dir: filepath.Join(o.Dir, "var"), BinDir: bin, StaticDir: static,
 		Demo: true, Restart: true, Judges: o.Judges, SpareJudges: o.SpareJudges, Out: o.Out,
-		Env: o.Env,
+		Env: o.Env, FreePorts: true,
 	}
 	if o.WebNodes > 0 {
 		cfg.WebPorts = make([]int, o.WebNodes)
-	}
-	if err := stack.UseFreePorts(&cfg); err != nil {
-		cleanup()
-		return nil, nil, err
 	}
 	if o.Configure != nil {
 		o.Configure(&cfg)

@@ -47,10 +47,7 @@ func startBrowserStack(t *testing.T, judges int) browserStack {
 		}
 	})
 	cfg := Config{
-		Dir: t.TempDir(), BinDir: bin, StaticDir: static, Demo: true, Restart: false, Judges: judges, Out: out,
-	}
-	if err := UseFreePorts(&cfg); err != nil {
-		t.Fatal(err)
+		Dir: t.TempDir(), BinDir: bin, StaticDir: static, Demo: true, Restart: false, Judges: judges, Out: out, FreePorts: true,
 	}
 	s, stop := startStack(t, cfg)
 	t.Cleanup(stop)

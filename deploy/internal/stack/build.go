@@ -2,13 +2,9 @@ package stack
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-
-	"github.com/verdict-oj/verdict/internal/localsvc"
 )
 
 // Build builds every component of the checkout at root that has a main
@@ -30,65 +26,4 @@ func Build(root, bin string) error {
 		}
 	}
 	return nil
-}
-
-// UseFreePorts sets every port of cfg that is still zero to a free
-// loopback port (two web nodes when WebPorts is nil), so that a stack can
-// run next to another one, e.g. `make run`.
-func UseFreePorts(cfg *Config) error {
-	free := func(p *int) error {
-		if *p != 0 {
-			return nil
-		}
-		v, err := localsvc.FreePort()
-		*p = v
-		return err
-	}
-	if cfg.WebPorts == nil {
-		cfg.WebPorts = make([]int, 2)
-	}
-	for _, p := range []*int{&cfg.HTTPPort, &cfg.MySQLPort, &cfg.RedisPort, &cfg.HubPort} {
-		if err := free(p); err != nil {
-			return err
-		}
-	}
-	for i := range cfg.WebPorts {
-		if err := free(&cfg.WebPorts[i]); err != nil {
-			return err
-		}
-	}
-	if cfg.AdminPort == 0 {
-		// The edge and each judge take AdminPort+i: find a free run.
-		for range 50 {
-			base, err := localsvc.FreePort()
-			if err != nil {
-				return err
-			}
-			ok := true
-			for i := 1; i <= cfg.Judges+cfg.SpareJudges; i++ {
-				if !portFree(base + i) {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				cfg.AdminPort = base
-				return nil
-			}
-		}
-		return fmt.Errorf("stack: no free run of %d admin ports", cfg.Judges+cfg.SpareJudges+1)
-	}
-	return nil
-}
-
-func portFree(p int) bool {
-	if p <= 0 || p > 65535 {
-		return false
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	return true
 }

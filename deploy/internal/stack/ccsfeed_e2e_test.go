@@ -107,10 +107,7 @@ func TestCCSFeedSurvivesWebAndHubKill(t *testing.T) {
 			t.Logf("last lines of the stack's output:\n%s", strings.Join(lines[max(0, len(lines)-120):], "\n"))
 		}
 	})
-	cfg := Config{Dir: t.TempDir(), BinDir: bin, StaticDir: t.TempDir(), Demo: true, Restart: false, Judges: 1, Out: out}
-	if err := UseFreePorts(&cfg); err != nil {
-		t.Fatal(err)
-	}
+	cfg := Config{Dir: t.TempDir(), BinDir: bin, StaticDir: t.TempDir(), Demo: true, Restart: false, Judges: 1, Out: out, FreePorts: true}
 	s, stop := startStack(t, cfg)
 	t.Cleanup(stop)
 	logins := map[string]string{}

@@ -2,13 +2,18 @@ package stack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/localsvc"
@@ -27,6 +32,22 @@ type component struct {
 	probe []string
 	// then runs once the component is ready, before the next one starts.
 	then func(ctx context.Context) error
+	// listeners are the ports the stack binds for the component and hands
+	// it as inherited sockets, the i-th as file descriptor 3+i, named on
+	// its command line by the flag (e.g. --listen-fd 3).
+	listeners []handover
+	// ownPort, when set, is the port, chosen by the stack, of a server
+	// the component starts that binds its own (the edge's nginx): when the
+	// component says that it is taken, the stack starts it again on
+	// another.
+	ownPort *int
+}
+
+// handover is a port the stack binds for a component and the flag that
+// tells the component which inherited descriptor holds it.
+type handover struct {
+	flag string
+	port int
 }
 
 // available reports whether the component's binary exists (and passes its
@@ -52,24 +73,76 @@ type supervised struct {
 	log     *slog.Logger
 	restart bool
 
+	// bind notices the component saying that its ownPort is taken.
+	bind *localsvc.BindWatch
+
 	mu       sync.Mutex
 	proc     *localsvc.Proc
 	stopping bool
 	restarts int // restarts by the supervisor after an unexpected exit
 	done     chan struct{}
+	// held are the listeners of c.listeners that the stack bound before
+	// the first start (by index); a later start binds the ports again.
+	held []*net.TCPListener
 }
 
 func (s *supervised) start() error {
-	p, err := localsvc.StartProcess(s.c.name, s.out, s.dir, s.c.env, s.c.argv...)
+	s.mu.Lock()
+	p, err := s.spawn()
+	s.proc = p
+	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.proc = p
-	s.mu.Unlock()
 	s.done = make(chan struct{})
 	go s.watch(p)
 	return nil
+}
+
+// spawn starts the component's process with its listeners: those held
+// since before the first start, else bound again on their ports (a
+// restart). The stack's own copies are closed once the child has them. It
+// is called with s.mu held.
+func (s *supervised) spawn() (*localsvc.Proc, error) {
+	argv := slices.Clone(s.c.argv)
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for i, h := range s.c.listeners {
+		var l *net.TCPListener
+		if i < len(s.held) {
+			l, s.held[i] = s.held[i], nil
+		}
+		if l == nil {
+			var err error
+			if l, err = localsvc.Listen(h.port); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.c.name, err)
+			}
+		}
+		f, err := l.File()
+		l.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: listener on port %d: %w", s.c.name, h.port, err)
+		}
+		files = append(files, f)
+		argv = append(argv, h.flag, strconv.Itoa(3+i))
+	}
+	return localsvc.StartProcessFiles(s.c.name, s.out, s.dir, s.c.env, files, argv...)
+}
+
+// release closes the listeners held for a start that never came.
+func (s *supervised) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, l := range s.held {
+		if l != nil {
+			l.Close()
+			s.held[i] = nil
+		}
+	}
 }
 
 // watch restarts the process after an unexpected exit, with exponential
@@ -93,24 +166,32 @@ func (s *supervised) watch(p *localsvc.Proc) {
 		if time.Since(started) > time.Minute {
 			backoff = time.Second
 		}
-		s.log.Warn("component exited; restarting", "component", s.c.name, "err", err, "in", backoff)
-		time.Sleep(backoff)
-		backoff = min(backoff*2, 30*time.Second)
-		s.mu.Lock()
-		if s.stopping {
+		for {
+			s.log.Warn("component exited; restarting", "component", s.c.name, "err", err, "in", backoff)
+			time.Sleep(backoff)
+			backoff = min(backoff*2, 30*time.Second)
+			s.mu.Lock()
+			if s.stopping {
+				s.mu.Unlock()
+				return
+			}
+			np, serr := s.spawn()
+			if serr == nil {
+				s.proc = np
+				s.restarts++
+				s.mu.Unlock()
+				p = np
+				break
+			}
 			s.mu.Unlock()
-			return
+			if !errors.Is(serr, syscall.EADDRINUSE) {
+				s.log.Error("restart failed", "component", s.c.name, "err", serr)
+				return
+			}
+			// Its port was free for a moment and someone took it: that
+			// one may let it go again.
+			err = serr
 		}
-		np, serr := localsvc.StartProcess(s.c.name, s.out, s.dir, s.c.env, s.c.argv...)
-		if serr != nil {
-			s.mu.Unlock()
-			s.log.Error("restart failed", "component", s.c.name, "err", serr)
-			return
-		}
-		s.proc = np
-		s.restarts++
-		s.mu.Unlock()
-		p = np
 	}
 }
 
@@ -149,6 +230,9 @@ func (s *supervised) waitReady(ctx context.Context, timeout time.Duration) error
 	client := &http.Client{Timeout: 2 * time.Second}
 	var last error
 	for {
+		if s.bind != nil && s.bind.Seen() {
+			return fmt.Errorf("%s: port %d: %w", s.c.name, *s.c.ownPort, localsvc.ErrPortInUse)
+		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.c.ready, nil)
 		resp, err := client.Do(req)
 		if err == nil {

@@ -17,7 +17,9 @@ import (
 
 // components returns the Verdict processes in start order, with their
 // command lines. These command lines are the contract between the local
-// stack and each component's flags (docs/running.md lists them).
+// stack and each component's flags (docs/running.md lists them). It
+// depends on nothing but the configuration: the stack builds them again
+// after choosing another port.
 func (s *Stack) components() ([]component, error) {
 	dsn, err := s.MySQLAppDSN()
 	if err != nil {
@@ -38,8 +40,9 @@ func (s *Stack) components() ([]component, error) {
 			},
 			// The DSN holds the MySQL password: in the environment, never
 			// on the command line (which every local user can read).
-			env:   append(slices.Clone(env), "VERDICT_WEBAPP_MYSQL="+dsn),
-			ready: "http://" + addr(port) + "/readyz",
+			env:       append(slices.Clone(env), "VERDICT_WEBAPP_MYSQL="+dsn),
+			ready:     "http://" + addr(port) + "/readyz",
+			listeners: []handover{{"--listen-fd", port}},
 		}
 		if i == len(s.cfg.WebPorts)-1 && s.cfg.Demo {
 			c.then = s.loadDemo
@@ -56,8 +59,9 @@ func (s *Stack) components() ([]component, error) {
 			// web nodes: it says nothing about a judge's foreign load. Off.
 			"--overload", "1000",
 		},
-		env:   env,
-		ready: "http://" + addr(s.cfg.HubPort) + "/readyz",
+		env:       env,
+		ready:     "http://" + addr(s.cfg.HubPort) + "/readyz",
+		listeners: []handover{{"--listen-fd", s.cfg.HubPort}},
 	})
 	edge := []string{bin("edge"),
 		"--redis", s.RedisAddr(),
@@ -74,12 +78,18 @@ func (s *Stack) components() ([]component, error) {
 	if s.cfg.NginxWorkerConnections > 0 {
 		edge = append(edge, "--worker-connections", strconv.Itoa(s.cfg.NginxWorkerConnections))
 	}
-	out = append(out, component{
-		name:  "edge",
-		argv:  edge,
-		env:   env,
-		ready: "http://" + addr(s.cfg.AdminPort) + "/readyz",
-	})
+	ec := component{
+		name:      "edge",
+		argv:      edge,
+		env:       env,
+		ready:     "http://" + addr(s.cfg.AdminPort) + "/readyz",
+		listeners: []handover{{"--admin-fd", s.cfg.AdminPort}},
+	}
+	if s.httpChosen {
+		// nginx binds its port itself.
+		ec.ownPort = &s.cfg.HTTPPort
+	}
+	out = append(out, ec)
 	for i := 1; i <= s.cfg.Judges; i++ {
 		id := "judge-" + strconv.Itoa(i)
 		dir := filepath.Join(s.cfg.Dir, id)
@@ -97,20 +107,19 @@ func (s *Stack) components() ([]component, error) {
 			argv = append(argv, "--cpus", judgeCPUs(i, s.cfg.Judges, affinity()))
 		}
 		if !setsEnv(s.cfg.Env, "VERDICT_JUDGE_UID_BASE") {
-			// Each judge its own uids: two judges sharing a range would
-			// share per-uid limits (RLIMIT_NPROC: execve fails with
-			// EAGAIN in the other's run) and could signal each other's runs.
-			if i == 1 {
-				s.uidBase = freeUIDBase(s.cfg.Dir, s.cfg.Judges)
-			}
+			// Each judge its own uids (s.uidBase): two judges sharing a
+			// range would share per-uid limits (RLIMIT_NPROC: execve fails
+			// with EAGAIN in the other's run) and could signal each
+			// other's runs.
 			argv = append(argv, "--uid-base", strconv.Itoa(s.uidBase+(i-1)*judgeUIDStride))
 		}
 		out = append(out, component{
-			name:  id,
-			argv:  argv,
-			env:   env,
-			probe: []string{bin("judge"), "agent", "--help"},
-			ready: "http://" + addr(s.cfg.AdminPort+i) + "/readyz",
+			name:      id,
+			argv:      argv,
+			env:       env,
+			probe:     []string{bin("judge"), "agent", "--help"},
+			ready:     "http://" + addr(s.cfg.AdminPort+i) + "/readyz",
+			listeners: []handover{{"--admin-fd", s.cfg.AdminPort + i}},
 		})
 	}
 	return out, nil

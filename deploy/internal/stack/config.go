@@ -5,10 +5,18 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+
+	"github.com/verdict-oj/verdict/internal/localsvc"
 )
 
 // Config configures the local stack. Zero fields take the documented
 // defaults; all listeners are on 127.0.0.1.
+//
+// The stack binds the ports of its Go components (the web nodes, the hub,
+// the edge's and the judges' admin endpoints) itself and hands each
+// process its socket (internal/listenfd), so that no other process can
+// take one in between; MariaDB, Redis and nginx bind their own.
 type Config struct {
 	// Dir holds all state: mysql/, redis/, nginx/, judge-N/, logs, secrets.
 	// Default "var".
@@ -32,6 +40,15 @@ type Config struct {
 	// AdminPort is the first of the ports for processes whose only HTTP is
 	// /healthz, /readyz and /metrics: the edge, then each judge. Default 8070.
 	AdminPort int
+	// FreePorts: every port left zero above (two web nodes when WebPorts
+	// is nil) is a free one the stack chooses when it starts, instead of
+	// the default, so that stacks can run side by side (the tests, the
+	// drills, the benchmarks next to `make run`). Free ports come from
+	// localsvc's range, below the kernel's ephemeral one; when MariaDB,
+	// Redis or nginx finds the port chosen for it taken after all, the
+	// stack chooses another and starts it again. Config, once the stack is
+	// ready, tells the ports chosen.
+	FreePorts bool
 	// Judges is the number of judge agents; 0 means none (verdict-stack up
 	// defaults to 2).
 	Judges int
@@ -57,6 +74,11 @@ type Config struct {
 	Color bool
 	// Logger logs the supervisor's own events. Default: text to Out.
 	Logger *slog.Logger
+
+	// pickPort chooses the free port of a server that binds its own
+	// (MariaDB, Redis, nginx) under FreePorts. Default localsvc.FreePort;
+	// the tests take its choices away to prove the stack comes up anyway.
+	pickPort func() (int, error)
 }
 
 func (c *Config) setDefaults() error {
@@ -74,13 +96,25 @@ func (c *Config) setDefaults() error {
 			*p = v
 		}
 	}
-	def(&c.HTTPPort, 8080)
-	def(&c.MySQLPort, 13306)
-	def(&c.RedisPort, 16379)
-	def(&c.HubPort, 8090)
-	def(&c.AdminPort, 8070)
-	if c.WebPorts == nil {
-		c.WebPorts = []int{8081, 8082}
+	if c.FreePorts {
+		if c.WebPorts == nil {
+			c.WebPorts = make([]int, 2)
+		}
+	} else {
+		def(&c.HTTPPort, 8080)
+		def(&c.MySQLPort, 13306)
+		def(&c.RedisPort, 16379)
+		def(&c.HubPort, 8090)
+		def(&c.AdminPort, 8070)
+		if c.WebPorts == nil {
+			c.WebPorts = []int{8081, 8082}
+		}
+	}
+	// The stack writes the ports it chooses here: never into the caller's
+	// slice.
+	c.WebPorts = slices.Clone(c.WebPorts)
+	if c.pickPort == nil {
+		c.pickPort = localsvc.FreePort
 	}
 	if c.SpareJudges < 0 || c.Judges+c.SpareJudges > 16 {
 		return fmt.Errorf("stack: judges %d + spare %d out of range 0..16", c.Judges, c.SpareJudges)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -97,8 +98,13 @@ func (s *Stack) RestartRedis(ctx context.Context) error {
 // Dir is the stack's state directory (absolute).
 func (s *Stack) Dir() string { return s.cfg.Dir }
 
-// Config returns the stack's configuration with defaults applied.
-func (s *Stack) Config() Config { return s.cfg }
+// Config returns the stack's configuration with defaults applied and,
+// once it is ready, the ports it chose (FreePorts).
+func (s *Stack) Config() Config {
+	c := s.cfg
+	c.WebPorts = slices.Clone(c.WebPorts)
+	return c
+}
 
 // HubURL is the hub's judge endpoint through nginx.
 func (s *Stack) HubURL() string { return fmt.Sprintf("ws://127.0.0.1:%d/judge", s.cfg.HTTPPort) }

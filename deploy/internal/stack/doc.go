@@ -11,6 +11,12 @@
 // backoff. On cancellation (Ctrl-C) everything is stopped in reverse order,
 // each process with SIGTERM and a grace period.
 //
+// The supervisor binds the Go components' ports itself and hands each
+// process its listening socket (internal/listenfd): no other process can
+// take one between its choice and its use. Config.FreePorts chooses free
+// ones; MariaDB, Redis and nginx, which bind their own, are started again
+// on another port when theirs turns out taken.
+//
 // Everything lives under Dir (./var by default), so a second start reuses the
 // same data: the MariaDB datadir, the Redis AOF, the generated secrets.
 package stack

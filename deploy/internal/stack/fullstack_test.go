@@ -7,23 +7,47 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
+// built is the bin directory every test of this binary runs its stacks
+// from: the components are built once (linking the four binaries took
+// seconds of each of a dozen tests), and TestMain removes it.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
 // buildComponents builds every component that has a main package into a
-// temporary bin directory, as `make build` does.
+// temporary bin directory, as `make build` does, once for all the tests
+// of this binary; none of them changes what it holds.
 func buildComponents(t *testing.T) string {
 	t.Helper()
-	bin := t.TempDir()
-	root, err := filepath.Abs("../../..")
-	if err != nil {
-		t.Fatal(err)
+	built.once.Do(func() {
+		root, err := filepath.Abs("../../..")
+		if err == nil {
+			built.dir, err = os.MkdirTemp("", "verdict-stack-test-bin-")
+		}
+		if err == nil {
+			err = Build(root, built.dir)
+		}
+		built.err = err
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	if err := Build(root, bin); err != nil {
-		t.Fatal(err)
-	}
-	return bin
+	return built.dir
 }
 
 // processesMentioning returns the pids whose command line contains s.
@@ -58,16 +82,18 @@ func getJSON(t *testing.T, url string, v any) int {
 
 // TestFullStack is `make run` twice: the whole stack with demo data comes
 // up, answers through nginx, stops without leaving a process behind, and
-// comes back with the same data and logins.
+// comes back on the same ports with the same data and logins. The first
+// start is on free ports, and someone else takes the first one chosen for
+// MariaDB, for Redis and for nginx before the server binds it: the stack
+// starts each on another.
 func TestFullStack(t *testing.T) {
 	bin := buildComponents(t)
 	dir := t.TempDir()
 	out := &syncBuffer{}
+	thief := steal(t)
 	cfg := Config{
 		Dir: dir, BinDir: bin, StaticDir: t.TempDir(), Demo: true, Restart: true, Judges: 0, Out: out,
-	}
-	if err := UseFreePorts(&cfg); err != nil {
-		t.Fatal(err)
+		FreePorts: true, pickPort: thief.pick,
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -76,6 +102,10 @@ func TestFullStack(t *testing.T) {
 		}
 	})
 	s, stop := startStack(t, cfg)
+	checkPortsNotStolen(t, s, thief, 3)
+	if !strings.Contains(out.String(), "port taken; starting again on another") {
+		t.Error("the stack did not say that it started the edge again on another port")
+	}
 	banner := s.Banner()
 	for _, want := range []string{s.URL(), "admin ", "student "} {
 		if !strings.Contains(banner, want) {
@@ -116,7 +146,8 @@ func TestFullStack(t *testing.T) {
 		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
 	}
 
-	s2, stop2 := startStack(t, cfg)
+	// `make run` again, on the ports the first start chose.
+	s2, stop2 := startStack(t, s.Config())
 	defer stop2()
 	if s2.Banner() != banner {
 		t.Errorf("the second start shows other logins:\n%s\nwant:\n%s", s2.Banner(), banner)

@@ -15,7 +15,7 @@ import (
 )
 
 // WithServices starts one throwaway MariaDB and one Redis (in a temporary
-// directory, on free loopback ports, tuned for speed over durability), runs
+// directory, on free loopback ports (localsvc.OnFreePort), tuned for speed over durability), runs
 // argv with internal/testenv's variables pointing at them, stops them and
 // returns argv's exit code. `make test` runs `go test` this way so that every
 // test binary of the run shares the same two servers.
@@ -30,23 +30,23 @@ func WithServices(ctx context.Context, argv []string, out io.Writer) (int, error
 	defer sc.Release()
 	dir := sc.Dir
 
-	mport, err := localsvc.FreePort()
-	if err != nil {
-		return 1, err
-	}
-	db, err := localsvc.StartMariaDB(ctx, localsvc.MariaDBConfig{
-		Dir: filepath.Join(dir, "mariadb"), Port: mport, Fast: true, BufferPool: 256 << 20,
+	var db *localsvc.MariaDB
+	mport, err := localsvc.OnFreePort(nil, func(port int) (err error) {
+		db, err = localsvc.StartMariaDB(ctx, localsvc.MariaDBConfig{
+			Dir: filepath.Join(dir, "mariadb"), Port: port, Fast: true, BufferPool: 256 << 20,
+		})
+		return err
 	})
 	if err != nil {
 		return 1, fmt.Errorf("with-services: %w", err)
 	}
 	defer db.Stop()
-	rport, err := localsvc.FreePort()
-	if err != nil {
-		return 1, err
-	}
-	rd, err := localsvc.StartRedis(ctx, localsvc.RedisConfig{
-		Dir: filepath.Join(dir, "redis"), Port: rport, Databases: 1024,
+	var rd *localsvc.Redis
+	_, err = localsvc.OnFreePort(nil, func(port int) (err error) {
+		rd, err = localsvc.StartRedis(ctx, localsvc.RedisConfig{
+			Dir: filepath.Join(dir, "redis"), Port: port, Databases: 1024,
+		})
+		return err
 	})
 	if err != nil {
 		return 1, fmt.Errorf("with-services: %w", err)

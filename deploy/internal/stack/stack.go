@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,6 +38,13 @@ type Stack struct {
 	running []*supervised // in start order
 	idx     int
 	ready   chan struct{}
+
+	// held are the listeners bound for the Go components, by port, until
+	// each is handed to its component (bindPorts).
+	held map[int]*net.TCPListener
+	// httpChosen: the stack chose nginx's port (FreePorts) and may choose
+	// another when it is taken.
+	httpChosen bool
 
 	demoLogins string
 	skipped    []string
@@ -139,10 +148,16 @@ func (s *Stack) start(ctx context.Context) error {
 		return fmt.Errorf("stack: %w", err)
 	}
 	s.log.Info("starting", "dir", s.cfg.Dir)
-	var err error
-	s.mariadb, err = localsvc.StartMariaDB(ctx, localsvc.MariaDBConfig{
-		Dir: filepath.Join(s.cfg.Dir, "mysql"), Port: s.cfg.MySQLPort,
-		Log: s.con.prefixed("mariadb", s.next()),
+	if err := s.bindPorts(); err != nil {
+		return err
+	}
+	mysqlLog := s.con.prefixed("mariadb", s.next())
+	err := s.startServer(&s.cfg.MySQLPort, func(port int) error {
+		var err error
+		s.mariadb, err = localsvc.StartMariaDB(ctx, localsvc.MariaDBConfig{
+			Dir: filepath.Join(s.cfg.Dir, "mysql"), Port: port, Log: mysqlLog,
+		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("stack: %w: %w", ErrNothingRunnable, err)
@@ -151,20 +166,32 @@ func (s *Stack) start(ctx context.Context) error {
 	if err := s.bootstrapMySQL(ctx); err != nil {
 		return err
 	}
-	s.redis, err = localsvc.StartRedis(ctx, localsvc.RedisConfig{
-		Dir: filepath.Join(s.cfg.Dir, "redis"), Port: s.cfg.RedisPort, AOF: true,
-		Log: s.con.prefixed("redis", s.next()),
+	redisLog := s.con.prefixed("redis", s.next())
+	err = s.startServer(&s.cfg.RedisPort, func(port int) error {
+		var err error
+		s.redis, err = localsvc.StartRedis(ctx, localsvc.RedisConfig{
+			Dir: filepath.Join(s.cfg.Dir, "redis"), Port: port, AOF: true, Log: redisLog,
+		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("stack: %w: %w", ErrNothingRunnable, err)
 	}
 	s.log.Info("redis ready", "addr", s.RedisAddr())
 
+	// nginx's port, when the stack chooses it, is chosen when the edge
+	// starts (and is available).
+	s.httpChosen = s.cfg.HTTPPort == 0
+	if s.cfg.Judges > 0 && !setsEnv(s.cfg.Env, "VERDICT_JUDGE_UID_BASE") {
+		s.uidBase = freeUIDBase(s.cfg.Dir, s.cfg.Judges)
+	}
 	comps, err := s.components()
 	if err != nil {
 		return err
 	}
-	for _, c := range comps {
+	portTries := 0
+	for i := 0; i < len(comps); i++ {
+		c := comps[i]
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -173,14 +200,50 @@ func (s *Stack) start(ctx context.Context) error {
 			s.skipped = append(s.skipped, c.name)
 			continue
 		}
+		if c.ownPort != nil && *c.ownPort == 0 {
+			// Choose its port, and build it (and those after it, which may
+			// name the port) with it.
+			if *c.ownPort, err = s.cfg.pickPort(); err != nil {
+				return fmt.Errorf("stack: %w", err)
+			}
+			if comps, err = s.components(); err != nil {
+				return err
+			}
+			c = comps[i]
+		}
 		sv := &supervised{c: c, out: s.con.prefixed(c.name, s.next()), dir: s.cfg.Dir, log: s.log, restart: s.cfg.Restart}
+		for _, h := range c.listeners {
+			sv.held = append(sv.held, s.held[h.port])
+			delete(s.held, h.port)
+		}
+		if c.ownPort != nil {
+			sv.bind = &localsvc.BindWatch{}
+			sv.out = io.MultiWriter(sv.out, sv.bind)
+		}
 		if err := sv.start(); err != nil {
+			sv.release()
 			return fmt.Errorf("stack: %w", err)
 		}
 		s.running = append(s.running, sv)
-		if err := sv.waitReady(ctx, 60*time.Second); err != nil {
+		err := sv.waitReady(ctx, 60*time.Second)
+		if errors.Is(err, localsvc.ErrPortInUse) && c.ownPort != nil && portTries+1 < localsvc.PortAttempts {
+			// Its server's port was taken after the stack chose it: the
+			// same component again on another (and the components after
+			// it, which may name the port, built anew).
+			portTries++
+			s.log.Warn("port taken; starting again on another", "component", c.name, "port", *c.ownPort)
+			sv.stop(15 * time.Second)
+			s.running = s.running[:len(s.running)-1]
+			*c.ownPort = 0
+			i--
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("stack: %w", err)
 		}
+		portTries = 0
+		// Its port is settled: a restart (Kill and Start, a crash) keeps it.
+		sv.bind = nil
 		s.log.Info("component ready", "component", c.name, "pid", sv.pid())
 		if c.then != nil {
 			if err := c.then(ctx); err != nil {
@@ -188,6 +251,82 @@ func (s *Stack) start(ctx context.Context) error {
 			}
 		}
 	}
+	return nil
+}
+
+// bindPorts binds the ports of the Go components — the web nodes, the hub,
+// and the run of admin ports (the edge's, then each judge's) — on free
+// ports where the configuration leaves them zero, and records those in
+// it. The listeners are held until each is handed to its component: no
+// other process can take one of these ports meanwhile.
+func (s *Stack) bindPorts() error {
+	s.held = map[int]*net.TCPListener{}
+	hold := func(p *int) error {
+		l, err := localsvc.Listen(*p)
+		if err != nil {
+			return fmt.Errorf("stack: %w", err)
+		}
+		*p = l.Addr().(*net.TCPAddr).Port
+		s.held[*p] = l
+		return nil
+	}
+	for i := range s.cfg.WebPorts {
+		if err := hold(&s.cfg.WebPorts[i]); err != nil {
+			return err
+		}
+	}
+	if err := hold(&s.cfg.HubPort); err != nil {
+		return err
+	}
+	if s.cfg.AdminPort != 0 {
+		for i := range s.cfg.Judges + 1 {
+			if err := hold(ptr(s.cfg.AdminPort + i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// A free run of admin ports: a free first one, and the next ones free
+	// too, or another first one.
+	for range 50 {
+		base := 0
+		if err := hold(&base); err != nil {
+			return err
+		}
+		run := []int{base}
+		for i := 1; i <= s.cfg.Judges; i++ {
+			if hold(ptr(base+i)) != nil {
+				break
+			}
+			run = append(run, base+i)
+		}
+		if len(run) == s.cfg.Judges+1 {
+			s.cfg.AdminPort = base
+			return nil
+		}
+		for _, p := range run {
+			s.held[p].Close()
+			delete(s.held, p)
+		}
+	}
+	return fmt.Errorf("stack: no free run of %d admin ports", s.cfg.Judges+1)
+}
+
+func ptr(v int) *int { return &v }
+
+// startServer starts a server that binds its own port (MariaDB, Redis):
+// on *port, or when it is zero on a free port chosen by pickPort — another
+// each time the server finds its port taken (localsvc.OnFreePort) — which
+// it records in *port.
+func (s *Stack) startServer(port *int, start func(port int) error) error {
+	if *port != 0 {
+		return start(*port)
+	}
+	p, err := localsvc.OnFreePort(s.cfg.pickPort, start)
+	if err != nil {
+		return err
+	}
+	*port = p
 	return nil
 }
 
@@ -199,6 +338,10 @@ func (s *Stack) stop() {
 		s.running[i].stop(15 * time.Second)
 	}
 	s.running = nil
+	for p, l := range s.held {
+		l.Close()
+		delete(s.held, p)
+	}
 	if s.redis != nil {
 		if err := s.redis.Stop(); err != nil {
 			s.log.Warn("stop redis", "err", err)

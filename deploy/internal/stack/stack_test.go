@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"net"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/localsvc"
@@ -32,13 +36,53 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	p, err := localsvc.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+// portThief is a Config.pickPort that takes every other port it chooses
+// (the first, the third...) away from the stack: it listens on it itself
+// right after choosing it, as another process may between the stack's
+// choice and its server's bind. The stack must see the port taken and
+// start that server again on another.
+type portThief struct {
+	mu    sync.Mutex
+	picks int
+	taken []int
+	ls    []net.Listener
+}
+
+// steal returns a portThief whose ports are given back when t ends.
+func steal(t *testing.T) *portThief {
+	p := &portThief{}
+	t.Cleanup(func() {
+		for _, l := range p.ls {
+			l.Close()
+		}
+	})
 	return p
+}
+
+func (p *portThief) pick() (int, error) {
+	port, err := localsvc.FreePort()
+	if err != nil {
+		return 0, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.picks++
+	if p.picks%2 == 1 {
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			return 0, err
+		}
+		p.ls = append(p.ls, l)
+		p.taken = append(p.taken, port)
+	}
+	return port, nil
+}
+
+// stolen returns the ports taken so far.
+func (p *portThief) stolen() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.taken)
 }
 
 // startStack runs a stack on dir and returns it once ready, with a function
@@ -73,15 +117,20 @@ func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
 // TestStackRestartKeepsData starts the stack, writes to MySQL (as the web
 // nodes' user) and Redis, stops it — every process it started must be gone —
-// and starts it again on the same directory: the data is still there.
+// and starts it again on the same directory: the data is still there. The
+// first free port chosen for MariaDB and for Redis is taken by someone
+// else each time before the server binds it: the stack starts each on
+// another.
 func TestStackRestartKeepsData(t *testing.T) {
 	dir := t.TempDir()
 	out := &syncBuffer{}
+	thief := steal(t)
 	cfg := Config{
 		Dir: dir, BinDir: t.TempDir(), // no component binaries: only MariaDB and Redis run
-		MySQLPort: freePort(t), RedisPort: freePort(t), Out: out,
+		FreePorts: true, pickPort: thief.pick, Out: out,
 	}
 	s, stop := startStack(t, cfg)
+	checkPortsNotStolen(t, s, thief, 2)
 	dsn, err := s.MySQLAppDSN()
 	if err != nil {
 		t.Fatal(err)
@@ -124,11 +173,12 @@ func TestStackRestartKeepsData(t *testing.T) {
 
 	s2, stop2 := startStack(t, cfg)
 	defer stop2()
+	checkPortsNotStolen(t, s2, thief, 4)
 	dsn2, err := s2.MySQLAppDSN()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dsn2 != dsn {
+	if pw := func(dsn string) string { c, _ := mysql.ParseDSN(dsn); return c.Passwd }; pw(dsn2) != pw(dsn) {
 		t.Error("the second start generated a new MySQL password instead of reusing it")
 	}
 	db, err = sql.Open("mysql", dsn2)
@@ -144,6 +194,23 @@ func TestStackRestartKeepsData(t *testing.T) {
 	defer rc.Close()
 	if got, err := rc.Get(ctx, "kept").Result(); err != nil || got != "still here" {
 		t.Errorf("Redis key after restart = %q, %v (AOF should keep it)", got, err)
+	}
+}
+
+// checkPortsNotStolen checks that the thief took n ports so far, and that
+// the stack's MariaDB, Redis and (when it chose it) nginx run on none of
+// them.
+func checkPortsNotStolen(t *testing.T, s *Stack, thief *portThief, n int) {
+	t.Helper()
+	taken := thief.stolen()
+	if len(taken) != n {
+		t.Errorf("the thief took %d ports (%v), want %d: the stack did not choose the ports it should have", len(taken), taken, n)
+	}
+	c := s.Config()
+	for name, port := range map[string]int{"mariadb": c.MySQLPort, "redis": c.RedisPort, "nginx": c.HTTPPort} {
+		if slices.Contains(taken, port) {
+			t.Errorf("%s on port %d, which the thief holds", name, port)
+		}
 	}
 }
 
@@ -174,6 +241,18 @@ func TestConfigDefaultsAndValidation(t *testing.T) {
 	}
 	if c.HTTPPort != 8080 || c.MySQLPort != 13306 || c.RedisPort != 16379 || len(c.WebPorts) != 2 || c.Judges != 0 || c.Dir != "var" {
 		t.Errorf("defaults = %+v", c)
+	}
+	// FreePorts: the zero ports stay zero (chosen at start), and the
+	// stack writes the ones it chooses into its own WebPorts only.
+	web := make([]int, 3)
+	free := Config{FreePorts: true, WebPorts: web, HubPort: 9999}
+	if err := free.setDefaults(); err != nil {
+		t.Fatal(err)
+	}
+	free.WebPorts[0] = 1
+	if free.HTTPPort != 0 || free.MySQLPort != 0 || free.RedisPort != 0 || free.AdminPort != 0 || free.HubPort != 9999 ||
+		len(free.WebPorts) != 3 || web[0] != 0 {
+		t.Errorf("FreePorts defaults = %+v (caller's web ports %v)", free, web)
 	}
 	bad := Config{Judges: 99}
 	if err := bad.setDefaults(); err == nil {

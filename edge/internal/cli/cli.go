@@ -28,8 +28,11 @@ const envPrefix = "VERDICT_EDGE"
 type Options struct {
 	// Redis says how to reach Redis (one server, Sentinel or Cluster) and
 	// holds the key prefix.
-	Redis     redisconn.Options
-	Admin     string
+	Redis redisconn.Options
+	Admin string
+	// AdminFD, when not 0, is an inherited listening socket bound to Admin
+	// to serve on instead of binding Admin (internal/listenfd).
+	AdminFD   int
 	LogFormat string // "text" or "json"
 	LogLevel  string
 
@@ -63,6 +66,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	o.Redis.Flags(fs, "127.0.0.1:6379", func(name string) string { return " [" + EnvName(name) + "]" })
 	str(&o.Redis.Prefix, "prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
 	str(&o.Admin, "admin", "127.0.0.1:8070", "admin address serving /healthz, /readyz and /metrics")
+	num(&o.AdminFD, "admin-fd", 0, "serve the admin endpoint on this inherited file descriptor, a socket already bound to --admin and listening, instead of binding --admin (verdict-stack hands its edge its admin port so); 0: bind --admin")
 	set.Log(&o.LogLevel, &o.LogFormat)
 
 	str(&o.NginxBin, "nginx", nginxctl.DefaultBinary, "nginx binary (also VERDICT_NGINX)")
@@ -149,6 +153,9 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	}
 	if err := envflag.CheckLog(o.LogLevel, o.LogFormat); err != nil {
 		return o, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if o.AdminFD != 0 && o.AdminFD < 3 {
+		return o, fmt.Errorf("%w: --admin-fd %d: want 3 or above (0: none)", ErrUsage, o.AdminFD)
 	}
 	if _, err := render.Render(o.Nginx, render.Upstreams{}); err != nil {
 		return o, fmt.Errorf("%w: %w", ErrUsage, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/verdict-oj/verdict/edge/internal/edge"
 	"github.com/verdict-oj/verdict/internal/lifecycle"
+	"github.com/verdict-oj/verdict/internal/listenfd"
 	"github.com/verdict-oj/verdict/internal/obs"
 )
 
@@ -39,6 +40,13 @@ func Main(args []string, getenv func(string) string, stderr io.Writer) int {
 // whose admin endpoint cannot listen stops rather than run blind); the
 // edge stops first, then the admin endpoint.
 func Run(ctx context.Context, o Options, logOut io.Writer) error {
+	// The admin listener first: before nginx, which must not inherit an
+	// --admin-fd, and so that a taken port fails the edge at once.
+	ln, err := listenfd.Listen(ctx, o.Admin, o.AdminFD)
+	if err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	defer ln.Close() // Serve closes it; not when the edge fails first
 	ob, err := obs.New(obs.Config{Component: "edge", Log: obs.LogConfig{Level: o.LogLevel, Format: o.LogFormat}, LogOutput: logOut})
 	if err != nil {
 		return err
@@ -48,6 +56,7 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 		return err
 	}
 	defer rdb.Close()
+	ob.Logger.Info("observability listening", "addr", ln.Addr().String())
 	ob.Logger.Info("redis", "target", o.Redis.String())
 
 	e, err := edge.New(edge.Config{
@@ -70,6 +79,6 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	ob.AddReadyCheck("edge", func(context.Context) error { return e.Ready() })
 	return lifecycle.Run(ctx, ob.Logger,
 		lifecycle.Step{Name: "edge", Run: e.Run},
-		lifecycle.Step{Name: "admin", Run: func(ctx context.Context) error { return ob.ListenAndServe(ctx, o.Admin) }},
+		lifecycle.Step{Name: "admin", Run: func(ctx context.Context) error { return ob.Serve(ctx, ln) }},
 	)
 }

@@ -30,7 +30,10 @@ func EnvName(flagName string) string { return envflag.Name(envPrefix, flagName) 
 
 // Options is everything the hub process is configured with.
 type Options struct {
-	Listen    string
+	Listen string
+	// ListenFD, when not 0, is an inherited listening socket bound to
+	// Listen to serve on instead of binding Listen (internal/listenfd).
+	ListenFD  int
 	Advertise string
 	// Redis says how to reach Redis (one server, Sentinel or Cluster) and
 	// holds the key prefix.
@@ -91,6 +94,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	env := func(name string) string { return envflag.Usage(envPrefix, name) }
 	str, num, dur := set.String, set.Int, set.Duration
 	str(&o.Listen, "listen", "127.0.0.1:8090", "address serving /judge, /ws, /healthz, /readyz and /metrics")
+	num(&o.ListenFD, "listen-fd", 0, "serve on this inherited file descriptor, a socket already bound to --listen and listening, instead of binding --listen (verdict-stack hands its hub its port so); 0: bind --listen")
 	str(&o.Advertise, "advertise", "", "host:port the edge reaches this hub at, for the live registry (default --listen unless it is a wildcard)")
 	o.Redis.Flags(fs, "127.0.0.1:6379", env)
 	str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
@@ -142,6 +146,9 @@ func (o *Options) check() error {
 	}
 	if err := o.Redis.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if o.ListenFD != 0 && o.ListenFD < 3 {
+		return fmt.Errorf("%w: --listen-fd %d: want 3 or above (0: none)", ErrUsage, o.ListenFD)
 	}
 	host, port, err := net.SplitHostPort(o.Listen)
 	if err != nil || port == "" {

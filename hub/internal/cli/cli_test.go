@@ -24,10 +24,11 @@ func TestParse(t *testing.T) {
 			return o.Listen == "127.0.0.1:8090" && o.Advertise == o.Listen && o.Policy == "default" &&
 				o.Heartbeat == 3*time.Second && o.LogFormat == "json" && o.Names().Prefix() == "verdict"
 		}, false},
-		{"stack command line", []string{"--listen", "127.0.0.1:8090", "--redis", "127.0.0.1:16379"},
+		{"stack command line", []string{"--listen", "127.0.0.1:8090", "--redis", "127.0.0.1:16379", "--listen-fd", "3"},
 			map[string]string{"VERDICT_LOG_FORMAT": "text"}, func(o Options) bool {
-				return o.Redis.Addrs[0] == "127.0.0.1:16379" && o.LogFormat == "text"
+				return o.Redis.Addrs[0] == "127.0.0.1:16379" && o.LogFormat == "text" && o.ListenFD == 3
 			}, false},
+		{"listen fd on standard output", []string{"--listen-fd", "1"}, nil, nil, true},
 		{"env fallback", nil, map[string]string{"VERDICT_HUB_POLICY": "guide", "VERDICT_HUB_REDIS_DB": "4",
 			"VERDICT_HUB_HEARTBEAT": "1s", "VERDICT_HUB_ALLOWED_ORIGINS": "a.example, b.example"}, func(o Options) bool {
 			return o.Policy == "guide" && o.Redis.DB == 4 && o.Heartbeat == time.Second && len(o.Origins) == 2

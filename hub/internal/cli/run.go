@@ -6,12 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"time"
 
 	"github.com/verdict-oj/verdict/hub/internal/hub"
 	"github.com/verdict-oj/verdict/internal/lifecycle"
+	"github.com/verdict-oj/verdict/internal/listenfd"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/registry"
 	"github.com/verdict-oj/verdict/internal/rkeys"
@@ -80,10 +80,9 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", o.Listen)
+	ln, err := listenfd.Listen(ctx, o.Listen, o.ListenFD)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", o.Listen, err)
+		return err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/judge", h.Handler())

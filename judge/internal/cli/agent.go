@@ -18,6 +18,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/envflag"
 	"github.com/verdict-oj/verdict/internal/lifecycle"
+	"github.com/verdict-oj/verdict/internal/listenfd"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/judge/internal/agent"
 	"github.com/verdict-oj/verdict/judge/internal/lang"
@@ -50,7 +51,7 @@ flags:
 
 type agentFlags struct {
 	hub, id, token, tokenFile, dir, admin, languages, cgroupParent, cpus string
-	parallel, queue, uidBase                                             int
+	parallel, queue, uidBase, adminFD                                    int
 	cacheSize, buildCacheSize                                            int64
 	logLevel, logFormat, testdataURL                                     string
 	testlibDir                                                           string
@@ -68,6 +69,7 @@ func agentFlagSet(stderr io.Writer) (*flag.FlagSet, *agentFlags) {
 	s.String(&f.token, "token", "", "the judge token itself (prefer --token-file: arguments are visible in ps)")
 	s.String(&f.dir, "dir", "/var/lib/verdict-judge", "state directory: test data cache, undelivered results, scratch")
 	s.String(&f.admin, "admin", "127.0.0.1:8079", "address for /healthz, /readyz (200 once connected to the hub) and /metrics; empty: none")
+	s.Int(&f.adminFD, "admin-fd", 0, "serve --admin on this inherited file descriptor, a socket already bound to --admin and listening, instead of binding it (verdict-stack hands its judges their admin ports so); 0: bind --admin")
 	s.String(&f.languages, "languages", "", "JSON file of languages merged over the built-in ones (see docs/judge.md)")
 	s.Int(&f.parallel, "parallel", 0, "tasks judged at once, each on its own CPU (default: cores-1, at least 1)")
 	s.Int(&f.queue, "queue", agent.DefaultQueueSize, "accepted tasks that may wait for a free slot")
@@ -118,6 +120,9 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = envflag.CheckLog(f.logLevel, f.logFormat)
 	}
+	if err == nil && (f.adminFD != 0 && (f.adminFD < 3 || f.admin == "")) {
+		err = fmt.Errorf("--admin-fd %d: want 3 or above, with --admin (0: none)", f.adminFD)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "judge agent: %v\nusage: judge agent --help for the flags\n", err)
 		return 2
@@ -128,6 +133,19 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := o.Logger.With(obs.JudgeID(f.id))
+	var admin net.Listener
+	if f.admin != "" {
+		// Bind before judging: a judge whose /readyz nobody can reach would
+		// look dead to its supervisor forever; better to fail now, loudly.
+		// And before any child process (compilers, the sandbox), which
+		// must not inherit an --admin-fd.
+		admin, err = listenfd.Listen(context.Background(), f.admin, f.adminFD)
+		if err != nil {
+			log.Error("admin listener", "addr", f.admin, "err", err)
+			return 1
+		}
+		defer admin.Close() // Serve closes it; not on an early return
+	}
 
 	langs, err := lang.Load(f.languages)
 	if err != nil {
@@ -203,16 +221,9 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 	// The agent drains first (held tasks finish, results are delivered),
 	// then the admin listener stops.
 	steps := []lifecycle.Step{{Name: "agent", Run: a.Run}}
-	if f.admin != "" {
-		// Bind before judging: a judge whose /readyz nobody can reach would
-		// look dead to its supervisor forever; better to fail now, loudly.
-		ln, err := net.Listen("tcp", f.admin)
-		if err != nil {
-			log.Error("admin listener", "addr", f.admin, "err", err)
-			return 1
-		}
+	if admin != nil {
 		steps = append(steps, lifecycle.Step{Name: "admin", Run: func(ctx context.Context) error {
-			if err := o.Serve(ctx, ln); err != nil {
+			if err := o.Serve(ctx, admin); err != nil {
 				log.Error("admin listener", "addr", f.admin, "err", err)
 			}
 			<-ctx.Done() // judging goes on without it

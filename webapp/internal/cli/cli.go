@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/lifecycle"
+	"github.com/verdict-oj/verdict/internal/listenfd"
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/catalog"
@@ -110,6 +111,11 @@ func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		return nil
 	}
 
+	ln, err := listenfd.Listen(ctx, o.Listen, o.ListenFD)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it; not when New fails
 	srv, err := server.New(server.Config{
 		Blobs: blobs, MaxSourceBytes: o.MaxSourceBytes,
 		Limits: server.Limits{
@@ -138,7 +144,7 @@ func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		return judgetokens.Keep(ctx, st, rdb, o.Names(), TokenSyncInterval, judgetokens.DefaultProbe, ob.Logger)
 	}
 	return lifecycle.Run(ctx, ob.Logger,
-		lifecycle.Step{Name: "web node", Run: srv.Run},
+		lifecycle.Step{Name: "web node", Run: func(ctx context.Context) error { return srv.Serve(ctx, ln) }},
 		lifecycle.Step{Name: "judge tokens", Run: keepTokens},
 	)
 }

@@ -54,7 +54,10 @@ type Options struct {
 	Pprof bool
 
 	// serve
-	Listen          string
+	Listen string
+	// ListenFD, when not 0, is an inherited listening socket bound to
+	// Listen to serve on instead of binding Listen (internal/listenfd).
+	ListenFD        int
 	Advertise       string
 	DrainDelay      time.Duration
 	ShutdownTimeout time.Duration
@@ -151,6 +154,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	switch o.Command {
 	case CmdServe:
 		str(&o.Listen, "listen", "127.0.0.1:8081", "HTTP listen address host:port")
+		num(&o.ListenFD, "listen-fd", 0, "serve on this inherited file descriptor, a socket already bound to --listen and listening, instead of binding --listen (verdict-stack hands its web nodes their ports so); 0: bind --listen")
 		str(&o.Advertise, "advertise", "", "host:port the edge reaches this node at (default: the listen address; required when listening on a wildcard)")
 		dur(&o.DrainDelay, "drain-delay", 2*time.Second, "on SIGTERM: time between leaving the registry (and failing /readyz) and closing the listener")
 		dur(&o.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "on SIGTERM: how long in-flight requests may finish")
@@ -246,6 +250,9 @@ func (o *Options) check() error {
 	}
 	switch o.Command {
 	case CmdServe:
+		if o.ListenFD != 0 && o.ListenFD < 3 {
+			return bad("--listen-fd %d: want 3 or above (0: none)", o.ListenFD)
+		}
 		if o.SessionTTL < time.Minute {
 			return bad("--session-ttl %v: too short", o.SessionTTL)
 		}

@@ -30,10 +30,11 @@ func TestParse(t *testing.T) {
 			}
 		}},
 		{name: "stack serve line", args: []string{"--listen", "127.0.0.1:9001", "--mysql", "u:p@tcp(127.0.0.1:3306)/verdict?parseTime=true",
-			"--redis", "127.0.0.1:6380", "--blob-dir", "/x/blobs"},
+			"--redis", "127.0.0.1:6380", "--blob-dir", "/x/blobs", "--listen-fd", "3"},
 			env: map[string]string{"VERDICT_LOG_FORMAT": "text"},
 			check: func(t *testing.T, o Options) {
-				if o.Listen != "127.0.0.1:9001" || o.Redis.Addrs[0] != "127.0.0.1:6380" || o.BlobDir != "/x/blobs" || o.LogFormat != "text" {
+				if o.Listen != "127.0.0.1:9001" || o.Redis.Addrs[0] != "127.0.0.1:6380" || o.BlobDir != "/x/blobs" || o.LogFormat != "text" ||
+					o.ListenFD != 3 {
 					t.Fatalf("%+v", o)
 				}
 			}},
@@ -67,6 +68,7 @@ func TestParse(t *testing.T) {
 		{name: "bad subcommand", args: []string{"frobnicate"}, err: "unknown subcommand"},
 		{name: "bad env", args: []string{"--mysql", "x@/y"}, env: map[string]string{"VERDICT_WEBAPP_REDIS_DB": "many"}, err: "VERDICT_WEBAPP_REDIS_DB"},
 		{name: "bad format", args: []string{"--mysql", "x@/y", "--log-format", "xml"}, err: "--log-format"},
+		{name: "listen fd on standard error", args: []string{"--mysql", "x@/y", "--listen-fd", "2"}, err: "--listen-fd 2"},
 		{name: "judges need dir", args: []string{"demo", "--mysql", "x@/y", "--judges", "2"}, err: "--judge-token-dir"},
 		{name: "demo flag on serve", args: []string{"--mysql", "x@/y", "--judges", "2"}, err: "not defined"},
 		{name: "stray argument", args: []string{"--mysql", "x@/y", "extra"}, err: "unexpected argument"},

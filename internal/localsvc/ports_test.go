@@ -1,0 +1,107 @@
+package localsvc
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+)
+
+func TestFreePortsAvoidTheEphemeralRange(t *testing.T) {
+	for range 20 {
+		l, err := Listen(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if port < portLow || port >= portHigh {
+			t.Errorf("free port %d outside [%d, %d)", port, portLow, portHigh)
+		}
+	}
+	l, err := Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := Listen(l.Addr().(*net.TCPAddr).Port); err == nil {
+		t.Error("a held port listened on twice")
+	}
+}
+
+func TestBindWatchSeesTheMessageInPieces(t *testing.T) {
+	for _, chunks := range [][]string{
+		{"2026 [ERROR] Can't start server: Bind on TCP/IP port. Got error: 98: Address already in use\n"},
+		{"nginx: [emerg] bind() to 127.0.0.1:8080 failed (98: Address al", "ready in use)\n"},
+		{"listen tcp 127.0.0.1:1: bind: address ", "", "already", " in use"},
+	} {
+		w := &BindWatch{}
+		for _, c := range chunks {
+			_, _ = w.Write([]byte(c))
+		}
+		if !w.Seen() {
+			t.Errorf("%q: not seen", chunks)
+		}
+	}
+	w := &BindWatch{}
+	_, _ = w.Write([]byte("Ready to accept connections tcp\naddress in use elsewhere\n"))
+	if w.Seen() {
+		t.Error("seen in an unrelated output")
+	}
+}
+
+func TestOnFreePortTriesAnotherPortOnlyWhenTaken(t *testing.T) {
+	ports := []int{1, 2, 3}
+	pick := func() (int, error) { p := ports[0]; ports = ports[1:]; return p, nil }
+	var tried []int
+	port, err := OnFreePort(pick, func(p int) error {
+		tried = append(tried, p)
+		if p < 3 {
+			return ErrPortInUse
+		}
+		return nil
+	})
+	if err != nil || port != 3 || len(tried) != 3 {
+		t.Errorf("OnFreePort = %d, %v after trying %v; want 3 after 1, 2, 3", port, err, tried)
+	}
+	other := errors.New("no server binary")
+	calls := 0
+	if _, err := OnFreePort(func() (int, error) { return 5, nil }, func(int) error { calls++; return other }); !errors.Is(err, other) || calls != 1 {
+		t.Errorf("another failure: %v after %d calls, want it at once", err, calls)
+	}
+	calls = 0
+	if _, err := OnFreePort(func() (int, error) { return 5, nil }, func(int) error { calls++; return ErrPortInUse }); !errors.Is(err, ErrPortInUse) || calls != PortAttempts {
+		t.Errorf("always taken: %v after %d calls, want ErrPortInUse after %d", err, calls, PortAttempts)
+	}
+}
+
+// TestRedisOnATakenPort: a Redis whose port another process holds fails
+// with ErrPortInUse — also when that process is another Redis, which
+// answers PING on the port as if it were the new one.
+func TestRedisOnATakenPort(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	l, err := Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_, err = StartRedis(ctx, RedisConfig{Dir: t.TempDir(), Port: port})
+	l.Close()
+	if !errors.Is(err, ErrPortInUse) {
+		t.Fatalf("redis on a port a listener holds: %v, want ErrPortInUse", err)
+	}
+	first, err := StartRedis(ctx, RedisConfig{Dir: t.TempDir(), Port: port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Stop()
+	second, err := StartRedis(ctx, RedisConfig{Dir: t.TempDir(), Port: port})
+	if !errors.Is(err, ErrPortInUse) {
+		if second != nil {
+			second.Stop()
+		}
+		t.Fatalf("redis on another redis's port %d: %v, want ErrPortInUse", port, err)
+	}
+}
