@@ -59,6 +59,10 @@ const (
 	// other than C and C++ (Checker.Language: Python 3, Java), with that
 	// language's commands. An older judge knows C and C++ checkers only.
 	CapabilityProgramLanguages = "checker_languages"
+	// CapabilityICPCValidator: the judge has the checker kind CheckerICPC
+	// (the ICPC default output validator with the test data's flags). An
+	// older judge refuses the kind.
+	CapabilityICPCValidator = "icpc_validator"
 )
 
 // Needs lists the capabilities a judge must announce to be sent t: a
@@ -73,6 +77,9 @@ func (t Task) Needs() []string {
 	}
 	if t.Checker.Language != "" {
 		out = append(out, CapabilityProgramLanguages)
+	}
+	if t.Checker.Kind == CheckerICPC {
+		out = append(out, CapabilityICPCValidator)
 	}
 	return out
 }

@@ -97,23 +97,18 @@ func importGroupFlags(t *testing.T, api func(method, path, ct string, body []byt
 	if v, _ := m["validation"].(map[string]any); st != http.StatusCreated || v["status"] != "valid" || v["inputs"] != float64(3) {
 		t.Fatalf("the tol package: %d %s", st, raw)
 	}
-	sols := awaitSolutions(t, api, "tol")
-	if len(sols.Solutions) != 3 || !sols.OK {
-		t.Fatalf("reference solutions after import: %+v", sols)
-	}
-	for _, s := range sols.Solutions {
-		if s.State != "ok" || s.Verdict != s.Expected {
-			t.Errorf("%s: %s got %s, expected %s", s.Name, s.State, s.Verdict, s.Expected)
-		}
-	}
+	expectSolutions(t, api, "tol", 3)
 }
 
 // TestImportCheckBrowser (issue 17): the admin's import panel in a real
 // browser against the whole stack: a package whose input a validator
 // refuses shows the refusal at the package's file field, naming the input
 // and the validator, and nothing is imported; the fixed package imports
-// and the panel shows its notes (a checktestdata validator not run) and
-// its input validation (valid, the validator, the inputs checked).
+// and the panel shows its notes and its input validation (valid, both
+// validators: the C++ one a judge ran and the checktestdata script the
+// web node ran, the inputs checked). A package whose checktestdata script
+// refuses an input shows the refusal naming the input, the line and the
+// position.
 func TestImportCheckBrowser(t *testing.T) {
 	env := startBrowserStack(t, 1)
 	base := env.base
@@ -217,6 +212,21 @@ func awaitSolutions(t *testing.T, api func(method, path, contentType string, bod
 			return sols
 		}
 		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// expectSolutions waits for the n reference solutions the import of slug
+// queued and fails the test unless each got the verdict it expects.
+func expectSolutions(t *testing.T, api func(method, path, contentType string, body []byte) (int, []byte), slug string, n int) {
+	t.Helper()
+	sols := awaitSolutions(t, api, slug)
+	if len(sols.Solutions) != n || !sols.OK {
+		t.Errorf("reference solutions of %s after import: %+v", slug, sols)
+	}
+	for _, s := range sols.Solutions {
+		if s.State != "ok" || s.Verdict != s.Expected {
+			t.Errorf("%s: %s got %s, expected %s", s.Name, s.State, s.Verdict, s.Expected)
+		}
 	}
 }
 

@@ -104,15 +104,7 @@ func TestImportValidationRealJudge(t *testing.T) {
 	}
 	// The reference solutions were queued by the import: wait for their
 	// verdicts.
-	sols := awaitSolutions(t, api, "plus")
-	if len(sols.Solutions) != 2 || !sols.OK {
-		t.Fatalf("reference solutions after import: %+v", sols)
-	}
-	for _, s := range sols.Solutions {
-		if s.State != "ok" || s.Verdict != s.Expected {
-			t.Errorf("%s: %s got %s, expected %s", s.Name, s.State, s.Verdict, s.Expected)
-		}
-	}
+	expectSolutions(t, api, "plus", 2)
 
 	// A Polygon package: its testlib validator with its own testlib.h.
 	st, m, raw = imp(polygonFixture(t, "standard", nil), "slug", "sum-poly")
@@ -127,6 +119,7 @@ func TestImportValidationRealJudge(t *testing.T) {
 	// Per-group validator flags, on the same stack (a stack start is a
 	// good part of a test's time).
 	t.Run("group flags", func(t *testing.T) { importGroupFlags(t, api) })
+	t.Run("default validator group flags", func(t *testing.T) { importDefaultValidatorFlags(t, api) })
 }
 
 // polygonFixture zips one of the Polygon fixtures of webapp/internal/polygon

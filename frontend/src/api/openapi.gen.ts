@@ -62,7 +62,7 @@ export interface Problem {
   statement: string;
   time_limit_ms: number;
   memory_limit_kb: number;
-  checker: "exact" | "default" | "float" | "special";
+  checker: "exact" | "default" | "float" | "special" | "icpc";
   /** Only with the float checker. */
   float_tolerance?: number;
   mode: "icpc" | "ioi";
@@ -91,7 +91,7 @@ export interface ProblemRequest {
   statement?: string;
   time_limit_ms?: number;
   memory_limit_kb?: number;
-  checker?: "exact" | "default" | "float" | "special";
+  checker?: "exact" | "default" | "float" | "special" | "icpc";
   float_tolerance?: number;
   mode?: "icpc" | "ioi";
   visibility?: "public" | "private" | "contest-only";

@@ -342,41 +342,47 @@ func groupSetting(files map[string][]byte, dir string, keys ...string) (any, str
 
 // readOutputValidatorFlags applies the test data groups'
 // output_validator_flags (2025-09: output_validator_args) to the
-// package's output validator (its checker, or the interactor of an
-// interactive problem): each case gets problem.yaml's validator_flags
-// followed by its group's flags (groupSetting: inherited from the parent
-// group when a group does not give them), as problemtools passes them;
-// a case with group flags carries its arguments
-// (testpkg.Package.ValidatorArgs). With the default output validator they
-// cannot be applied (Verdict's default checker takes validator_flags
-// only): noted.
-func (p *Problem) readOutputValidatorFlags(files map[string][]byte, pkg *testpkg.Package) {
+// package's output validator (its checker, the interactor of an
+// interactive problem, or the default output validator): each case gets
+// problem.yaml's validator_flags followed by its group's flags
+// (groupSetting: inherited from the parent group when a group does not
+// give them), as problemtools passes them; a case with group flags
+// carries its arguments (testpkg.Package.ValidatorArgs). The default
+// validator's flags must be its own (testpkg.ParseDefaultValidatorFlags):
+// else the error names the group's file.
+func (p *Problem) readOutputValidatorFlags(files map[string][]byte, pkg *testpkg.Package) error {
 	keys := []string{"output_validator_flags", "output_validator_args"}
-	var base *[]string
+	var base []string
 	switch {
 	case pkg.Interactor != nil:
-		base = &pkg.Interactor.Args
+		base = pkg.Interactor.Args
 	case p.Checker == CheckerSpecial:
-		base = &pkg.CheckerOptions.Args
-	}
-	if base == nil {
-		for _, in := range p.InputNames {
-			if v, file := groupSetting(files, path.Dir(in), keys...); len(settingArgs(v)) > 0 {
-				p.Notes = append(p.Notes, file+": output_validator_flags not applied: the default output validator takes problem.yaml's validator_flags only")
-			}
-		}
-		return
+		base = pkg.CheckerOptions.Args
+	case p.Checker == CheckerICPC:
+		base = p.ValidatorFlags
+		pkg.DefaultValidatorFlags = slices.Clone(base)
+	default:
+		return nil
 	}
 	// A case whose group gives flags carries base + them (never empty,
 	// so never lost to the manifest's omitempty); the others judge with
 	// base.
 	for i, in := range p.InputNames {
-		v, _ := groupSetting(files, path.Dir(in), keys...)
-		if flags := settingArgs(v); len(flags) > 0 {
-			if pkg.ValidatorArgs == nil {
-				pkg.ValidatorArgs = map[int][]string{}
-			}
-			pkg.ValidatorArgs[i+1] = append(slices.Clone(*base), flags...)
+		v, file := groupSetting(files, path.Dir(in), keys...)
+		flags := settingArgs(v)
+		if len(flags) == 0 {
+			continue
 		}
+		args := append(slices.Clone(base), flags...)
+		if p.Checker == CheckerICPC && pkg.Interactor == nil {
+			if _, err := testpkg.ParseDefaultValidatorFlags(args); err != nil {
+				return fmt.Errorf("%w: %s: output_validator_flags (for the default output validator): %w", ErrInvalid, file, err)
+			}
+		}
+		if pkg.ValidatorArgs == nil {
+			pkg.ValidatorArgs = map[int][]string{}
+		}
+		pkg.ValidatorArgs[i+1] = args
 	}
+	return nil
 }

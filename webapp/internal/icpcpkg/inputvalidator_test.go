@@ -1,6 +1,7 @@
 package icpcpkg
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -176,8 +177,8 @@ func TestConvertInputValidators(t *testing.T) {
 
 // TestConvertOutputValidatorFlags: a group's output_validator_flags
 // follow validator_flags for its cases (inherited by its subgroups, a
-// 2025-09 list too) when the package's own validator judges them; with
-// the default validator they are noted, not applied.
+// 2025-09 list too), for the package's own validator and for the default
+// one (whose flags must be its own: else the group's file is named).
 func TestConvertOutputValidatorFlags(t *testing.T) {
 	base := map[string]string{
 		"p/problem.yaml":                  "name: P\nvalidation: custom\nvalidator_flags: --strict\n",
@@ -207,11 +208,30 @@ func TestConvertOutputValidatorFlags(t *testing.T) {
 		{"custom validator", base, map[int][]string{2: {"--strict", "--tol", "1"}, 3: {"--strict", "--tol", "5"}, 4: {"--strict", "--tol", "5"}}, ""},
 		{"interactive", with("p/problem.yaml", "name: P\nvalidation: custom interactive\nvalidator_flags: --strict\n"),
 			map[int][]string{2: {"--strict", "--tol", "1"}, 3: {"--strict", "--tol", "5"}, 4: {"--strict", "--tol", "5"}}, ""},
-		{"default validator", with("p/problem.yaml", "name: P\n"), nil,
-			"data/secret/b/testdata.yaml: output_validator_flags not applied"},
+		{"default validator", func() map[string]string {
+			m := with("p/problem.yaml", "name: P\nvalidator_flags: case_sensitive\n")
+			m["p/data/secret/b/testdata.yaml"] = "output_validator_flags: float_tolerance 0.5\n"
+			m["p/data/secret/a/test_group.yaml"] = "output_validator_args: [space_change_sensitive]\n"
+			return m
+		}(), map[int][]string{2: {"case_sensitive", "space_change_sensitive"}, 3: {"case_sensitive", "float_tolerance", "0.5"},
+			4: {"case_sensitive", "float_tolerance", "0.5"}}, ""},
+		{"default validator, no problem flags", func() map[string]string {
+			m := with("p/problem.yaml", "name: P\n")
+			m["p/data/secret/b/testdata.yaml"] = "output_validator_flags: float_tolerance 0.5\n"
+			delete(m, "p/data/secret/a/test_group.yaml")
+			return m
+		}(), map[int][]string{3: {"float_tolerance", "0.5"}, 4: {"float_tolerance", "0.5"}}, ""},
+		{"default validator, bad group flags", with("p/problem.yaml", "name: P\n"), nil,
+			`data/secret/a/test_group.yaml: output_validator_flags (for the default output validator): unknown flag "--tol"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, pkg, err := Convert(zipOf(t, tc.files), Limits{})
+			if tc.want == nil {
+				if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.note) {
+					t.Fatalf("err %v, want %q", err, tc.note)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +247,8 @@ func TestConvertOutputValidatorFlags(t *testing.T) {
 					t.Fatal(err)
 				}
 				m, err := testpkg.Read(b)
-				if err != nil || !slices.Equal(m.ForCase(2).CheckerArgs, tc.want[3]) && !slices.Equal(m.ForCase(2).InteractorArgs, tc.want[3]) {
+				c3 := m.ForCase(2)
+				if err != nil || !slices.Equal(c3.CheckerArgs, tc.want[3]) && !slices.Equal(c3.InteractorArgs, tc.want[3]) && !slices.Equal(c3.DefaultValidatorFlags, tc.want[3]) {
 					t.Errorf("read back: %v, case 3 %+v", err, m.Cases[2])
 				}
 			}

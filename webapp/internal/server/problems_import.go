@@ -214,9 +214,6 @@ func packageProblem(ip icpcpkg.Problem, form importForm, slug string) (store.Pro
 	req := problemRequest{Slug: &slug, Title: &title, Statement: &ip.Statement, Checker: &ip.Checker, Mode: &ip.Mode,
 		Visibility: form.vis, Languages: form.langs}
 	req.InputFile, req.OutputFile = &ip.InputFile, &ip.OutputFile // file I/O (problemio.go)
-	if ip.Checker == icpcpkg.CheckerFloat {
-		req.FloatTolerance = &ip.FloatTolerance
-	}
 	if e := req.apply(&p); e != nil {
 		switch e.Field {
 		case "slug", "visibility", "languages":

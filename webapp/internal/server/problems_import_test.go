@@ -198,7 +198,7 @@ func TestProblemImport(t *testing.T) {
 	}
 	p := got.Problem
 	if p.Slug != "hello-world" || p.Title != "Hello Sum" || !strings.HasPrefix(p.Statement, "# Sum") || p.TimeLimitMs != 2000 ||
-		p.MemoryLimitKB != 256*1024 || p.Checker != store.CheckerFloat || p.FloatTolerance != 1e-6 || p.Mode != store.ModeICPC ||
+		p.MemoryLimitKB != 256*1024 || p.Checker != store.CheckerICPC || p.FloatTolerance != 0 || p.Mode != store.ModeICPC ||
 		p.Visibility != store.VisibilityPublic || strings.Join(p.Languages, ",") != "cpp17,py3" {
 		t.Fatalf("problem = %+v", p)
 	}
