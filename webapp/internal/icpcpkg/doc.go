@@ -55,6 +55,9 @@
 //     cases (the test data package's per-case ValidatorArgs), for the
 //     package's own checker or interactor and for the default validator
 //     (the package's DefaultValidatorFlags, checked).
+//   - grader_flags accept_if_any_accepted, in any group, refuses the
+//     package (checkGraderFlags): Verdict accepts a group only when all
+//     its cases are.
 //   - A legacy scoring group under the default grader with a scoring
 //     validator is one Sum subtask (its cases' scores added up when all
 //     are accepted, nothing otherwise), as the format grades it.

@@ -364,6 +364,9 @@ func (p *Problem) readStatement(files map[string][]byte) error {
 // checkUnsupported refuses what a package declares wrongly (custom output
 // validators are read by readValidator).
 func (p *Problem) checkUnsupported(meta map[string]any, files map[string][]byte) error {
+	if err := checkGraderFlags(files); err != nil {
+		return err
+	}
 	if p.Interactive {
 		return nil // its output validator is the interactor (readInteractor)
 	}
@@ -371,6 +374,28 @@ func (p *Problem) checkUnsupported(meta map[string]any, files map[string][]byte)
 		if strings.HasSuffix(name, ".interaction") {
 			return fmt.Errorf("%w: %s: a sample interaction, but problem.yaml does not declare the problem interactive "+
 				"(validation: custom interactive)", ErrInvalid, name)
+		}
+	}
+	return nil
+}
+
+// checkGraderFlags refuses a test data group whose grader_flags (legacy
+// testdata.yaml) hold accept_if_any_accepted: the default grader then
+// accepts the group when any of its cases (or subgroups) is accepted,
+// and Verdict accepts a group, a subtask or a problem only when every
+// case is; judging such a package would misjudge it.
+func checkGraderFlags(files map[string][]byte) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if !strings.HasPrefix(name, "data/") || (path.Base(name) != "testdata.yaml" && path.Base(name) != "test_group.yaml") {
+			continue
+		}
+		m := map[string]any{}
+		if yaml.Unmarshal(files[name], &m) != nil {
+			continue // readSettings names the file where it matters
+		}
+		if slices.Contains(settingArgs(m["grader_flags"]), "accept_if_any_accepted") {
+			return fmt.Errorf("%w: %s: grader_flags accept_if_any_accepted (the group is accepted when any of its cases is) "+
+				"is not supported: Verdict accepts a group only when all its cases are accepted", ErrUnsupported, name)
 		}
 	}
 	return nil

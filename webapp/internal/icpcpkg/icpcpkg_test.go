@@ -253,6 +253,15 @@ func TestConvertErrors(t *testing.T) {
 		{"statement not utf-8", with(passFail, "problem_statement/problem.en.md", "\xff\xfe"), ErrInvalid, "problem.en.md"},
 		{"unsafe name", with(passFail, "../evil.in", "x"), ErrInvalid, "unsafe"},
 		{"scoring without secret", map[string]string{"problem.yaml": "type: scoring\n", "data/sample/1.in": "1", "data/sample/1.ans": "1"}, ErrInvalid, "data/secret"},
+		{"accept_if_any_accepted, pass-fail", with(passFail, "data/secret/testdata.yaml", "grader_flags: first_error accept_if_any_accepted\n"),
+			ErrUnsupported, "data/secret/testdata.yaml: grader_flags accept_if_any_accepted"},
+		{"accept_if_any_accepted at the root", with(passFail, "data/testdata.yaml", "grader_flags: accept_if_any_accepted\n"),
+			ErrUnsupported, "data/testdata.yaml: grader_flags accept_if_any_accepted"},
+		{"accept_if_any_accepted, scoring group", map[string]string{"problem.yaml": "type: scoring\n", "data/secret/g1/1.in": "1", "data/secret/g1/1.ans": "1",
+			"data/secret/g1/testdata.yaml": "grader_flags: min accept_if_any_accepted\n"}, ErrUnsupported, "data/secret/g1/testdata.yaml: grader_flags accept_if_any_accepted"},
+		{"accept_if_any_accepted, interactive", with(passFail, "problem.yaml", "name: x\nvalidation: custom interactive\n",
+			"output_validators/v/v.cpp", "int main(){return 42;}", "data/testdata.yaml", "grader_flags: accept_if_any_accepted\n"),
+			ErrUnsupported, "accept_if_any_accepted"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
