@@ -240,7 +240,7 @@ func TestProblemImport(t *testing.T) {
 	_ = json.Unmarshal([]byte(r.raw), &got)
 	p = got.Problem
 	if p.Slug != "points" || p.Title != "Points" || p.Mode != store.ModeIOI || p.TimeLimitMs != 1000 || p.MemoryLimitKB != 262144 ||
-		p.Visibility != store.VisibilityPrivate || len(p.Languages) != 0 || p.Checker != store.CheckerDefault {
+		p.Visibility != store.VisibilityPrivate || len(p.Languages) != 0 || p.Checker != store.CheckerICPC {
 		t.Fatalf("scoring problem = %+v", p)
 	}
 	if got.Testdata.CaseCount != 4 || got.Testdata.Subtasks != 3 {
