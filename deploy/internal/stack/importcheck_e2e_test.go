@@ -124,8 +124,12 @@ func TestImportCheckBrowser(t *testing.T) {
 
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "plus-bad.zip")
+	badCtd := filepath.Join(dir, "plus-bad-ctd.zip")
 	good := filepath.Join(dir, "plus.zip")
 	if err := os.WriteFile(bad, validatedPackage(map[string]string{"plus/data/secret/02.in": "0 1001\n"}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(badCtd, validatedPackage(map[string]string{"plus/input_validators/format.ctd": "INT(0,1000) SPACE INT(0,100) NEWLINE\n"}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(good, validatedPackage(map[string]string{"plus/input_validators/format.ctd": "INT(0,1000) SPACE INT(0,1000) NEWLINE\n"}), 0o644); err != nil {
@@ -149,13 +153,19 @@ func TestImportCheckBrowser(t *testing.T) {
 		t.Errorf("the refused package's problem: %d, want 404", st)
 	}
 
+	importZip("import a package whose checktestdata script refuses an input", badCtd, "plus-bad-ctd",
+		`(document.getElementById('imp-file-err')?.textContent ?? '').includes('input data/secret/01.in: line 1, position 5: INT (script line 1): 500 is out of range [0, 100] (input validator input_validators/format.ctd)')`)
+	if st, _ := api(http.MethodGet, "/api/problems/plus-bad-ctd", "", nil); st != http.StatusNotFound {
+		t.Errorf("the problem of the package its script refused: %d, want 404", st)
+	}
+
 	importZip("import the fixed package", good, "plus",
 		`document.querySelector('[data-testid=import-validation]')?.dataset.status === 'valid'`)
 	step(t, ctx, "the panel shows the validation and the notes", 30*time.Second,
 		until(`(document.querySelector('[data-testid=import-validation]')?.textContent ?? '').includes('input_validators/range/range.cpp')`),
 		until(`/\b3\b/.test(document.querySelector('[data-testid=import-validation]')?.textContent ?? '')`),
-		until(`Array.from(document.querySelectorAll('[data-testid=icpc-notes] li')).some((li) => li.textContent.includes('input validator input_validators/format.ctd not run (checktestdata'))`),
-		until(`Array.from(document.querySelectorAll('[data-testid=icpc-notes] li')).some((li) => li.textContent.includes('input validators run on every input at import: 1'))`),
+		until(`(document.querySelector('[data-testid=import-validation]')?.textContent ?? '').includes('input_validators/format.ctd')`),
+		until(`Array.from(document.querySelectorAll('[data-testid=icpc-notes] li')).some((li) => li.textContent.includes('input validators run on every input at import: 2'))`),
 		until(`!document.getElementById('imp-file-err')`),
 	)
 	screenshot(t, ctx, "import-2-checked")

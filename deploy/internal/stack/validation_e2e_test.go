@@ -3,6 +3,7 @@ package stack
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"io/fs"
 	"mime/multipart"
 	"net/http"
@@ -95,11 +96,21 @@ func TestImportValidationRealJudge(t *testing.T) {
 		t.Fatalf("a validator that does not compile: %d %s", st, raw)
 	}
 
-	st, m, raw = imp(validatedPackage(nil), "slug", "plus")
+	// A checktestdata script beside it, which the web node runs: an input
+	// it refuses is named with its line and position.
+	ctd := "INT(0, 1000) SPACE INT(0, 1000, b) NEWLINE ASSERT(b != 7)\n"
+	st, m, raw = imp(validatedPackage(map[string]string{"plus/input_validators/format.ctd": ctd}), "slug", "plus")
+	if st != http.StatusBadRequest || !strings.Contains(errMessage(m),
+		"input data/secret/02.in: line 2, position 1: ASSERT (script line 1): the assertion is false (input validator input_validators/format.ctd)") {
+		t.Fatalf("an input the checktestdata script refuses: %d %s", st, raw)
+	}
+	ctd = "INT(0, 1000) SPACE INT(0, 1000) NEWLINE\n"
+	st, m, raw = imp(validatedPackage(map[string]string{"plus/input_validators/format.ctd": ctd}), "slug", "plus")
 	if st != http.StatusCreated {
 		t.Fatalf("the valid package: %d %s", st, raw)
 	}
-	if v, _ := m["validation"].(map[string]any); v["status"] != "valid" || v["inputs"] != float64(3) {
+	if v, _ := m["validation"].(map[string]any); v["status"] != "valid" || v["inputs"] != float64(3) ||
+		fmt.Sprint(v["validators"]) != "[input_validators/format.ctd input_validators/range/range.cpp]" {
 		t.Fatalf("validation %v", m["validation"])
 	}
 	// The reference solutions were queued by the import: wait for their

@@ -48,9 +48,12 @@
 //     convention: exit 42 valid, 43 invalid) that the web node has a judge
 //     run over every input at import, each input with its test data
 //     group's input_validator_flags (a group without them has its
-//     parent's: groupSetting). checktestdata and VIVA scripts, build/run
-//     scripts and other languages are noted as not run. Generators are
-//     ignored and listed in Notes.
+//     parent's: groupSetting). checktestdata scripts (.ctd) are parsed
+//     (webapp/internal/checktestdata) into Problem.Checktestdata, which
+//     the web node runs itself over every input (CheckInputs,
+//     checktestdata.go). VIVA scripts, build/run scripts and other
+//     languages are noted as not run. Generators are ignored and listed
+//     in Notes.
 //   - Groups' output_validator_flags follow validator_flags for their
 //     cases (the test data package's per-case ValidatorArgs), for the
 //     package's own checker or interactor and for the default validator

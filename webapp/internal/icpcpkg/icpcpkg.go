@@ -95,6 +95,10 @@ type Problem struct {
 	Assets []Asset
 	// InputValidators check every input at import (inputvalidator.go).
 	InputValidators []InputValidator
+	// Checktestdata are the package's checktestdata scripts, which the
+	// web node runs over every input at import (CheckInputs,
+	// checktestdata.go).
+	Checktestdata []Checktestdata
 	// InputNames are the package's names of the cases' inputs, in case
 	// order (data/secret/3.in), for messages about one input.
 	InputNames []string
@@ -165,7 +169,9 @@ func Convert(zipBytes []byte, lim Limits) (Problem, testpkg.Package, error) {
 	if p.Solutions, err = p.readSubmissions(files); err != nil {
 		return p, pkg, err
 	}
-	p.readInputValidators(files) // inputvalidator.go
+	if err := p.readInputValidators(files); err != nil { // inputvalidator.go
+		return p, pkg, err
+	}
 	for _, dir := range []string{"generators/", "problem_statement/", "statement/"} {
 		for name := range files {
 			if strings.HasPrefix(name, dir) && !strings.HasSuffix(name, ".md") {

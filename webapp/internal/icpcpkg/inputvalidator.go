@@ -12,6 +12,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/webapp/internal/checktestdata"
 )
 
 // InputValidator is a program of the package that checks every input of
@@ -93,12 +94,15 @@ var validatorLanguages = []struct {
 // program is a single file or a directory of files (the format's
 // programs), in C, C++, Python 3, Java or Go (its language by its files'
 // endings; several sources are compiled together, Python's and Java's
-// entry point main.py or Main.java when there are several). Programs
-// Verdict does not run are noted, saying the inputs were not checked by
-// them: checktestdata (.ctd) and VIVA (.viva) files, programs with
-// build/run scripts, Python 2, other languages. The flags are each test
-// data group's input_validator_flags (groupSetting).
-func (p *Problem) readInputValidators(files map[string][]byte) {
+// entry point main.py or Main.java when there are several).
+// checktestdata scripts (.ctd files) are parsed into Checktestdata,
+// which the web node runs itself (CheckInputs); one that does not parse
+// refuses the package, naming it and the line. Programs Verdict does not
+// run are noted, saying the inputs were not checked by them: VIVA
+// (.viva) files, programs with build/run scripts, Python 2, other
+// languages. The flags are each test data group's input_validator_flags
+// (groupSetting).
+func (p *Problem) readInputValidators(files map[string][]byte) error {
 	type dir struct {
 		top     string   // the validators' directory it is in
 		sources []string // every file of the program
@@ -134,7 +138,7 @@ func (p *Problem) readInputValidators(files map[string][]byte) {
 		d.sources = append(d.sources, name)
 	}
 	if len(names) == 0 {
-		return
+		return nil
 	}
 	notRun := func(key, why string) {
 		p.Notes = append(p.Notes, "input validator "+key+" not run ("+why+"): the inputs were not checked by it")
@@ -144,14 +148,15 @@ func (p *Problem) readInputValidators(files map[string][]byte) {
 		// The program's name: its directory's, or a single file's (with or
 		// without its ending: inputValidatorArgs tries both).
 		progName := path.Base(key)
-		var ctd, viva, scripts bool
+		var ctds []string
+		var viva, scripts bool
 		byLang := map[string][]string{}
 		headers := map[string][]byte{}
 		for _, n := range d.sources {
 			b, ext := path.Base(n), path.Ext(n)
 			switch {
 			case ext == ".ctd":
-				ctd = true
+				ctds = append(ctds, n)
 			case ext == ".viva":
 				viva = true
 			case b == "build" || b == "run" || b == "Makefile":
@@ -167,8 +172,16 @@ func (p *Problem) readInputValidators(files map[string][]byte) {
 			}
 		}
 		switch {
-		case ctd:
-			notRun(key, "checktestdata: Verdict's judges do not run checktestdata scripts")
+		case len(ctds) > 0:
+			// checktestdata scripts: the web node runs them itself
+			// (checktestdata.go).
+			for _, n := range ctds {
+				prog, err := checktestdata.Parse(files[n])
+				if err != nil {
+					return fmt.Errorf("%w: %s: %w", ErrInvalid, n, err)
+				}
+				p.Checktestdata = append(p.Checktestdata, Checktestdata{Path: n, Program: prog})
+			}
 			continue
 		case viva:
 			notRun(key, "VIVA: Verdict's judges do not run VIVA scripts")
@@ -229,9 +242,10 @@ func (p *Problem) readInputValidators(files map[string][]byte) {
 		v.Args, v.CaseArgs = p.inputValidatorArgs(files, progName)
 		p.InputValidators = append(p.InputValidators, v)
 	}
-	if len(p.InputValidators) > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("input validators run on every input at import: %d", len(p.InputValidators)))
+	if n := len(p.InputValidators) + len(p.Checktestdata); n > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("input validators run on every input at import: %d", n))
 	}
+	return nil
 }
 
 func firstLine(b []byte) string {

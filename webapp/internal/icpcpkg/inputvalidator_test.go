@@ -92,12 +92,11 @@ func TestConvertInputValidators(t *testing.T) {
 			notes: []string{"input validator input_validators/c not run (a program with its own build or run script",
 				"input validator input_validators/e not run (files in a subdirectory",
 				"input validator input_validators/h not run (several sources and no main.py, the entry point)",
-				"input validator input_validators/i.ctd not run (checktestdata",
 				"input validator input_validators/j.viva not run (VIVA",
 				"input validator input_validators/k not run (no source in a language",
 				"input validator input_validators/l not run (Python 2)",
 				"input validator input_validators/n not run (sources of several languages",
-				"input validators run on every input at import: 6"}}},
+				"input validators run on every input at import: 7"}}}, // i.ctd is the web node's (TestCheckInputs)
 		{"group flags of their own, inherited by subgroups", with(map[string]string{
 			"p/input_validators/a.cpp":          "int main(){return 42;}",
 			"p/data/secret/g/testdata.yaml":     "input_validator_flags: small\n",

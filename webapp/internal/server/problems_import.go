@@ -297,6 +297,10 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) err
 	if err := s.validatorsRunnable(r, ip); err != nil { // input validators need a judge (problems_import_validate.go)
 		return err
 	}
+	ctds, err := s.checktestdataInputs(ctx, ip, pkg) // checktestdata scripts, run here (problems_import_validate.go)
+	if err != nil {
+		return err
+	}
 	// A problem whose inputs are being validated is private until they
 	// all pass.
 	visibility := p.Visibility
@@ -339,6 +343,9 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) err
 			e.Message += " (the problem was kept, private: something was submitted to it meanwhile; delete or fix it)"
 		}
 		return err
+	}
+	if len(ctds) > 0 {
+		val.Status, val.Validators, val.Inputs = ValidationValid, append(ctds, val.Validators...), len(m.Cases)
 	}
 	if stored.Visibility != visibility {
 		stored.Visibility = visibility

@@ -44,6 +44,10 @@ import (
 // validation (below nginx's 60 s for /api).
 var importValidationWait = 45 * time.Second
 
+// checktestdataWait bounds the web node's own run of a package's
+// checktestdata scripts (besides icpcpkg.MaxChecktestdataSteps).
+var checktestdataWait = 30 * time.Second
+
 // Validator run limits (per input): CPU time and memory.
 const (
 	validatorTimeMs    = 10000
@@ -105,6 +109,43 @@ func (s *Server) validatorsRunnable(r *http.Request, ip icpcpkg.Problem) error {
 		}
 	}
 	return nil
+}
+
+// checktestdataInputs runs the package's checktestdata scripts over its
+// inputs here, on the web node, before anything is stored: they are
+// scripts of a language Verdict interprets itself (internal
+// checktestdata, bounded in steps, input size and integer size, regular
+// expressions in RE2), not programs to compile and sandbox, so no judge
+// is needed, and a refusal names the input, its line and position at
+// once. It returns the scripts' paths; a refusal is a 400 naming the
+// input, too much work a 400 naming the script, no result within
+// checktestdataWait a 503.
+func (s *Server) checktestdataInputs(ctx context.Context, ip icpcpkg.Problem, pkg testpkg.Package) ([]string, error) {
+	if len(ip.Checktestdata) == 0 {
+		return nil, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, checktestdataWait)
+	defer cancel()
+	err := ip.CheckInputs(cctx, pkg, icpcpkg.MaxChecktestdataSteps)
+	var refusal *icpcpkg.InputRefusal
+	switch {
+	case err == nil:
+		var paths []string
+		for _, c := range ip.Checktestdata {
+			paths = append(paths, c.Path)
+		}
+		return paths, nil
+	case errors.As(err, &refusal):
+		return nil, fileErr("input validation refused the package: " + refusal.Error())
+	case errors.Is(err, icpcpkg.ErrUnsupported):
+		return nil, fileErr("cannot import this ICPC package: " + strings.TrimPrefix(err.Error(), icpcpkg.ErrUnsupported.Error()+": "))
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(
+			"the package's checktestdata scripts did not check every input within %s (a busy web node, or too much work): nothing was imported", checktestdataWait))
+		e.RetryAfter = 10 * time.Second
+		return nil, e
+	}
+	return nil, unavailableErr(err)
 }
 
 // validateImport runs the package's input validators over every input of
