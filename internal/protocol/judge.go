@@ -63,6 +63,10 @@ const (
 	// (the ICPC default output validator with the test data's flags). An
 	// older judge refuses the kind.
 	CapabilityICPCValidator = "icpc_validator"
+	// CapabilityBuildCheck: the judge compiles a program without running
+	// it (InputValidation.BuildOnly: a package's output validator checked
+	// at import).
+	CapabilityBuildCheck = "build_check"
 )
 
 // Needs lists the capabilities a judge must announce to be sent t: a
@@ -74,6 +78,9 @@ func (t Task) Needs() []string {
 	var out []string
 	if t.Validation != nil {
 		out = append(out, CapabilityInputValidation)
+		if t.Validation.BuildOnly {
+			out = append(out, CapabilityBuildCheck)
+		}
 	}
 	if t.Checker.Language != "" {
 		out = append(out, CapabilityProgramLanguages)

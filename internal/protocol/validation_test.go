@@ -88,6 +88,9 @@ func TestCapabilities(t *testing.T) {
 	if n := (Task{Validation: &InputValidation{}}).Needs(); len(n) != 1 || n[0] != CapabilityInputValidation {
 		t.Fatalf("a validation needs %v", n)
 	}
+	if n := (Task{Validation: &InputValidation{BuildOnly: true}}).Needs(); !slices.Equal(n, []string{CapabilityInputValidation, CapabilityBuildCheck}) {
+		t.Fatalf("a build check needs %v", n)
+	}
 	for _, tc := range []struct {
 		name    string
 		checker Checker

@@ -79,7 +79,9 @@ const tolLimitsPy = `def check(text, args):
 `
 
 // importGroupFlags (issue 17; run by TestImportValidationRealJudge on its
-// stack): the "tol" package through nginx, a web node and a real judge: its Python input validator runs
+// stack): the "tol" package through nginx, a web node and a real judge:
+// its output validator, broken in C++ or in Python, refuses the package
+// with the compiler's message (a build check at import); its Python input validator runs
 // with each group's input_validator_flags (the loose group's input is
 // valid only by its own --max; without that file the package is refused
 // naming the input), and its reference solutions get their expected
@@ -88,6 +90,23 @@ const tolLimitsPy = `def check(text, args):
 func importGroupFlags(t *testing.T, api func(method, path, ct string, body []byte) (int, []byte)) {
 	t.Helper()
 	imp := importer(api)
+
+	// An output validator that does not compile refuses the package at
+	// import (a build check on the judge), C++ or Python.
+	for _, tc := range []struct {
+		edits map[string]string
+		want  []string
+	}{
+		{map[string]string{"tol/output_validators/close/close.cpp": "int main( {\n"},
+			[]string{"the package's checker output_validators/close/close.cpp does not compile:", "error"}},
+		{map[string]string{"tol/output_validators/close/close.cpp": "", "tol/output_validators/close/close.py": "import sys\ndef (:\n"},
+			[]string{"the package's checker output_validators/close/close.py does not compile:", "SyntaxError"}},
+	} {
+		st, m, raw := imp(tolPackage(tc.edits), "slug", "tol")
+		if st != http.StatusBadRequest || !strings.Contains(errMessage(m), tc.want[0]) || !strings.Contains(errMessage(m), tc.want[1]) {
+			t.Fatalf("an output validator that does not compile: %d %s", st, raw)
+		}
+	}
 
 	st, m, raw := imp(tolPackage(map[string]string{"tol/data/secret/loose/testdata.yaml": "output_validator_flags: --tol 5\n"}), "slug", "tol")
 	if st != http.StatusBadRequest || !strings.Contains(errMessage(m), "input data/secret/loose/1.in: 80: outside [1, 50] (input validator input_validators/bounds/main.py)") {

@@ -99,6 +99,10 @@ type Problem struct {
 	// web node runs over every input at import (CheckInputs,
 	// checktestdata.go).
 	Checktestdata []Checktestdata
+	// Programs are the package's paths of the test data's checker and
+	// interactor ("checker", "interactor": output_validators/v/v.py), for
+	// messages about them (their build check at import).
+	Programs map[string]string
 	// InputNames are the package's names of the cases' inputs, in case
 	// order (data/secret/3.in), for messages about one input.
 	InputNames []string

@@ -301,10 +301,15 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	// A problem whose inputs are being validated is private until they
-	// all pass.
+	builds, buildNotes, err := s.programBuilds(ctx, ip, pkg) // the checker and interactor, compiled on a judge
+	if err != nil {
+		return err
+	}
+	notes = append(notes, buildNotes...)
+	// A problem whose inputs are being validated (or programs compiled)
+	// is private until they all pass.
 	visibility := p.Visibility
-	if len(ip.InputValidators) > 0 {
+	if len(ip.InputValidators) > 0 || len(builds) > 0 {
 		p.Visibility = store.VisibilityPrivate
 	}
 	zipBytes, _, err := pkg.Build()
@@ -333,7 +338,7 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	val, err := s.validateImport(ctx, u, &stored, hash, ip, len(m.Cases))
+	val, err := s.validateImport(ctx, u, &stored, hash, ip, len(m.Cases), builds)
 	if err != nil {
 		kept := !s.dropRefusedImport(ctx, stored.ID)
 		s.log.Info("problem import refused by its input validation", "slug", p.Slug, "hash", hash, "kept", kept,
@@ -346,6 +351,9 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) err
 	}
 	if len(ctds) > 0 {
 		val.Status, val.Validators, val.Inputs = ValidationValid, append(ctds, val.Validators...), len(m.Cases)
+	}
+	for _, b := range builds {
+		notes = append(notes, fmt.Sprintf("the %s %s compiles (checked on a judge at import)", b.what, b.path))
 	}
 	if stored.Visibility != visibility {
 		stored.Visibility = visibility
