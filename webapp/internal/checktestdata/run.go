@@ -1,6 +1,7 @@
 package checktestdata
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -126,8 +127,8 @@ func (p *Program) Check(ctx context.Context, input []byte, lim Limits) (steps in
 // position is the 1-based line and byte column of offset at.
 func position(data []byte, at int) (int, int) {
 	at = min(max(at, 0), len(data))
-	line := 1 + strings.Count(string(data[:at]), "\n")
-	start := strings.LastIndexByte(string(data[:at]), '\n') + 1
+	line := 1 + bytes.Count(data[:at], []byte{'\n'})
+	start := bytes.LastIndexByte(data[:at], '\n') + 1
 	return line, at - start + 1
 }
 

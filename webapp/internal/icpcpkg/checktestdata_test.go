@@ -45,6 +45,14 @@ func TestCheckInputs(t *testing.T) {
 	if err := p.CheckInputs(context.Background(), pkg, 0); err != nil {
 		t.Fatalf("good inputs: %v", err)
 	}
+	// A program's directory with a script and a source: the script runs,
+	// the source is noted as not run.
+	p2, _, err := Convert(zipOf(t, with(base, "p/input_validators/more/extra.py", "exit(42)")), Limits{})
+	if err != nil || len(p2.Checktestdata) != 2 || len(p2.InputValidators) != 0 || !slices.ContainsFunc(p2.Notes, func(n string) bool {
+		return strings.Contains(n, "input validator input_validators/more not run (sources beside its checktestdata script")
+	}) {
+		t.Errorf("a script beside a source: %v, %d scripts, notes %q", err, len(p2.Checktestdata), p2.Notes)
+	}
 
 	for _, tc := range []struct {
 		name, file, content, want string

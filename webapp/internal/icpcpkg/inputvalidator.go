@@ -182,6 +182,9 @@ func (p *Problem) readInputValidators(files map[string][]byte) error {
 				}
 				p.Checktestdata = append(p.Checktestdata, Checktestdata{Path: n, Program: prog})
 			}
+			if len(byLang) > 0 || viva || scripts {
+				notRun(key, "sources beside its checktestdata script: the script is run, they are not")
+			}
 			continue
 		case viva:
 			notRun(key, "VIVA: Verdict's judges do not run VIVA scripts")
