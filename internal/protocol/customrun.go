@@ -56,7 +56,14 @@ type SampleCase struct {
 	Case   int    `json:"case"` // 1-based index in the test data
 	Input  string `json:"input"`
 	Answer string `json:"answer"`
+	// Flags are the ICPC default output validator's flags of the case
+	// (with CheckerICPC; testpkg.DefaultValidatorFlags).
+	Flags []string `json:"flags,omitempty"`
 }
+
+// MaxSampleFlags bounds a sample's Flags (as the test data package bounds
+// a case's validator arguments).
+const MaxSampleFlags = 32
 
 // Validate checks the bounds.
 func (c CustomRun) Validate() error {
@@ -73,6 +80,12 @@ func (c CustomRun) Validate() error {
 			errs = append(errs, fmt.Errorf("custom.samples[%d].case %d < 1", i, s.Case))
 		}
 		n += len(s.Input) + len(s.Answer)
+		if len(s.Flags) > MaxSampleFlags {
+			errs = append(errs, fmt.Errorf("custom.samples[%d].flags: %d, limit %d", i, len(s.Flags), MaxSampleFlags))
+		}
+		for _, f := range s.Flags {
+			n += len(f)
+		}
 	}
 	if n > MaxCustomSampleBytes {
 		errs = append(errs, fmt.Errorf("custom.samples: %d bytes, limit %d", n, MaxCustomSampleBytes))

@@ -59,6 +59,14 @@ const (
 	// other than C and C++ (Checker.Language: Python 3, Java), with that
 	// language's commands. An older judge knows C and C++ checkers only.
 	CapabilityProgramLanguages = "checker_languages"
+	// CapabilityICPCValidator: the judge has the checker kind CheckerICPC
+	// (the ICPC default output validator with the test data's flags). An
+	// older judge refuses the kind.
+	CapabilityICPCValidator = "icpc_validator"
+	// CapabilityBuildCheck: the judge compiles a program without running
+	// it (InputValidation.BuildOnly: a package's output validator checked
+	// at import).
+	CapabilityBuildCheck = "build_check"
 )
 
 // Needs lists the capabilities a judge must announce to be sent t: a
@@ -70,9 +78,15 @@ func (t Task) Needs() []string {
 	var out []string
 	if t.Validation != nil {
 		out = append(out, CapabilityInputValidation)
+		if t.Validation.BuildOnly {
+			out = append(out, CapabilityBuildCheck)
+		}
 	}
 	if t.Checker.Language != "" {
 		out = append(out, CapabilityProgramLanguages)
+	}
+	if t.Checker.Kind == CheckerICPC {
+		out = append(out, CapabilityICPCValidator)
 	}
 	return out
 }

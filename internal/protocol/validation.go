@@ -30,6 +30,11 @@ import (
 // validator's message in Message. The Result's verdict is AC when every
 // input is valid, CE when the validator does not compile
 // (CompileMessage says why), WA otherwise.
+//
+// A build check (BuildOnly) uses the same task to compile a package's
+// checker or interactor at import without running it: AC when it
+// compiles, CE otherwise. It goes only to judges that announce
+// CapabilityBuildCheck.
 
 // Input validator conventions.
 const (
@@ -76,6 +81,12 @@ type InputValidation struct {
 	// CaseArgs, by case number (1-based), replace Args for that case's
 	// input (a test data group's own input_validator_flags).
 	CaseArgs map[int][]string `json:"case_args,omitempty"`
+	// BuildOnly: the judge only compiles the program (a package's output
+	// validator, checked at import) and answers AC when it compiles, CE
+	// with the compiler's message when not; it runs nothing. Such a task
+	// needs CapabilityBuildCheck (an older judge would run the program
+	// as an input validator).
+	BuildOnly bool `json:"build_only,omitempty"`
 }
 
 // Validate checks the convention, names and bounds.

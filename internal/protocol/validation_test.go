@@ -88,6 +88,9 @@ func TestCapabilities(t *testing.T) {
 	if n := (Task{Validation: &InputValidation{}}).Needs(); len(n) != 1 || n[0] != CapabilityInputValidation {
 		t.Fatalf("a validation needs %v", n)
 	}
+	if n := (Task{Validation: &InputValidation{BuildOnly: true}}).Needs(); !slices.Equal(n, []string{CapabilityInputValidation, CapabilityBuildCheck}) {
+		t.Fatalf("a build check needs %v", n)
+	}
 	for _, tc := range []struct {
 		name    string
 		checker Checker
@@ -96,6 +99,8 @@ func TestCapabilities(t *testing.T) {
 		{"C++ special judge", Checker{Kind: CheckerSpecial}, nil},
 		{"Python output validator", Checker{Kind: CheckerSpecial, Language: "py3"}, []string{CapabilityProgramLanguages}},
 		{"Java interactor, default checker", Checker{Kind: CheckerDefault, Language: "java17"}, []string{CapabilityProgramLanguages}},
+		{"ICPC default output validator", Checker{Kind: CheckerICPC}, []string{CapabilityICPCValidator}},
+		{"float checker", Checker{Kind: CheckerFloat, Tolerance: 1e-6}, nil},
 	} {
 		if n := (Task{Checker: tc.checker}).Needs(); !slices.Equal(n, tc.want) {
 			t.Errorf("%s: needs %v, want %v", tc.name, n, tc.want)

@@ -127,12 +127,19 @@ const (
 	// CheckerSpecial: a problem-provided checker program shipped in the test
 	// data, run in the sandbox.
 	CheckerSpecial CheckerKind = "special"
+	// CheckerICPC: the ICPC problem package format's default output
+	// validator, built in: tokens compared case-insensitively, white
+	// space ignored, unless the test data's flags say otherwise
+	// (testpkg.DefaultValidatorFlags: the manifest's
+	// default_validator_flags, a case's validator_args). Needs
+	// CapabilityICPCValidator.
+	CheckerICPC CheckerKind = "icpc"
 )
 
 // Valid reports whether k is a known checker kind.
 func (k CheckerKind) Valid() bool {
 	switch k {
-	case CheckerExact, CheckerDefault, CheckerFloat, CheckerSpecial:
+	case CheckerExact, CheckerDefault, CheckerFloat, CheckerSpecial, CheckerICPC:
 		return true
 	}
 	return false

@@ -11,6 +11,10 @@ type SampleFile struct {
 	Case int // 1-based index
 	In   []byte
 	Ans  []byte
+	// Flags are the case's default output validator flags
+	// (Manifest.ForCase's DefaultValidatorFlags), for the checker kind
+	// protocol.CheckerICPC.
+	Flags []string
 }
 
 // ReadSamples returns the sample cases of a package (the manifest's
@@ -41,7 +45,7 @@ func ReadSamples(zipBytes []byte, maxBytes int64) ([]SampleFile, error) {
 	}
 	var out []SampleFile
 	var total int64
-	for _, c := range m.Cases {
+	for i, c := range m.Cases {
 		if !c.Sample {
 			continue
 		}
@@ -57,7 +61,7 @@ func ReadSamples(zipBytes []byte, maxBytes int64) ([]SampleFile, error) {
 		if total > maxBytes {
 			return nil, fmt.Errorf("%w: the sample cases are more than %d bytes", ErrInvalid, maxBytes)
 		}
-		out = append(out, SampleFile{Case: c.Index, In: in, Ans: ans})
+		out = append(out, SampleFile{Case: c.Index, In: in, Ans: ans, Flags: m.ForCase(i).DefaultValidatorFlags})
 	}
 	return out, nil
 }

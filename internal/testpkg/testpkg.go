@@ -59,18 +59,23 @@ type CaseFile struct {
 	Ans   string `json:"ans"`
 	// Sample: the case is a sample (public); every other case is hidden.
 	Sample bool `json:"sample,omitempty"`
-	// ValidatorArgs, when set, replace CheckerArgs (or InteractorArgs)
-	// for this case: an ICPC test data group's own
+	// ValidatorArgs, when set, replace CheckerArgs (or InteractorArgs,
+	// or DefaultValidatorFlags when the package has no output validator
+	// of its own) for this case: an ICPC test data group's own
 	// output_validator_flags. Judges that predate it refuse the manifest
 	// (unknown field), never judge it with the wrong arguments.
 	ValidatorArgs []string `json:"validator_args,omitempty"`
 }
 
-// ForCase is m as case i (0-based) is judged: its CheckerArgs and
-// InteractorArgs are the case's ValidatorArgs when it has them.
+// ForCase is m as case i (0-based) is judged: its CheckerArgs,
+// InteractorArgs and DefaultValidatorFlags are the case's ValidatorArgs
+// when it has them.
 func (m Manifest) ForCase(i int) Manifest {
 	if i >= 0 && i < len(m.Cases) && m.Cases[i].ValidatorArgs != nil {
 		m.CheckerArgs, m.InteractorArgs = m.Cases[i].ValidatorArgs, m.Cases[i].ValidatorArgs
+		if m.Checker == "" && !m.Interactive {
+			m.DefaultValidatorFlags = m.Cases[i].ValidatorArgs
+		}
 	}
 	return m
 }
@@ -129,6 +134,13 @@ type Manifest struct {
 	// of the case's subtask's ScoreMax, or score_multiplier.txt, a
 	// fraction), as the ICPC package format's scoring validators do.
 	KattisScore bool `json:"kattis_score,omitempty"`
+	// DefaultValidatorFlags are the flags of the ICPC default output
+	// validator (DefaultValidatorFlags, the checker kind
+	// protocol.CheckerICPC) for every case: an ICPC package's
+	// problem.yaml validator_flags; a case's ValidatorArgs replace them.
+	// Only in a package without a checker or interactor. Judges that
+	// predate it refuse the manifest (unknown field).
+	DefaultValidatorFlags []string `json:"default_validator_flags,omitempty"`
 }
 
 // Package is everything a test data package holds.
@@ -153,6 +165,8 @@ type Package struct {
 	CheckerOptions CheckerOptions
 	// KattisScore: see Manifest.KattisScore.
 	KattisScore bool
+	// DefaultValidatorFlags: see Manifest.DefaultValidatorFlags.
+	DefaultValidatorFlags []string
 }
 
 // epoch is the modification time of every entry, for reproducible bytes.
@@ -199,6 +213,7 @@ func (p Package) Build() ([]byte, Manifest, error) {
 		}
 	}
 	m.KattisScore = p.KattisScore
+	m.DefaultValidatorFlags = slices.Clone(p.DefaultValidatorFlags)
 	if err := m.checkKattisScore(); err != nil {
 		return nil, Manifest{}, err
 	}
@@ -208,6 +223,9 @@ func (p Package) Build() ([]byte, Manifest, error) {
 			ValidatorArgs: slices.Clone(p.ValidatorArgs[i+1])})
 	}
 	if err := m.check(); err != nil {
+		return nil, Manifest{}, err
+	}
+	if err := m.checkDefaultValidator(); err != nil {
 		return nil, Manifest{}, err
 	}
 	mj, err := json.MarshalIndent(m, "", "  ")
@@ -440,6 +458,7 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 		m.CheckerConvention, m.CheckerFiles, m.CheckerArgs = got.CheckerConvention, got.CheckerFiles, got.CheckerArgs
 		m.CheckerLanguage, m.InteractorLanguage = got.CheckerLanguage, got.InteractorLanguage
 		m.KattisScore = got.KattisScore
+		m.DefaultValidatorFlags = got.DefaultValidatorFlags
 		switch {
 		case got.CheckerLanguage != "" && checker != nil:
 			return Manifest{}, fmt.Errorf("%w: %s: names a %s checker, and the package has %s too; one checker",
@@ -463,6 +482,9 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 		return Manifest{}, err
 	}
 	if err := m.checkKattisScore(); err != nil {
+		return Manifest{}, err
+	}
+	if err := m.checkDefaultValidator(); err != nil {
 		return Manifest{}, err
 	}
 	// Every other file must be the interactor or one it names.

@@ -79,7 +79,9 @@ const tolLimitsPy = `def check(text, args):
 `
 
 // importGroupFlags (issue 17; run by TestImportValidationRealJudge on its
-// stack): the "tol" package through nginx, a web node and a real judge: its Python input validator runs
+// stack): the "tol" package through nginx, a web node and a real judge:
+// its output validator, broken in C++ or in Python, refuses the package
+// with the compiler's message (a build check at import); its Python input validator runs
 // with each group's input_validator_flags (the loose group's input is
 // valid only by its own --max; without that file the package is refused
 // naming the input), and its reference solutions get their expected
@@ -89,6 +91,23 @@ func importGroupFlags(t *testing.T, api func(method, path, ct string, body []byt
 	t.Helper()
 	imp := importer(api)
 
+	// An output validator that does not compile refuses the package at
+	// import (a build check on the judge), C++ or Python.
+	for _, tc := range []struct {
+		edits map[string]string
+		want  []string
+	}{
+		{map[string]string{"tol/output_validators/close/close.cpp": "int main( {\n"},
+			[]string{"the package's checker output_validators/close/close.cpp does not compile:", "error"}},
+		{map[string]string{"tol/output_validators/close/close.cpp": "", "tol/output_validators/close/close.py": "import sys\ndef (:\n"},
+			[]string{"the package's checker output_validators/close/close.py does not compile:", "SyntaxError"}},
+	} {
+		st, m, raw := imp(tolPackage(tc.edits), "slug", "tol")
+		if st != http.StatusBadRequest || !strings.Contains(errMessage(m), tc.want[0]) || !strings.Contains(errMessage(m), tc.want[1]) {
+			t.Fatalf("an output validator that does not compile: %d %s", st, raw)
+		}
+	}
+
 	st, m, raw := imp(tolPackage(map[string]string{"tol/data/secret/loose/testdata.yaml": "output_validator_flags: --tol 5\n"}), "slug", "tol")
 	if st != http.StatusBadRequest || !strings.Contains(errMessage(m), "input data/secret/loose/1.in: 80: outside [1, 50] (input validator input_validators/bounds/main.py)") {
 		t.Fatalf("the loose input without its group's bound: %d %s", st, raw)
@@ -97,23 +116,18 @@ func importGroupFlags(t *testing.T, api func(method, path, ct string, body []byt
 	if v, _ := m["validation"].(map[string]any); st != http.StatusCreated || v["status"] != "valid" || v["inputs"] != float64(3) {
 		t.Fatalf("the tol package: %d %s", st, raw)
 	}
-	sols := awaitSolutions(t, api, "tol")
-	if len(sols.Solutions) != 3 || !sols.OK {
-		t.Fatalf("reference solutions after import: %+v", sols)
-	}
-	for _, s := range sols.Solutions {
-		if s.State != "ok" || s.Verdict != s.Expected {
-			t.Errorf("%s: %s got %s, expected %s", s.Name, s.State, s.Verdict, s.Expected)
-		}
-	}
+	expectSolutions(t, api, "tol", 3)
 }
 
 // TestImportCheckBrowser (issue 17): the admin's import panel in a real
 // browser against the whole stack: a package whose input a validator
 // refuses shows the refusal at the package's file field, naming the input
 // and the validator, and nothing is imported; the fixed package imports
-// and the panel shows its notes (a checktestdata validator not run) and
-// its input validation (valid, the validator, the inputs checked).
+// and the panel shows its notes and its input validation (valid, both
+// validators: the C++ one a judge ran and the checktestdata script the
+// web node ran, the inputs checked). A package whose checktestdata script
+// refuses an input shows the refusal naming the input, the line and the
+// position.
 func TestImportCheckBrowser(t *testing.T) {
 	env := startBrowserStack(t, 1)
 	base := env.base
@@ -129,8 +143,12 @@ func TestImportCheckBrowser(t *testing.T) {
 
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "plus-bad.zip")
+	badCtd := filepath.Join(dir, "plus-bad-ctd.zip")
 	good := filepath.Join(dir, "plus.zip")
 	if err := os.WriteFile(bad, validatedPackage(map[string]string{"plus/data/secret/02.in": "0 1001\n"}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(badCtd, validatedPackage(map[string]string{"plus/input_validators/format.ctd": "INT(0,1000) SPACE INT(0,100) NEWLINE\n"}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(good, validatedPackage(map[string]string{"plus/input_validators/format.ctd": "INT(0,1000) SPACE INT(0,1000) NEWLINE\n"}), 0o644); err != nil {
@@ -154,13 +172,19 @@ func TestImportCheckBrowser(t *testing.T) {
 		t.Errorf("the refused package's problem: %d, want 404", st)
 	}
 
+	importZip("import a package whose checktestdata script refuses an input", badCtd, "plus-bad-ctd",
+		`(document.getElementById('imp-file-err')?.textContent ?? '').includes('input data/secret/01.in: line 1, position 5: INT (script line 1): 500 is out of range [0, 100] (input validator input_validators/format.ctd)')`)
+	if st, _ := api(http.MethodGet, "/api/problems/plus-bad-ctd", "", nil); st != http.StatusNotFound {
+		t.Errorf("the problem of the package its script refused: %d, want 404", st)
+	}
+
 	importZip("import the fixed package", good, "plus",
 		`document.querySelector('[data-testid=import-validation]')?.dataset.status === 'valid'`)
 	step(t, ctx, "the panel shows the validation and the notes", 30*time.Second,
 		until(`(document.querySelector('[data-testid=import-validation]')?.textContent ?? '').includes('input_validators/range/range.cpp')`),
 		until(`/\b3\b/.test(document.querySelector('[data-testid=import-validation]')?.textContent ?? '')`),
-		until(`Array.from(document.querySelectorAll('[data-testid=icpc-notes] li')).some((li) => li.textContent.includes('input validator input_validators/format.ctd not run (checktestdata'))`),
-		until(`Array.from(document.querySelectorAll('[data-testid=icpc-notes] li')).some((li) => li.textContent.includes('input validators run on every input at import: 1'))`),
+		until(`(document.querySelector('[data-testid=import-validation]')?.textContent ?? '').includes('input_validators/format.ctd')`),
+		until(`Array.from(document.querySelectorAll('[data-testid=icpc-notes] li')).some((li) => li.textContent.includes('input validators run on every input at import: 2'))`),
 		until(`!document.getElementById('imp-file-err')`),
 	)
 	screenshot(t, ctx, "import-2-checked")
@@ -217,6 +241,21 @@ func awaitSolutions(t *testing.T, api func(method, path, contentType string, bod
 			return sols
 		}
 		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// expectSolutions waits for the n reference solutions the import of slug
+// queued and fails the test unless each got the verdict it expects.
+func expectSolutions(t *testing.T, api func(method, path, contentType string, body []byte) (int, []byte), slug string, n int) {
+	t.Helper()
+	sols := awaitSolutions(t, api, slug)
+	if len(sols.Solutions) != n || !sols.OK {
+		t.Errorf("reference solutions of %s after import: %+v", slug, sols)
+	}
+	for _, s := range sols.Solutions {
+		if s.State != "ok" || s.Verdict != s.Expected {
+			t.Errorf("%s: %s got %s, expected %s", s.Name, s.State, s.Verdict, s.Expected)
+		}
 	}
 }
 

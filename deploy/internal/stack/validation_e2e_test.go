@@ -3,6 +3,7 @@ package stack
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"io/fs"
 	"mime/multipart"
 	"net/http"
@@ -95,24 +96,26 @@ func TestImportValidationRealJudge(t *testing.T) {
 		t.Fatalf("a validator that does not compile: %d %s", st, raw)
 	}
 
-	st, m, raw = imp(validatedPackage(nil), "slug", "plus")
+	// A checktestdata script beside it, which the web node runs: an input
+	// it refuses is named with its line and position.
+	ctd := "INT(0, 1000) SPACE INT(0, 1000, b) NEWLINE ASSERT(b != 7)\n"
+	st, m, raw = imp(validatedPackage(map[string]string{"plus/input_validators/format.ctd": ctd}), "slug", "plus")
+	if st != http.StatusBadRequest || !strings.Contains(errMessage(m),
+		"input data/secret/02.in: line 2, position 1: ASSERT (script line 1): the assertion is false (input validator input_validators/format.ctd)") {
+		t.Fatalf("an input the checktestdata script refuses: %d %s", st, raw)
+	}
+	ctd = "INT(0, 1000) SPACE INT(0, 1000) NEWLINE\n"
+	st, m, raw = imp(validatedPackage(map[string]string{"plus/input_validators/format.ctd": ctd}), "slug", "plus")
 	if st != http.StatusCreated {
 		t.Fatalf("the valid package: %d %s", st, raw)
 	}
-	if v, _ := m["validation"].(map[string]any); v["status"] != "valid" || v["inputs"] != float64(3) {
+	if v, _ := m["validation"].(map[string]any); v["status"] != "valid" || v["inputs"] != float64(3) ||
+		fmt.Sprint(v["validators"]) != "[input_validators/format.ctd input_validators/range/range.cpp]" {
 		t.Fatalf("validation %v", m["validation"])
 	}
 	// The reference solutions were queued by the import: wait for their
 	// verdicts.
-	sols := awaitSolutions(t, api, "plus")
-	if len(sols.Solutions) != 2 || !sols.OK {
-		t.Fatalf("reference solutions after import: %+v", sols)
-	}
-	for _, s := range sols.Solutions {
-		if s.State != "ok" || s.Verdict != s.Expected {
-			t.Errorf("%s: %s got %s, expected %s", s.Name, s.State, s.Verdict, s.Expected)
-		}
-	}
+	expectSolutions(t, api, "plus", 2)
 
 	// A Polygon package: its testlib validator with its own testlib.h.
 	st, m, raw = imp(polygonFixture(t, "standard", nil), "slug", "sum-poly")
@@ -127,6 +130,7 @@ func TestImportValidationRealJudge(t *testing.T) {
 	// Per-group validator flags, on the same stack (a stack start is a
 	// good part of a test's time).
 	t.Run("group flags", func(t *testing.T) { importGroupFlags(t, api) })
+	t.Run("default validator group flags", func(t *testing.T) { importDefaultValidatorFlags(t, api) })
 }
 
 // polygonFixture zips one of the Polygon fixtures of webapp/internal/polygon

@@ -62,7 +62,7 @@ export interface Problem {
   statement: string;
   time_limit_ms: number;
   memory_limit_kb: number;
-  checker: "exact" | "default" | "float" | "special";
+  checker: "exact" | "default" | "float" | "special" | "icpc";
   /** Only with the float checker. */
   float_tolerance?: number;
   mode: "icpc" | "ioi";
@@ -91,7 +91,7 @@ export interface ProblemRequest {
   statement?: string;
   time_limit_ms?: number;
   memory_limit_kb?: number;
-  checker?: "exact" | "default" | "float" | "special";
+  checker?: "exact" | "default" | "float" | "special" | "icpc";
   float_tolerance?: number;
   mode?: "icpc" | "ioi";
   visibility?: "public" | "private" | "contest-only";
@@ -444,7 +444,7 @@ export interface ProblemImportResult {
   solutions?: Solutions;
 }
 
-/** The package's input validators, run by a judge over every input before the import is kept (docs/problems.md). An input they refuse, or a validator that does not compile, refuses the import instead (400, naming the input); no judge to run them, or no outcome within 45 s, is a 503. */
+/** The package's input validators, run over every input before the import is kept (docs/problems.md): programs by a judge, checktestdata scripts by the web node itself. An input they refuse, or a validator that does not compile, refuses the import instead (400, naming the input; for a checktestdata script also the line and position in it); no judge to run them, or no outcome within 45 s, is a 503. */
 export interface ImportValidation {
   /** valid: every input passed every validator; none: the package has no validator Verdict runs (C or C++). */
   status: "none" | "valid";

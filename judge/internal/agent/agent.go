@@ -521,7 +521,8 @@ func (a *Agent) hello() protocol.Hello {
 		Cores: runtime.NumCPU(), MemoryBytes: memTotal, CachedData: a.cache.Hashes(),
 		MaxParallel: a.cfg.MaxParallel,
 		// The task kinds an older agent would misread (Task.Needs).
-		Capabilities: []string{protocol.CapabilityInputValidation, protocol.CapabilityProgramLanguages},
+		Capabilities: []string{protocol.CapabilityInputValidation, protocol.CapabilityProgramLanguages, protocol.CapabilityICPCValidator,
+			protocol.CapabilityBuildCheck},
 	}
 	for _, l := range a.cfg.Languages {
 		h.Languages = append(h.Languages, protocol.Language{ID: l.ID, Version: l.VersionText})

@@ -24,11 +24,12 @@ func (a *Agent) customRun(ctx context.Context, t protocol.Task, run sandbox.Spec
 	type job struct {
 		c         int
 		in, ans   string
+		flags     []string // the icpc checker's
 		hasAnswer bool
 	}
 	jobs := []job{{c: 0, in: t.Custom.Input}}
 	for _, s := range t.Custom.Samples {
-		jobs = append(jobs, job{c: s.Case, in: s.Input, ans: s.Answer, hasAnswer: true})
+		jobs = append(jobs, job{c: s.Case, in: s.Input, ans: s.Answer, flags: s.Flags, hasAnswer: true})
 	}
 	res.Verdict = protocol.VerdictAC
 	for i, j := range jobs {
@@ -83,7 +84,7 @@ func (a *Agent) customRun(ctx context.Context, t protocol.Task, run sandbox.Spec
 				return sysErr("custom run: write answer: %v", err)
 			}
 			var co checker.Outcome
-			co, err = checkFiles(t.Checker, out, ans)
+			co, err = checkFiles(t.Checker, j.flags, out, ans)
 			if err != nil {
 				return sysErr("custom run %d: checker: %v", i+1, err)
 			}

@@ -323,7 +323,8 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 				// The case's own output validator flags, if its group has them.
 				o, err = a.runChecker(ctx, at, checkerBin, m.ForCase(i), filepath.Join(data.Dir(), cf.In), out, filepath.Join(data.Dir(), cf.Ans), scratch, caseScoreMax(m, i))
 			} else {
-				o, err = checkFiles(t.Checker, out, filepath.Join(data.Dir(), cf.Ans))
+				// The built-in checker; icpc with the case's flags.
+				o, err = checkFiles(t.Checker, m.ForCase(i).DefaultValidatorFlags, out, filepath.Join(data.Dir(), cf.Ans))
 			}
 			if ctx.Err() != nil {
 				return res, ctx.Err()
@@ -479,7 +480,9 @@ func compileMessage(r sandbox.Result) string {
 	return strings.TrimSpace(b.String())
 }
 
-func checkFiles(c protocol.Checker, out, ans string) (checker.Outcome, error) {
+// checkFiles runs the built-in checker c on the files; flags are the
+// icpc checker's.
+func checkFiles(c protocol.Checker, flags []string, out, ans string) (checker.Outcome, error) {
 	// out was written by the program (through a descriptor the judge
 	// opened in its scratch dir): a regular file, never a symlink.
 	of, err := sandbox.OpenBeneath(filepath.Dir(out), filepath.Base(out))
@@ -492,7 +495,7 @@ func checkFiles(c protocol.Checker, out, ans string) (checker.Outcome, error) {
 		return checker.Outcome{}, err
 	}
 	defer af.Close()
-	return checker.Check(c.Kind, c.Tolerance, of, af)
+	return checker.Check(c.Kind, c.Tolerance, flags, of, af)
 }
 
 // resetDir makes dir empty, owned by uid (and the group of the same

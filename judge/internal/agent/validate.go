@@ -29,7 +29,8 @@ const validatorRunTime = 10 * time.Second
 // Python, Java, Go...) and runs it as that language runs a program on
 // every case's input, one CustomOutput per case. A validator
 // that does not compile is a CE with the compiler's message; an input it
-// refuses (or fails on) is a WA naming the case.
+// refuses (or fails on) is a WA naming the case. A build check
+// (BuildOnly) stops after the compile: AC, no outcome.
 func (a *Agent) validateInputs(ctx context.Context, slot int, t *task, pg *progress, log *slog.Logger) (protocol.Result, error) {
 	res := protocol.Result{TaskRef: t.TaskRef, JudgeID: a.cfg.JudgeID, Cases: []protocol.CaseResult{}}
 	sysErr := func(format string, args ...any) (protocol.Result, error) {
@@ -128,6 +129,10 @@ func (a *Agent) validateInputs(ctx context.Context, slot int, t *task, pg *progr
 				return sysErr("work dir: %v", err)
 			}
 		}
+	}
+	if v.BuildOnly { // a build check: it compiles, nothing runs
+		res.Verdict, res.Custom = protocol.VerdictAC, []protocol.CustomOutput{}
+		return res, nil
 	}
 	// The validator may not change itself from now on.
 	if err := sandbox.ChownTree(build, 0, 0); err != nil {

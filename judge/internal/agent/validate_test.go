@@ -101,7 +101,8 @@ func numbersPkg(ins ...string) testpkg.Package {
 // sandbox: every input valid is AC with one outcome per input; an invalid
 // input is a WA naming it with the validator's message; a validator
 // exiting otherwise (Kattis) or crashing is that input's failure; one
-// that does not compile is a CE with the compiler's message.
+// that does not compile is a CE with the compiler's message. A build
+// check compiles and runs nothing (AC without outcomes, or the CE).
 func TestValidateInputs(t *testing.T) {
 	h := newFakeHub(t)
 	good := h.addPackage(numbersPkg("1\n", "50\n", "100\n"))
@@ -150,6 +151,12 @@ func TestValidateInputs(t *testing.T) {
 			Source: cppMain, Files: map[string]string{"check.cc": cppCheck, "check.h": "bool in_range(long n);\n"}}, want{protocol.VerdictWA,
 			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictWA, protocol.VerdictAC, protocol.VerdictWA, protocol.VerdictWA},
 			[]string{"", "n out of range"}, ""}, ""},
+		{"build only: compiles, nothing runs", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: protocol.ValidatorCPP,
+			Source: "int main() { return 0; }\n", BuildOnly: true}, want{verdict: protocol.VerdictAC}, ""},
+		{"build only: a Python syntax error", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: "validate.py",
+			Source: "import sys\ndef (:\n", BuildOnly: true}, want{verdict: protocol.VerdictCE, compile: "SyntaxError"}, "py3"},
+		{"build only: a Java error", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: "Validate.java",
+			Source: "public class Validate { void f() { int x = \"s\"; } }\n", BuildOnly: true}, want{verdict: protocol.VerdictCE, compile: "incompatible types"}, "java17"},
 		{"java, two classes", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: "Validate.java",
 			Source: javaValidator, Files: map[string]string{"Range.java": javaRange}}, want{protocol.VerdictWA,
 			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictWA},

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/testpkg"
 )
 
 // MaxToken is the longest token the token checkers compare; a longer one in
@@ -69,55 +70,12 @@ func Exact(output, answer io.Reader) (Outcome, error) {
 	}
 }
 
-// tokens reads white-space separated tokens and knows their line.
-type tokens struct {
-	r    *bufio.Reader
-	line int
-	buf  []byte
-}
-
-func newTokens(r io.Reader) *tokens { return &tokens{r: bufio.NewReaderSize(r, 64<<10), line: 1} }
-
 func isSpace(b byte) bool {
 	return b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
 }
 
 // errTooLong: a token longer than MaxToken.
 var errTooLong = errors.New("token too long")
-
-// next returns the next token (valid until the next call), or io.EOF.
-func (t *tokens) next() ([]byte, error) {
-	for {
-		b, err := t.r.ReadByte()
-		if err != nil {
-			return nil, err
-		}
-		if !isSpace(b) {
-			t.buf = append(t.buf[:0], b)
-			break
-		}
-		if b == '\n' {
-			t.line++
-		}
-	}
-	for {
-		b, err := t.r.ReadByte()
-		if err == io.EOF {
-			return t.buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if isSpace(b) {
-			_ = t.r.UnreadByte()
-			return t.buf, nil
-		}
-		if len(t.buf) >= MaxToken {
-			return nil, errTooLong
-		}
-		t.buf = append(t.buf, b)
-	}
-}
 
 // Default compares tokens: differences in white space (including a missing
 // final newline) are ignored.
@@ -155,7 +113,7 @@ func floatEqual(o, a []byte, tol float64) bool {
 }
 
 func compareTokens(output, answer io.Reader, eq func(o, a []byte) bool) (Outcome, error) {
-	ot, at := newTokens(output), newTokens(answer)
+	ot, at := newStream(output), newStream(answer)
 	for n := 1; ; n++ {
 		a, aerr := at.next()
 		if aerr != nil && aerr != io.EOF {
@@ -257,9 +215,17 @@ func parsePoints(msg string) (float64, string, error) {
 	return min(v, 1), rest, nil
 }
 
-// Check runs a built-in checker kind (exact, default, float).
-func Check(kind protocol.CheckerKind, tol float64, output, answer io.Reader) (Outcome, error) {
+// Check runs a built-in checker kind (exact, default, float, icpc):
+// tol is the float checker's tolerance, flags the icpc checker's
+// (testpkg.ParseDefaultValidatorFlags; bad flags are an error).
+func Check(kind protocol.CheckerKind, tol float64, flags []string, output, answer io.Reader) (Outcome, error) {
 	switch kind {
+	case protocol.CheckerICPC:
+		f, err := testpkg.ParseDefaultValidatorFlags(flags)
+		if err != nil {
+			return Outcome{}, fmt.Errorf("checker icpc: flags: %w", err)
+		}
+		return ICPC(output, answer, f)
 	case protocol.CheckerExact:
 		return Exact(output, answer)
 	case protocol.CheckerDefault, "":

@@ -40,7 +40,7 @@ func TestBuiltin(t *testing.T) {
 		{"float exponent", protocol.CheckerFloat, 1e-6, "1e3", "1000.0", protocol.VerdictAC, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Check(tc.kind, tc.tol, strings.NewReader(tc.out), strings.NewReader(tc.ans))
+			got, err := Check(tc.kind, tc.tol, nil, strings.NewReader(tc.out), strings.NewReader(tc.ans))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,10 +7,10 @@
 // What maps and what does not:
 //
 //   - problem.yaml: name (a string or a map by language, English first),
-//     type/validation (scoring → IOI mode), validator_flags
-//     (float_tolerance, float_absolute_tolerance, float_relative_tolerance →
-//     the float checker; case_sensitive and space_change_sensitive → the
-//     exact checker when both are set), limits.time_limit (seconds; or the
+//     type/validation (scoring → IOI mode), validator_flags (without an
+//     output validator of the package's own: the checker CheckerICPC, the
+//     format's default output validator with these flags; a flag it does
+//     not define refuses the package), limits.time_limit (seconds; or the
 //     legacy .timelimit file) and limits.memory (MiB).
 //   - Statement: problem_statement/ or statement/ problem.<lang>.md or
 //     problem.md, English preferred; else problem.<lang>.tex converted to
@@ -48,13 +48,19 @@
 //     convention: exit 42 valid, 43 invalid) that the web node has a judge
 //     run over every input at import, each input with its test data
 //     group's input_validator_flags (a group without them has its
-//     parent's: groupSetting). checktestdata and VIVA scripts, build/run
-//     scripts and other languages are noted as not run. Generators are
-//     ignored and listed in Notes.
+//     parent's: groupSetting). checktestdata scripts (.ctd) are parsed
+//     (webapp/internal/checktestdata) into Problem.Checktestdata, which
+//     the web node runs itself over every input (CheckInputs,
+//     checktestdata.go). VIVA scripts, build/run scripts and other
+//     languages are noted as not run. Generators are ignored and listed
+//     in Notes.
 //   - Groups' output_validator_flags follow validator_flags for their
-//     cases (the test data package's per-case ValidatorArgs) when the
-//     checker or interactor is the package's own; with the default
-//     validator they are noted as not applied.
+//     cases (the test data package's per-case ValidatorArgs), for the
+//     package's own checker or interactor and for the default validator
+//     (the package's DefaultValidatorFlags, checked).
+//   - grader_flags accept_if_any_accepted, in any group, refuses the
+//     package (checkGraderFlags): Verdict accepts a group only when all
+//     its cases are.
 //   - A legacy scoring group under the default grader with a scoring
 //     validator is one Sum subtask (its cases' scores added up when all
 //     are accepted, nothing otherwise), as the format grades it.

@@ -51,8 +51,10 @@ func (l Limits) withDefaults() Limits {
 // Checkers, as the web node names them.
 const (
 	CheckerDefault = "default"
-	CheckerExact   = "exact"
-	CheckerFloat   = "float"
+	// CheckerICPC: the format's default output validator, with the
+	// package's flags (Problem.ValidatorFlags, the test data package's
+	// DefaultValidatorFlags and per-case ValidatorArgs).
+	CheckerICPC = "icpc"
 )
 
 // Modes, as the web node names them.
@@ -66,13 +68,15 @@ const (
 type Problem struct {
 	// ShortName is the package's directory name when the zip has one (a
 	// slug suggestion), else "".
-	ShortName      string
-	Title          string
-	Statement      string
-	TimeLimitMs    int
-	MemoryLimitKB  int
-	Checker        string
-	FloatTolerance float64
+	ShortName     string
+	Title         string
+	Statement     string
+	TimeLimitMs   int
+	MemoryLimitKB int
+	Checker       string
+	// ValidatorFlags are problem.yaml's validator_flags when the checker
+	// is CheckerICPC (checked: testpkg.ParseDefaultValidatorFlags).
+	ValidatorFlags []string
 	Mode           string
 	// Interactive: the package's output validator is the interactor (the
 	// test data package carries it; Checker stays the default, unused).
@@ -91,6 +95,14 @@ type Problem struct {
 	Assets []Asset
 	// InputValidators check every input at import (inputvalidator.go).
 	InputValidators []InputValidator
+	// Checktestdata are the package's checktestdata scripts, which the
+	// web node runs over every input at import (CheckInputs,
+	// checktestdata.go).
+	Checktestdata []Checktestdata
+	// Programs are the package's paths of the test data's checker and
+	// interactor ("checker", "interactor": output_validators/v/v.py), for
+	// messages about them (their build check at import).
+	Programs map[string]string
 	// InputNames are the package's names of the cases' inputs, in case
 	// order (data/secret/3.in), for messages about one input.
 	InputNames []string
@@ -155,11 +167,15 @@ func Convert(zipBytes []byte, lim Limits) (Problem, testpkg.Package, error) {
 	} else if !p.Interactive {
 		p.Notes = append(p.Notes, unusedValidator(files)...)
 	}
-	p.readOutputValidatorFlags(files, &pkg) // inputvalidator.go
+	if err := p.readOutputValidatorFlags(files, &pkg); err != nil { // inputvalidator.go
+		return p, pkg, err
+	}
 	if p.Solutions, err = p.readSubmissions(files); err != nil {
 		return p, pkg, err
 	}
-	p.readInputValidators(files) // inputvalidator.go
+	if err := p.readInputValidators(files); err != nil { // inputvalidator.go
+		return p, pkg, err
+	}
 	for _, dir := range []string{"generators/", "problem_statement/", "statement/"} {
 		for name := range files {
 			if strings.HasPrefix(name, dir) && !strings.HasSuffix(name, ".md") {
@@ -301,47 +317,15 @@ func (p *Problem) readMeta(meta map[string]any, files map[string][]byte) error {
 	return nil
 }
 
-// readFlags maps the default output validator's flags to a checker.
+// readFlags takes problem.yaml's validator_flags for the default output
+// validator: the checker CheckerICPC judges with them, as the format
+// defines them; flags it does not define refuse the package.
 func (p *Problem) readFlags(flags string) error {
 	f := strings.Fields(flags)
-	caseSens, spaceSens := false, false
-	for i := 0; i < len(f); i++ {
-		switch f[i] {
-		case "case_sensitive":
-			caseSens = true
-		case "space_change_sensitive":
-			spaceSens = true
-		case "float_tolerance", "float_absolute_tolerance", "float_relative_tolerance":
-			if i+1 >= len(f) {
-				return fmt.Errorf("%w: problem.yaml: validator_flags: %s needs a value", ErrInvalid, f[i])
-			}
-			v, err := strconv.ParseFloat(f[i+1], 64)
-			if err != nil || !(v > 0 && v <= 1) {
-				return fmt.Errorf("%w: problem.yaml: validator_flags: %s %q is not in (0, 1]", ErrInvalid, f[i], f[i+1])
-			}
-			i++
-			if p.Checker != CheckerFloat || v > p.FloatTolerance {
-				p.FloatTolerance = v
-			}
-			p.Checker = CheckerFloat
-		default:
-			p.Notes = append(p.Notes, "validator flag "+strconv.Quote(f[i])+" ignored")
-		}
+	if _, err := testpkg.ParseDefaultValidatorFlags(f); err != nil {
+		return fmt.Errorf("%w: problem.yaml: validator_flags: %w", ErrInvalid, err)
 	}
-	switch {
-	case p.Checker == CheckerFloat:
-		if caseSens || spaceSens {
-			p.Notes = append(p.Notes, "case and space sensitivity do not apply to the float checker")
-		}
-	case caseSens && spaceSens:
-		p.Checker = CheckerExact
-	case caseSens:
-		// Verdict's default checker compares tokens case-sensitively.
-	case spaceSens:
-		p.Notes = append(p.Notes, "space_change_sensitive without case_sensitive: the default checker (tokens, case-sensitive) is used")
-	default:
-		p.Notes = append(p.Notes, "the ICPC default validator ignores case; Verdict's default checker compares tokens case-sensitively")
-	}
+	p.Checker, p.ValidatorFlags = CheckerICPC, f
 	return nil
 }
 
@@ -390,6 +374,9 @@ func (p *Problem) readStatement(files map[string][]byte) error {
 // checkUnsupported refuses what a package declares wrongly (custom output
 // validators are read by readValidator).
 func (p *Problem) checkUnsupported(meta map[string]any, files map[string][]byte) error {
+	if err := checkGraderFlags(files); err != nil {
+		return err
+	}
 	if p.Interactive {
 		return nil // its output validator is the interactor (readInteractor)
 	}
@@ -397,6 +384,28 @@ func (p *Problem) checkUnsupported(meta map[string]any, files map[string][]byte)
 		if strings.HasSuffix(name, ".interaction") {
 			return fmt.Errorf("%w: %s: a sample interaction, but problem.yaml does not declare the problem interactive "+
 				"(validation: custom interactive)", ErrInvalid, name)
+		}
+	}
+	return nil
+}
+
+// checkGraderFlags refuses a test data group whose grader_flags (legacy
+// testdata.yaml) hold accept_if_any_accepted: the default grader then
+// accepts the group when any of its cases (or subgroups) is accepted,
+// and Verdict accepts a group, a subtask or a problem only when every
+// case is; judging such a package would misjudge it.
+func checkGraderFlags(files map[string][]byte) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if !strings.HasPrefix(name, "data/") || (path.Base(name) != "testdata.yaml" && path.Base(name) != "test_group.yaml") {
+			continue
+		}
+		m := map[string]any{}
+		if yaml.Unmarshal(files[name], &m) != nil {
+			continue // readSettings names the file where it matters
+		}
+		if slices.Contains(settingArgs(m["grader_flags"]), "accept_if_any_accepted") {
+			return fmt.Errorf("%w: %s: grader_flags accept_if_any_accepted (the group is accepted when any of its cases is) "+
+				"is not supported: Verdict accepts a group only when all its cases are accepted", ErrUnsupported, name)
 		}
 	}
 	return nil

@@ -74,7 +74,7 @@ func TestConvertPassFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Title != "Hello Sum" || p.TimeLimitMs != 2000 || p.MemoryLimitKB != 256*1024 || p.Checker != CheckerExact || p.Mode != ModeICPC {
+	if p.Title != "Hello Sum" || p.TimeLimitMs != 2000 || p.MemoryLimitKB != 256*1024 || p.Checker != CheckerICPC || p.Mode != ModeICPC {
 		t.Errorf("problem = %+v", p)
 	}
 	if !strings.HasPrefix(p.Statement, "# Sum") {
@@ -138,7 +138,7 @@ func TestConvertScoring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Title != "Points" || p.Mode != ModeIOI || p.TimeLimitMs != 1500 || !strings.HasPrefix(p.Statement, "Statement\n\n## Samples\n\n### Sample 1\n") || p.Checker != CheckerDefault {
+	if p.Title != "Points" || p.Mode != ModeIOI || p.TimeLimitMs != 1500 || !strings.HasPrefix(p.Statement, "Statement\n\n## Samples\n\n### Sample 1\n") || p.Checker != CheckerICPC {
 		t.Errorf("problem = %+v", p)
 	}
 	got := fmt.Sprint(pkg.Subtasks)
@@ -170,25 +170,37 @@ func TestConvertScoring(t *testing.T) {
 func TestConvertCheckerFlagsAndLayout(t *testing.T) {
 	tests := []struct {
 		name, yaml string
-		checker    string
-		tol        float64
+		flags      []string
+		err        string
 	}{
-		{"default", "name: x\n", CheckerDefault, 0},
-		{"float", "name: x\nvalidator_flags: float_tolerance 1e-6\n", CheckerFloat, 1e-6},
-		{"abs and rel take the larger", "name: x\nvalidator_flags: float_absolute_tolerance 1e-9 float_relative_tolerance 1e-6\n", CheckerFloat, 1e-6},
-		{"case sensitive only", "name: x\nvalidator_flags: case_sensitive\n", CheckerDefault, 0},
-		{"exact", "name: x\nvalidator_flags: space_change_sensitive case_sensitive\n", CheckerExact, 0},
+		{"default", "name: x\n", nil, ""},
+		{"float", "name: x\nvalidator_flags: float_tolerance 1e-6\n", []string{"float_tolerance", "1e-6"}, ""},
+		{"abs and rel", "name: x\nvalidator_flags: float_absolute_tolerance 1e-9 float_relative_tolerance 1e-6\n",
+			[]string{"float_absolute_tolerance", "1e-9", "float_relative_tolerance", "1e-6"}, ""},
+		{"case sensitive", "name: x\nvalidator_flags: case_sensitive\n", []string{"case_sensitive"}, ""},
+		{"both sensitive", "name: x\nvalidator_flags: space_change_sensitive case_sensitive\n", []string{"space_change_sensitive", "case_sensitive"}, ""},
+		{"large tolerance", "name: x\nvalidator_flags: float_absolute_tolerance 5\n", []string{"float_absolute_tolerance", "5"}, ""},
+		{"unknown flag", "name: x\nvalidator_flags: ignore_case\n", nil, `problem.yaml: validator_flags: unknown flag "ignore_case"`},
+		{"no value", "name: x\nvalidator_flags: float_tolerance\n", nil, "problem.yaml: validator_flags: float_tolerance needs a value"},
+		{"bad value", "name: x\nvalidator_flags: float_tolerance -1\n", nil, `problem.yaml: validator_flags: float_tolerance "-1"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// Zipped with its directory, as `zip -r hello.zip hello/` does.
 			files := map[string]string{"hello/problem.yaml": tc.yaml, "hello/data/secret/1.in": "1", "hello/data/secret/1.ans": "1"}
-			p, _, err := Convert(zipOf(t, files), Limits{})
+			p, pkg, err := Convert(zipOf(t, files), Limits{})
+			if tc.err != "" {
+				if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err %v, want %q", err, tc.err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Checker != tc.checker || p.FloatTolerance != tc.tol || p.ShortName != "hello" || p.Title != "x" {
-				t.Errorf("got %+v", p)
+			if p.Checker != CheckerICPC || !slices.Equal(p.ValidatorFlags, tc.flags) || !slices.Equal(pkg.DefaultValidatorFlags, tc.flags) ||
+				p.ShortName != "hello" || p.Title != "x" {
+				t.Errorf("got %+v, package flags %q", p, pkg.DefaultValidatorFlags)
 			}
 		})
 	}
@@ -236,11 +248,20 @@ func TestConvertErrors(t *testing.T) {
 		{"bad yaml", with(passFail, "problem.yaml", "name: [\n"), ErrInvalid, "problem.yaml"},
 		{"bad time limit", with(passFail, ".timelimit", "fast"), ErrInvalid, ".timelimit"},
 		{"negative time limit", with(passFail, "problem.yaml", "limits:\n  time_limit: -1\n"), ErrInvalid, "time_limit"},
-		{"bad tolerance", with(passFail, "problem.yaml", "validator_flags: float_tolerance 7\n"), ErrInvalid, "float_tolerance"},
+		{"bad tolerance", with(passFail, "problem.yaml", "validator_flags: float_tolerance x\n"), ErrInvalid, "float_tolerance"},
 		{"tolerance without value", with(passFail, "problem.yaml", "validator_flags: float_tolerance\n"), ErrInvalid, "float_tolerance"},
 		{"statement not utf-8", with(passFail, "problem_statement/problem.en.md", "\xff\xfe"), ErrInvalid, "problem.en.md"},
 		{"unsafe name", with(passFail, "../evil.in", "x"), ErrInvalid, "unsafe"},
 		{"scoring without secret", map[string]string{"problem.yaml": "type: scoring\n", "data/sample/1.in": "1", "data/sample/1.ans": "1"}, ErrInvalid, "data/secret"},
+		{"accept_if_any_accepted, pass-fail", with(passFail, "data/secret/testdata.yaml", "grader_flags: first_error accept_if_any_accepted\n"),
+			ErrUnsupported, "data/secret/testdata.yaml: grader_flags accept_if_any_accepted"},
+		{"accept_if_any_accepted at the root", with(passFail, "data/testdata.yaml", "grader_flags: accept_if_any_accepted\n"),
+			ErrUnsupported, "data/testdata.yaml: grader_flags accept_if_any_accepted"},
+		{"accept_if_any_accepted, scoring group", map[string]string{"problem.yaml": "type: scoring\n", "data/secret/g1/1.in": "1", "data/secret/g1/1.ans": "1",
+			"data/secret/g1/testdata.yaml": "grader_flags: min accept_if_any_accepted\n"}, ErrUnsupported, "data/secret/g1/testdata.yaml: grader_flags accept_if_any_accepted"},
+		{"accept_if_any_accepted, interactive", with(passFail, "problem.yaml", "name: x\nvalidation: custom interactive\n",
+			"output_validators/v/v.cpp", "int main(){return 42;}", "data/testdata.yaml", "grader_flags: accept_if_any_accepted\n"),
+			ErrUnsupported, "accept_if_any_accepted"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

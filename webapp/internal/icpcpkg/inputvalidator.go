@@ -12,6 +12,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/webapp/internal/checktestdata"
 )
 
 // InputValidator is a program of the package that checks every input of
@@ -93,12 +94,15 @@ var validatorLanguages = []struct {
 // program is a single file or a directory of files (the format's
 // programs), in C, C++, Python 3, Java or Go (its language by its files'
 // endings; several sources are compiled together, Python's and Java's
-// entry point main.py or Main.java when there are several). Programs
-// Verdict does not run are noted, saying the inputs were not checked by
-// them: checktestdata (.ctd) and VIVA (.viva) files, programs with
-// build/run scripts, Python 2, other languages. The flags are each test
-// data group's input_validator_flags (groupSetting).
-func (p *Problem) readInputValidators(files map[string][]byte) {
+// entry point main.py or Main.java when there are several).
+// checktestdata scripts (.ctd files) are parsed into Checktestdata,
+// which the web node runs itself (CheckInputs); one that does not parse
+// refuses the package, naming it and the line. Programs Verdict does not
+// run are noted, saying the inputs were not checked by them: VIVA
+// (.viva) files, programs with build/run scripts, Python 2, other
+// languages. The flags are each test data group's input_validator_flags
+// (groupSetting).
+func (p *Problem) readInputValidators(files map[string][]byte) error {
 	type dir struct {
 		top     string   // the validators' directory it is in
 		sources []string // every file of the program
@@ -134,7 +138,7 @@ func (p *Problem) readInputValidators(files map[string][]byte) {
 		d.sources = append(d.sources, name)
 	}
 	if len(names) == 0 {
-		return
+		return nil
 	}
 	notRun := func(key, why string) {
 		p.Notes = append(p.Notes, "input validator "+key+" not run ("+why+"): the inputs were not checked by it")
@@ -144,14 +148,15 @@ func (p *Problem) readInputValidators(files map[string][]byte) {
 		// The program's name: its directory's, or a single file's (with or
 		// without its ending: inputValidatorArgs tries both).
 		progName := path.Base(key)
-		var ctd, viva, scripts bool
+		var ctds []string
+		var viva, scripts bool
 		byLang := map[string][]string{}
 		headers := map[string][]byte{}
 		for _, n := range d.sources {
 			b, ext := path.Base(n), path.Ext(n)
 			switch {
 			case ext == ".ctd":
-				ctd = true
+				ctds = append(ctds, n)
 			case ext == ".viva":
 				viva = true
 			case b == "build" || b == "run" || b == "Makefile":
@@ -167,8 +172,19 @@ func (p *Problem) readInputValidators(files map[string][]byte) {
 			}
 		}
 		switch {
-		case ctd:
-			notRun(key, "checktestdata: Verdict's judges do not run checktestdata scripts")
+		case len(ctds) > 0:
+			// checktestdata scripts: the web node runs them itself
+			// (checktestdata.go).
+			for _, n := range ctds {
+				prog, err := checktestdata.Parse(files[n])
+				if err != nil {
+					return fmt.Errorf("%w: %s: %w", ErrInvalid, n, err)
+				}
+				p.Checktestdata = append(p.Checktestdata, Checktestdata{Path: n, Program: prog})
+			}
+			if len(byLang) > 0 || viva || scripts {
+				notRun(key, "sources beside its checktestdata script: the script is run, they are not")
+			}
 			continue
 		case viva:
 			notRun(key, "VIVA: Verdict's judges do not run VIVA scripts")
@@ -229,9 +245,10 @@ func (p *Problem) readInputValidators(files map[string][]byte) {
 		v.Args, v.CaseArgs = p.inputValidatorArgs(files, progName)
 		p.InputValidators = append(p.InputValidators, v)
 	}
-	if len(p.InputValidators) > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("input validators run on every input at import: %d", len(p.InputValidators)))
+	if n := len(p.InputValidators) + len(p.Checktestdata); n > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("input validators run on every input at import: %d", n))
 	}
+	return nil
 }
 
 func firstLine(b []byte) string {
@@ -342,41 +359,47 @@ func groupSetting(files map[string][]byte, dir string, keys ...string) (any, str
 
 // readOutputValidatorFlags applies the test data groups'
 // output_validator_flags (2025-09: output_validator_args) to the
-// package's output validator (its checker, or the interactor of an
-// interactive problem): each case gets problem.yaml's validator_flags
-// followed by its group's flags (groupSetting: inherited from the parent
-// group when a group does not give them), as problemtools passes them;
-// a case with group flags carries its arguments
-// (testpkg.Package.ValidatorArgs). With the default output validator they
-// cannot be applied (Verdict's default checker takes validator_flags
-// only): noted.
-func (p *Problem) readOutputValidatorFlags(files map[string][]byte, pkg *testpkg.Package) {
+// package's output validator (its checker, the interactor of an
+// interactive problem, or the default output validator): each case gets
+// problem.yaml's validator_flags followed by its group's flags
+// (groupSetting: inherited from the parent group when a group does not
+// give them), as problemtools passes them; a case with group flags
+// carries its arguments (testpkg.Package.ValidatorArgs). The default
+// validator's flags must be its own (testpkg.ParseDefaultValidatorFlags):
+// else the error names the group's file.
+func (p *Problem) readOutputValidatorFlags(files map[string][]byte, pkg *testpkg.Package) error {
 	keys := []string{"output_validator_flags", "output_validator_args"}
-	var base *[]string
+	var base []string
 	switch {
 	case pkg.Interactor != nil:
-		base = &pkg.Interactor.Args
+		base = pkg.Interactor.Args
 	case p.Checker == CheckerSpecial:
-		base = &pkg.CheckerOptions.Args
-	}
-	if base == nil {
-		for _, in := range p.InputNames {
-			if v, file := groupSetting(files, path.Dir(in), keys...); len(settingArgs(v)) > 0 {
-				p.Notes = append(p.Notes, file+": output_validator_flags not applied: the default output validator takes problem.yaml's validator_flags only")
-			}
-		}
-		return
+		base = pkg.CheckerOptions.Args
+	case p.Checker == CheckerICPC:
+		base = p.ValidatorFlags
+		pkg.DefaultValidatorFlags = slices.Clone(base)
+	default:
+		return nil
 	}
 	// A case whose group gives flags carries base + them (never empty,
 	// so never lost to the manifest's omitempty); the others judge with
 	// base.
 	for i, in := range p.InputNames {
-		v, _ := groupSetting(files, path.Dir(in), keys...)
-		if flags := settingArgs(v); len(flags) > 0 {
-			if pkg.ValidatorArgs == nil {
-				pkg.ValidatorArgs = map[int][]string{}
-			}
-			pkg.ValidatorArgs[i+1] = append(slices.Clone(*base), flags...)
+		v, file := groupSetting(files, path.Dir(in), keys...)
+		flags := settingArgs(v)
+		if len(flags) == 0 {
+			continue
 		}
+		args := append(slices.Clone(base), flags...)
+		if p.Checker == CheckerICPC && pkg.Interactor == nil {
+			if _, err := testpkg.ParseDefaultValidatorFlags(args); err != nil {
+				return fmt.Errorf("%w: %s: output_validator_flags (for the default output validator): %w", ErrInvalid, file, err)
+			}
+		}
+		if pkg.ValidatorArgs == nil {
+			pkg.ValidatorArgs = map[int][]string{}
+		}
+		pkg.ValidatorArgs[i+1] = args
 	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package icpcpkg
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -91,12 +92,11 @@ func TestConvertInputValidators(t *testing.T) {
 			notes: []string{"input validator input_validators/c not run (a program with its own build or run script",
 				"input validator input_validators/e not run (files in a subdirectory",
 				"input validator input_validators/h not run (several sources and no main.py, the entry point)",
-				"input validator input_validators/i.ctd not run (checktestdata",
 				"input validator input_validators/j.viva not run (VIVA",
 				"input validator input_validators/k not run (no source in a language",
 				"input validator input_validators/l not run (Python 2)",
 				"input validator input_validators/n not run (sources of several languages",
-				"input validators run on every input at import: 6"}}},
+				"input validators run on every input at import: 7"}}}, // i.ctd is the web node's (TestCheckInputs)
 		{"group flags of their own, inherited by subgroups", with(map[string]string{
 			"p/input_validators/a.cpp":          "int main(){return 42;}",
 			"p/data/secret/g/testdata.yaml":     "input_validator_flags: small\n",
@@ -176,8 +176,8 @@ func TestConvertInputValidators(t *testing.T) {
 
 // TestConvertOutputValidatorFlags: a group's output_validator_flags
 // follow validator_flags for its cases (inherited by its subgroups, a
-// 2025-09 list too) when the package's own validator judges them; with
-// the default validator they are noted, not applied.
+// 2025-09 list too), for the package's own validator and for the default
+// one (whose flags must be its own: else the group's file is named).
 func TestConvertOutputValidatorFlags(t *testing.T) {
 	base := map[string]string{
 		"p/problem.yaml":                  "name: P\nvalidation: custom\nvalidator_flags: --strict\n",
@@ -207,11 +207,30 @@ func TestConvertOutputValidatorFlags(t *testing.T) {
 		{"custom validator", base, map[int][]string{2: {"--strict", "--tol", "1"}, 3: {"--strict", "--tol", "5"}, 4: {"--strict", "--tol", "5"}}, ""},
 		{"interactive", with("p/problem.yaml", "name: P\nvalidation: custom interactive\nvalidator_flags: --strict\n"),
 			map[int][]string{2: {"--strict", "--tol", "1"}, 3: {"--strict", "--tol", "5"}, 4: {"--strict", "--tol", "5"}}, ""},
-		{"default validator", with("p/problem.yaml", "name: P\n"), nil,
-			"data/secret/b/testdata.yaml: output_validator_flags not applied"},
+		{"default validator", func() map[string]string {
+			m := with("p/problem.yaml", "name: P\nvalidator_flags: case_sensitive\n")
+			m["p/data/secret/b/testdata.yaml"] = "output_validator_flags: float_tolerance 0.5\n"
+			m["p/data/secret/a/test_group.yaml"] = "output_validator_args: [space_change_sensitive]\n"
+			return m
+		}(), map[int][]string{2: {"case_sensitive", "space_change_sensitive"}, 3: {"case_sensitive", "float_tolerance", "0.5"},
+			4: {"case_sensitive", "float_tolerance", "0.5"}}, ""},
+		{"default validator, no problem flags", func() map[string]string {
+			m := with("p/problem.yaml", "name: P\n")
+			m["p/data/secret/b/testdata.yaml"] = "output_validator_flags: float_tolerance 0.5\n"
+			delete(m, "p/data/secret/a/test_group.yaml")
+			return m
+		}(), map[int][]string{3: {"float_tolerance", "0.5"}, 4: {"float_tolerance", "0.5"}}, ""},
+		{"default validator, bad group flags", with("p/problem.yaml", "name: P\n"), nil,
+			`data/secret/a/test_group.yaml: output_validator_flags (for the default output validator): unknown flag "--tol"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, pkg, err := Convert(zipOf(t, tc.files), Limits{})
+			if tc.want == nil {
+				if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.note) {
+					t.Fatalf("err %v, want %q", err, tc.note)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +246,8 @@ func TestConvertOutputValidatorFlags(t *testing.T) {
 					t.Fatal(err)
 				}
 				m, err := testpkg.Read(b)
-				if err != nil || !slices.Equal(m.ForCase(2).CheckerArgs, tc.want[3]) && !slices.Equal(m.ForCase(2).InteractorArgs, tc.want[3]) {
+				c3 := m.ForCase(2)
+				if err != nil || !slices.Equal(c3.CheckerArgs, tc.want[3]) && !slices.Equal(c3.InteractorArgs, tc.want[3]) && !slices.Equal(c3.DefaultValidatorFlags, tc.want[3]) {
 					t.Errorf("read back: %v, case 3 %+v", err, m.Cases[2])
 				}
 			}

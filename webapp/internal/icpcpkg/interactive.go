@@ -60,6 +60,7 @@ func (p *Problem) readInteractor(files map[string][]byte, flags string) (*testpk
 	case v.c:
 		it.Name = testpkg.InteractorC
 	}
+	p.Programs = map[string]string{"interactor": v.path}
 	p.Notes = append(p.Notes, "interactive: the output validator "+v.path+v.langNote()+" is the interactor (Kattis convention: exit 42 accepted, 43 wrong answer)")
 	return it, nil
 }

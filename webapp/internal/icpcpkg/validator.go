@@ -58,6 +58,7 @@ func (p *Problem) readValidator(meta map[string]any, files map[string][]byte, pk
 		pkg.CheckerOptions.Name = testpkg.CheckerC
 	}
 	p.Checker = CheckerSpecial
+	p.Programs = map[string]string{"checker": v.path}
 	p.Notes = append(p.Notes, "custom validation: the output validator "+v.path+v.langNote()+
 		" is the checker (Kattis convention: exit 42 accepted, 43 wrong answer, judgemessage.txt the message)")
 	return nil

@@ -47,7 +47,7 @@ func TestConvertCustomValidator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Checker != CheckerSpecial || p.Interactive || p.TimeLimitMs != 2000 || p.FloatTolerance != 0 {
+	if p.Checker != CheckerSpecial || p.Interactive || p.TimeLimitMs != 2000 || p.ValidatorFlags != nil {
 		t.Fatalf("problem %+v", p)
 	}
 	o := pkg.CheckerOptions

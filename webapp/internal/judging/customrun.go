@@ -221,7 +221,7 @@ func (s *Service) sampleCases(ctx context.Context, blobs blob.Store, p *store.Pr
 		if len(out) == protocol.MaxCustomSamples {
 			break
 		}
-		out = append(out, protocol.SampleCase{Case: f.Case, Input: string(f.In), Answer: string(f.Ans)})
+		out = append(out, protocol.SampleCase{Case: f.Case, Input: string(f.In), Answer: string(f.Ans), Flags: f.Flags})
 	}
 	s.samples.Store(key, out)
 	return out, nil

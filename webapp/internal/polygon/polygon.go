@@ -461,6 +461,7 @@ func readPrograms(r *Result, x *xmlProblem, files map[string][]byte) error {
 		r.Testdata.Checker = src
 		r.Testdata.CheckerOptions = testpkg.CheckerOptions{Name: name, Files: includedHeaders(src, headers)}
 		p.Checker = "special"
+		setProgram(p, "checker", c.Source.Path)
 		if c.Name != "" {
 			p.Notes = append(p.Notes, "checker "+c.Name+" ("+c.Source.Path+"): a testlib special judge")
 		}
@@ -479,6 +480,7 @@ func readPrograms(r *Result, x *xmlProblem, files map[string][]byte) error {
 		r.Testdata.Interactor = &testpkg.Interactor{Name: name, Convention: testpkg.ConventionTestlib, Source: src,
 			Files: includedHeaders(src, headers)}
 		p.Interactive = true
+		setProgram(p, "interactor", it.Source.Path)
 		p.Notes = append(p.Notes, "interactive: "+it.Source.Path+" is the interactor (testlib convention); the checker checks its output")
 	}
 	for _, v := range x.Assets.Validators {
@@ -569,6 +571,15 @@ func referenceSolutions(r *Result) {
 
 // cName is the testpkg file name of a C or C++ program; other languages
 // are refused.
+// setProgram records the package path of the test data's checker or
+// interactor (icpcpkg.Problem.Programs).
+func setProgram(p *icpcpkg.Problem, what, path string) {
+	if p.Programs == nil {
+		p.Programs = map[string]string{}
+	}
+	p.Programs[what] = path
+}
+
 func cName(what string, s xmlSource, cpp, c string) (string, error) {
 	ext := strings.ToLower(path.Ext(s.Path))
 	switch {

@@ -105,8 +105,8 @@ func (req *problemRequest) apply(p *store.Problem) *APIError {
 		return badField("time_limit_ms", fmt.Sprintf("must be %d to %d", MinTimeLimitMs, MaxTimeLimitMs))
 	case p.MemoryLimitKB < MinMemoryLimitKB || p.MemoryLimitKB > MaxMemoryLimitKB:
 		return badField("memory_limit_kb", fmt.Sprintf("must be %d to %d", MinMemoryLimitKB, MaxMemoryLimitKB))
-	case p.Checker != store.CheckerExact && p.Checker != store.CheckerDefault && p.Checker != store.CheckerFloat && p.Checker != store.CheckerSpecial:
-		return badField("checker", "must be exact, default, float or special")
+	case p.Checker != store.CheckerExact && p.Checker != store.CheckerDefault && p.Checker != store.CheckerFloat && p.Checker != store.CheckerSpecial && p.Checker != store.CheckerICPC:
+		return badField("checker", "must be exact, default, float, special or icpc")
 	case p.Mode != store.ModeICPC && p.Mode != store.ModeIOI:
 		return badField("mode", "must be icpc or ioi")
 	case p.Visibility != store.VisibilityPublic && p.Visibility != store.VisibilityPrivate && p.Visibility != store.VisibilityContestOnly:

@@ -214,9 +214,6 @@ func packageProblem(ip icpcpkg.Problem, form importForm, slug string) (store.Pro
 	req := problemRequest{Slug: &slug, Title: &title, Statement: &ip.Statement, Checker: &ip.Checker, Mode: &ip.Mode,
 		Visibility: form.vis, Languages: form.langs}
 	req.InputFile, req.OutputFile = &ip.InputFile, &ip.OutputFile // file I/O (problemio.go)
-	if ip.Checker == icpcpkg.CheckerFloat {
-		req.FloatTolerance = &ip.FloatTolerance
-	}
 	if e := req.apply(&p); e != nil {
 		switch e.Field {
 		case "slug", "visibility", "languages":
@@ -300,10 +297,19 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) err
 	if err := s.validatorsRunnable(r, ip); err != nil { // input validators need a judge (problems_import_validate.go)
 		return err
 	}
-	// A problem whose inputs are being validated is private until they
-	// all pass.
+	ctds, err := s.checktestdataInputs(ctx, ip, pkg) // checktestdata scripts, run here (problems_import_validate.go)
+	if err != nil {
+		return err
+	}
+	builds, buildNotes, err := s.programBuilds(ctx, ip, pkg) // the checker and interactor, compiled on a judge
+	if err != nil {
+		return err
+	}
+	notes = append(notes, buildNotes...)
+	// A problem whose inputs are being validated (or programs compiled)
+	// is private until they all pass.
 	visibility := p.Visibility
-	if len(ip.InputValidators) > 0 {
+	if len(ip.InputValidators) > 0 || len(builds) > 0 {
 		p.Visibility = store.VisibilityPrivate
 	}
 	zipBytes, _, err := pkg.Build()
@@ -332,7 +338,7 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	val, err := s.validateImport(ctx, u, &stored, hash, ip, len(m.Cases))
+	val, err := s.validateImport(ctx, u, &stored, hash, ip, len(m.Cases), builds)
 	if err != nil {
 		kept := !s.dropRefusedImport(ctx, stored.ID)
 		s.log.Info("problem import refused by its input validation", "slug", p.Slug, "hash", hash, "kept", kept,
@@ -342,6 +348,12 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) err
 			e.Message += " (the problem was kept, private: something was submitted to it meanwhile; delete or fix it)"
 		}
 		return err
+	}
+	if len(ctds) > 0 {
+		val.Status, val.Validators, val.Inputs = ValidationValid, append(ctds, val.Validators...), len(m.Cases)
+	}
+	for _, b := range builds {
+		notes = append(notes, fmt.Sprintf("the %s %s compiles (checked on a judge at import)", b.what, b.path))
 	}
 	if stored.Visibility != visibility {
 		stored.Visibility = visibility

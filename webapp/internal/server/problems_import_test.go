@@ -11,6 +11,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func icpcPassFail() map[string]string {
 		"Hello_World/data/secret/01.ans":              "0\n",
 		"Hello_World/data/secret/02.in":               "100 200\n",
 		"Hello_World/data/secret/02.ans":              "300\n",
-		"Hello_World/input_validators/validate.ctd":   "INT(0, 9) NEWLINE",
+		"Hello_World/input_validators/validate.ctd":   "INT(0, 1000) SPACE INT(0, 1000) NEWLINE",
 	}
 }
 
@@ -164,6 +165,11 @@ func TestProblemImport(t *testing.T) {
 		{"title too long", "x.zip", zipOf(t, withFiles(icpcPassFail(), "Hello_World/problem.yaml", "name: "+strings.Repeat("n", 201)+"\n")),
 			nil, 400, CodeValidation, "file", "title"},
 		{"no file", "", nil, [][2]string{{"slug", "x"}}, 400, CodeValidation, "file", "required"},
+		{"an input its checktestdata script refuses", "x.zip", zipOf(t, withFiles(icpcPassFail(), "Hello_World/data/secret/02.in", "100 2000\n")), nil,
+			400, CodeValidation, "file", "input validation refused the package: input data/secret/02.in: line 1, position 5: INT (script line 1): " +
+				"2000 is out of range [0, 1000] (input validator input_validators/validate.ctd)"},
+		{"a checktestdata script that does not parse", "x.zip", zipOf(t, withFiles(icpcPassFail(), "Hello_World/input_validators/validate.ctd", "INT(0, 1000\n")), nil,
+			400, CodeValidation, "file", "input_validators/validate.ctd: line 2, column 1: expected \")\""},
 		{"empty file", "x.zip", []byte{}, nil, 400, CodeValidation, "file", "empty"},
 		{"too large", "x.zip", make([]byte, 70<<10), nil, 413, CodeTooLarge, "file", "larger"},
 		{"bad slug", "x.zip", good, [][2]string{{"slug", "Hello!"}}, 400, CodeValidation, "slug", "a-z"},
@@ -198,15 +204,15 @@ func TestProblemImport(t *testing.T) {
 	}
 	p := got.Problem
 	if p.Slug != "hello-world" || p.Title != "Hello Sum" || !strings.HasPrefix(p.Statement, "# Sum") || p.TimeLimitMs != 2000 ||
-		p.MemoryLimitKB != 256*1024 || p.Checker != store.CheckerFloat || p.FloatTolerance != 1e-6 || p.Mode != store.ModeICPC ||
+		p.MemoryLimitKB != 256*1024 || p.Checker != store.CheckerICPC || p.FloatTolerance != 0 || p.Mode != store.ModeICPC ||
 		p.Visibility != store.VisibilityPublic || strings.Join(p.Languages, ",") != "cpp17,py3" {
 		t.Fatalf("problem = %+v", p)
 	}
 	if got.Testdata.CaseCount != 3 || got.Testdata.Subtasks != 0 || got.Testdata.Checker || p.TestdataHash != got.Testdata.Hash {
 		t.Fatalf("testdata = %+v (problem hash %q)", got.Testdata, p.TestdataHash)
 	}
-	if notes := strings.Join(got.Notes, "\n"); !strings.Contains(notes, "input validator input_validators/validate.ctd not run (checktestdata") {
-		t.Fatalf("notes %q do not say the Python input validator was not run", got.Notes)
+	if v := got.Validation; v.Status != ValidationValid || !slices.Equal(v.Validators, []string{"input_validators/validate.ctd"}) || v.Inputs != 3 {
+		t.Fatalf("validation %+v: the checktestdata script checked every input", v)
 	}
 	// The blob is a Verdict package: samples first, then secret, in path order.
 	obj, err := se.srv.cfg.Blobs.Open(ctx, got.Testdata.Hash)
@@ -240,7 +246,7 @@ func TestProblemImport(t *testing.T) {
 	_ = json.Unmarshal([]byte(r.raw), &got)
 	p = got.Problem
 	if p.Slug != "points" || p.Title != "Points" || p.Mode != store.ModeIOI || p.TimeLimitMs != 1000 || p.MemoryLimitKB != 262144 ||
-		p.Visibility != store.VisibilityPrivate || len(p.Languages) != 0 || p.Checker != store.CheckerDefault {
+		p.Visibility != store.VisibilityPrivate || len(p.Languages) != 0 || p.Checker != store.CheckerICPC {
 		t.Fatalf("scoring problem = %+v", p)
 	}
 	if got.Testdata.CaseCount != 4 || got.Testdata.Subtasks != 3 {

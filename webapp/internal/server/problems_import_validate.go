@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,10 @@ import (
 // importValidationWait bounds how long an import waits for its input
 // validation (below nginx's 60 s for /api).
 var importValidationWait = 45 * time.Second
+
+// checktestdataWait bounds the web node's own run of a package's
+// checktestdata scripts (besides icpcpkg.MaxChecktestdataSteps).
+var checktestdataWait = 30 * time.Second
 
 // Validator run limits (per input): CPU time and memory.
 const (
@@ -107,24 +112,141 @@ func (s *Server) validatorsRunnable(r *http.Request, ip icpcpkg.Problem) error {
 	return nil
 }
 
+// checktestdataInputs runs the package's checktestdata scripts over its
+// inputs here, on the web node, before anything is stored: they are
+// scripts of a language Verdict interprets itself (internal
+// checktestdata, bounded in steps, input size and integer size, regular
+// expressions in RE2), not programs to compile and sandbox, so no judge
+// is needed, and a refusal names the input, its line and position at
+// once. It returns the scripts' paths; a refusal is a 400 naming the
+// input, too much work a 400 naming the script, no result within
+// checktestdataWait a 503.
+func (s *Server) checktestdataInputs(ctx context.Context, ip icpcpkg.Problem, pkg testpkg.Package) ([]string, error) {
+	if len(ip.Checktestdata) == 0 {
+		return nil, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, checktestdataWait)
+	defer cancel()
+	err := ip.CheckInputs(cctx, pkg, icpcpkg.MaxChecktestdataSteps)
+	var refusal *icpcpkg.InputRefusal
+	switch {
+	case err == nil:
+		var paths []string
+		for _, c := range ip.Checktestdata {
+			paths = append(paths, c.Path)
+		}
+		return paths, nil
+	case errors.As(err, &refusal):
+		return nil, fileErr("input validation refused the package: " + refusal.Error())
+	case errors.Is(err, icpcpkg.ErrUnsupported):
+		return nil, fileErr("cannot import this ICPC package: " + strings.TrimPrefix(err.Error(), icpcpkg.ErrUnsupported.Error()+": "))
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(
+			"the package's checktestdata scripts did not check every input within %s (a busy web node, or too much work): nothing was imported", checktestdataWait))
+		e.RetryAfter = 10 * time.Second
+		return nil, e
+	}
+	return nil, unavailableErr(err)
+}
+
+// buildCheck is a package's checker or interactor compiled on a judge at
+// import (protocol.InputValidation.BuildOnly): a program that does not
+// compile refuses the package then, not at its first judging.
+type buildCheck struct {
+	what, path string // "checker" or "interactor"; its path in the package
+	lang       string
+	iv         *protocol.InputValidation
+}
+
+// programBuilds are the build checks of the test data's checker and
+// interactor, each in its language (C and C++ by their file names);
+// when no connected judge offering the language checks builds (judges
+// older than protocol.CapabilityBuildCheck) the program is not checked
+// and a note says so.
+func (s *Server) programBuilds(ctx context.Context, ip icpcpkg.Problem, pkg testpkg.Package) ([]buildCheck, []string, error) {
+	type program struct {
+		what, name, lang string
+		src              []byte
+		files            map[string][]byte
+	}
+	var progs []program
+	if pkg.Checker != nil {
+		o := pkg.CheckerOptions
+		progs = append(progs, program{"checker", cmp.Or(o.Name, testpkg.CheckerName), o.Language, pkg.Checker, o.Files})
+	}
+	if it := pkg.Interactor; it != nil {
+		progs = append(progs, program{"interactor", cmp.Or(it.Name, testpkg.InteractorCPP), it.Language, it.Source, it.Files})
+	}
+	var out []buildCheck
+	var notes []string
+	for _, pr := range progs {
+		lang := pr.lang
+		if lang == "" {
+			lang = "cpp17"
+			if strings.HasSuffix(pr.name, ".c") {
+				lang = "c17"
+			}
+		}
+		path := cmp.Or(ip.Programs[pr.what], pr.name)
+		capable, err := s.judging.CapableJudges(ctx, lang, protocol.CapabilityBuildCheck)
+		if err != nil {
+			return nil, nil, unavailableErr(err)
+		}
+		if capable == 0 {
+			notes = append(notes, fmt.Sprintf("the %s %s was not compiled at import (no connected judge offering %s checks builds): "+
+				"an error in it shows when it first judges", pr.what, path, lang))
+			continue
+		}
+		iv := &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: pr.name, Source: string(pr.src), BuildOnly: true}
+		if len(pr.files) > 0 {
+			iv.Files = map[string]string{}
+			for n, b := range pr.files {
+				iv.Files[n] = string(b)
+			}
+		}
+		if err := iv.Validate(); err != nil {
+			return nil, nil, fileErr(fmt.Sprintf("the %s %s cannot be sent to the judges: %v", pr.what, path, err))
+		}
+		out = append(out, buildCheck{what: pr.what, path: path, lang: lang, iv: iv})
+	}
+	return out, notes, nil
+}
+
 // validateImport runs the package's input validators over every input of
 // the new problem's test data (hash, cases inputs) and waits for them. A
 // refusal is a 400 naming the input; no outcome in time or a judge's
 // failure a 503 (each an *APIError); the node's own failure is an
 // unavailableErr.
-func (s *Server) validateImport(ctx context.Context, u *store.User, p *store.Problem, hash string, ip icpcpkg.Problem, cases int) (ValidationJSON, error) {
+//
+// builds (programBuilds) are queued with them: a checker or interactor
+// that does not compile refuses the package too, naming it.
+func (s *Server) validateImport(ctx context.Context, u *store.User, p *store.Problem, hash string, ip icpcpkg.Problem, cases int,
+	builds []buildCheck) (ValidationJSON, error) {
 	out := ValidationJSON{Status: ValidationNone}
-	if len(ip.InputValidators) == 0 {
+	if len(ip.InputValidators) == 0 && len(builds) == 0 {
 		return out, nil
 	}
 	q := s.judging.Queue()
-	ids := make([]int64, len(ip.InputValidators))
-	for i, v := range ip.InputValidators {
+	var ids []int64
+	enqueue := func(what, lang string, iv *protocol.InputValidation) error {
 		id, err := q.NewCustomRunID(ctx)
 		if err != nil {
-			return out, unavailableErr(err)
+			return unavailableErr(err)
 		}
-		ids[i] = id
+		ids = append(ids, id)
+		t := queue.Task{Task: protocol.Task{
+			TaskRef: protocol.TaskRef{SubmissionID: id, Attempt: 1}, ProblemID: p.ID, TestData: s.judging.TestData(hash),
+			Language: lang,
+			Limits:   protocol.Limits{TimeMs: validatorTimeMs, MemoryKiB: validatorMemoryKiB, OutputBytes: 64 << 10},
+			Mode:     protocol.ModeICPC, Checker: protocol.Checker{Kind: protocol.CheckerDefault}, Priority: protocol.PriorityCustom,
+			Validation: iv,
+		}, UserID: u.ID, SubmittedAt: s.cfg.Now()}
+		if err := q.Enqueue(ctx, t); err != nil {
+			return unavailableErr(fmt.Errorf("enqueue the check of %s: %w", what, err))
+		}
+		return nil
+	}
+	for _, v := range ip.InputValidators {
 		iv := &protocol.InputValidation{Convention: v.Convention, Name: v.MainName(), Source: string(v.Source), Args: v.Args, CaseArgs: v.CaseArgs}
 		if len(v.Files) > 0 {
 			iv.Files = map[string]string{}
@@ -135,38 +257,66 @@ func (s *Server) validateImport(ctx context.Context, u *store.User, p *store.Pro
 		if err := iv.Validate(); err != nil {
 			return out, fileErr("the input validator " + v.Path + " cannot be sent to the judges: " + err.Error())
 		}
-		t := queue.Task{Task: protocol.Task{
-			TaskRef: protocol.TaskRef{SubmissionID: id, Attempt: 1}, ProblemID: p.ID, TestData: s.judging.TestData(hash),
-			Language: v.Lang(),
-			Limits:   protocol.Limits{TimeMs: validatorTimeMs, MemoryKiB: validatorMemoryKiB, OutputBytes: 64 << 10},
-			Mode:     protocol.ModeICPC, Checker: protocol.Checker{Kind: protocol.CheckerDefault}, Priority: protocol.PriorityCustom,
-			Validation: iv,
-		}, UserID: u.ID, SubmittedAt: s.cfg.Now()}
-		if err := q.Enqueue(ctx, t); err != nil {
-			return out, unavailableErr(fmt.Errorf("enqueue input validation of %s: %w", v.Path, err))
+		if err := enqueue(v.Path, v.Lang(), iv); err != nil {
+			return out, err
 		}
 		out.Validators = append(out.Validators, v.Path)
 	}
-	s.log.Info("input validation queued", "problem_id", p.ID, "hash", hash, "validators", len(ids), "inputs", cases)
+	for _, b := range builds {
+		if err := enqueue(b.path, b.lang, b.iv); err != nil {
+			return out, err
+		}
+	}
+	s.log.Info("input validation queued", "problem_id", p.ID, "hash", hash, "validators", len(ip.InputValidators), "builds", len(builds), "inputs", cases)
 	states, err := s.awaitValidation(ctx, ids)
 	if err != nil {
 		return out, unavailableErr(err)
 	}
 	for i, st := range states {
-		v := ip.InputValidators[i]
+		what := ""
+		if i < len(ip.InputValidators) {
+			what = "input validator " + ip.InputValidators[i].Path
+		} else {
+			b := builds[i-len(ip.InputValidators)]
+			what = b.what + " " + b.path
+		}
 		if st == nil {
 			e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(
-				"the judges did not validate the inputs within %s (input validator %s; no judge free, or a busy queue): nothing was imported, import again",
-				importValidationWait, v.Path))
+				"the judges did not check the package within %s (%s; no judge free, or a busy queue): nothing was imported, import again",
+				importValidationWait, what))
 			e.RetryAfter = 10 * time.Second
 			return out, e
 		}
-		if e := validationRefusal(v, *st, ip.InputNames, cases); e != nil {
+		if i >= len(ip.InputValidators) {
+			if e := buildRefusal(what, *st); e != nil {
+				return out, e
+			}
+			continue
+		}
+		if e := validationRefusal(ip.InputValidators[i], *st, ip.InputNames, cases); e != nil {
 			return out, e
 		}
 	}
-	out.Status, out.Inputs = ValidationValid, cases
+	if len(ip.InputValidators) > 0 {
+		out.Status, out.Inputs = ValidationValid, cases
+	}
 	return out, nil
+}
+
+// buildRefusal reads a build check's outcome: nil when the program
+// compiles; a 400 naming it with the compiler's message when not; a
+// judge's failure is a 503.
+func buildRefusal(what string, st protocol.CustomRunState) *APIError {
+	switch st.Status {
+	case protocol.VerdictAC:
+		return nil
+	case protocol.VerdictCE:
+		return fileErr(fmt.Sprintf("the package's %s does not compile: %s", what, st.CompileMessage))
+	}
+	e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(
+		"the judges could not compile the package's %s (%s: %s); nothing was imported, import again", what, st.Status, st.CompileMessage))
+	e.RetryAfter = 10 * time.Second
+	return e
 }
 
 // awaitValidation polls the validations' states (kept by the queue like

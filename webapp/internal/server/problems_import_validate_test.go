@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,7 +32,7 @@ type validatingJudge struct {
 	tasks []protocol.Task
 }
 
-func startValidatingJudge(t *testing.T, e *env, rule func(task protocol.Task, inputs [][]byte) protocol.Result) *validatingJudge {
+func startValidatingJudge(t *testing.T, e *env, rule func(task protocol.Task, inputs [][]byte) protocol.Result, caps ...string) *validatingJudge {
 	t.Helper()
 	q, err := queue.New(queue.Config{Client: e.rdb, Names: e.names})
 	if err != nil {
@@ -40,7 +41,9 @@ func startValidatingJudge(t *testing.T, e *env, rule func(task protocol.Task, in
 	vj := &validatingJudge{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	alive := func() { liveJudgeState(t, e, "judge-v", protocol.CapabilityInputValidation) }
+	alive := func() {
+		liveJudgeState(t, e, "judge-v", append([]string{protocol.CapabilityInputValidation}, caps...)...)
+	}
 	alive()
 	go func() {
 		defer close(done)
@@ -381,5 +384,63 @@ func TestImportPythonValidatorGroupFlags(t *testing.T) {
 	wantErr(t, r, 400, CodeValidation, "file")
 	if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "input data/secret/large/1.in: 500 > 20 (input validator input_validators/check/main.py)") {
 		t.Errorf("message %q", msg)
+	}
+}
+
+// TestImportBuildCheck (issue 17): a package's output validator is
+// compiled on a judge at import (a build-only task in its language): one
+// that does not compile refuses the package naming it and the compiler's
+// message, nothing kept; one that compiles is noted; with no judge that
+// checks builds the import goes on, and a note says the program was not
+// compiled.
+func TestImportBuildCheck(t *testing.T) {
+	pkg := func(validator string) []byte {
+		return zipOf(t, icpcValidated("sum/problem.yaml", "name: Sum\nvalidation: custom\nlimits:\n  time_limit: 1\n",
+			"sum/output_validators/close/main.py", validator, "sum/output_validators/close/util.py", "X = 1\n"))
+	}
+	// The Kattis validator of two sources; its build task runs nothing.
+	const ok = "import sys\nfrom util import X\nsys.exit(42)\n"
+	se := newStaffEnv(t, nil)
+	vj := startValidatingJudge(t, se.env, byContent, protocol.CapabilityBuildCheck)
+
+	r := se.setter.importProblem(pkg("#error broken\n"+ok), "sum.zip", nil, true)
+	wantErr(t, r, 400, CodeValidation, "file")
+	if msg := r.body["error"].(map[string]any)["message"].(string); !strings.Contains(msg,
+		"the package's checker output_validators/close/main.py does not compile: does not compile: validator.cpp:1:2: error: #error broken") {
+		t.Errorf("message %q", msg)
+	}
+	if n := se.count("problems"); n != 0 {
+		t.Errorf("a refused import left %d problems", n)
+	}
+
+	r = se.setter.importProblem(pkg(ok), "sum.zip", [][2]string{{"visibility", "public"}}, true)
+	if r.status != 201 {
+		t.Fatalf("import: %d %s", r.status, r.raw)
+	}
+	var got ProblemImportJSON
+	if err := json.Unmarshal([]byte(r.raw), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got.Notes, "the checker output_validators/close/main.py compiles (checked on a judge at import)") ||
+		got.Problem.Visibility != store.VisibilityPublic || got.Validation.Status != ValidationValid {
+		t.Errorf("import %+v", got)
+	}
+	var build *protocol.Task
+	for _, task := range vj.seen() {
+		if task.Validation.BuildOnly {
+			build = &task
+		}
+	}
+	if build == nil || build.Language != "py3" || build.Validation.Name != "main.py" || build.Validation.Source != ok ||
+		build.Validation.Files["util.py"] != "X = 1\n" || !slices.Contains(build.Needs(), protocol.CapabilityBuildCheck) {
+		t.Errorf("build task %+v", build)
+	}
+
+	// Judges older than build checks: imported, the checker not compiled.
+	se2 := newStaffEnv(t, nil)
+	startValidatingJudge(t, se2.env, byContent)
+	r = se2.setter.importProblem(pkg(ok), "sum.zip", nil, true)
+	if r.status != 201 || !strings.Contains(r.raw, "the checker output_validators/close/main.py was not compiled at import (no connected judge offering py3 checks builds)") {
+		t.Fatalf("import without build checks: %d %s", r.status, r.raw)
 	}
 }

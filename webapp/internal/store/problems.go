@@ -25,6 +25,9 @@ const (
 	CheckerDefault = "default"
 	CheckerFloat   = "float"
 	CheckerSpecial = "special"
+	// CheckerICPC: the ICPC package format's default output validator
+	// with the test data's flags (protocol.CheckerICPC).
+	CheckerICPC = "icpc"
 )
 
 // Scoring modes of problems and rules of contests.

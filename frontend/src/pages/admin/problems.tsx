@@ -128,7 +128,7 @@ export function ProblemAdmin() {
           <Field id="p-memory" label={t("admin.memoryLimit")} type="number" min={1024} required value={f.memory_limit_kb} onInput={set("memory_limit_kb")} error={fe("memory_limit_kb")} />
           <Field id="p-checker" label={t("admin.checker")} error={fe("checker")}>
             <select id="p-checker" value={f.checker} onChange={set("checker")}>
-              {["default", "exact", "float", "special"].map((x) => (
+              {["default", "exact", "float", "special", "icpc"].map((x) => (
                 <option key={x}>{x}</option>
               ))}
             </select>
