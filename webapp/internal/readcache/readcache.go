@@ -2,6 +2,7 @@ package readcache
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,8 @@ type entry struct {
 	v   any
 	exp time.Time
 }
+
+var errLoadPanicked = errors.New("readcache: the shared load panicked")
 
 type callKey struct {
 	gen uint64
@@ -132,8 +135,8 @@ func Get[V any](ctx context.Context, c *Cache, key any, keep func(V) bool, load 
 		if cl.err == nil {
 			return cl.v.(V), nil
 		}
-		if ctx.Err() == nil {
-			return load(ctx)
+		if ctx.Err() == nil && (errors.Is(cl.err, context.Canceled) || errors.Is(cl.err, context.DeadlineExceeded)) {
+			return load(ctx) // the loader's request ended, not ours
 		}
 		var zero V
 		return zero, cl.err
@@ -143,7 +146,18 @@ func Get[V any](ctx context.Context, c *Cache, key any, keep func(V) bool, load 
 	c.mu.Unlock()
 
 	c.loads.Add(1)
+	returned := false
+	defer func() {
+		if !returned { // load panicked: no waiter may block on it
+			cl.err = errLoadPanicked
+			c.mu.Lock()
+			delete(c.calls, ck)
+			c.mu.Unlock()
+			close(cl.done)
+		}
+	}()
 	v, err := load(ctx)
+	returned = true
 	cl.v, cl.err = v, err
 
 	c.mu.Lock()

@@ -180,3 +180,54 @@ func TestWaiterReloadsWhenLoaderCancelled(t *testing.T) {
 		t.Fatalf("waiter: %v", err)
 	}
 }
+
+// A load that fails for its own reason (not the loader's request ending)
+// is that answer for everyone sharing it: no stampede of reloads on a
+// failing database.
+func TestWaitersShareAFailure(t *testing.T) {
+	c := New(Config{})
+	errDown := errors.New("mysql down")
+	release := make(chan struct{})
+	var loads atomic.Int32
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			_, err := Get(context.Background(), c, "k", nil, func(context.Context) (int, error) {
+				loads.Add(1)
+				<-release
+				return 0, errDown
+			})
+			if !errors.Is(err, errDown) {
+				t.Errorf("err %v, want mysql down", err)
+			}
+		})
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if n := loads.Load(); n != 1 {
+		t.Fatalf("%d loads, want 1", n)
+	}
+}
+
+// A load that panics leaves no waiter blocked and no call behind: the next
+// read loads again.
+func TestLoadPanicFreesTheKey(t *testing.T) {
+	c := New(Config{})
+	func() {
+		defer func() { _ = recover() }()
+		_, _ = Get(context.Background(), c, "k", nil, func(context.Context) (int, error) { panic("boom") })
+	}()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if v, err := Get(context.Background(), c, "k", nil, func(context.Context) (int, error) { return 7, nil }); err != nil || v != 7 {
+			t.Errorf("after the panic: %v, %v", v, err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a read after a panicked load blocked")
+	}
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/httpsec"
 	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/webapp/internal/readcache"
 	"github.com/verdict-oj/verdict/webapp/internal/session"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -271,6 +272,12 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		u, err := s.cfg.Store.UserByID(ctx, sess.UserID)
+		if err == nil && !u.SessionValid(sess.Epoch) {
+			// The read cache may hold the user from before a password
+			// change on another node whose purge has not arrived: only
+			// MySQL may end a session.
+			u, err = s.cfg.Store.UserByID(readcache.Bypass(ctx), sess.UserID)
+		}
 		if errors.Is(err, store.ErrNotFound) || (err == nil && !u.SessionValid(sess.Epoch)) {
 			_ = s.sessions.Delete(ctx, sess.ID)
 			if err == nil { // the hub's copy of the epoch may lag: bring it up

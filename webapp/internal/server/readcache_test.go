@@ -159,3 +159,31 @@ func TestKeepsReadCache(t *testing.T) {
 		}
 	}
 }
+
+// A node whose cache still holds a user from before their epoch moved on
+// (a password change on another node whose purge has not arrived) must not
+// end the user's new session: only MySQL may.
+func TestStaleCachedEpochEndsNoNewSession(t *testing.T) {
+	a := newEnv(t, cachedNode) // no purge listener: the purge never arrives
+	b := a.sibling(t, nil)
+	a.user("stu", store.RoleStudent, "stu-password")
+	old := a.client()
+	if r := old.login("stu", "stu-password"); r.status != 200 {
+		t.Fatalf("login: %d %s", r.status, r.raw)
+	}
+	if r := old.do("GET", "/api/me", nil); r.status != 200 { // node A keeps the user
+		t.Fatalf("GET /api/me: %d %s", r.status, r.raw)
+	}
+	if _, err := a.st.DB.Exec("UPDATE users SET session_epoch = session_epoch + 1 WHERE username = 'stu'"); err != nil {
+		t.Fatal(err)
+	}
+	fresh := b.client()
+	if r := fresh.login("stu", "stu-password"); r.status != 200 {
+		t.Fatalf("login on node B: %d %s", r.status, r.raw)
+	}
+	// The new session, on node A.
+	fresh.e = a
+	if r := fresh.do("GET", "/api/me", nil); r.status != 200 {
+		t.Fatalf("the new session on the node with the stale user: %d %s", r.status, r.raw)
+	}
+}

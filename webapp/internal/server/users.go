@@ -14,6 +14,7 @@ import (
 
 	"github.com/verdict-oj/verdict/webapp/internal/account"
 	"github.com/verdict-oj/verdict/webapp/internal/ratelimit"
+	"github.com/verdict-oj/verdict/webapp/internal/readcache"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -69,7 +70,9 @@ func (s *Server) endSessions(ctx context.Context, userID int64, keep string) {
 // the web node deletes every old session it meets (authenticate).
 func (s *Server) publishEpoch(ctx context.Context, userID int64) {
 	err := s.sessions.PublishEpoch(ctx, userID, func(ctx context.Context) (uint32, error) {
-		u, err := s.cfg.Store.UserByID(ctx, userID)
+		// From MySQL itself, never the read cache: a stale epoch copied
+		// to the hub would let it accept old sessions and refuse new ones.
+		u, err := s.cfg.Store.UserByID(readcache.Bypass(ctx), userID)
 		return u.SessionEpoch, err
 	})
 	if err != nil {
