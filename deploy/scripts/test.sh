@@ -66,15 +66,13 @@ echo "== go test -race ./..."
 # tests took 145 s of the run (22 s without). It runs without -race, and
 # one grid test (the pool) with it.
 pkgs=$("$GO" list ./... | grep -v '/hub/internal/sched/sim$')
-# Three test binaries at a time on two cores: the longest packages (the
-# whole-stack and browser tests, the short rehearsal) spend much of their
-# time waiting on a contest's clock, a judge or a browser, and a third
-# package fills that time (two at a time took 15 min 27 s in all). Stacks
-# and test servers running side by side cannot take each other's ports:
-# the local stack binds its components' ports itself and hands them over,
-# and starts MariaDB, Redis and nginx again when theirs was taken
-# (docs/running.md).
-bin/verdict-stack with-services -- "$GO" test -race -count=1 -p 3 -timeout "$TIMEOUT" $pkgs 2>&1 | tee bin/test.log
+# Two test binaries at a time (go test's default on two cores). Three
+# (-p 3) ran the suite in about 14 minutes once the stack's port race was
+# fixed, but on 2026-12-02, with the machine also loaded by other work,
+# timing-bound tests (the sandbox's CPU-limit overshoot, the short
+# rehearsal's convergence bound) failed beside two other packages; until
+# that is measured on a quiet machine the suite keeps two.
+bin/verdict-stack with-services -- "$GO" test -race -count=1 -timeout "$TIMEOUT" $pkgs 2>&1 | tee bin/test.log
 gostatus=${PIPESTATUS[0]}
 [ "$gostatus" -eq 0 ] || status=$gostatus
 echo "== go test ./hub/internal/sched/sim (without -race; its worker pool with -race)"
