@@ -74,6 +74,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
     environment: "node",
+    setupFiles: ["./test/setup.ts"],
     reporters: ["default", "./test/summary-reporter.ts"],
   },
 });
