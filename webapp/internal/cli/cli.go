@@ -62,7 +62,7 @@ func Main(args []string, getenv func(string) string, stderr io.Writer) int {
 // drain delay, the HTTP shutdown, the background jobs) and stops the judge
 // token sync last.
 func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
-	db, err := store.Open(ctx, o.MySQL, store.OpenOptions{})
+	db, err := store.Open(ctx, o.MySQL, store.OpenOptions{MaxOpenConns: o.MySQLConns})
 	if err != nil {
 		return err
 	}
@@ -111,6 +111,14 @@ func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		return nil
 	}
 
+	// The results consumer's own pool: verdicts are written whatever the
+	// requests hold (judging.Config.ResultStore).
+	rdbx, err := store.Open(ctx, o.MySQL, store.OpenOptions{MaxOpenConns: o.ResultWorkers, MaxIdleConns: o.ResultWorkers})
+	if err != nil {
+		return err
+	}
+	defer rdbx.Close()
+
 	ln, err := listenfd.Listen(ctx, o.Listen, o.ListenFD)
 	if err != nil {
 		return err
@@ -128,7 +136,8 @@ func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		},
 		PasswordCost:     o.PasswordCost,
 		MaxTestdataBytes: o.MaxTestdata, MaxImportRows: o.MaxImportRows,
-		Judging:    judging.Config{TestdataURL: o.TestdataURL, NodeID: o.NodeID},
+		Judging: judging.Config{TestdataURL: o.TestdataURL, NodeID: o.NodeID,
+			ResultStore: store.New(rdbx), ResultWorkers: o.ResultWorkers},
 		Partitions: partition.Config{Interval: o.PartitionInterval, Size: o.PartitionSize, Headroom: o.PartitionHeadroom},
 		Store:      st, Redis: rdb, Names: o.Names(), Obs: ob,
 		Listen: o.Listen, Advertise: o.Advertise,

@@ -64,6 +64,8 @@ type Options struct {
 	SessionTTL      time.Duration
 	SettingsTTL     time.Duration
 	ReadCacheTTL    time.Duration
+	MySQLConns      int
+	ResultWorkers   int
 	MaxBodyBytes    int64
 	TrustedProxies  string
 	MaxSourceBytes  int
@@ -161,6 +163,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		dur(&o.SessionTTL, "session-ttl", 7*24*time.Hour, "session lifetime since the last use")
 		dur(&o.SettingsTTL, "settings-ttl", 5*time.Second, "how long a node caches the site settings (the registration mode) before reading them again")
 		dur(&o.ReadCacheTTL, "read-cache-ttl", time.Second, "how long a node keeps its hot reads (users, contests, problems; every node forgets them at once on a write through the API, so this bounds only a write made outside it); 0 turns the cache off")
+		num(&o.MySQLConns, "mysql-conns", 32, "MySQL connections the node's requests share (a request waits for one when all are busy)")
+		num(&o.ResultWorkers, "result-workers", 4, "judge results the node writes to MySQL at once, through a pool of as many connections of their own (requests never hold them up)")
 		fs.Int64Var(&o.MaxBodyBytes, "max-body", 1<<20, "largest JSON request body in bytes ["+EnvName("max-body")+"]")
 		str(&o.TrustedProxies, "trusted-proxies", "127.0.0.1/32,::1/128", "comma-separated CIDRs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 		num(&o.MaxSourceBytes, "max-source", 64<<10, "largest submission source in bytes")
@@ -258,6 +262,12 @@ func (o *Options) check() error {
 		}
 		if o.ReadCacheTTL < 0 || o.ReadCacheTTL > time.Minute {
 			return bad("--read-cache-ttl %v: want 0 (off) to 1m", o.ReadCacheTTL)
+		}
+		if o.MySQLConns < 1 || o.MySQLConns > 1000 {
+			return bad("--mysql-conns %d: want 1 to 1000", o.MySQLConns)
+		}
+		if o.ResultWorkers < 1 || o.ResultWorkers > 64 {
+			return bad("--result-workers %d: want 1 to 64", o.ResultWorkers)
 		}
 		if o.SettingsTTL <= 0 || o.SettingsTTL > 10*time.Minute {
 			return bad("--settings-ttl %v: want more than 0 and at most 10m", o.SettingsTTL)

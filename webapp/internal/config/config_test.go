@@ -130,6 +130,20 @@ func TestParse(t *testing.T) {
 					t.Fatalf("burst %d, want raised to the rate", o.SubmitBurst)
 				}
 			}},
+		{name: "pools", args: []string{"--mysql", "x@/y", "--mysql-conns", "64", "--result-workers", "8"},
+			check: func(t *testing.T, o Options) {
+				if o.MySQLConns != 64 || o.ResultWorkers != 8 {
+					t.Fatalf("conns %d workers %d", o.MySQLConns, o.ResultWorkers)
+				}
+			}},
+		{name: "pool defaults", args: []string{"--mysql", "x@/y"},
+			check: func(t *testing.T, o Options) {
+				if o.MySQLConns != 32 || o.ResultWorkers != 4 {
+					t.Fatalf("conns %d workers %d", o.MySQLConns, o.ResultWorkers)
+				}
+			}},
+		{name: "no request connections", args: []string{"--mysql", "x@/y", "--mysql-conns", "0"}, err: "--mysql-conns"},
+		{name: "too many result workers", args: []string{"--mysql", "x@/y", "--result-workers", "65"}, err: "--result-workers"},
 		{name: "no free failures", args: []string{"--mysql", "x@/y", "--login-free-failures", "0"}, err: "--login-free-failures"},
 		{name: "backoff max below base", args: []string{"--mysql", "x@/y", "--login-backoff-base", "10s", "--login-backoff-max", "1s"}, err: "--login-backoff-max"},
 		{name: "bcrypt cost", args: []string{"--mysql", "x@/y", "--password-cost", "3"}, err: "--password-cost"},

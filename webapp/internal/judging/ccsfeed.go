@@ -15,8 +15,8 @@ import (
 // is (UpdateBoard), so every result the consumer writes reaches the feed
 // before it is acknowledged; a duplicate is harmless (the same object
 // again).
-func (s *Service) feedSubmission(ctx context.Context, c *store.Contest, sub *store.Submission) error {
-	listed, err := s.participants(ctx, c.ID, func(yield func(int64) bool) { yield(sub.UserID) })
+func (s *Service) feedSubmission(ctx context.Context, st *store.Store, c *store.Contest, sub *store.Submission, cases []store.SubmissionCase) error {
+	listed, err := s.participantsFrom(ctx, st, c.ID, func(yield func(int64) bool) { yield(sub.UserID) })
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func (s *Service) feedSubmission(ctx context.Context, c *store.Contest, sub *sto
 			return nil // staff testing in a team contest: off the board and the feed
 		}
 		f.Team, f.TeamName = sub.TeamExtID.String, sub.TeamName.String
-		if f.TeamHidden, err = s.st.TeamHidden(ctx, sub.TeamID.Int64); err != nil {
+		if f.TeamHidden, err = st.TeamHidden(ctx, sub.TeamID.Int64); err != nil {
 			return err
 		}
 	}
@@ -40,9 +40,10 @@ func (s *Service) feedSubmission(ctx context.Context, c *store.Contest, sub *sto
 		if sub.JudgedAt.Valid {
 			f.JudgedAt = sub.JudgedAt.Time.UnixMilli()
 		}
-		cases, err := s.st.SubmissionCases(ctx, sub.ID)
-		if err != nil {
-			return err
+		if cases == nil {
+			if cases, err = st.SubmissionCases(ctx, sub.ID); err != nil {
+				return err
+			}
 		}
 		for _, cs := range cases {
 			f.Cases = append(f.Cases, ccs.Case{Index: cs.Index, Verdict: cs.Verdict, TimeMs: cs.TimeMs})
@@ -69,7 +70,7 @@ func (s *Service) feedChanged(ctx context.Context, sub *store.Submission) error 
 	if err != nil {
 		return err
 	}
-	return s.feedSubmission(ctx, &c, sub)
+	return s.feedSubmission(ctx, s.st, &c, sub, nil)
 }
 
 // FeedClarification appends a clarification (asked, answered or

@@ -1,10 +1,14 @@
 package judging
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -115,24 +119,51 @@ func (s *Service) ClaimStale(ctx context.Context) (int, error) {
 	}
 }
 
-// handle writes each entry and acknowledges those done. It stops at the
-// first entry that cannot be written (the rest stay pending, retried).
+// handle writes the entries, ResultWorkers at a time, and acknowledges
+// those done. Entries of one submission go to the same worker, in stream
+// order; a worker stops at its first entry that cannot be written (the
+// rest of its share stays pending and is retried), the others go on.
 func (s *Service) handle(ctx context.Context, msgs []redis.XMessage) (int, error) {
-	var done []string
-	var ferr error
-	for _, m := range msgs {
-		if err := s.HandleResult(ctx, m); err != nil {
-			ferr = err
-			break
-		}
-		done = append(done, m.ID)
+	shares := shareResults(msgs, s.cfg.ResultWorkers)
+	done := make([][]string, len(shares))
+	errs := make([]error, len(shares))
+	var wg sync.WaitGroup
+	for i, share := range shares {
+		wg.Go(func() {
+			for _, m := range share {
+				if err := s.HandleResult(ctx, m); err != nil {
+					errs[i] = err
+					return
+				}
+				done[i] = append(done[i], m.ID)
+			}
+		})
 	}
-	if len(done) > 0 {
-		if err := s.rdb.XAck(ctx, s.n.Results(), s.n.ResultsGroup(), done...).Err(); err != nil {
+	wg.Wait()
+	ids := slices.Concat(done...)
+	if len(ids) > 0 {
+		if err := s.rdb.XAck(ctx, s.n.Results(), s.n.ResultsGroup(), ids...).Err(); err != nil {
 			return 0, fmt.Errorf("judging: ack results: %w", err)
 		}
 	}
-	return len(done), ferr
+	return len(ids), errors.Join(errs...)
+}
+
+// shareResults splits msgs into at most n shares, keeping the entries of
+// one submission in one share in their order (an unreadable entry goes to
+// the first share; HandleResult drops it). Empty shares are left out.
+func shareResults(msgs []redis.XMessage, n int) [][]redis.XMessage {
+	n = max(1, min(n, len(msgs)))
+	shares := make([][]redis.XMessage, n)
+	for _, m := range msgs {
+		i := 0
+		v, _ := m.Values[queue.FieldSubmissionID].(string)
+		if id, err := strconv.ParseInt(v, 10, 64); err == nil && id > 0 {
+			i = int(id % int64(n))
+		}
+		shares[i] = append(shares[i], m)
+	}
+	return slices.DeleteFunc(shares, func(sh []redis.XMessage) bool { return len(sh) == 0 })
 }
 
 // HandleResult writes one results stream entry: the verdict, score, time,
@@ -148,7 +179,8 @@ func (s *Service) HandleResult(ctx context.Context, m redis.XMessage) error {
 		return nil
 	}
 	log := s.log.With(obs.SubmissionID(e.SubmissionID), obs.Attempt(e.Attempt), obs.JudgeID(e.JudgeID))
-	outcome, sub, err := s.st.ApplyResult(ctx, resultWrite(e))
+	w := resultWrite(e)
+	outcome, sub, err := s.rst.ApplyResult(ctx, w)
 	if err != nil {
 		return err
 	}
@@ -165,11 +197,31 @@ func (s *Service) HandleResult(ctx context.Context, m redis.XMessage) error {
 	}
 	// Applied, or a duplicate (written before, maybe without its board
 	// update): the board merge is idempotent.
-	if err := s.UpdateBoard(ctx, &sub); err != nil {
+	var cases []store.SubmissionCase // the feed's; nil: read them
+	if outcome == store.Applied {
+		cases = writtenCases(w)
+	}
+	if err := s.updateBoard(ctx, s.rst, &sub, cases); err != nil {
 		return err
 	}
 	s.balloonSolved(ctx, &sub) // the balloon pages (balloons.go)
 	return nil
+}
+
+// writtenCases returns the cases ApplyResult wrote for w as
+// SubmissionCases reads them back (by index), or nil when w repeats an
+// index (the row then mixes two of them: read it).
+func writtenCases(w store.ResultWrite) []store.SubmissionCase {
+	cases := make([]store.SubmissionCase, len(w.Cases))
+	copy(cases, w.Cases)
+	slices.SortStableFunc(cases, func(a, b store.SubmissionCase) int { return cmp.Compare(a.Index, b.Index) })
+	for i := range cases {
+		if i > 0 && cases[i].Index == cases[i-1].Index {
+			return nil
+		}
+		cases[i].SubmissionID = w.SubmissionID
+	}
+	return cases
 }
 
 func resultWrite(e queue.ResultEntry) store.ResultWrite {

@@ -37,6 +37,7 @@ const (
 	DefaultClaimIdle         = 30 * time.Second
 	DefaultReadBlock         = 2 * time.Second
 	DefaultBatch             = 64
+	DefaultResultWorkers     = 4
 	DefaultPublishInterval   = 500 * time.Millisecond
 	DefaultContestCacheTTL   = 2 * time.Second
 	DefaultEnqueueTimeout    = 5 * time.Second
@@ -44,9 +45,19 @@ const (
 
 // Config configures New.
 type Config struct {
-	Store *store.Store          // required
-	Redis redis.UniversalClient // required
-	Names rkeys.Names
+	Store *store.Store // required
+	// ResultStore is what the results consumer writes verdicts through:
+	// best a pool of its own, so that a storm of page loads holding every
+	// request connection cannot hold verdicts back (a result is a short
+	// transaction that every owner's socket and every board waits for).
+	// Default: Store.
+	ResultStore *store.Store
+	// ResultWorkers is how many results this node writes at once (results
+	// of one submission always one after another). Default
+	// DefaultResultWorkers; give ResultStore at least as many connections.
+	ResultWorkers int
+	Redis         redis.UniversalClient // required
+	Names         rkeys.Names
 	// Queue is the judge queue on Redis. Default: queue.New on Redis and
 	// Names with its defaults.
 	Queue  *queue.Queue
@@ -100,8 +111,10 @@ type Service struct {
 	jobsMu     sync.Mutex
 	jobCancels []context.CancelFunc
 
-	cfg   Config
-	st    *store.Store
+	cfg Config
+	st  *store.Store
+	// rst is the results consumer's store (Config.ResultStore).
+	rst   *store.Store
 	rdb   redis.UniversalClient
 	n     rkeys.Names
 	q     *queue.Queue
@@ -165,6 +178,12 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Batch <= 0 {
 		cfg.Batch = DefaultBatch
 	}
+	if cfg.ResultWorkers <= 0 {
+		cfg.ResultWorkers = DefaultResultWorkers
+	}
+	if cfg.ResultStore == nil {
+		cfg.ResultStore = cfg.Store
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -185,7 +204,7 @@ func New(cfg Config) (*Service, error) {
 		cfg.Queue = q
 	}
 	s := &Service{
-		cfg: cfg, st: cfg.Store, rdb: cfg.Redis, n: cfg.Names, q: cfg.Queue,
+		cfg: cfg, st: cfg.Store, rst: cfg.ResultStore, rdb: cfg.Redis, n: cfg.Names, q: cfg.Queue,
 		log: cfg.Logger.With("component", "judging"), board: scoreboard.New(cfg.Redis, cfg.Names),
 		dirty: map[int64]bool{}, contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, bodies: map[int64]*BoardBody{}, kick: make(chan struct{}, 1),
 		warmKick: make(chan struct{}, 1),
@@ -301,6 +320,12 @@ func (s *Service) enqueue(ctx context.Context, sub *store.Submission, p *store.P
 
 // contest returns a contest from a short-lived cache.
 func (s *Service) contest(ctx context.Context, id int64) (store.Contest, error) {
+	return s.contestFrom(ctx, s.st, id)
+}
+
+// contestFrom is contest reading a miss through st (the results
+// consumer's own pool, or the requests').
+func (s *Service) contestFrom(ctx context.Context, st *store.Store, id int64) (store.Contest, error) {
 	now := time.Now()
 	s.mu.Lock()
 	cc, ok := s.contests[id]
@@ -308,7 +333,7 @@ func (s *Service) contest(ctx context.Context, id int64) (store.Contest, error) 
 	if ok && now.Sub(cc.at) < s.cfg.ContestCacheTTL {
 		return cc.c, nil
 	}
-	c, err := s.st.ContestByID(ctx, id)
+	c, err := st.ContestByID(ctx, id)
 	if err != nil {
 		return store.Contest{}, err
 	}
@@ -329,6 +354,11 @@ func (s *Service) contest(ctx context.Context, id int64) (store.Contest, error) 
 // submission on another node is never left off a board for the TTL (a
 // board is only republished on the next result).
 func (s *Service) participants(ctx context.Context, id int64, users iter.Seq[int64]) (map[int64]bool, error) {
+	return s.participantsFrom(ctx, s.st, id, users)
+}
+
+// participantsFrom is participants reading a miss through st.
+func (s *Service) participantsFrom(ctx context.Context, st *store.Store, id int64, users iter.Seq[int64]) (map[int64]bool, error) {
 	now := time.Now()
 	s.mu.Lock()
 	cp, ok := s.parts[id]
@@ -345,7 +375,7 @@ func (s *Service) participants(ctx context.Context, id int64, users iter.Seq[int
 			return cp.ids, nil
 		}
 	}
-	ids, err := s.st.ParticipantIDs(ctx, id)
+	ids, err := st.ParticipantIDs(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -401,10 +431,17 @@ func BoardEntry(sub *store.Submission) scoreboard.Entry {
 // contest's board and marks the board for publishing. Submissions outside
 // contests are ignored.
 func (s *Service) UpdateBoard(ctx context.Context, sub *store.Submission) error {
+	return s.updateBoard(ctx, s.st, sub, nil)
+}
+
+// updateBoard is UpdateBoard reading through st; cases, when not nil, are
+// the submission's cases as just written (the feed's judgement needs them;
+// nil: read them).
+func (s *Service) updateBoard(ctx context.Context, st *store.Store, sub *store.Submission, cases []store.SubmissionCase) error {
 	if !sub.ContestID.Valid {
 		return nil
 	}
-	c, err := s.contest(ctx, sub.ContestID.Int64)
+	c, err := s.contestFrom(ctx, st, sub.ContestID.Int64)
 	if err != nil {
 		return fmt.Errorf("judging: board of submission %d: %w", sub.ID, err)
 	}
@@ -416,7 +453,7 @@ func (s *Service) UpdateBoard(ctx context.Context, sub *store.Submission) error 
 	if changed {
 		s.markDirty(c.ID)
 	}
-	return s.feedSubmission(ctx, &c, sub) // the Contest API feed (ccsfeed.go)
+	return s.feedSubmission(ctx, st, &c, sub, cases) // the Contest API feed (ccsfeed.go)
 }
 
 func (s *Service) markDirty(contestID int64) {

@@ -153,6 +153,9 @@ func New(cfg Config) (*Server, error) {
 	// connection shows there, not in any CPU profile.
 	pool := collectors.NewDBStatsCollector(cfg.Store.DB.DB, "verdict")
 	collect := []prometheus.Collector{s.requests, s.latency, pool}
+	if rs := cfg.Judging.ResultStore; rs != nil && rs != cfg.Store {
+		collect = append(collect, collectors.NewDBStatsCollector(rs.DB.DB, "verdict_results"))
+	}
 	if cfg.ReadCache != nil {
 		collect = append(collect, readCacheMetrics(cfg.ReadCache)...)
 	}

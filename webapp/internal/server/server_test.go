@@ -41,6 +41,7 @@ type env struct {
 	rdb   *redis.Client
 	names rkeys.Names
 	ts    *httptest.Server
+	dsn   string // the test database's
 }
 
 func newEnv(t *testing.T, mod func(*Config)) *env {
@@ -76,7 +77,7 @@ func newEnv(t *testing.T, mod func(*Config)) *env {
 	t.Cleanup(s.judging.Wait) // background rejudges a test started: joined before the database closes
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
-	return &env{t: t, srv: s, st: cfg.Store, rdb: rd.Client, names: rd.Names, ts: ts}
+	return &env{t: t, srv: s, st: cfg.Store, rdb: rd.Client, names: rd.Names, ts: ts, dsn: my.DSN}
 }
 
 func (e *env) user(name, role, password string) store.User {
