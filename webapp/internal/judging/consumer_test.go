@@ -56,7 +56,9 @@ func TestShareResults(t *testing.T) {
 }
 
 func TestWrittenCases(t *testing.T) {
-	c := func(i int, v string) store.SubmissionCase { return store.SubmissionCase{Index: i, Verdict: v, TimeMs: int64(i)} }
+	c := func(i int, v string) store.SubmissionCase {
+		return store.SubmissionCase{Index: i, Verdict: v, TimeMs: int64(i)}
+	}
 	tests := []struct {
 		name  string
 		cases []store.SubmissionCase
