@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { api, ApiError, importErrors, setCsrfToken, unknownUsernames, unwrapContest, unwrapList, unwrapOne } from "../src/api";
+import { api, ApiError, importErrors, READ_RETRIES, READ_RETRY_MAX_S, request, setCsrfToken, unknownUsernames, unwrapContest, unwrapList, unwrapOne } from "../src/api";
 import { fakeAPI } from "./fakeapi";
 
 describe("API document shapes", () => {
@@ -83,5 +83,65 @@ describe("error bodies", () => {
       ["GET", "/api/contests/cup/participants", null],
     ]);
     expect(f.calls[1]!.body).toEqual({ answer: "Yes.", public: true });
+  });
+});
+
+describe("reads answered busy", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it("sends a read again after Retry-After, and stops after a few tries", async () => {
+    vi.useFakeTimers();
+    let n = 0;
+    const f = fakeAPI({
+      "GET /api/problems": () =>
+        ++n <= 2
+          ? { status: 503, body: { error: { code: "busy", message: "the server is busy" } }, headers: { "Retry-After": "2" } }
+          : { body: { problems: [{ slug: "a" }] } },
+    });
+    vi.stubGlobal("fetch", f.fetch);
+    const p = request<{ problems: { slug: string }[] }>("/api/problems");
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(f.calls.length).toBe(1); // never before the server's time
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect((await p).problems[0]!.slug).toBe("a");
+    expect(f.calls.length).toBe(3);
+
+    n = -100; // busy for good: the error after READ_RETRIES retries
+    f.calls.length = 0;
+    const q = request("/api/problems").catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(60_000);
+    const err = await q;
+    expect((err as ApiError).status).toBe(503);
+    expect((err as ApiError).retryAfter).toBe(2);
+    expect(f.calls.length).toBe(1 + READ_RETRIES);
+  });
+
+  it("does not resend writes, long waits or answers without Retry-After", async () => {
+    const f = fakeAPI({
+      "POST /api/contests/cup/register": () => ({ status: 503, body: {}, headers: { "Retry-After": "1" } }),
+      "GET /api/contests": () => ({ status: 503, body: {}, headers: { "Retry-After": String(READ_RETRY_MAX_S + 1) } }),
+      "GET /api/problems": () => ({ status: 503, body: {} }),
+    });
+    vi.stubGlobal("fetch", f.fetch);
+    setCsrfToken("t");
+    for (const [method, path] of [["POST", "/api/contests/cup/register"], ["GET", "/api/contests"], ["GET", "/api/problems"]] as const) {
+      const err = await request(path, { method }).catch((e: unknown) => e);
+      expect((err as ApiError).status).toBe(503);
+    }
+    expect(f.calls.length).toBe(3);
+  });
+
+  it("stops waiting when the page is left", async () => {
+    const f = fakeAPI({ "GET /api/problems": () => ({ status: 429, body: {}, headers: { "Retry-After": "5" } }) });
+    vi.stubGlobal("fetch", f.fetch);
+    const ac = new AbortController();
+    const p = request("/api/problems", { signal: ac.signal }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 10));
+    ac.abort();
+    expect(await p).toBeDefined();
+    expect(f.calls.length).toBe(1);
   });
 });

@@ -95,6 +95,37 @@ export function importErrors(e: unknown): { line: number; field?: string; messag
   );
 }
 
+/** A read answered "busy, come back in N s" (429/503 with Retry-After: a
+ *  web node's admission gate under a storm, or a rate limit) is sent again
+ *  after N s (plus up to 20 % jitter, so a room does not come back at
+ *  once), up to READ_RETRIES times and only while N is at most
+ *  READ_RETRY_MAX_S: the page loads late instead of failing. Writes are the
+ *  caller's to retry (login and submit do, with their countdown). */
+export const READ_RETRIES = 3;
+export const READ_RETRY_MAX_S = 10;
+
+function busyWaitMs(res: Response, attempt: number): number | undefined {
+  if ((res.status !== 503 && res.status !== 429) || attempt >= READ_RETRIES) return undefined;
+  const s = retryAfterSeconds(res.headers.get("Retry-After"));
+  if (s === undefined || s > READ_RETRY_MAX_S) return undefined;
+  return Math.round(s * 1000 * (1 + 0.2 * Math.random()));
+}
+
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", stop);
+      resolve();
+    }, ms);
+    const stop = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", stop, { once: true });
+  });
+}
+
 export async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
   const method = (opts.method ?? "GET").toUpperCase();
   const headers: Record<string, string> = { Accept: "application/json", ...opts.headers };
@@ -107,11 +138,17 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
   const route = `${method} ${path.split("?")[0]}`;
   if (!SAFE.has(method) && !NO_CSRF.has(route) && csrfToken) headers["X-CSRF-Token"] = csrfToken;
   let res: Response;
-  try {
-    res = await fetch(path, { method, headers, body, credentials: "same-origin", signal: opts.signal });
-  } catch (e) {
-    if ((e as Error).name === "AbortError") throw e;
-    throw new ApiError(0, "network", (e as Error).message || "network error");
+  for (let attempt = 0; ; attempt++) {
+    try {
+      res = await fetch(path, { method, headers, body, credentials: "same-origin", signal: opts.signal });
+    } catch (e) {
+      if ((e as Error).name === "AbortError") throw e;
+      throw new ApiError(0, "network", (e as Error).message || "network error");
+    }
+    const wait = SAFE.has(method) ? busyWaitMs(res, attempt) : undefined;
+    if (wait === undefined) break;
+    await res.body?.cancel();
+    await pause(wait, opts.signal);
   }
   if (!res.ok) throw await parseError(res);
   if (res.status === 204) return undefined as T;

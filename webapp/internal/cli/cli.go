@@ -13,6 +13,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/lifecycle"
 	"github.com/verdict-oj/verdict/internal/listenfd"
 	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/webapp/internal/admission"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/catalog"
 	"github.com/verdict-oj/verdict/webapp/internal/config"
@@ -144,6 +145,8 @@ func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		DrainDelay: o.DrainDelay, ShutdownTimeout: o.ShutdownTimeout,
 		SessionTTL: o.SessionTTL, MaxBodyBytes: o.MaxBodyBytes, TrustedProxies: proxies,
 		SettingsTTL: o.SettingsTTL, ReadCache: rc,
+		Admission:    admission.Config{Slots: o.AdmissionSlots, MaxWait: o.AdmissionWait},
+		AdmissionOff: o.AdmissionSlots == 0,
 	})
 	if err != nil {
 		return err

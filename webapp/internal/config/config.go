@@ -65,6 +65,8 @@ type Options struct {
 	SettingsTTL     time.Duration
 	ReadCacheTTL    time.Duration
 	MySQLConns      int
+	AdmissionSlots  int
+	AdmissionWait   time.Duration
 	ResultWorkers   int
 	MaxBodyBytes    int64
 	TrustedProxies  string
@@ -165,6 +167,8 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		dur(&o.ReadCacheTTL, "read-cache-ttl", time.Second, "how long a node keeps its hot reads (users, contests, problems; every node forgets them at once on a write through the API, so this bounds only a write made outside it); 0 turns the cache off")
 		num(&o.MySQLConns, "mysql-conns", 32, "MySQL connections the node's requests share (a request waits for one when all are busy)")
 		num(&o.ResultWorkers, "result-workers", 4, "judge results the node writes to MySQL at once, through a pool of as many connections of their own (requests never hold them up)")
+		num(&o.AdmissionSlots, "admission-slots", 64, "API requests the node works on at once; more wait in line (at most 4× as many) and what cannot start within --admission-wait is answered 503 busy with Retry-After (staff, logins and judges are let in without waiting); 0 lets every request in")
+		dur(&o.AdmissionWait, "admission-wait", time.Second, "longest an API request waits in line for one of the --admission-slots before it is answered 503 busy")
 		fs.Int64Var(&o.MaxBodyBytes, "max-body", 1<<20, "largest JSON request body in bytes ["+EnvName("max-body")+"]")
 		str(&o.TrustedProxies, "trusted-proxies", "127.0.0.1/32,::1/128", "comma-separated CIDRs whose X-Forwarded-For and X-Forwarded-Proto are believed")
 		num(&o.MaxSourceBytes, "max-source", 64<<10, "largest submission source in bytes")
@@ -265,6 +269,12 @@ func (o *Options) check() error {
 		}
 		if o.MySQLConns < 1 || o.MySQLConns > 1000 {
 			return bad("--mysql-conns %d: want 1 to 1000", o.MySQLConns)
+		}
+		if o.AdmissionSlots < 0 || o.AdmissionSlots > 100000 {
+			return bad("--admission-slots %d: want 0 (no gate) to 100000", o.AdmissionSlots)
+		}
+		if o.AdmissionWait <= 0 || o.AdmissionWait > time.Minute {
+			return bad("--admission-wait %v: want more than 0 and at most 1m", o.AdmissionWait)
 		}
 		if o.ResultWorkers < 1 || o.ResultWorkers > 64 {
 			return bad("--result-workers %d: want 1 to 64", o.ResultWorkers)

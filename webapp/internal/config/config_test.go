@@ -142,6 +142,14 @@ func TestParse(t *testing.T) {
 					t.Fatalf("conns %d workers %d", o.MySQLConns, o.ResultWorkers)
 				}
 			}},
+		{name: "admission", args: []string{"--mysql", "x@/y", "--admission-slots", "0", "--admission-wait", "300ms"},
+			check: func(t *testing.T, o Options) {
+				if o.AdmissionSlots != 0 || o.AdmissionWait != 300*time.Millisecond {
+					t.Fatalf("slots %d wait %v", o.AdmissionSlots, o.AdmissionWait)
+				}
+			}},
+		{name: "admission wait", args: []string{"--mysql", "x@/y", "--admission-wait", "0s"}, err: "--admission-wait"},
+		{name: "admission slots", args: []string{"--mysql", "x@/y", "--admission-slots", "-1"}, err: "--admission-slots"},
 		{name: "no request connections", args: []string{"--mysql", "x@/y", "--mysql-conns", "0"}, err: "--mysql-conns"},
 		{name: "too many result workers", args: []string{"--mysql", "x@/y", "--result-workers", "65"}, err: "--result-workers"},
 		{name: "no free failures", args: []string{"--mysql", "x@/y", "--login-free-failures", "0"}, err: "--login-free-failures"},

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"github.com/verdict-oj/verdict/webapp/internal/admission"
 	"net/netip"
 	"time"
 
@@ -128,6 +129,11 @@ type Config struct {
 	// none); the server purges it, here and on every node, after each
 	// request that may change what it keeps (readcache.go).
 	ReadCache *readcache.Cache
+	// Admission bounds the requests the node works on at once and how
+	// long one waits for its turn (admission.go); zero values take the
+	// package's defaults. AdmissionOff lets every request in.
+	Admission    admission.Config
+	AdmissionOff bool
 	// CCSKeepAlive is the longest the Contest API event feed stays
 	// silent before a keep-alive newline. Default DefaultCCSKeepAlive.
 	CCSKeepAlive time.Duration

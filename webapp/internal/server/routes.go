@@ -22,7 +22,7 @@ func (s *Server) routes() *chi.Mux {
 	r.Method(http.MethodGet, "/metrics", oh)
 
 	r.Route("/api", func(r chi.Router) {
-		r.Use(s.authenticate, s.readCachePolicy)
+		r.Use(s.authenticate, s.admit, s.readCachePolicy)
 		// Login and registration happen before a session exists: no CSRF
 		// token to check. Both require a JSON body, which a cross-site form
 		// cannot send without a CORS preflight.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/verdict-oj/verdict/webapp/internal/admission"
 	"log/slog"
 	"net"
 	"net/http"
@@ -52,6 +53,11 @@ type Server struct {
 	imports chan struct{}
 
 	submitRule, registerRule ratelimit.Bucket
+
+	// gate admits requests (admission.go); nil: all are let in.
+	gate      *admission.Gate
+	shed      *prometheus.CounterVec
+	admitWait prometheus.Histogram
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -151,6 +157,11 @@ func New(cfg Config) (*Server, error) {
 	// The MySQL pool's waits (go_sql_wait_count_total,
 	// go_sql_wait_duration_seconds_total): a request queued for a
 	// connection shows there, not in any CPU profile.
+	if !cfg.AdmissionOff {
+		if s.gate, err = admission.New(cfg.Admission); err != nil {
+			return nil, err
+		}
+	}
 	pool := collectors.NewDBStatsCollector(cfg.Store.DB.DB, "verdict")
 	collect := []prometheus.Collector{s.requests, s.latency, pool}
 	if rs := cfg.Judging.ResultStore; rs != nil && rs != cfg.Store {
@@ -159,6 +170,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ReadCache != nil {
 		collect = append(collect, readCacheMetrics(cfg.ReadCache)...)
 	}
+	collect = append(collect, s.admissionMetrics()...)
 	for _, c := range collect {
 		if err := cfg.Obs.Registry.Register(c); err != nil {
 			return nil, fmt.Errorf("server: register metrics: %w", err)

@@ -1,0 +1,113 @@
+package admission
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+func shed(t *testing.T, err error, want Reason) {
+	t.Helper()
+	se, ok := errors.AsType[*ShedError](err)
+	if !ok || se.Reason != want || se.RetryAfter != 3*time.Second {
+		t.Fatalf("err %v, want shed %s with retry after 3s", err, want)
+	}
+}
+
+func TestGate(t *testing.T) {
+	ctx := context.Background()
+	g, err := New(Config{Slots: 2, MaxLine: 1, MaxWait: time.Hour, RetryAfter: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err1 := g.Enter(ctx)
+	r2, err2 := g.Enter(ctx)
+	if err1 != nil || err2 != nil || g.InFlight() != 2 {
+		t.Fatalf("free slots: %v %v, in flight %d", err1, err2, g.InFlight())
+	}
+	// The third waits in line until a slot is released.
+	got := make(chan error, 1)
+	go func() {
+		r, err := g.Enter(ctx)
+		if err == nil {
+			defer r()
+		}
+		got <- err
+	}()
+	for g.Waiting() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	// The line is full: the fourth is shed at once.
+	_, err = g.Enter(ctx)
+	shed(t, err, LineFull)
+	r1()
+	if err := <-got; err != nil {
+		t.Fatalf("waiter: %v", err)
+	}
+	r2()
+	if g.InFlight() != 0 || g.Waiting() != 0 {
+		t.Fatalf("in flight %d, waiting %d after all released", g.InFlight(), g.Waiting())
+	}
+}
+
+func TestGateWaitAndLeave(t *testing.T) {
+	g, _ := New(Config{Slots: 1, MaxWait: 20 * time.Millisecond, RetryAfter: 3 * time.Second})
+	rel, err := g.Enter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rel()
+	start := time.Now()
+	_, err = g.Enter(context.Background())
+	shed(t, err, Waited)
+	if time.Since(start) < 20*time.Millisecond {
+		t.Fatal("shed before MaxWait")
+	}
+	// A client that leaves while in line gets its context's error.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := g.Enter(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("left client: %v", err)
+	}
+	if g.Waiting() != 0 {
+		t.Fatalf("waiting %d", g.Waiting())
+	}
+	// Staff go in even when every slot is taken, and their release
+	// frees nothing that is not theirs.
+	b := g.Bypass()
+	b()
+	if g.InFlight() != 1 {
+		t.Fatalf("in flight %d, want the one slot still taken", g.InFlight())
+	}
+}
+
+func TestGateBypassTakesAFreeSlot(t *testing.T) {
+	g, _ := New(Config{Slots: 1, MaxWait: time.Millisecond})
+	b := g.Bypass()
+	if g.InFlight() != 1 {
+		t.Fatalf("in flight %d", g.InFlight())
+	}
+	if _, err := g.Enter(context.Background()); err == nil {
+		t.Fatal("a contestant got the slot staff hold")
+	}
+	b()
+	if g.InFlight() != 0 {
+		t.Fatalf("in flight %d", g.InFlight())
+	}
+}
+
+func TestNew(t *testing.T) {
+	g, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := g.Config(); c.Slots != DefaultSlots || c.MaxLine != 4*DefaultSlots || c.MaxWait != DefaultMaxWait || c.RetryAfter != DefaultRetryAfter {
+		t.Fatalf("defaults %+v", c)
+	}
+	for _, c := range []Config{{Slots: -1}, {MaxLine: -1}, {MaxWait: -1}, {RetryAfter: -1}} {
+		if _, err := New(c); !errors.Is(err, ErrConfig) {
+			t.Errorf("New(%+v): %v, want ErrConfig", c, err)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/verdict-oj/verdict/webapp/internal/admission"
+)
+
+// admit lets an API request in through the node's admission gate
+// (webapp/internal/admission): at most Admission.Slots requests are worked
+// on at once; one more waits in line for at most Admission.MaxWait, and
+// what cannot start in time — or finds the line full — is answered at once
+// with 503 busy and Retry-After, which the browser honours. Let in without
+// waiting: staff (an admin must be able to act during a storm of
+// contestants), logins (their own admission: the password hashing slots,
+// limits.go) and judges' test data downloads (a judge is not a browser
+// and its tasks wait for them) and the Contest API event feed (a stream
+// that lasts the contest would hold a slot as long).
+func (s *Server) admit(next http.Handler) http.Handler {
+	if s.gate == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if exemptFromGate(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if u := userOf(r); u != nil && u.IsStaff() {
+			release := s.gate.Bypass()
+			defer release()
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		release, err := s.gate.Enter(r.Context())
+		s.admitWait.Observe(time.Since(start).Seconds())
+		if err != nil {
+			if se, ok := errors.AsType[*admission.ShedError](err); ok {
+				s.shed.WithLabelValues(string(se.Reason)).Inc()
+				s.fail(w, r, &retryError{e: apiErr(http.StatusServiceUnavailable, CodeBusy,
+					"the server is busy; retrying shortly"), wait: se.RetryAfter})
+				return
+			}
+			s.fail(w, r, errNoAnswer) // the client left while in line
+			return
+		}
+		defer release()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// exemptFromGate: the requests with an admission of their own or that are
+// no browser's (admit).
+func exemptFromGate(r *http.Request) bool {
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/api/session":
+		return true
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/judge/testdata/"):
+		return true
+	case streamingRoute(r):
+		return true
+	}
+	return false
+}
+
+// admissionMetrics: what the gate holds, sheds and makes wait.
+func (s *Server) admissionMetrics() []prometheus.Collector {
+	s.shed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "verdict_webapp_admission_shed_total",
+		Help: "API requests answered 503 busy with Retry-After by the admission gate, by reason (line_full, waited).",
+	}, []string{"reason"})
+	s.admitWait = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "verdict_webapp_admission_wait_seconds",
+		Help:    "How long API requests waited in line for a slot (those let in and those shed).",
+		Buckets: prometheus.ExponentialBuckets(0.0005, 3, 9),
+	})
+	if s.gate == nil {
+		return nil
+	}
+	g := s.gate
+	return []prometheus.Collector{s.shed, s.admitWait,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "verdict_webapp_admission_in_flight",
+			Help: "API requests being worked on (slots taken).",
+		}, func() float64 { return float64(g.InFlight()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "verdict_webapp_admission_waiting",
+			Help: "API requests waiting in line for a slot.",
+		}, func() float64 { return float64(g.Waiting()) }),
+	}
+}

@@ -1,0 +1,75 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/verdict-oj/verdict/webapp/internal/admission"
+	"github.com/verdict-oj/verdict/webapp/internal/store"
+)
+
+// TestAdmissionShedsWithRetryAfter: with every slot taken, a contestant's
+// request waits its MaxWait in line and is answered 503 busy with
+// Retry-After (JSON, retry_after_seconds), which the browser honours;
+// staff and logins go in; once a slot is free the contestant is served.
+func TestAdmissionShedsWithRetryAfter(t *testing.T) {
+	e := newEnv(t, func(c *Config) {
+		c.Admission = admission.Config{Slots: 1, MaxWait: 30 * time.Millisecond, RetryAfter: 3 * time.Second}
+	})
+	e.user("alice", store.RoleStudent, "alice-password")
+	e.user("root", store.RoleAdmin, "root-password")
+	alice, admin := e.client(), e.client()
+	if r := alice.login("alice", "alice-password"); r.status != http.StatusOK {
+		t.Fatalf("login: %d %s", r.status, r.raw)
+	}
+	if r := admin.login("root", "root-password"); r.status != http.StatusOK {
+		t.Fatalf("login: %d %s", r.status, r.raw)
+	}
+
+	release, err := e.srv.gate.Enter(context.Background()) // a request being worked on
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := alice.do("GET", "/api/problems", nil)
+	code, _ := errCode(r)
+	if r.status != http.StatusServiceUnavailable || code != CodeBusy || r.header.Get("Retry-After") != "3" ||
+		!strings.Contains(r.raw, `"retry_after_seconds":3`) {
+		t.Fatalf("full gate: %d %v %s, want 503 busy with Retry-After 3", r.status, r.header, r.raw)
+	}
+	var m dto.Metric
+	if err := e.srv.shed.WithLabelValues(string(admission.Waited)).Write(&m); err != nil || m.GetCounter().GetValue() != 1 {
+		got := m.GetCounter().GetValue()
+		t.Fatalf("shed counter %v, want 1", got)
+	}
+	if r := admin.do("GET", "/api/problems", nil); r.status != http.StatusOK {
+		t.Fatalf("staff behind a full gate: %d %s", r.status, r.raw)
+	}
+	bob := e.client()
+	e.user("bob", store.RoleStudent, "bob-password")
+	if r := bob.login("bob", "bob-password"); r.status != http.StatusOK {
+		t.Fatalf("login behind a full gate: %d %s", r.status, r.raw)
+	}
+	release()
+	if r := alice.do("GET", "/api/problems", nil); r.status != http.StatusOK {
+		t.Fatalf("after the slot came free: %d %s", r.status, r.raw)
+	}
+	if e.srv.gate.InFlight() != 0 {
+		t.Fatalf("%d slots still taken", e.srv.gate.InFlight())
+	}
+}
+
+// TestAdmissionOff lets every request in.
+func TestAdmissionOff(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.AdmissionOff = true })
+	if e.srv.gate != nil {
+		t.Fatal("a gate with admission off")
+	}
+	if r := e.client().do("GET", "/api/problems", nil); r.status != http.StatusOK {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+}
