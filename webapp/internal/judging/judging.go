@@ -127,6 +127,8 @@ type Service struct {
 	published prometheus.Counter
 	// boardReads counts public scoreboard reads by how they were served.
 	boardReads *prometheus.CounterVec
+	// boardGzips counts public boards compressed (BoardBody.Gzip).
+	boardGzips prometheus.Counter
 }
 
 type cachedContest struct {
@@ -205,9 +207,13 @@ func New(cfg Config) (*Service, error) {
 			Name: "verdict_webapp_scoreboard_reads_total",
 			Help: "Public scoreboard reads (GET .../scoreboard), by how they were served: published (the live channel's document) or assembled.",
 		}, []string{"from"}),
+		boardGzips: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_webapp_scoreboard_gzips_total",
+			Help: "Public scoreboard documents compressed with gzip for the clients that take it: once per published board a node holds, once per request for an assembled one.",
+		}),
 	}
 	if cfg.Metrics != nil {
-		for _, c := range []prometheus.Collector{s.results, s.requeued, s.published, s.boardReads} {
+		for _, c := range []prometheus.Collector{s.results, s.requeued, s.published, s.boardReads, s.boardGzips} {
 			if err := cfg.Metrics.Register(c); err != nil {
 				return nil, fmt.Errorf("judging: register metrics: %w", err)
 			}

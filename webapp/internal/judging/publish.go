@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/webapp/internal/scoreboard"
@@ -107,7 +109,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 			return nil, err
 		}
 		s.boardReads.WithLabelValues("assembled").Inc()
-		return newBoardBody(json.Marshal(doc))
+		return s.newBoardBody(json.Marshal(doc))
 	}
 	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: c.ID}
 	wantFrozen := publicFrozen(c, s.cfg.Now())
@@ -145,7 +147,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 		frozen := bytes.Contains(head, []byte(`"frozen":true`))
 		if exists && bytes.HasPrefix(head, []byte(`{"rule":`)) && frozen == wantFrozen {
 			s.boardReads.WithLabelValues("published").Inc()
-			b := &BoardBody{Raw: state, seq: seq, frozen: frozen}
+			b := &BoardBody{Raw: state, seq: seq, frozen: frozen, gzips: s.boardGzips}
 			s.mu.Lock()
 			s.bodies[c.ID] = b
 			s.mu.Unlock()
@@ -158,7 +160,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 	}
 	s.boardReads.WithLabelValues("assembled").Inc()
 	s.markDirty(c.ID) // publish it, so the next read is served as above
-	return newBoardBody(json.Marshal(doc))
+	return s.newBoardBody(json.Marshal(doc))
 }
 
 // BoardBody is a public scoreboard as a web node serves it: the document,
@@ -172,13 +174,14 @@ type BoardBody struct {
 	frozen bool
 	once   sync.Once
 	gz     []byte
+	gzips  prometheus.Counter // counts Gzip's compressions
 }
 
-func newBoardBody(raw []byte, err error) (*BoardBody, error) {
+func (s *Service) newBoardBody(raw []byte, err error) (*BoardBody, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &BoardBody{Raw: raw}, nil
+	return &BoardBody{Raw: raw, gzips: s.boardGzips}, nil
 }
 
 // Gzip returns Raw compressed (nil if compression failed, which it does
@@ -195,6 +198,9 @@ func (b *BoardBody) Gzip() []byte {
 		}
 		if zw.Close() == nil {
 			b.gz = buf.Bytes()
+		}
+		if b.gzips != nil {
+			b.gzips.Inc()
 		}
 	})
 	return b.gz
