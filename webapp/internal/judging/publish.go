@@ -15,6 +15,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/webapp/internal/scoreboard"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -119,7 +120,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 	held := s.bodies[c.ID]
 	s.mu.Unlock()
 	if held != nil && held.frozen == wantFrozen {
-		seq, err := s.q.DocSeq(ctx, ch)
+		ver, err := s.q.DocVersion(ctx, ch)
 		if err != nil {
 			return nil, err
 		}
@@ -127,12 +128,14 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 		if err != nil {
 			return nil, err
 		}
-		if exists && seq == held.seq {
+		// The version, not the sequence number alone: after Redis lost
+		// its data the sequence starts over and meets the held one's.
+		if exists && ver == held.ver {
 			s.boardReads.WithLabelValues("held").Inc()
 			return held, nil
 		}
 	}
-	seq, state, err := s.q.Doc(ctx, ch)
+	ver, state, err := s.q.VersionedDoc(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +150,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 		frozen := bytes.Contains(head, []byte(`"frozen":true`))
 		if exists && bytes.HasPrefix(head, []byte(`{"rule":`)) && frozen == wantFrozen {
 			s.boardReads.WithLabelValues("published").Inc()
-			b := &BoardBody{Raw: state, seq: seq, frozen: frozen, gzips: s.boardGzips}
+			b := &BoardBody{Raw: state, ver: ver, frozen: frozen, gzips: s.boardGzips}
 			s.mu.Lock()
 			s.bodies[c.ID] = b
 			s.mu.Unlock()
@@ -170,7 +173,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 // else it did in the contest rehearsal).
 type BoardBody struct {
 	Raw    json.RawMessage
-	seq    uint64 // the published document's sequence number (0: assembled)
+	ver    queue.DocVersion // the published document's version (zero: assembled)
 	frozen bool
 	once   sync.Once
 	gz     []byte

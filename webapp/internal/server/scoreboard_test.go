@@ -207,6 +207,76 @@ func TestPublicBoardServedFromPublished(t *testing.T) {
 	}
 }
 
+// A node keeps the last published board it served, and serves it while
+// the published one is the same. When Redis loses its data the board's
+// sequence number starts over: republished to the number of the copy the
+// node holds, the new board must be served, not the held one.
+func TestHeldBoardNotServedAfterRedisLoss(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	now := time.Now()
+	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
+		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
+	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	alice := je.student("alice")
+	visitor := je.client()
+	attempts := func() float64 {
+		t.Helper()
+		r := visitor.do("GET", "/api/contests/c1/scoreboard", nil)
+		if r.status != 200 {
+			t.Fatalf("scoreboard: %d %s", r.status, r.raw)
+		}
+		for _, row := range r.body["rows"].([]any) {
+			if rw := row.(map[string]any); rw["user"] == "alice" {
+				return rw["problems"].(map[string]any)["A"].(map[string]any)["attempts"].(float64)
+			}
+		}
+		return -1
+	}
+	wa := func(key string) {
+		t.Helper()
+		r := alice.submit(key, map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+		if r.status != 201 {
+			t.Fatalf("submit: %d %s", r.status, r.raw)
+		}
+		je.judge(id(r), 1, protocol.VerdictWA, 2)
+		je.consume()
+	}
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: cid}
+	wa("k1")
+	if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	if got := attempts(); got != 1 {
+		t.Fatalf("published board: %v attempts, want 1", got)
+	}
+	if got := attempts(); got != 1 { // served from the node's copy
+		t.Fatalf("held board: %v attempts, want 1", got)
+	}
+	heldSeq, _, _ := je.q.Doc(ctx, ch)
+	wa("k2")
+	// Redis loses everything; the next publish rebuilds the board from
+	// MySQL and starts the channel's sequence over, at the held copy's.
+	if err := je.rdb.FlushDB(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+			t.Fatal(err)
+		}
+		if seq, _, _ := je.q.Doc(ctx, ch); seq >= heldSeq {
+			if seq != heldSeq {
+				t.Fatalf("sequence %d passed the held %d", seq, heldSeq)
+			}
+			break
+		}
+	}
+	if got := attempts(); got != 2 {
+		t.Fatalf("after Redis lost its data and the board was republished: %v attempts, want 2 (the held copy served)", got)
+	}
+}
+
 // metricSum is the sum of a counter's series in the node's registry.
 func metricSum(t *testing.T, e *env, name string) float64 {
 	t.Helper()
