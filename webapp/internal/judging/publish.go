@@ -210,7 +210,11 @@ func (b *BoardBody) Gzip() []byte {
 }
 
 // RebuildBoard rebuilds a contest's board from its submissions in MySQL.
+// The board exists in Redis afterwards, without submissions too
+// (scoreboard.Board.Rebuild marks it): a contest's board is rebuilt once,
+// not on every read until its first submission.
 func (s *Service) RebuildBoard(ctx context.Context, c *store.Contest) error {
+	s.boardRebuilds.Inc()
 	subs, err := s.st.ContestSubmissions(ctx, c.ID)
 	if err != nil {
 		return err

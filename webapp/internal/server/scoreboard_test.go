@@ -277,6 +277,65 @@ func TestHeldBoardNotServedAfterRedisLoss(t *testing.T) {
 	}
 }
 
+// A contest without submissions has a board too, once built: its
+// scoreboard GETs used to rebuild the board from MySQL on every request
+// until the first submission made it in Redis (every contestant's first
+// look at the board at the start of a contest, all at once). The first GET
+// builds it; the later ones, and the publish, do not.
+func TestEmptyContestBoardRebuiltOnce(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	now := time.Now()
+	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Minute),
+		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
+	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	const rebuilds = "verdict_webapp_scoreboard_rebuilds_total"
+	alice, visitor := je.student("alice"), je.client()
+	get := func(c *client) {
+		t.Helper()
+		r := c.do("GET", "/api/contests/c1/scoreboard", nil)
+		if r.status != 200 || len(r.body["rows"].([]any)) != 0 {
+			t.Fatalf("scoreboard: %d %s", r.status, r.raw)
+		}
+	}
+	for range 5 {
+		get(alice)
+		get(visitor)
+	}
+	if n := metricSum(t, je.env, rebuilds); n != 1 {
+		t.Fatalf("10 GETs of an empty contest's board rebuilt it %v times from MySQL, want 1", n)
+	}
+	if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		get(visitor)
+	}
+	if n := metricSum(t, je.env, rebuilds); n != 1 {
+		t.Fatalf("after the publish: %v rebuilds, want 1", n)
+	}
+	// The first submission's cell joins the built board.
+	r := alice.submit("k", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+	if r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	if doc, err := je.srv.Judging().Scoreboard(ctx, mustContest(t, je.env, "c1"), false); err != nil || len(doc.Rows) != 1 {
+		t.Fatalf("live board after the first submission: %+v, %v", doc, err)
+	}
+	if n := metricSum(t, je.env, rebuilds); n != 1 {
+		t.Fatalf("after the first submission: %v rebuilds, want 1", n)
+	}
+}
+
+func mustContest(t *testing.T, e *env, slug string) *store.Contest {
+	t.Helper()
+	c, err := e.st.ContestBySlug(context.Background(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &c
+}
+
 // metricSum is the sum of a counter's series in the node's registry.
 func metricSum(t *testing.T, e *env, name string) float64 {
 	t.Helper()
