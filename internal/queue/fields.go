@@ -40,6 +40,7 @@ const (
 	liveCase     = "c:"      // + case index: a submission's protocol.CaseResult JSON
 	liveItem     = "s:"      // + submission id: a user channel's latest head of it
 	liveDoc      = "state"   // a web-node-owned channel's document; a custom run's state
+	liveDocTag   = "tag"     // a web-node-owned channel's last publish's random tag (DocVersion)
 )
 
 // luaNames are the names the package's scripts take from Go ($name, see
@@ -55,6 +56,7 @@ var luaNames = map[string]any{
 	"liveSeq": liveSeq, "liveAttempt": liveAttempt, "liveHead": liveHead, "liveOwner": liveOwner,
 	"liveContest": liveContest, "liveFeedback": liveFeedback, "livePrior": livePrior,
 	"liveCase": liveCase, "liveItem": liveItem, "liveDoc": liveDoc,
+	"liveDocTag": liveDocTag,
 
 	"FieldSubmissionID": FieldSubmissionID, "FieldAttempt": FieldAttempt, "FieldVerdict": FieldVerdict,
 	"FieldSource": FieldSource, "FieldJudgeID": FieldJudgeID, "FieldResult": FieldResult,

@@ -3,6 +3,8 @@ package queue
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -282,9 +284,11 @@ func (q *Queue) UserState(ctx context.Context, userID int64) (uint64, protocol.U
 	return seq, st, nil
 }
 
-// KEYS: state, channel. ARGV: channel json, event kind, body, state, ttl s.
+// KEYS: state, channel. ARGV: channel json, event kind, body, state, ttl s,
+// tag.
 var publishDocScript = redis.NewScript(lua(`
 local seq = redis.call('HINCRBY', KEYS[1], $liveSeq, 1)
+redis.call('HSET', KEYS[1], $liveDocTag, ARGV[6])
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], $liveDoc, ARGV[4]) end
 if tonumber(ARGV[5]) > 0 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5])) end
 redis.call('PUBLISH', KEYS[2], '{"channel":' .. ARGV[1] .. ',"seq":' .. seq ..
@@ -312,43 +316,69 @@ func (q *Queue) PublishDoc(ctx context.Context, ch protocol.Channel, kind protoc
 	}
 	seq, err := publishDocScript.Run(ctx, q.c,
 		[]string{q.n.LiveState(string(ch.Kind), ch.ID), q.n.Events(string(ch.Kind), ch.ID)},
-		chJSON, string(kind), []byte(body), []byte(state), ttl).Uint64()
+		chJSON, string(kind), []byte(body), []byte(state), ttl, newDocTag()).Uint64()
 	if err != nil {
 		return 0, fmt.Errorf("queue: publish %s: %w", ch, err)
 	}
 	return seq, nil
 }
 
-// DocSeq reads only a web-node-owned channel's sequence number (0: none
-// stored): what tells a reader whether the state it holds is the latest
-// without moving the state (hundreds of kilobytes for a big contest's
-// board).
-func (q *Queue) DocSeq(ctx context.Context, ch protocol.Channel) (uint64, error) {
-	s, err := q.c.HGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), liveSeq).Result()
-	if errors.Is(err, redis.Nil) {
-		return 0, nil
-	}
+// DocVersion names one publish of a web-node-owned channel (PublishDoc):
+// its sequence number and a random tag made with it. The number alone does
+// not name it: when Redis loses its data (or comes back from an older
+// append-only file) the sequence starts over and meets numbers a reader
+// still holds a document of; the tag does not come again. The zero
+// DocVersion: nothing published.
+type DocVersion struct {
+	Seq uint64
+	Tag string
+}
+
+// newDocTag makes a publish's tag: 64 random bits.
+func newDocTag() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+// DocVersion reads only a web-node-owned channel's version (the zero
+// DocVersion: none stored): what tells a reader whether the state it holds
+// is the latest without moving the state (hundreds of kilobytes for a big
+// contest's board).
+func (q *Queue) DocVersion(ctx context.Context, ch protocol.Channel) (DocVersion, error) {
+	v, err := q.c.HMGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), liveSeq, liveDocTag).Result()
 	if err != nil {
-		return 0, fmt.Errorf("queue: sequence of %s: %w", ch, err)
+		return DocVersion{}, fmt.Errorf("queue: version of %s: %w", ch, err)
 	}
-	seq, _ := strconv.ParseUint(s, 10, 64)
-	return seq, nil
+	return docVersion(v[0], v[1]), nil
+}
+
+func docVersion(seq, tag any) DocVersion {
+	var dv DocVersion
+	if s, ok := seq.(string); ok {
+		dv.Seq, _ = strconv.ParseUint(s, 10, 64)
+	}
+	dv.Tag, _ = tag.(string)
+	return dv
 }
 
 // Doc reads a web-node-owned channel's sequence number and state; state is
 // nil when none was stored.
 func (q *Queue) Doc(ctx context.Context, ch protocol.Channel) (uint64, json.RawMessage, error) {
-	v, err := q.c.HMGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), liveSeq, liveDoc).Result()
+	dv, state, err := q.VersionedDoc(ctx, ch)
+	return dv.Seq, state, err
+}
+
+// VersionedDoc reads a web-node-owned channel's version and state, at one
+// time; state is nil when none was stored.
+func (q *Queue) VersionedDoc(ctx context.Context, ch protocol.Channel) (DocVersion, json.RawMessage, error) {
+	v, err := q.c.HMGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), liveSeq, liveDocTag, liveDoc).Result()
 	if err != nil {
-		return 0, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
-	}
-	var seq uint64
-	if s, ok := v[0].(string); ok {
-		seq, _ = strconv.ParseUint(s, 10, 64)
+		return DocVersion{}, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
 	}
 	var state json.RawMessage
-	if s, ok := v[1].(string); ok && s != "" {
+	if s, ok := v[2].(string); ok && s != "" {
 		state = json.RawMessage(s)
 	}
-	return seq, state, nil
+	return docVersion(v[0], v[1]), state, nil
 }

@@ -573,6 +573,52 @@ func TestPublishDoc(t *testing.T) {
 	}
 }
 
+// A publish's version is its sequence number and a random tag: after
+// Redis loses its data the sequence starts over and reaches the number a
+// reader holds, the version does not.
+func TestDocVersionAfterRedisLoss(t *testing.T) {
+	q, env := newQueue(t)
+	ctx := context.Background()
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 3}
+	if v, err := q.DocVersion(ctx, ch); err != nil || v != (queue.DocVersion{}) {
+		t.Fatalf("DocVersion of nothing published = %+v, %v", v, err)
+	}
+	publish := func(n int) queue.DocVersion {
+		t.Helper()
+		for i := 1; i <= n; i++ {
+			if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, []byte(`{"rows":[]}`), []byte(fmt.Sprintf(`{"v":%d}`, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v, err := q.DocVersion(ctx, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dv, state, err := q.VersionedDoc(ctx, ch)
+		if err != nil || dv != v || string(state) != fmt.Sprintf(`{"v":%d}`, n) {
+			t.Fatalf("VersionedDoc = %+v %s %v; DocVersion %+v", dv, state, err, v)
+		}
+		return v
+	}
+	held := publish(2)
+	if held.Seq != 2 || held.Tag == "" {
+		t.Fatalf("version %+v", held)
+	}
+	if err := env.Client.FlushDB(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	again := publish(2)
+	if again.Seq != held.Seq {
+		t.Fatalf("sequence after the loss %d, want %d again: the test tests nothing", again.Seq, held.Seq)
+	}
+	if again == held {
+		t.Fatalf("the version after the loss is the held one's: %+v", again)
+	}
+	if next := publish(1); next.Seq != 3 || next == again {
+		t.Fatalf("the next publish's version %+v after %+v", next, again)
+	}
+}
+
 func TestEnsureResultsGroupIdempotent(t *testing.T) {
 	q, env := newQueue(t)
 	ctx := context.Background()

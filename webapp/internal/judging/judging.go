@@ -140,6 +140,10 @@ type Service struct {
 	published prometheus.Counter
 	// boardReads counts public scoreboard reads by how they were served.
 	boardReads *prometheus.CounterVec
+	// boardGzips counts public boards compressed (BoardBody.Gzip).
+	boardGzips prometheus.Counter
+	// boardRebuilds counts boards rebuilt from MySQL (RebuildBoard).
+	boardRebuilds prometheus.Counter
 }
 
 type cachedContest struct {
@@ -224,9 +228,17 @@ func New(cfg Config) (*Service, error) {
 			Name: "verdict_webapp_scoreboard_reads_total",
 			Help: "Public scoreboard reads (GET .../scoreboard), by how they were served: published (the live channel's document) or assembled.",
 		}, []string{"from"}),
+		boardGzips: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_webapp_scoreboard_gzips_total",
+			Help: "Public scoreboard documents compressed with gzip for the clients that take it: once per published board a node holds, once per request for an assembled one.",
+		}),
+		boardRebuilds: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_webapp_scoreboard_rebuilds_total",
+			Help: "Scoreboards rebuilt in Redis from the contest's submissions in MySQL (a board missing from Redis, or a contest whose window, freeze or teams changed).",
+		}),
 	}
 	if cfg.Metrics != nil {
-		for _, c := range []prometheus.Collector{s.results, s.requeued, s.published, s.boardReads} {
+		for _, c := range []prometheus.Collector{s.results, s.requeued, s.published, s.boardReads, s.boardGzips, s.boardRebuilds} {
 			if err := cfg.Metrics.Register(c); err != nil {
 				return nil, fmt.Errorf("judging: register metrics: %w", err)
 			}

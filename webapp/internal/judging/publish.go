@@ -11,8 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/webapp/internal/scoreboard"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -107,7 +110,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 			return nil, err
 		}
 		s.boardReads.WithLabelValues("assembled").Inc()
-		return newBoardBody(json.Marshal(doc))
+		return s.newBoardBody(json.Marshal(doc))
 	}
 	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: c.ID}
 	wantFrozen := publicFrozen(c, s.cfg.Now())
@@ -117,7 +120,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 	held := s.bodies[c.ID]
 	s.mu.Unlock()
 	if held != nil && held.frozen == wantFrozen {
-		seq, err := s.q.DocSeq(ctx, ch)
+		ver, err := s.q.DocVersion(ctx, ch)
 		if err != nil {
 			return nil, err
 		}
@@ -125,12 +128,14 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 		if err != nil {
 			return nil, err
 		}
-		if exists && seq == held.seq {
+		// The version, not the sequence number alone: after Redis lost
+		// its data the sequence starts over and meets the held one's.
+		if exists && ver == held.ver {
 			s.boardReads.WithLabelValues("held").Inc()
 			return held, nil
 		}
 	}
-	seq, state, err := s.q.Doc(ctx, ch)
+	ver, state, err := s.q.VersionedDoc(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +150,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 		frozen := bytes.Contains(head, []byte(`"frozen":true`))
 		if exists && bytes.HasPrefix(head, []byte(`{"rule":`)) && frozen == wantFrozen {
 			s.boardReads.WithLabelValues("published").Inc()
-			b := &BoardBody{Raw: state, seq: seq, frozen: frozen}
+			b := &BoardBody{Raw: state, ver: ver, frozen: frozen, gzips: s.boardGzips}
 			s.mu.Lock()
 			s.bodies[c.ID] = b
 			s.mu.Unlock()
@@ -158,7 +163,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 	}
 	s.boardReads.WithLabelValues("assembled").Inc()
 	s.markDirty(c.ID) // publish it, so the next read is served as above
-	return newBoardBody(json.Marshal(doc))
+	return s.newBoardBody(json.Marshal(doc))
 }
 
 // BoardBody is a public scoreboard as a web node serves it: the document,
@@ -168,17 +173,18 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 // else it did in the contest rehearsal).
 type BoardBody struct {
 	Raw    json.RawMessage
-	seq    uint64 // the published document's sequence number (0: assembled)
+	ver    queue.DocVersion // the published document's version (zero: assembled)
 	frozen bool
 	once   sync.Once
 	gz     []byte
+	gzips  prometheus.Counter // counts Gzip's compressions
 }
 
-func newBoardBody(raw []byte, err error) (*BoardBody, error) {
+func (s *Service) newBoardBody(raw []byte, err error) (*BoardBody, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &BoardBody{Raw: raw}, nil
+	return &BoardBody{Raw: raw, gzips: s.boardGzips}, nil
 }
 
 // Gzip returns Raw compressed (nil if compression failed, which it does
@@ -196,12 +202,19 @@ func (b *BoardBody) Gzip() []byte {
 		if zw.Close() == nil {
 			b.gz = buf.Bytes()
 		}
+		if b.gzips != nil {
+			b.gzips.Inc()
+		}
 	})
 	return b.gz
 }
 
 // RebuildBoard rebuilds a contest's board from its submissions in MySQL.
+// The board exists in Redis afterwards, without submissions too
+// (scoreboard.Board.Rebuild marks it): a contest's board is rebuilt once,
+// not on every read until its first submission.
 func (s *Service) RebuildBoard(ctx context.Context, c *store.Contest) error {
+	s.boardRebuilds.Inc()
 	subs, err := s.st.ContestSubmissions(ctx, c.ID)
 	if err != nil {
 		return err

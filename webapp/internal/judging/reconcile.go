@@ -155,14 +155,28 @@ func (s *Service) reenqueue(ctx context.Context, id int64) error {
 	if sub.Verdict != store.StatusQueued {
 		return nil // judged meanwhile
 	}
-	p, err := s.st.ProblemByID(ctx, sub.ProblemID)
+	p, prio, rule, err := s.taskParts(ctx, &sub)
 	if err != nil {
 		return err
 	}
-	prio := PriorityOf(&sub)
+	s.log.Warn("queued submission had no task; enqueueing", obs.SubmissionID(id), obs.Attempt(sub.Attempt))
+	return s.enqueue(ctx, &sub, &p, prio, rule)
+}
+
+// taskParts reads from MySQL what the task of a queued submission that
+// has none needs: its problem, its priority and the rule of its test data.
+func (s *Service) taskParts(ctx context.Context, sub *store.Submission) (store.Problem, protocol.Priority, store.TestdataRule, error) {
+	p, err := s.st.ProblemByID(ctx, sub.ProblemID)
+	if err != nil {
+		return store.Problem{}, 0, store.TestdataRule{}, err
+	}
+	prio := PriorityOf(sub)
 	if sub.Attempt > 1 { // only a rejudge queues a later attempt
 		prio = protocol.PriorityRejudge
 	}
-	s.log.Warn("queued submission had no task; enqueueing", obs.SubmissionID(id), obs.Attempt(sub.Attempt))
-	return s.Enqueue(ctx, &sub, &p, prio)
+	rule, err := s.testdataRule(ctx, sub)
+	if err != nil {
+		return store.Problem{}, 0, store.TestdataRule{}, fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)
+	}
+	return p, prio, rule, nil
 }

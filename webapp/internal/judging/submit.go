@@ -111,7 +111,7 @@ func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) 
 		sub, err := s.st.SubmissionByID(ctx, id)
 		if err == nil && sub.Verdict == store.StatusQueued {
 			if missing, terr := s.withoutTask(ctx, []store.QueuedRef{{ID: sub.ID, Attempt: sub.Attempt}}); terr == nil && len(missing) == 1 {
-				if err := s.reenqueue(ctx, sub.ID); err != nil {
+				if err := s.enqueueRetried(ctx, &sub); err != nil {
 					s.log.Warn("enqueue on a retried submit failed; the reconciler will retry", obs.SubmissionID(sub.ID), obs.Err(err))
 				}
 			}
@@ -175,6 +175,21 @@ func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) 
 		log.Warn("enqueue failed; the reconciler will retry", obs.Err(err))
 	}
 	return Submitted{Submission: sub, Created: true}, nil
+}
+
+// enqueueRetried makes the task of a retried submit's queued submission
+// whose first try's enqueue failed: what it needs from MySQL is read on
+// the request's deadline, the enqueue itself runs on a deadline of its own
+// (Config.EnqueueTimeout) as the first try's does — a retry comes under
+// the same overload that made the first try fail.
+func (s *Service) enqueueRetried(ctx context.Context, sub *store.Submission) error {
+	p, prio, rule, err := s.taskParts(ctx, sub)
+	if err != nil {
+		return err
+	}
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.EnqueueTimeout)
+	defer cancel()
+	return s.enqueue(ectx, sub, &p, prio, rule)
 }
 
 // submitPlan is what checkSubmit found: where the submission goes.

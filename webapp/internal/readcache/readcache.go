@@ -37,7 +37,7 @@ type Cache struct {
 	m     map[any]entry
 	calls map[callKey]*call
 
-	hits, misses, loads atomic.Uint64
+	hits, misses, loads, purges atomic.Uint64
 }
 
 type entry struct {
@@ -80,12 +80,13 @@ func (c *Cache) Purge() {
 	c.gen++
 	clear(c.m)
 	c.mu.Unlock()
+	c.purges.Add(1)
 }
 
 // Stats are the cache's counters since New.
 type Stats struct {
-	Hits, Misses, Loads uint64
-	Entries             int
+	Hits, Misses, Loads, Purges uint64
+	Entries                     int
 }
 
 // Stats reads the counters.
@@ -93,7 +94,7 @@ func (c *Cache) Stats() Stats {
 	c.mu.Lock()
 	n := len(c.m)
 	c.mu.Unlock()
-	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Loads: c.loads.Load(), Entries: n}
+	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Loads: c.loads.Load(), Purges: c.purges.Load(), Entries: n}
 }
 
 type bypassKey struct{}

@@ -55,6 +55,9 @@ func TestGet(t *testing.T) {
 			mustGet(t, c, "k", nil, load(1, nil), 1)
 			c.Purge()
 			mustGet(t, c, "k", nil, load(2, nil), 2)
+			if n := c.Stats().Purges; n != 1 {
+				t.Fatalf("Stats().Purges = %d, want 1", n)
+			}
 		}, 2},
 		{"a read that overlaps a purge keeps nothing", func(t *testing.T, c *Cache, _ *clock, load func(int, error) func(context.Context) (int, error), _ *int) {
 			inner := load(1, nil)

@@ -22,6 +22,8 @@ import (
 //	n:<cell>  the entries' version, bumped on every change
 //	v:<cell>  the cell's views (JSON of View) derived from that version
 //	u:<user>  the user's names (JSON of User)
+//	built     set by Rebuild: the board was made from MySQL, so the hash
+//	          exists (Exists) even for a contest without a submission
 //
 // A team's cell (team contests) is "t<team>:<problem>"; teams' names are
 // not kept here (AssembleTeams takes them).
@@ -81,6 +83,10 @@ const (
 	fieldVersion = "n:"
 	fieldViews   = "v:"
 	fieldUser    = "u:"
+	// fieldBuilt is no cell's: Rebuild sets it, so that the board of a
+	// contest without submissions exists too, and is not rebuilt from
+	// MySQL on every read until the first submission.
+	fieldBuilt = "built"
 )
 
 // viewsAndUsers is the HSCAN pattern of the fieldViews and fieldUser
@@ -249,7 +255,8 @@ func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, m
 	return views, users, nil
 }
 
-// Exists reports whether a contest has a board in Redis.
+// Exists reports whether a contest has a board in Redis: one that Rebuild
+// made (even without a cell) or that a submission's cell made.
 func (b *Board) Exists(ctx context.Context, contestID int64) (bool, error) {
 	n, err := b.rdb.Exists(ctx, b.n.Scoreboard(contestID)).Result()
 	if err != nil {
@@ -298,6 +305,9 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 		if cursor = next; cursor == 0 {
 			break
 		}
+	}
+	if err := b.rdb.HSet(ctx, key, fieldBuilt, 1).Err(); err != nil {
+		return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 	}
 	return nil
 }

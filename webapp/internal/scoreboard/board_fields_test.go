@@ -2,6 +2,7 @@ package scoreboard
 
 import (
 	"path"
+	"strings"
 	"testing"
 )
 
@@ -10,6 +11,14 @@ import (
 // users' fields and no other.
 func TestFieldPrefixes(t *testing.T) {
 	prefixes := []string{fieldEntries, fieldVersion, fieldViews, fieldUser}
+	for _, p := range prefixes {
+		if strings.HasPrefix(fieldBuilt, p) {
+			t.Errorf("the built mark %q has a cell's prefix %q", fieldBuilt, p)
+		}
+	}
+	if ok, _ := path.Match(viewsAndUsers, fieldBuilt); ok {
+		t.Errorf("pattern %q matches the built mark %q", viewsAndUsers, fieldBuilt)
+	}
 	for i, p := range prefixes {
 		for _, q := range prefixes[i+1:] {
 			if p == q || len(p) == 0 {

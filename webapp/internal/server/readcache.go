@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
@@ -15,48 +15,161 @@ import (
 )
 
 // The read cache (webapp/internal/readcache, kept by the store's hot
-// reads): every request that may change what it keeps reads without it
-// and, once answered, makes every node forget everything it keeps — this
-// one at once, the others through Redis (ReadCachePurge). The few unsafe
-// requests of a contest's hot path change nothing it keeps, or change a
-// registration from false to true, which it never keeps (store/cached.go):
-// they keep it.
+// reads; what it keeps is store/cached.go's list): a request that may
+// change what it keeps reads without it and, once its handler answers 2xx
+// and before the answer leaves, makes every node forget everything it
+// keeps — this one at once, the others through Redis (ReadCachePurge). A
+// request "may change" it when three things hold: its route writes what
+// the cache keeps (readCacheRoutes), it is authenticated (no route that
+// writes a kept row lets a visitor through), and it succeeds (a refusal
+// changed nothing). Anything else keeps the cache: otherwise any visitor's
+// unsafe request — a 401, a 404 — would empty every node's cache.
 
-// keepsReadCache reports whether an unsafe request (by method and path)
-// leaves the read cache true: logging in and out, submitting, a custom
-// run, asking a clarification, registering for a contest.
-func keepsReadCache(method, path string) bool {
-	switch {
-	case path == "/api/session":
-		return method == http.MethodPost || method == http.MethodDelete
-	case method != http.MethodPost:
-		return false
-	case path == "/api/submissions", path == "/api/custom-runs":
-		return true
-	}
-	rest, ok := strings.CutPrefix(path, "/api/contests/")
-	if !ok {
-		return false
-	}
-	slug, action, ok := strings.Cut(rest, "/")
-	return ok && slug != "" && (action == "register" || action == "clarifications")
+// cacheEffect is what an unsafe route does to what the read cache keeps.
+type cacheEffect uint8
+
+const (
+	// keepsCache: the route changes nothing the cache keeps (or only
+	// turns a registration true, which it never keeps false).
+	keepsCache cacheEffect = iota + 1
+	// purgesCache: the route may change a kept user, contest, problem,
+	// a contest's problem list, a problem's contests, or turn a
+	// registration false.
+	purgesCache
+)
+
+// readCacheRoutes classifies every unsafe API route, by method and chi
+// pattern. A route missing here purges (and TestReadCacheRouteTable fails
+// until it is classified).
+var readCacheRoutes = map[string]cacheEffect{
+	// Sessions and accounts.
+	"POST /api/session":                   keepsCache,  // login: reads the user
+	"DELETE /api/session":                 keepsCache,  // logout: the session is in Redis
+	"POST /api/users":                     keepsCache,  // registration: a new user, whom nothing kept
+	"POST /api/me/password":               purgesCache, // the user's hash and session epoch
+	"POST /api/me/tokens":                 keepsCache,  // API tokens are not kept
+	"DELETE /api/me/tokens/{id}":          keepsCache,
+	"PUT /api/users/{username}":           purgesCache,
+	"POST /api/users/{username}/password": purgesCache,
+	"POST /api/users/import":              purgesCache, // updates existing users
+	"PUT /api/settings/registration":      keepsCache,
+	"POST /api/judges":                    keepsCache,
+	"DELETE /api/judges/{name}":           keepsCache,
+	// Problems.
+	"POST /api/problems":                      keepsCache, // a new problem, in no contest
+	"PUT /api/problems/{slug}":                purgesCache,
+	"POST /api/problems/import":               purgesCache, // may replace an existing problem
+	"POST /api/problems/{slug}/testdata":      purgesCache, // the problem's test data hash
+	"POST /api/problems/{slug}/solutions/run": keepsCache,  // submissions only
+	// Contests.
+	"POST /api/contests":                                   purgesCache, // its problems' contests
+	"PUT /api/contests/{slug}":                             purgesCache,
+	"PUT /api/contests/{slug}/penalty":                     purgesCache,
+	"PUT /api/contests/{slug}/team-mode":                   purgesCache,
+	"PUT /api/contests/{slug}/custom-runs":                 purgesCache, // the contest's row
+	"POST /api/contests/{slug}/unfreeze":                   purgesCache,
+	"POST /api/contests/{slug}/finalize":                   purgesCache,
+	"POST /api/contests/{slug}/register":                   keepsCache,  // a registration turns true
+	"POST /api/contests/{slug}/participants":               keepsCache,  // registrations turn true
+	"DELETE /api/contests/{slug}/participants/{username}":  purgesCache, // one turns false
+	"POST /api/contests/{slug}/teams/import":               purgesCache, // the account formats write users
+	"DELETE /api/contests/{slug}/teams/{id}":               keepsCache,  // teams are not kept
+	"DELETE /api/contests/{slug}/groups/{id}":              keepsCache,
+	"DELETE /api/contests/{slug}/organizations/{id}":       keepsCache,
+	"POST /api/contests/{slug}/clarifications":             keepsCache,
+	"POST /api/contests/{slug}/clarifications/{id}/answer": keepsCache,
+	"PUT /api/contests/{slug}/award-settings":              keepsCache, // their own table
+	"PUT /api/contests/{slug}/awards/{award}":              keepsCache,
+	"DELETE /api/contests/{slug}/awards/{award}":           keepsCache,
+	"PUT /api/contests/{slug}/balloons/{team}/{label}":     keepsCache,
+	"PUT /api/contests/{slug}/problem-colors":              keepsCache, // their own table
+	// Judging.
+	"POST /api/submissions":               keepsCache, // a first submission registers (true)
+	"POST /api/submissions/outputs":       keepsCache,
+	"POST /api/submissions/{id}/override": keepsCache,
+	"POST /api/rejudge":                   keepsCache,
+	"POST /api/custom-runs":               keepsCache,
 }
 
-// readCachePolicy routes a request's reads around the cache, and purges it
-// afterwards, when the request may change what the cache keeps.
+// cacheEffectOf is what an unsafe request's route does to the read cache:
+// its entry in readCacheRoutes; purgesCache for a route missing there;
+// keepsCache for a request no route takes (404, 405: no handler runs).
+func cacheEffectOf(r *http.Request) cacheEffect {
+	rctx := chi.RouteContext(r.Context())
+	if rctx == nil || rctx.Routes == nil {
+		return purgesCache
+	}
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	pattern := rctx.Routes.Find(chi.NewRouteContext(), r.Method, path)
+	if pattern == "" {
+		return keepsCache
+	}
+	if e, ok := readCacheRoutes[r.Method+" "+pattern]; ok {
+		return e
+	}
+	return purgesCache
+}
+
+// readCachePolicy routes the reads of a request that may change what the
+// cache keeps around the cache, and purges it once the handler answers
+// 2xx, before the answer is sent: the client's next request, on any node,
+// reads what it wrote (the other nodes as soon as Redis delivers the
+// purge).
 func (s *Server) readCachePolicy(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.ReadCache == nil || safeMethod(r.Method) || keepsReadCache(r.Method, r.URL.Path) {
+		if s.cfg.ReadCache == nil || safeMethod(r.Method) || userOf(r) == nil || cacheEffectOf(r) != purgesCache {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// Purged once answered: whatever any node kept goes, and a read
-		// that began before and ends after keeps nothing (readcache's
-		// generation).
-		defer s.purgeReadCache(r.Context())
-		next.ServeHTTP(w, r.WithContext(readcache.Bypass(r.Context())))
+		// A read that began before the purge and ends after it keeps
+		// nothing (readcache's generation).
+		pw := &purgingWriter{ResponseWriter: w, purge: func() { s.purgeReadCache(r.Context()) }}
+		next.ServeHTTP(pw, r.WithContext(readcache.Bypass(r.Context())))
+		pw.answer(http.StatusOK) // nothing written: net/http answers 200 once we return
 	})
 }
+
+// purgingWriter calls purge before a 2xx answer's header goes out, once.
+type purgingWriter struct {
+	http.ResponseWriter
+	purge   func()
+	decided bool
+}
+
+// answer decides, on the answer's first final status, whether to purge.
+func (w *purgingWriter) answer(code int) {
+	if w.decided || code < 200 {
+		return // answered already, or an informational (1xx) header
+	}
+	w.decided = true
+	if code <= 299 {
+		w.purge()
+	}
+}
+
+func (w *purgingWriter) WriteHeader(code int) {
+	w.answer(code)
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *purgingWriter) Write(b []byte) (int, error) {
+	w.answer(http.StatusOK)
+	return w.ResponseWriter.Write(b)
+}
+
+// FlushError sends the header (200 if none was written): purge first.
+func (w *purgingWriter) FlushError() error {
+	w.answer(http.StatusOK)
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Flush is FlushError for http.Flusher.
+func (w *purgingWriter) Flush() { _ = w.FlushError() }
+
+func (w *purgingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // purgeReadCache forgets what this node keeps and tells the others to.
 func (s *Server) purgeReadCache(ctx context.Context) {
@@ -108,6 +221,8 @@ func readCacheMetrics(c *readcache.Cache) []prometheus.Collector {
 			Help: "Hot reads answered from the node's read cache."}, stat(func(st readcache.Stats) float64 { return float64(st.Hits) })),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "verdict_webapp_read_cache_loads_total",
 			Help: "Hot reads that went to MySQL (concurrent misses of one key share one load)."}, stat(func(st readcache.Stats) float64 { return float64(st.Loads) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "verdict_webapp_read_cache_purges_total",
+			Help: "Purges of the node's read cache: a write through this node, or another node's through Redis."}, stat(func(st readcache.Stats) float64 { return float64(st.Purges) })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "verdict_webapp_read_cache_entries",
 			Help: "Reads the node's read cache keeps."}, stat(func(st readcache.Stats) float64 { return float64(st.Entries) })),
 	}

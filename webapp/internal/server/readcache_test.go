@@ -4,9 +4,13 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-chi/chi/v5"
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/webapp/internal/readcache"
@@ -132,30 +136,225 @@ func TestReadCacheReadYourWrites(t *testing.T) {
 	}
 }
 
-func TestKeepsReadCache(t *testing.T) {
+// Every unsafe route is classified in readCacheRoutes, and every entry
+// there is a route: a new route must say whether it changes what the read
+// cache keeps.
+func TestReadCacheRouteTable(t *testing.T) {
+	e := newEnv(t, nil)
+	routes := map[string]bool{}
+	err := chi.Walk(e.srv.router, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		if !safeMethod(method) {
+			routes[method+" "+route] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range routes {
+		if _, ok := readCacheRoutes[r]; !ok {
+			t.Errorf("%s is not in readCacheRoutes: does it change what the read cache keeps (store/cached.go)?", r)
+		}
+	}
+	for r, eff := range readCacheRoutes {
+		if !routes[r] {
+			t.Errorf("readCacheRoutes has %s, which is no route", r)
+		}
+		if eff != keepsCache && eff != purgesCache {
+			t.Errorf("%s: effect %d", r, eff)
+		}
+	}
+	// Requests as they come, routed by the node's router.
 	for _, tc := range []struct {
 		method, path string
-		want         bool
+		want         cacheEffect
 	}{
-		{"POST", "/api/session", true},
-		{"DELETE", "/api/session", true},
-		{"POST", "/api/submissions", true},
-		{"POST", "/api/custom-runs", true},
-		{"POST", "/api/contests/c1/register", true},
-		{"POST", "/api/contests/c1/clarifications", true},
-		{"POST", "/api/contests/c1/clarifications/3/answer", false},
-		{"POST", "/api/contests/c1/participants", false},
-		{"DELETE", "/api/contests/c1/participants/bob", false},
-		{"PUT", "/api/contests/c1", false},
-		{"PUT", "/api/users/bob", false},
-		{"POST", "/api/me/password", false},
-		{"POST", "/api/contests//register", false},
-		{"PUT", "/api/submissions", false},
-		{"POST", "/api/contests/c1/unfreeze", false},
-		{"POST", "/api/problems", false},
+		{"PUT", "/api/users/bob", purgesCache},
+		{"POST", "/api/me/password", purgesCache},
+		{"PUT", "/api/contests/c1", purgesCache},
+		{"DELETE", "/api/contests/c1/participants/bob", purgesCache},
+		{"PUT", "/api/problems/p1", purgesCache},
+		{"POST", "/api/problems/p1/testdata", purgesCache},
+		{"POST", "/api/contests/c1/register", keepsCache},
+		{"POST", "/api/contests/c1/participants", keepsCache},
+		{"POST", "/api/submissions", keepsCache},
+		{"POST", "/api/submissions/outputs", keepsCache},
+		{"PUT", "/api/contests/c1/balloons/t1/A", keepsCache},
+		{"POST", "/api/contests/c1/clarifications/3/answer", keepsCache},
+		{"POST", "/api/session", keepsCache},
+		{"POST", "/api/users", keepsCache},
+		{"POST", "/api/no-such-route", keepsCache}, // 404: no handler runs
+		{"PATCH", "/api/users/bob", keepsCache},    // 405
 	} {
-		if got := keepsReadCache(tc.method, tc.path); got != tc.want {
-			t.Errorf("%s %s: %v, want %v", tc.method, tc.path, got, tc.want)
+		r := httptest.NewRequest(tc.method, tc.path, nil)
+		rctx := chi.NewRouteContext()
+		rctx.Routes = e.srv.router
+		r = r.WithContext(context.WithValue(r.Context(), chi.RouteCtxKey, rctx))
+		if got := cacheEffectOf(r); got != tc.want {
+			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, got, tc.want)
+		}
+	}
+}
+
+// countPurgeMessages counts the purges published to the other nodes.
+func countPurgeMessages(t *testing.T, e *env) *atomic.Int64 {
+	t.Helper()
+	ps := e.rdb.Subscribe(context.Background(), e.names.ReadCachePurge())
+	if _, err := ps.Receive(context.Background()); err != nil { // subscribed
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range ps.Channel() {
+			n.Add(1)
+		}
+	})
+	t.Cleanup(func() { _ = ps.Close(); wg.Wait() })
+	return &n
+}
+
+// Only a request that can have changed what the read cache keeps purges
+// it: authenticated, answered 2xx, on a route that writes a kept row. A
+// visitor's unsafe request, a refused one (403, 404), and a write of what
+// the cache does not keep leave every node's cache alone; before, any of
+// them emptied it on every node.
+func TestReadCachePurgesOnlyAfterWrites(t *testing.T) {
+	e := newEnv(t, cachedNode)
+	ctx := context.Background()
+	e.user("root", store.RoleAdmin, "root-password")
+	e.user("stu", store.RoleStudent, "stu-password")
+	if _, err := e.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: time.Now().Add(-time.Hour),
+		EndAt: time.Now().Add(time.Hour), Registration: "open", Visible: true}); err != nil {
+		t.Fatal(err)
+	}
+	admin, stu, visitor := e.client(), e.client(), e.client()
+	if r := admin.login("root", "root-password"); r.status != 200 {
+		t.Fatalf("admin login: %d %s", r.status, r.raw)
+	}
+	if r := stu.login("stu", "stu-password"); r.status != 200 {
+		t.Fatalf("student login: %d %s", r.status, r.raw)
+	}
+	published := countPurgeMessages(t, e)
+	purges := func() uint64 { return e.srv.cfg.ReadCache.Stats().Purges }
+	before := purges()
+	for _, tc := range []struct {
+		who          *client
+		method, path string
+		body         any
+		status       int
+		purge        bool
+	}{
+		{visitor, "PUT", "/api/users/stu", map[string]any{"display_name": "X"}, 401, false},
+		{visitor, "POST", "/api/contests", map[string]any{"slug": "c2"}, 401, false},
+		{visitor, "POST", "/api/session", map[string]any{"username": "stu", "password": "wrong"}, 401, false},
+		{stu, "PUT", "/api/users/stu", map[string]any{"display_name": "X"}, 403, false},
+		{stu, "POST", "/api/no-such-route", map[string]any{}, 404, false},
+		{admin, "PUT", "/api/users/nobody", map[string]any{"display_name": "X"}, 404, false},
+		{admin, "PUT", "/api/contests/nope", map[string]any{"title": "X"}, 404, false},
+		{admin, "PUT", "/api/users/stu", map[string]any{"role": "emperor"}, 400, false},
+		{stu, "POST", "/api/contests/c1/register", nil, 200, false},              // a registration turns true
+		{admin, "POST", "/api/judges", map[string]any{"name": "j1"}, 201, false}, // not kept
+		{admin, "PUT", "/api/users/stu", map[string]any{"display_name": "Renamed"}, 200, true},
+		{admin, "DELETE", "/api/contests/c1/participants/stu", nil, 204, true},
+	} {
+		r := tc.who.call(tc.method, tc.path, tc.body)
+		if r.status != tc.status {
+			t.Fatalf("%s %s: %d %s, want %d", tc.method, tc.path, r.status, r.raw, tc.status)
+		}
+		want := before
+		if tc.purge {
+			want++
+		}
+		if got := purges(); got != want {
+			t.Fatalf("%s %s (%d): the node's cache purged %d times, want %d", tc.method, tc.path, r.status, got-before, want-before)
+		}
+		before = purges()
+	}
+	// Each purge told the other nodes, and nothing else did (Redis
+	// delivers one subscriber's messages in order).
+	deadline := time.Now().Add(2 * time.Second)
+	for published.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := published.Load(); n != 2 {
+		t.Fatalf("%d purges published to the other nodes, want 2", n)
+	}
+}
+
+// headerSpy notes, when the answer's header is written, how many purges
+// the read cache has had.
+type headerSpy struct {
+	*httptest.ResponseRecorder
+	c        *readcache.Cache
+	atHeader int64 // -1: no header yet
+}
+
+func (w *headerSpy) note() {
+	if w.atHeader < 0 {
+		w.atHeader = int64(w.c.Stats().Purges)
+	}
+}
+
+func (w *headerSpy) WriteHeader(code int) { w.note(); w.ResponseRecorder.WriteHeader(code) }
+
+func (w *headerSpy) Write(b []byte) (int, error) { w.note(); return w.ResponseRecorder.Write(b) }
+
+func (w *headerSpy) Flush() { w.note(); w.ResponseRecorder.Flush() }
+
+// A write's purge happens before its answer leaves the node, so that the
+// client's next request reads what it wrote; it used to run after the
+// handler had written the answer (on its way out, or not at all for an
+// answer the handler flushed).
+func TestReadCachePurgedBeforeTheAnswer(t *testing.T) {
+	e := newEnv(t, cachedNode)
+	asAdmin := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			u := &store.User{ID: 1, Username: "root", Role: store.RoleAdmin}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyAuth, auth{user: u})))
+		})
+	}
+	var answer func(w http.ResponseWriter)
+	rt := chi.NewRouter()
+	rt.Route("/api", func(r chi.Router) {
+		r.Use(asAdmin, e.srv.readCachePolicy)
+		r.Put("/users/{username}", func(w http.ResponseWriter, r *http.Request) {
+			if !readcache.Bypassed(r.Context()) {
+				t.Error("a write's reads go through the cache")
+			}
+			answer(w)
+		})
+	})
+	for _, tc := range []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+		purged bool
+	}{
+		{"status and body", func(w http.ResponseWriter) { writeJSON(w, http.StatusOK, map[string]any{"ok": true}) }, true},
+		{"body only", func(w http.ResponseWriter) { _, _ = w.Write([]byte("{}")) }, true},
+		{"flushed first", func(w http.ResponseWriter) {
+			_ = http.NewResponseController(w).Flush()
+			time.Sleep(10 * time.Millisecond)
+			_, _ = w.Write([]byte("{}"))
+		}, true},
+		{"201", func(w http.ResponseWriter) { w.WriteHeader(http.StatusCreated) }, true},
+		{"nothing written", func(http.ResponseWriter) {}, true},
+		{"refused", func(w http.ResponseWriter) { writeAPIError(w, errNotFound) }, false},
+	} {
+		answer = tc.answer
+		c := e.srv.cfg.ReadCache
+		before := int64(c.Stats().Purges)
+		w := &headerSpy{ResponseRecorder: httptest.NewRecorder(), c: c, atHeader: -1}
+		rt.ServeHTTP(w, httptest.NewRequest("PUT", "/api/users/bob", strings.NewReader("{}")))
+		after := int64(c.Stats().Purges)
+		switch {
+		case !tc.purged && after != before:
+			t.Errorf("%s: purged %d times, want none", tc.name, after-before)
+		case tc.purged && after != before+1:
+			t.Errorf("%s: purged %d times, want once", tc.name, after-before)
+		case tc.purged && w.atHeader >= 0 && w.atHeader != before+1:
+			t.Errorf("%s: the answer's header was written before the purge", tc.name)
 		}
 	}
 }

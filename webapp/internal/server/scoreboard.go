@@ -57,15 +57,18 @@ func (s *Server) handleScoreboard(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return unavailableErr(err)
 		}
-		if gz := b.Gzip(); gz != nil && acceptsGzip(r) {
-			// Compressed once per published board, not per request (nginx
-			// passes an encoded answer on as it is).
-			w.Header().Set("Content-Encoding", "gzip")
-			w.Header().Set("Vary", "Accept-Encoding")
-			writeRawJSON(w, http.StatusOK, gz)
-			return nil
-		}
 		w.Header().Set("Vary", "Accept-Encoding")
+		// Compressed once per published board, not per request (nginx
+		// passes an encoded answer on as it is), and only for a client
+		// that takes it: a board assembled for this request alone is
+		// compressed for nobody else.
+		if acceptsGzip(r) {
+			if gz := b.Gzip(); gz != nil {
+				w.Header().Set("Content-Encoding", "gzip")
+				writeRawJSON(w, http.StatusOK, gz)
+				return nil
+			}
+		}
 		writeRawJSON(w, http.StatusOK, b.Raw)
 		return nil
 	}
@@ -77,23 +80,90 @@ func (s *Server) handleScoreboard(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// acceptsGzip reports whether the request's Accept-Encoding takes gzip
-// (with a q-value above 0).
+// acceptsGzip reports whether the request's Accept-Encoding takes gzip,
+// as RFC 9110 (12.5.3) reads it: the weight of gzip is the q-value of its
+// own entry ("x-gzip" is the same coding, 8.4.1.3) when it has one — the
+// most specific entry wins, so "*;q=0, gzip" takes it and "gzip;q=0, *"
+// does not — else that of "*", else none; an entry without a q-value
+// weighs 1, and a weight of 0 means "not acceptable". Of two entries of
+// one coding the heavier counts. An entry whose q-value is malformed is
+// left out. A request without the header gets no gzip: a client that
+// sends none is not assumed to decode it (RFC 9110 allows either).
 func acceptsGzip(r *http.Request) bool {
+	gzipQ, anyQ := -1, -1 // in thousandths; -1: no entry
 	for _, v := range r.Header.Values("Accept-Encoding") {
-		for part := range strings.SplitSeq(v, ",") {
-			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-			if !strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.TrimSpace(name) != "*" {
+		for entry := range strings.SplitSeq(v, ",") {
+			name, params, _ := strings.Cut(entry, ";")
+			name = strings.TrimSpace(name)
+			q, ok := weightOf(params)
+			if name == "" || !ok {
 				continue
 			}
-			q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
-			if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
-				return false
+			switch {
+			case strings.EqualFold(name, "gzip"), strings.EqualFold(name, "x-gzip"):
+				gzipQ = max(gzipQ, q)
+			case name == "*":
+				anyQ = max(anyQ, q)
 			}
-			return true
 		}
 	}
-	return false
+	if gzipQ >= 0 {
+		return gzipQ > 0
+	}
+	return anyQ > 0
+}
+
+// weightOf reads an Accept-Encoding entry's parameters (what follows its
+// coding's ";"): its q-value in thousandths (1000 when it has none), and
+// false when the q-value is malformed (RFC 9110 12.4.2: "0" or "1",
+// optionally followed by "." and at most three digits, at most "1.000").
+// Other parameters, which the grammar does not have, are passed over.
+func weightOf(params string) (int, bool) {
+	q, seen := 1000, false
+	for p := range strings.SplitSeq(params, ";") {
+		name, val, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if !strings.EqualFold(strings.TrimSpace(name), "q") {
+			continue
+		}
+		if seen {
+			return 0, false // two weights: which one?
+		}
+		seen = true
+		v, ok := parseQValue(strings.TrimSpace(val))
+		if !ok {
+			return 0, false
+		}
+		q = v
+	}
+	return q, true
+}
+
+// parseQValue parses a qvalue (RFC 9110 12.4.2) into thousandths.
+func parseQValue(s string) (int, bool) {
+	if s == "" || (s[0] != '0' && s[0] != '1') {
+		return 0, false
+	}
+	whole, frac := int(s[0]-'0'), s[1:]
+	if frac != "" {
+		if frac[0] != '.' || len(frac) > 4 {
+			return 0, false
+		}
+		frac = frac[1:]
+	}
+	v := whole * 1000
+	scale := 100
+	for i := 0; i < len(frac); i++ {
+		c := frac[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v += int(c-'0') * scale
+		scale /= 10
+	}
+	if v > 1000 {
+		return 0, false
+	}
+	return v, true
 }
 
 // handleUnfreeze reveals a contest's frozen scoreboard (onlyAdmins).

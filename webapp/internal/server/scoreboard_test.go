@@ -207,20 +207,245 @@ func TestPublicBoardServedFromPublished(t *testing.T) {
 	}
 }
 
+// A node keeps the last published board it served, and serves it while
+// the published one is the same. When Redis loses its data the board's
+// sequence number starts over: republished to the number of the copy the
+// node holds, the new board must be served, not the held one.
+func TestHeldBoardNotServedAfterRedisLoss(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	now := time.Now()
+	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
+		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
+	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	alice := je.student("alice")
+	visitor := je.client()
+	attempts := func() float64 {
+		t.Helper()
+		r := visitor.do("GET", "/api/contests/c1/scoreboard", nil)
+		if r.status != 200 {
+			t.Fatalf("scoreboard: %d %s", r.status, r.raw)
+		}
+		for _, row := range r.body["rows"].([]any) {
+			if rw := row.(map[string]any); rw["user"] == "alice" {
+				return rw["problems"].(map[string]any)["A"].(map[string]any)["attempts"].(float64)
+			}
+		}
+		return -1
+	}
+	wa := func(key string) {
+		t.Helper()
+		r := alice.submit(key, map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+		if r.status != 201 {
+			t.Fatalf("submit: %d %s", r.status, r.raw)
+		}
+		je.judge(id(r), 1, protocol.VerdictWA, 2)
+		je.consume()
+	}
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: cid}
+	wa("k1")
+	if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	if got := attempts(); got != 1 {
+		t.Fatalf("published board: %v attempts, want 1", got)
+	}
+	if got := attempts(); got != 1 { // served from the node's copy
+		t.Fatalf("held board: %v attempts, want 1", got)
+	}
+	heldSeq, _, _ := je.q.Doc(ctx, ch)
+	wa("k2")
+	// Redis loses everything; the next publish rebuilds the board from
+	// MySQL and starts the channel's sequence over, at the held copy's.
+	if err := je.rdb.FlushDB(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+			t.Fatal(err)
+		}
+		if seq, _, _ := je.q.Doc(ctx, ch); seq >= heldSeq {
+			if seq != heldSeq {
+				t.Fatalf("sequence %d passed the held %d", seq, heldSeq)
+			}
+			break
+		}
+	}
+	if got := attempts(); got != 2 {
+		t.Fatalf("after Redis lost its data and the board was republished: %v attempts, want 2 (the held copy served)", got)
+	}
+}
+
+// A contest without submissions has a board too, once built: its
+// scoreboard GETs used to rebuild the board from MySQL on every request
+// until the first submission made it in Redis (every contestant's first
+// look at the board at the start of a contest, all at once). The first GET
+// builds it; the later ones, and the publish, do not.
+func TestEmptyContestBoardRebuiltOnce(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	now := time.Now()
+	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Minute),
+		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
+	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	const rebuilds = "verdict_webapp_scoreboard_rebuilds_total"
+	alice, visitor := je.student("alice"), je.client()
+	get := func(c *client) {
+		t.Helper()
+		r := c.do("GET", "/api/contests/c1/scoreboard", nil)
+		if r.status != 200 || len(r.body["rows"].([]any)) != 0 {
+			t.Fatalf("scoreboard: %d %s", r.status, r.raw)
+		}
+	}
+	for range 5 {
+		get(alice)
+		get(visitor)
+	}
+	if n := metricSum(t, je.env, rebuilds); n != 1 {
+		t.Fatalf("10 GETs of an empty contest's board rebuilt it %v times from MySQL, want 1", n)
+	}
+	if err := je.srv.Judging().PublishScoreboard(ctx, cid); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		get(visitor)
+	}
+	if n := metricSum(t, je.env, rebuilds); n != 1 {
+		t.Fatalf("after the publish: %v rebuilds, want 1", n)
+	}
+	// The first submission's cell joins the built board.
+	r := alice.submit("k", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+	if r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	if doc, err := je.srv.Judging().Scoreboard(ctx, mustContest(t, je.env, "c1"), false); err != nil || len(doc.Rows) != 1 {
+		t.Fatalf("live board after the first submission: %+v, %v", doc, err)
+	}
+	if n := metricSum(t, je.env, rebuilds); n != 1 {
+		t.Fatalf("after the first submission: %v rebuilds, want 1", n)
+	}
+}
+
+func mustContest(t *testing.T, e *env, slug string) *store.Contest {
+	t.Helper()
+	c, err := e.st.ContestBySlug(context.Background(), slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &c
+}
+
+// metricSum is the sum of a counter's series in the node's registry.
+func metricSum(t *testing.T, e *env, name string) float64 {
+	t.Helper()
+	mfs, err := e.srv.cfg.Obs.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			for _, m := range mf.GetMetric() {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
+}
+
+// A board assembled for one request (nothing published yet) is compressed
+// only for a client that takes gzip: it used to be compressed for every
+// request, and the compressed copy thrown away for the others.
+func TestAssembledBoardCompressedOnlyForGzipClients(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	now := time.Now()
+	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
+		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
+	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	alice := je.student("alice")
+	if r := alice.submit("k", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"}); r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	const gzips = "verdict_webapp_scoreboard_gzips_total"
+	// (Every request names its encodings: Go's client asks for gzip itself
+	// when it names none.)
+	for _, ae := range []string{"identity", "gzip;q=0", "*;q=0, br", "gzip;q=0, *"} {
+		r := alice.do("GET", "/api/contests/c1/scoreboard", nil, "Accept-Encoding", ae)
+		if r.status != 200 || r.header.Get("Content-Encoding") != "" || !strings.Contains(r.header.Get("Vary"), "Accept-Encoding") {
+			t.Fatalf("Accept-Encoding %q: %d, Content-Encoding %q, Vary %q", ae, r.status, r.header.Get("Content-Encoding"), r.header.Get("Vary"))
+		}
+		if n := metricSum(t, je.env, gzips); n != 0 {
+			t.Fatalf("Accept-Encoding %q: %v boards compressed for a client that does not take gzip", ae, n)
+		}
+	}
+	if got := metricSum(t, je.env, "verdict_webapp_scoreboard_reads_total"); got != 4 {
+		t.Fatalf("%v board reads counted, want 4", got)
+	}
+	r := alice.do("GET", "/api/contests/c1/scoreboard", nil, "Accept-Encoding", "*;q=0, gzip")
+	if r.status != 200 || r.header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("gzip client: %d, Content-Encoding %q", r.status, r.header.Get("Content-Encoding"))
+	}
+	if n := metricSum(t, je.env, gzips); n != 1 {
+		t.Fatalf("%v boards compressed for one gzip client, want 1", n)
+	}
+}
+
 func TestAcceptsGzip(t *testing.T) {
 	for _, tc := range []struct {
 		header string
 		want   bool
 	}{
-		{"", false},
+		{"", false}, // no header: not assumed
 		{"gzip", true},
+		{"GZip", true},
+		{"x-gzip", true},
 		{"gzip, deflate, br", true},
 		{"deflate, GZIP;q=0.5", true},
+		{"br;q=1.0, gzip;q=0.8", true},
 		{"br", false},
-		{"gzip;q=0", false},
-		{"gzip; q=0.000", false},
-		{"*", true},
 		{"identity", false},
+		{"identity, *;q=0", false},
+		{"gzip;q=0", false},
+		{"gzip;Q=0", false},
+		{"gzip; q=0.000", false},
+		{"gzip ; q = 0", false},
+		{"gzip;q=0.001", true},
+		{"gzip;q=1", true},
+		{"gzip;q=1.000", true},
+		{"gzip;q=1.", true},
+		{"gzip;q=0.", false},
+		// The most specific entry wins, wherever it is.
+		{"*;q=0, gzip", true},
+		{"gzip, *;q=0", true},
+		{"gzip;q=0, *", false},
+		{"*, gzip;q=0", false},
+		{"*", true},
+		{"*;q=0", false},
+		{"*;q=0.5, br", true},
+		{"br, identity;q=0, *", true},
+		// Two entries of one coding: the heavier.
+		{"gzip;q=0, gzip;q=0.5", true},
+		{"gzip;q=0, x-gzip;q=0", false},
+		// A malformed weight leaves its entry out.
+		{"gzip;q=abc", false},
+		{"gzip;q=2", false},
+		{"gzip;q=1.5", false},
+		{"gzip;q=0.1234", false},
+		{"gzip;q=-1", false},
+		{"gzip;q=", false},
+		{"gzip;q=0;q=1", false},
+		{"gzip;q=abc, *", true},
+		{"gzip;q=abc, *;q=0", false},
+		// Not a q: passed over.
+		{"gzip;level=9", true},
+		{"gzip;level=9;q=0", false},
+		// Lists: empty elements, spaces, several lines.
+		{" , ,gzip , ", true},
+		{",", false},
+		{"gzipped", false},
+		{"gzip2, xgzip", false},
 	} {
 		r, _ := http.NewRequest(http.MethodGet, "/", nil)
 		if tc.header != "" {
@@ -230,4 +455,82 @@ func TestAcceptsGzip(t *testing.T) {
 			t.Errorf("Accept-Encoding %q: %v, want %v", tc.header, got, tc.want)
 		}
 	}
+	// Header lines are one list.
+	for _, tc := range []struct {
+		lines []string
+		want  bool
+	}{
+		{[]string{"br", "gzip"}, true},
+		{[]string{"*;q=0", "gzip"}, true},
+		{[]string{"gzip;q=0", "*"}, false},
+		{[]string{"identity", "br"}, false},
+	} {
+		r, _ := http.NewRequest(http.MethodGet, "/", nil)
+		r.Header["Accept-Encoding"] = tc.lines
+		if got := acceptsGzip(r); got != tc.want {
+			t.Errorf("Accept-Encoding lines %q: %v, want %v", tc.lines, got, tc.want)
+		}
+	}
+}
+
+func TestParseQValue(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"0", 0, true}, {"1", 1000, true}, {"0.5", 500, true}, {"0.05", 50, true}, {"0.123", 123, true},
+		{"1.0", 1000, true}, {"1.000", 1000, true}, {"0.", 0, true}, {"1.", 1000, true},
+		{"", 0, false}, {"1.001", 0, false}, {"0.1234", 0, false}, {"2", 0, false}, {".5", 0, false},
+		{"0,5", 0, false}, {"0.5x", 0, false}, {"01", 0, false}, {"0.-1", 0, false}, {"+1", 0, false},
+	} {
+		got, ok := parseQValue(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parseQValue(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// asciiUpper upper-cases ASCII letters only (strings.ToUpper maps some
+// non-ASCII letters onto ASCII ones: "ı" to "I").
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+// FuzzAcceptsGzip: the parser never panics, and keeps the properties any
+// reading of RFC 9110 has: an appended plain "gzip" is accepted; an
+// appended other coding, an empty element or a change of ASCII case
+// changes nothing; a first "gzip;q=0" entry with no other explicit gzip
+// entry refuses it.
+func FuzzAcceptsGzip(f *testing.F) {
+	for _, s := range []string{"", "gzip", "gzip;q=0", "*;q=0, gzip", "gzip;q=0, *", "br;q=1.0, gzip;q=0.8",
+		"identity", "*", "x-gzip;q=0.5", "gzip;q=abc, *", "gzip ; q = 0.001", ",,;;==", "gzip;q=1.000;q=0"} {
+		f.Add(s)
+	}
+	accepts := func(h string) bool {
+		r := &http.Request{Header: http.Header{}}
+		r.Header.Set("Accept-Encoding", h)
+		return acceptsGzip(r)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		got := accepts(h)
+		if !accepts(h + ", gzip") {
+			t.Errorf("%q + \", gzip\": refused", h)
+		}
+		if accepts(h+", br;q=0.5") != got || accepts(h+", ,") != got || accepts(", "+h) != got {
+			t.Errorf("%q: an unrelated element changed the answer (%v)", h, got)
+		}
+		if accepts(asciiUpper(h)) != got {
+			t.Errorf("%q: upper case changed the answer (%v)", h, got)
+		}
+		if !strings.Contains(strings.ToLower(h), "gzip") && accepts("gzip;q=0, "+h) {
+			t.Errorf("%q after gzip;q=0: accepted", h)
+		}
+	})
 }

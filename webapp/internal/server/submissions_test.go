@@ -538,6 +538,38 @@ func TestRetriedSubmitEnqueuesALostTask(t *testing.T) {
 	}
 }
 
+// A retried submit that makes the task its first try did not enqueues it
+// on the enqueue's own deadline (Config.Judging.EnqueueTimeout), as the
+// first try does, not on what is left of the retry's request deadline: a
+// retry comes under the same overload that failed the first try.
+func TestRetriedSubmitEnqueuesPastTheRequestDeadline(t *testing.T) {
+	const deadline = time.Second
+	je := newJudgeEnv(t, func(c *Config) {
+		c.RequestTimeout = deadline
+		c.Judging.EnqueueTimeout = 4 * deadline
+	})
+	ctx := context.Background()
+	alice := je.student("alice")
+	body := map[string]any{"problem": "a-plus-b", "language": "py3", "source": "print(1)"}
+	r := alice.submit("k", body)
+	if r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	sid := id(r)
+	// Redis lost the task (as if the first try's enqueue failed).
+	je.rdb.Del(ctx, je.names.Task(sid))
+	je.rdb.ZRem(ctx, je.names.Queue(), strconv.FormatInt(sid, 10))
+	// The retry's enqueue starts after its request's deadline.
+	je.rdb.AddHook(&stallHook{keys: []string{je.names.Queue(), je.names.QueueChanged()}, stall: deadline + 300*time.Millisecond})
+	r = alice.submit("k", body)
+	if r.status != 200 && r.status != 201 || id(r) != sid {
+		t.Fatalf("retry: %d %s", r.status, r.raw)
+	}
+	if pos, err := je.q.Position(ctx, sid); err != nil || pos != 1 {
+		t.Fatalf("after the retry submission %d is not queued (position %d, %v): enqueued on the spent request deadline", sid, pos, err)
+	}
+}
+
 // What the task needs from MySQL (the rule of its test data) is read
 // before the row is committed: after the commit, enqueueing takes Redis
 // only, so an overloaded MySQL cannot leave a committed row without its
