@@ -67,6 +67,12 @@ const (
 	// it (InputValidation.BuildOnly: a package's output validator checked
 	// at import).
 	CapabilityBuildCheck = "build_check"
+	// CapabilityGrading: the judge grades by the test data's ICPC grading
+	// rules (testpkg.Manifest's grading: test data groups with on_reject
+	// and the default grader's flags — ignore_sample, always_accept,
+	// first_error, worst_error), which decide the cases it judges and
+	// the verdict. An older judge refuses such a package.
+	CapabilityGrading = "icpc_grading"
 )
 
 // Needs lists the capabilities a judge must announce to be sent t: a
@@ -87,6 +93,9 @@ func (t Task) Needs() []string {
 	}
 	if t.Checker.Kind == CheckerICPC {
 		out = append(out, CapabilityICPCValidator)
+	}
+	if t.Grading {
+		out = append(out, CapabilityGrading)
 	}
 	return out
 }
@@ -298,6 +307,11 @@ type Task struct {
 	// Validation, when set, makes the task an input validation
 	// (validation.go): a custom run id, the test data, no program.
 	Validation *InputValidation `json:"validation,omitempty"`
+	// Grading: the test data's manifest has grading rules (the ICPC
+	// default grader's, testpkg.Manifest.Grading), which the judge reads
+	// from the package; set by the web node so that the task needs
+	// CapabilityGrading.
+	Grading bool `json:"grading,omitempty"`
 }
 
 // Validate checks every field a judge needs.

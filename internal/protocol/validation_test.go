@@ -106,4 +106,8 @@ func TestCapabilities(t *testing.T) {
 			t.Errorf("%s: needs %v, want %v", tc.name, n, tc.want)
 		}
 	}
+	// Test data with the ICPC default grader's rules.
+	if n := (Task{Checker: Checker{Kind: CheckerICPC}, Grading: true}).Needs(); !slices.Equal(n, []string{CapabilityICPCValidator, CapabilityGrading}) {
+		t.Errorf("grading: needs %v", n)
+	}
 }

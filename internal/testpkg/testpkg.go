@@ -141,6 +141,12 @@ type Manifest struct {
 	// Only in a package without a checker or interactor. Judges that
 	// predate it refuse the manifest (unknown field).
 	DefaultValidatorFlags []string `json:"default_validator_flags,omitempty"`
+	// Grading, when set, is how the verdict follows from the cases'
+	// verdicts, by the ICPC format's default grader over the package's
+	// test data groups (grading.go); nil: every case counts and ICPC
+	// mode stops at the first rejection. Judges that predate it refuse
+	// the manifest (unknown field).
+	Grading *Grading `json:"grading,omitempty"`
 }
 
 // Package is everything a test data package holds.
@@ -167,6 +173,8 @@ type Package struct {
 	KattisScore bool
 	// DefaultValidatorFlags: see Manifest.DefaultValidatorFlags.
 	DefaultValidatorFlags []string
+	// Grading: see Manifest.Grading.
+	Grading *Grading
 }
 
 // epoch is the modification time of every entry, for reproducible bytes.
@@ -222,6 +230,7 @@ func (p Package) Build() ([]byte, Manifest, error) {
 		m.Cases = append(m.Cases, CaseFile{Index: i + 1, In: n + ".in", Ans: n + ".ans", Sample: slices.Contains(p.Samples, i+1),
 			ValidatorArgs: slices.Clone(p.ValidatorArgs[i+1])})
 	}
+	m.Grading = p.Grading
 	if err := m.check(); err != nil {
 		return nil, Manifest{}, err
 	}
@@ -338,6 +347,9 @@ func (m *Manifest) check() error {
 				return fmt.Errorf("%w: %s: subtask %q depends on %q, which is not another subtask", ErrInvalid, ManifestName, st.Name, d)
 			}
 		}
+	}
+	if m.Grading != nil {
+		return m.Grading.check(n)
 	}
 	return nil
 }
@@ -459,6 +471,7 @@ func readManifest(zr *zip.Reader) (Manifest, error) {
 		m.CheckerLanguage, m.InteractorLanguage = got.CheckerLanguage, got.InteractorLanguage
 		m.KattisScore = got.KattisScore
 		m.DefaultValidatorFlags = got.DefaultValidatorFlags
+		m.Grading = got.Grading
 		switch {
 		case got.CheckerLanguage != "" && checker != nil:
 			return Manifest{}, fmt.Errorf("%w: %s: names a %s checker, and the package has %s too; one checker",

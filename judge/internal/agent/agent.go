@@ -522,7 +522,7 @@ func (a *Agent) hello() protocol.Hello {
 		MaxParallel: a.cfg.MaxParallel,
 		// The task kinds an older agent would misread (Task.Needs).
 		Capabilities: []string{protocol.CapabilityInputValidation, protocol.CapabilityProgramLanguages, protocol.CapabilityICPCValidator,
-			protocol.CapabilityBuildCheck},
+			protocol.CapabilityBuildCheck, protocol.CapabilityGrading},
 	}
 	for _, l := range a.cfg.Languages {
 		h.Languages = append(h.Languages, protocol.Language{ID: l.ID, Version: l.VersionText})

@@ -251,11 +251,13 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 	}
 	fractions := make([]float64, len(m.Cases))
 	failed := false
+	verdicts := make([]protocol.Verdict, 0, len(m.Cases)) // of the cases so far, for the grading rules
 	for i, cf := range m.Cases {
 		cr := protocol.CaseResult{Case: i + 1}
-		if failed && t.Mode == protocol.ModeICPC {
+		if t.Mode == protocol.ModeICPC && skipCase(m.Grading, failed, verdicts, i+1) {
 			cr.Verdict = protocol.VerdictSkipped
 			res.Cases = append(res.Cases, cr)
+			verdicts = append(verdicts, cr.Verdict)
 			continue
 		}
 		if ix != nil {
@@ -278,6 +280,7 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			cr.Verdict, cr.Message, fractions[i] = o.Verdict, truncate.Marked(o.Message, protocol.MaxCaseMessage), o.Fraction
 			failed = failed || cr.Verdict != protocol.VerdictAC
 			res.Cases = append(res.Cases, cr)
+			verdicts = append(verdicts, cr.Verdict)
 			pg.add(withScore(cr, CaseScore(t.Mode, m, i, fractions[i])))
 			continue
 		}
@@ -342,10 +345,22 @@ func (a *Agent) judge(ctx context.Context, slot int, t *task, log *slog.Logger) 
 			failed = true
 		}
 		res.Cases = append(res.Cases, cr)
+		verdicts = append(verdicts, cr.Verdict)
 		pg.add(withScore(cr, CaseScore(t.Mode, m, i, fractions[i])))
 	}
 	res.Verdict, res.Score = Score(t.Mode, m, res.Cases, fractions)
 	return res, nil
+}
+
+// skipCase reports whether an ICPC-mode task skips case c (1-based):
+// by the test data's grading rules when it has them (the default
+// grader's on_reject, always_accept, ignore_sample; verdicts are the
+// cases' before c), else once a case failed.
+func skipCase(g *testpkg.Grading, failed bool, verdicts []protocol.Verdict, c int) bool {
+	if g != nil {
+		return !g.Reached(verdicts, c)
+	}
+	return failed
 }
 
 func (a *Agent) slotCPU(slot int) *int {

@@ -14,7 +14,8 @@ const MaxScore = 100
 // order, SK for cases not run) and the fraction of each case earned.
 //
 // Verdict: AC when every case is AC, else the verdict of the first case
-// that is not. Score, ICPC: MaxScore or 0. Score, IOI without subtasks:
+// that is not; with the test data's grading rules (m.Grading), theirs
+// (testpkg.Grading.Judge). Score, ICPC: MaxScore or 0. Score, IOI without subtasks:
 // every case is worth MaxScore/N, times its fraction. IOI with subtasks: a
 // subtask earns its points times the smallest fraction among its cases (so
 // nothing unless all pass; partial points of a special judge scale it),
@@ -29,6 +30,14 @@ func Score(mode protocol.Mode, m testpkg.Manifest, cases []protocol.CaseResult, 
 			verdict = c.Verdict
 			break
 		}
+	}
+	if m.Grading != nil && len(cases) == len(m.Cases) {
+		// The ICPC default grader's rules over the test data groups.
+		vs := make([]protocol.Verdict, len(cases))
+		for i, c := range cases {
+			vs[i] = c.Verdict
+		}
+		verdict, _ = m.Grading.Judge(vs, mode == protocol.ModeIOI)
 	}
 	frac := func(i int) float64 {
 		if i < len(fractions) && i < len(cases) && cases[i].Verdict != protocol.VerdictSkipped {

@@ -38,6 +38,22 @@ func TestScore(t *testing.T) {
 		{"sum subtask all accepted", protocol.ModeIOI, sums, []protocol.Verdict{AC, AC, AC}, []float64{0.5, 1, 0.25}, AC, 22.5 + 17.5, []float64{7.5, 15, 17.5}},
 		{"sum subtask, one rejected: nothing", protocol.ModeIOI, sums, []protocol.Verdict{AC, WA, AC}, []float64{0.5, 0, 1}, WA, 70, []float64{7.5, 0, 70}},
 		{"sum subtask, one skipped: nothing", protocol.ModeIOI, sums, []protocol.Verdict{AC, SK, AC}, []float64{1, 1, 1}, SK, 70, []float64{15, 0, 70}},
+		// The ICPC default grader's rules (testpkg.Grading): a rejected
+		// sample under ignore_sample does not decide; an always_accept
+		// group never fails a pass-fail submission, but a scored one is
+		// not shown accepted while it lost points.
+		{"grading: ignored sample", protocol.ModeICPC, graded(testpkg.GradingGroup{IgnoreSample: true}, testpkg.GradingGroup{}),
+			[]protocol.Verdict{WA, AC, AC}, []float64{0, 1, 1}, AC, 100, []float64{0, 33.333, 33.333}},
+		{"grading: always_accept secret", protocol.ModeICPC, graded(testpkg.GradingGroup{}, testpkg.GradingGroup{Verdict: testpkg.VerdictAlwaysAccept}),
+			[]protocol.Verdict{AC, WA, SK}, []float64{1, 0, 0}, AC, 100, []float64{33.333, 0, 0}},
+		{"grading: worst_error", protocol.ModeICPC, graded(testpkg.GradingGroup{}, testpkg.GradingGroup{Continue: true}),
+			[]protocol.Verdict{AC, WA, TL}, []float64{1, 0, 0}, TL, 0, []float64{33.333, 0, 0}},
+		{"grading: first_error", protocol.ModeICPC, graded(testpkg.GradingGroup{}, testpkg.GradingGroup{Continue: true, Verdict: testpkg.VerdictFirstError}),
+			[]protocol.Verdict{AC, WA, TL}, []float64{1, 0, 0}, WA, 0, []float64{33.333, 0, 0}},
+		{"grading, scored: always_accept is no AC", protocol.ModeIOI, graded(testpkg.GradingGroup{IgnoreSample: true}, testpkg.GradingGroup{Continue: true, Verdict: testpkg.VerdictAlwaysAccept}),
+			[]protocol.Verdict{WA, WA, AC}, []float64{0, 0, 1}, WA, 33.333, []float64{0, 0, 33.333}},
+		{"grading, scored: ignored sample", protocol.ModeIOI, graded(testpkg.GradingGroup{IgnoreSample: true}, testpkg.GradingGroup{Continue: true}),
+			[]protocol.Verdict{WA, AC, AC}, []float64{0, 1, 1}, AC, 66.667, []float64{0, 33.333, 33.333}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cases := make([]protocol.CaseResult, len(tc.verdicts))
@@ -55,6 +71,15 @@ func TestScore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// graded is a manifest of three cases, the first a sample, with the
+// grading rules of its root and its secret group.
+func graded(root, secret testpkg.GradingGroup) testpkg.Manifest {
+	root.Name, secret.Name = "data", "data/secret"
+	secret.Items = []testpkg.GradingItem{{Case: 2}, {Case: 3}}
+	root.Items = []testpkg.GradingItem{{Group: &testpkg.GradingGroup{Name: "data/sample", Items: []testpkg.GradingItem{{Case: 1}}}}, {Group: &secret}}
+	return testpkg.Manifest{Cases: make([]testpkg.CaseFile, 3), Grading: &testpkg.Grading{Root: root}}
 }
 
 func TestSysinfoParsers(t *testing.T) {

@@ -51,6 +51,12 @@ func (a *Agent) validateInputs(ctx context.Context, slot int, t *task, pg *progr
 	switch {
 	case ctx.Err() != nil:
 		return res, ctx.Err()
+	case errors.Is(err, cache.ErrGone):
+		// The web node has no such test data: the import that queued
+		// this check was dropped (its wait ran out, and it deleted the
+		// problem). Handed back, the task would bounce between the hub
+		// and the judges for good; ended, nobody is waiting for it.
+		return sysErr("test data %s: %v: the import that queued this check is gone", t.TestData.Hash, err)
 	case errors.Is(err, cache.ErrDownload), errors.Is(err, cache.ErrClosed):
 		return res, &rejectError{protocol.RejectData, err}
 	case err != nil:

@@ -157,6 +157,10 @@ func TestValidateInputs(t *testing.T) {
 			Source: "import sys\ndef (:\n", BuildOnly: true}, want{verdict: protocol.VerdictCE, compile: "SyntaxError"}, "py3"},
 		{"build only: a Java error", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: "Validate.java",
 			Source: "public class Validate { void f() { int x = \"s\"; } }\n", BuildOnly: true}, want{verdict: protocol.VerdictCE, compile: "incompatible types"}, "java17"},
+		// A check queued by an import that was dropped meanwhile (its
+		// wait ran out): the web node has no such test data any more. It
+		// ends (SE) instead of going back to the hub again and again.
+		{"test data gone", strings.Repeat("ab", 32), kattis, want{verdict: protocol.VerdictSE, compile: "the import that queued this check is gone"}, ""},
 		{"java, two classes", good, &protocol.InputValidation{Convention: protocol.ValidationKattis, Name: "Validate.java",
 			Source: javaValidator, Files: map[string]string{"Range.java": javaRange}}, want{protocol.VerdictWA,
 			[]protocol.Verdict{protocol.VerdictAC, protocol.VerdictAC, protocol.VerdictWA},

@@ -34,6 +34,10 @@ var (
 	ErrInvalidPackage = errors.New("cache: invalid test data package")
 	// ErrDownload: the download failed (network, HTTP status). Transient.
 	ErrDownload = errors.New("cache: download failed")
+	// ErrGone: the web node answered 404 or 410: it has no test data of
+	// that hash (any more: a problem whose import was dropped). Always
+	// with ErrDownload, so a caller that does not tell them apart retries.
+	ErrGone = errors.New("cache: the web node has no such test data")
 	// ErrClosed: the cache was closed.
 	ErrClosed = errors.New("cache: closed")
 )
@@ -442,7 +446,11 @@ func (c *Cache) download(ctx context.Context, url, path, hash string) (int64, er
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
-		return 0, fmt.Errorf("%w: %s: GET %s: %s: %s", ErrDownload, hash, url, resp.Status, strings.TrimSpace(string(body)))
+		err := fmt.Errorf("%w: %s: GET %s: %s: %s", ErrDownload, hash, url, resp.Status, strings.TrimSpace(string(body)))
+		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
+			err = fmt.Errorf("%w (%w)", err, ErrGone)
+		}
+		return 0, err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

@@ -122,11 +122,12 @@ func TestHashMismatchAndErrors(t *testing.T) {
 	if _, err := c.Get(ctx, 1, "nothex", ""); !errors.Is(err, ErrBadHash) {
 		t.Fatalf("bad hash: %v", err)
 	}
-	if _, err := c.Get(ctx, 1, strings.Repeat("cd", 32), ""); !errors.Is(err, ErrDownload) || !strings.Contains(err.Error(), "404") {
+	// Not known to the web node (404): gone, and a download error.
+	if _, err := c.Get(ctx, 1, strings.Repeat("cd", 32), ""); !errors.Is(err, ErrDownload) || !errors.Is(err, ErrGone) || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("missing: %v", err)
 	}
 	c.cfg.Token = "wrong"
-	if _, err := c.Get(ctx, 1, h, ""); !errors.Is(err, ErrDownload) || !strings.Contains(err.Error(), "401") {
+	if _, err := c.Get(ctx, 1, h, ""); !errors.Is(err, ErrDownload) || errors.Is(err, ErrGone) || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("bad token: %v", err)
 	}
 	// A URL given with the request wins over URLFor.

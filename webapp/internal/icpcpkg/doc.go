@@ -61,6 +61,11 @@
 //   - grader_flags accept_if_any_accepted, in any group, refuses the
 //     package (checkGraderFlags): Verdict accepts a group only when all
 //     its cases are.
+//   - The test data groups' on_reject and grader_flags (first_error,
+//     worst_error, always_accept, ignore_sample on data/) decide the
+//     verdict as the default grader does (grading.go): a package that
+//     sets something else than the defaults carries its group tree
+//     (testpkg.Grading), which the judges grade by.
 //   - A legacy scoring group under the default grader with a scoring
 //     validator is one Sum subtask (its cases' scores added up when all
 //     are accepted, nothing otherwise), as the format grades it.

@@ -153,6 +153,9 @@ func Convert(zipBytes []byte, lim Limits) (Problem, testpkg.Package, error) {
 	if err != nil {
 		return p, pkg, err
 	}
+	if err := p.readGrading(files, &pkg); err != nil { // grading.go
+		return p, pkg, err
+	}
 	p.appendSamples(pkg) // statement.go
 	if p.Interactive {
 		flags, _ := meta["validator_flags"].(string)

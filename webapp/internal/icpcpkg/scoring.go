@@ -207,7 +207,8 @@ func parseSettings(name string, b []byte, own bool) (groupSettings, error) {
 				return s, fmt.Errorf("%w: %s: grader_flags max (a group scored by its best case) is not supported", ErrUnsupported, name)
 			case "always_accept":
 				s.alwaysAccept = true
-			case "worst_error", "first_error", "ignore_sample", "accept_if_any_accepted": // the last refused by checkGraderFlags
+			case "worst_error", "first_error", "ignore_sample", "accept_if_any_accepted":
+				// The verdict's (grading.go); the last refused by checkGraderFlags.
 			default:
 				return s, bad("grader_flags: unknown flag %q", f)
 			}

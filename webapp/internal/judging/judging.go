@@ -323,6 +323,9 @@ func (s *Service) enqueue(ctx context.Context, sub *store.Submission, p *store.P
 	// A checker or interactor in Python or Java: only judges that run
 	// one get the task (Task.Needs).
 	t.Checker.Language = rule.ProgramLanguage
+	// ICPC grading rules in the test data: only judges that grade by
+	// them get the task (Task.Needs).
+	t.Grading = rule.Grading
 	err := s.q.Enqueue(ctx, t)
 	if err != nil && !errors.Is(err, queue.ErrDuplicate) {
 		return fmt.Errorf("judging: enqueue %d attempt %d: %w", sub.ID, sub.Attempt, err)

@@ -27,14 +27,19 @@
 //     subtasks of the groups it depends on).
 //   - assets/checker: its source (a testlib checker, `checker input output
 //     answer`) becomes the special judge, compiled by the judges with the
-//     package's files/testlib.h when it has one; a checker in another
-//     language than C++ is refused.
+//     package's files/testlib.h when it has one.
 //   - assets/interactor: the interactor in testlib's convention (the
 //     checker then checks the interactor's output).
-//   - assets/validators: kept in Result.Validators; each C or C++ one is
-//     also a Problem.InputValidators entry (testlib's convention, exit 0
-//     valid, with the package's headers), which the web node has a judge
-//     run over every test at import (docs/problems.md).
+//   - Languages (languages.go), by the source's type: cpp.* and c.* are
+//     C++ and C; python.3 and python.pypy3* a Python 3 program, java8,
+//     java11, java21 a Java one (testpkg.ProgramLanguages, under its own
+//     name). A checker or interactor of any other type (Python 2, Pascal,
+//     Kotlin, C#, Go, …) refuses the package naming the file and type.
+//   - assets/validators: kept in Result.Validators; each one in C, C++
+//     (with the package's headers), Python 3, Java or Go is also a
+//     Problem.InputValidators entry (testlib's convention, exit 0 valid),
+//     which the web node has a judge run over every test at import
+//     (docs/problems.md); the others are noted.
 //   - assets/solutions: Result.Solutions with Polygon's tags (main,
 //     accepted, rejected, wrong-answer, time-limit-exceeded,
 //     memory-limit-exceeded, presentation-error, failed, …).

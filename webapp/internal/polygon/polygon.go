@@ -17,7 +17,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testpkg"
 	"github.com/verdict-oj/verdict/webapp/internal/icpcpkg"
 )
@@ -451,7 +450,7 @@ func readPrograms(r *Result, x *xmlProblem, files map[string][]byte) error {
 		if err != nil {
 			return err
 		}
-		name, err := cName("checker", c.Source, testpkg.CheckerName, testpkg.CheckerC)
+		name, lang, err := program("checker", c.Source, testpkg.CheckerName, testpkg.CheckerC) // languages.go
 		if err != nil {
 			return err
 		}
@@ -459,7 +458,10 @@ func readPrograms(r *Result, x *xmlProblem, files map[string][]byte) error {
 			return fmt.Errorf("%w: problem.xml: checker type %q: only testlib checkers are supported", ErrUnsupported, c.Type)
 		}
 		r.Testdata.Checker = src
-		r.Testdata.CheckerOptions = testpkg.CheckerOptions{Name: name, Files: includedHeaders(src, headers)}
+		r.Testdata.CheckerOptions = testpkg.CheckerOptions{Name: name, Language: lang}
+		if lang == "" {
+			r.Testdata.CheckerOptions.Files = includedHeaders(src, headers)
+		}
 		p.Checker = "special"
 		setProgram(p, "checker", c.Source.Path)
 		if c.Name != "" {
@@ -473,12 +475,14 @@ func readPrograms(r *Result, x *xmlProblem, files map[string][]byte) error {
 		if err != nil {
 			return err
 		}
-		name, err := cName("interactor", it.Source, testpkg.InteractorCPP, testpkg.InteractorC)
+		name, lang, err := program("interactor", it.Source, testpkg.InteractorCPP, testpkg.InteractorC)
 		if err != nil {
 			return err
 		}
-		r.Testdata.Interactor = &testpkg.Interactor{Name: name, Convention: testpkg.ConventionTestlib, Source: src,
-			Files: includedHeaders(src, headers)}
+		r.Testdata.Interactor = &testpkg.Interactor{Name: name, Language: lang, Convention: testpkg.ConventionTestlib, Source: src}
+		if lang == "" {
+			r.Testdata.Interactor.Files = includedHeaders(src, headers)
+		}
 		p.Interactive = true
 		setProgram(p, "interactor", it.Source.Path)
 		p.Notes = append(p.Notes, "interactive: "+it.Source.Path+" is the interactor (testlib convention); the checker checks its output")
@@ -489,15 +493,15 @@ func readPrograms(r *Result, x *xmlProblem, files map[string][]byte) error {
 			return err
 		}
 		r.Validators = append(r.Validators, Source{Path: v.Source.Path, Type: v.Source.Type, Source: src})
-		// A C or C++ validator is run on every test at import (testlib's
-		// convention: exit 0 valid); others are noted.
-		name, err := cName("validator", v.Source, protocol.ValidatorCPP, protocol.ValidatorC)
-		if err != nil {
-			p.Notes = append(p.Notes, "validator "+v.Source.Path+" not run: Verdict runs validators in C or C++")
+		// A validator in a language of the judges' is run on every test
+		// at import (testlib's convention: exit 0 valid); others are
+		// noted.
+		iv, why := validatorOf(v.Source, src, headers) // languages.go
+		if why != "" {
+			p.Notes = append(p.Notes, why)
 			continue
 		}
-		p.InputValidators = append(p.InputValidators, icpcpkg.InputValidator{Path: v.Source.Path, Convention: protocol.ValidationTestlib,
-			C: name == protocol.ValidatorC, Source: src, Files: includedHeaders(src, headers)})
+		p.InputValidators = append(p.InputValidators, iv)
 	}
 	if len(p.InputValidators) > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("validators run on every test at import: %d", len(p.InputValidators)))
@@ -525,12 +529,6 @@ var expectedOf = map[string]string{
 	"do-not-run": "",
 }
 
-// languageOf maps Polygon's source types to judge language ids (by
-// prefix, longest first).
-var languageOf = []struct{ prefix, lang string }{
-	{"cpp.", "cpp17"}, {"c.", "c17"}, {"python.3", "py3"}, {"python.pypy3", "py3"}, {"java", "java17"}, {"go", "go"},
-}
-
 // referenceSolutions puts the solutions whose tag names one verdict, in a
 // language the judges have, in Problem.Solutions (the reference solutions
 // staff run from the admin page); the others are noted.
@@ -546,13 +544,7 @@ func referenceSolutions(r *Result) {
 			p.Notes = append(p.Notes, fmt.Sprintf("solution %s (%s) is not a reference solution: %s", s.Path, s.Tag, why))
 			continue
 		}
-		lang := ""
-		for _, l := range languageOf {
-			if strings.HasPrefix(s.Type, l.prefix) {
-				lang = l.lang
-				break
-			}
-		}
+		lang := languageOfSource(xmlSource{Path: s.Path, Type: s.Type})
 		if lang == "" || !utf8.Valid(s.Source) || len(s.Source) > icpcpkg.MaxSolutionSource {
 			p.Notes = append(p.Notes, fmt.Sprintf("solution %s (%s): not a C, C++, Python, Java or Go source of at most %d bytes; not imported",
 				s.Path, s.Type, icpcpkg.MaxSolutionSource))
@@ -569,8 +561,6 @@ func referenceSolutions(r *Result) {
 	}
 }
 
-// cName is the testpkg file name of a C or C++ program; other languages
-// are refused.
 // setProgram records the package path of the test data's checker or
 // interactor (icpcpkg.Problem.Programs).
 func setProgram(p *icpcpkg.Problem, what, path string) {
@@ -578,25 +568,6 @@ func setProgram(p *icpcpkg.Problem, what, path string) {
 		p.Programs = map[string]string{}
 	}
 	p.Programs[what] = path
-}
-
-func cName(what string, s xmlSource, cpp, c string) (string, error) {
-	ext := strings.ToLower(path.Ext(s.Path))
-	switch {
-	case strings.HasPrefix(s.Type, "cpp.") || (s.Type == "" && (ext == ".cpp" || ext == ".cc" || ext == ".cxx")):
-		return cpp, nil
-	case strings.HasPrefix(s.Type, "c.") || (s.Type == "" && ext == ".c"):
-		return c, nil
-	}
-	return "", fmt.Errorf("%w: %s: the %s is %s; Verdict compiles checkers and interactors in C or C++ only", ErrUnsupported, s.Path, what,
-		orElse(s.Type, ext))
-}
-
-func orElse(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 var include = regexp.MustCompile(`(?m)^\s*#\s*include\s*"([^"]+)"`)

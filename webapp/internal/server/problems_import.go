@@ -353,6 +353,11 @@ func (s *Server) handleImportProblem(w http.ResponseWriter, r *http.Request) err
 		val.Status, val.Validators, val.Inputs = ValidationValid, append(ctds, val.Validators...), len(m.Cases)
 	}
 	for _, b := range builds {
+		if b.late {
+			notes = append(notes, fmt.Sprintf("the %s %s was not compiled at import: no judge finished its build check within %s "+
+				"(the judges are busy); an error in it shows when it first judges — import again to check it", b.what, b.path, importValidationWait))
+			continue
+		}
 		notes = append(notes, fmt.Sprintf("the %s %s compiles (checked on a judge at import)", b.what, b.path))
 	}
 	if stored.Visibility != visibility {

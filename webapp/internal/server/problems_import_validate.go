@@ -36,7 +36,11 @@ import (
 //     same slug can be imported again once the package is fixed;
 //   - no answer within importValidationWait (no judge free, a busy
 //     queue): the problem is deleted too and the answer is a 503 to
-//     retry (the judges keep the test data cached).
+//     retry (the judges keep the test data cached);
+//   - a build check of the checker or interactor (programBuilds) not
+//     done within importValidationWait while the inputs were checked:
+//     the import is kept, and a note says the program was not compiled
+//     at import, as when no judge checks builds.
 //
 // So a package whose inputs were refused never judges anything, and a
 // setter learns why at once, in the import's answer.
@@ -156,6 +160,9 @@ type buildCheck struct {
 	what, path string // "checker" or "interactor"; its path in the package
 	lang       string
 	iv         *protocol.InputValidation
+	// late: no judge finished it within importValidationWait
+	// (validateImport); the import goes on without it.
+	late bool
 }
 
 // programBuilds are the build checks of the test data's checker and
@@ -279,6 +286,13 @@ func (s *Server) validateImport(ctx context.Context, u *store.User, p *store.Pro
 		} else {
 			b := builds[i-len(ip.InputValidators)]
 			what = b.what + " " + b.path
+		}
+		if st == nil && i >= len(ip.InputValidators) {
+			// A build check is advisory (judges older than it skip it):
+			// one the judges did not get to in time does not fail an
+			// import whose inputs were checked; a note says so.
+			builds[i-len(ip.InputValidators)].late = true
+			continue
 		}
 		if st == nil {
 			e := apiErr(http.StatusServiceUnavailable, CodeUnavailable, fmt.Sprintf(

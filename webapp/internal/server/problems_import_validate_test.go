@@ -436,6 +436,21 @@ func TestImportBuildCheck(t *testing.T) {
 		t.Errorf("build task %+v", build)
 	}
 
+	// A build check the judges do not get to in time (busy judges): the
+	// inputs were checked, so the import is kept, with a note; it was a
+	// 503 and nothing kept.
+	old := importValidationWait
+	importValidationWait = time.Second
+	defer func() { importValidationWait = old }()
+	r = se.setter.importProblem(pkg("# SILENT\n"+ok), "sum.zip", [][2]string{{"slug", "slow"}, {"visibility", "public"}}, true)
+	if r.status != 201 || !strings.Contains(r.raw, "the checker output_validators/close/main.py was not compiled at import: "+
+		"no judge finished its build check within 1s (the judges are busy)") || strings.Contains(r.raw, "main.py compiles") {
+		t.Fatalf("import with a late build check: %d %s", r.status, r.raw)
+	}
+	if p, err := se.st.ProblemBySlug(context.Background(), "slow"); err != nil || p.Visibility != store.VisibilityPublic {
+		t.Errorf("the import with a late build check: %+v, %v", p, err)
+	}
+
 	// Judges older than build checks: imported, the checker not compiled.
 	se2 := newStaffEnv(t, nil)
 	startValidatingJudge(t, se2.env, byContent)

@@ -20,6 +20,10 @@ type TestdataRule struct {
 	// checker_language, interactor_language): its tasks need judges that
 	// run such programs (protocol.Checker.Language).
 	ProgramLanguage string
+	// Grading: the manifest has the ICPC default grader's rules
+	// (testpkg.Manifest's grading): its tasks need judges that grade by
+	// them (protocol.Task.Grading).
+	Grading bool
 }
 
 // TestdataSubtask is one subtask of a manifest: name, points, cases
@@ -58,11 +62,13 @@ func (s *Store) TestdataRuleOf(ctx context.Context, problemID int64, hash string
 		Subtasks           []TestdataSubtask `json:"subtasks"`
 		CheckerLanguage    string            `json:"checker_language"`
 		InteractorLanguage string            `json:"interactor_language"`
+		Grading            json.RawMessage   `json:"grading"`
 	}
 	if err := json.Unmarshal(row.Manifest, &m); err != nil {
 		return TestdataRule{}, fmt.Errorf("store testdata rule %d: manifest: %w", problemID, err)
 	}
-	out := TestdataRule{Subtasks: m.Subtasks, Mode: row.Mode, ProgramLanguage: m.CheckerLanguage}
+	out := TestdataRule{Subtasks: m.Subtasks, Mode: row.Mode, ProgramLanguage: m.CheckerLanguage,
+		Grading: len(m.Grading) > 0 && string(m.Grading) != "null"}
 	if out.ProgramLanguage == "" {
 		out.ProgramLanguage = m.InteractorLanguage
 	}
