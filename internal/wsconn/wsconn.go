@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -374,6 +375,40 @@ func (c *Conn) ReadRaw(ctx context.Context) ([]byte, error) {
 		return nil, ErrBinary
 	}
 	return b, nil
+}
+
+// ReadOrSkip reads one message under ctx as it came, like ReadRaw, unless
+// skip says so of its first head bytes (or fewer, for a shorter message):
+// then the rest is read past without being kept (skipped is true, msg
+// nil). A reader that ignores most large messages (a load generator's
+// browsers, each pushed every scoreboard) so never holds them in memory.
+func (c *Conn) ReadOrSkip(ctx context.Context, head int, skip func(head []byte) bool) (msg []byte, skipped bool, err error) {
+	typ, r, err := c.ws.Reader(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if typ != websocket.MessageText {
+		_, _ = io.Copy(io.Discard, r)
+		return nil, false, ErrBinary
+	}
+	h := make([]byte, head)
+	n, err := io.ReadFull(r, h)
+	h = h[:n]
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return h, false, nil // the whole message
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if skip(h) {
+		_, err := io.Copy(io.Discard, r)
+		return nil, err == nil, err
+	}
+	rest, err := io.ReadAll(r)
+	if err != nil {
+		return nil, false, err
+	}
+	return append(h, rest...), false, nil
 }
 
 // ReadLoop reads messages under ctx and hands each to handle, in order,

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -434,5 +435,49 @@ func TestConcurrentCloseAndWait(t *testing.T) {
 		wg.Go(func() { c.Close(protocol.CloseNormal, ""); c.Wait() })
 		wg.Wait()
 		c.Wait()
+	}
+}
+
+// TestReadOrSkip: a message whose head skip picks is read past and not
+// kept; the others come whole (shorter than the head too); the next
+// message is read right after a skipped one.
+func TestReadOrSkip(t *testing.T) {
+	big := "SKIP" + strings.Repeat("x", 200<<10)
+	keep := "KEEP" + strings.Repeat("y", 100<<10)
+	url := server(t, judgeCfg(), func(c *wsconn.Conn) {
+		ctx := c.Context()
+		for _, m := range []string{big, keep, "hi", big, "last"} {
+			if err := c.Write(ctx, []byte(m)); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		<-ctx.Done()
+	})
+	ctx := context.Background()
+	c, err := wsconn.Dial(ctx, url, wsconn.Config{Link: protocol.LinkJudge, ReadLimit: 1 << 20}, wsconn.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	skip := func(h []byte) bool { return strings.HasPrefix(string(h), "SKIP") }
+	var got []string
+	for range 5 {
+		m, skipped, err := c.ReadOrSkip(ctx, 16, skip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case skipped && m == nil:
+			got = append(got, "skipped")
+		case skipped:
+			t.Fatal("a skipped message was kept")
+		default:
+			got = append(got, string(m[:min(len(m), 4)])+":"+strconv.Itoa(len(m)))
+		}
+	}
+	want := []string{"skipped", "KEEP:" + strconv.Itoa(len(keep)), "hi:2", "skipped", "last:4"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("read %v, want %v", got, want)
 	}
 }

@@ -62,10 +62,16 @@ func (l *Live) Subscribe(ctx context.Context, ch protocol.Channel) (protocol.Sna
 	if err := l.conn.Write(ctx, b); err != nil {
 		return protocol.Snapshot{}, fmt.Errorf("harness: subscribe %s: %w", ch, err)
 	}
+	idField := []byte(`"id":"` + id + `"`)
 	for {
 		raw, err := l.ReadRaw(ctx)
 		if err != nil {
 			return protocol.Snapshot{}, fmt.Errorf("harness: subscribe %s: %w", ch, err)
+		}
+		if !bytes.Contains(raw[:min(len(raw), 96)], idField) {
+			// Another channel's push (a whole board, on a socket that
+			// subscribed to its contest first): not decoded.
+			continue
 		}
 		env, err := protocol.Decode(protocol.LinkLive, raw)
 		if err != nil || env.ID != id {
@@ -127,6 +133,13 @@ func (l *Live) SubscribeUnread(ctx context.Context, ch protocol.Channel) error {
 // snapshotHead is how the hub's snapshot answer to subscribe id begins.
 func snapshotHead(id string) []byte {
 	return []byte(`{"v":` + strconv.Itoa(protocol.Version) + `,"type":"snapshot","id":"` + id + `",`)
+}
+
+// ReadOrSkip returns the next message as received, or reads past it
+// without keeping it when skip says so of its first head bytes
+// (wsconn.Conn.ReadOrSkip).
+func (l *Live) ReadOrSkip(ctx context.Context, head int, skip func([]byte) bool) ([]byte, bool, error) {
+	return l.conn.ReadOrSkip(ctx, head, skip)
 }
 
 // ReadRaw returns the next message as received.

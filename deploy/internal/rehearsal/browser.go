@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"hash/maphash"
 	"strings"
 	"sync"
 	"time"
@@ -140,8 +141,19 @@ func (b *browser) reopen(ctx context.Context) {
 }
 
 func (b *browser) read(ctx context.Context, l *harness.Live) {
+	// A board this browser does not check: a browser renders it, the
+	// load generator need not even keep it (thousands of sockets get
+	// every push; reading and decoding them all starved the stack it
+	// loads of CPU).
+	unchecked := func(head []byte) bool { return !b.keep && !b.sample && boardFrame(head) }
 	for {
-		raw, err := l.ReadRaw(ctx)
+		raw, skipped, err := l.ReadOrSkip(ctx, boardHead, unchecked)
+		if skipped {
+			b.mu.Lock()
+			b.frames++
+			b.mu.Unlock()
+			continue
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -176,14 +188,19 @@ func (b *browser) read(ctx context.Context, l *harness.Live) {
 			return
 		}
 		now := time.Now()
-		if !b.keep && !b.sample && boardFrame(raw) {
-			// A board this browser does not check: a browser renders it,
-			// the load generator need not decode it (thousands of sockets
-			// get every push; decoding them all starved the simulated
-			// judges in the same process of CPU).
+		if boardFrame(raw) {
+			// Every checking browser gets the same pushes: decoded once.
+			d, err := b.r.boards.decode(raw)
+			if err != nil {
+				b.r.m.fail(Failure{Class: ClassSocket, What: "scoreboard", Code: "undecodable"}, now)
+				continue
+			}
 			b.mu.Lock()
 			b.frames++
 			b.mu.Unlock()
+			if d.board {
+				b.applyDoc(&d.doc, d.replace, true, now)
+			}
 			continue
 		}
 		env, err := protocol.Decode(protocol.LinkLive, raw)
@@ -232,7 +249,7 @@ func (b *browser) read(ctx context.Context, l *harness.Live) {
 // scoreboard push of a contest channel (a snapshot or an event): the hub
 // encodes the envelope's type and the channel first.
 func boardFrame(raw []byte) bool {
-	head := raw[:min(len(raw), 96)]
+	head := raw[:min(len(raw), boardHead)]
 	return bytes.Contains(head, []byte(`"kind":"contest"`)) &&
 		(bytes.Contains(head, []byte(`"type":"event"`)) || bytes.Contains(head, []byte(`"type":"snapshot"`)))
 }
@@ -254,6 +271,15 @@ func (b *browser) apply(raw json.RawMessage, replace, measure bool, now time.Tim
 	var d boardDoc
 	if err := json.Unmarshal(raw, &d); err != nil {
 		b.r.m.fail(Failure{Class: ClassSocket, What: "scoreboard", Code: "undecodable"}, now)
+		return
+	}
+	b.applyDoc(&d, replace, measure, now)
+}
+
+// applyDoc is apply of a decoded document, which it does not change (the
+// browsers share one decoded copy of each push).
+func (b *browser) applyDoc(d *boardDoc, replace, measure bool, now time.Time) {
+	if !b.keep && !b.sample {
 		return
 	}
 	b.mu.Lock()
@@ -286,6 +312,82 @@ func (b *browser) apply(raw json.RawMessage, replace, measure bool, now time.Tim
 			}
 		}
 	}
+}
+
+// boardHead is how much of a frame tells a board push (boardFrame).
+const boardHead = 96
+
+// boardCache decodes each board push once for all the browsers that check
+// it (every one of them gets the same bytes): a few recent pushes, by a
+// hash of their bytes.
+type boardCache struct {
+	mu   sync.Mutex
+	seed maphash.Seed
+	keys []uint64 // oldest first
+	m    map[uint64]*decodedBoard
+}
+
+type decodedBoard struct {
+	once sync.Once
+	// board: the frame carries a board of the contest channel, whole
+	// (replace: a snapshot) or changed rows (a scoreboard event).
+	board, replace bool
+	doc            boardDoc
+	err            error
+}
+
+const boardCacheSize = 8
+
+func newBoardCache() *boardCache {
+	return &boardCache{seed: maphash.MakeSeed(), m: map[uint64]*decodedBoard{}}
+}
+
+// decode decodes a frame boardFrame took for a board push, once for every
+// browser that gets the same bytes. The result may not be changed.
+func (c *boardCache) decode(raw []byte) (*decodedBoard, error) {
+	k := maphash.Bytes(c.seed, raw)
+	c.mu.Lock()
+	d, ok := c.m[k]
+	if !ok {
+		d = &decodedBoard{}
+		c.m[k] = d
+		c.keys = append(c.keys, k)
+		if len(c.keys) > boardCacheSize {
+			delete(c.m, c.keys[0])
+			c.keys = c.keys[1:]
+		}
+	}
+	c.mu.Unlock()
+	d.once.Do(func() { d.err = d.decode(raw) })
+	return d, d.err
+}
+
+func (d *decodedBoard) decode(raw []byte) error {
+	env, err := protocol.Decode(protocol.LinkLive, raw)
+	if err != nil {
+		return err
+	}
+	var body json.RawMessage
+	switch env.Type {
+	case protocol.TypeSnapshot:
+		// The hub pushes a contest's board as a fresh snapshot,
+		// coalesced, whenever it changes.
+		snap, err := protocol.DecodeData[protocol.Snapshot](env)
+		if err != nil {
+			return err
+		}
+		d.board, d.replace, body = snap.Channel.Kind == protocol.ChannelContest, true, snap.State
+	case protocol.TypeEvent:
+		ev, err := protocol.DecodeData[protocol.Event](env)
+		if err != nil {
+			return err
+		}
+		d.board, body = ev.Channel.Kind == protocol.ChannelContest && ev.Kind == protocol.EventScoreboard, ev.Body
+	}
+	if !d.board {
+		return nil
+	}
+	return json.Unmarshal(body, &d.doc)
 }
 
 // snapshotBoard copies the board.

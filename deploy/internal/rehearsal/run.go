@@ -121,6 +121,7 @@ type run struct {
 	m         *Metrics
 	verdicts  *harness.Verdicts
 	stale     *results
+	boards    *boardCache    // board pushes decoded once for the checking browsers
 	staleness bench.Recorder // result sent by the judge → a sampled browser shows it
 	overhead  bench.Recorder // submit due → verdict on the owner's socket, minus the judge's work
 	verdictAt bench.Recorder // submit due → verdict, judge work included
@@ -191,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r := &run{cfg: cfg, plan: plan, ctx: ctx, m: newMetrics(),
 		verdicts: harness.NewVerdicts(),
-		stale:    &results{m: map[cellKey]mark{}}, subs: map[int64]submitted{}, early: map[int64]earlyEvent{},
+		stale:    &results{m: map[cellKey]mark{}}, boards: newBoardCache(), subs: map[int64]submitted{}, early: map[int64]earlyEvent{},
 		keysSent: map[string]struct{}{}}
 	if cfg.Judges == 0 {
 		peak := plan.PeakWork(time.Minute, cfg.Compile) * cfg.Compress / cfg.Speed // judge-seconds per real second
