@@ -112,7 +112,32 @@ func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq u
 			return nil, 0, false, err
 		}
 		t.h.m.boardPushes.WithLabelValues("full").Inc()
+		reason := "first"
+		if prev.ok {
+			reason = "rule_or_freeze"
+			if prev.doc.Rule == doc.Rule && prev.doc.Frozen == doc.Frozen {
+				reason = "row_left"
+				t.h.log.Info("whole scoreboard pushed: contestants left it", "channel", t.key,
+					"left", rowsLeft(prev.doc, doc), "rows", len(doc.Rows))
+			}
+		}
+		t.h.m.fullPushes.WithLabelValues(reason).Inc()
 	}
 	t.board = board{ok: true, seq: seq, redisSeq: rseq, raw: state, compact: protocol.CompactJSON(state), doc: doc}
 	return msg, seq, true, nil
+}
+
+// rowsLeft names (up to 3 of) the rows of prev that next does not have.
+func rowsLeft(prev, next boarddoc.Doc) []string {
+	have := make(map[string]bool, len(next.Rows))
+	for _, r := range next.Rows {
+		have[r.User] = true
+	}
+	var left []string
+	for _, r := range prev.Rows {
+		if !have[r.User] && len(left) < 3 {
+			left = append(left, r.User)
+		}
+	}
+	return left
 }

@@ -23,6 +23,7 @@ type metrics struct {
 	subscriptions    prometheus.Gauge
 	broadcasts       *prometheus.CounterVec
 	boardPushes      *prometheus.CounterVec
+	fullPushes       *prometheus.CounterVec
 	prefetches       prometheus.Counter
 	judgeConnections *prometheus.CounterVec
 	cancels          prometheus.Counter
@@ -62,6 +63,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "verdict_hub_broadcasts_total", Help: "Messages fanned out to browsers (each encoded once), by channel kind."}, []string{"kind"}),
 		boardPushes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_scoreboard_pushes_total", Help: "Scoreboard pushes to a contest's browsers, by form: delta (changed rows) or full (the whole board)."}, []string{"form"}),
+		fullPushes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_hub_scoreboard_full_pushes_total", Help: "Whole-board pushes, by why a delta could not say it: first (no board held yet), rule_or_freeze (the rule or the freeze changed) or row_left (a contestant left the board)."}, []string{"reason"}),
 		prefetches: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "verdict_hub_prefetches_total", Help: "Prefetch messages sent to judges for hot problems."}),
 		judgeConnections: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -74,7 +77,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "verdict_hub_prefetch_reports_total", Help: "Prefetch outcomes judges reported, by outcome (cached or failed)."}, []string{"outcome"}),
 	}
 	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.dispatches, m.leaseExpiries,
-		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes,
+		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes, m.fullPushes,
 		m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("hub: register metrics: %w", err)
