@@ -491,6 +491,12 @@ func (s *Sandbox) runIn(ctx context.Context, sl *slot, pl planned, pp *stdioPipe
 	res.Wall = r.wall
 	res.WallMs = r.wall.Milliseconds()
 	res.MemoryKB = obs.memPeak / 1024
+	if res.Status == StatusMemoryLimit && obs.oomKilled {
+		// The cgroup killed it on reaching the limit: its peak was the
+		// limit at least, whatever the last sample of a polled peak
+		// (sampled every few ms) had seen before the spike.
+		res.MemoryKB = max(res.MemoryKB, lim.Memory/1024)
+	}
 	res.ExitCode = obs.exitCode
 	if !obs.exited {
 		res.ExitCode = -1
