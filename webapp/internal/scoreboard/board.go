@@ -252,7 +252,47 @@ func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, m
 			break
 		}
 	}
+	if err := b.fillUsers(ctx, key, views, users); err != nil {
+		return nil, nil, fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
+	}
 	return views, users, nil
+}
+
+// fillUsers reads the users of views that the scan did not return. A
+// field added while HSCAN runs may come back or not: the view of a new
+// cell can come without its user (written just before it, into a bucket
+// the scan had passed). Its row was then named "#id" in one document and
+// by the username in the next, so the hub saw a row leave and pushed the
+// whole board to every browser (a delta cannot remove a row). The user is
+// always written before the view (upsertScript), so it is there now.
+func (b *Board) fillUsers(ctx context.Context, key string, views map[CellKey]View, users map[int64]User) error {
+	var fields []string
+	asked := map[int64]bool{}
+	for k := range views {
+		if k.TeamID != 0 || k.UserID == 0 || asked[k.UserID] {
+			continue
+		}
+		if _, ok := users[k.UserID]; !ok {
+			asked[k.UserID] = true
+			fields = append(fields, fieldUser+strconv.FormatInt(k.UserID, 10))
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	vals, err := b.rdb.HMGet(ctx, key, fields...).Result()
+	if err != nil {
+		return err
+	}
+	for _, v := range vals {
+		if s, ok := v.(string); ok {
+			var u User
+			if json.Unmarshal([]byte(s), &u) == nil && u.ID != 0 {
+				users[u.ID] = u
+			}
+		}
+	}
+	return nil
 }
 
 // Exists reports whether a contest has a board in Redis: one that Rebuild

@@ -75,3 +75,34 @@ func TestTeamCellsOnTheLiveBoard(t *testing.T) {
 		t.Errorf("filtered %+v", f.Rows)
 	}
 }
+
+// TestViewsFillUsersTheScanMissed: a view whose user the scan did not
+// return (a field added during HSCAN) gets its user from Redis, so its
+// row keeps its name from one document to the next.
+func TestViewsFillUsersTheScanMissed(t *testing.T) {
+	rd := testenv.Redis(t)
+	b := New(rd.Client, rd.Names)
+	ctx := context.Background()
+	c := Contest{ID: 42, Params: Params{Rule: RuleICPC, Start: t0}}
+	if _, err := b.Apply(ctx, c, User{ID: 5, Username: "solo", DisplayName: "Solo"}, 100, Entry{4, 1, at(35), "AC", 0}); err != nil {
+		t.Fatal(err)
+	}
+	views, users, err := b.Views(ctx, c.ID)
+	if err != nil || users[5].Username != "solo" {
+		t.Fatalf("users %v %v", users, err)
+	}
+	delete(users, 5) // as a scan that passed the user's bucket before it was written
+	views[CellKey{TeamID: 9, ProblemID: 100}] = View{}
+	if err := b.fillUsers(ctx, rd.Names.Scoreboard(c.ID), views, users); err != nil {
+		t.Fatal(err)
+	}
+	if u := users[5]; u.Username != "solo" || u.DisplayName != "Solo" || len(users) != 1 {
+		t.Fatalf("users after the fill: %v", users)
+	}
+	doc := Assemble(RuleICPC, views, users, map[int64]string{100: "A"}, false, false)
+	for _, r := range doc.Rows {
+		if r.UserID == 5 && r.User != "solo" {
+			t.Fatalf("row named %q", r.User)
+		}
+	}
+}
