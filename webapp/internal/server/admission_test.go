@@ -49,6 +49,12 @@ func TestAdmissionShedsWithRetryAfter(t *testing.T) {
 	if r := admin.do("GET", "/api/problems", nil); r.status != http.StatusOK {
 		t.Fatalf("staff behind a full gate: %d %s", r.status, r.raw)
 	}
+	// A contestant's submit goes in past the full gate (it is refused
+	// further on here: the problem does not exist, which is not a 503).
+	if r := alice.do("POST", "/api/submissions", map[string]any{"problem": "nope", "language": "py3", "source": "x"},
+		"X-CSRF-Token", alice.csrf, "Idempotency-Key", "k-1"); r.status == http.StatusServiceUnavailable {
+		t.Fatalf("a submit behind a full gate: %d %s", r.status, r.raw)
+	}
 	bob := e.client()
 	e.user("bob", store.RoleStudent, "bob-password")
 	if r := bob.login("bob", "bob-password"); r.status != http.StatusOK {
