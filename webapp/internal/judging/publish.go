@@ -33,18 +33,18 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 	if err != nil {
 		return scoreboard.Doc{}, err
 	}
-	if len(views) == 0 {
-		exists, err := s.board.Exists(ctx, c.ID)
-		if err != nil {
+	// Not made from MySQL (never, or Redis lost it and results since
+	// made a few cells): rebuild it, once; results merge into it.
+	exists, err := s.board.Exists(ctx, c.ID)
+	if err != nil {
+		return scoreboard.Doc{}, err
+	}
+	if !exists {
+		if err := s.RebuildBoard(ctx, c); err != nil {
 			return scoreboard.Doc{}, err
 		}
-		if !exists {
-			if err := s.RebuildBoard(ctx, c); err != nil {
-				return scoreboard.Doc{}, err
-			}
-			if views, users, err = s.board.Views(ctx, c.ID); err != nil {
-				return scoreboard.Doc{}, err
-			}
+		if views, users, err = s.board.Views(ctx, c.ID); err != nil {
+			return scoreboard.Doc{}, err
 		}
 	}
 	// Only registered users are on the board: one who was removed keeps

@@ -22,8 +22,8 @@ import (
 //	n:<cell>  the entries' version, bumped on every change
 //	v:<cell>  the cell's views (JSON of View) derived from that version
 //	u:<user>  the user's names (JSON of User)
-//	built     set by Rebuild: the board was made from MySQL, so the hash
-//	          exists (Exists) even for a contest without a submission
+//	built     set by Rebuild: the board was made from MySQL (Exists), and
+//	          the hash exists even for a contest without a submission
 //
 // A team's cell (team contests) is "t<team>:<problem>"; teams' names are
 // not kept here (AssembleTeams takes them).
@@ -295,14 +295,19 @@ func (b *Board) fillUsers(ctx context.Context, key string, views map[CellKey]Vie
 	return nil
 }
 
-// Exists reports whether a contest has a board in Redis: one that Rebuild
-// made (even without a cell) or that a submission's cell made.
+// Exists reports whether a contest has a whole board in Redis: one that
+// Rebuild made from MySQL (even without a cell), to which every later
+// result was added. Cells alone do not count: after Redis lost the board,
+// the next result recreates the hash with that one cell, and taking it for
+// the board left every other row off it for good (the rehearsal's check,
+// which drops the board while results still flow, saw a "rebuilt" board
+// of 3 rows out of 3,000).
 func (b *Board) Exists(ctx context.Context, contestID int64) (bool, error) {
-	n, err := b.rdb.Exists(ctx, b.n.Scoreboard(contestID)).Result()
+	ok, err := b.rdb.HExists(ctx, b.n.Scoreboard(contestID), fieldBuilt).Result()
 	if err != nil {
 		return false, fmt.Errorf("scoreboard: contest %d: %w", contestID, err)
 	}
-	return n > 0, nil
+	return ok, nil
 }
 
 // Rebuild makes a contest's board agree with entries (every submission of

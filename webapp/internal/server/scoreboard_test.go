@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -533,4 +534,55 @@ func FuzzAcceptsGzip(f *testing.F) {
 			t.Errorf("%q after gzip;q=0: accepted", h)
 		}
 	})
+}
+
+// TestBoardLostWhileResultsFlowIsRebuiltWhole: Redis loses a contest's
+// board and the next result recreates it with only its own cell; the
+// board is still rebuilt from MySQL (its "built" mark is gone), so
+// every contestant stays on it.
+func TestBoardLostWhileResultsFlowIsRebuiltWhole(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	now := time.Now()
+	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
+		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
+	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	staff := je.staffOf("root")
+	rows := func() []string {
+		t.Helper()
+		r := staff.do("GET", "/api/contests/c1/scoreboard", nil)
+		if r.status != 200 {
+			t.Fatalf("scoreboard: %d %s", r.status, r.raw)
+		}
+		var names []string
+		for _, row := range r.body["rows"].([]any) {
+			names = append(names, row.(map[string]any)["user"].(string))
+		}
+		slices.Sort(names)
+		return names
+	}
+	submit := func(c *client, key string) int64 {
+		t.Helper()
+		r := c.submit(key, map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+		if r.status != 201 {
+			t.Fatalf("submit: %d %s", r.status, r.raw)
+		}
+		return id(r)
+	}
+	alice, bob := je.student("alice"), je.student("bob")
+	je.judge(submit(alice, "a1"), 1, protocol.VerdictWA, 1)
+	je.consume()
+	late := submit(bob, "b1")
+	if got := rows(); !slices.Equal(got, []string{"alice", "bob"}) {
+		t.Fatalf("rows %v", got)
+	}
+	if err := je.rdb.Del(ctx, je.names.Scoreboard(cid)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	je.judge(late, 1, protocol.VerdictAC, 1) // recreates the board with bob's cell only
+	je.consume()
+	if got := rows(); !slices.Equal(got, []string{"alice", "bob"}) {
+		t.Fatalf("rows after the board was lost and one result came: %v, want alice and bob", got)
+	}
 }
