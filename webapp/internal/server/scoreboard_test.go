@@ -5,8 +5,8 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
