@@ -126,10 +126,7 @@ func TestPublicBoardServedFromPublished(t *testing.T) {
 	je := newJudgeEnv(t, nil)
 	ctx := context.Background()
 	_ = je.q.EnsureResultsGroup(ctx)
-	now := time.Now()
-	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
-		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
-	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	cid := runningContest(t, je)
 	alice := je.student("alice")
 	submit := func(key string) int64 {
 		r := alice.submit(key, map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
@@ -216,10 +213,7 @@ func TestHeldBoardNotServedAfterRedisLoss(t *testing.T) {
 	je := newJudgeEnv(t, nil)
 	ctx := context.Background()
 	_ = je.q.EnsureResultsGroup(ctx)
-	now := time.Now()
-	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
-		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
-	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	cid := runningContest(t, je)
 	alice := je.student("alice")
 	visitor := je.client()
 	attempts := func() float64 {
@@ -360,11 +354,7 @@ func metricSum(t *testing.T, e *env, name string) float64 {
 // request, and the compressed copy thrown away for the others.
 func TestAssembledBoardCompressedOnlyForGzipClients(t *testing.T) {
 	je := newJudgeEnv(t, nil)
-	ctx := context.Background()
-	now := time.Now()
-	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
-		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
-	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	runningContest(t, je)
 	alice := je.student("alice")
 	if r := alice.submit("k", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"}); r.status != 201 {
 		t.Fatalf("submit: %d %s", r.status, r.raw)
@@ -544,10 +534,7 @@ func TestBoardLostWhileResultsFlowIsRebuiltWhole(t *testing.T) {
 	je := newJudgeEnv(t, nil)
 	ctx := context.Background()
 	_ = je.q.EnsureResultsGroup(ctx)
-	now := time.Now()
-	cid, _ := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
-		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
-	_ = je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100)
+	cid := runningContest(t, je)
 	staff := je.staffOf("root")
 	rows := func() []string {
 		t.Helper()
@@ -585,4 +572,21 @@ func TestBoardLostWhileResultsFlowIsRebuiltWhole(t *testing.T) {
 	if got := rows(); !slices.Equal(got, []string{"alice", "bob"}) {
 		t.Fatalf("rows after the board was lost and one result came: %v, want alice and bob", got)
 	}
+}
+
+// runningContest creates contest c1, running for an hour either side of
+// now, open, visible, with the env's problem as A.
+func runningContest(t *testing.T, je *judgeEnv) int64 {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now()
+	cid, err := je.st.CreateContest(ctx, store.Contest{Slug: "c1", Title: "C", Rule: "icpc", StartAt: now.Add(-time.Hour),
+		EndAt: now.Add(time.Hour), Registration: "open", Visible: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := je.st.AddContestProblem(ctx, cid, je.problem.ID, "A", 100); err != nil {
+		t.Fatal(err)
+	}
+	return cid
 }
