@@ -1,6 +1,7 @@
 package rehearsal
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/deploy/internal/bench"
+	"github.com/verdict-oj/verdict/internal/localsvc"
 	"github.com/verdict-oj/verdict/internal/schedtrace"
 )
 
@@ -59,6 +61,11 @@ type Report struct {
 	BoardsChecked int
 	Faults, Staff []string
 	Profiles      []Profile
+	// Digests are MariaDB's statements that took it the most time over
+	// the whole run (its performance_schema); DigestErr says why there
+	// are none.
+	Digests   []localsvc.StatementDigest
+	DigestErr string
 	// Replay is the scheduling simulator's replay of the trace written to
 	// TraceFile (nil when it did not run: ReplayErr says why).
 	Replay               *schedtrace.Comparison
@@ -409,6 +416,8 @@ func (rep *Report) Markdown() string {
 		}
 	}
 
+	writeDigests(&b, rep)
+
 	if len(rep.Profiles) > 0 {
 		fmt.Fprintf(&b, "\n## Where the CPU went in the rush (20 s CPU profiles)\n\n")
 		for _, p := range rep.Profiles {
@@ -481,4 +490,30 @@ func memTotal() string {
 		return "memory unknown"
 	}
 	return fmt.Sprintf("%.0f GiB", float64(n)/(1<<30))
+}
+
+// writeDigests is MariaDB's profile: the statements that took it the most
+// time over the whole run, per submission acknowledged.
+func writeDigests(b *strings.Builder, rep *Report) {
+	fmt.Fprintf(b, "\n## Where MariaDB's time went (statement digests, whole run)\n\n")
+	if len(rep.Digests) == 0 {
+		fmt.Fprintf(b, "None read: %s.\n", cmp.Or(rep.DigestErr, "none recorded"))
+		return
+	}
+	var total time.Duration
+	for _, d := range rep.Digests {
+		total += d.Total
+	}
+	subs := max(rep.Submitted, 1)
+	fmt.Fprintf(b, "The %d statements that took the server the most time (performance_schema, from its start to the checks; the checks' own reads included), %.1f s in all; runs per acknowledged submission (%d):\n\n", len(rep.Digests), total.Seconds(), rep.Submitted)
+	b.WriteString("| statement | runs | per submission | total s | mean ms | rows read per run |\n|---|---|---|---|---|---|\n")
+	for _, d := range rep.Digests {
+		mean, rows := 0.0, 0.0
+		if d.Count > 0 {
+			mean = float64(d.Total) / float64(time.Millisecond) / float64(d.Count)
+			rows = float64(d.RowsExamined) / float64(d.Count)
+		}
+		fmt.Fprintf(b, "| `%s` | %d | %.1f | %.1f | %.2f | %.1f |\n", strings.ReplaceAll(trim(strings.Join(strings.Fields(d.Text), " "), 110), "|", "\\|"),
+			d.Count, float64(d.Count)/float64(subs), d.Total.Seconds(), mean, rows)
+	}
 }

@@ -205,7 +205,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	env, stop, err := harness.Start(ctx, harness.Options{
 		Root: cfg.Root, Bin: cfg.Bin, Out: cfg.StackOut, Judges: cmp.Or(cfg.RealJudges, -1),
 		WebNodes: cfg.WebNodes, Env: stackEnv(cfg),
-		Configure: func(sc *stack.Config) { sc.NginxWorkerConnections = 16384 },
+		Configure: func(sc *stack.Config) {
+			sc.NginxWorkerConnections = 16384
+			sc.MySQLStatementStats = true // the report's MariaDB profile
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -255,6 +258,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	side.Wait()
 	time.Sleep(3 * time.Second) // the unfrozen board reaches the browsers
 	rep.After, rep.AfterAt = r.procStats(), time.Now()
+	if rep.Digests, err = env.Stack.StatementDigests(cctx, 15); err != nil {
+		rep.DigestErr = err.Error()
+	}
 	r.check(cctx, rep)
 	r.simVersusHub(cctx, rep)
 	close(allDone)

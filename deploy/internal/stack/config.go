@@ -63,6 +63,9 @@ type Config struct {
 	// NginxWorkerConnections, when > 0, is passed to the edge as
 	// --worker-connections.
 	NginxWorkerConnections int
+	// MySQLStatementStats turns on MariaDB's statement digests
+	// (localsvc.MariaDBConfig.StatementStats; Stack.StatementDigests).
+	MySQLStatementStats bool
 	// Demo loads the demo data (logins, problems, a contest) after start.
 	Demo bool
 	// Restart restarts a component that exits unexpectedly. Default true

@@ -121,6 +121,15 @@ func (s *Stack) MySQLAppDSN() (string, error) {
 	return c.FormatDSN(), nil
 }
 
+// StatementDigests returns the n statements that took MariaDB the most
+// time (Config.MySQLStatementStats must be on).
+func (s *Stack) StatementDigests(ctx context.Context, n int) ([]localsvc.StatementDigest, error) {
+	if s.mariadb == nil {
+		return nil, errors.New("stack: statement digests: mariadb is not running")
+	}
+	return s.mariadb.StatementDigests(ctx, n)
+}
+
 // RedisAddr is the stack's Redis address.
 func (s *Stack) RedisAddr() string { return "127.0.0.1:" + strconv.Itoa(s.cfg.RedisPort) }
 
@@ -156,6 +165,7 @@ func (s *Stack) start(ctx context.Context) error {
 		var err error
 		s.mariadb, err = localsvc.StartMariaDB(ctx, localsvc.MariaDBConfig{
 			Dir: filepath.Join(s.cfg.Dir, "mysql"), Port: port, Log: mysqlLog,
+			StatementStats: s.cfg.MySQLStatementStats,
 		})
 		return err
 	})
