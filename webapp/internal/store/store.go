@@ -33,7 +33,7 @@ func (e *DuplicateError) Unwrap() error { return ErrDuplicate }
 // OpenOptions tunes the connection pool. Zero values take the defaults.
 type OpenOptions struct {
 	MaxOpenConns    int           // default 32
-	MaxIdleConns    int           // default 16
+	MaxIdleConns    int           // default MaxOpenConns
 	ConnMaxLifetime time.Duration // default 5m
 }
 
@@ -63,8 +63,14 @@ func Open(ctx context.Context, dsn string, opt OpenOptions) (*sqlx.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store open: %w", err)
 	}
-	db.SetMaxOpenConns(orDefault(opt.MaxOpenConns, 32))
-	db.SetMaxIdleConns(orDefault(opt.MaxIdleConns, 16))
+	// Idle connections are kept up to the pool's size: with fewer, a burst
+	// closes the extra ones when it ends and the next burst dials them
+	// again (a new connection is a TCP handshake, a login and the session
+	// time zone: 853 of them in a 5-minute rehearsal at 1,500 contestants
+	// with 32 open and 16 idle).
+	open := orDefault(opt.MaxOpenConns, 32)
+	db.SetMaxOpenConns(open)
+	db.SetMaxIdleConns(orDefault(opt.MaxIdleConns, open))
 	db.SetConnMaxLifetime(orDefault(opt.ConnMaxLifetime, 5*time.Minute))
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
@@ -98,6 +104,12 @@ func FixDSN(dsn string) (string, error) {
 		c.Params = map[string]string{}
 	}
 	c.Params["time_zone"] = "'+00:00'"
+	// A query with arguments is sent as one statement with its values
+	// written in by the driver, not prepared, executed and closed: one
+	// round trip instead of two for every such query (and each waits for a
+	// core on a busy machine). Safe with utf8mb4, the only character set
+	// used; the driver prepares instead when it cannot write a value.
+	c.InterpolateParams = true
 	if c.Collation == "" || c.Collation == "utf8mb4_general_ci" {
 		c.Collation = "utf8mb4_unicode_ci"
 	}
