@@ -138,6 +138,7 @@ func (r *run) check(ctx context.Context, rep *Report) {
 			}
 		}
 		q.Close()
+		rep.PendingAtCheck, rep.WrittenAfterEnd = pending, time.Since(r.end)
 		if pending == 0 || time.Now().After(deadline) {
 			break
 		}

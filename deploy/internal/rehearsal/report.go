@@ -26,6 +26,15 @@ type Report struct {
 
 	Logins, LoginRetries int
 	LoginSpan            time.Duration // first login due → last login done
+	// WrittenAfterEnd is when, from the contest's end, the check found
+	// every submission of the contest final in MySQL, or stopped waiting
+	// with PendingAtCheck still not.
+	WrittenAfterEnd time.Duration
+	PendingAtCheck  int
+	// Ready is when the stack, the accounts and the judges were ready;
+	// EndAt the contest's end (real time): with Began and Ended they split
+	// the wall time.
+	Ready, EndAt time.Time
 	Submitted            int
 	LateSubs             int            // planned, not sent or refused as over: the contestant was still behind at the end
 	GoingAway            int            // sockets closed "going away" and reopened (not failures)
@@ -249,6 +258,15 @@ func (rep *Report) Markdown() string {
 		rep.Plan.Reloads, rep.Plan.Questions, mapLine(rep.Plan.ByVerdict), mapLine(rep.Plan.ByLanguage))
 	fmt.Fprintf(&b, "- Acknowledged to browsers: %d submissions; %d planned ones were not sent, or were answered \"the contest is over\", because their contestant, slowed down by slow answers, was still behind when the contest ended. Wall time of the whole rehearsal: %v.\n",
 		rep.Submitted, rep.LateSubs, rep.Ended.Sub(rep.Began).Round(time.Second))
+	if !rep.Ready.IsZero() && !rep.EndAt.IsZero() {
+		fmt.Fprintf(&b, "- Where the wall time went: the stack, the accounts and the judges ready in %v; the logins and the contest %v; after the end (the last verdicts, the unfreeze, the checks, the replay) %v.",
+			rep.Ready.Sub(rep.Began).Round(time.Second), rep.EndAt.Sub(rep.Ready).Round(time.Second), rep.Ended.Sub(rep.EndAt).Round(time.Second))
+		if rep.PendingAtCheck == 0 {
+			fmt.Fprintf(&b, " Every verdict was in MySQL %v after the end.\n", rep.WrittenAfterEnd.Round(time.Second))
+		} else {
+			fmt.Fprintf(&b, " %d verdicts were still not in MySQL when the check stopped waiting, %v after the end.\n", rep.PendingAtCheck, rep.WrittenAfterEnd.Round(time.Second))
+		}
+	}
 	if len(rep.Staff) > 0 {
 		fmt.Fprintf(&b, "- Staff: %s.\n", strings.Join(rep.Staff, "; "))
 	}

@@ -226,7 +226,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer r.judges.stop()
-	rep := &Report{Config: r.cfg, Plan: plan.Totals(), Began: began}
+	rep := &Report{Config: r.cfg, Plan: plan.Totals(), Began: began, Ready: time.Now(), EndAt: r.end}
 	rep.Before, rep.BeforeAt = r.procStats(), time.Now()
 	r.logf("contest %q starts at %s, ends at %s (compression %.0f×: %v of contest in %v)",
 		r.contest, r.start.Format("15:04:05"), r.end.Format("15:04:05"), cfg.Compress, cfg.Shape.Length, r.end.Sub(r.start))
