@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +18,8 @@ type subFixture struct {
 	s                      *Store
 	rt                     *testenv.RoundTrips
 	user, problem, contest int64
-	n                      int // submissions made, for their keys
+	n                      int    // submissions made, for their keys
+	dsn                    string // for a pool of more connections
 }
 
 func newSubFixture(t *testing.T) *subFixture {
@@ -31,7 +34,7 @@ func newSubFixture(t *testing.T) *subFixture {
 		t.Fatal(err)
 	}
 	db, rt := testenv.CountedDB(t, dsn)
-	f := &subFixture{s: New(db), rt: rt}
+	f := &subFixture{s: New(db), rt: rt, dsn: dsn}
 	if f.problem, err = f.s.CreateProblem(ctx, Problem{Slug: "sum", Title: "Sum", Statement: "…", TimeLimitMs: 1000,
 		MemoryLimitKB: 65536, Checker: CheckerDefault, Mode: ModeICPC, Visibility: VisibilityPublic, Languages: Languages{}}); err != nil {
 		t.Fatal(err)
@@ -163,8 +166,11 @@ func TestApplyResult(t *testing.T) {
 		{"a WA, then a later submission's AC solves the problem", 2,
 			[]step{res(0, 1, "WA", 3, Applied), res(1, 1, "AC", 3, Applied)},
 			[]after{{"WA", 1, 3}, {"AC", 1, 3}}, 1},
+		{"a second AC leaves the first", 2,
+			[]step{res(0, 1, "AC", 2, Applied), res(1, 1, "AC", 2, Applied)},
+			[]after{{"AC", 1, 2}, {"AC", 1, 2}}, 0},
 		{"an earlier submission accepted after a later one is the first AC", 3,
-			[]step{res(1, 1, "AC", 2, Applied), res(2, 1, "AC", 2, Applied), res(0, 1, "AC", 2, Applied)},
+			[]step{res(1, 1, "AC", 2, Applied), res(0, 1, "AC", 2, Applied), res(2, 1, "AC", 2, Applied)},
 			[]after{{"AC", 1, 2}, {"AC", 1, 2}, {"AC", 1, 2}}, 0},
 		{"a WA after an AC leaves the first AC", 2,
 			[]step{res(0, 1, "AC", 2, Applied), res(1, 1, "WA", 2, Applied)},
@@ -295,6 +301,45 @@ func TestApplyResult(t *testing.T) {
 	}
 }
 
+// Results of one user's submissions of one problem are written at once by
+// different workers and web nodes: however they interleave, the first AC
+// is the earliest accepted submission.
+func TestApplyResultConcurrentACs(t *testing.T) {
+	f := newSubFixture(t)
+	ctx := context.Background()
+	db, err := Open(ctx, f.dsn, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s := New(db)
+	for round := range 15 {
+		f.newUser(t)
+		var subs []Submission
+		for range 3 {
+			subs = append(subs, f.submit(t))
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, len(subs))
+		for i, sub := range subs {
+			wg.Go(func() {
+				var o ApplyOutcome
+				o, _, errs[i] = s.ApplyResult(ctx, result(sub.ID, 1, "AC", 2))
+				if errs[i] == nil && o != Applied {
+					errs[i] = fmt.Errorf("outcome %v", o)
+				}
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if first, at := f.solve(t); first != subs[0].ID || !at.Equal(subs[0].CreatedAt) {
+			t.Fatalf("round %d: first AC %d at %v, want %d at %v", round, first, at, subs[0].ID, subs[0].CreatedAt)
+		}
+	}
+}
+
 // TestHotWriteRoundTrips counts the requests the hot writes send MySQL
 // and wait for. Under CPU saturation each waits for a core; at 3,000
 // contestants the results were written slower than judged.
@@ -326,8 +371,8 @@ func TestHotWriteRoundTrips(t *testing.T) {
 
 	var sub Submission
 	measure("CreateSubmission", 8, func() { sub = f.submit(t) })
-	measure("ApplyResult WA on a queued submission", 18, func() { apply(result(sub.ID, 1, "WA", 10), Applied) })
+	measure("ApplyResult WA on a queued submission", 10, func() { apply(result(sub.ID, 1, "WA", 10), Applied) })
 	sub = f.submit(t)
-	measure("ApplyResult AC on a queued submission", 18, func() { apply(result(sub.ID, 1, "AC", 10), Applied) })
+	measure("ApplyResult AC on a queued submission", 12, func() { apply(result(sub.ID, 1, "AC", 10), Applied) })
 	measure("ApplyResult duplicate", 6, func() { apply(result(sub.ID, 1, "AC", 10), Duplicate) })
 }
