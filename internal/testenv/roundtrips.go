@@ -51,24 +51,26 @@ func CountedDB(t testing.TB, dsn string) (db *sqlx.DB, rt *RoundTrips) {
 	return db, rt
 }
 
-// countedConn counts a round trip at each write that follows a read (or
-// is the connection's first): the driver writes a request, then reads its
-// answer. It is used by one goroutine at a time (database/sql's).
+// countedConn counts a round trip at each read that follows a write: the
+// driver writes a request, then waits for and reads its answer (a
+// connection's first read, the server's greeting, is one too). A write
+// nothing answers is not. It is used by one goroutine at a time
+// (database/sql's).
 type countedConn struct {
 	net.Conn
 	rt      *RoundTrips
-	writing bool // the last call was a Write
+	reading bool // the last call was a Read
 }
 
 func (c *countedConn) Write(b []byte) (int, error) {
-	if !c.writing {
-		c.writing = true
-		c.rt.n.Add(1)
-	}
+	c.reading = false
 	return c.Conn.Write(b)
 }
 
 func (c *countedConn) Read(b []byte) (int, error) {
-	c.writing = false
+	if !c.reading {
+		c.reading = true
+		c.rt.n.Add(1)
+	}
 	return c.Conn.Read(b)
 }
