@@ -147,11 +147,7 @@ func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (sub Subm
 		if errors.Is(mapErr("", err), ErrDuplicate) {
 			// A concurrent request with the same key won: ours never was.
 			_ = tx.Rollback()
-			prev, perr := s.SubmissionByKey(ctx, n.UserID, n.IdemKey)
-			if perr != nil {
-				return sub, false, perr
-			}
-			sub, err = s.SubmissionByID(ctx, prev)
+			sub, err = s.SubmissionByKey(ctx, n.UserID, n.IdemKey)
 			return sub, false, err
 		}
 		return sub, false, fmt.Errorf("store create submission key: %w", err)
@@ -165,18 +161,20 @@ func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (sub Subm
 	return sub, true, nil
 }
 
-// SubmissionByKey returns the id of the user's submission made with an
-// idempotency key, or ErrNotFound.
-func (s *Store) SubmissionByKey(ctx context.Context, userID int64, key string) (int64, error) {
-	var id int64
-	err := s.DB.GetContext(ctx, &id, "SELECT submission_id FROM submission_keys WHERE user_id = ? AND idem_key = ?", userID, key)
+// SubmissionByKey returns the user's submission made with an idempotency
+// key, with its source, as SubmissionByID does, or ErrNotFound. One query:
+// the key's row (its primary key) names the submission's.
+func (s *Store) SubmissionByKey(ctx context.Context, userID int64, key string) (Submission, error) {
+	var sub Submission
+	err := s.DB.GetContext(ctx, &sub, submissionSelect+` JOIN submission_keys k ON k.submission_id = s.id
+		WHERE k.user_id = ? AND k.idem_key = ?`, userID, key)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("store submission by key: %w", ErrNotFound)
+		return Submission{}, fmt.Errorf("store submission by key: %w", ErrNotFound)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store submission by key: %w", err)
+		return Submission{}, fmt.Errorf("store submission by key: %w", err)
 	}
-	return id, nil
+	return sub, nil
 }
 
 // SubmissionByID returns one submission with its source, or ErrNotFound.

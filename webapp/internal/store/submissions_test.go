@@ -301,6 +301,34 @@ func TestApplyResult(t *testing.T) {
 	}
 }
 
+// A second CreateSubmission with a key (a request that lost the race to a
+// concurrent one with the same key) inserts nothing and returns the first.
+func TestCreateSubmissionKey(t *testing.T) {
+	f := newSubFixture(t)
+	ctx := context.Background()
+	first := f.submit(t)
+	key := fmt.Sprint("k", f.n) // submit's
+	n := NewSubmission{UserID: f.user, ProblemID: f.problem, Language: "py3", Source: "print(1)", IdemKey: key}
+	sub, created, err := f.s.CreateSubmission(ctx, n)
+	if err != nil || created || !reflect.DeepEqual(sub, first) {
+		t.Fatalf("same key: created %v (%v)\n  %+v\nwant the first\n  %+v", created, err, sub, first)
+	}
+	if got, err := f.s.SubmissionByKey(ctx, f.user, key); err != nil || !reflect.DeepEqual(got, first) {
+		t.Fatalf("by key: %+v %v", got, err)
+	}
+	if _, err := f.s.SubmissionByKey(ctx, f.user, "unused"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("an unused key: %v", err)
+	}
+	var rows int
+	if err := f.s.DB.Get(&rows, "SELECT COUNT(*) FROM submissions"); err != nil || rows != 1 {
+		t.Fatalf("%d submissions (%v), want 1", rows, err)
+	}
+	n.IdemKey = "unused"
+	if sub, created, err = f.s.CreateSubmission(ctx, n); err != nil || !created || sub.ID == first.ID || sub.Language != "py3" {
+		t.Fatalf("another key: created %v %+v %v", created, sub, err)
+	}
+}
+
 // Results of one user's submissions of one problem are written at once by
 // different workers and web nodes: however they interleave, the first AC
 // is the earliest accepted submission.
