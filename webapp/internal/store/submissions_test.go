@@ -79,8 +79,8 @@ func (f *subFixture) submit(t *testing.T) Submission {
 	return sub
 }
 
-// result is a judge's result for attempt of submission id with n cases,
-// each of the verdict (AC, or the verdict on its last case).
+// result is a judge's result for attempt of submission id with n cases:
+// the last of the verdict, the others AC.
 func result(id int64, attempt int, verdict string, n int) ResultWrite {
 	w := ResultWrite{SubmissionID: id, Attempt: attempt, Verdict: verdict, Score: 0.5, JudgeID: "j1"}
 	for i := 1; i <= n; i++ {
@@ -145,6 +145,11 @@ type step struct {
 	want    ApplyOutcome // of a result
 }
 
+// TestApplyResult runs results, rejudges and overrides of one user's
+// submissions of one problem and checks that each returns the row as a
+// fresh read finds it, that a submission's case rows are those of its last
+// applied result (all of them, none of an earlier one left over), and that
+// problem_solves names the earliest accepted submission, or nothing.
 func TestApplyResult(t *testing.T) {
 	res := func(sub, attempt int, verdict string, cases int, want ApplyOutcome) step {
 		return step{sub: sub, op: "result", attempt: attempt, verdict: verdict, cases: cases, want: want}
