@@ -107,16 +107,15 @@ func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) 
 	// A retried submit returns what the first one made, and makes its
 	// task if the first one's enqueue failed (idempotent): the browser
 	// retries sooner than the reconciler runs.
-	if id, err := s.st.SubmissionByKey(ctx, u.ID, req.Key); err == nil {
-		sub, err := s.st.SubmissionByID(ctx, id)
-		if err == nil && sub.Verdict == store.StatusQueued {
+	if sub, err := s.st.SubmissionByKey(ctx, u.ID, req.Key); err == nil {
+		if sub.Verdict == store.StatusQueued {
 			if missing, terr := s.withoutTask(ctx, []store.QueuedRef{{ID: sub.ID, Attempt: sub.Attempt}}); terr == nil && len(missing) == 1 {
 				if err := s.enqueueRetried(ctx, &sub); err != nil {
 					s.log.Warn("enqueue on a retried submit failed; the reconciler will retry", obs.SubmissionID(sub.ID), obs.Err(err))
 				}
 			}
 		}
-		return Submitted{Submission: sub}, err
+		return Submitted{Submission: sub}, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return Submitted{}, err
 	}
@@ -224,10 +223,15 @@ func (s *Service) checkSubmit(ctx context.Context, u *store.User, req *SubmitReq
 		if err != nil {
 			return pl, err
 		}
-		if _, err := s.st.ContestHasProblem(ctx, c.ID, p.ID); errors.Is(err, store.ErrNotFound) {
-			return pl, refuse(RefusedInvalid, "problem", "the problem is not in this contest")
-		} else if err != nil {
+		// The contest's problem list, not a query of its own: the read
+		// cache keeps it as it keeps the contest itself (a contest page
+		// reads both), and a change of either purges both.
+		cps, err := s.st.ContestProblems(ctx, c.ID)
+		if err != nil {
 			return pl, err
+		}
+		if !slices.ContainsFunc(cps, func(cp store.ContestProblem) bool { return cp.ProblemID == p.ID }) {
+			return pl, refuse(RefusedInvalid, "problem", "the problem is not in this contest")
 		}
 		switch c.Phase(now) {
 		case "upcoming":

@@ -143,10 +143,12 @@ func (s *Store) OverrideVerdict(ctx context.Context, id, byUser int64, verdict s
 	var sub Submission
 	err := s.inTx(ctx, fmt.Sprintf("store override %d", id), func(tx *sqlx.Tx) error {
 		var cur struct {
-			Verdict string  `db:"verdict"`
-			Score   float64 `db:"score"`
+			Verdict   string  `db:"verdict"`
+			Score     float64 `db:"score"`
+			UserID    int64   `db:"user_id"`
+			ProblemID int64   `db:"problem_id"`
 		}
-		err := tx.GetContext(ctx, &cur, "SELECT verdict, score FROM submissions WHERE id = ? FOR UPDATE", id)
+		err := tx.GetContext(ctx, &cur, "SELECT verdict, score, user_id, problem_id FROM submissions WHERE id = ? FOR UPDATE", id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -164,8 +166,9 @@ func (s *Store) OverrideVerdict(ctx context.Context, id, byUser int64, verdict s
 		if _, err := tx.ExecContext(ctx, "UPDATE submissions SET verdict = ?, score = ? WHERE id = ?", verdict, score, id); err != nil {
 			return err
 		}
-		if err := s.syncSolve(ctx, tx, id); err != nil {
-			return err
+		// Overrides are rare: the first AC is read again, whatever the verdicts.
+		if err := recomputeSolve(ctx, tx, cur.UserID, cur.ProblemID); err != nil {
+			return fmt.Errorf("sync solve: %w", err)
 		}
 		return tx.GetContext(ctx, &sub, submissionSelect+" WHERE s.id = ?", id)
 	})

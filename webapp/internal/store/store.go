@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -42,6 +43,9 @@ type Store struct {
 	DB *sqlx.DB
 	// cache keeps the hot reads (cached.go); nil: none.
 	cache *readcache.Cache
+	// kept are the hot writes' statements, prepared once (kept.go).
+	keptMu sync.Mutex
+	kept   map[string]*sqlx.Stmt
 }
 
 // New wraps an open pool.

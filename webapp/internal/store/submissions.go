@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/jmoiron/sqlx"
 )
 
 // Submission statuses the web nodes write themselves (the outcomes come
@@ -72,6 +71,10 @@ func isFinal(v string) bool {
 	return true
 }
 
+// submissionByIDQuery reads one submission: SubmissionByID's, and the
+// read-back of the writes.
+const submissionByIDQuery = submissionSelect + " WHERE s.id = ?"
+
 const submissionSelect = `SELECT s.id, s.user_id, s.problem_id, s.contest_id, s.language, s.source, s.verdict, s.score,
 	s.time_ms, s.memory_kb, s.attempt, s.judge_id, s.testdata_hash, s.compile_message, s.created_at, s.judged_at,
 	u.username, u.display_name, p.slug AS problem_slug, p.title AS problem_title, c.slug AS contest_slug,
@@ -118,11 +121,16 @@ type NewSubmission struct {
 // already made a submission with that key it inserts nothing and returns
 // that one, with created false.
 func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (sub Submission, created bool, err error) {
-	tx, err := s.DB.BeginTxx(ctx, nil)
+	kept, err := s.keep(ctx, insertSubmissionQuery, insertKeyQuery, submissionByIDQuery)
 	if err != nil {
 		return sub, false, fmt.Errorf("store create submission: %w", err)
 	}
-	defer tx.Rollback()
+	btx, err := s.DB.BeginTxx(ctx, nil)
+	if err != nil {
+		return sub, false, fmt.Errorf("store create submission: %w", err)
+	}
+	defer btx.Rollback()
+	tx := keptTx{tx: btx, kept: kept}
 	var contest, team any
 	if n.ContestID > 0 {
 		contest = n.ContestID
@@ -130,9 +138,7 @@ func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (sub Subm
 	if n.TeamID > 0 {
 		team = n.TeamID
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO submissions
-		(user_id, problem_id, contest_id, team_id, language, source, verdict, attempt, testdata_hash)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+	res, err := tx.ExecContext(ctx, insertSubmissionQuery,
 		n.UserID, n.ProblemID, contest, team, n.Language, n.Source, StatusQueued, n.TestdataHash)
 	if err != nil {
 		return sub, false, fmt.Errorf("store create submission: %w", err)
@@ -141,48 +147,57 @@ func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (sub Subm
 	if err != nil {
 		return sub, false, fmt.Errorf("store create submission: %w", err)
 	}
-	_, err = tx.ExecContext(ctx, "INSERT INTO submission_keys (user_id, idem_key, submission_id) VALUES (?, ?, ?)",
-		n.UserID, n.IdemKey, id)
+	_, err = tx.ExecContext(ctx, insertKeyQuery, n.UserID, n.IdemKey, id)
 	if err != nil {
 		if errors.Is(mapErr("", err), ErrDuplicate) {
 			// A concurrent request with the same key won: ours never was.
-			_ = tx.Rollback()
-			prev, perr := s.SubmissionByKey(ctx, n.UserID, n.IdemKey)
-			if perr != nil {
-				return sub, false, perr
-			}
-			sub, err = s.SubmissionByID(ctx, prev)
+			_ = btx.Rollback()
+			sub, err = s.SubmissionByKey(ctx, n.UserID, n.IdemKey)
 			return sub, false, err
 		}
 		return sub, false, fmt.Errorf("store create submission key: %w", err)
 	}
-	if err := tx.GetContext(ctx, &sub, submissionSelect+" WHERE s.id = ?", id); err != nil {
+	if err := tx.GetContext(ctx, &sub, submissionByIDQuery, id); err != nil {
 		return Submission{}, false, fmt.Errorf("store create submission: read back %d: %w", id, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := btx.Commit(); err != nil {
 		return Submission{}, false, fmt.Errorf("store create submission: commit: %w", err)
 	}
 	return sub, true, nil
 }
 
-// SubmissionByKey returns the id of the user's submission made with an
-// idempotency key, or ErrNotFound.
-func (s *Store) SubmissionByKey(ctx context.Context, userID int64, key string) (int64, error) {
-	var id int64
-	err := s.DB.GetContext(ctx, &id, "SELECT submission_id FROM submission_keys WHERE user_id = ? AND idem_key = ?", userID, key)
+// The statements of CreateSubmission and SubmissionByKey, kept prepared.
+const (
+	insertSubmissionQuery = `INSERT INTO submissions
+		(user_id, problem_id, contest_id, team_id, language, source, verdict, attempt, testdata_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`
+	insertKeyQuery       = "INSERT INTO submission_keys (user_id, idem_key, submission_id) VALUES (?, ?, ?)"
+	submissionByKeyQuery = submissionSelect + ` JOIN submission_keys k ON k.submission_id = s.id
+		WHERE k.user_id = ? AND k.idem_key = ?`
+)
+
+// SubmissionByKey returns the user's submission made with an idempotency
+// key, with its source, as SubmissionByID does, or ErrNotFound. One query:
+// the key's row (its primary key) names the submission's.
+func (s *Store) SubmissionByKey(ctx context.Context, userID int64, key string) (Submission, error) {
+	var sub Submission
+	kept, err := s.keep(ctx, submissionByKeyQuery)
+	if err == nil {
+		err = kept[submissionByKeyQuery].GetContext(ctx, &sub, userID, key)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("store submission by key: %w", ErrNotFound)
+		return Submission{}, fmt.Errorf("store submission by key: %w", ErrNotFound)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store submission by key: %w", err)
+		return Submission{}, fmt.Errorf("store submission by key: %w", err)
 	}
-	return id, nil
+	return sub, nil
 }
 
 // SubmissionByID returns one submission with its source, or ErrNotFound.
 func (s *Store) SubmissionByID(ctx context.Context, id int64) (Submission, error) {
 	var sub Submission
-	err := s.DB.GetContext(ctx, &sub, submissionSelect+" WHERE s.id = ?", id)
+	err := s.DB.GetContext(ctx, &sub, submissionByIDQuery, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Submission{}, fmt.Errorf("store get submission %d: %w", id, ErrNotFound)
 	}
@@ -410,17 +425,61 @@ func retryable(err error) bool {
 	return ok && (me.Number == 1213 || me.Number == 1205)
 }
 
+// lockedRow is what ApplyResult and Rejudge read of the submission they
+// lock: what decides the outcome, and what keeps the case rows and
+// problem_solves in step without reading the row again.
+type lockedRow struct {
+	Attempt   int          `db:"attempt"`
+	Verdict   string       `db:"verdict"`
+	UserID    int64        `db:"user_id"`
+	ProblemID int64        `db:"problem_id"`
+	CreatedAt time.Time    `db:"created_at"`
+	JudgedAt  sql.NullTime `db:"judged_at"`
+}
+
+const lockRowQuery = `SELECT attempt, verdict, user_id, problem_id, created_at, judged_at
+	FROM submissions WHERE id = ? FOR UPDATE`
+
+// mayHaveCases reports whether the row may have case rows. The one write
+// of case rows (applyResult) sets judged_at in the same transaction, and
+// the one write that clears judged_at (Rejudge) deletes them with it: a
+// row whose judged_at is NULL has none. That is every new and every
+// rejudged submission, the rows nearly every result goes to, whose cases
+// then cost no query. A final verdict counts too, so that a row written
+// some other way is cleared all the same.
+func (r *lockedRow) mayHaveCases() bool { return r.JudgedAt.Valid || isFinal(r.Verdict) }
+
+// The statements of applyResult, kept prepared (with lockRowQuery and
+// submissionByIDQuery).
+const (
+	applyUpdateQuery = `UPDATE submissions SET verdict = ?, score = ?, time_ms = ?, memory_kb = ?,
+		attempt = ?, judge_id = ?, compile_message = ?, judged_at = CURRENT_TIMESTAMP(3) WHERE id = ?`
+	// solveACQuery records an AC (syncSolve). MariaDB assigns left to
+	// right, a later assignment seeing the earlier's new value: solved_at
+	// is compared with the first AC before first_ac_id changes.
+	solveACQuery = `INSERT INTO problem_solves (user_id, problem_id, first_ac_id, solved_at)
+		VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE
+		solved_at = IF(VALUES(first_ac_id) < first_ac_id, VALUES(solved_at), solved_at),
+		first_ac_id = LEAST(first_ac_id, VALUES(first_ac_id))`
+)
+
 func (s *Store) applyResult(ctx context.Context, w ResultWrite) (ApplyOutcome, Submission, error) {
-	tx, err := s.DB.BeginTxx(ctx, nil)
+	queries := []string{lockRowQuery, applyUpdateQuery, submissionByIDQuery}
+	if w.Verdict == "AC" {
+		queries = append(queries, solveACQuery)
+	}
+	kept, err := s.keep(ctx, queries...)
 	if err != nil {
 		return 0, Submission{}, fmt.Errorf("store apply result %d: %w", w.SubmissionID, err)
 	}
-	defer tx.Rollback()
-	var cur struct {
-		Attempt int    `db:"attempt"`
-		Verdict string `db:"verdict"`
+	btx, err := s.DB.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, Submission{}, fmt.Errorf("store apply result %d: %w", w.SubmissionID, err)
 	}
-	err = tx.GetContext(ctx, &cur, "SELECT attempt, verdict FROM submissions WHERE id = ? FOR UPDATE", w.SubmissionID)
+	defer btx.Rollback()
+	tx := keptTx{tx: btx, kept: kept}
+	var cur lockedRow
+	err = tx.GetContext(ctx, &cur, lockRowQuery, w.SubmissionID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Missing, Submission{}, nil
 	}
@@ -447,40 +506,46 @@ func (s *Store) applyResult(ctx context.Context, w ResultWrite) (ApplyOutcome, S
 		if len(w.Cases) > 0 {
 			tms, mem = w.TimeMs, w.MemoryKB
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE submissions SET verdict = ?, score = ?, time_ms = ?, memory_kb = ?,
-			attempt = ?, judge_id = ?, compile_message = ?, judged_at = CURRENT_TIMESTAMP(3) WHERE id = ?`,
+		if _, err := tx.ExecContext(ctx, applyUpdateQuery,
 			w.Verdict, w.Score, tms, mem, w.Attempt, judge, msg, w.SubmissionID); err != nil {
 			return 0, Submission{}, fmt.Errorf("store apply result %d: %w", w.SubmissionID, err)
 		}
-		if err := replaceCases(ctx, tx, w.SubmissionID, w.Cases); err != nil {
+		if err := replaceCases(ctx, tx, w.SubmissionID, cur.mayHaveCases(), w.Cases); err != nil {
 			return 0, Submission{}, err
 		}
-		if err := s.syncSolve(ctx, tx, w.SubmissionID); err != nil {
+		if err := syncSolve(ctx, tx, w.SubmissionID, &cur, w.Verdict); err != nil {
 			return 0, Submission{}, err
 		}
 	}
+	// The joined names and the contest's settings are not in the locked
+	// row, nor is the judged_at the server set: one read returns them
+	// all as SubmissionByID would.
 	var sub Submission
-	if err := tx.GetContext(ctx, &sub, submissionSelect+" WHERE s.id = ?", w.SubmissionID); err != nil {
+	if err := tx.GetContext(ctx, &sub, submissionByIDQuery, w.SubmissionID); err != nil {
 		return 0, Submission{}, fmt.Errorf("store apply result %d: reread: %w", w.SubmissionID, err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := btx.Commit(); err != nil {
 		return 0, Submission{}, fmt.Errorf("store apply result %d: commit: %w", w.SubmissionID, err)
 	}
 	return outcome, sub, nil
 }
 
-func replaceCases(ctx context.Context, tx *sqlx.Tx, id int64, cases []SubmissionCase) error {
-	// The submission row is locked FOR UPDATE, so its cases cannot change
-	// under us: a plain read decides whether to delete, and a DELETE that
-	// matches nothing (taking a gap lock that concurrent inserts of other
-	// submissions deadlock on) is avoided.
-	var n int
-	if err := tx.GetContext(ctx, &n, "SELECT COUNT(*) FROM submission_cases WHERE submission_id = ?", id); err != nil {
-		return fmt.Errorf("store cases of %d: %w", id, err)
-	}
-	if n > 0 {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM submission_cases WHERE submission_id = ?", id); err != nil {
+// replaceCases makes cases the submission's case rows; mayExist says
+// whether it may have some already (lockedRow.mayHaveCases).
+func replaceCases(ctx context.Context, tx txQuerier, id int64, mayExist bool, cases []SubmissionCase) error {
+	if mayExist {
+		// The submission row is locked FOR UPDATE, so its cases cannot
+		// change under us: a plain read decides whether to delete, and a
+		// DELETE that matches nothing (taking a gap lock that concurrent
+		// inserts of other submissions deadlock on) is avoided.
+		var n int
+		if err := tx.GetContext(ctx, &n, "SELECT COUNT(*) FROM submission_cases WHERE submission_id = ?", id); err != nil {
 			return fmt.Errorf("store cases of %d: %w", id, err)
+		}
+		if n > 0 {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM submission_cases WHERE submission_id = ?", id); err != nil {
+				return fmt.Errorf("store cases of %d: %w", id, err)
+			}
 		}
 	}
 	const batch = 200
@@ -500,36 +565,65 @@ func replaceCases(ctx context.Context, tx *sqlx.Tx, id int64, cases []Submission
 	return nil
 }
 
-// syncSolve makes problem_solves agree with the submissions of the
-// submission's user and problem (ix_submissions_user).
-func (s *Store) syncSolve(ctx context.Context, tx *sqlx.Tx, submissionID int64) error {
-	var up struct {
-		UserID    int64 `db:"user_id"`
-		ProblemID int64 `db:"problem_id"`
+// mayBeAC reports whether verdict may be one the first-AC query counts
+// (verdict = 'AC' in the column's collation, which ignores case and
+// trailing spaces): anything but the codes judges and web nodes write for
+// the other outcomes and the statuses.
+func mayBeAC(verdict string) bool {
+	switch verdict {
+	case "WA", "TLE", "MLE", "OLE", "RE", "CE", "PE", "SE", "SK", "", "pending", "queued", "compiling", "judging":
+		return false
 	}
-	if err := tx.GetContext(ctx, &up, "SELECT user_id, problem_id FROM submissions WHERE id = ?", submissionID); err != nil {
-		return fmt.Errorf("store sync solve %d: %w", submissionID, err)
+	return true
+}
+
+// syncSolve keeps problem_solves in step with the verdict of submission id
+// changing from old.Verdict to verdict, old being its row as locked. The
+// row of (user, problem) names the first of the user's submissions of the
+// problem that is AC; only this submission's verdict changed, so:
+//   - it turned AC: the ACs are those before plus this one, and the first
+//     is the lower of the recorded one and this one (one statement);
+//   - it may have stopped being AC (a rejudge, a WA of a higher attempt,
+//     an override): it may have been the first, which is read again;
+//   - neither was AC: the ACs, and the row, stay as they are (no query).
+func syncSolve(ctx context.Context, tx txQuerier, id int64, old *lockedRow, verdict string) error {
+	switch {
+	case verdict == "AC":
+		// The upsert locks the row, so two ACs of one user and problem
+		// written at once both count.
+		_, err := tx.ExecContext(ctx, solveACQuery, old.UserID, old.ProblemID, id, old.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("store sync solve %d: %w", id, err)
+		}
+		return nil
+	case mayBeAC(old.Verdict) || mayBeAC(verdict):
+		if err := recomputeSolve(ctx, tx, old.UserID, old.ProblemID); err != nil {
+			return fmt.Errorf("store sync solve %d: %w", id, err)
+		}
 	}
+	return nil
+}
+
+// recomputeSolve makes the problem_solves row of a user and a problem agree
+// with their submissions (ix_submissions_user).
+func recomputeSolve(ctx context.Context, tx txQuerier, userID, problemID int64) error {
 	var first struct {
 		ID sql.NullInt64 `db:"id"`
 		At sql.NullTime  `db:"created_at"`
 	}
 	err := tx.GetContext(ctx, &first, `SELECT id, created_at FROM submissions
-		WHERE user_id = ? AND problem_id = ? AND verdict = 'AC' ORDER BY id LIMIT 1`, up.UserID, up.ProblemID)
+		WHERE user_id = ? AND problem_id = ? AND verdict = 'AC' ORDER BY id LIMIT 1`, userID, problemID)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("store sync solve %d: %w", submissionID, err)
+		return err
 	}
 	if first.ID.Valid {
 		_, err = tx.ExecContext(ctx, `INSERT INTO problem_solves (user_id, problem_id, first_ac_id, solved_at)
 			VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE first_ac_id = VALUES(first_ac_id), solved_at = VALUES(solved_at)`,
-			up.UserID, up.ProblemID, first.ID.Int64, first.At.Time)
+			userID, problemID, first.ID.Int64, first.At.Time)
 	} else {
-		_, err = tx.ExecContext(ctx, "DELETE FROM problem_solves WHERE user_id = ? AND problem_id = ?", up.UserID, up.ProblemID)
+		_, err = tx.ExecContext(ctx, "DELETE FROM problem_solves WHERE user_id = ? AND problem_id = ?", userID, problemID)
 	}
-	if err != nil {
-		return fmt.Errorf("store sync solve %d: %w", submissionID, err)
-	}
-	return nil
+	return err
 }
 
 // Solved counts: how many problems a user solved, and how many users
@@ -560,24 +654,24 @@ func (s *Store) Rejudge(ctx context.Context, id int64, minAttempt int, testdataH
 		return Submission{}, fmt.Errorf("store rejudge %d: %w", id, err)
 	}
 	defer tx.Rollback()
-	var cur int
-	err = tx.GetContext(ctx, &cur, "SELECT attempt FROM submissions WHERE id = ? FOR UPDATE", id)
+	var cur lockedRow
+	err = tx.GetContext(ctx, &cur, lockRowQuery, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Submission{}, fmt.Errorf("store rejudge %d: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return Submission{}, fmt.Errorf("store rejudge %d: %w", id, err)
 	}
-	next := max(cur+1, minAttempt)
+	next := max(cur.Attempt+1, minAttempt)
 	if _, err := tx.ExecContext(ctx, `UPDATE submissions SET attempt = ?, verdict = ?, score = 0, time_ms = NULL,
 		memory_kb = NULL, judge_id = NULL, compile_message = NULL, judged_at = NULL, testdata_hash = ? WHERE id = ?`,
 		next, StatusQueued, testdataHash, id); err != nil {
 		return Submission{}, fmt.Errorf("store rejudge %d: %w", id, err)
 	}
-	if err := replaceCases(ctx, tx, id, nil); err != nil {
+	if err := replaceCases(ctx, tx, id, cur.mayHaveCases(), nil); err != nil {
 		return Submission{}, err
 	}
-	if err := s.syncSolve(ctx, tx, id); err != nil {
+	if err := syncSolve(ctx, tx, id, &cur, StatusQueued); err != nil {
 		return Submission{}, err
 	}
 	var sub Submission
