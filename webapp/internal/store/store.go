@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -43,9 +42,6 @@ type Store struct {
 	DB *sqlx.DB
 	// cache keeps the hot reads (cached.go); nil: none.
 	cache *readcache.Cache
-	// kept are the hot writes' statements, prepared once (kept.go).
-	keptMu sync.Mutex
-	kept   map[string]*sqlx.Stmt
 }
 
 // New wraps an open pool.

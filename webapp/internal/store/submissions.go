@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
 )
 
 // Submission statuses the web nodes write themselves (the outcomes come
@@ -71,10 +72,6 @@ func isFinal(v string) bool {
 	return true
 }
 
-// submissionByIDQuery reads one submission: SubmissionByID's, and the
-// read-back of the writes.
-const submissionByIDQuery = submissionSelect + " WHERE s.id = ?"
-
 const submissionSelect = `SELECT s.id, s.user_id, s.problem_id, s.contest_id, s.language, s.source, s.verdict, s.score,
 	s.time_ms, s.memory_kb, s.attempt, s.judge_id, s.testdata_hash, s.compile_message, s.created_at, s.judged_at,
 	u.username, u.display_name, p.slug AS problem_slug, p.title AS problem_title, c.slug AS contest_slug,
@@ -121,16 +118,11 @@ type NewSubmission struct {
 // already made a submission with that key it inserts nothing and returns
 // that one, with created false.
 func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (sub Submission, created bool, err error) {
-	kept, err := s.keep(ctx, insertSubmissionQuery, insertKeyQuery, submissionByIDQuery)
+	tx, err := s.DB.BeginTxx(ctx, nil)
 	if err != nil {
 		return sub, false, fmt.Errorf("store create submission: %w", err)
 	}
-	btx, err := s.DB.BeginTxx(ctx, nil)
-	if err != nil {
-		return sub, false, fmt.Errorf("store create submission: %w", err)
-	}
-	defer btx.Rollback()
-	tx := keptTx{tx: btx, kept: kept}
+	defer tx.Rollback()
 	var contest, team any
 	if n.ContestID > 0 {
 		contest = n.ContestID
@@ -138,7 +130,9 @@ func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (sub Subm
 	if n.TeamID > 0 {
 		team = n.TeamID
 	}
-	res, err := tx.ExecContext(ctx, insertSubmissionQuery,
+	res, err := tx.ExecContext(ctx, `INSERT INTO submissions
+		(user_id, problem_id, contest_id, team_id, language, source, verdict, attempt, testdata_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
 		n.UserID, n.ProblemID, contest, team, n.Language, n.Source, StatusQueued, n.TestdataHash)
 	if err != nil {
 		return sub, false, fmt.Errorf("store create submission: %w", err)
@@ -147,44 +141,33 @@ func (s *Store) CreateSubmission(ctx context.Context, n NewSubmission) (sub Subm
 	if err != nil {
 		return sub, false, fmt.Errorf("store create submission: %w", err)
 	}
-	_, err = tx.ExecContext(ctx, insertKeyQuery, n.UserID, n.IdemKey, id)
+	_, err = tx.ExecContext(ctx, "INSERT INTO submission_keys (user_id, idem_key, submission_id) VALUES (?, ?, ?)",
+		n.UserID, n.IdemKey, id)
 	if err != nil {
 		if errors.Is(mapErr("", err), ErrDuplicate) {
 			// A concurrent request with the same key won: ours never was.
-			_ = btx.Rollback()
+			_ = tx.Rollback()
 			sub, err = s.SubmissionByKey(ctx, n.UserID, n.IdemKey)
 			return sub, false, err
 		}
 		return sub, false, fmt.Errorf("store create submission key: %w", err)
 	}
-	if err := tx.GetContext(ctx, &sub, submissionByIDQuery, id); err != nil {
+	if err := tx.GetContext(ctx, &sub, submissionSelect+" WHERE s.id = ?", id); err != nil {
 		return Submission{}, false, fmt.Errorf("store create submission: read back %d: %w", id, err)
 	}
-	if err := btx.Commit(); err != nil {
+	if err := tx.Commit(); err != nil {
 		return Submission{}, false, fmt.Errorf("store create submission: commit: %w", err)
 	}
 	return sub, true, nil
 }
-
-// The statements of CreateSubmission and SubmissionByKey, kept prepared.
-const (
-	insertSubmissionQuery = `INSERT INTO submissions
-		(user_id, problem_id, contest_id, team_id, language, source, verdict, attempt, testdata_hash)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`
-	insertKeyQuery       = "INSERT INTO submission_keys (user_id, idem_key, submission_id) VALUES (?, ?, ?)"
-	submissionByKeyQuery = submissionSelect + ` JOIN submission_keys k ON k.submission_id = s.id
-		WHERE k.user_id = ? AND k.idem_key = ?`
-)
 
 // SubmissionByKey returns the user's submission made with an idempotency
 // key, with its source, as SubmissionByID does, or ErrNotFound. One query:
 // the key's row (its primary key) names the submission's.
 func (s *Store) SubmissionByKey(ctx context.Context, userID int64, key string) (Submission, error) {
 	var sub Submission
-	kept, err := s.keep(ctx, submissionByKeyQuery)
-	if err == nil {
-		err = kept[submissionByKeyQuery].GetContext(ctx, &sub, userID, key)
-	}
+	err := s.DB.GetContext(ctx, &sub, submissionSelect+` JOIN submission_keys k ON k.submission_id = s.id
+		WHERE k.user_id = ? AND k.idem_key = ?`, userID, key)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Submission{}, fmt.Errorf("store submission by key: %w", ErrNotFound)
 	}
@@ -197,7 +180,7 @@ func (s *Store) SubmissionByKey(ctx context.Context, userID int64, key string) (
 // SubmissionByID returns one submission with its source, or ErrNotFound.
 func (s *Store) SubmissionByID(ctx context.Context, id int64) (Submission, error) {
 	var sub Submission
-	err := s.DB.GetContext(ctx, &sub, submissionByIDQuery, id)
+	err := s.DB.GetContext(ctx, &sub, submissionSelect+" WHERE s.id = ?", id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Submission{}, fmt.Errorf("store get submission %d: %w", id, ErrNotFound)
 	}
@@ -449,35 +432,12 @@ const lockRowQuery = `SELECT attempt, verdict, user_id, problem_id, created_at, 
 // some other way is cleared all the same.
 func (r *lockedRow) mayHaveCases() bool { return r.JudgedAt.Valid || isFinal(r.Verdict) }
 
-// The statements of applyResult, kept prepared (with lockRowQuery and
-// submissionByIDQuery).
-const (
-	applyUpdateQuery = `UPDATE submissions SET verdict = ?, score = ?, time_ms = ?, memory_kb = ?,
-		attempt = ?, judge_id = ?, compile_message = ?, judged_at = CURRENT_TIMESTAMP(3) WHERE id = ?`
-	// solveACQuery records an AC (syncSolve). MariaDB assigns left to
-	// right, a later assignment seeing the earlier's new value: solved_at
-	// is compared with the first AC before first_ac_id changes.
-	solveACQuery = `INSERT INTO problem_solves (user_id, problem_id, first_ac_id, solved_at)
-		VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE
-		solved_at = IF(VALUES(first_ac_id) < first_ac_id, VALUES(solved_at), solved_at),
-		first_ac_id = LEAST(first_ac_id, VALUES(first_ac_id))`
-)
-
 func (s *Store) applyResult(ctx context.Context, w ResultWrite) (ApplyOutcome, Submission, error) {
-	queries := []string{lockRowQuery, applyUpdateQuery, submissionByIDQuery}
-	if w.Verdict == "AC" {
-		queries = append(queries, solveACQuery)
-	}
-	kept, err := s.keep(ctx, queries...)
+	tx, err := s.DB.BeginTxx(ctx, nil)
 	if err != nil {
 		return 0, Submission{}, fmt.Errorf("store apply result %d: %w", w.SubmissionID, err)
 	}
-	btx, err := s.DB.BeginTxx(ctx, nil)
-	if err != nil {
-		return 0, Submission{}, fmt.Errorf("store apply result %d: %w", w.SubmissionID, err)
-	}
-	defer btx.Rollback()
-	tx := keptTx{tx: btx, kept: kept}
+	defer tx.Rollback()
 	var cur lockedRow
 	err = tx.GetContext(ctx, &cur, lockRowQuery, w.SubmissionID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -506,7 +466,8 @@ func (s *Store) applyResult(ctx context.Context, w ResultWrite) (ApplyOutcome, S
 		if len(w.Cases) > 0 {
 			tms, mem = w.TimeMs, w.MemoryKB
 		}
-		if _, err := tx.ExecContext(ctx, applyUpdateQuery,
+		if _, err := tx.ExecContext(ctx, `UPDATE submissions SET verdict = ?, score = ?, time_ms = ?, memory_kb = ?,
+			attempt = ?, judge_id = ?, compile_message = ?, judged_at = CURRENT_TIMESTAMP(3) WHERE id = ?`,
 			w.Verdict, w.Score, tms, mem, w.Attempt, judge, msg, w.SubmissionID); err != nil {
 			return 0, Submission{}, fmt.Errorf("store apply result %d: %w", w.SubmissionID, err)
 		}
@@ -521,10 +482,10 @@ func (s *Store) applyResult(ctx context.Context, w ResultWrite) (ApplyOutcome, S
 	// row, nor is the judged_at the server set: one read returns them
 	// all as SubmissionByID would.
 	var sub Submission
-	if err := tx.GetContext(ctx, &sub, submissionByIDQuery, w.SubmissionID); err != nil {
+	if err := tx.GetContext(ctx, &sub, submissionSelect+" WHERE s.id = ?", w.SubmissionID); err != nil {
 		return 0, Submission{}, fmt.Errorf("store apply result %d: reread: %w", w.SubmissionID, err)
 	}
-	if err := btx.Commit(); err != nil {
+	if err := tx.Commit(); err != nil {
 		return 0, Submission{}, fmt.Errorf("store apply result %d: commit: %w", w.SubmissionID, err)
 	}
 	return outcome, sub, nil
@@ -532,7 +493,7 @@ func (s *Store) applyResult(ctx context.Context, w ResultWrite) (ApplyOutcome, S
 
 // replaceCases makes cases the submission's case rows; mayExist says
 // whether it may have some already (lockedRow.mayHaveCases).
-func replaceCases(ctx context.Context, tx txQuerier, id int64, mayExist bool, cases []SubmissionCase) error {
+func replaceCases(ctx context.Context, tx *sqlx.Tx, id int64, mayExist bool, cases []SubmissionCase) error {
 	if mayExist {
 		// The submission row is locked FOR UPDATE, so its cases cannot
 		// change under us: a plain read decides whether to delete, and a
@@ -586,12 +547,18 @@ func mayBeAC(verdict string) bool {
 //   - it may have stopped being AC (a rejudge, a WA of a higher attempt,
 //     an override): it may have been the first, which is read again;
 //   - neither was AC: the ACs, and the row, stay as they are (no query).
-func syncSolve(ctx context.Context, tx txQuerier, id int64, old *lockedRow, verdict string) error {
+func syncSolve(ctx context.Context, tx *sqlx.Tx, id int64, old *lockedRow, verdict string) error {
 	switch {
 	case verdict == "AC":
-		// The upsert locks the row, so two ACs of one user and problem
-		// written at once both count.
-		_, err := tx.ExecContext(ctx, solveACQuery, old.UserID, old.ProblemID, id, old.CreatedAt)
+		// MariaDB assigns left to right, a later assignment seeing the
+		// earlier's new value: solved_at is compared with the first AC
+		// before first_ac_id changes. The upsert locks the row, so two
+		// ACs of one user and problem written at once both count.
+		_, err := tx.ExecContext(ctx, `INSERT INTO problem_solves (user_id, problem_id, first_ac_id, solved_at)
+			VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE
+			solved_at = IF(VALUES(first_ac_id) < first_ac_id, VALUES(solved_at), solved_at),
+			first_ac_id = LEAST(first_ac_id, VALUES(first_ac_id))`,
+			old.UserID, old.ProblemID, id, old.CreatedAt)
 		if err != nil {
 			return fmt.Errorf("store sync solve %d: %w", id, err)
 		}
@@ -606,7 +573,7 @@ func syncSolve(ctx context.Context, tx txQuerier, id int64, old *lockedRow, verd
 
 // recomputeSolve makes the problem_solves row of a user and a problem agree
 // with their submissions (ix_submissions_user).
-func recomputeSolve(ctx context.Context, tx txQuerier, userID, problemID int64) error {
+func recomputeSolve(ctx context.Context, tx *sqlx.Tx, userID, problemID int64) error {
 	var first struct {
 		ID sql.NullInt64 `db:"id"`
 		At sql.NullTime  `db:"created_at"`
