@@ -200,6 +200,6 @@ func TestSubmitRoundTrips(t *testing.T) {
 			t.Errorf("%s: %d round trips, want at most %d", name, n, max)
 		}
 	}
-	measure("a submit", "k1", true, 10)
-	measure("its retry", "k1", false, 2)
+	measure("a submit", "k1", true, 6)
+	measure("its retry", "k1", false, 1)
 }
