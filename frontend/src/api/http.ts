@@ -100,7 +100,9 @@ export function importErrors(e: unknown): { line: number; field?: string; messag
  *  after N s (plus up to 20 % jitter, so a room does not come back at
  *  once), up to READ_RETRIES times and only while N is at most
  *  READ_RETRY_MAX_S: the page loads late instead of failing. Writes are the
- *  caller's to retry (login and submit do, with their countdown). */
+ *  caller's to retry (login and submit do, with their countdown).
+ *  READ_RETRY_MAX_S is the most a web node's admission gate tells
+ *  (admission.DefaultMaxRetryAfter in Go): change both together. */
 export const READ_RETRIES = 3;
 export const READ_RETRY_MAX_S = 10;
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -12,14 +14,19 @@ import (
 const (
 	DefaultSlots      = 64
 	DefaultMaxWait    = time.Second
-	DefaultRetryAfter = 2 * time.Second
+	DefaultRetryAfter = time.Second
+	// DefaultMaxRetryAfter is the frontend's READ_RETRY_MAX_S
+	// (frontend/src/api/http.ts): a browser resends a shed read by itself
+	// only when told at most that. Change both together.
+	DefaultMaxRetryAfter = 10 * time.Second
 )
 
 // ErrConfig reports a bad Config.
 var ErrConfig = errors.New("admission: bad config")
 
 // ShedError refuses a request: the line was full, or no slot came free
-// within MaxWait. The client should come back after RetryAfter.
+// within MaxWait. The client should come back after RetryAfter (whole
+// seconds, see Config.RetryAfter).
 type ShedError struct {
 	Reason     Reason
 	RetryAfter time.Duration
@@ -50,9 +57,16 @@ type Config struct {
 	// MaxLine is how many requests may wait at once; one more is shed at
 	// once. Default 4 × Slots.
 	MaxLine int
-	// RetryAfter is what a shed request is told. Default
-	// DefaultRetryAfter.
+	// RetryAfter is the least a shed request is told to wait, when its
+	// turn is sooner (an idle gate's blip). Default DefaultRetryAfter.
+	// A shed request is told about when its turn comes (retry.go), in
+	// whole seconds between RetryAfter (rounded up) and MaxRetryAfter
+	// (rounded down).
 	RetryAfter time.Duration
+	// MaxRetryAfter is the most a shed request is told, however long the
+	// overload. Default DefaultMaxRetryAfter: more and browsers no longer
+	// retry by themselves.
+	MaxRetryAfter time.Duration
 }
 
 // Gate admits requests (see the package doc). Safe for concurrent use.
@@ -60,11 +74,19 @@ type Gate struct {
 	cfg     Config
 	slots   chan struct{}
 	waiting atomic.Int64
+
+	// now and rand are the clock and the jitter (uniform in [0, 1));
+	// tests replace them.
+	now  func() time.Time
+	rand func() float64
+
+	mu    sync.Mutex
+	retry retryEstimate
 }
 
 // New checks cfg and returns a Gate.
 func New(cfg Config) (*Gate, error) {
-	if cfg.Slots < 0 || cfg.MaxLine < 0 || cfg.MaxWait < 0 || cfg.RetryAfter < 0 {
+	if cfg.Slots < 0 || cfg.MaxLine < 0 || cfg.MaxWait < 0 || cfg.RetryAfter < 0 || cfg.MaxRetryAfter < 0 {
 		return nil, fmt.Errorf("%w: negative value in %+v", ErrConfig, cfg)
 	}
 	if cfg.Slots == 0 {
@@ -79,7 +101,14 @@ func New(cfg Config) (*Gate, error) {
 	if cfg.RetryAfter == 0 {
 		cfg.RetryAfter = DefaultRetryAfter
 	}
-	return &Gate{cfg: cfg, slots: make(chan struct{}, cfg.Slots)}, nil
+	if cfg.MaxRetryAfter == 0 {
+		cfg.MaxRetryAfter = max(DefaultMaxRetryAfter, cfg.RetryAfter)
+	}
+	if cfg.MaxRetryAfter < cfg.RetryAfter {
+		return nil, fmt.Errorf("%w: MaxRetryAfter %v below RetryAfter %v", ErrConfig, cfg.MaxRetryAfter, cfg.RetryAfter)
+	}
+	return &Gate{cfg: cfg, slots: make(chan struct{}, cfg.Slots), now: time.Now, rand: rand.Float64,
+		retry: newRetryEstimate(cfg.Slots, cfg.RetryAfter, cfg.MaxRetryAfter)}, nil
 }
 
 // Config returns the gate's settings, defaults filled in.
@@ -91,21 +120,21 @@ func (g *Gate) Config() Config { return g.cfg }
 func (g *Gate) Enter(ctx context.Context) (release func(), err error) {
 	select {
 	case g.slots <- struct{}{}:
-		return g.release, nil
+		return g.taken(), nil
 	default:
 	}
-	if g.waiting.Add(1) > int64(g.cfg.MaxLine) {
+	if n := g.waiting.Add(1); n > int64(g.cfg.MaxLine) {
 		g.waiting.Add(-1)
-		return nil, &ShedError{Reason: LineFull, RetryAfter: g.cfg.RetryAfter}
+		return nil, g.shed(LineFull, int(n-1))
 	}
 	defer g.waiting.Add(-1)
 	t := time.NewTimer(g.cfg.MaxWait)
 	defer t.Stop()
 	select {
 	case g.slots <- struct{}{}:
-		return g.release, nil
+		return g.taken(), nil
 	case <-t.C:
-		return nil, &ShedError{Reason: Waited, RetryAfter: g.cfg.RetryAfter}
+		return nil, g.shed(Waited, int(g.waiting.Load()-1))
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -118,13 +147,42 @@ func (g *Gate) Enter(ctx context.Context) (release func(), err error) {
 func (g *Gate) Bypass() (release func()) {
 	select {
 	case g.slots <- struct{}{}:
-		return g.release
+		return g.taken()
 	default:
 		return func() {}
 	}
 }
 
-func (g *Gate) release() { <-g.slots }
+// taken is the release of a slot just taken: it frees the slot and counts
+// how long it was held (the rate slots come free, for RetryAfter).
+func (g *Gate) taken() (release func()) {
+	start := g.now()
+	return func() {
+		held := g.now().Sub(start)
+		g.mu.Lock()
+		g.retry.done(held)
+		g.mu.Unlock()
+		<-g.slots
+	}
+}
+
+// shed refuses a request with the wait it is told (retryEstimate.tell),
+// waiting others being in line.
+func (g *Gate) shed(why Reason, waiting int) *ShedError {
+	g.mu.Lock()
+	wait := g.retry.tell(g.now(), waiting, g.rand())
+	g.mu.Unlock()
+	return &ShedError{Reason: why, RetryAfter: wait}
+}
+
+// RetryAdvice is the longest wait a request shed now would be told (the
+// top of its window, retryEstimate.window), for the metrics.
+func (g *Gate) RetryAdvice() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, hi := g.retry.window(g.now(), g.Waiting())
+	return time.Duration(hi) * time.Second
+}
 
 // InFlight is how many slots are taken; Waiting how many requests wait.
 func (g *Gate) InFlight() int { return len(g.slots) }

@@ -102,12 +102,68 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := g.Config(); c.Slots != DefaultSlots || c.MaxLine != 4*DefaultSlots || c.MaxWait != DefaultMaxWait || c.RetryAfter != DefaultRetryAfter {
+	if c := g.Config(); c.Slots != DefaultSlots || c.MaxLine != 4*DefaultSlots || c.MaxWait != DefaultMaxWait ||
+		c.RetryAfter != DefaultRetryAfter || c.MaxRetryAfter != DefaultMaxRetryAfter {
 		t.Fatalf("defaults %+v", c)
 	}
-	for _, c := range []Config{{Slots: -1}, {MaxLine: -1}, {MaxWait: -1}, {RetryAfter: -1}} {
+	// A floor above the default ceiling raises the ceiling to it.
+	if g, err := New(Config{RetryAfter: 15 * time.Second}); err != nil || g.Config().MaxRetryAfter != 15*time.Second {
+		t.Fatalf("floor 15 s: %v %+v", err, g.Config())
+	}
+	for _, c := range []Config{{Slots: -1}, {MaxLine: -1}, {MaxWait: -1}, {RetryAfter: -1}, {MaxRetryAfter: -1},
+		{RetryAfter: 5 * time.Second, MaxRetryAfter: 4 * time.Second}} {
 		if _, err := New(c); !errors.Is(err, ErrConfig) {
 			t.Errorf("New(%+v): %v, want ErrConfig", c, err)
 		}
+	}
+}
+
+// TestGateRetryAfter: what a shed request is told follows the gate: the
+// floor before anything is known, then longer with each client shed (the
+// slot freeing twice a second), never past the ceiling, and the floor
+// again once the sheds are a minute old.
+func TestGateRetryAfter(t *testing.T) {
+	g, err := New(Config{Slots: 1, MaxWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	g.now = func() time.Time { return now }
+	g.rand = func() float64 { return 0.999 } // the top of each window
+	tell := func() time.Duration {
+		t.Helper()
+		_, err := g.Enter(context.Background())
+		se, ok := errors.AsType[*ShedError](err)
+		if !ok || se.Reason != Waited {
+			t.Fatalf("err %v, want shed (waited)", err)
+		}
+		return se.RetryAfter
+	}
+	rel, _ := g.Enter(context.Background())
+	if got := tell(); got != time.Second {
+		t.Fatalf("nothing known yet: told %v, want the floor 1s", got)
+	}
+	now = now.Add(500 * time.Millisecond)
+	rel()
+	rel, _ = g.Enter(context.Background())
+	defer rel()
+	var told []time.Duration
+	for range 30 {
+		told = append(told, tell())
+	}
+	for i, d := range told {
+		if d%time.Second != 0 || d < time.Second || d > 10*time.Second || i > 0 && d < told[i-1] {
+			t.Fatalf("told %v: want whole seconds growing from 1s, at most 10s", told)
+		}
+	}
+	if told[0] != 2*time.Second || told[29] != 10*time.Second {
+		t.Fatalf("told %v: want 2s (1 shed before, 0.5 s a slot) first, 10s last", told)
+	}
+	if got := g.RetryAdvice(); got != 10*time.Second {
+		t.Fatalf("advice %v after the storm, want 10s", got)
+	}
+	now = now.Add(time.Minute)
+	if got := g.RetryAdvice(); got != time.Second {
+		t.Fatalf("advice %v a minute after the storm, want 1s", got)
 	}
 }

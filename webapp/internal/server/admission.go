@@ -15,7 +15,9 @@ import (
 // (webapp/internal/admission): at most Admission.Slots requests are worked
 // on at once; one more waits in line for at most Admission.MaxWait, and
 // what cannot start in time — or finds the line full — is answered at once
-// with 503 busy and Retry-After, which the browser honours. Let in without
+// with 503 busy and Retry-After, which the browser honours: the gate's
+// estimate of when a slot will be free for it (whole seconds, 1 to 10 by
+// default, the same in the header and in retry_after_seconds). Let in without
 // waiting: staff (an admin must be able to act during a storm of
 // contestants), submissions (submitting), logins (their own admission: the password hashing slots,
 // limits.go) and judges' test data downloads (a judge is not a browser
@@ -42,6 +44,7 @@ func (s *Server) admit(next http.Handler) http.Handler {
 		if err != nil {
 			if se, ok := errors.AsType[*admission.ShedError](err); ok {
 				s.shed.WithLabelValues(string(se.Reason)).Inc()
+				s.shedRetry.Observe(se.RetryAfter.Seconds())
 				s.fail(w, r, &retryError{e: apiErr(http.StatusServiceUnavailable, CodeBusy,
 					"the server is busy; retrying shortly"), wait: se.RetryAfter})
 				return
@@ -57,8 +60,9 @@ func (s *Server) admit(next http.Handler) http.Handler {
 // submitting: a submission is what a contest is about, and the per-user
 // submit limit already bounds how many come: it goes in without waiting,
 // taking a slot if one is free, so a storm of page loads never sheds it.
-// (Shed submits came back every two seconds; a lab of hundreds behind one
-// address then ran into nginx's per-address submit limit, docs/limits.md.)
+// (Shed submits came back together — every two seconds when that was the
+// fixed Retry-After; a lab of hundreds behind one address then ran into
+// nginx's per-address submit limit, docs/limits.md.)
 func submitting(r *http.Request) bool {
 	return r.Method == http.MethodPost && r.URL.Path == "/api/submissions"
 }
@@ -77,7 +81,8 @@ func exemptFromGate(r *http.Request) bool {
 	return false
 }
 
-// admissionMetrics: what the gate holds, sheds and makes wait.
+// admissionMetrics: what the gate holds, sheds, makes wait and tells the
+// shed.
 func (s *Server) admissionMetrics() []prometheus.Collector {
 	s.shed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "verdict_webapp_admission_shed_total",
@@ -88,11 +93,16 @@ func (s *Server) admissionMetrics() []prometheus.Collector {
 		Help:    "How long API requests waited in line for a slot (those let in and those shed).",
 		Buckets: prometheus.ExponentialBuckets(0.0005, 3, 9),
 	})
+	s.shedRetry = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "verdict_webapp_admission_retry_after_seconds",
+		Help:    "The Retry-After told the API requests the admission gate shed (whole seconds: its estimate of when a slot is free for them, spread at random).",
+		Buckets: prometheus.LinearBuckets(1, 1, 10),
+	})
 	if s.gate == nil {
 		return nil
 	}
 	g := s.gate
-	return []prometheus.Collector{s.shed, s.admitWait,
+	return []prometheus.Collector{s.shed, s.admitWait, s.shedRetry,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "verdict_webapp_admission_in_flight",
 			Help: "API requests being worked on (slots taken).",
@@ -101,5 +111,9 @@ func (s *Server) admissionMetrics() []prometheus.Collector {
 			Name: "verdict_webapp_admission_waiting",
 			Help: "API requests waiting in line for a slot.",
 		}, func() float64 { return float64(g.Waiting()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "verdict_webapp_admission_retry_advice_seconds",
+			Help: "The longest Retry-After an API request shed now would be told: 1 s when the gate keeps up, up to 10 s as the line and the clients shed recently grow.",
+		}, func() float64 { return g.RetryAdvice().Seconds() }),
 	}
 }

@@ -15,8 +15,10 @@ import (
 
 // TestAdmissionShedsWithRetryAfter: with every slot taken, a contestant's
 // request waits its MaxWait in line and is answered 503 busy with
-// Retry-After (JSON, retry_after_seconds), which the browser honours;
-// staff and logins go in; once a slot is free the contestant is served.
+// Retry-After (JSON, retry_after_seconds, the same whole seconds: the
+// gate's floor, nothing being known yet of how fast slots come free),
+// which the browser honours; staff and logins go in; once a slot is free
+// the contestant is served.
 func TestAdmissionShedsWithRetryAfter(t *testing.T) {
 	e := newEnv(t, func(c *Config) {
 		c.Admission = admission.Config{Slots: 1, MaxWait: 30 * time.Millisecond, RetryAfter: 3 * time.Second}
@@ -45,6 +47,10 @@ func TestAdmissionShedsWithRetryAfter(t *testing.T) {
 	if err := e.srv.shed.WithLabelValues(string(admission.Waited)).Write(&m); err != nil || m.GetCounter().GetValue() != 1 {
 		got := m.GetCounter().GetValue()
 		t.Fatalf("shed counter %v, want 1", got)
+	}
+	m.Reset()
+	if err := e.srv.shedRetry.Write(&m); err != nil || m.GetHistogram().GetSampleCount() != 1 || m.GetHistogram().GetSampleSum() != 3 {
+		t.Fatalf("retry-after histogram %v, want one shed told 3 s", m.GetHistogram())
 	}
 	if r := admin.do("GET", "/api/problems", nil); r.status != http.StatusOK {
 		t.Fatalf("staff behind a full gate: %d %s", r.status, r.raw)

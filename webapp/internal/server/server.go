@@ -58,6 +58,7 @@ type Server struct {
 	gate      *admission.Gate
 	shed      *prometheus.CounterVec
 	admitWait prometheus.Histogram
+	shedRetry prometheus.Histogram
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
