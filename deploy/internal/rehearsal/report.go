@@ -35,12 +35,12 @@ type Report struct {
 	// EndAt the contest's end (real time): with Began and Ended they split
 	// the wall time.
 	Ready, EndAt time.Time
-	Submitted            int
-	LateSubs             int            // planned, not sent or refused as over: the contestant was still behind at the end
-	GoingAway            int            // sockets closed "going away" and reopened (not failures)
-	Latency              []ClassSummary // open loop, from the due time
-	OwnLatency           []ClassSummary // from the send of the try that succeeded
-	Split                []SplitSummary // OwnLatency split by the client's trace
+	Submitted    int
+	LateSubs     int            // planned, not sent or refused as over: the contestant was still behind at the end
+	GoingAway    int            // sockets closed "going away" and reopened (not failures)
+	Latency      []ClassSummary // open loop, from the due time
+	OwnLatency   []ClassSummary // from the send of the try that succeeded
+	Split        []SplitSummary // OwnLatency split by the client's trace
 	// StackLatency is nginx's own timings per class (its access log);
 	// StackLatencyErr says why there are none.
 	StackLatency    []StackLatency
