@@ -159,17 +159,19 @@ func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) 
 		return Submitted{Submission: sub}, err
 	}
 	log := s.log.With(obs.SubmissionID(sub.ID), "user_id", u.ID)
-	if err := s.UpdateBoard(ctx, &sub); err != nil { // the result's update rebuilds the cell
-		log.Warn("scoreboard pending mark failed", obs.Err(err))
-	}
-	// The row is committed: its task is owed to it whatever is left of
+	// The row is committed: its task, its pending mark on the board and
+	// its event in the contest's feed are owed to it whatever is left of
 	// the request's deadline. Under overload a request spends its
 	// deadline waiting for CPU and MySQL before the commit; on that spent
 	// deadline the enqueue failed and the task waited for the reconciler,
 	// which the same overload kept minutes behind (a quarter to a third
-	// of the contest rehearsal's submissions at 3,000 contestants).
+	// of the contest rehearsal's submissions at 3,000 contestants), and
+	// the board's pending mark failed for 15,769 of 24,669 submissions.
 	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.EnqueueTimeout)
 	defer cancel()
+	if err := s.UpdateBoard(ectx, &sub); err != nil { // the result's update rebuilds the cell
+		log.Warn("scoreboard pending mark failed", obs.Err(err))
+	}
 	if err := s.enqueue(ectx, &sub, p, PriorityOf(&sub), rule); err != nil {
 		log.Warn("enqueue failed; the reconciler will retry", obs.Err(err))
 	}
