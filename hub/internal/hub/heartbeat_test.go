@@ -71,3 +71,79 @@ func TestHeartbeatsCountWhenTheyArrive(t *testing.T) {
 		}
 	}
 }
+
+// A heartbeat that still lists an attempt whose result the hub has just
+// recorded (the judge keeps a result it sent until the ack arrives) is
+// not answered with a cancel: the attempt is finished, not lost. In the
+// 3,000-contestant rehearsal the starved hub sent 16,906 such cancels.
+func TestNoCancelForAnAttemptWhoseResultIsIn(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	addToken(t, env, "j1", "tok-j1")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, th.url("/judge"), &websocket.DialOptions{Subprotocols: []string{protocol.SubprotocolJudge}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	send := func(typ protocol.Type, v any) {
+		t.Helper()
+		b, err := protocol.Marshal(typ, "", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func(want protocol.Type) protocol.Envelope {
+		t.Helper()
+		for {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				t.Fatalf("waiting for %s: %v", want, err)
+			}
+			e, err := protocol.Decode(protocol.LinkJudge, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Type == want {
+				return e
+			}
+			if e.Type == protocol.TypeCancel {
+				t.Fatalf("cancel while waiting for %s: %s", want, b)
+			}
+		}
+	}
+	send(protocol.TypeHello, protocol.Hello{JudgeID: "j1", Token: "tok-j1", AgentVersion: "test", Cores: 1,
+		MemoryBytes: 1 << 30, Languages: []protocol.Language{{ID: "cpp17", Version: "g++"}}, MaxParallel: 1})
+	next(protocol.TypeWelcome)
+	send(protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1, Tasks: []protocol.TaskRef{}})
+	enqueue(t, th.h.Queue(), newTask(1, 1, 7))
+	task, err := protocol.DecodeData[protocol.Task](next(protocol.TypeTask))
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(protocol.TypeAccept, protocol.Accept{TaskRef: task.TaskRef})
+	send(protocol.TypeResult, protocol.Result{TaskRef: task.TaskRef, Verdict: protocol.VerdictAC, Score: 100,
+		Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5, WallMs: 7}}, JudgeID: "j1"})
+	// Before the ack is read, the judge still lists the attempt.
+	send(protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1, Running: 0, Tasks: []protocol.TaskRef{task.TaskRef}})
+	next(protocol.TypeResultAck)
+	// A second heartbeat lists nothing; any cancel sent for the first
+	// arrives before the answer to this ping-like round: wait a moment
+	// and read what came.
+	send(protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1, Tasks: []protocol.TaskRef{}})
+	rctx, rcancel := context.WithTimeout(ctx, 4*hbInterval)
+	defer rcancel()
+	for {
+		_, b, err := c.Read(rctx)
+		if err != nil {
+			return // nothing more came: no cancel
+		}
+		if e, err := protocol.Decode(protocol.LinkJudge, b); err == nil && e.Type == protocol.TypeCancel {
+			t.Fatalf("the hub withdrew an attempt whose result it recorded: %s", b)
+		}
+	}
+}

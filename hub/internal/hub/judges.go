@@ -75,8 +75,9 @@ type judgeConn struct {
 	prefetchSent   map[string]time.Time
 	prefetchFailed map[string]time.Time
 
-	// cancelled: attempts withdrawn on this connection (reader goroutine
-	// only).
+	// cancelled: attempts withdrawn on this connection, or whose result
+	// it recorded (the judge lists a sent result until its ack arrives:
+	// finished, not lost, so never withdrawn). Reader goroutine only.
 	cancelled map[protocol.TaskRef]bool
 }
 
@@ -572,13 +573,15 @@ func (h *Hub) onResult(ctx context.Context, j *judgeConn, r protocol.Result) err
 		if errors.Is(err, queue.ErrStale) {
 			h.m.results.WithLabelValues("stale").Inc()
 			log.Info("stale result dropped")
-			j.ackResult(r.TaskRef) // nothing more will come of it: the judge may forget it
+			j.cancelled[r.TaskRef] = true // answered: not withdrawn when a heartbeat lists it before the ack
+			j.ackResult(r.TaskRef)        // nothing more will come of it: the judge may forget it
 			return nil
 		}
 		return err // no ack: the judge resends it
 	}
 	h.m.results.WithLabelValues("recorded").Inc()
 	log.Info("result recorded", "verdict", r.Verdict)
+	j.cancelled[r.TaskRef] = true // finished: not withdrawn when a heartbeat lists it before the ack
 	if placed.hash != "" && r.Verdict != protocol.VerdictSE {
 		h.mu.Lock()
 		j.holds[placed.hash] = true // it judged with that data
