@@ -166,7 +166,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		dur(&o.SettingsTTL, "settings-ttl", 5*time.Second, "how long a node caches the site settings (the registration mode) before reading them again")
 		dur(&o.ReadCacheTTL, "read-cache-ttl", time.Second, "how long a node keeps its hot reads (users, contests, problems; every node forgets them at once on a write through the API, so this bounds only a write made outside it); 0 turns the cache off")
 		num(&o.MySQLConns, "mysql-conns", 32, "MySQL connections the node's requests share (a request waits for one when all are busy)")
-		num(&o.ResultWorkers, "result-workers", 4, "judge results the node writes to MySQL at once, through a pool of as many connections of their own (requests never hold them up)")
+		num(&o.ResultWorkers, "result-workers", 16, "judge results the node writes to MySQL at once, through a pool of as many connections of their own (requests never hold them up)")
 		num(&o.AdmissionSlots, "admission-slots", 64, "API requests the node works on at once; more wait in line (at most 4× as many) and what cannot start within --admission-wait is answered 503 busy with Retry-After (staff, logins and judges are let in without waiting); 0 lets every request in")
 		dur(&o.AdmissionWait, "admission-wait", time.Second, "longest an API request waits in line for one of the --admission-slots before it is answered 503 busy")
 		fs.Int64Var(&o.MaxBodyBytes, "max-body", 1<<20, "largest JSON request body in bytes ["+EnvName("max-body")+"]")

@@ -138,7 +138,7 @@ func TestParse(t *testing.T) {
 			}},
 		{name: "pool defaults", args: []string{"--mysql", "x@/y"},
 			check: func(t *testing.T, o Options) {
-				if o.MySQLConns != 32 || o.ResultWorkers != 4 {
+				if o.MySQLConns != 32 || o.ResultWorkers != 16 {
 					t.Fatalf("conns %d workers %d", o.MySQLConns, o.ResultWorkers)
 				}
 			}},
