@@ -119,6 +119,9 @@ type Service struct {
 
 	cfg Config
 	st  *store.Store
+	// langKept is what Languages last read (LanguagesTTL).
+	langMu   sync.Mutex
+	langKept keptLanguages
 	// rst is the results consumer's store (Config.ResultStore).
 	rst   *store.Store
 	rdb   redis.UniversalClient

@@ -111,6 +111,44 @@ type Language struct {
 // how many judges are live. A live judge whose languages the hub did not
 // record counts as offering every language of LanguageNames.
 func (s *Service) Languages(ctx context.Context) ([]Language, int, error) {
+	return s.languages(ctx, false)
+}
+
+// LanguagesTTL is how long a node answers Languages from what it last
+// read, when some judge was live: every submit asks (the judges' names
+// and states, two Redis round trips and 20-odd hashes decoded), and under
+// a contest's load those reads ran out of the request's deadline for
+// 2,625 submits at 3,000 contestants. "No judge" is never kept, so a
+// judge that connects is seen at once; one that leaves, within the TTL.
+const LanguagesTTL = time.Second
+
+// languages is Languages; fresh reads Redis whatever is kept.
+func (s *Service) languages(ctx context.Context, fresh bool) ([]Language, int, error) {
+	now := s.cfg.Now()
+	s.langMu.Lock()
+	kept := s.langKept
+	s.langMu.Unlock()
+	if !fresh && kept.live > 0 && now.Sub(kept.at) < LanguagesTTL && !now.Before(kept.at) {
+		return slices.Clone(kept.langs), kept.live, nil
+	}
+	langs, live, err := s.readLanguages(ctx)
+	if err == nil {
+		s.langMu.Lock()
+		s.langKept = keptLanguages{at: now, langs: slices.Clone(langs), live: live}
+		s.langMu.Unlock()
+	}
+	return langs, live, err
+}
+
+// keptLanguages is what languages last read.
+type keptLanguages struct {
+	at    time.Time
+	langs []Language
+	live  int
+}
+
+// readLanguages reads the live judges' languages from Redis.
+func (s *Service) readLanguages(ctx context.Context) ([]Language, int, error) {
 	js, err := s.LiveJudges(ctx)
 	if err != nil {
 		return nil, 0, err

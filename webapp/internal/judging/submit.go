@@ -303,6 +303,13 @@ func (s *Service) checkSubmit(ctx context.Context, u *store.User, req *SubmitReq
 	if err != nil {
 		return pl, err
 	}
+	if live > 0 && !p.OutputOnly && !slices.ContainsFunc(langs, func(l Language) bool { return l.ID == req.Language }) {
+		// Not in what this node kept: a judge offering it may have just
+		// connected. Read again before refusing.
+		if langs, live, err = s.languages(ctx, true); err != nil {
+			return pl, err
+		}
+	}
 	if live == 0 {
 		// Nothing wrong with the request: the judges are away (a hub
 		// restart, a network cut). The browser retries with its key.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -202,4 +203,61 @@ func TestSubmitRoundTrips(t *testing.T) {
 	}
 	measure("a submit", "k1", true, 6)
 	measure("its retry", "k1", false, 1)
+}
+
+// Languages is answered from what the node read within LanguagesTTL while
+// a judge is live (every submit asks); a language no kept judge offers is
+// read again before a submit is refused, and "no judge" is never kept.
+func TestLanguagesKept(t *testing.T) {
+	e := newSubmitEnv(t)
+	ctx := context.Background()
+	setJudge := func(langs ...string) {
+		t.Helper()
+		var ls []protocol.Language
+		for _, l := range langs {
+			ls = append(ls, protocol.Language{ID: l})
+		}
+		js := judgestate.State{Hub: "hub-a", Cores: 2, MaxParallel: 2, Languages: ls, LanguagesKnown: true, SeenAt: time.Now().Add(time.Hour)}
+		if err := e.rdb.HSet(ctx, e.rd.Names.Judge("j1"), js.Fields()...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func() []string {
+		t.Helper()
+		langs, _, err := e.s.Languages(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range langs {
+			out = append(out, l.ID)
+		}
+		return out
+	}
+	if got := ids(); !slices.Equal(got, []string{"c11"}) {
+		t.Fatalf("languages %v, want [c11]", got)
+	}
+	setJudge("c11", "py3")
+	if got := ids(); !slices.Equal(got, []string{"c11"}) {
+		t.Fatalf("languages %v within the TTL, want the kept [c11] (read Redis on every call?)", got)
+	}
+	// A submit in py3 finds it although the kept list lacks it.
+	res, err := e.s.Submit(ctx, &e.user, SubmitRequest{Problem: e.problem, Language: "py3", Source: "print(1)", Key: "py"})
+	if err != nil || !res.Created {
+		t.Fatalf("py3 submit: %+v %v (refused on the kept list?)", res, err)
+	}
+	if got := ids(); !slices.Equal(got, []string{"c11", "py3"}) {
+		t.Fatalf("languages %v after the fresh read, want [c11 py3]", got)
+	}
+	// No judge: not kept, so the judge that comes back is seen at once.
+	if err := e.rdb.Del(ctx, e.rd.Names.Judge("j1")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, live, err := e.s.languages(ctx, true); err != nil || live != 0 {
+		t.Fatalf("live %d %v, want 0", live, err)
+	}
+	setJudge("c11")
+	if _, live, err := e.s.Languages(ctx); err != nil || live != 1 {
+		t.Fatalf("live %d %v after the judge came back, want 1 at once", live, err)
+	}
 }

@@ -356,8 +356,10 @@ func TestSubmitBadInput(t *testing.T) {
 	if n, _ := je.q.Len(ctx); n != 0 {
 		t.Fatalf("bad input queued %d tasks", n)
 	}
-	// No live judge at all: a clear refusal, and the languages say why.
+	// No live judge at all: a clear refusal, and the languages say why
+	// (once what the node kept while a judge was live has aged out).
 	je.rdb.Del(ctx, je.names.Judge("judge-1"))
+	time.Sleep(judging.LanguagesTTL + 100*time.Millisecond)
 	r := alice.do("GET", "/api/languages", nil)
 	if r.status != 200 || r.body["notice"] == nil || len(r.body["languages"].([]any)) != 0 {
 		t.Fatalf("languages without judges: %s", r.raw)
