@@ -257,12 +257,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	side.Wait()
 	time.Sleep(3 * time.Second) // the unfrozen board reaches the browsers
+	r.logf("staff done; reading the processes and checking")
 	rep.After, rep.AfterAt = r.procStats(), time.Now()
 	if rep.Digests, err = env.Stack.StatementDigests(cctx, 15); err != nil {
 		rep.DigestErr = err.Error()
 	}
 	r.check(cctx, rep)
+	r.logf("checks done; replaying the trace in the scheduling simulator")
 	r.simVersusHub(cctx, rep)
+	r.logf("replay done")
 	close(allDone)
 	cancel() // a contestant still retrying a request gives up: the contest is over
 	wg.Wait()
