@@ -167,11 +167,17 @@ func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) 
 	// which the same overload kept minutes behind (a quarter to a third
 	// of the contest rehearsal's submissions at 3,000 contestants), and
 	// the board's pending mark failed for 15,769 of 24,669 submissions.
-	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.EnqueueTimeout)
-	defer cancel()
-	if err := s.UpdateBoard(ectx, &sub); err != nil { // the result's update rebuilds the cell
+	// Each on a deadline of its own: sharing one, the board's work under
+	// load left the enqueue too little, and 10,656 tasks waited for the
+	// reconciler. The feed's event goes first (a judgement must not come
+	// before its submission in the feed), so the enqueue waits for it.
+	bctx, bcancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.EnqueueTimeout)
+	if err := s.UpdateBoard(bctx, &sub); err != nil { // the result's update rebuilds the cell
 		log.Warn("scoreboard pending mark failed", obs.Err(err))
 	}
+	bcancel()
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.EnqueueTimeout)
+	defer cancel()
 	if err := s.enqueue(ectx, &sub, p, PriorityOf(&sub), rule); err != nil {
 		log.Warn("enqueue failed; the reconciler will retry", obs.Err(err))
 	}

@@ -542,6 +542,28 @@ func TestSubmitFeedsPastTheRequestDeadline(t *testing.T) {
 	t.Fatalf("submission %d answered 201 but not in the contest's feed (%d entries): its append ran on the spent request deadline", sid, len(msgs))
 }
 
+// A slow board mark does not eat the enqueue's deadline: each has one of
+// its own. Sharing one, the board's work under load left the enqueue too
+// little and 10,656 of 24,545 tasks waited for the reconciler (the
+// 3,000-contestant rehearsal at 07:57 UTC on 2026-12-02).
+func TestSlowBoardMarkLeavesTheEnqueueItsDeadline(t *testing.T) {
+	const own = 2 * time.Second
+	je := newJudgeEnv(t, func(c *Config) { c.Judging.EnqueueTimeout = own })
+	ctx := context.Background()
+	cid := runningContest(t, je)
+	je.rdb.AddHook(&stallHook{keys: []string{je.names.CCSFeed(cid)}, stall: own * 3 / 4})
+	je.rdb.AddHook(&stallHook{keys: []string{je.names.Queue(), je.names.QueueChanged()}, stall: own / 2})
+	alice := je.student("alice")
+	r := alice.submit("k", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "print(1)"})
+	if r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	sid := id(r)
+	if pos, err := je.q.Position(ctx, sid); err != nil || pos != 1 {
+		t.Fatalf("submission %d not queued (position %d, %v): the board mark spent the enqueue's deadline", sid, pos, err)
+	}
+}
+
 // A submit whose enqueue failed after the commit (Redis stalled past even
 // the enqueue's own deadline) answers 201 without a task; the browser's
 // retry with the same key makes the task at once, not the reconciler
