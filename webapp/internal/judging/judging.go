@@ -141,9 +141,12 @@ type Service struct {
 	parts    map[int64]cachedParticipants
 	// bodies are the public boards this node served last, by contest
 	// (PublicBoard), replaced when a newer one is published.
-	bodies   map[int64]*BoardBody
-	kick     chan struct{}
-	warmKick chan struct{}
+	bodies map[int64]*BoardBody
+	// rebuilding is the board rebuild in flight per contest
+	// (rebuildShared).
+	rebuilding map[int64]*rebuildFlight
+	kick       chan struct{}
+	warmKick   chan struct{}
 
 	results   *prometheus.CounterVec
 	requeued  prometheus.Counter
@@ -220,7 +223,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{
 		cfg: cfg, st: cfg.Store, rst: cfg.ResultStore, rdb: cfg.Redis, n: cfg.Names, q: cfg.Queue,
 		log: cfg.Logger.With("component", "judging"), board: scoreboard.New(cfg.Redis, cfg.Names),
-		dirty: map[int64]bool{}, contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, bodies: map[int64]*BoardBody{}, kick: make(chan struct{}, 1),
+		dirty: map[int64]bool{}, contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, bodies: map[int64]*BoardBody{}, rebuilding: map[int64]*rebuildFlight{}, kick: make(chan struct{}, 1),
 		warmKick: make(chan struct{}, 1),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_webapp_results_total",

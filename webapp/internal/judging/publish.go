@@ -40,7 +40,7 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 		return scoreboard.Doc{}, err
 	}
 	if !exists {
-		if err := s.RebuildBoard(ctx, c); err != nil {
+		if err := s.rebuildShared(ctx, c); err != nil {
 			return scoreboard.Doc{}, err
 		}
 		if views, users, err = s.board.Views(ctx, c.ID); err != nil {
@@ -233,6 +233,52 @@ func (s *Service) RebuildBoard(ctx context.Context, c *store.Contest) error {
 		s.log.Info("scoreboard rebuilt from MySQL", "contest_id", c.ID, "submissions", len(entries))
 	}
 	return nil
+}
+
+// RebuildTimeout bounds a board rebuild that readers share
+// (rebuildShared).
+const RebuildTimeout = time.Minute
+
+// rebuildFlight is one rebuild that readers wait for.
+type rebuildFlight struct {
+	done chan struct{}
+	err  error
+}
+
+// rebuildShared rebuilds a contest's board once for every reader that
+// finds it missing, on a deadline of its own (RebuildTimeout): a reader
+// waits for it at most until its own deadline, and the rebuild goes on
+// when the reader gives up. Each reader rebuilding on its own request's
+// deadline threw the work away under load — at 3,000 contestants a
+// rebuild of 24,000 submissions did not fit in 5 s, and every retry
+// started it over.
+func (s *Service) rebuildShared(ctx context.Context, c *store.Contest) error {
+	s.mu.Lock()
+	f := s.rebuilding[c.ID]
+	if f == nil {
+		f = &rebuildFlight{done: make(chan struct{})}
+		s.rebuilding[c.ID] = f
+		cc := *c
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RebuildTimeout)
+		s.jobsMu.Lock()
+		s.jobCancels = append(s.jobCancels, cancel) // Wait ends it
+		s.jobsMu.Unlock()
+		s.jobs.Go(func() {
+			f.err = s.RebuildBoard(rctx, &cc)
+			cancel()
+			s.mu.Lock()
+			delete(s.rebuilding, cc.ID)
+			s.mu.Unlock()
+			close(f.done)
+		})
+	}
+	s.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.err
+	case <-ctx.Done():
+		return fmt.Errorf("judging: board of contest %d: waiting for its rebuild: %w", c.ID, ctx.Err())
+	}
 }
 
 // RunPublisher publishes the public scoreboard of every contest whose board

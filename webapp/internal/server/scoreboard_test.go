@@ -7,11 +7,16 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
+	"github.com/verdict-oj/verdict/webapp/internal/scoreboard"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -589,4 +594,88 @@ func runningContest(t *testing.T, je *judgeEnv) int64 {
 		t.Fatal(err)
 	}
 	return cid
+}
+
+// slowKeyHook delays every write (HSET, HINCRBY) that names key while
+// on: a rebuild writes, a reader only reads.
+type slowKeyHook struct {
+	key string
+	d   time.Duration
+	on  atomic.Bool
+}
+
+func (h *slowKeyHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *slowKeyHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *slowKeyHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if n := cmd.Name(); h.on.Load() && (n == "hset" || n == "hincrby") &&
+			slices.ContainsFunc(cmd.Args(), func(a any) bool { s, ok := a.(string); return ok && s == h.key }) {
+			time.Sleep(h.d)
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// A lost board is rebuilt once for all the readers that find it missing,
+// and the rebuild goes on when they give up: each reader rebuilding on its
+// own request's deadline threw the work away under load (at 3,000
+// contestants a rebuild did not fit in 5 s, and every retry started over).
+func TestBoardRebuildOutlivesItsReaders(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	cid := runningContest(t, je)
+	alice := je.student("alice")
+	r := alice.submit("a1", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+	if r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	je.judge(id(r), 1, protocol.VerdictAC, 1)
+	je.consume()
+	c, err := je.st.ContestByID(ctx, cid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := je.rdb.Del(ctx, je.names.Scoreboard(cid)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := metricSum(t, je.env, "verdict_webapp_scoreboard_rebuilds_total")
+	slow := &slowKeyHook{key: je.names.Scoreboard(cid), d: 150 * time.Millisecond}
+	je.rdb.AddHook(slow)
+	slow.on.Store(true)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			rctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			defer cancel()
+			if _, err := je.srv.judging.Scoreboard(rctx, &c, false); err == nil {
+				t.Error("a reader got the board before the slowed rebuild could end: the test tests nothing")
+			}
+		})
+	}
+	wg.Wait()
+	slow.on.Store(false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ok, err := scoreboard.New(je.rdb, je.names).Exists(ctx, cid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the board was not rebuilt after its readers gave up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := metricSum(t, je.env, "verdict_webapp_scoreboard_rebuilds_total") - before; n != 1 {
+		t.Fatalf("%v rebuilds for 4 readers, want 1", n)
+	}
+	doc, err := je.srv.judging.Scoreboard(ctx, &c, false)
+	if err != nil || len(doc.Rows) != 1 {
+		t.Fatalf("board after the rebuild: %d rows, %v", len(doc.Rows), err)
+	}
 }
