@@ -2,6 +2,7 @@ package rehearsal
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -285,9 +286,22 @@ func (r *run) checkBoards(ctx context.Context, rep *Report) {
 }
 
 func (r *run) fetchBoard(ctx context.Context, path string) (map[int64]row, error) {
+	// As the admin's browser reads it: a busy or unavailable answer with
+	// Retry-After is asked again (a board rebuilt from MySQL after a loss
+	// may take longer than one request's deadline; it goes on meanwhile).
 	var out boardDoc
-	if err := r.admin.Call(ctx, http.MethodGet, path, nil, &out); err != nil {
-		return nil, err
+	for try := 0; ; try++ {
+		a, raw := r.admin.Request(ctx, http.MethodGet, path, nil, nil)
+		if a.Status >= 200 && a.Status < 300 {
+			if err := json.Unmarshal(raw, &out); err != nil {
+				return nil, fmt.Errorf("GET %s: %w", path, err)
+			}
+			break
+		}
+		if !a.Retryable() || try >= 8 || ctx.Err() != nil {
+			return nil, fmt.Errorf("GET %s: %d %s: %s", path, a.Status, a.Code, trim(a.Message, 120))
+		}
+		sleepFor(ctx, retryDelay(a, try))
 	}
 	if out.Frozen {
 		return nil, fmt.Errorf("the board is still frozen after the unfreeze")
