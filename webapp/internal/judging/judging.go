@@ -84,11 +84,9 @@ type Config struct {
 	// Reconciler: how often it runs, how old a queued submission must be
 	// before it is checked, and how far back it looks.
 	ReconcileInterval, ReconcileGrace, ReconcileLookback time.Duration
-	// EnqueueTimeout bounds each of what a submit owes its row once
-	// committed — the board's pending mark with the feed's event, then the
-	// enqueue — on a context of its own: the request's deadline may be
-	// spent by then (overload), and a task not enqueued waits for the
-	// reconciler.
+	// EnqueueTimeout bounds a submit's enqueue once its row is committed,
+	// on a context of its own: the request's deadline may be spent by
+	// then (overload), and a task not enqueued waits for the reconciler.
 	// Default DefaultEnqueueTimeout (5 s).
 	EnqueueTimeout time.Duration
 	// ClaimIdle: a result pending this long with another (dead) consumer

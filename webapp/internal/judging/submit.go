@@ -159,23 +159,24 @@ func (s *Service) Submit(ctx context.Context, u *store.User, req SubmitRequest) 
 		return Submitted{Submission: sub}, err
 	}
 	log := s.log.With(obs.SubmissionID(sub.ID), "user_id", u.ID)
-	// The row is committed: its task, its pending mark on the board and
-	// its event in the contest's feed are owed to it whatever is left of
+	// The board's pending mark (and the feed's submission event, which
+	// must come before the task can be judged) on what is left of the
+	// request's deadline: under overload it is shed, and the result
+	// repairs both (the board merges the verdict, the feed's judgement
+	// carries its submission). Tried on a deadline of its own, a submit
+	// held its connection for the board's work as well, and in that
+	// contest rehearsal (2026-12-02 08:16 UTC) the browsers' requests
+	// timed out by the thousand; sharing the enqueue's deadline, it left
+	// the enqueue too little (10,656 tasks waited for the reconciler).
+	if err := s.UpdateBoard(ctx, &sub); err != nil {
+		log.Warn("scoreboard pending mark failed", obs.Err(err))
+	}
+	// The row is committed: its task is owed to it whatever is left of
 	// the request's deadline. Under overload a request spends its
 	// deadline waiting for CPU and MySQL before the commit; on that spent
 	// deadline the enqueue failed and the task waited for the reconciler,
 	// which the same overload kept minutes behind (a quarter to a third
-	// of the contest rehearsal's submissions at 3,000 contestants), and
-	// the board's pending mark failed for 15,769 of 24,669 submissions.
-	// Each on a deadline of its own: sharing one, the board's work under
-	// load left the enqueue too little, and 10,656 tasks waited for the
-	// reconciler. The feed's event goes first (a judgement must not come
-	// before its submission in the feed), so the enqueue waits for it.
-	bctx, bcancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.EnqueueTimeout)
-	if err := s.UpdateBoard(bctx, &sub); err != nil { // the result's update rebuilds the cell
-		log.Warn("scoreboard pending mark failed", obs.Err(err))
-	}
-	bcancel()
+	// of the contest rehearsal's submissions at 3,000 contestants).
 	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.EnqueueTimeout)
 	defer cancel()
 	if err := s.enqueue(ectx, &sub, p, PriorityOf(&sub), rule); err != nil {
