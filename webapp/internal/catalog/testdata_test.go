@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/internal/zipbomb"
 )
 
 func zipOf(t *testing.T, files ...[2]string) []byte {
@@ -36,20 +37,11 @@ func TestCheckTestdata(t *testing.T) {
 	if m, err := CheckTestdata(withChecker, true); err != nil || m.Checker == "" {
 		t.Fatalf("a package with its checker: %+v, %v", m, err)
 	}
-	// Just over the limit unpacked, written a MiB at a time.
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	w, _ := zw.Create("1.in")
-	mib := make([]byte, 1<<20)
-	for range testpkg.MaxUnpackedBytes >> 20 {
-		_, _ = w.Write(mib)
-	}
-	w, _ = zw.Create("1.ans")
-	_, _ = w.Write([]byte("x"))
-	if err := zw.Close(); err != nil {
+	// Just over the limit unpacked: the limit's worth of zeros, and a byte.
+	big, err := zipbomb.Zip(zipbomb.Entry{Name: "1.in", Zeros: testpkg.MaxUnpackedBytes}, zipbomb.Entry{Name: "1.ans", Data: []byte("x")})
+	if err != nil {
 		t.Fatal(err)
 	}
-	big := buf.Bytes()
 	for _, tc := range []struct {
 		name     string
 		zip      []byte

@@ -1,41 +1,22 @@
 package server
 
 import (
-	"archive/zip"
-	"bytes"
-	"compress/flate"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/verdict-oj/verdict/internal/testpkg"
+	"github.com/verdict-oj/verdict/internal/zipbomb"
 )
 
 // bombZip is a zip of 1.in (unpacked bytes of zeros) and 1.ans.
 func bombZip(t *testing.T, unpacked int64) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) })
-	w, err := zw.Create("1.in")
+	b, err := zipbomb.Zip(zipbomb.Entry{Name: "1.in", Zeros: unpacked}, zipbomb.Entry{Name: "1.ans", Data: []byte("0\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	zeros := make([]byte, 1<<20)
-	for n := int64(0); n < unpacked; n += int64(len(zeros)) {
-		if _, err := w.Write(zeros[:min(int64(len(zeros)), unpacked-n)]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if w, err = zw.Create("1.ans"); err != nil {
-		t.Fatal(err)
-	}
-	_, _ = w.Write([]byte("0\n"))
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return b
 }
 
 // TestTestdataUploadCheckedAsJudgesUnpack: a package the judges would
