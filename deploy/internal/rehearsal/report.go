@@ -70,6 +70,7 @@ type Report struct {
 	BoardsChecked int
 	Faults, Staff []string
 	Profiles      []Profile
+	ProfileFor    time.Duration // how long each profile ran
 	// Digests are MariaDB's statements that took it the most time over
 	// the whole run (its performance_schema); DigestErr says why there
 	// are none.
@@ -437,7 +438,7 @@ func (rep *Report) Markdown() string {
 	writeDigests(&b, rep)
 
 	if len(rep.Profiles) > 0 {
-		fmt.Fprintf(&b, "\n## Where the CPU went in the rush (20 s CPU profiles)\n\n")
+		fmt.Fprintf(&b, "\n## Where the CPU went in the rush (%.0f s CPU profiles)\n\n", rep.ProfileFor.Seconds())
 		for _, p := range rep.Profiles {
 			if p.Err != "" {
 				fmt.Fprintf(&b, "%s: no profile (%s)\n\n", p.Process, p.Err)

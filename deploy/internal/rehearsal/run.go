@@ -61,7 +61,8 @@ type Config struct {
 	// than the contestants).
 	Sample, CheckBoards int
 	// ProfileDir receives CPU profiles of a web node and the hub, taken
-	// for 20 s from the start of the rush (default: the system's
+	// for 20 s (at most the rush's real length) from the start of the
+	// rush (default: the system's
 	// temporary directory); NoProfile takes none.
 	ProfileDir string
 	NoProfile  bool
@@ -242,9 +243,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	side.Go(func() { r.staff(cctx) })
 	side.Go(func() { r.faults(cctx) })
 	if !cfg.NoProfile {
+		// 20 s, or the rush's real length when that is shorter (a short
+		// rehearsal's): past the end it would profile the drain, and the
+		// report would wait for it.
+		rush := r.at(cfg.Shape.Length - 30*time.Minute)
+		rep.ProfileFor = min(20*time.Second, r.end.Sub(rush)).Round(time.Second)
 		side.Go(func() {
-			if sleepUntil(cctx, r.at(cfg.Shape.Length-30*time.Minute)) {
-				rep.Profiles = r.profiles(cctx, 20*time.Second)
+			if sleepUntil(cctx, rush) {
+				rep.Profiles = r.profiles(cctx, rep.ProfileFor)
 			}
 		})
 	}
