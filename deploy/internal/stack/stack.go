@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -343,9 +344,21 @@ func (s *Stack) startServer(port *int, start func(port int) error) error {
 func (s *Stack) next() int { s.idx++; return s.idx }
 
 // stop stops components in reverse start order, then Redis and MariaDB.
+// Components of one kind started one after another (the web nodes, the
+// judges: the same binary) stop together: each web node's drain waits 2 s
+// for an edge that is already gone, and one at a time those waits added up.
 func (s *Stack) stop() {
-	for i := len(s.running) - 1; i >= 0; i-- {
-		s.running[i].stop(15 * time.Second)
+	for hi := len(s.running); hi > 0; {
+		lo := hi - 1
+		for lo > 0 && s.running[lo-1].c.argv[0] == s.running[hi-1].c.argv[0] {
+			lo--
+		}
+		var wg sync.WaitGroup
+		for _, sv := range s.running[lo:hi] {
+			wg.Go(func() { sv.stop(15 * time.Second) })
+		}
+		wg.Wait()
+		hi = lo
 	}
 	s.running = nil
 	for p, l := range s.held {
