@@ -107,3 +107,19 @@ func TestWantPeak(t *testing.T) {
 		}
 	}
 }
+
+func TestCPUVirtualizes(t *testing.T) {
+	const intel = "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu vme de pse tsc msr vmx smx est tm2\nbugs\t\t: spectre_v1\n"
+	const amd = "processor\t: 0\nflags\t\t: fpu vme de svm extapic\n"
+	// This CI machine (a Firecracker VM): a hypervisor, no vmx or svm;
+	// "vmx" in another field or as part of a flag does not count.
+	const guest = "processor\t: 0\nvmx flags\t: ept vpid\nflags\t\t: fpu vme hypervisor vmxe svm_lock\n"
+	for _, c := range []struct {
+		name, cpuinfo string
+		want          bool
+	}{{"intel", intel, true}, {"amd", amd, true}, {"guest", guest, false}, {"empty", "", false}} {
+		if got := cpuVirtualizes(c.cpuinfo); got != c.want {
+			t.Errorf("%s: cpuVirtualizes = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
