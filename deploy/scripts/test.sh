@@ -7,9 +7,10 @@
 #      are stale) and its build (which also fails when index.html would
 #      load KaTeX or admin code at once: frontend/scripts/check-dist.mjs),
 #      when it exists;
-#   2. go test -race over the whole module, with one throwaway MariaDB and
-#      Redis for the run (verdict-stack with-services), the scheduling
-#      simulator's package without -race (its worker pool with it);
+#   2. go test -race over the whole module, the longest packages first,
+#      with one throwaway MariaDB and Redis for the run (verdict-stack
+#      with-services), the scheduling simulator's package without -race
+#      (its worker pool with it);
 #   3. the sandbox's cgroup v2 VM test (make test-cgroup2);
 # then one summary line. Exits non-zero if anything failed: a lint finding
 # fails the run, but the tests still run so one failure hides no other.
@@ -65,7 +66,21 @@ echo "== go test -race ./..."
 # threaded computation but for its grid's worker pool: under -race its
 # tests took 145 s of the run (22 s without). It runs without -race, and
 # one grid test (the pool) with it.
-pkgs=$("$GO" list ./... | grep -v '/hub/internal/sched/sim$')
+all=$("$GO" list ./... | grep -v '/hub/internal/sched/sim$')
+# The longest packages first (go test starts the test binaries in the
+# order given, two at a time). ./... is alphabetical: it started
+# webapp/internal/server, nearly 3 minutes, among the last, and while it
+# ran the other lane ran out of packages. Longest first, the short ones
+# fill both lanes at the end instead. A package missing from the list
+# below only runs later; one that no longer exists is left out.
+module=$("$GO" list -m)
+longest=(deploy/internal/stack deploy/internal/rehearsal webapp/internal/server judge/internal/agent
+  deploy/internal/chaos hub/internal/hub judge/internal/sandbox deploy/internal/simjudge)
+first=()
+for p in "${longest[@]}"; do
+  grep -qxF "$module/$p" <<<"$all" && first+=("$module/$p")
+done
+pkgs="${first[*]} $(grep -vxF -f <(printf '%s\n' "${first[@]}") <<<"$all")"
 # Two test binaries at a time (go test's default on two cores). Three
 # (-p 3) ran the suite in about 14 minutes once the stack's port race was
 # fixed, but on 2026-12-02, with the machine also loaded by other work,
