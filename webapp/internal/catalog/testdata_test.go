@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/verdict-oj/verdict/internal/testpkg"
-	"github.com/verdict-oj/verdict/internal/zipbomb"
+	"github.com/verdict-oj/verdict/webapp/internal/zipbomb"
 )
 
 func zipOf(t *testing.T, files ...[2]string) []byte {

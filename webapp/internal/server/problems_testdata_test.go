@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/verdict-oj/verdict/internal/testpkg"
-	"github.com/verdict-oj/verdict/internal/zipbomb"
+	"github.com/verdict-oj/verdict/webapp/internal/zipbomb"
 )
 
 // bombZip is a zip of 1.in (unpacked bytes of zeros) and 1.ans.
