@@ -45,8 +45,9 @@
 //
 // A metric another process reads is named here once:
 // HubDispatchPassSeconds (the hub's dispatch pass latency, which the
-// contest rehearsal feeds to the scheduling simulator's replay), read with
-// HistogramMean.
+// contest rehearsal feeds to the scheduling simulator's replay) and
+// HubJudgeMessageWaitSeconds (how long judges' messages waited for the hub,
+// which it reports beside the replay), read with HistogramMean.
 //
 // A process that drains registers a check that fails once draining starts,
 // so /readyz turns 503 and the balancer stops sending it work before it

@@ -14,6 +14,12 @@ import (
 // /metrics for the scheduling simulator's replay.
 const HubDispatchPassSeconds = "verdict_hub_dispatch_pass_seconds"
 
+// HubJudgeMessageWaitSeconds is the hub's histogram of how long a judge's
+// message waited, read off the socket, for the hub to handle it. A result
+// frees its judge's slot in the hub's accounting only when handled; the
+// contest rehearsal reports the mean beside the simulator's replay.
+const HubJudgeMessageWaitSeconds = "verdict_hub_judge_message_wait_seconds"
+
 // HistogramMean reads a Prometheus text exposition and returns the mean
 // (sum / count) and count of the unlabelled histogram name; n is 0 when
 // it has no observations or is absent.

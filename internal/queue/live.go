@@ -172,16 +172,59 @@ return {published, seq}
 // one. It reports whether anything was published; with a guard that does
 // not hold, nothing changes.
 func (q *Queue) PublishSubmission(ctx context.Context, u SubmissionUpdate) (bool, error) {
+	keys, args, err := q.publishArgs(u)
+	if err != nil {
+		return false, err
+	}
+	res, err := publishSubmissionScript.Run(ctx, q.c, keys, args...).Int64Slice()
+	if err != nil {
+		return false, fmt.Errorf("queue: publish %d attempt %d: %w", u.SubmissionID, u.Attempt, err)
+	}
+	return len(res) > 0 && res[0] == 1, nil
+}
+
+// PublishSubmissions applies the updates in their order, as
+// PublishSubmission does each, in one round trip: a judge's progress
+// batches waiting for the hub are sent together. An update that cannot be
+// encoded fails the whole call before anything is sent; so does a Redis
+// error, after which any number of the updates may have been applied (each
+// is whole: one script).
+func (q *Queue) PublishSubmissions(ctx context.Context, us []SubmissionUpdate) ([]bool, error) {
+	calls := make([]scriptCall, len(us))
+	for i, u := range us {
+		keys, args, err := q.publishArgs(u)
+		if err != nil {
+			return nil, err
+		}
+		calls[i] = scriptCall{keys, args}
+	}
+	cmds, err := runMany(ctx, q.c, publishSubmissionScript, calls)
+	if err != nil {
+		return nil, fmt.Errorf("queue: publish %d updates: %w", len(us), err)
+	}
+	out := make([]bool, len(us))
+	for i, c := range cmds {
+		res, err := c.Int64Slice()
+		if err != nil {
+			return nil, fmt.Errorf("queue: publish %d attempt %d: %w", us[i].SubmissionID, us[i].Attempt, err)
+		}
+		out[i] = len(res) > 0 && res[0] == 1
+	}
+	return out, nil
+}
+
+// publishArgs are publishSubmissionScript's keys and arguments for u.
+func (q *Queue) publishArgs(u SubmissionUpdate) ([]string, []any, error) {
 	head, err := json.Marshal(protocol.SubmissionState{
 		SubmissionID: u.SubmissionID, Status: u.Status, Score: u.Score, CompileMessage: u.CompileMessage,
 	})
 	if err != nil {
-		return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
+		return nil, nil, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
 	}
 	var fb []byte
 	if u.Feedback != nil {
 		if fb, err = json.Marshal(u.Feedback); err != nil {
-			return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
+			return nil, nil, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
 		}
 	}
 	args := make([]any, 0, 9+3*len(u.Cases))
@@ -190,11 +233,11 @@ func (q *Queue) PublishSubmission(ctx context.Context, u SubmissionUpdate) (bool
 	for _, c := range u.Cases {
 		b, err := json.Marshal(c)
 		if err != nil {
-			return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
+			return nil, nil, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
 		}
 		short, err := json.Marshal(protocol.CaseResult{Case: c.Case, Verdict: c.Verdict, Score: c.Score})
 		if err != nil {
-			return false, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
+			return nil, nil, fmt.Errorf("queue: publish %d: %w", u.SubmissionID, err)
 		}
 		args = append(args, c.Case, b, short)
 	}
@@ -202,15 +245,11 @@ func (q *Queue) PublishSubmission(ctx context.Context, u SubmissionUpdate) (bool
 	userChan := strings.TrimSuffix(q.n.Events("user", 0), "0")
 	statusState := strings.TrimSuffix(q.n.LiveState(string(protocol.ChannelStatus), 0), "0")
 	statusChan := strings.TrimSuffix(q.n.Events(string(protocol.ChannelStatus), 0), "0")
-	res, err := publishSubmissionScript.Run(ctx, q.c, []string{
+	return []string{
 		q.n.LiveState(string(protocol.ChannelSubmission), u.SubmissionID),
 		q.n.Events(string(protocol.ChannelSubmission), u.SubmissionID),
 		q.n.Task(u.SubmissionID), userState, userChan, statusState, statusChan,
-	}, args...).Int64Slice()
-	if err != nil {
-		return false, fmt.Errorf("queue: publish %d attempt %d: %w", u.SubmissionID, u.Attempt, err)
-	}
-	return len(res) > 0 && res[0] == 1, nil
+	}, args, nil
 }
 
 // SubmissionSnapshot is a submission's live state, its owner and its

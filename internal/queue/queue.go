@@ -471,14 +471,80 @@ func (q *Queue) Complete(ctx context.Context, judge string, r protocol.Result) (
 	if protocol.IsCustomRun(r.SubmissionID) {
 		return "", q.completeCustom(ctx, judge, r) // custom.go: never on the results stream
 	}
+	call, err := q.completeArgs(judge, r)
+	if err != nil {
+		return "", err
+	}
+	return completion(completeScript.Run(ctx, q.c, call.keys, call.args...), judge, r)
+}
+
+// Completion is one result's outcome in CompleteMany: its results stream
+// entry's id, or why it has none (ErrStale: the judge no longer holds the
+// attempt; ErrInvalidTask).
+type Completion struct {
+	ID  string
+	Err error
+}
+
+// CompleteMany completes a judge's results, in their order, as Complete
+// does each, the submissions' in one round trip (a custom run's take one
+// each). The error is Redis's, for the whole call: then any number of the
+// results may have been completed, each whole, and the judge, sent no
+// ack, sends them again (a second completion of one attempt is stale).
+func (q *Queue) CompleteMany(ctx context.Context, judge string, rs []protocol.Result) ([]Completion, error) {
+	out := make([]Completion, len(rs))
+	var calls []scriptCall
+	var at []int // rs index of each call
+	for i, r := range rs {
+		if err := r.Validate(); err != nil {
+			out[i].Err = fmt.Errorf("queue: complete %d: %w: %w", r.SubmissionID, ErrInvalidTask, err)
+			continue
+		}
+		if protocol.IsCustomRun(r.SubmissionID) {
+			err := q.completeCustom(ctx, judge, r)
+			if err != nil && !errors.Is(err, ErrStale) {
+				return nil, err
+			}
+			out[i].Err = err
+			continue
+		}
+		call, err := q.completeArgs(judge, r)
+		if err != nil {
+			return nil, err
+		}
+		calls, at = append(calls, call), append(at, i)
+	}
+	cmds, err := runMany(ctx, q.c, completeScript, calls)
+	if err != nil {
+		return nil, fmt.Errorf("queue: complete %d results from %s: %w", len(calls), judge, err)
+	}
+	for k, c := range cmds {
+		i := at[k]
+		id, err := completion(c, judge, rs[i])
+		if err != nil && !errors.Is(err, ErrStale) {
+			return nil, err
+		}
+		out[i] = Completion{ID: id, Err: err}
+	}
+	return out, nil
+}
+
+// completeArgs are completeScript's keys and arguments for r.
+func (q *Queue) completeArgs(judge string, r protocol.Result) (scriptCall, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
-		return "", fmt.Errorf("queue: complete %d: %w", r.SubmissionID, err)
+		return scriptCall{}, fmt.Errorf("queue: complete %d: %w", r.SubmissionID, err)
 	}
-	id, err := completeScript.Run(ctx, q.c,
-		[]string{q.n.Task(r.SubmissionID), q.n.Leases(), q.n.Results(), q.n.Completions()},
-		r.SubmissionID, r.Attempt, judge, string(r.Verdict), b,
-		int64(q.cfg.DoneTTL/time.Second), q.cfg.ResultsMaxLen, CompletionWindow.Milliseconds()).Text()
+	return scriptCall{
+		keys: []string{q.n.Task(r.SubmissionID), q.n.Leases(), q.n.Results(), q.n.Completions()},
+		args: []any{r.SubmissionID, r.Attempt, judge, string(r.Verdict), b,
+			int64(q.cfg.DoneTTL / time.Second), q.cfg.ResultsMaxLen, CompletionWindow.Milliseconds()},
+	}, nil
+}
+
+// completion reads completeScript's answer for r.
+func completion(c *redis.Cmd, judge string, r protocol.Result) (string, error) {
+	id, err := c.Text()
 	if errors.Is(err, redis.Nil) {
 		return "", fmt.Errorf("queue: complete %d attempt %d from %s: %w", r.SubmissionID, r.Attempt, judge, ErrStale)
 	}

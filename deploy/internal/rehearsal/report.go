@@ -85,6 +85,10 @@ type Report struct {
 	// passes).
 	Passes  int64
 	PassErr string
+	// JudgeMsgWaitMs is the mean time the hub's JudgeMsgs judge messages
+	// waited, read off the socket, to be handled.
+	JudgeMsgWaitMs float64
+	JudgeMsgs      int64
 	// WarmJudges of StartJudges (the judges connected at the start) held
 	// test data then, WarmHashes packages in all: the replay starts them
 	// with those caches.
@@ -399,6 +403,10 @@ func (rep *Report) Markdown() string {
 		}
 		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the POST's answer reached the browser (counted as 0). %d of the %d judges connected at the start held test data then (%d packages in all, recorded as each was downloaded and verified); the replay starts them with those caches.\n",
 			x.Lost, x.Requeues, x.Early, rep.WarmJudges, rep.StartJudges, rep.WarmHashes)
+		if rep.JudgeMsgs > 0 {
+			fmt.Fprintf(&b, "\nThe hub handled the judges' %d messages (progress, results, heartbeats) %.1f ms on average after reading them. A result frees its judge's slot in the hub's accounting only once handled; the simulator frees it when the work ends.\n",
+				rep.JudgeMsgs, rep.JudgeMsgWaitMs)
+		}
 	case rep.ReplayErr != "":
 		fmt.Fprintf(&b, "Not replayed: %s\n", rep.ReplayErr)
 	}

@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/obs"
@@ -105,10 +107,20 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 	tr := r.trace()
 	// The hub's own dispatch pass latency, so the replay's passes take as
 	// long as the hub's did (the hub's recorded waits include them).
-	if mean, n, err := r.hubPassLatency(ctx); err != nil {
+	if m, err := r.hubMetrics(ctx); err != nil {
 		rep.PassErr = err.Error()
-	} else if n > 0 {
-		tr.PassMs, rep.Passes = mean*1000, n
+	} else {
+		if mean, n, err := obs.HistogramMean(strings.NewReader(m), obs.HubDispatchPassSeconds); err != nil {
+			rep.PassErr = err.Error()
+		} else if n > 0 {
+			tr.PassMs, rep.Passes = mean*1000, n
+		}
+		// How long judges' messages waited for the hub: a result frees its
+		// slot in the hub's accounting only once handled, which the
+		// simulator takes to be at once.
+		if mean, n, err := obs.HistogramMean(strings.NewReader(m), obs.HubJudgeMessageWaitSeconds); err == nil && n > 0 {
+			rep.JudgeMsgWaitMs, rep.JudgeMsgs = mean*1000, n
+		}
 	}
 	for _, j := range tr.Judges {
 		if j.JoinMs == 0 {
@@ -137,23 +149,26 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 	rep.Replay = &c
 }
 
-// hubPassLatency reads the mean of the hub's dispatch pass latency
-// histogram (seconds) and its count from the hub's /metrics.
-func (r *run) hubPassLatency(ctx context.Context) (float64, int64, error) {
+// hubMetrics reads the hub's /metrics (the Prometheus text exposition).
+func (r *run) hubMetrics(ctx context.Context) (string, error) {
 	url := "http://127.0.0.1:" + strconv.Itoa(r.env.Stack.Config().HubPort) + "/metrics"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return 0, 0, err
+		return "", err
 	}
 	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 	if err != nil {
-		return 0, 0, fmt.Errorf("rehearsal: the hub's metrics: %w", err)
+		return "", fmt.Errorf("rehearsal: the hub's metrics: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return 0, 0, fmt.Errorf("rehearsal: the hub's metrics: %s", resp.Status)
+		return "", fmt.Errorf("rehearsal: the hub's metrics: %s", resp.Status)
 	}
-	return obs.HistogramMean(resp.Body, obs.HubDispatchPassSeconds)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", fmt.Errorf("rehearsal: the hub's metrics: %w", err)
+	}
+	return string(b), nil
 }
 
 // replay runs the scheduling simulator on the trace file (go run of the

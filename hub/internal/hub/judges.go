@@ -326,36 +326,43 @@ func (h *Hub) judgeWatchdog(j *judgeConn) {
 // judgeInbox bounds the messages read from a judge and not yet handled.
 const judgeInbox = 256
 
+// judgeBatch is the most of a judge's waiting messages handled together.
+const judgeBatch = 64
+
+// inbound is a judge's message and when it was read.
+type inbound struct {
+	env protocol.Envelope
+	at  time.Time
+}
+
 // judgeReader reads the judge's messages and hands them, in order, to one
 // handler goroutine. A heartbeat counts when it arrives, not when the
 // handler reaches it: behind a burst of progress and results (each a
 // Redis round trip) a healthy judge's heartbeat used to wait long enough
-// for the watchdog to close the judge (the contest rehearsal saw it).
+// for the watchdog to close the judge (the contest rehearsal saw it). The
+// handler takes every message waiting (up to judgeBatch) at once, so that
+// the progress and results among them cost a round trip or two, not one
+// each (judgeMessages).
 func (h *Hub) judgeReader(j *judgeConn) {
-	in := make(chan protocol.Envelope, judgeInbox)
+	in := make(chan inbound, judgeInbox)
 	var handler sync.WaitGroup
 	handler.Go(func() {
-		for env := range in {
-			if j.ctx.Err() != nil {
-				continue // closed: the judge resends what was not acknowledged
-			}
-			if err := h.judgeMessage(j, env); err != nil {
-				if errors.Is(err, protocol.ErrInvalidPayload) || errors.Is(err, protocol.ErrPayloadMismatch) {
-					j.close(protocol.CloseBadEnvelope, "bad "+string(env.Type))
-					continue
-				}
-				j.log.Warn("handling judge message failed", "type", env.Type, "err", err)
-			}
+		batch := make([]inbound, 0, judgeBatch)
+		for m := range in {
+			batch = append(batch[:0], m)
+			batch = drain(in, batch)
+			h.judgeMessages(j, batch)
 		}
 	})
 	defer handler.Wait()
 	defer close(in)
 	err := j.conn.ReadLoop(j.ctx, func(env protocol.Envelope) error {
+		now := time.Now()
 		if env.Type == protocol.TypeHeartbeat {
-			j.lastHB.Store(time.Now().UnixNano())
+			j.lastHB.Store(now.UnixNano())
 		}
 		select {
-		case in <- env:
+		case in <- inbound{env, now}:
 			return nil
 		case <-j.ctx.Done():
 			return j.ctx.Err()
@@ -364,6 +371,82 @@ func (h *Hub) judgeReader(j *judgeConn) {
 	if err != nil && !j.closing.Load() {
 		j.log.Info("judge read ended", "err", err)
 	}
+}
+
+// drain appends to batch what waits in in, up to judgeBatch in all,
+// without blocking.
+func drain(in <-chan inbound, batch []inbound) []inbound {
+	for len(batch) < judgeBatch {
+		select {
+		case m, ok := <-in:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, m)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// judgeMessages handles a batch of one judge's messages in their order,
+// but for this: a run of progress and results (of submissions; a custom
+// run's are handled alone) is handled as its progress, in one round trip,
+// then its results, in two (completions, then their live states). Within
+// a run the judge sends an attempt's progress before its result, so the
+// order that matters holds; a heartbeat, a reject or a drain ends a run,
+// so each sees the results before it handled.
+func (h *Hub) judgeMessages(j *judgeConn, batch []inbound) {
+	var progress []protocol.Progress
+	var results []protocol.Result
+	flush := func() {
+		if len(progress) > 0 {
+			if err := h.onProgress(j.ctx, j, progress); err != nil {
+				j.log.Warn("handling judge message failed", "type", protocol.TypeProgress, "count", len(progress), "err", err)
+			}
+		}
+		if len(results) > 0 {
+			if err := h.onResults(j.ctx, j, results); err != nil {
+				j.log.Warn("handling judge message failed", "type", protocol.TypeResult, "count", len(results), "err", err)
+			}
+		}
+		progress, results = progress[:0], results[:0]
+	}
+	for _, m := range batch {
+		if j.ctx.Err() != nil {
+			return // closed: the judge resends what was not acknowledged
+		}
+		h.m.judgeMessageWait.Observe(time.Since(m.at).Seconds())
+		var err error
+		switch m.env.Type {
+		case protocol.TypeProgress:
+			var p protocol.Progress
+			if p, err = protocol.DecodeData[protocol.Progress](m.env); err == nil {
+				progress = append(progress, p)
+				continue
+			}
+		case protocol.TypeResult:
+			var r protocol.Result
+			if r, err = protocol.DecodeData[protocol.Result](m.env); err == nil {
+				results = append(results, r)
+				continue
+			}
+		default:
+			flush()
+			err = h.judgeMessage(j, m.env)
+		}
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, protocol.ErrInvalidPayload) || errors.Is(err, protocol.ErrPayloadMismatch) {
+			flush() // what came before it was well formed
+			j.close(protocol.CloseBadEnvelope, "bad "+string(m.env.Type))
+			return
+		}
+		j.log.Warn("handling judge message failed", "type", m.env.Type, "err", err)
+	}
+	flush()
 }
 
 func (h *Hub) judgeMessage(j *judgeConn, env protocol.Envelope) error {
@@ -389,13 +472,13 @@ func (h *Hub) judgeMessage(j *judgeConn, env protocol.Envelope) error {
 		if err != nil {
 			return err
 		}
-		return h.onProgress(ctx, j, p)
+		return h.onProgress(ctx, j, []protocol.Progress{p})
 	case protocol.TypeResult:
 		r, err := protocol.DecodeData[protocol.Result](env)
 		if err != nil {
 			return err
 		}
-		return h.onResult(ctx, j, r)
+		return h.onResults(ctx, j, []protocol.Result{r})
 	case protocol.TypeDrain:
 		h.mu.Lock()
 		j.draining = true
@@ -534,76 +617,109 @@ func (h *Hub) owner(j *judgeConn, id int64) int64 {
 	return 0
 }
 
-func (h *Hub) onProgress(ctx context.Context, j *judgeConn, p protocol.Progress) error {
-	if protocol.IsCustomRun(p.SubmissionID) { // a custom run: its owner's channel only
-		h.mu.Lock()
+// onProgress publishes a judge's progress, in order: a custom run's to
+// its owner's channel alone, the submissions' in one round trip.
+func (h *Hub) onProgress(ctx context.Context, j *judgeConn, ps []protocol.Progress) error {
+	updates := make([]queue.SubmissionUpdate, 0, len(ps))
+	var errs []error
+	for _, p := range ps {
+		if !protocol.IsCustomRun(p.SubmissionID) {
+			updates = append(updates, queue.SubmissionUpdate{
+				SubmissionID: p.SubmissionID, Attempt: p.Attempt, Owner: h.owner(j, p.SubmissionID),
+				Status: p.Status, Cases: p.Cases, Guard: queue.GuardLeased,
+			})
+			continue
+		}
+		h.mu.Lock() // a custom run: its owner's channel only
 		var owner, problem int64
 		if a := j.assigned[p.SubmissionID]; a != nil {
 			owner, problem = a.user, a.problem
 		}
 		h.mu.Unlock()
 		if owner == 0 {
-			return nil
+			continue
 		}
-		return h.q.PublishCustomRun(ctx, queue.CustomRunUpdate{Owner: owner, Attempt: p.Attempt, Guard: queue.GuardLeased,
-			State: protocol.CustomRunState{RunID: p.SubmissionID, ProblemID: problem, Status: p.Status}})
+		errs = append(errs, h.q.PublishCustomRun(ctx, queue.CustomRunUpdate{Owner: owner, Attempt: p.Attempt, Guard: queue.GuardLeased,
+			State: protocol.CustomRunState{RunID: p.SubmissionID, ProblemID: problem, Status: p.Status}}))
 	}
-	_, err := h.q.PublishSubmission(ctx, queue.SubmissionUpdate{
-		SubmissionID: p.SubmissionID, Attempt: p.Attempt, Owner: h.owner(j, p.SubmissionID),
-		Status: p.Status, Cases: p.Cases, Guard: queue.GuardLeased,
-	})
-	return err
+	if len(updates) > 0 {
+		_, err := h.q.PublishSubmissions(ctx, updates)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
-func (h *Hub) onResult(ctx context.Context, j *judgeConn, r protocol.Result) error {
-	log := j.log.With(obs.SubmissionID(r.SubmissionID), obs.Attempt(r.Attempt))
-	var owner int64
-	var placed assignment // this attempt's placement, for the policy
+// onResults records a judge's results, in order: their completions in one
+// round trip (a custom run's take one each), then the submissions' live
+// states in another. A result is acknowledged once completed, or found
+// stale; after a Redis error none is, and the judge sends them again.
+func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result) error {
+	owners := make([]int64, len(rs))
+	placed := make([]assignment, len(rs)) // each attempt's placement, for the policy
 	h.mu.Lock()
-	if a := j.assigned[r.SubmissionID]; a != nil {
-		owner = a.user
-		if a.attempt == r.Attempt {
-			placed = *a
+	for i, r := range rs {
+		if a := j.assigned[r.SubmissionID]; a != nil {
+			owners[i] = a.user
+			if a.attempt == r.Attempt {
+				placed[i] = *a
+			}
 		}
 	}
 	h.mu.Unlock()
-	h.forget(j, r.SubmissionID)
+	for _, r := range rs {
+		h.forget(j, r.SubmissionID)
+	}
 	defer h.wakeDispatcher()
-	if _, err := h.q.Complete(ctx, j.id, r); err != nil {
-		if errors.Is(err, queue.ErrStale) {
+	done, err := h.q.CompleteMany(ctx, j.id, rs)
+	if err != nil {
+		return err // no ack: the judge resends them
+	}
+	var errs []error
+	updates := make([]queue.SubmissionUpdate, 0, len(rs))
+	for i, r := range rs {
+		log := j.log.With(obs.SubmissionID(r.SubmissionID), obs.Attempt(r.Attempt))
+		switch {
+		case errors.Is(done[i].Err, queue.ErrStale):
 			h.m.results.WithLabelValues("stale").Inc()
 			log.Info("stale result dropped")
 			j.cancelled[r.TaskRef] = true // answered: not withdrawn when a heartbeat lists it before the ack
 			j.ackResult(r.TaskRef)        // nothing more will come of it: the judge may forget it
-			return nil
+			continue
+		case done[i].Err != nil:
+			errs = append(errs, done[i].Err) // no ack: the judge resends it
+			continue
 		}
-		return err // no ack: the judge resends it
-	}
-	h.m.results.WithLabelValues("recorded").Inc()
-	log.Info("result recorded", "verdict", r.Verdict)
-	j.cancelled[r.TaskRef] = true // finished: not withdrawn when a heartbeat lists it before the ack
-	if placed.hash != "" && r.Verdict != protocol.VerdictSE {
-		h.mu.Lock()
-		j.holds[placed.hash] = true // it judged with that data
-		h.mu.Unlock()
-	}
-	if !placed.at.IsZero() {
-		var run time.Duration
-		for _, c := range r.Cases {
-			run += time.Duration(c.WallMs) * time.Millisecond
+		h.m.results.WithLabelValues("recorded").Inc()
+		log.Info("result recorded", "verdict", r.Verdict)
+		j.cancelled[r.TaskRef] = true // finished: not withdrawn when a heartbeat lists it before the ack
+		p := placed[i]
+		if p.hash != "" && r.Verdict != protocol.VerdictSE {
+			h.mu.Lock()
+			j.holds[p.hash] = true // it judged with that data
+			h.mu.Unlock()
 		}
-		h.observe(sched.Outcome{Judge: j.id, Latency: time.Since(placed.at), Run: run,
-			Task: sched.Task{SubmissionID: r.SubmissionID, ProblemID: placed.problem, Language: placed.language}})
+		if !p.at.IsZero() {
+			var run time.Duration
+			for _, c := range r.Cases {
+				run += time.Duration(c.WallMs) * time.Millisecond
+			}
+			h.observe(sched.Outcome{Judge: j.id, Latency: time.Since(p.at), Run: run,
+				Task: sched.Task{SubmissionID: r.SubmissionID, ProblemID: p.problem, Language: p.language}})
+		}
+		j.ackResult(r.TaskRef)
+		if protocol.IsCustomRun(r.SubmissionID) {
+			continue // Complete stored it and told its owner (queue/custom.go)
+		}
+		updates = append(updates, queue.SubmissionUpdate{
+			SubmissionID: r.SubmissionID, Attempt: r.Attempt, Owner: owners[i], Status: r.Verdict, Score: r.Score,
+			CompileMessage: r.CompileMessage, Cases: r.Cases, Guard: queue.GuardAttempt,
+		})
 	}
-	j.ackResult(r.TaskRef)
-	if protocol.IsCustomRun(r.SubmissionID) {
-		return nil // Complete stored it and told its owner (queue/custom.go)
+	if len(updates) > 0 {
+		_, err := h.q.PublishSubmissions(ctx, updates)
+		errs = append(errs, err)
 	}
-	_, err := h.q.PublishSubmission(ctx, queue.SubmissionUpdate{
-		SubmissionID: r.SubmissionID, Attempt: r.Attempt, Owner: owner, Status: r.Verdict, Score: r.Score,
-		CompileMessage: r.CompileMessage, Cases: r.Cases, Guard: queue.GuardAttempt,
-	})
-	return err
+	return errors.Join(errs...)
 }
 
 // view builds the scheduler's picture of the judge. Callers hold h.mu.
