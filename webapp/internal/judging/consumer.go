@@ -122,48 +122,76 @@ func (s *Service) ClaimStale(ctx context.Context) (int, error) {
 // handle writes the entries, ResultWorkers at a time, and acknowledges
 // those done. Entries of one submission go to the same worker, in stream
 // order; a worker stops at its first entry that cannot be written (the
-// rest of its share stays pending and is retried), the others go on.
+// rest of that submission's entries, and what the worker would have taken
+// next, stay pending and are retried), the others go on.
 func (s *Service) handle(ctx context.Context, msgs []redis.XMessage) (int, error) {
-	shares := shareResults(msgs, s.cfg.ResultWorkers)
-	done := make([][]string, len(shares))
-	errs := make([]error, len(shares))
-	var wg sync.WaitGroup
-	for i, share := range shares {
-		wg.Go(func() {
-			for _, m := range share {
-				if err := s.HandleResult(ctx, m); err != nil {
-					errs[i] = err
-					return
-				}
-				done[i] = append(done[i], m.ID)
-			}
-		})
-	}
-	wg.Wait()
-	ids := slices.Concat(done...)
+	ids, err := runGroups(groupResults(msgs), s.cfg.ResultWorkers, func(m redis.XMessage) error {
+		return s.HandleResult(ctx, m)
+	})
 	if len(ids) > 0 {
 		if err := s.rdb.XAck(ctx, s.n.Results(), s.n.ResultsGroup(), ids...).Err(); err != nil {
 			return 0, fmt.Errorf("judging: ack results: %w", err)
 		}
 	}
-	return len(ids), errors.Join(errs...)
+	return len(ids), err
 }
 
-// shareResults splits msgs into at most n shares, keeping the entries of
-// one submission in one share in their order (an unreadable entry goes to
-// the first share; HandleResult drops it). Empty shares are left out.
-func shareResults(msgs []redis.XMessage, n int) [][]redis.XMessage {
-	n = max(1, min(n, len(msgs)))
-	shares := make([][]redis.XMessage, n)
-	for _, m := range msgs {
-		i := 0
-		v, _ := m.Values[queue.FieldSubmissionID].(string)
-		if id, err := strconv.ParseInt(v, 10, 64); err == nil && id > 0 {
-			i = int(id % int64(n))
-		}
-		shares[i] = append(shares[i], m)
+// runGroups runs write over the groups' entries with up to n workers, a
+// group's entries by one worker in their order; each worker takes the next
+// group when it is done with one. A batch ends when its slowest worker
+// does: given shares fixed in advance (by submission id), one worker could
+// be left with twice the average while the rest waited (results came in
+// about half as fast as the workers could write them). A worker stops at
+// its first failed entry. It returns the ids of the entries written, in no
+// particular order, and the failures.
+func runGroups(groups [][]redis.XMessage, n int, write func(redis.XMessage) error) ([]string, error) {
+	n = max(1, min(n, len(groups)))
+	next := make(chan []redis.XMessage, len(groups))
+	for _, g := range groups {
+		next <- g
 	}
-	return slices.DeleteFunc(shares, func(sh []redis.XMessage) bool { return len(sh) == 0 })
+	close(next)
+	done := make([][]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			for g := range next {
+				for _, m := range g {
+					if err := write(m); err != nil {
+						errs[i] = err
+						return
+					}
+					done[i] = append(done[i], m.ID)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return slices.Concat(done...), errors.Join(errs...)
+}
+
+// groupResults splits msgs by submission, each submission's entries in
+// their order, the groups in the order of their first entries (the
+// unreadable entries, which HandleResult drops, form one group).
+func groupResults(msgs []redis.XMessage) [][]redis.XMessage {
+	var groups [][]redis.XMessage
+	at := map[int64]int{}
+	for _, m := range msgs {
+		var id int64 // 0: unreadable
+		v, _ := m.Values[queue.FieldSubmissionID].(string)
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+			id = n
+		}
+		i, ok := at[id]
+		if !ok {
+			i = len(groups)
+			at[id] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], m)
+	}
+	return groups
 }
 
 // HandleResult writes one results stream entry: the verdict, score, time,
