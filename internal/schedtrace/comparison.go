@@ -41,7 +41,9 @@ type ComparisonModel struct {
 	Download       string `json:"download"` // "model" (ModelDownload) or "custom"
 	// PassMs is the dispatch pass latency modelled (Trace.PassMs).
 	PassMs float64 `json:"pass_ms"`
-	Seed   uint64  `json:"seed"`
+	// ResultMs is the result latency modelled (Trace.ResultMs).
+	ResultMs float64 `json:"result_ms"`
+	Seed     uint64  `json:"seed"`
 }
 
 // ComparisonRow is one row of the comparison. A gap is (sim − hub) / hub in

@@ -27,8 +27,14 @@ type Trace struct {
 	// task handed to a judge's socket). The replay models passes of that
 	// length; 0: instantaneous passes.
 	PassMs float64 `json:"pass_ms,omitempty"`
-	Judges []Judge `json:"judges"`
-	Tasks  []Task  `json:"tasks"`
+	// ResultMs is how long the hub took, on average, to handle a judge's
+	// message once read (its verdict_hub_judge_message_wait_seconds), ms:
+	// a result frees its slot in the hub's accounting only then. The
+	// replay holds each slot that much longer after its work; 0: the slot
+	// frees when the work ends.
+	ResultMs float64 `json:"result_ms,omitempty"`
+	Judges   []Judge `json:"judges"`
+	Tasks    []Task  `json:"tasks"`
 }
 
 // Judge is one judge connection of the run.
@@ -83,6 +89,9 @@ func (t Trace) Validate() error {
 	}
 	if t.PassMs < 0 || math.IsNaN(t.PassMs) || t.PassMs > 60000 {
 		bad("pass_ms: %v not in [0, 60000]", t.PassMs)
+	}
+	if t.ResultMs < 0 || math.IsNaN(t.ResultMs) || t.ResultMs > 60000 {
+		bad("result_ms: %v not in [0, 60000]", t.ResultMs)
 	}
 	byID := map[string][]int{}
 	for i, j := range t.Judges {
@@ -218,10 +227,11 @@ func Write(w io.Writer, t Trace) error {
 	}
 	bw := bufio.NewWriter(w)
 	head, err := json.Marshal(struct {
-		Start  time.Time `json:"start"`
-		Policy string    `json:"policy"`
-		PassMs float64   `json:"pass_ms,omitempty"`
-	}{t.Start, t.Policy, t.PassMs})
+		Start    time.Time `json:"start"`
+		Policy   string    `json:"policy"`
+		PassMs   float64   `json:"pass_ms,omitempty"`
+		ResultMs float64   `json:"result_ms,omitempty"`
+	}{t.Start, t.Policy, t.PassMs, t.ResultMs})
 	if err != nil {
 		return fmt.Errorf("schedtrace: write: %w", err)
 	}

@@ -13,7 +13,7 @@ func sample() Trace {
 	return Trace{
 		Start:  time.Date(2025, 3, 1, 9, 0, 0, 123456789, time.UTC),
 		Policy: "default",
-		PassMs: 1.25,
+		PassMs: 1.25, ResultMs: 3.5,
 		Judges: []Judge{
 			{ID: "sim-01", Slots: 8, Speed: 1.5, Warm: []string{"abc", "def"}},
 			{ID: "sim-02", Slots: 4, Speed: 0.75, JoinMs: 1000, LeaveMs: 60000},
@@ -101,6 +101,8 @@ func TestValidate(t *testing.T) {
 		{"no judges", func(t *Trace) { t.Judges = nil; t.Tasks = nil }, "judges: none"},
 		{"pass latency", func(t *Trace) { t.PassMs = 1.5 }, ""},
 		{"negative pass latency", func(t *Trace) { t.PassMs = -1 }, "pass_ms: -1 not in"},
+		{"result latency", func(t *Trace) { t.ResultMs = 40 }, ""},
+		{"negative result latency", func(t *Trace) { t.ResultMs = -2 }, "result_ms: -2 not in"},
 		{"empty id", func(t *Trace) { t.Judges[0].ID = "" }, "judges[0].id: empty"},
 		{"zero slots", func(t *Trace) { t.Judges[1].Slots = 0 }, "judges[1].slots: 0 < 1"},
 		{"zero speed", func(t *Trace) { t.Judges[0].Speed = 0 }, "judges[0].speed"},

@@ -120,6 +120,7 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 		// simulator takes to be at once.
 		if mean, n, err := obs.HistogramMean(strings.NewReader(m), obs.HubJudgeMessageWaitSeconds); err == nil && n > 0 {
 			rep.JudgeMsgWaitMs, rep.JudgeMsgs = mean*1000, n
+			tr.ResultMs = rep.JudgeMsgWaitMs
 		}
 	}
 	for _, j := range tr.Judges {

@@ -158,6 +158,9 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		// instantaneous when it did not (ReplayTune may set a latency);
 		// the measured pass includes its decisions.
 		PassLatency: cmp.Or(tr.PassMs/1000, -1), DecisionCost: -1,
+		// Results handled as late as the hub handled its judges' messages
+		// on average (Trace.ResultMs).
+		ResultLatency: tr.ResultMs / 1000,
 		// Enough to finish everything on the slowest single slot, and an
 		// hour for leases to expire and judges to come back.
 		MaxDrain: 3600 + work/minSpeed}
@@ -179,7 +182,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	res := ReplayResult{Policy: policy, Tasks: len(tr.Tasks), Requeues: s.res.Requeues, Lost: s.res.Lost,
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
-			PassMs: c.PassLatency * 1000}}
+			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000}}
 	if rc.custom {
 		res.Model.Download = "custom"
 	}

@@ -453,6 +453,34 @@ func TestDocCarriesTheReplaySection(t *testing.T) {
 	}
 }
 
+func TestReplayResultLatency(t *testing.T) {
+	// One slot, a task every 100 ms of 50 ms. Results handled at once, or
+	// 20 ms late (the slot frees at 70 ms), no task waits; 80 ms late the
+	// slot frees 130 ms after each dispatch, and task k waits 30·k ms.
+	for _, tc := range []struct {
+		resultMs, perTask float64
+	}{
+		{0, 0},
+		{20, 0},
+		{80, 30},
+	} {
+		tr := steadyTrace(10, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+		tr.ResultMs = tc.resultMs
+		r, err := Replay(tr, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Model.ResultMs != tc.resultMs {
+			t.Errorf("result %v ms: model says %v", tc.resultMs, r.Model.ResultMs)
+		}
+		for id, w := range simWaits(r) {
+			if want := tc.perTask * float64(id-1); !near(w, want) {
+				t.Errorf("result %v ms: task %d waited %v ms, want %v", tc.resultMs, id, w, want)
+			}
+		}
+	}
+}
+
 func TestReplayPassLatency(t *testing.T) {
 	// A free judge and a task every 100 ms of 50 ms: with instantaneous
 	// passes no task waits; with the hub's measured pass latency in the

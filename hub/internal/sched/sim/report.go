@@ -729,12 +729,14 @@ side only recorded pushes count; one seen before the POST that enqueued it was a
 
 1. *Decision latency and Redis round trips.* The simulator dispatches at the instant of the event that
    wakes it. The hub learns of an arrival through Redis pub/sub, reads the window from Redis (` + "`" + `Peek` + "`" + `), and
-   makes one ` + "`" + `Lease` + "`" + ` round trip per placement before it writes the push; the rehearsal records when the
-   judge received it. The k-th placement of a pass is about k round trips late: the hub is slower, most
-   at a contest start when passes are full.
-2. *Result latency.* A slot frees in the simulator the instant the work ends; in the hub only after the
-   result reaches it and ` + "`" + `Complete` + "`" + ` succeeds in Redis. Every task holds its slot that much longer, so the
-   hub's waits grow faster with load than the simulator's.
+   takes the pass's leases in one ` + "`" + `LeaseMany` + "`" + ` round trip before it writes the pushes; the rehearsal records
+   when the judge received each.
+2. *Result latency.* A slot frees in the hub only once the result reached it and was handled: a judge's
+   messages are handled in order, those waiting together (progress in one round trip, results in two),
+   and under load a result waits behind the ones before it. The hub measures that wait
+   (` + "`verdict_hub_judge_message_wait_seconds`" + `); the rehearsal puts its mean in the trace (` + "`result_ms`" + `) and
+   the replay holds each slot that much longer after its work (at once when the trace has none). A wait
+   that varies a lot around its mean still makes the hub's waits grow faster with load than the replay's.
 3. *The dispatch passes.* Since issue 14 both run ` + "`sched.Pass`" + ` and decide the next pass by
    ` + "`PassResult.Again`" + `: they no longer differ here. The replay's passes take as long as the hub's own
    took on average (the trace's ` + "`pass_ms`" + `, which the rehearsal reads from the hub's

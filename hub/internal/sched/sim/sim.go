@@ -123,6 +123,10 @@ type Config struct {
 	// DecisionCost is added to a pass's latency per policy decision (s).
 	// Default DefaultDecisionCost; negative: none.
 	DecisionCost float64
+	// ResultLatency is how long a result that left its judge takes to be
+	// handled by the hub (s): its slot counts as busy, and the hub learns
+	// nothing of it, until then. 0 (the default): at once.
+	ResultLatency float64
 	// StartConnected: the judges present from the start (JudgeSpec.Join
 	// 0) are connected at time 0, as a recorded run's judges were before
 	// its first task, instead of at their first heartbeat (a random phase
@@ -839,6 +843,10 @@ func (s *sim) result(a *attempt, j *judge) {
 	}
 	if !j.hub.connected {
 		j.outbox = append(j.outbox, a)
+		return
+	}
+	if d := s.cfg.ResultLatency; d > 0 {
+		s.eng.schedule(event{t: s.now() + d, kind: evFunc, fn: func() { s.received(a, j) }})
 		return
 	}
 	s.received(a, j)
