@@ -20,6 +20,10 @@ GO=${GO:-go}
 TIMEOUT=${TEST_TIMEOUT:-14m}
 mkdir -p bin
 status=0
+# since: the time since the suite started, for each phase's header (the
+# suite's wall time is a goal: well under 15 minutes).
+t0=$(date +%s)
+since() { local d=$(( $(date +%s) - t0 )); printf '%dm%02ds' $((d / 60)) $((d % 60)); }
 
 # The frontend's tests and build (node, mostly one core) run beside the
 # lint (go vet and staticcheck): neither needs the other, and together they
@@ -60,7 +64,7 @@ if [ -n "$fe_pid" ]; then
   [ "$fe_status" -eq 0 ] || status=1
 fi
 
-echo "== go test -race ./..."
+echo "== go test -race ./... — at $(since)"
 "$GO" build -o bin/verdict-stack ./deploy || exit 1
 # The scheduling simulator (hub/internal/sched/sim) is pure, single-
 # threaded computation but for its grid's worker pool: under -race its
@@ -90,7 +94,7 @@ pkgs="${first[*]} $(grep -vxF -f <(printf '%s\n' "${first[@]}") <<<"$all")"
 bin/verdict-stack with-services -- "$GO" test -race -count=1 -timeout "$TIMEOUT" $pkgs 2>&1 | tee bin/test.log
 gostatus=${PIPESTATUS[0]}
 [ "$gostatus" -eq 0 ] || status=$gostatus
-echo "== go test ./hub/internal/sched/sim (without -race; its worker pool with -race)"
+echo "== go test ./hub/internal/sched/sim (without -race; its worker pool with -race) — at $(since)"
 { "$GO" test -count=1 -timeout "$TIMEOUT" ./hub/internal/sched/sim &&
   "$GO" test -race -count=1 -timeout "$TIMEOUT" -run '^TestIdealBeatsRandomOnP99$' ./hub/internal/sched/sim; } 2>&1 | tee -a bin/test.log
 simstatus=${PIPESTATUS[0]}
@@ -98,7 +102,7 @@ simstatus=${PIPESTATUS[0]}
 
 # 3. the sandbox on a real pure cgroup v2 kernel (QEMU; make test-cgroup2).
 # Apart from the -race run: it boots a VM that wants the machine's CPUs.
-echo "== cgroup v2 VM (go test -tags cgroup2vm ./judge/internal/sandbox/vmtest)"
+echo "== cgroup v2 VM (go test -tags cgroup2vm ./judge/internal/sandbox/vmtest) — at $(since)"
 cg2=ok
 if ! "$GO" test -tags cgroup2vm -count=1 -timeout 60m -run TestCgroup2VM ./judge/internal/sandbox/vmtest 2>&1 | tee bin/test-cgroup2.log; then
   echo "cgroup v2 VM test FAILED (see bin/test-cgroup2.log, bin/cgroup2-vm/)"
@@ -108,5 +112,6 @@ fi
 
 ok=$(grep -cE '^ok[[:space:]]' bin/test.log || true)
 failed=$(grep -cE '^FAIL[[:space:]]+[^[:space:]]+[[:space:]]' bin/test.log || true)
+echo "== done — $(since) in all"
 echo "lint: $lint; packages: $ok passed, $failed failed; cgroup v2 VM: $cg2"
 exit "$status"
