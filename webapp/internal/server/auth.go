@@ -39,6 +39,10 @@ type SessionJSON struct {
 	CSRFToken string   `json:"csrf_token"`
 }
 
+// loginFinishTimeout bounds what a login does once the password is
+// checked: the throttle's success, the session, the epoch for the hub.
+const loginFinishTimeout = 2 * time.Second
+
 type loginRequest struct {
 	Username string `json:"username"`
 	Password string `json:"password"`
@@ -106,24 +110,31 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		s.log.Info("login failed", "username", req.Username, "client", ip, "request_id", requestIDOf(r))
 		return apiErr(http.StatusUnauthorized, CodeInvalidCredentials, "wrong username or password")
 	}
+	// The password is right. What is left (a few Redis writes) has a
+	// deadline of its own: in a login storm the check waits its turn for
+	// the hasher and may take most of the request's deadline, and a 503
+	// now would throw the hashing away and send the browser back to do it
+	// again (14 logins of the 3,000-contestant rehearsal, 10:37 run).
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loginFinishTimeout)
+	defer cancel()
 	// A known device keeps its cookie; any other browser gets a new one.
 	dev, devCookie := key.Device, (*http.Cookie)(nil)
 	if !ticket.KnownDevice {
 		devCookie, dev = s.newDevice(r)
 	}
-	s.settle(ctx, "success", func(ctx context.Context) error { return s.logins.Succeed(ctx, ticket, true, dev) })
+	s.settle(fctx, "success", func(ctx context.Context) error { return s.logins.Succeed(ctx, ticket, true, dev) })
 	// A new session on every login: a session id planted before login
 	// (session fixation) is never promoted.
 	if c, err := r.Cookie(SessionCookie); err == nil {
-		_ = s.sessions.Delete(ctx, c.Value)
+		_ = s.sessions.Delete(fctx, c.Value)
 	}
 	// The epoch read with the password hash just checked: a reset that
 	// lands from now on voids this session too.
-	sess, err := s.sessions.Create(ctx, u.ID, u.Role, u.SessionEpoch)
+	sess, err := s.sessions.Create(fctx, u.ID, u.Role, u.SessionEpoch)
 	if err != nil {
 		return unavailableErr(err)
 	}
-	s.publishEpoch(ctx, u.ID) // for the hub
+	s.publishEpoch(fctx, u.ID) // for the hub
 	s.setSessionCookie(w, r, sess.ID)
 	if devCookie != nil {
 		http.SetCookie(w, devCookie)
