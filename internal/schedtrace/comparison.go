@@ -15,7 +15,9 @@ type Comparison struct {
 	// recorded pushes before at_ms (counted as 0 wait); Undispatched: tasks
 	// the simulator never dispatched (every judge gone); Requeues and Lost:
 	// the simulator's expired leases and tasks lost after the last attempt.
-	Tasks        int `json:"tasks"`
+	Tasks int `json:"tasks"`
+	// Background: the trace's background tasks, run but not compared.
+	Background   int `json:"background,omitempty"`
 	Recorded     int `json:"recorded"`
 	Early        int `json:"early"`
 	Undispatched int `json:"undispatched"`
@@ -27,6 +29,9 @@ type Comparison struct {
 	All     ComparisonRow   `json:"all"`
 	Judges  []ComparisonRow `json:"judges"`
 	Classes []ComparisonRow `json:"classes"`
+	// Windows is All for the tasks enqueued in each WindowMs of the run
+	// (FromMs its start), in time order: where in the run the two differ.
+	Windows []ComparisonRow `json:"windows,omitempty"`
 	// Dispatches is every task's two dispatches, in trace order.
 	Dispatches []Dispatch `json:"dispatches,omitempty"`
 }
@@ -58,7 +63,12 @@ type ComparisonRow struct {
 	MeanGapPct *float64  `json:"mean_gap_pct"`
 	P99GapPct  *float64  `json:"p99_gap_pct"`
 	Differs    bool      `json:"differs"`
+	// FromMs is a window's start (Comparison.Windows), ms since Start.
+	FromMs int64 `json:"from_ms,omitempty"`
 }
+
+// WindowMs is the width of Comparison.Windows.
+const WindowMs = 30000
 
 // WaitStats summarises enqueue → dispatch waits (ms; 0 when Count is 0).
 // P99 interpolates between closest ranks (Percentile).

@@ -35,6 +35,13 @@ type Trace struct {
 	ResultMs float64 `json:"result_ms,omitempty"`
 	Judges   []Judge `json:"judges"`
 	Tasks    []Task  `json:"tasks"`
+	// Background is judge work the run had beside Tasks and that is not
+	// compared: later attempts (a rejudge), each with when it was enqueued
+	// (for a rejudge, when staff asked for it), its priority and its work.
+	// A replay queues and runs them as the hub did; its comparison covers
+	// Tasks only. Their submission ids may repeat Tasks' (the same
+	// submission judged again).
+	Background []Task `json:"background,omitempty"`
 }
 
 // Judge is one judge connection of the run.
@@ -198,6 +205,24 @@ func (t Trace) Validate() error {
 			bad("tasks[%d].dispatch_ms: set without judge_id", i)
 		}
 	}
+	for i, k := range t.Background {
+		switch {
+		case k.SubmissionID <= 0:
+			bad("background[%d].submission_id: %d not positive", i, k.SubmissionID)
+		case k.AtMs < 0:
+			bad("background[%d].at_ms: negative", i)
+		case k.ProblemID < 0:
+			bad("background[%d].problem_id: negative", i)
+		case k.Language == "":
+			bad("background[%d].language: empty", i)
+		case !protocol.Priority(k.Priority).Valid():
+			bad("background[%d].priority: %d unknown", i, k.Priority)
+		case k.WorkMs < 0:
+			bad("background[%d].work_ms: negative", i)
+		case k.JudgeID != "" || k.DispatchMs != 0:
+			bad("background[%d]: a background task has no recorded dispatch", i)
+		}
+	}
 	if len(errs) == 0 {
 		return nil
 	}
@@ -241,6 +266,11 @@ func Write(w io.Writer, t Trace) error {
 	}
 	if err := writeList(bw, "tasks", t.Tasks); err != nil {
 		return err
+	}
+	if len(t.Background) > 0 {
+		if err := writeList(bw, "background", t.Background); err != nil {
+			return err
+		}
 	}
 	bw.WriteString("}\n")
 	if err := bw.Flush(); err != nil {

@@ -26,6 +26,7 @@ func sample() Trace {
 			{SubmissionID: 4, AtMs: 30, ProblemID: 7, Language: "cpp", Priority: 2, WorkMs: 450, CompileMs: 300,
 				CasesMs: []int64{40, 0, 60}, Verdict: "WA", VerdictMs: 900, RanOn: "sim-01"},
 		},
+		Background: []Task{{SubmissionID: 4, AtMs: 2000, ProblemID: 7, Language: "cpp", Priority: 0, WorkMs: 400}},
 	}
 }
 
@@ -81,8 +82,9 @@ func TestWriteOneLinePerItem(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	// head, judges key, 3 judges, tasks key, 4 tasks (the last ends "]}")
-	if len(lines) != 10 {
+	// head, judges key, 3 judges, tasks key, 4 tasks, background key, 1
+	// background task (the last ends "]}")
+	if len(lines) != 12 {
 		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
 	}
 	if !strings.Contains(lines[7], `"submission_id":2`) || strings.Contains(lines[7], "dispatch_ms") {
@@ -103,6 +105,16 @@ func TestValidate(t *testing.T) {
 		{"negative pass latency", func(t *Trace) { t.PassMs = -1 }, "pass_ms: -1 not in"},
 		{"result latency", func(t *Trace) { t.ResultMs = 40 }, ""},
 		{"negative result latency", func(t *Trace) { t.ResultMs = -2 }, "result_ms: -2 not in"},
+		{"a rejudge of a task in the background", func(t *Trace) {
+			t.Background = []Task{{SubmissionID: t.Tasks[0].SubmissionID, AtMs: 5, Language: "cpp17", Priority: 0, WorkMs: 10}}
+		}, ""},
+		{"background with a dispatch", func(t *Trace) {
+			t.Background = []Task{{SubmissionID: 1, Language: "cpp17", WorkMs: 10, JudgeID: "sim-01", DispatchMs: 3}}
+		}, "background[0]: a background task has no recorded dispatch"},
+		{"background without language", func(t *Trace) { t.Background = []Task{{SubmissionID: 1, WorkMs: 10}} }, "background[0].language: empty"},
+		{"background of negative work", func(t *Trace) {
+			t.Background = []Task{{SubmissionID: 1, Language: "c", WorkMs: -1}}
+		}, "background[0].work_ms: negative"},
 		{"empty id", func(t *Trace) { t.Judges[0].ID = "" }, "judges[0].id: empty"},
 		{"zero slots", func(t *Trace) { t.Judges[1].Slots = 0 }, "judges[1].slots: 0 < 1"},
 		{"zero speed", func(t *Trace) { t.Judges[0].Speed = 0 }, "judges[0].speed"},

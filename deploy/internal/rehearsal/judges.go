@@ -19,6 +19,7 @@ import (
 
 	"github.com/verdict-oj/verdict/deploy/internal/bench"
 	"github.com/verdict-oj/verdict/deploy/internal/simjudge"
+	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
 // judgePool is the rehearsal's simulated judges, with what they saw of
@@ -33,6 +34,11 @@ type judgePool struct {
 	// first is each submission's first attempt as the judges saw it: the
 	// first push (whichever judge got it) and its work, for the trace.
 	first map[int64]*firstAttempt
+	// later is each later attempt (a rejudge's, or a requeue's after a
+	// lease expired) as the judges saw it, and rejudgeAt when staff asked
+	// for the rejudge: the trace's background tasks.
+	later     map[protocol.TaskRef]*firstAttempt
+	rejudgeAt time.Time
 	// spans are the judges' connections: joined, and left when killed.
 	spans []judgeSpan
 	wg    sync.WaitGroup
@@ -54,7 +60,7 @@ type simJudge struct {
 // all live.
 func (r *run) startJudges(ctx context.Context) (*judgePool, error) {
 	p := &judgePool{r: r, judges: map[string]*simJudge{}, works: map[int64]time.Duration{}, waits: map[string]*bench.Recorder{},
-		first: map[int64]*firstAttempt{}}
+		first: map[int64]*firstAttempt{}, later: map[protocol.TaskRef]*firstAttempt{}}
 	for i := range r.cfg.Judges {
 		name := fmt.Sprintf("sim-%02d", i+1)
 		var out struct {
@@ -239,6 +245,13 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 		if !seen {
 			p.r.dispatched(ev.JudgeID, t.SubmissionID, ev.At, p)
 		}
+	case ev.Kind == simjudge.EventReceived && t.Pushes == 1:
+		ref := protocol.TaskRef{SubmissionID: t.SubmissionID, Attempt: t.Attempt}
+		p.mu.Lock()
+		if _, seen := p.later[ref]; !seen {
+			p.later[ref] = &firstAttempt{judge: ev.JudgeID, pushed: ev.At, problemID: t.ProblemID, dataHash: t.DataHash, language: t.Language}
+		}
+		p.mu.Unlock()
 	case ev.Kind == simjudge.EventResultSent && t.Sends == 1:
 		p.mu.Lock()
 		p.works[t.SubmissionID] = t.Work
@@ -246,9 +259,20 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 			f.work = time.Duration(float64(t.Work) * p.r.cfg.Speed)
 			f.result = ev.At
 		}
+		if f := p.later[protocol.TaskRef{SubmissionID: t.SubmissionID, Attempt: t.Attempt}]; f != nil && t.Attempt > 1 {
+			f.work = time.Duration(float64(t.Work) * p.r.cfg.Speed)
+		}
 		p.mu.Unlock()
 		p.r.resultSent(t.SubmissionID, t.Attempt, ev.At)
 	}
+}
+
+// rejudged records when staff asked for a rejudge (the trace's background
+// tasks are enqueued then).
+func (p *judgePool) rejudged(at time.Time) {
+	p.mu.Lock()
+	p.rejudgeAt = at
+	p.mu.Unlock()
 }
 
 func (p *judgePool) addWait(judge string, d time.Duration) {

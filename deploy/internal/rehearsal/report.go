@@ -383,7 +383,7 @@ func (rep *Report) Markdown() string {
 		fmt.Fprintf(&b, "The arrival trace (`%s`: %d first attempts, the judges' slots, speeds and connections) replayed by the scheduling simulator with the hub's policy (%s; heartbeat %d ms, dispatch tick %d ms, download model %s, %s). Enqueue (the POST answered) → first push to a judge, ms:\n\n",
 			rep.TraceFile, x.Tasks, x.Policy, x.Model.HeartbeatMs, x.Model.DispatchTickMs, x.Model.Download, passLine(rep))
 		fmt.Fprintf(&b, "| judges | tasks (hub / sim) | hub mean | sim mean | hub p99 | sim p99 | gap mean / p99 |\n|---|---|---|---|---|---|---|\n")
-		row := func(r schedtrace.ComparisonRow) {
+		row := func(r schedtrace.ComparisonRow, name string) {
 			gap := func(p *float64) string {
 				if p == nil {
 					return "–"
@@ -394,15 +394,23 @@ func (rep *Report) Markdown() string {
 			if r.Differs {
 				flag = " **> 10 %**"
 			}
-			fmt.Fprintf(&b, "| %s | %d / %d | %.0f | %.0f | %.0f | %.0f | %s / %s%s |\n", r.Name, r.Hub.Count, r.Sim.Count,
+			fmt.Fprintf(&b, "| %s | %d / %d | %.0f | %.0f | %.0f | %.0f | %s / %s%s |\n", name, r.Hub.Count, r.Sim.Count,
 				r.Hub.MeanMs, r.Sim.MeanMs, r.Hub.P99Ms, r.Sim.P99Ms, gap(r.MeanGapPct), gap(r.P99GapPct), flag)
 		}
-		row(x.All)
+		row(x.All, x.All.Name)
 		for _, c := range x.Classes {
-			row(c)
+			row(c, c.Name)
 		}
-		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the POST's answer reached the browser (counted as 0). %d of the %d judges connected at the start held test data then (%d packages in all, recorded as each was downloaded and verified); the replay starts them with those caches.\n",
-			x.Lost, x.Requeues, x.Early, rep.WarmJudges, rep.StartJudges, rep.WarmHashes)
+		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the POST's answer reached the browser (counted as 0). %d of the %d judges connected at the start held test data then (%d packages in all, recorded as each was downloaded and verified); the replay starts them with those caches. It also ran the %d later attempts (the rejudge, enqueued when staff asked for it; requeues after a lost lease) as background work, not compared.\n",
+			x.Lost, x.Requeues, x.Early, rep.WarmJudges, rep.StartJudges, rep.WarmHashes, x.Background)
+		if len(x.Windows) > 0 {
+			fmt.Fprintf(&b, "\nThe same by %v of real time, by enqueue (contest time in brackets):\n\n| from | tasks (hub / sim) | hub mean | sim mean | hub p99 | sim p99 | gap mean / p99 |\n|---|---|---|---|---|---|---|\n",
+				time.Duration(schedtrace.WindowMs)*time.Millisecond)
+			for _, w := range x.Windows {
+				from := time.Duration(w.FromMs) * time.Millisecond
+				row(w, fmt.Sprintf("%v (%v)", from, time.Duration(float64(from)*c.Compress).Round(time.Minute)))
+			}
+		}
 		if rep.JudgeMsgs > 0 {
 			fmt.Fprintf(&b, "\nThe hub handled the judges' %d messages (progress, results, heartbeats) %.1f ms on average after reading them. A result frees its judge's slot in the hub's accounting only once handled; the simulator frees it when the work ends.\n",
 				rep.JudgeMsgs, rep.JudgeMsgWaitMs)

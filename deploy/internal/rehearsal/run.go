@@ -693,6 +693,7 @@ func (r *run) staff(ctx context.Context) {
 			var out struct {
 				Queued int `json:"queued"`
 			}
+			r.judges.rejudged(time.Now())
 			if err := r.admin.Call(ctx, http.MethodPost, "/api/rejudge", map[string]any{"problem": slug}, &out); err != nil {
 				r.m.fail(Failure{Class: ClassStaff, What: "POST /api/rejudge", Code: short(err)}, time.Now())
 				return

@@ -2,6 +2,7 @@ package rehearsal
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,7 +43,24 @@ func (r *run) trace() schedtrace.Trace {
 	for id, f := range p.first {
 		first[id] = *f
 	}
+	// Later attempts are background work: a rejudge's enqueued when staff
+	// asked for it, at its priority; a requeue's (a lease expired) when
+	// first pushed, at the contest's.
+	for ref, f := range p.later {
+		if ref.Attempt < 2 || f.work == 0 {
+			continue
+		}
+		at, prio := f.pushed, protocol.PriorityContest
+		if !p.rejudgeAt.IsZero() && !f.pushed.Before(p.rejudgeAt) {
+			at, prio = p.rejudgeAt, protocol.PriorityRejudge
+		}
+		tr.Background = append(tr.Background, schedtrace.Task{SubmissionID: ref.SubmissionID, AtMs: ms(at), ProblemID: f.problemID,
+			DataHash: f.dataHash, Language: f.language, Priority: int(prio), WorkMs: max(1, f.work.Milliseconds())})
+	}
 	p.mu.Unlock()
+	slices.SortFunc(tr.Background, func(a, b schedtrace.Task) int {
+		return cmp.Or(cmp.Compare(a.AtMs, b.AtMs), cmp.Compare(a.SubmissionID, b.SubmissionID))
+	})
 	r.subsMu.Lock()
 	for id, s := range r.subs {
 		f, ok := first[id]

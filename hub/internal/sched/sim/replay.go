@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -116,12 +117,21 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		policy = sched.NameDefault
 	}
 
-	// Tasks in arrival order (stable: the trace's order breaks ties).
-	order := make([]int, len(tr.Tasks))
-	for i := range order {
-		order[i] = i
+	// Tasks and background tasks in arrival order (stable: the trace's
+	// order breaks ties, tasks before background tasks). task is the
+	// index in tr.Tasks, -1 for a background task (run, not compared).
+	type entry struct {
+		t    schedtrace.Task
+		task int
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(tr.Tasks[a].AtMs, tr.Tasks[b].AtMs) })
+	order := make([]entry, 0, len(tr.Tasks)+len(tr.Background))
+	for i, t := range tr.Tasks {
+		order = append(order, entry{t, i})
+	}
+	for _, t := range tr.Background {
+		order = append(order, entry{t, -1})
+	}
+	slices.SortStableFunc(order, func(a, b entry) int { return cmp.Compare(a.t.AtMs, b.t.AtMs) })
 	type pkey struct {
 		id   int64
 		hash string
@@ -132,8 +142,8 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	for _, j := range tr.Judges {
 		minSpeed = math.Min(minSpeed, j.Speed)
 	}
-	for n, i := range order {
-		t := tr.Tasks[i]
+	for n, e := range order {
+		t := e.t
 		k := pkey{t.ProblemID, t.DataHash}
 		p, ok := problems[k]
 		if !ok {
@@ -179,7 +189,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		s.run()
 	}
 	c := &s.cfg // with the defaults filled in
-	res := ReplayResult{Policy: policy, Tasks: len(tr.Tasks), Requeues: s.res.Requeues, Lost: s.res.Lost,
+	res := ReplayResult{Policy: policy, Tasks: len(tr.Tasks), Background: len(tr.Background), Requeues: s.res.Requeues, Lost: s.res.Lost,
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000}}
@@ -198,8 +208,11 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		idIdx[id] = i
 	}
 	res.Dispatches = make([]ReplayDispatch, len(tr.Tasks))
-	for n, i := range order {
-		t := tr.Tasks[i]
+	for n, e := range order {
+		i, t := e.task, e.t
+		if i < 0 {
+			continue // a background task: run, not compared
+		}
 		d := ReplayDispatch{SubmissionID: t.SubmissionID, AtMs: t.AtMs}
 		if t.JudgeID != "" {
 			res.Recorded++
@@ -227,6 +240,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		res.Dispatches[i] = d
 	}
 	res.All = replayRow("all", all.hub, all.sim)
+	res.Windows = replayWindows(res.Dispatches)
 	for i, id := range ids {
 		res.Judges = append(res.Judges, replayRow(id, byID[i].hub, byID[i].sim))
 	}
@@ -234,6 +248,33 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		res.Classes = append(res.Classes, replayRow(name, byClass[k].hub, byClass[k].sim))
 	}
 	return res, nil
+}
+
+// replayWindows is the comparison of the tasks enqueued in each
+// schedtrace.WindowMs of the run, in time order.
+func replayWindows(ds []ReplayDispatch) []ReplayRow {
+	by := map[int64]*struct{ hub, sim []float64 }{}
+	for _, d := range ds {
+		w := by[d.AtMs/schedtrace.WindowMs]
+		if w == nil {
+			w = &struct{ hub, sim []float64 }{}
+			by[d.AtMs/schedtrace.WindowMs] = w
+		}
+		if d.HubJudge != "" {
+			w.hub = append(w.hub, d.HubWaitMs)
+		}
+		if d.SimJudge != "" {
+			w.sim = append(w.sim, d.SimWaitMs)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(by))
+	rows := make([]ReplayRow, 0, len(keys))
+	for _, k := range keys {
+		r := replayRow(fmt.Sprint(time.Duration(k*schedtrace.WindowMs)*time.Millisecond), by[k].hub, by[k].sim)
+		r.FromMs = k * schedtrace.WindowMs
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 func ms(s float64) int64 { return int64(math.Round(s * 1000)) }
@@ -349,11 +390,12 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 		return fmt.Errorf("sim: replay table: %w", err)
 	}
 	m := r.Model
-	_, err := fmt.Fprintf(w, "\npolicy %s; %d tasks, %d with a recorded dispatch (%d pushed before the POST answered: wait 0); "+
+	_, err := fmt.Fprintf(w, "\npolicy %s; %d tasks, %d with a recorded dispatch (%d pushed before the POST answered: wait 0), "+
+		"%d background tasks run but not compared; "+
 		"simulator: %d never dispatched, %d requeued, %d lost; heartbeat %d ms, lease %d ms, tick %d ms, window %d, "+
-		"cache %d problems, downloads %s, seed %d\n",
-		r.Policy, r.Tasks, r.Recorded, r.Early, r.Undispatched, r.Requeues, r.Lost,
-		m.HeartbeatMs, m.LeaseMs, m.DispatchTickMs, m.PeekWindow, m.CacheProblems, m.Download, m.Seed)
+		"cache %d problems, downloads %s, passes %.2f ms, results handled %.2f ms late, seed %d\n",
+		r.Policy, r.Tasks, r.Recorded, r.Early, r.Background, r.Undispatched, r.Requeues, r.Lost,
+		m.HeartbeatMs, m.LeaseMs, m.DispatchTickMs, m.PeekWindow, m.CacheProblems, m.Download, m.PassMs, m.ResultMs, m.Seed)
 	if err != nil {
 		return fmt.Errorf("sim: replay table: %w", err)
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/schedtrace"
 )
 
@@ -478,6 +480,64 @@ func TestReplayResultLatency(t *testing.T) {
 				t.Errorf("result %v ms: task %d waited %v ms, want %v", tc.resultMs, id, w, want)
 			}
 		}
+	}
+}
+
+func TestReplayRunsBackgroundTasks(t *testing.T) {
+	// One slot, a contest task every 100 ms of 50 ms: none waits. A
+	// rejudge of 250 ms enqueued at 0 goes after the first task (lower
+	// priority) and holds the slot from 50 to 300 ms: the tasks of 100,
+	// 200, 300 and 400 ms wait 200, 150, 100 and 50 ms. It is run, not
+	// compared: the comparison still has the 10 tasks.
+	tr := steadyTrace(10, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	for k := range tr.Tasks {
+		tr.Tasks[k].Priority = int(protocol.PriorityContest)
+	}
+	plain, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Background = []schedtrace.Task{{SubmissionID: 1, AtMs: 0, ProblemID: 1, Language: "cpp", Priority: int(protocol.PriorityRejudge), WorkMs: 250}}
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Tasks != 10 || r.Background != 1 || r.All.Sim.Count != 10 {
+		t.Fatalf("tasks %d, background %d, compared %d; want 10, 1, 10", r.Tasks, r.Background, r.All.Sim.Count)
+	}
+	want := []float64{0, 200, 150, 100, 50, 0, 0, 0, 0, 0}
+	got, before := simWaits(r), simWaits(plain)
+	for k, w := range want {
+		id := int64(k + 1)
+		if !near(got[id], w) || !near(before[id], 0) {
+			t.Errorf("task %d waited %v ms with the rejudge (want %v), %v without (want 0)", id, got[id], w, before[id])
+		}
+	}
+}
+
+func TestReplayWindows(t *testing.T) {
+	// Tasks enqueued at 0, 29.999, 30 and 65 s: three windows of 30 s, in
+	// time order, with the hub's and the simulator's waits of their tasks.
+	tr := steadyTrace(4, 1, 10, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	for k, at := range []int64{0, 29999, 30000, 65000} {
+		tr.Tasks[k].AtMs, tr.Tasks[k].JudgeID, tr.Tasks[k].DispatchMs = at, "a", at+int64(100*k)
+	}
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type win struct {
+		from      int64
+		hub, sim  int
+		hubMeanMs float64
+	}
+	var got []win
+	for _, w := range r.Windows {
+		got = append(got, win{w.FromMs, w.Hub.Count, w.Sim.Count, w.Hub.MeanMs})
+	}
+	want := []win{{0, 2, 2, 50}, {30000, 1, 1, 200}, {60000, 1, 1, 300}}
+	if !slices.Equal(got, want) || r.Windows[1].Name != "30s" {
+		t.Fatalf("windows %+v (first name %q), want %+v", got, r.Windows[0].Name, want)
 	}
 }
 
