@@ -492,7 +492,10 @@ type topic struct {
 
 	mu        sync.Mutex
 	subs      map[*subscription]struct{}
-	scheduled bool
+	scheduled bool // a push is due (its timer is set)
+	pushing   bool // a push is reading the board or sending it
+	again     bool // the board changed while pushing: push once more after
+	failing   bool // the last push could not read the board (logged once)
 	lastPush  time.Time
 	board     board  // contest topics: the last scoreboard pushed
 	publicSeq uint64 // the site's status topic: see onStatusEvent
@@ -597,9 +600,21 @@ func (t *topic) onEvent(payload string) {
 
 // scheduleContestPush coalesces scoreboard changes: at most one snapshot
 // push per Coalesce interval per contest, always of the latest state.
+// Pushes of a topic run one at a time: two reads of the board in flight
+// at once could end in the wrong order under a slow Redis, and the older
+// board would be pushed last (and kept as the topic's board). A change
+// during a push is pushed after it.
 func (t *topic) scheduleContestPush() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.scheduleLocked()
+}
+
+func (t *topic) scheduleLocked() {
+	if t.pushing {
+		t.again = true
+		return
+	}
 	if t.scheduled {
 		return
 	}
@@ -608,33 +623,64 @@ func (t *topic) scheduleContestPush() {
 	t.h.timers.after(delay, t.pushContest) // stopped by Run
 }
 
+// pushContest pushes the board's latest state, then the next change if
+// one came meanwhile. A board it could not read is read again a Coalesce
+// later while the topic has subscribers: dropping it would leave every
+// browser on the old board until the next change, which at a contest's
+// end may never come.
 func (t *topic) pushContest(ctx context.Context) {
 	t.mu.Lock()
-	t.scheduled = false
+	t.scheduled, t.pushing, t.again = false, true, false
 	t.lastPush = time.Now()
 	t.mu.Unlock()
+	read := t.pushLatest(ctx)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pushing = false
+	if (t.again || !read) && len(t.subs) > 0 {
+		t.scheduleLocked()
+	}
+}
+
+// pushLatest reads the board and pushes what changed; false when the
+// board could not be read.
+func (t *topic) pushLatest(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	seq, state, err := t.h.q.Doc(ctx, t.ch)
+	t.mu.Lock()
+	changed := t.failing != (err != nil)
+	t.failing = err != nil
+	t.mu.Unlock()
 	if err != nil {
-		t.h.log.Warn("read scoreboard failed", "channel", t.key, "err", err)
-		return
+		if t.h.timers.ctx.Err() != nil {
+			return true // the hub stops
+		}
+		t.h.m.boardReadFailures.Inc()
+		if changed {
+			t.h.log.Warn("read scoreboard failed; reading it again until it works", "channel", t.key, "err", err)
+		}
+		return false
+	}
+	if changed {
+		t.h.log.Info("read scoreboard again", "channel", t.key)
 	}
 	if state == nil {
-		return
+		return true
 	}
 	t.mu.Lock()
 	b, hseq, push, err := t.nextBoard(seq, state)
 	t.mu.Unlock()
 	if err != nil {
 		t.h.log.Warn("scoreboard push failed", "channel", t.key, "err", err)
-		return
+		return true // a board that cannot be pushed is not read again
 	}
 	if !push {
-		return
+		return true
 	}
 	t.h.m.broadcasts.WithLabelValues(string(t.kind)).Inc()
 	for _, s := range t.snapshotSubs() {
 		s.deliver(hseq, b)
 	}
+	return true
 }

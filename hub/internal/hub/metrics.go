@@ -9,27 +9,28 @@ import (
 )
 
 type metrics struct {
-	queueLength      prometheus.Gauge
-	leased           prometheus.Gauge
-	waitSeconds      prometheus.Histogram
-	passSeconds      prometheus.Histogram
-	judgeMessageWait prometheus.Histogram
-	dispatches       *prometheus.CounterVec
-	leaseExpiries    *prometheus.CounterVec
-	results          *prometheus.CounterVec
-	judges           prometheus.Gauge
-	browsers         prometheus.Gauge
-	droppedClients   *prometheus.CounterVec
-	overloaded       prometheus.Gauge
-	subscriptions    prometheus.Gauge
-	broadcasts       *prometheus.CounterVec
-	boardPushes      *prometheus.CounterVec
-	fullPushes       *prometheus.CounterVec
-	prefetches       prometheus.Counter
-	judgeConnections *prometheus.CounterVec
-	cancels          prometheus.Counter
-	warmPrefetches   prometheus.Counter
-	warmReports      *prometheus.CounterVec
+	queueLength       prometheus.Gauge
+	leased            prometheus.Gauge
+	waitSeconds       prometheus.Histogram
+	passSeconds       prometheus.Histogram
+	judgeMessageWait  prometheus.Histogram
+	dispatches        *prometheus.CounterVec
+	leaseExpiries     *prometheus.CounterVec
+	results           *prometheus.CounterVec
+	judges            prometheus.Gauge
+	browsers          prometheus.Gauge
+	droppedClients    *prometheus.CounterVec
+	overloaded        prometheus.Gauge
+	subscriptions     prometheus.Gauge
+	broadcasts        *prometheus.CounterVec
+	boardPushes       *prometheus.CounterVec
+	fullPushes        *prometheus.CounterVec
+	boardReadFailures prometheus.Counter
+	prefetches        prometheus.Counter
+	judgeConnections  *prometheus.CounterVec
+	cancels           prometheus.Counter
+	warmPrefetches    prometheus.Counter
+	warmReports       *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -69,6 +70,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "verdict_hub_scoreboard_pushes_total", Help: "Scoreboard pushes to a contest's browsers, by form: delta (changed rows) or full (the whole board)."}, []string{"form"}),
 		fullPushes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_scoreboard_full_pushes_total", Help: "Whole-board pushes, by why a delta could not say it: first (no board held yet), rule_or_freeze (the rule or the freeze changed) or row_left (a contestant left the board)."}, []string{"reason"}),
+		boardReadFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_hub_scoreboard_read_failures_total", Help: "Reads of a contest's board for a push that failed (each is read again a coalesce interval later)."}),
 		prefetches: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "verdict_hub_prefetches_total", Help: "Prefetch messages sent to judges for hot problems."}),
 		judgeConnections: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -82,7 +85,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.judgeMessageWait, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes, m.fullPushes,
-		m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports} {
+		m.boardReadFailures, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("hub: register metrics: %w", err)
 		}
