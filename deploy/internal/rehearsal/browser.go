@@ -2,8 +2,10 @@ package rehearsal
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"hash/maphash"
 	"strings"
 	"sync"
@@ -45,21 +47,104 @@ type cellKey struct {
 
 // browser is one contestant's open page: a live WebSocket subscribed to the
 // contest's scoreboard and the contestant's own submissions, read by its
-// own goroutine, which reconnects (and resubscribes, getting fresh
-// snapshots) when the socket drops, as the frontend does.
+// own goroutine. As the frontend's live client does, it reconnects (and
+// resubscribes, getting fresh snapshots) when the socket drops, and keeps
+// trying when an open fails (connect), until the page is left (shutdown).
 type browser struct {
 	r      *run
 	c      *harness.Client
 	keep   bool // keep a board (checked at the end)
 	sample bool // measure staleness on it
 
-	mu     sync.Mutex
-	board  map[int64]row
-	seen   map[cellKey]int // result sequence last measured, per cell
-	live   *harness.Live
-	cancel context.CancelFunc
-	done   chan struct{}
-	frames int
+	ctx  context.Context // ends with shutdown: stops the retries
+	quit context.CancelFunc
+
+	mu       sync.Mutex
+	board    map[int64]row
+	seen     map[cellKey]int // result sequence last measured, per cell
+	live     *harness.Live
+	cancel   context.CancelFunc
+	done     chan struct{}
+	frames   int
+	retrying bool // a connect goroutine is trying
+	shut     bool // shutdown: no socket is opened any more
+	opens    int  // sockets opened
+	lastOpen time.Time
+}
+
+func newBrowser(r *run, c *harness.Client, keep, sample bool) *browser {
+	b := &browser{r: r, c: c, keep: keep, sample: sample, seen: map[cellKey]int{}}
+	b.ctx, b.quit = context.WithCancel(r.ctx)
+	return b
+}
+
+// Backoff of a browser whose socket would not open, as the frontend's
+// live client: from reconnectFirst, doubling up to reconnectMax.
+const (
+	reconnectFirst = time.Second
+	reconnectMax   = 5 * time.Second
+)
+
+// connect opens the socket (at once when first is 0, else after first);
+// when that fails it goes on trying in the background with the frontend's
+// backoff until an open works (its own or another's: a page reload) or the
+// browser is shut down. A failed open is counted each time.
+func (b *browser) connect(ctx context.Context, first time.Duration) {
+	if first == 0 && b.open(ctx) == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.retrying || b.shut {
+		return
+	}
+	b.retrying = true
+	// Under mu, so that shutdown (which sets shut under mu) comes before
+	// or after: run waits for r.sockets once every browser is shut.
+	b.r.sockets.Go(func() {
+		defer func() {
+			b.mu.Lock()
+			b.retrying = false
+			b.mu.Unlock()
+		}()
+		for wait := cmp.Or(first, reconnectFirst); ; wait = min(2*wait, reconnectMax) {
+			if !sleepFor(b.ctx, wait) {
+				return
+			}
+			b.mu.Lock()
+			up := b.live != nil
+			b.mu.Unlock()
+			if up || b.open(b.ctx) == nil {
+				return
+			}
+		}
+	})
+}
+
+// shutdown is leaving the page: the socket closes and no retry opens it
+// again.
+func (b *browser) shutdown() {
+	b.mu.Lock()
+	b.shut = true
+	b.mu.Unlock()
+	b.quit()
+	b.close()
+}
+
+// socketState says, for a board that differs at the check, whether the
+// browser's socket was up and when it last opened.
+func (b *browser) socketState() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	up := "up"
+	if b.live == nil {
+		up = "down"
+	}
+	last := "never"
+	if !b.lastOpen.IsZero() {
+		last = b.r.contestTime(b.lastOpen)
+	}
+	return fmt.Sprintf("socket %s, opened %d times, last at contest time %s", up, b.opens, last)
 }
 
 // open dials and subscribes; the reader runs until close.
@@ -110,7 +195,16 @@ func (b *browser) open(ctx context.Context) error {
 	b.r.m.ok(ClassSocket, due, due)
 	rctx, cancel := context.WithCancel(context.Background())
 	b.mu.Lock()
+	if b.shut || b.live != nil {
+		// Left meanwhile, or another open (a reload, a retry) won.
+		b.mu.Unlock()
+		cancel()
+		l.Close()
+		return nil
+	}
 	b.live, b.cancel, b.done = l, cancel, make(chan struct{})
+	b.opens++
+	b.lastOpen = time.Now()
 	done := b.done
 	b.mu.Unlock()
 	go func() {
@@ -134,10 +228,10 @@ func (b *browser) close() {
 	<-done
 }
 
-// reopen is a page reload: close, then open again.
+// reopen is a page reload: close, then connect again.
 func (b *browser) reopen(ctx context.Context) {
 	b.close()
-	_ = b.open(ctx)
+	b.connect(ctx, 0)
 }
 
 func (b *browser) read(ctx context.Context, l *harness.Live) {
@@ -167,24 +261,17 @@ func (b *browser) read(ctx context.Context, l *harness.Live) {
 			} else {
 				b.r.m.fail(Failure{Class: ClassSocket, What: "read", Code: short(err)}, time.Now())
 			}
-			go func() {
-				b.mu.Lock()
-				same := b.live == l
-				b.mu.Unlock()
-				if !same {
-					return
-				}
-				time.Sleep(500 * time.Millisecond)
-				b.close()
-				// Until the run ends, backing off to 5 s, as the
-				// frontend's live client does.
-				for wait := time.Second; b.r.ctx.Err() == nil; wait = min(2*wait, 5*time.Second) {
-					if b.open(b.r.ctx) == nil {
-						return
-					}
-					time.Sleep(wait)
-				}
-			}()
+			b.mu.Lock()
+			same := b.live == l
+			if same {
+				b.live = nil
+				b.cancel()
+			}
+			b.mu.Unlock()
+			if same {
+				l.Close()
+				b.connect(b.ctx, 500*time.Millisecond)
+			}
 			return
 		}
 		now := time.Now()

@@ -267,7 +267,7 @@ func (r *run) checkBoards(ctx context.Context, rep *Report) {
 			}
 			checked++
 			if d := sameBoard(b.snapshotBoard(), rebuilt); d != "" {
-				bad = append(bad, b.c.User().Username+": "+d)
+				bad = append(bad, b.c.User().Username+" ("+b.socketState()+"): "+d)
 			}
 		}
 		if len(bad) == 0 || time.Since(start) > boardConverge || ctx.Err() != nil {

@@ -145,6 +145,7 @@ type run struct {
 	keys     atomic.Int64         // idempotency keys that got an id
 
 	browsersMu sync.Mutex
+	sockets    sync.WaitGroup // browsers' reconnects (browser.connect)
 	browsers   []*browser
 
 	loginsDone, loginRetries atomic.Int64
@@ -163,6 +164,11 @@ type submitted struct {
 	planned protocol.Verdict
 	due     time.Time
 	acked   time.Time // the POST's answer reached the browser
+}
+
+// contestTime is the contest time of real time t (after the start).
+func (r *run) contestTime(t time.Time) string {
+	return time.Duration(float64(t.Sub(r.start)) * r.cfg.Compress).Round(time.Second).String()
 }
 
 // at is the real time of contest time t.
@@ -275,6 +281,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	close(allDone)
 	cancel() // a contestant still retrying a request gives up: the contest is over
 	wg.Wait()
+	r.sockets.Wait() // every browser is shut: their reconnects end
 	r.report(rep)
 	rep.Ended = time.Now()
 	return rep, nil
@@ -372,12 +379,12 @@ func (r *run) contestant(ctx context.Context, c *Contestant, pass string, allDon
 	due = time.Now()
 	r.get(ctx, cl, ClassRegister, http.MethodPost, "/api/contests/"+r.contest+"/register", due)
 	r.openPages(ctx, cl, time.Now())
-	b := &browser{r: r, c: cl, seen: map[cellKey]int{}, keep: c.Index < r.cfg.CheckBoards, sample: c.Index%max(1, len(r.plan.Contestants)/r.cfg.Sample) == 0}
-	_ = b.open(ctx)
+	b := newBrowser(r, cl, c.Index < r.cfg.CheckBoards, c.Index%max(1, len(r.plan.Contestants)/r.cfg.Sample) == 0)
+	b.connect(ctx, 0)
 	r.browsersMu.Lock()
 	r.browsers = append(r.browsers, b)
 	r.browsersMu.Unlock()
-	defer b.close()
+	defer b.shutdown()
 	// The verdicts this contestant waits for: watched beside the plan, so
 	// that the next action is sent when it is due, not when the previous
 	// submission is judged (a contestant moves on to the next problem
@@ -822,9 +829,7 @@ func (r *run) faults(ctx context.Context) {
 }
 
 func (r *run) note(log *[]string, format string, args ...any) {
-	s := fmt.Sprintf(format, args...)
-	rel := time.Since(r.start)
-	s = fmt.Sprintf("%s (contest time %s)", s, (time.Duration(float64(rel) * r.cfg.Compress)).Round(time.Second))
+	s := fmt.Sprintf("%s (contest time %s)", fmt.Sprintf(format, args...), r.contestTime(time.Now()))
 	r.logMu.Lock()
 	*log = append(*log, s)
 	r.logMu.Unlock()
