@@ -43,6 +43,10 @@ type Options struct {
 	Password string
 	// Prefix of every key and channel. Default rkeys.DefaultPrefix.
 	Prefix string
+	// PoolSize is the most connections the client opens per server (a
+	// command beyond them waits for one: PoolCollector counts the waits).
+	// 0: go-redis's default, 10 per CPU.
+	PoolSize int
 }
 
 // Mode returns the deployment the options select.
@@ -71,6 +75,9 @@ func (o Options) Validate() error {
 		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
 			errs = append(errs, fmt.Errorf("%w: address %q is not host:port", ErrInvalid, a))
 		}
+	}
+	if o.PoolSize < 0 {
+		errs = append(errs, fmt.Errorf("%w: pool size %d < 0", ErrInvalid, o.PoolSize))
 	}
 	if o.DB < 0 {
 		errs = append(errs, fmt.Errorf("%w: database %d < 0", ErrInvalid, o.DB))
@@ -121,12 +128,12 @@ func (o Options) Client() (redis.UniversalClient, error) {
 	case ModeSentinel:
 		return redis.NewFailoverClient(&redis.FailoverOptions{
 			MasterName: o.MasterName, SentinelAddrs: o.addrs(), SentinelPassword: o.Password,
-			Password: o.Password, DB: o.DB,
+			Password: o.Password, DB: o.DB, PoolSize: o.PoolSize,
 		}), nil
 	case ModeCluster:
-		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: o.addrs(), Password: o.Password}), nil
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: o.addrs(), Password: o.Password, PoolSize: o.PoolSize}), nil
 	default:
-		return redis.NewClient(&redis.Options{Addr: o.addrs()[0], Password: o.Password, DB: o.DB}), nil
+		return redis.NewClient(&redis.Options{Addr: o.addrs()[0], Password: o.Password, DB: o.DB, PoolSize: o.PoolSize}), nil
 	}
 }
 
@@ -167,7 +174,7 @@ func (a addrList) Set(s string) error {
 }
 
 // Flags registers the connection flags on fs: --redis (comma-separated
-// addresses, default def), --redis-db, --redis-password, --redis-master and
+// addresses, default def), --redis-db, --redis-password, --redis-master, --redis-pool and
 // --redis-cluster. suffix(name) is appended to each usage (the component's
 // environment variable). The prefix flag stays the component's own.
 func (o *Options) Flags(fs *flag.FlagSet, def string, suffix func(name string) string) {
@@ -179,5 +186,7 @@ func (o *Options) Flags(fs *flag.FlagSet, def string, suffix func(name string) s
 	fs.IntVar(&o.DB, "redis-db", 0, "Redis database number (0 in cluster mode)"+suffix("redis-db"))
 	fs.StringVar(&o.Password, "redis-password", "", "Redis password (prefer the environment variable)"+suffix("redis-password"))
 	fs.StringVar(&o.MasterName, "redis-master", "", "Sentinel master name: --redis then lists the Sentinels"+suffix("redis-master"))
+	fs.IntVar(&o.PoolSize, "redis-pool", o.PoolSize, "most connections to Redis per server; a command beyond them waits for one "+
+		"(verdict_redis_pool_waits_total); 0: 10 per CPU"+suffix("redis-pool"))
 	fs.BoolVar(&o.Cluster, "redis-cluster", false, "Redis Cluster even with one seed address (keys get a {prefix} hash tag)"+suffix("redis-cluster"))
 }

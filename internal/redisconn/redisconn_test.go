@@ -27,6 +27,7 @@ func TestModeValidateNames(t *testing.T) {
 		{"sentinel and cluster", Options{MasterName: "m", Cluster: true}, ModeSentinel, "verdict", true},
 		{"no port", Options{Addrs: []string{"localhost"}}, ModeSingle, "verdict", true},
 		{"negative db", Options{DB: -1}, ModeSingle, "verdict", true},
+		{"negative pool", Options{PoolSize: -1}, ModeSingle, "verdict", true},
 		{"space in prefix", Options{Prefix: "a b"}, ModeSingle, "a b", true},
 	}
 	for _, tc := range tests {
@@ -65,6 +66,7 @@ func TestFlags(t *testing.T) {
 		{[]string{"--redis", "s:26379", "--redis-master", "mm", "--redis-db", "2", "--redis-password", "pw"},
 			Options{Addrs: []string{"s:26379"}, MasterName: "mm", DB: 2, Password: "pw"}},
 		{[]string{"--redis-cluster"}, Options{Addrs: []string{"127.0.0.1:6379"}, Cluster: true}},
+		{[]string{"--redis-pool", "64"}, Options{Addrs: []string{"127.0.0.1:6379"}, PoolSize: 64}},
 	}
 	for _, tc := range tests {
 		var o Options

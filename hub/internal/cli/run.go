@@ -13,6 +13,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/lifecycle"
 	"github.com/verdict-oj/verdict/internal/listenfd"
 	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/registry"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
@@ -60,6 +61,9 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	}
 	defer rdb.Close()
 	ob.Logger.Info("redis", "target", o.Redis.String())
+	if err := ob.Registry.Register(redisconn.PoolCollector(rdb)); err != nil {
+		return fmt.Errorf("register the redis pool's metrics: %w", err)
+	}
 	policy, err := o.SchedPolicy()
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/verdict-oj/verdict/internal/lifecycle"
 	"github.com/verdict-oj/verdict/internal/listenfd"
 	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/webapp/internal/admission"
 	"github.com/verdict-oj/verdict/webapp/internal/blob"
 	"github.com/verdict-oj/verdict/webapp/internal/catalog"
@@ -86,6 +87,9 @@ func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 	}
 	ob.Logger.Info("redis", "target", o.Redis.String())
 	defer rdb.Close()
+	if err := ob.Registry.Register(redisconn.PoolCollector(rdb)); err != nil {
+		return fmt.Errorf("register the redis pool's metrics: %w", err)
+	}
 	proxies, err := trustedProxies(o.TrustedProxies) // serve only: empty otherwise
 	if err != nil {
 		return err
