@@ -78,16 +78,18 @@ func newBrowser(r *run, c *harness.Client, keep, sample bool) *browser {
 	return b
 }
 
-// Backoff of a browser whose socket would not open, as the frontend's
-// live client: from reconnectFirst, doubling up to reconnectMax.
+// Backoff of a browser whose socket would not open: from reconnectFirst,
+// doubling up to reconnectMax. The frontend's live client backs off from
+// 0.5 s to 30 s with jitter (DEFAULT_BACKOFF in frontend/src/live); the
+// harness stops at 5 s so that a browser is back well within the check's
+// wait for the boards to converge (boardConverge).
 const (
 	reconnectFirst = time.Second
 	reconnectMax   = 5 * time.Second
 )
 
 // connect opens the socket (at once when first is 0, else after first);
-// when that fails it goes on trying in the background with the frontend's
-// backoff until an open works (its own or another's: a page reload) or the
+// when that fails it goes on trying in the background, backing off, until an open works (its own or another's: a page reload) or the
 // browser is shut down. A failed open is counted each time.
 func (b *browser) connect(ctx context.Context, first time.Duration) {
 	if first == 0 && b.open(ctx) == nil {

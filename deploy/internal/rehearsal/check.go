@@ -208,12 +208,35 @@ func (r *run) check(ctx context.Context, rep *Report) {
 	var unseen []string
 	for _, id := range ids {
 		if _, ok := r.verdicts.Seen(id); !ok {
-			unseen = append(unseen, fmt.Sprintf("#%d", id))
+			msg := fmt.Sprintf("#%d", id)
+			if len(unseen) < 5 {
+				msg += r.ownerSocket(id)
+			}
+			unseen = append(unseen, msg)
 		}
 	}
 	rep.check(len(unseen) == 0, "every submission's final verdict reached its owner's WebSocket", firstFew(unseen))
 
 	r.checkBoards(ctx, rep)
+}
+
+// ownerSocket says, for a verdict that never reached its owner's socket,
+// the state of the owner's browser's socket.
+func (r *run) ownerSocket(id int64) string {
+	r.subsMu.Lock()
+	s, ok := r.subs[id]
+	r.subsMu.Unlock()
+	if !ok {
+		return ""
+	}
+	r.browsersMu.Lock()
+	defer r.browsersMu.Unlock()
+	for _, b := range r.browsers {
+		if b.c.User().ID == s.user {
+			return fmt.Sprintf(" (acknowledged at contest time %s; the owner's %s)", r.contestTime(s.acked), b.socketState())
+		}
+	}
+	return " (the owner has no browser)"
 }
 
 // boardConverge bounds how long the check waits for every checked

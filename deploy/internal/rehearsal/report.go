@@ -76,6 +76,8 @@ type Report struct {
 	// are none.
 	Digests   []localsvc.StatementDigest
 	DigestErr string
+	// Pools are the web nodes' and the hub's connection pool waits.
+	Pools []Pool
 	// Replay is the scheduling simulator's replay of the trace written to
 	// TraceFile (nil when it did not run: ReplayErr says why).
 	Replay               *schedtrace.Comparison
@@ -451,6 +453,7 @@ func (rep *Report) Markdown() string {
 		}
 	}
 
+	writePools(&b, rep)
 	writeDigests(&b, rep)
 
 	if len(rep.Profiles) > 0 {

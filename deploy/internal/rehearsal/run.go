@@ -271,6 +271,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	time.Sleep(3 * time.Second) // the unfrozen board reaches the browsers
 	r.logf("staff done; reading the processes and checking")
 	rep.After, rep.AfterAt = r.procStats(), time.Now()
+	rep.Pools = r.pools(cctx)
 	if rep.Digests, err = env.Stack.StatementDigests(cctx, 15); err != nil {
 		rep.DigestErr = err.Error()
 	}

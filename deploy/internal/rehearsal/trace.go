@@ -6,14 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -171,24 +168,7 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 
 // hubMetrics reads the hub's /metrics (the Prometheus text exposition).
 func (r *run) hubMetrics(ctx context.Context) (string, error) {
-	url := "http://127.0.0.1:" + strconv.Itoa(r.env.Stack.Config().HubPort) + "/metrics"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		return "", fmt.Errorf("rehearsal: the hub's metrics: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("rehearsal: the hub's metrics: %s", resp.Status)
-	}
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", fmt.Errorf("rehearsal: the hub's metrics: %w", err)
-	}
-	return string(b), nil
+	return metricsText(ctx, r.env.Stack.Config().HubPort)
 }
 
 // replay runs the scheduling simulator on the trace file (go run of the
