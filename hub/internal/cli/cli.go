@@ -25,6 +25,13 @@ var ErrUsage = errors.New("hub: usage")
 // envPrefix is the prefix of the environment variable of every flag.
 const envPrefix = "VERDICT_HUB"
 
+// RedisPool is the hub's default --redis-pool: its judges' messages,
+// dispatch passes, browsers' subscriptions and session checks, and the
+// board pushes each hold a connection for a round trip; go-redis's own
+// default, 10 per CPU (20 on 2 cores), had them wait for one under a
+// contest's load (docs/rehearsal.md, issue 13).
+const RedisPool = 64
+
 // EnvName is the environment variable of a flag, e.g. VERDICT_HUB_REDIS_DB.
 func EnvName(flagName string) string { return envflag.Name(envPrefix, flagName) }
 
@@ -96,6 +103,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&o.Listen, "listen", "127.0.0.1:8090", "address serving /judge, /ws, /healthz, /readyz and /metrics")
 	num(&o.ListenFD, "listen-fd", 0, "serve on this inherited file descriptor, a socket already bound to --listen and listening, instead of binding --listen (verdict-stack hands its hub its port so); 0: bind --listen")
 	str(&o.Advertise, "advertise", "", "host:port the edge reaches this hub at, for the live registry (default --listen unless it is a wildcard)")
+	o.Redis.PoolSize = RedisPool
 	o.Redis.Flags(fs, "127.0.0.1:6379", env)
 	str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
 	set.Log(&o.LogLevel, &o.LogFormat)

@@ -22,8 +22,9 @@ func TestParse(t *testing.T) {
 	}{
 		{"defaults", nil, nil, func(o Options) bool {
 			return o.Listen == "127.0.0.1:8090" && o.Advertise == o.Listen && o.Policy == "default" &&
-				o.Heartbeat == 3*time.Second && o.LogFormat == "json" && o.Names().Prefix() == "verdict"
+				o.Heartbeat == 3*time.Second && o.LogFormat == "json" && o.Names().Prefix() == "verdict" && o.Redis.PoolSize == RedisPool
 		}, false},
+		{"redis pool by env", nil, map[string]string{"VERDICT_HUB_REDIS_POOL": "16"}, func(o Options) bool { return o.Redis.PoolSize == 16 }, false},
 		{"stack command line", []string{"--listen", "127.0.0.1:8090", "--redis", "127.0.0.1:16379", "--listen-fd", "3"},
 			map[string]string{"VERDICT_LOG_FORMAT": "text"}, func(o Options) bool {
 				return o.Redis.Addrs[0] == "127.0.0.1:16379" && o.LogFormat == "text" && o.ListenFD == 3

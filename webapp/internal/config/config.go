@@ -25,6 +25,15 @@ var ErrUsage = errors.New("webapp: usage")
 // envPrefix is the prefix of every flag's environment variable.
 const envPrefix = "VERDICT_WEBAPP"
 
+// RedisPool is a web node's default --redis-pool: a connection for each
+// of the --admission-slots (64) API requests and --result-workers (16)
+// result writers at work at once, for the logins, staff requests and
+// submissions let in past the gate, and for the node's background work,
+// with room to spare. go-redis's own default, 10 per CPU (20 on 2 cores),
+// made requests wait seconds for a connection while Redis had CPU to
+// spare (docs/rehearsal.md, issue 13).
+const RedisPool = 128
+
 // Subcommands.
 const (
 	CmdServe   = "serve"
@@ -150,6 +159,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	set.Log(&o.LogLevel, &o.LogFormat)
 	set.Bool(&o.Pprof, "pprof", false, "serve Go's profiler at /debug/pprof/ on the listener (for profiling under load; keep it off the public network)")
 	if o.Command != CmdMigrate {
+		o.Redis.PoolSize = RedisPool
 		o.Redis.Flags(fs, "127.0.0.1:6379", func(name string) string { return " [" + EnvName(name) + "]" })
 		str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
 		str(&o.BlobDir, "blob-dir", "blobs", "directory of the content-addressed test data blob store")

@@ -138,10 +138,17 @@ func TestParse(t *testing.T) {
 			}},
 		{name: "pool defaults", args: []string{"--mysql", "x@/y"},
 			check: func(t *testing.T, o Options) {
-				if o.MySQLConns != 32 || o.ResultWorkers != 16 {
-					t.Fatalf("conns %d workers %d", o.MySQLConns, o.ResultWorkers)
+				if o.MySQLConns != 32 || o.ResultWorkers != 16 || o.Redis.PoolSize != RedisPool {
+					t.Fatalf("conns %d workers %d redis pool %d", o.MySQLConns, o.ResultWorkers, o.Redis.PoolSize)
 				}
 			}},
+		{name: "redis pool", args: []string{"--mysql", "x@/y", "--redis-pool", "200"},
+			check: func(t *testing.T, o Options) {
+				if o.Redis.PoolSize != 200 {
+					t.Fatalf("redis pool %d", o.Redis.PoolSize)
+				}
+			}},
+		{name: "negative redis pool", args: []string{"--mysql", "x@/y", "--redis-pool", "-1"}, err: "pool size"},
 		{name: "admission", args: []string{"--mysql", "x@/y", "--admission-slots", "0", "--admission-wait", "300ms"},
 			check: func(t *testing.T, o Options) {
 				if o.AdmissionSlots != 0 || o.AdmissionWait != 300*time.Millisecond {
