@@ -152,6 +152,7 @@ func (b *browser) socketState() string {
 // open dials and subscribes; the reader runs until close.
 func (b *browser) open(ctx context.Context) error {
 	due := time.Now()
+	var board json.RawMessage // the contest's snapshot, when this browser keeps a board
 	l, err := b.c.DialLive(ctx)
 	if err != nil {
 		b.r.m.fail(Failure{Class: ClassSocket, What: "dial /ws", Code: short(err)}, time.Now())
@@ -177,7 +178,7 @@ func (b *browser) open(ctx context.Context) error {
 			return err
 		}
 		if ch.Kind == protocol.ChannelContest {
-			b.apply(snap.State, true, false, time.Now())
+			board = snap.State // applied below, if this socket is the one kept
 		}
 		if ch.Kind == protocol.ChannelUser {
 			// After a reconnect, the verdicts missed while the socket
@@ -198,11 +199,21 @@ func (b *browser) open(ctx context.Context) error {
 	rctx, cancel := context.WithCancel(context.Background())
 	b.mu.Lock()
 	if b.shut || b.live != nil {
-		// Left meanwhile, or another open (a reload, a retry) won.
+		// Left meanwhile, or another open (a reload, a retry) won: its
+		// snapshot and the pushes since are the board; this socket's
+		// snapshot, older perhaps, must not replace them.
 		b.mu.Unlock()
 		cancel()
 		l.Close()
 		return nil
+	}
+	if board != nil {
+		var d boardDoc
+		if err := json.Unmarshal(board, &d); err != nil {
+			b.r.m.fail(Failure{Class: ClassSocket, What: "scoreboard", Code: "undecodable"}, time.Now())
+		} else {
+			b.applyLocked(&d, true, false, time.Now())
+		}
 	}
 	b.live, b.cancel, b.done = l, cancel, make(chan struct{})
 	b.opens++
@@ -373,6 +384,14 @@ func (b *browser) applyDoc(d *boardDoc, replace, measure bool, now time.Time) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.applyLocked(d, replace, measure, now)
+}
+
+// applyLocked is applyDoc with b.mu held.
+func (b *browser) applyLocked(d *boardDoc, replace, measure bool, now time.Time) {
+	if !b.keep && !b.sample {
+		return
+	}
 	old := b.board
 	if replace || d.Full || b.board == nil {
 		b.board = map[int64]row{}
