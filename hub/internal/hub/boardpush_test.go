@@ -99,22 +99,19 @@ func lastBoard(t *testing.T, b *browser, quiet time.Duration) int {
 	}
 }
 
-// Under a slow Redis a push's read of the board can take longer than the
-// coalesce interval. Two pushes reading at once could end in the wrong
-// order: the older board pushed last, kept as the topic's board and given
-// to every browser that subscribes later. (The rehearsal's browsers ended
-// with boards a few cells behind MySQL's.)
-func TestBoardPushesOfAContestInOrder(t *testing.T) {
+// boardPushEnv starts a hub whose reads of contest 3's board go through
+// reads, publishes board 0 (publish(v) publishes board v) and returns a
+// browser subscribed to the contest, its snapshot read.
+func boardPushEnv(t *testing.T) (*testenv.RedisEnv, *testHub, *boardReads, func(v int), *browser) {
+	t.Helper()
 	env := testenv.Redis(t)
 	reads := &boardReads{key: env.Names.LiveState(string(protocol.ChannelContest), 3)}
 	env.Client.AddHook(reads)
 	th := startHub(t, env, func(c *hub.Config) { c.Coalesce = 50 * time.Millisecond })
-	q := th.h.Queue()
 	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 3}
-	ctx := context.Background()
 	publish := func(v int) {
 		t.Helper()
-		if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, boardJSON(v, "ann", "bob"), boardJSON(v, "ann", "bob")); err != nil {
+		if _, err := th.h.Queue().PublishDoc(context.Background(), ch, protocol.EventScoreboard, boardJSON(v, "ann", "bob"), boardJSON(v, "ann", "bob")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,6 +123,17 @@ func TestBoardPushesOfAContestInOrder(t *testing.T) {
 	}
 	b.subscribe("c", ch)
 	b.expect(protocol.TypeSnapshot)
+	return env, th, reads, publish, b
+}
+
+// Under a slow Redis a push's read of the board can take longer than the
+// coalesce interval. Two pushes reading at once could end in the wrong
+// order: the older board pushed last, kept as the topic's board and given
+// to every browser that subscribes later. (The rehearsal's browsers ended
+// with boards a few cells behind MySQL's.)
+func TestBoardPushesOfAContestInOrder(t *testing.T) {
+	env, th, reads, publish, b := boardPushEnv(t)
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 3}
 
 	// The read for board 1 is answered a second late; board 2 is
 	// published meanwhile and its read answered at once.
@@ -159,30 +167,12 @@ func TestBoardPushesOfAContestInOrder(t *testing.T) {
 // A board the hub could not read is read again, not dropped: the last
 // change of a contest may have no other after it.
 func TestBoardReadAgainAfterAFailure(t *testing.T) {
-	env := testenv.Redis(t)
-	reads := &boardReads{key: env.Names.LiveState(string(protocol.ChannelContest), 3)}
-	env.Client.AddHook(reads)
-	th := startHub(t, env, func(c *hub.Config) { c.Coalesce = 50 * time.Millisecond })
-	q := th.h.Queue()
-	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 3}
-	ctx := context.Background()
-	if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, boardJSON(0, "ann", "bob"), boardJSON(0, "ann", "bob")); err != nil {
-		t.Fatal(err)
-	}
-	addSession(t, env, "u", 8, "")
-	b, err := dialBrowser(t, th.url("/ws"), "u")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.subscribe("c", ch)
-	b.expect(protocol.TypeSnapshot)
+	_, th, reads, publish, b := boardPushEnv(t)
 
 	fail := func(context.Context, redis.Cmder) error { return errors.New("injected: Redis did not answer") }
 	reads.then(fail, fail, fail)
 	before := reads.reads()
-	if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, boardJSON(1, "ann", "bob"), boardJSON(1, "ann", "bob")); err != nil {
-		t.Fatal(err)
-	}
+	publish(1)
 	if got := lastBoard(t, b, 2*time.Second); got != 1 {
 		t.Fatalf("after three failed reads the browser's last push shows board %d, want 1", got)
 	}
