@@ -13,7 +13,27 @@ import (
 	"time"
 
 	"github.com/containerd/cgroups/v3"
+	"golang.org/x/sys/unix"
 )
+
+// eintrTries bounds retryEINTR: a control-file write the kernel keeps
+// interrupting is reported, not retried for ever.
+const eintrTries = 100
+
+// retryEINTR runs one raw system call (a pread or pwrite of a kept cgroup
+// descriptor) again while it fails with EINTR. The Go runtime's signals
+// (SIGURG preemption, a child's SIGCHLD) interrupt a v1
+// memory.limit_in_bytes write while the kernel reclaims the cgroup's memory
+// down to the new limit; os.File's methods retry that, the unix package's
+// calls do not.
+func retryEINTR(call func() (int, error)) (int, error) {
+	for i := 1; ; i++ {
+		n, err := call()
+		if err != unix.EINTR || i == eintrTries {
+			return n, err
+		}
+	}
+}
 
 // cgLimits are the cgroup-enforced limits of one run.
 type cgLimits struct {

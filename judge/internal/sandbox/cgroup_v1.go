@@ -232,7 +232,7 @@ func (r *v1Run) closeFds() {
 // read returns the current content of a kept control file (a read at
 // offset 0 regenerates it).
 func (r *v1Run) read(f int) ([]byte, error) {
-	n, err := unix.Pread(r.fd[f], r.rdbuf[:], 0)
+	n, err := retryEINTR(func() (int, error) { return unix.Pread(r.fd[f], r.rdbuf[:], 0) })
 	if err != nil {
 		return nil, fmt.Errorf("cgroup v1 read %s%s: %w", r.rel, "/"+v1Files[f].name, err)
 	}
@@ -248,7 +248,7 @@ func (r *v1Run) readInt(f int) (int64, error) {
 }
 
 func (r *v1Run) write(f int, v string) error {
-	if _, err := unix.Pwrite(r.fd[f], []byte(v), 0); err != nil {
+	if _, err := retryEINTR(func() (int, error) { return unix.Pwrite(r.fd[f], []byte(v), 0) }); err != nil {
 		return fmt.Errorf("cgroup v1 write %q to %s/%s: %w", v, r.rel, v1Files[f].name, err)
 	}
 	return nil

@@ -196,7 +196,7 @@ func (r *v2Run) pollsMemory() bool { return r.poll }
 
 // current reads memory.current through the kept descriptor.
 func (r *v2Run) current() (int64, error) {
-	n, err := unix.Pread(r.cur, r.buf[:], 0)
+	n, err := retryEINTR(func() (int, error) { return unix.Pread(r.cur, r.buf[:], 0) })
 	if err != nil {
 		return 0, fmt.Errorf("cgroup v2 read %s/memory.current: %w", r.dir, err)
 	}

@@ -623,3 +623,35 @@ func TestV2NeverReused(t *testing.T) {
 		t.Errorf("destroy left %s: %v", dir, err)
 	}
 }
+
+// TestRetryEINTR: a kept cgroup descriptor's pread/pwrite interrupted by a
+// signal (a v1 memory.limit_in_bytes write reclaiming memory) is made
+// again; any other error, or EINTR for ever, is returned.
+func TestRetryEINTR(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		errs   []error // one per call; after them, success
+		wantN  int
+		want   error
+		called int
+	}{
+		{"first time", nil, 7, nil, 1},
+		{"interrupted twice", []error{unix.EINTR, unix.EINTR}, 7, nil, 3},
+		{"another error", []error{unix.EINTR, unix.EBUSY}, 0, unix.EBUSY, 2},
+		{"interrupted for ever", slices.Repeat([]error{unix.EINTR}, 2*eintrTries), 0, unix.EINTR, eintrTries},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			n, err := retryEINTR(func() (int, error) {
+				calls++
+				if calls <= len(tc.errs) {
+					return 0, tc.errs[calls-1]
+				}
+				return 7, nil
+			})
+			if n != tc.wantN || err != tc.want || calls != tc.called {
+				t.Fatalf("got (%d, %v) after %d calls, want (%d, %v) after %d", n, err, calls, tc.wantN, tc.want, tc.called)
+			}
+		})
+	}
+}
