@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -93,6 +94,7 @@ type Hasher struct {
 	ewma     time.Duration // mean duration of one hash
 	dev      time.Duration // mean deviation from it
 	promised time.Time     // see Schedule
+	running  []time.Time   // start of each hash in a slot now
 	now      func() time.Time
 }
 
@@ -100,11 +102,27 @@ type Hasher struct {
 // the deviation (as TCP's round-trip estimate).
 const ewmaWeight, devWeight = 0.2, 0.25
 
-// estimate is what admission assumes a hash takes: the mean plus twice
-// its deviation, so that a machine slowed down by the storm itself (the
-// HTTP work of hundreds of requests shares the cores) does not admit
-// requests that will miss their deadline. Called with mu held.
-func (h *Hasher) estimate() time.Duration { return h.ewma + 2*h.dev }
+// Estimate is the pure rule for what admission assumes one hash takes:
+// the mean plus twice its deviation, so that a machine slowed down by the
+// storm itself (the HTTP work of hundreds of requests shares the cores)
+// does not admit requests that will miss their deadline — and at least
+// as long as the longest hash now running has run. The mean learns only
+// when a hash ends; when the machine slows down at once (a storm's first
+// second, another process taking the cores), the hashes in the slots
+// show it before any of them ends, and the requests arriving meanwhile
+// are refused at once instead of queued to be refused at their deadline.
+func Estimate(ewma, dev, longestRunning time.Duration) time.Duration {
+	return max(ewma+2*dev, longestRunning)
+}
+
+// estimate is Estimate for the Hasher's state now. Called with mu held.
+func (h *Hasher) estimate(now time.Time) time.Duration {
+	var longest time.Duration
+	for _, s := range h.running {
+		longest = max(longest, now.Sub(s))
+	}
+	return Estimate(h.ewma, h.dev, longest)
+}
 
 // NewHasher returns a Hasher. It makes the dummy hash for unknown users at
 // once; the time that takes is the first estimate of a hash's duration.
@@ -156,7 +174,7 @@ func (h *Hasher) run(ctx context.Context, fn func()) error {
 		ahead++
 	}
 	ewma := h.ewma
-	if now := h.now(); !Admit(ahead, cap(h.slots), h.estimate(), deadline.Sub(now), h.margin, hasDeadline) {
+	if now := h.now(); !Admit(ahead, cap(h.slots), h.estimate(now), deadline.Sub(now), h.margin, hasDeadline) {
 		var wait time.Duration
 		h.promised, wait = Schedule(h.promised, now, ahead, cap(h.slots), ewma)
 		h.mu.Unlock()
@@ -189,10 +207,16 @@ func (h *Hasher) run(ctx context.Context, fn func()) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	start := time.Now()
-	fn()
-	d := time.Since(start)
 	h.mu.Lock()
+	start := h.now()
+	h.running = append(h.running, start)
+	h.mu.Unlock()
+	fn()
+	h.mu.Lock()
+	d := h.now().Sub(start)
+	if i := slices.Index(h.running, start); i >= 0 {
+		h.running = slices.Delete(h.running, i, i+1)
+	}
 	h.dev = time.Duration(devWeight*math.Abs(float64(d-h.ewma)) + (1-devWeight)*float64(h.dev))
 	h.ewma = time.Duration(ewmaWeight*float64(d) + (1-ewmaWeight)*float64(h.ewma))
 	h.mu.Unlock()

@@ -186,6 +186,73 @@ func TestHasherRefusesWhatCannotFinish(t *testing.T) {
 	}
 }
 
+func TestEstimate(t *testing.T) {
+	const ms = time.Millisecond
+	for _, tc := range []struct {
+		name                   string
+		ewma, dev, longestRuns time.Duration
+		want                   time.Duration
+	}{
+		{"idle", 50 * ms, 10 * ms, 0, 70 * ms},
+		{"a hash running as usual", 50 * ms, 10 * ms, 30 * ms, 70 * ms},
+		{"a hash running long", 50 * ms, 10 * ms, 400 * ms, 400 * ms},
+		{"no deviation", 50 * ms, 0, 50 * ms, 50 * ms},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Estimate(tc.ewma, tc.dev, tc.longestRuns); got != tc.want {
+				t.Fatalf("Estimate = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHasherSeesASlowHashRunning: the machine slows down before any hash
+// ends (the mean still says 20 ms); a hash that has run 800 ms already
+// makes a request that would wait for it refused at once, not queued to
+// be refused at its deadline.
+func TestHasherSeesASlowHashRunning(t *testing.T) {
+	h := newTestHasher(t, 4, 1)
+	var offset atomic.Int64
+	h.mu.Lock()
+	h.ewma, h.dev = 20*time.Millisecond, 0
+	h.now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	h.mu.Unlock()
+	release := make(chan struct{})
+	first := make(chan error, 1)
+	go func() { first <- h.run(context.Background(), func() { <-release }) }()
+	for {
+		h.mu.Lock()
+		n := len(h.running)
+		h.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	offset.Store(int64(800 * time.Millisecond)) // the first hash has run 800 ms
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	second := make(chan error, 1)
+	go func() { second <- h.run(ctx, func() {}) }()
+	select {
+	case err := <-second:
+		if !errors.Is(err, ErrBusy) {
+			t.Fatalf("second request: %v, want ErrBusy", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("the second request was queued behind a hash that cannot end in time")
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.running) != 0 || h.ewma <= 20*time.Millisecond {
+		t.Fatalf("after the slow hash: %d running, mean %v", len(h.running), h.ewma)
+	}
+}
+
 // TestHasherLeavesWithTheClient: a request whose client went away while
 // it waited does not run.
 func TestHasherLeavesWithTheClient(t *testing.T) {
