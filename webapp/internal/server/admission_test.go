@@ -85,3 +85,43 @@ func TestAdmissionOff(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.raw)
 	}
 }
+
+// A request the gate sheds has read the session (Redis) and not the
+// user's row (MySQL): in the rehearsal, shed requests by the hundred
+// thousand each read the user from MySQL first, while requests queued for
+// MySQL connections. Here every MySQL connection is held: a contestant's
+// request behind a full gate is answered busy at once, not unavailable
+// after its deadline; staff still pass the gate (and then wait for MySQL).
+func TestShedRequestReadsNoMySQL(t *testing.T) {
+	e := newEnv(t, func(c *Config) {
+		c.Admission = admission.Config{Slots: 1, MaxWait: 30 * time.Millisecond, RetryAfter: 2 * time.Second}
+		c.RequestTimeout = 2 * time.Second
+	})
+	e.user("alice", store.RoleStudent, "alice-password")
+	alice := e.client()
+	if r := alice.login("alice", "alice-password"); r.status != http.StatusOK {
+		t.Fatalf("login: %d %s", r.status, r.raw)
+	}
+	release, err := e.srv.gate.Enter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	db := e.srv.cfg.Store.DB
+	db.SetMaxOpenConns(1)
+	tx, err := db.BeginTx(context.Background(), nil) // holds the only connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = tx.Rollback()
+		db.SetMaxOpenConns(0)
+	}()
+	start := time.Now()
+	r := alice.do("GET", "/api/problems", nil)
+	code, _ := errCode(r)
+	if r.status != http.StatusServiceUnavailable || code != CodeBusy {
+		t.Fatalf("behind a full gate with MySQL held: %d %s after %v, want 503 busy (the gate, before any MySQL read)",
+			r.status, r.raw, time.Since(start).Round(time.Millisecond))
+	}
+}

@@ -22,7 +22,9 @@ func (s *Server) routes() *chi.Mux {
 	r.Method(http.MethodGet, "/metrics", oh)
 
 	r.Route("/api", func(r chi.Router) {
-		r.Use(s.authenticate, s.admit, s.readCachePolicy)
+		// The gate comes after the session (Redis: staff pass it) and
+		// before the user's row (MySQL): a shed request reads no MySQL.
+		r.Use(s.readSession, s.admit, s.authenticate, s.readCachePolicy)
 		// Login and registration happen before a session exists: no CSRF
 		// token to check. Both require a JSON body, which a cross-site form
 		// cannot send without a CORS preflight.

@@ -51,7 +51,10 @@ var ErrStale = errors.New("store: the user changed meanwhile")
 var ErrLastAdmin = errors.New("store: the last enabled admin cannot be demoted or disabled")
 
 // IsStaff reports whether the user may see and edit private problems.
-func (u *User) IsStaff() bool { return u.Role == RoleAdmin || u.Role == RoleSetter }
+func (u *User) IsStaff() bool { return IsStaffRole(u.Role) }
+
+// IsStaffRole reports whether role is a staff role (admin or setter).
+func IsStaffRole(role string) bool { return role == RoleAdmin || role == RoleSetter }
 
 const userCols = "id, username, display_name, email, role, password_hash, disabled, session_epoch, created_at"
 
