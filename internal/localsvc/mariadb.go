@@ -36,13 +36,6 @@ type MariaDBConfig struct {
 	ReadyTimeout time.Duration
 	// Log receives the server's own output. Default io.Discard.
 	Log io.Writer
-	// Nice moves the server ahead of this process and its other
-	// children in the CPU's queue: a negative niceness adjustment (nice(1)),
-	// applied only when this process may raise priorities (root). On one
-	// machine shared with web nodes, a hub and a load generator, every
-	// request waits on the server's answers: a store runnable but queued
-	// behind them slows all of them at once. 0 leaves it as it is.
-	Nice int
 }
 
 // MariaDB is a running local MariaDB server. Its root user has no password
@@ -150,7 +143,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 	if fi, err := os.Stat(errorLog); err == nil {
 		logFrom = fi.Size()
 	}
-	m.proc, err = StartProcess("mariadb", cfg.Log, dir, nil, niced(cfg.Nice, args)...)
+	m.proc, err = StartProcess("mariadb", cfg.Log, dir, nil, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,16 +10,6 @@ import (
 	"github.com/verdict-oj/verdict/internal/localsvc"
 )
 
-// StoreNice is the niceness adjustment the stack starts MariaDB and Redis
-// with (localsvc's Nice; as root only): on one machine they share the
-// cores with the web nodes, the hub, nginx and, in a rehearsal, the load
-// generator, and every request waits on their answers. The 2026-12-02
-// rehearsal (2 cores, 3,000 contestants) measured Redis runnable but
-// waiting for a core 85 % of the contest's wall time while it used 13 % of
-// a core: every Redis round trip of every request queued behind the
-// machine's run queue. Ahead of the others they answer as soon as asked.
-const StoreNice = -10
-
 // Config configures the local stack. Zero fields take the documented
 // defaults; all listeners are on 127.0.0.1.
 //

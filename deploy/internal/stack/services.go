@@ -33,7 +33,7 @@ func WithServices(ctx context.Context, argv []string, out io.Writer) (int, error
 	var db *localsvc.MariaDB
 	mport, err := localsvc.OnFreePort(nil, func(port int) (err error) {
 		db, err = localsvc.StartMariaDB(ctx, localsvc.MariaDBConfig{
-			Dir: filepath.Join(dir, "mariadb"), Port: port, Fast: true, BufferPool: 256 << 20, Nice: StoreNice,
+			Dir: filepath.Join(dir, "mariadb"), Port: port, Fast: true, BufferPool: 256 << 20,
 		})
 		return err
 	})
@@ -44,7 +44,7 @@ func WithServices(ctx context.Context, argv []string, out io.Writer) (int, error
 	var rd *localsvc.Redis
 	_, err = localsvc.OnFreePort(nil, func(port int) (err error) {
 		rd, err = localsvc.StartRedis(ctx, localsvc.RedisConfig{
-			Dir: filepath.Join(dir, "redis"), Port: port, Databases: 1024, Nice: StoreNice,
+			Dir: filepath.Join(dir, "redis"), Port: port, Databases: 1024,
 		})
 		return err
 	})

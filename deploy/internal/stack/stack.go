@@ -166,7 +166,7 @@ func (s *Stack) start(ctx context.Context) error {
 		var err error
 		s.mariadb, err = localsvc.StartMariaDB(ctx, localsvc.MariaDBConfig{
 			Dir: filepath.Join(s.cfg.Dir, "mysql"), Port: port, Log: mysqlLog,
-			StatementStats: s.cfg.MySQLStatementStats, Nice: StoreNice,
+			StatementStats: s.cfg.MySQLStatementStats,
 		})
 		return err
 	})
@@ -181,7 +181,7 @@ func (s *Stack) start(ctx context.Context) error {
 	err = s.startServer(&s.cfg.RedisPort, func(port int) error {
 		var err error
 		s.redis, err = localsvc.StartRedis(ctx, localsvc.RedisConfig{
-			Dir: filepath.Join(s.cfg.Dir, "redis"), Port: port, AOF: true, Log: redisLog, Nice: StoreNice,
+			Dir: filepath.Join(s.cfg.Dir, "redis"), Port: port, AOF: true, Log: redisLog,
 		})
 		return err
 	})
