@@ -242,6 +242,12 @@ func (n Names) CCSFeedGen(contestID int64) string {
 // String implements fmt.Stringer for logs.
 func (n Names) String() string { return fmt.Sprintf("rkeys(%s)", n.Prefix()) }
 
+// RejudgeJob is the hash of one background rejudge's progress (total,
+// done, failed, its staff user, when it started and finished), by job id,
+// so that any web node can answer how far it got. It expires a week after
+// the job started.
+func (n Names) RejudgeJob(id string) string { return n.k("rejudge", "job", id) }
+
 // CustomRunIDs is the counter custom run ids are drawn from (each id is
 // protocol.CustomRunIDBase plus the counter).
 func (n Names) CustomRunIDs() string { return n.k("custom-run", "ids") }

@@ -42,6 +42,7 @@ func TestNames(t *testing.T) {
 		{"warm plan", def.WarmPlan(), "verdict:warm:plan"},
 		{"warm plan changed", def.WarmPlanChanged(), "verdict:warm:changed"},
 		{"warm status", custom.WarmStatus(), "t42:warm:status"},
+		{"rejudge job", def.RejudgeJob("9f3a"), "verdict:rejudge:job:9f3a"},
 		{"zero value", Names{}.Queue(), "verdict:queue"},
 	}
 	for _, tc := range tests {

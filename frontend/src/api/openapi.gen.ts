@@ -742,6 +742,25 @@ export interface Solutions {
   ok: boolean;
 }
 
+/** How far a background rejudge got (any web node answers: the progress is in Redis for a week). */
+export interface RejudgeStatus {
+  job: string;
+  /** Submissions the selection held when the job started. */
+  total: number;
+  /** Rejudged (reset and queued) so far. */
+  done: number;
+  /** Given up on after three tries (the log names them); they keep their verdict. */
+  failed: number;
+  /** The staff member who asked for it. */
+  user_id: number;
+  started_at: string;
+  /** When the job went through every submission. */
+  finished_at?: string;
+  finished: boolean;
+  /** The web node running the job stopped first: what it had not reached keeps its verdict (ask again to finish). */
+  interrupted: boolean;
+}
+
 /** Every operation of the API, by operationId. */
 export interface Operations {
   /** POST /api/contests/{slug}/participants: Register existing users in a contest (staff) */
@@ -1472,7 +1491,17 @@ export interface Operations {
     } | {
       queued: number;
       background: boolean;
+      /** The background job's id: GET /api/rejudge/{job} says how far it got. */
+      job: string;
     };
+  };
+  /** GET /api/rejudge/{job}: How far a background rejudge got (staff) */
+  rejudgeJob: {
+    method: "GET";
+    path: "/api/rejudge/{job}";
+    params: { path: { job: string }; query: {} };
+    body: never;
+    response: RejudgeStatus;
   };
   /** DELETE /api/contests/{slug}/participants/{username}: Unregister a user from a contest (staff) */
   removeParticipant: {

@@ -2,9 +2,15 @@ package judging
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
@@ -64,48 +70,186 @@ func (s *Service) Rejudge(ctx context.Context, id int64) error {
 	return s.Enqueue(ctx, &sub, &p, protocol.PriorityRejudge)
 }
 
+// RejudgeJobTTL is how long a rejudge job's progress stays readable
+// (RejudgeJob) after it started.
+const RejudgeJobTTL = 7 * 24 * time.Hour
+
+// ErrNoRejudgeJob: RejudgeJob was given an id no job has (or one whose
+// progress has expired).
+var ErrNoRejudgeJob = errors.New("judging: no such rejudge job")
+
+// RejudgeStatus is how far a background rejudge got, as any web node
+// reads it from Redis: Done and Failed of Total so far; Finished once the
+// job went through every submission; Interrupted when the node it ran on
+// stopped first (what it had not reached keeps its verdict).
+type RejudgeStatus struct {
+	Job         string     `json:"job"`
+	Total       int        `json:"total"`
+	Done        int        `json:"done"`
+	Failed      int        `json:"failed"`
+	UserID      int64      `json:"user_id"`
+	StartedAt   time.Time  `json:"started_at"`
+	FinishedAt  *time.Time `json:"finished_at,omitempty"`
+	Finished    bool       `json:"finished"`
+	Interrupted bool       `json:"interrupted"`
+}
+
 // RejudgeAll rejudges ids in the background, one after the other, each
-// within RejudgeItemTimeout and tried up to three times, and returns at
-// once. A problem's or a contest's submissions are thousands in a contest:
-// done inside the request they outlived its deadline and stopped half way.
+// within RejudgeItemTimeout and tried up to three times, and returns the
+// job's id at once; RejudgeJob says how far it got, on any node. A
+// problem's or a contest's submissions are thousands in a contest: done
+// inside the request they outlived its deadline and stopped half way.
 // The job ends with the node (Wait); what it had not reached by then keeps
-// its verdict, and the log says how far it got.
-func (s *Service) RejudgeAll(ids []int64, userID int64) {
-	ctx, cancel := context.WithCancel(context.Background())
+// its verdict, and the log and the job's progress say how far it got.
+// Progress is written as it goes: a write that fails is logged and does
+// not stop the job (the job's own work is what matters).
+func (s *Service) RejudgeAll(ctx context.Context, ids []int64, userID int64) (string, error) {
+	job, err := newJobID()
+	if err != nil {
+		return "", err
+	}
+	key := s.n.RejudgeJob(job)
+	started := s.cfg.Now()
+	if _, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, key, "total", len(ids), "done", 0, "failed", 0, "user_id", userID, "started_at", started.UnixMilli())
+		p.Expire(ctx, key, RejudgeJobTTL)
+		return nil
+	}); err != nil {
+		return "", fmt.Errorf("judging: rejudge job: %w", err)
+	}
+	jctx, cancel := context.WithCancel(context.Background())
 	s.jobsMu.Lock()
 	s.jobCancels = append(s.jobCancels, cancel)
 	s.jobsMu.Unlock()
 	s.jobs.Go(func() {
 		defer cancel()
+		log := s.log.With("user_id", userID, "job", job)
+		note := func(fields ...any) {
+			// Not jctx: the note that the job was interrupted is written
+			// as the node stops.
+			wctx, wcancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer wcancel()
+			if err := s.rdb.HSet(wctx, key, fields...).Err(); err != nil {
+				log.Warn("rejudge progress not written", obs.Err(err))
+			}
+		}
+		count := func(field string) {
+			wctx, wcancel := context.WithTimeout(jctx, 2*time.Second)
+			defer wcancel()
+			if err := s.rdb.HIncrBy(wctx, key, field, 1).Err(); err != nil && jctx.Err() == nil {
+				log.Warn("rejudge progress not written", obs.Err(err))
+			}
+		}
 		t0 := time.Now()
 		done, failed := 0, 0
 		for i, id := range ids {
-			if ctx.Err() != nil {
-				s.log.Warn("rejudge interrupted by shutdown", "user_id", userID, "done", done, "failed", failed, "left", len(ids)-i)
+			if jctx.Err() != nil {
+				log.Warn("rejudge interrupted by shutdown", "done", done, "failed", failed, "left", len(ids)-i)
+				note("interrupted_at", s.cfg.Now().UnixMilli())
 				return
 			}
 			var err error
 			for try := range rejudgeTries {
-				ictx, icancel := context.WithTimeout(ctx, RejudgeItemTimeout)
+				ictx, icancel := context.WithTimeout(jctx, RejudgeItemTimeout)
 				err = s.Rejudge(ictx, id)
 				icancel()
-				if err == nil || ctx.Err() != nil {
+				if err == nil || jctx.Err() != nil {
 					break
 				}
 				select {
 				case <-time.After(time.Duration(try+1) * time.Second):
-				case <-ctx.Done():
+				case <-jctx.Done():
 				}
 			}
 			if err != nil {
 				failed++
-				s.log.Warn("rejudge of a submission failed", obs.SubmissionID(id), obs.Err(err))
+				log.Warn("rejudge of a submission failed", obs.SubmissionID(id), obs.Err(err))
+				count("failed")
 				continue
 			}
 			done++
+			count("done")
 		}
-		s.log.Info("rejudge done", "user_id", userID, "submissions", done, "failed", failed, "took", time.Since(t0).Round(time.Millisecond))
+		note("finished_at", s.cfg.Now().UnixMilli())
+		log.Info("rejudge done", "submissions", done, "failed", failed, "took", time.Since(t0).Round(time.Millisecond))
 	})
+	return job, nil
+}
+
+// RejudgeJob reads a background rejudge's progress (RejudgeAll), or
+// ErrNoRejudgeJob.
+func (s *Service) RejudgeJob(ctx context.Context, job string) (RejudgeStatus, error) {
+	if !validJobID(job) {
+		return RejudgeStatus{}, ErrNoRejudgeJob
+	}
+	h, err := s.rdb.HGetAll(ctx, s.n.RejudgeJob(job)).Result()
+	if err != nil {
+		return RejudgeStatus{}, fmt.Errorf("judging: rejudge job: %w", err)
+	}
+	if len(h) == 0 {
+		return RejudgeStatus{}, ErrNoRejudgeJob
+	}
+	return parseRejudgeStatus(job, h)
+}
+
+// parseRejudgeStatus reads a job's hash. Pure.
+func parseRejudgeStatus(job string, h map[string]string) (RejudgeStatus, error) {
+	st := RejudgeStatus{Job: job}
+	num := func(field string) (int64, error) {
+		v, ok := h[field]
+		if !ok {
+			return 0, nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("judging: rejudge job %s: %s %q: %w", job, field, v, err)
+		}
+		return n, nil
+	}
+	var err error
+	var n int64
+	for _, f := range []struct {
+		name string
+		set  func(int64)
+	}{
+		{"total", func(v int64) { st.Total = int(v) }},
+		{"done", func(v int64) { st.Done = int(v) }},
+		{"failed", func(v int64) { st.Failed = int(v) }},
+		{"user_id", func(v int64) { st.UserID = v }},
+		{"started_at", func(v int64) { st.StartedAt = time.UnixMilli(v).UTC() }},
+		{"finished_at", func(v int64) {
+			if v > 0 {
+				at := time.UnixMilli(v).UTC()
+				st.FinishedAt, st.Finished = &at, true
+			}
+		}},
+		{"interrupted_at", func(v int64) { st.Interrupted = v > 0 }},
+	} {
+		if n, err = num(f.name); err != nil {
+			return RejudgeStatus{}, err
+		}
+		f.set(n)
+	}
+	return st, nil
+}
+
+// newJobID is a random job id: 16 hex digits.
+func newJobID() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("judging: job id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// validJobID: what newJobID makes (so a path parameter never names
+// another key).
+func validJobID(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil && strings.ToLower(s) == s
 }
 
 // Wait stops the background jobs (rejudges) and waits for them to end.

@@ -54,6 +54,7 @@ func (s *Server) routes() *chi.Mux {
 			r.Get("/submissions/{id}", s.h(s.handleSubmission))
 			r.With(onlyStaff("override verdicts")).Post("/submissions/{id}/override", s.h(s.handleOverride))
 			r.With(onlyStaff("rejudge")).Post("/rejudge", s.h(s.handleRejudge))
+			r.With(onlyStaff("rejudge")).Get("/rejudge/{job}", s.h(s.handleRejudgeJob))
 			r.With(onlyStaff("export sources")).Get("/export", s.h(s.handleExport))
 			r.With(onlyStaff("list every problem")).Get("/admin/problems", s.h(s.handleAdminProblems))
 			r.With(onlyStaff("list every contest")).Get("/admin/contests", s.h(s.handleAdminContests))

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
-// POST /api/rejudge (onlyStaff): judging.Rejudge and RejudgeAll.
+// POST /api/rejudge (onlyStaff): judging.Rejudge and RejudgeAll; GET
+// /api/rejudge/{job}: judging.RejudgeJob.
 
 type rejudgeRequest struct {
 	SubmissionID *int64 `json:"submission_id"`
@@ -78,9 +81,26 @@ func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) error {
 		return apiErr(http.StatusRequestEntityTooLarge, CodeTooLarge,
 			fmt.Sprintf("more than %d submissions; rejudge at most %d at once (narrow the selection)", MaxRejudge, MaxRejudge))
 	}
-	// In the background, at once.
-	s.judging.RejudgeAll(ids, u.ID)
-	s.log.Info("rejudge started", "user_id", u.ID, "submissions", len(ids), "request_id", requestIDOf(r))
-	writeJSON(w, http.StatusAccepted, map[string]any{"queued": len(ids), "background": true})
+	// In the background, at once; GET /api/rejudge/{job} says how far.
+	job, err := s.judging.RejudgeAll(ctx, ids, u.ID)
+	if err != nil {
+		return unavailableErr(err)
+	}
+	s.log.Info("rejudge started", "user_id", u.ID, "submissions", len(ids), "job", job, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusAccepted, map[string]any{"queued": len(ids), "background": true, "job": job})
+	return nil
+}
+
+// handleRejudgeJob answers how far a background rejudge got (staff):
+// total, done, failed, and whether it finished or was interrupted by its
+// node stopping. Any node answers: the progress is in Redis.
+func (s *Server) handleRejudgeJob(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.judging.RejudgeJob(r.Context(), chi.URLParam(r, "job"))
+	if errors.Is(err, judging.ErrNoRejudgeJob) {
+		return fieldErr(http.StatusNotFound, CodeNotFound, "job", "no such rejudge job (or it expired)")
+	} else if err != nil {
+		return unavailableErr(err)
+	}
+	writeJSON(w, http.StatusOK, st)
 	return nil
 }

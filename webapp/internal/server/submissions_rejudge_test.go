@@ -40,7 +40,22 @@ func TestRejudgeProblemInBackground(t *testing.T) {
 	if r.status != http.StatusAccepted || r.body["queued"] != float64(n) || r.body["background"] != true {
 		t.Fatalf("rejudge a problem: %d %s", r.status, r.raw)
 	}
+	job, _ := r.body["job"].(string)
+	if job == "" {
+		t.Fatalf("rejudge a problem: no job id: %s", r.raw)
+	}
 	je.srv.Judging().WaitJobs()
+	// Its progress, from any node (Redis): all done, finished.
+	st := admin.do("GET", "/api/rejudge/"+job, nil)
+	if st.status != http.StatusOK || st.body["job"] != job || st.body["total"] != float64(n) || st.body["done"] != float64(n) ||
+		st.body["failed"] != float64(0) || st.body["finished"] != true || st.body["interrupted"] != false || st.body["finished_at"] == nil {
+		t.Fatalf("the job's progress: %d %s", st.status, st.raw)
+	}
+	wantErr(t, admin.do("GET", "/api/rejudge/0123456789abcdef", nil), http.StatusNotFound, CodeNotFound, "job")
+	wantErr(t, admin.do("GET", "/api/rejudge/..%2Fqueue", nil), http.StatusNotFound, CodeNotFound, "job")
+	if r := alice.do("GET", "/api/rejudge/"+job, nil); r.status != http.StatusForbidden {
+		t.Fatalf("a student reads a rejudge job: %d %s", r.status, r.raw)
+	}
 	for _, sid := range ids {
 		if a, _ := je.rdb.HGet(ctx, je.names.Task(sid), "attempt").Result(); a != "2" {
 			t.Fatalf("submission %d: task attempt %q, want 2", sid, a)
