@@ -117,7 +117,12 @@ type run struct {
 	start     time.Time // real time of the contest's start
 	freezeAt  time.Time
 	unfrozen  atomic.Bool // the staff's unfreeze succeeded
-	end       time.Time
+	// rejudgeJob is the staff's background rejudge (its id, once the POST
+	// answered); rejudgeAsked is closed when the POST is done, whatever
+	// its answer.
+	rejudgeJob   atomic.Pointer[string]
+	rejudgeAsked chan struct{}
+	end          time.Time
 
 	m         *Metrics
 	verdicts  *harness.Verdicts
@@ -200,7 +205,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r := &run{cfg: cfg, plan: plan, ctx: ctx, m: newMetrics(),
 		verdicts: harness.NewVerdicts(),
 		stale:    &results{m: map[cellKey]mark{}}, boards: newBoardCache(), subs: map[int64]submitted{}, early: map[int64]earlyEvent{},
-		keysSent: map[string]struct{}{}}
+		keysSent: map[string]struct{}{}, rejudgeAsked: make(chan struct{})}
 	if cfg.Judges == 0 {
 		peak := plan.PeakWork(time.Minute, cfg.Compile) * cfg.Compress / cfg.Speed // judge-seconds per real second
 		cfg.Judges = max(1, int(math.Ceil(peak/(cfg.CapacityTarget*float64(cfg.Slots)))))
@@ -264,6 +269,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	sleepUntil(cctx, r.end)
 	r.logf("contest over; waiting for the last verdicts")
 	r.drain(cctx, 90*time.Second)
+	r.awaitRejudge(cctx, rejudgeWait)
 	if err := r.unfreeze(cctx); err != nil {
 		r.m.fail(Failure{Class: ClassStaff, What: "POST unfreeze", Code: short(err)}, time.Now())
 	}
@@ -675,6 +681,86 @@ func (r *run) drain(ctx context.Context, within time.Duration) {
 	}
 }
 
+// rejudgeWait bounds how long the staff wait after the contest for their
+// rejudge to be done and judged before they unfreeze the board.
+const rejudgeWait = 10 * time.Minute
+
+// awaitRejudge is the staff after the contest, before the unfreeze: as an
+// organiser does, they wait for the rejudge they asked for mid-contest to
+// have gone through every submission (GET /api/rejudge/{job}) and for
+// every submission of the contest to be judged again in MySQL — or
+// within. Under load a rejudge of 2,000 submissions ran 7 minutes, past
+// the end: checked before it was done, MySQL and every board were still
+// moving, and the checks compared boards with a board that no longer
+// held.
+func (r *run) awaitRejudge(ctx context.Context, within time.Duration) {
+	deadline := time.Now().Add(within)
+	select {
+	case <-r.rejudgeAsked:
+	case <-ctx.Done():
+		return
+	case <-time.After(within):
+		r.note(&r.staffLog, "the rejudge's POST had no answer %v after the end; not waiting for it", within)
+		return
+	}
+	jp := r.rejudgeJob.Load()
+	if jp == nil {
+		return // it failed (a staff failure) or was not asked for
+	}
+	var st struct {
+		Total       int  `json:"total"`
+		Done        int  `json:"done"`
+		Failed      int  `json:"failed"`
+		Finished    bool `json:"finished"`
+		Interrupted bool `json:"interrupted"`
+	}
+	for {
+		err := r.admin.Call(ctx, http.MethodGet, "/api/rejudge/"+*jp, nil, &st)
+		if err == nil && (st.Finished || st.Interrupted) {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			r.note(&r.staffLog, "the rejudge was not done %v after the end (%d of %d, last error %v); the checks begin", within, st.Done+st.Failed, st.Total, err)
+			return
+		}
+		sleepFor(ctx, 2*time.Second)
+	}
+	r.note(&r.staffLog, "the rejudge went through %d of %d submissions (%d failed, interrupted %v)", st.Done+st.Failed, st.Total, st.Failed, st.Interrupted)
+	for {
+		pending, err := r.notFinalInMySQL(ctx)
+		if err == nil && pending == 0 {
+			r.note(&r.staffLog, "every submission judged again")
+			return
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			r.note(&r.staffLog, "%d submissions still not judged %v after the end (last error %v); the checks begin", pending, within, err)
+			return
+		}
+		sleepFor(ctx, 2*time.Second)
+	}
+}
+
+// notFinalInMySQL counts the contest's submissions MySQL holds without a
+// final verdict.
+func (r *run) notFinalInMySQL(ctx context.Context) (int, error) {
+	rows, err := r.env.DB.QueryContext(ctx, "SELECT verdict FROM submissions WHERE contest_id = ?", r.contestID)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return 0, err
+		}
+		if !protocol.Verdict(v).Final() {
+			n++
+		}
+	}
+	return n, rows.Err()
+}
+
 // staff is the admin during the contest: answers clarifications, rejudges
 // a problem, posts an announcement.
 func (r *run) staff(ctx context.Context) {
@@ -699,12 +785,17 @@ func (r *run) staff(ctx context.Context) {
 		act{sp.Rejudge, func() {
 			slug := r.plan.Problems[sp.RejudgeProblem].Slug
 			var out struct {
-				Queued int `json:"queued"`
+				Queued int    `json:"queued"`
+				Job    string `json:"job"`
 			}
+			defer close(r.rejudgeAsked)
 			r.judges.rejudged(time.Now())
 			if err := r.admin.Call(ctx, http.MethodPost, "/api/rejudge", map[string]any{"problem": slug}, &out); err != nil {
 				r.m.fail(Failure{Class: ClassStaff, What: "POST /api/rejudge", Code: short(err)}, time.Now())
 				return
+			}
+			if out.Job != "" {
+				r.rejudgeJob.Store(&out.Job)
 			}
 			r.note(&r.staffLog, "rejudged problem %s: %d submissions, in the background", slug, out.Queued)
 		}},
