@@ -174,7 +174,13 @@ func (h *Hasher) run(ctx context.Context, fn func()) error {
 		ahead++
 	}
 	ewma := h.ewma
-	if now := h.now(); !Admit(ahead, cap(h.slots), h.estimate(now), deadline.Sub(now), h.margin, hasDeadline) {
+	// An idle Hasher admits whatever its estimate says: the estimate
+	// learns only from hashes that run, and one that grew past every
+	// deadline (hashes slowed down by a loaded machine) would otherwise
+	// refuse every request for ever. The probe is never refused later
+	// either.
+	probe := ahead == 0 && len(h.running) == 0
+	if now := h.now(); !probe && !Admit(ahead, cap(h.slots), h.estimate(now), deadline.Sub(now), h.margin, hasDeadline) {
 		var wait time.Duration
 		h.promised, wait = Schedule(h.promised, now, ahead, cap(h.slots), ewma)
 		h.mu.Unlock()
@@ -201,7 +207,7 @@ func (h *Hasher) run(ctx context.Context, fn func()) error {
 	defer func() { <-h.slots }()
 	// The estimate was wrong and the hash can no longer finish in time:
 	// do not spend a slot on an answer nobody will read.
-	if hasDeadline && deadline.Sub(h.now()) < ewma {
+	if !probe && hasDeadline && deadline.Sub(h.now()) < ewma {
 		return &BusyError{RetryAfter: RetryAfter(h.Waiting(), cap(h.slots), ewma)}
 	}
 	if err := ctx.Err(); err != nil {

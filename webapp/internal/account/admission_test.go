@@ -253,6 +253,46 @@ func TestHasherSeesASlowHashRunning(t *testing.T) {
 	}
 }
 
+// TestHasherProbesWhenIdle: an estimate grown past every deadline (a
+// loaded machine slowed the last hashes down) does not refuse every
+// request for ever: an idle Hasher lets one in, and the estimate learns
+// from it. (TestLoginStorm hung 13 minutes in CI: every login refused,
+// nothing hashed, the estimate never came down.)
+func TestHasherProbesWhenIdle(t *testing.T) {
+	h := newTestHasher(t, 4, 1)
+	h.mu.Lock()
+	h.ewma, h.dev = 10*time.Second, time.Second
+	h.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	ran := false
+	if err := h.run(ctx, func() { ran = true }); err != nil || !ran {
+		t.Fatalf("an idle hasher with a stale estimate: err %v, ran %v", err, ran)
+	}
+	if e := h.EWMA(); e >= 10*time.Second {
+		t.Fatalf("the estimate did not learn: %v", e)
+	}
+	// Not idle (a hash runs): the estimate decides again.
+	release := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- h.run(context.Background(), func() { <-release }) }()
+	for h.Waiting() != 0 || len(h.slots) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	h.mu.Lock()
+	h.ewma, h.dev = 10*time.Second, 0
+	h.mu.Unlock()
+	ctx2, cancel2 := context.WithTimeout(context.Background(), time.Second)
+	defer cancel2()
+	if err := h.run(ctx2, func() {}); !errors.Is(err, ErrBusy) {
+		t.Fatalf("behind a running hash with a 10 s estimate and 1 s left: %v, want ErrBusy", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestHasherLeavesWithTheClient: a request whose client went away while
 // it waited does not run.
 func TestHasherLeavesWithTheClient(t *testing.T) {
