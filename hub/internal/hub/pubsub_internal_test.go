@@ -29,6 +29,30 @@ func pubsubEnv(t *testing.T) (*pubsub, *redis.Client, chan string) {
 	return p, c, got
 }
 
+// wantDelivered: Redis counts exactly one subscriber of ch (the hub's)
+// and a message published on it reaches the hub.
+func wantDelivered(ctx context.Context, t *testing.T, c *redis.Client, got chan string, ch string) {
+	t.Helper()
+	n, err := c.PubSubNumSub(ctx, ch).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n[ch] != 1 {
+		t.Fatalf("Redis has %d subscribers of %s, the hub counts one", n[ch], ch)
+	}
+	if err := c.Publish(ctx, ch, "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-got:
+		if m != ch+" x" {
+			t.Fatalf("on %s: got %q", ch, m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the message on %s never came", ch)
+	}
+}
+
 // TestPubSubLastLeavesAsOneComes: the last reference of a channel is
 // dropped while a new one is taken (a browser reloads: its user channel's
 // old socket closes as the new one opens). The UNSUBSCRIBE is held back
@@ -62,24 +86,7 @@ func TestPubSubLastLeavesAsOneComes(t *testing.T) {
 		if serr != nil {
 			t.Fatal(serr)
 		}
-		n, err := c.PubSubNumSub(ctx, ch).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n[ch] != 1 {
-			t.Fatalf("round %d: Redis has %d subscribers of %s, the hub counts one", round, n[ch], ch)
-		}
-		if err := c.Publish(ctx, ch, "x").Err(); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case m := <-got:
-			if m != ch+" x" {
-				t.Fatalf("round %d: got %q", round, m)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("round %d: the message never came", round)
-		}
+		wantDelivered(ctx, t, c, got, ch)
 		p.unsubscribe(ctx, ch)
 		<-sending
 	}
@@ -101,24 +108,7 @@ func TestPubSubAbandonedSubscribe(t *testing.T) {
 		if err := p.subscribe(ctx, ch); err != nil {
 			t.Fatal(err)
 		}
-		n, err := c.PubSubNumSub(ctx, ch).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n[ch] != 1 {
-			t.Fatalf("round %d: Redis has %d subscribers of %s, the hub counts one", round, n[ch], ch)
-		}
-		if err := c.Publish(ctx, ch, "y").Err(); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case m := <-got:
-			if m != ch+" y" {
-				t.Fatalf("round %d: got %q", round, m)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("round %d: the message never came", round)
-		}
+		wantDelivered(ctx, t, c, got, ch)
 		p.unsubscribe(ctx, ch)
 	}
 }
