@@ -106,11 +106,13 @@ type JudgeDispatch struct {
 	Mean  time.Duration
 }
 
-// Proc is one process's CPU time and peak memory.
+// Proc is one process's CPU time, time spent waiting for a core and peak
+// memory.
 type Proc struct {
 	Name    string
 	Pid     int
 	CPU     time.Duration // user + system
+	Waited  time.Duration // runnable but waiting for a core, its live threads summed (schedstat)
 	PeakRSS int64         // VmHWM, bytes
 }
 
@@ -165,6 +167,7 @@ func (r *run) procStats() []Proc {
 		for _, c := range bench.Children(pid) {
 			cp := readProc("", c)
 			p.CPU += cp.CPU
+			p.Waited += cp.Waited
 			p.PeakRSS += cp.PeakRSS
 		}
 		out = append(out, p)
@@ -181,6 +184,7 @@ func (r *run) procStats() []Proc {
 		for _, pid := range r.judges.pids() {
 			p := readProc("", pid)
 			sims.CPU += p.CPU
+			sims.Waited += p.Waited
 			sims.PeakRSS += p.PeakRSS
 		}
 		out = append(out, sims)
@@ -214,7 +218,29 @@ func readProc(name string, pid int) Proc {
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status"); err == nil {
 		p.PeakRSS, _ = bench.StatusField(b, "VmHWM")
 	}
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/schedstat")
+	for _, t := range tasks {
+		if b, err := os.ReadFile(t); err == nil {
+			p.Waited += runDelay(b)
+		}
+	}
 	return p
+}
+
+// runDelay reads a thread's schedstat line ("cpu_ns run_delay_ns
+// timeslices"): how long it was runnable but waiting for a core. A thread
+// that has exited takes its count with it, so a process's sum can fall
+// between two reads; the report never shows less than zero.
+func runDelay(schedstat []byte) time.Duration {
+	f := strings.Fields(string(schedstat))
+	if len(f) < 2 {
+		return 0
+	}
+	ns, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || ns < 0 {
+		return 0
+	}
+	return time.Duration(ns)
 }
 
 // Print writes the report as text.
@@ -421,26 +447,27 @@ func (rep *Report) Markdown() string {
 		fmt.Fprintf(&b, "Not replayed: %s\n", rep.ReplayErr)
 	}
 
-	fmt.Fprintf(&b, "\n## Processes\n\n| process | CPU s during the contest | CPU ms per contestant | peak RSS MiB | peak RSS KiB per contestant |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n## Processes\n\n| process | CPU s during the contest | waited for a core s | CPU ms per contestant | peak RSS MiB | peak RSS KiB per contestant |\n|---|---|---|---|---|---|\n")
 	before := map[string]Proc{}
 	for _, p := range rep.Before {
 		before[p.Name] = p
 	}
 	var stackCPU, genCPU time.Duration
 	for _, p := range rep.After {
-		cpu := p.CPU
+		cpu, waited := p.CPU, p.Waited
 		if bp, ok := before[p.Name]; ok && bp.Pid == p.Pid {
 			cpu -= bp.CPU
+			waited = max(0, waited-bp.Waited)
 		}
 		if strings.HasPrefix(p.Name, loadGenerator) || p.Name == simJudges {
 			genCPU += cpu
 		} else {
 			stackCPU += cpu
 		}
-		fmt.Fprintf(&b, "| %s | %.1f | %.2f | %.0f | %.1f |\n", p.Name, cpu.Seconds(),
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2f | %.0f | %.1f |\n", p.Name, cpu.Seconds(), waited.Seconds(),
 			float64(cpu)/float64(time.Millisecond)/float64(s.Contestants), float64(p.PeakRSS)/(1<<20), float64(p.PeakRSS)/1024/float64(s.Contestants))
 	}
-	b.WriteString("\nA process restarted by a fault counts from its restart only.\n")
+	b.WriteString("\nA process restarted by a fault counts from its restart only. \"Waited for a core\" is the time its threads were runnable but queued behind others (/proc/PID/task/*/schedstat, the threads alive at the end): on a saturated machine every round trip to a process waits this way.\n")
 	if wall := rep.AfterAt.Sub(rep.BeforeAt); wall > 0 {
 		avail := wall * time.Duration(runtime.NumCPU())
 		fmt.Fprintf(&b, "\nOver those %s the machine had %.0f CPU s (%d cores): the stack used %.0f s (%.0f %%), the load generator and the simulated judges %.0f s (%.0f %%)",
