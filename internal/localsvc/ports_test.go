@@ -1,9 +1,16 @@
 package localsvc
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -103,5 +110,64 @@ func TestRedisOnATakenPort(t *testing.T) {
 			second.Stop()
 		}
 		t.Fatalf("redis on another redis's port %d: %v, want ErrPortInUse", port, err)
+	}
+}
+
+// niceOf reads a process's niceness (/proc/PID/stat, field 19).
+func niceOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command name (field 2) may hold spaces: count from its ")".
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	n, err := strconv.Atoi(f[16])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestRedisNice: a store started with a negative Nice runs ahead of this
+// process (as root; otherwise at this process's niceness, unchanged).
+func TestRedisNice(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var r *Redis
+	_, err := OnFreePort(nil, func(port int) (err error) {
+		r, err = StartRedis(ctx, RedisConfig{Dir: t.TempDir(), Port: port, Nice: -3})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+	self, got := niceOf(t, os.Getpid()), niceOf(t, r.Proc().Pid())
+	want := self
+	if os.Geteuid() == 0 {
+		want = max(self-3, -20)
+	}
+	if got != want {
+		t.Fatalf("redis runs at niceness %d, this process at %d: want %d", got, self, want)
+	}
+}
+
+func TestNiced(t *testing.T) {
+	argv := []string{"/usr/bin/redis-server", "--port", "1"}
+	for _, n := range []int{0, 5} {
+		if got := niced(n, argv); !slices.Equal(got, argv) {
+			t.Errorf("niced(%d) = %v, want argv unchanged", n, got)
+		}
+	}
+	got := niced(-10, argv)
+	if os.Geteuid() != 0 {
+		if !slices.Equal(got, argv) {
+			t.Errorf("niced(-10) without root = %v, want argv unchanged", got)
+		}
+		return
+	}
+	if len(got) != len(argv)+3 || filepath.Base(got[0]) != "nice" || got[1] != "-n" || got[2] != "-10" || !slices.Equal(got[3:], argv) {
+		t.Errorf("niced(-10) = %v", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -50,6 +51,20 @@ func StartProcessFiles(name string, out io.Writer, dir string, env []string, fil
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// niced returns argv run by nice(1) at adjustment n when n is negative
+// and this process may raise priorities (root), argv itself otherwise
+// (MariaDBConfig.Nice, RedisConfig.Nice).
+func niced(n int, argv []string) []string {
+	if n >= 0 || os.Geteuid() != 0 {
+		return argv
+	}
+	bin, err := exec.LookPath("nice")
+	if err != nil {
+		return argv
+	}
+	return append([]string{bin, "-n", strconv.Itoa(n)}, argv...)
 }
 
 // Pid returns the process id.

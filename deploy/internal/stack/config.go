@@ -10,6 +10,21 @@ import (
 	"github.com/verdict-oj/verdict/internal/localsvc"
 )
 
+// RedisNice is the niceness adjustment the stack starts Redis with
+// (localsvc.RedisConfig.Nice; as root only): on one machine Redis shares
+// the cores with the web nodes, the hub, MariaDB, nginx and, in a
+// rehearsal, the load generator, and nearly every request waits on its
+// answers, one round trip after another, while Redis itself needs little
+// CPU. The 2026-12-02 rehearsal (2 cores, 3,000 contestants) measured it
+// runnable but waiting for a core 85 % of the contest while it used 13 %
+// of a core; the web nodes waited ~80,000–100,000 s in all for Redis
+// connections. Ahead of the others (2026-12-03 run, docs/rehearsal.md) it
+// waited 120 s, the web nodes' Redis waits fell to ~2,000 s and the stack
+// acknowledged a third more submissions. MariaDB is left alone: with it
+// ahead too (2026-12-02) its many threads took the cores from the web
+// nodes and the run did worse.
+const RedisNice = -10
+
 // Config configures the local stack. Zero fields take the documented
 // defaults; all listeners are on 127.0.0.1.
 //

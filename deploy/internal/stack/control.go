@@ -86,7 +86,7 @@ func (s *Stack) RestartRedis(ctx context.Context) error {
 	}
 	r, err := localsvc.StartRedis(ctx, localsvc.RedisConfig{
 		Dir: filepath.Join(s.cfg.Dir, "redis"), Port: s.cfg.RedisPort, AOF: true,
-		Log: s.con.prefixed("redis", s.next()),
+		Log: s.con.prefixed("redis", s.next()), Nice: RedisNice,
 	})
 	if err != nil {
 		return fmt.Errorf("stack: restart redis: %w", err)

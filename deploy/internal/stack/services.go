@@ -44,7 +44,7 @@ func WithServices(ctx context.Context, argv []string, out io.Writer) (int, error
 	var rd *localsvc.Redis
 	_, err = localsvc.OnFreePort(nil, func(port int) (err error) {
 		rd, err = localsvc.StartRedis(ctx, localsvc.RedisConfig{
-			Dir: filepath.Join(dir, "redis"), Port: port, Databases: 1024,
+			Dir: filepath.Join(dir, "redis"), Port: port, Databases: 1024, Nice: RedisNice,
 		})
 		return err
 	})

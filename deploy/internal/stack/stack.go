@@ -181,7 +181,7 @@ func (s *Stack) start(ctx context.Context) error {
 	err = s.startServer(&s.cfg.RedisPort, func(port int) error {
 		var err error
 		s.redis, err = localsvc.StartRedis(ctx, localsvc.RedisConfig{
-			Dir: filepath.Join(s.cfg.Dir, "redis"), Port: port, AOF: true, Log: redisLog,
+			Dir: filepath.Join(s.cfg.Dir, "redis"), Port: port, AOF: true, Log: redisLog, Nice: RedisNice,
 		})
 		return err
 	})
