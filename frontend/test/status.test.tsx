@@ -51,7 +51,10 @@ describe("status page", () => {
       "GET /api/submissions": (c) => ({
         body: { submissions: c.query.get("problem") === "sum" ? [row(2)] : [row(2), row(1, { problem: "other" })], next_cursor: null },
       }),
-      "POST /api/rejudge": () => ({ status: 202, body: { queued: 1, background: true } }),
+      "POST /api/rejudge": () => ({ status: 202, body: { queued: 1, background: true, job: "j9" } }),
+      "GET /api/rejudge/j9": () => ({
+        body: { job: "j9", total: 1, done: 1, failed: 0, user_id: 1, started_at: "2026-03-01T10:00:00Z", finished: true, interrupted: false },
+      }),
     });
     vi.stubGlobal("fetch", f.fetch);
     vi.stubGlobal("confirm", () => true);
@@ -68,6 +71,7 @@ describe("status page", () => {
     const rj = f.calls.find((c) => c.method === "POST" && c.path === "/api/rejudge");
     expect(rj?.body).toEqual({ problem: "sum" });
     expect(text(host)).toContain("1");
+    await waitFor(() => text(host).includes("Rejudge done: 1 of 1") || null, "the job's progress");
   });
 
   it("the jury panel overrides with a reason and shows the audit", async () => {

@@ -158,6 +158,8 @@ export const api = {
   createJudge: (name: string) => call("POST /api/judges", { body: { name } }),
   deleteJudge: (name: string) => call("DELETE /api/judges/{name}", { path: { name } }),
   rejudge: (b: { submission?: number } & StatusFilter) => call("POST /api/rejudge", { body: dropEmpty(b) }),
+  /** How far a background rejudge (the job POST /api/rejudge answered) got. */
+  rejudgeStatus: (job: string, signal?: AbortSignal) => call("GET /api/rejudge/{job}", { path: { job }, signal }),
   /** The status page: every submission staff may see (others: what the contest settings allow), newest first. */
   status: async (f: StatusQuery, signal?: AbortSignal): Promise<StatusPage> => {
     const d = await call("GET /api/submissions", { query: { ...f }, signal });

@@ -36,6 +36,8 @@ export type ProblemImportResult = S.ProblemImportResult;
 export type Override = S.Override;
 export type IssuedJudge = S.IssuedJudge;
 export type TestdataResult = S.TestdataResult;
+/** How far a background rejudge got (GET /api/rejudge/{job}). */
+export type RejudgeStatus = S.RejudgeStatus;
 
 export interface UserFilter {
   /** A username prefix, or part of the display name or e-mail. */

@@ -14,6 +14,7 @@ import { FINAL_VERDICTS, type Channel, type SubmissionState } from "../live/prot
 import { dateTime, memory, millis } from "../format";
 import { isStaff, live, session, useStore } from "../state";
 import { formatScore } from "../scoreboard";
+import { RejudgeProgress } from "../components/rejudgeprogress";
 import { ErrorBox, Loading, Notice, useFocusHeading, useTitle, VerdictBadge } from "../ui";
 
 const FIELDS = ["user", "problem", "contest", "verdict", "language"] as const;
@@ -64,7 +65,7 @@ export function StatusPage({ query }: { query: URLSearchParams }) {
   const [channel, setChannel] = useState<Channel | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [rejudged, setRejudged] = useState<number | null>(null);
+  const [rejudged, setRejudged] = useState<{ n: number; job?: string } | null>(null);
   const itemsRef = useRef<SubmissionSummary[]>([]);
   itemsRef.current = items;
 
@@ -160,7 +161,7 @@ export function StatusPage({ query }: { query: URLSearchParams }) {
     if (!confirm(t("status.rejudgeConfirm"))) return;
     try {
       const r = await api.rejudge(filter);
-      setRejudged(r.queued ?? 0);
+      setRejudged({ n: r.queued ?? 0, job: "job" in r ? r.job : undefined });
     } catch (e) {
       setError(e);
     }
@@ -201,7 +202,8 @@ export function StatusPage({ query }: { query: URLSearchParams }) {
           </button>
         )}
       </form>
-      {rejudged !== null && <Notice kind="ok">{t("admin.rejudged", { n: rejudged })}</Notice>}
+      {rejudged !== null && <Notice kind="ok">{t("admin.rejudged", { n: rejudged.n })}</Notice>}
+      {rejudged?.job && <RejudgeProgress key={rejudged.job} job={rejudged.job} total={rejudged.n} />}
       <ErrorBox error={error} onRetry={() => fetchPage(null, true)} />
       {!loading && items.length === 0 && !error && <p class="muted">{t("common.none")}</p>}
       {items.length > 0 && (

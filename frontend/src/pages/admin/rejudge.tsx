@@ -5,11 +5,12 @@ import { api } from "../../api";
 import { t } from "../../i18n";
 import { ErrorBox, Field, fieldError, formError, Notice } from "../../ui";
 import { Section, useSubmit } from "./form";
+import { RejudgeProgress } from "../../components/rejudgeprogress";
 
 export function RejudgeAdmin() {
   const [what, setWhat] = useState<"submission" | "problem" | "contest">("submission");
   const [value, setValue] = useState("");
-  const rj = useSubmit<{ queued: number }>();
+  const rj = useSubmit<{ queued: number; job?: string }>();
   return (
     <Section title={t("admin.rejudge")}>
       <form
@@ -41,6 +42,7 @@ export function RejudgeAdmin() {
         />
         <ErrorBox error={formError(rj.error, [what])} />
         {rj.result && <Notice kind="ok">{t("admin.rejudged", { n: rj.result.queued ?? 0 })}</Notice>}
+        {rj.result?.job && <RejudgeProgress key={rj.result.job} job={rj.result.job} total={rj.result.queued ?? 0} />}
         <button type="submit" class="btn btn-primary" disabled={rj.busy}>
           {t("admin.rejudgeGo")}
         </button>
