@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — the whole suite, as `make test` and CI run it:
-#   0. the static checks (deploy/scripts/lint.sh: gofmt, go vet on Linux and
-#      GOOS=darwin, staticcheck, no test-only module in the binaries);
+#   0. the quick static checks (deploy/scripts/lint.sh quick: gofmt, go vet,
+#      no test-only module in the binaries);
 #   1. beside them, the frontend's unit tests (vitest; they also fail when the API types
 #      generated from docs/openapi.json, frontend/src/api/openapi.gen.ts,
 #      are stale) and its build (which also fails when index.html would
@@ -9,11 +9,22 @@
 #      when it exists;
 #   2. go test -race over the whole module, the longest packages first,
 #      with one throwaway MariaDB and Redis for the run (verdict-stack
-#      with-services), the scheduling simulator's package without -race
-#      (its worker pool with it);
+#      with-services), two test binaries at a time; beside them, a third
+#      lane for the whole-stack and browser tests (deploy/internal/stack),
+#      and at the lowest CPU priority the slow static checks (lint.sh
+#      slow: GOOS=darwin go vet, staticcheck) and the scheduling
+#      simulator's package without -race (its worker pool with it);
 #   3. the sandbox's cgroup v2 VM test (make test-cgroup2);
 # then one summary line. Exits non-zero if anything failed: a lint finding
 # fails the run, but the tests still run so one failure hides no other.
+#
+# Why the lanes (measured 2026-12-03 on 2 cores, vmstat every 5 s through a
+# fresh-clone run of 13 min 31 s): the lint phase kept both cores busy, but
+# through the go test phase they were ~35 % idle — the longest packages
+# wait on a contest's clock, a browser or a judge. The stack package alone
+# used half a core for its 3 minutes. The slow lint and the simulator
+# (pure computation, nothing timed) at nice 19 take only what the tests
+# leave idle.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 GO=${GO:-go}
@@ -51,7 +62,7 @@ if [ -f frontend/package.json ]; then
 fi
 
 lint=ok
-if ! GO="$GO" bash deploy/scripts/lint.sh; then
+if ! GO="$GO" bash deploy/scripts/lint.sh quick; then
   echo "lint FAILED"
   lint=FAILED
   status=1
@@ -66,39 +77,71 @@ fi
 
 echo "== go test -race ./... — at $(since)"
 "$GO" build -o bin/verdict-stack ./deploy || exit 1
-# The scheduling simulator (hub/internal/sched/sim) is pure, single-
-# threaded computation but for its grid's worker pool: under -race its
-# tests took 145 s of the run (22 s without). It runs without -race, and
-# one grid test (the pool) with it.
-all=$("$GO" list ./... | grep -v '/hub/internal/sched/sim$')
+
+# Beside the tests, at the lowest CPU priority: the slow static checks and
+# the scheduling simulator's package. The simulator (hub/internal/sched/sim)
+# is pure, single-threaded computation but for its grid's worker pool:
+# under -race its tests took 145 s of the run (22 s without). It runs
+# without -race, and one grid test (the pool) with it.
+nice -n 19 env GO="$GO" bash deploy/scripts/lint.sh slow > bin/lint-slow.log 2>&1 &
+slow_pid=$!
+{ nice -n 19 "$GO" test -count=1 -timeout "$TIMEOUT" ./hub/internal/sched/sim &&
+  nice -n 19 "$GO" test -race -count=1 -timeout "$TIMEOUT" -run '^TestIdealBeatsRandomOnP99$' ./hub/internal/sched/sim; } > bin/test-sim.log 2>&1 &
+sim_pid=$!
+
+module=$("$GO" list -m)
+# The third lane: the whole-stack and browser tests start stacks of their
+# own (no shared MariaDB or Redis) and mostly wait on them.
+lane3="$module/deploy/internal/stack"
+"$GO" test -race -count=1 -timeout "$TIMEOUT" "$lane3" > bin/test-stack.log 2>&1 &
+lane3_pid=$!
+
+all=$("$GO" list ./... | grep -v -e '/hub/internal/sched/sim$' -e "^$lane3\$")
 # The longest packages first (go test starts the test binaries in the
 # order given, two at a time). ./... is alphabetical: it started
 # webapp/internal/server, nearly 3 minutes, among the last, and while it
 # ran the other lane ran out of packages. Longest first, the short ones
 # fill both lanes at the end instead. A package missing from the list
 # below only runs later; one that no longer exists is left out.
-module=$("$GO" list -m)
-longest=(deploy/internal/stack deploy/internal/rehearsal webapp/internal/server judge/internal/agent
+longest=(deploy/internal/rehearsal webapp/internal/server judge/internal/agent
   deploy/internal/chaos hub/internal/hub judge/internal/sandbox deploy/internal/simjudge)
 first=()
 for p in "${longest[@]}"; do
   grep -qxF "$module/$p" <<<"$all" && first+=("$module/$p")
 done
 pkgs="${first[*]} $(grep -vxF -f <(printf '%s\n' "${first[@]}") <<<"$all")"
-# Two test binaries at a time (go test's default on two cores). Three
-# (-p 3) ran the suite in about 14 minutes once the stack's port race was
-# fixed, but on 2026-12-02, with the machine also loaded by other work,
-# timing-bound tests (the sandbox's CPU-limit overshoot, the short
-# rehearsal's convergence bound) failed beside two other packages; until
-# that is measured on a quiet machine the suite keeps two.
+# Two test binaries at a time (go test's default on two cores) in these
+# two lanes. Three (-p 3) ran the suite in about 14 minutes once the
+# stack's port race was fixed, but on 2026-12-02, with the machine also
+# loaded by other work, timing-bound tests (the sandbox's CPU-limit
+# overshoot, the short rehearsal's convergence bound) failed beside two
+# other packages; only the stack package, which waits far more than it
+# computes, runs as a third.
 bin/verdict-stack with-services -- "$GO" test -race -count=1 -timeout "$TIMEOUT" $pkgs 2>&1 | tee bin/test.log
 gostatus=${PIPESTATUS[0]}
 [ "$gostatus" -eq 0 ] || status=$gostatus
-echo "== go test ./hub/internal/sched/sim (without -race; its worker pool with -race) — at $(since)"
-{ "$GO" test -count=1 -timeout "$TIMEOUT" ./hub/internal/sched/sim &&
-  "$GO" test -race -count=1 -timeout "$TIMEOUT" -run '^TestIdealBeatsRandomOnP99$' ./hub/internal/sched/sim; } 2>&1 | tee -a bin/test.log
-simstatus=${PIPESTATUS[0]}
-[ "$simstatus" -eq 0 ] || status=$simstatus
+
+lane3_status=0
+wait "$lane3_pid" || lane3_status=$?
+echo "== go test -race $lane3 (beside the others) — done at $(since)"
+cat bin/test-stack.log | tee -a bin/test.log
+[ "$lane3_status" -eq 0 ] || status=$lane3_status
+
+sim_status=0
+wait "$sim_pid" || sim_status=$?
+echo "== go test ./hub/internal/sched/sim (without -race; its worker pool with -race; beside the others) — done at $(since)"
+cat bin/test-sim.log | tee -a bin/test.log
+[ "$sim_status" -eq 0 ] || status=$sim_status
+
+slow_status=0
+wait "$slow_pid" || slow_status=$?
+echo "== the slow static checks (lint.sh slow, beside the tests) — done at $(since)"
+cat bin/lint-slow.log
+if [ "$slow_status" -ne 0 ]; then
+  echo "lint FAILED"
+  lint=FAILED
+  status=1
+fi
 
 # 3. the sandbox on a real pure cgroup v2 kernel (QEMU; make test-cgroup2).
 # Apart from the -race run: it boots a VM that wants the machine's CPUs.
