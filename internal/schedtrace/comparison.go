@@ -48,7 +48,11 @@ type ComparisonModel struct {
 	PassMs float64 `json:"pass_ms"`
 	// ResultMs is the result latency modelled (Trace.ResultMs).
 	ResultMs float64 `json:"result_ms"`
-	Seed     uint64  `json:"seed"`
+	// LatencyWindows is how many of Trace.Latency's windows the replay
+	// took its pass and result latencies from (0: PassMs and ResultMs
+	// throughout).
+	LatencyWindows int    `json:"latency_windows,omitempty"`
+	Seed           uint64 `json:"seed"`
 }
 
 // ComparisonRow is one row of the comparison. A gap is (sim − hub) / hub in

@@ -33,7 +33,9 @@
 //   - a recorded result (compile_ms, cases_ms, verdict, verdict_ms, ran_on:
 //     what an installation's MySQL keeps, see `verdict-stack export-trace
 //     --dsn`) has compile_ms in [0, work_ms], cases_ms ≥ 0, a final
-//     protocol.Verdict, verdict_ms ≥ 0, and ran_on naming one of the judges.
+//     protocol.Verdict, verdict_ms ≥ 0, and ran_on naming one of the judges;
+//   - pass_ms and result_ms, and each latency window's, are in [0, 60000];
+//     the windows' at_ms are ≥ 0 and strictly increasing.
 //
 // Tasks need not be sorted by at_ms (readers sort them).
 //

@@ -33,8 +33,15 @@ type Trace struct {
 	// replay holds each slot that much longer after its work; 0: the slot
 	// frees when the work ends.
 	ResultMs float64 `json:"result_ms,omitempty"`
-	Judges   []Judge `json:"judges"`
-	Tasks    []Task  `json:"tasks"`
+	// Latency is PassMs and ResultMs as they varied over the run: the
+	// hub's means over each window of the recording, from the window's
+	// AtMs until the next one's (the rehearsal reads the hub's metrics
+	// every few seconds). The replay takes the window in force when a pass
+	// starts or a result leaves its judge; before the first window, and
+	// when there is none, PassMs and ResultMs hold.
+	Latency []LatencyWindow `json:"latency,omitempty"`
+	Judges  []Judge         `json:"judges"`
+	Tasks   []Task          `json:"tasks"`
 	// Background is judge work the run had beside Tasks and that is not
 	// compared: later attempts (a rejudge), each with when it was enqueued
 	// (for a rejudge, when staff asked for it), its priority and its work.
@@ -42,6 +49,14 @@ type Trace struct {
 	// Tasks only. Their submission ids may repeat Tasks' (the same
 	// submission judged again).
 	Background []Task `json:"background,omitempty"`
+}
+
+// LatencyWindow is the hub's mean dispatch pass latency and judge message
+// wait (Trace.PassMs, Trace.ResultMs) from AtMs until the next window.
+type LatencyWindow struct {
+	AtMs     int64   `json:"at_ms"`
+	PassMs   float64 `json:"pass_ms"`
+	ResultMs float64 `json:"result_ms"`
 }
 
 // Judge is one judge connection of the run.
@@ -99,6 +114,19 @@ func (t Trace) Validate() error {
 	}
 	if t.ResultMs < 0 || math.IsNaN(t.ResultMs) || t.ResultMs > 60000 {
 		bad("result_ms: %v not in [0, 60000]", t.ResultMs)
+	}
+	for i, w := range t.Latency {
+		if w.AtMs < 0 {
+			bad("latency[%d].at_ms: negative", i)
+		} else if i > 0 && w.AtMs <= t.Latency[i-1].AtMs {
+			bad("latency[%d].at_ms: %d not after latency[%d]'s %d", i, w.AtMs, i-1, t.Latency[i-1].AtMs)
+		}
+		if w.PassMs < 0 || math.IsNaN(w.PassMs) || w.PassMs > 60000 {
+			bad("latency[%d].pass_ms: %v not in [0, 60000]", i, w.PassMs)
+		}
+		if w.ResultMs < 0 || math.IsNaN(w.ResultMs) || w.ResultMs > 60000 {
+			bad("latency[%d].result_ms: %v not in [0, 60000]", i, w.ResultMs)
+		}
 	}
 	byID := map[string][]int{}
 	for i, j := range t.Judges {
@@ -252,11 +280,12 @@ func Write(w io.Writer, t Trace) error {
 	}
 	bw := bufio.NewWriter(w)
 	head, err := json.Marshal(struct {
-		Start    time.Time `json:"start"`
-		Policy   string    `json:"policy"`
-		PassMs   float64   `json:"pass_ms,omitempty"`
-		ResultMs float64   `json:"result_ms,omitempty"`
-	}{t.Start, t.Policy, t.PassMs, t.ResultMs})
+		Start    time.Time       `json:"start"`
+		Policy   string          `json:"policy"`
+		PassMs   float64         `json:"pass_ms,omitempty"`
+		ResultMs float64         `json:"result_ms,omitempty"`
+		Latency  []LatencyWindow `json:"latency,omitempty"`
+	}{t.Start, t.Policy, t.PassMs, t.ResultMs, t.Latency})
 	if err != nil {
 		return fmt.Errorf("schedtrace: write: %w", err)
 	}

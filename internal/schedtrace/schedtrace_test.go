@@ -3,6 +3,7 @@ package schedtrace
 import (
 	"bytes"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -52,6 +53,9 @@ func TestRoundTrip(t *testing.T) {
 	noTasks.Tasks = nil
 	local := sample()
 	local.Start = time.Date(2025, 3, 1, 10, 0, 0, 0, time.FixedZone("CET", 3600))
+	windows := sample()
+	windows.PassMs, windows.ResultMs = 30, 110
+	windows.Latency = []LatencyWindow{{AtMs: 0, PassMs: 2.5, ResultMs: 0}, {AtMs: 5000, PassMs: 1700, ResultMs: 950.25}}
 	for _, tc := range []struct {
 		name string
 		tr   Trace
@@ -59,6 +63,7 @@ func TestRoundTrip(t *testing.T) {
 		{"sample", sample()},
 		{"no tasks", noTasks},
 		{"zone", local},
+		{"latency windows", windows},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -105,6 +110,16 @@ func TestValidate(t *testing.T) {
 		{"negative pass latency", func(t *Trace) { t.PassMs = -1 }, "pass_ms: -1 not in"},
 		{"result latency", func(t *Trace) { t.ResultMs = 40 }, ""},
 		{"negative result latency", func(t *Trace) { t.ResultMs = -2 }, "result_ms: -2 not in"},
+		{"latency windows", func(t *Trace) {
+			t.Latency = []LatencyWindow{{AtMs: 0, PassMs: 3, ResultMs: 0}, {AtMs: 5000, PassMs: 250, ResultMs: 1200}}
+		}, ""},
+		{"latency window before the start", func(t *Trace) { t.Latency = []LatencyWindow{{AtMs: -1}} }, "latency[0].at_ms: negative"},
+		{"latency windows out of order", func(t *Trace) {
+			t.Latency = []LatencyWindow{{AtMs: 5000}, {AtMs: 5000}}
+		}, "latency[1].at_ms: 5000 not after latency[0]'s 5000"},
+		{"negative window pass", func(t *Trace) { t.Latency = []LatencyWindow{{PassMs: -1}} }, "latency[0].pass_ms: -1 not in"},
+		{"NaN window result", func(t *Trace) { t.Latency = []LatencyWindow{{ResultMs: math.NaN()}} }, "latency[0].result_ms: NaN not in"},
+		{"window result too long", func(t *Trace) { t.Latency = []LatencyWindow{{ResultMs: 60001}} }, "latency[0].result_ms: 60001 not in"},
 		{"a rejudge of a task in the background", func(t *Trace) {
 			t.Background = []Task{{SubmissionID: t.Tasks[0].SubmissionID, AtMs: 5, Language: "cpp17", Priority: 0, WorkMs: 10}}
 		}, ""},

@@ -171,6 +171,8 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		// Results handled as late as the hub handled its judges' messages
 		// on average (Trace.ResultMs).
 		ResultLatency: tr.ResultMs / 1000,
+		// And as they varied over the run, where the trace has windows.
+		LatencyWindows: latencyWindows(tr.Latency),
 		// Enough to finish everything on the slowest single slot, and an
 		// hour for leases to expire and judges to come back.
 		MaxDrain: 3600 + work/minSpeed}
@@ -192,7 +194,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	res := ReplayResult{Policy: policy, Tasks: len(tr.Tasks), Background: len(tr.Background), Requeues: s.res.Requeues, Lost: s.res.Lost,
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
-			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000}}
+			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows)}}
 	if rc.custom {
 		res.Model.Download = "custom"
 	}
@@ -390,12 +392,17 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 		return fmt.Errorf("sim: replay table: %w", err)
 	}
 	m := r.Model
+	lat := fmt.Sprintf("passes %.2f ms, results handled %.2f ms late", m.PassMs, m.ResultMs)
+	if m.LatencyWindows > 0 {
+		lat = fmt.Sprintf("passes and results handled as late as the hub's own over each of %d windows (before the first: %.2f ms and %.2f ms)",
+			m.LatencyWindows, m.PassMs, m.ResultMs)
+	}
 	_, err := fmt.Fprintf(w, "\npolicy %s; %d tasks, %d with a recorded dispatch (%d pushed before the POST answered: wait 0), "+
 		"%d background tasks run but not compared; "+
 		"simulator: %d never dispatched, %d requeued, %d lost; heartbeat %d ms, lease %d ms, tick %d ms, window %d, "+
-		"cache %d problems, downloads %s, passes %.2f ms, results handled %.2f ms late, seed %d\n",
+		"cache %d problems, downloads %s, %s, seed %d\n",
 		r.Policy, r.Tasks, r.Recorded, r.Early, r.Background, r.Undispatched, r.Requeues, r.Lost,
-		m.HeartbeatMs, m.LeaseMs, m.DispatchTickMs, m.PeekWindow, m.CacheProblems, m.Download, m.PassMs, m.ResultMs, m.Seed)
+		m.HeartbeatMs, m.LeaseMs, m.DispatchTickMs, m.PeekWindow, m.CacheProblems, m.Download, lat, m.Seed)
 	if err != nil {
 		return fmt.Errorf("sim: replay table: %w", err)
 	}
@@ -421,4 +428,16 @@ func pct(g *float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%+.1f", *g)
+}
+
+// latencyWindows is a trace's latency windows in the simulator's seconds.
+func latencyWindows(ws []schedtrace.LatencyWindow) []LatencyWindow {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([]LatencyWindow, len(ws))
+	for i, w := range ws {
+		out[i] = LatencyWindow{From: float64(w.AtMs) / 1000, Pass: w.PassMs / 1000, Result: w.ResultMs / 1000}
+	}
+	return out
 }

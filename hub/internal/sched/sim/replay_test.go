@@ -569,3 +569,44 @@ func TestReplayPassLatency(t *testing.T) {
 		}
 	}
 }
+
+func TestReplayLatencyWindows(t *testing.T) {
+	// A free judge and a task every 100 ms of 50 ms. The run-wide means say
+	// 10 ms passes and results at once; the windows say instantaneous passes
+	// until 300 ms, 40 ms passes from there, and from 600 ms results
+	// handled 80 ms late (the slot frees 130 ms after each dispatch, so
+	// each task waits 30 ms more than the one before, plus its pass).
+	tr := steadyTrace(10, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	tr.PassMs, tr.ResultMs = 10, 0
+	tr.Latency = []schedtrace.LatencyWindow{{AtMs: 0}, {AtMs: 300, PassMs: 40}, {AtMs: 600, PassMs: 0, ResultMs: 80}}
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Model.LatencyWindows != 3 || r.Model.PassMs != 10 {
+		t.Errorf("model %+v: want 3 windows and the run-wide 10 ms pass", r.Model)
+	}
+	// Task k (id k+1) is enqueued at 100·k ms. Tasks 0-2: no pass latency,
+	// no wait. 3-5: a 40 ms pass. 6: its slot is free (task 5 ended at
+	// 590 ms, handled at once); from it on each result is handled 80 ms
+	// late: task 7 waits for task 6's slot until 600+50+80 = 730 ms (30
+	// ms), task 8 until 860 ms (60), task 9 until 990 ms (90).
+	want := []float64{0, 0, 0, 40, 40, 40, 0, 30, 60, 90}
+	got := simWaits(r)
+	for k, w := range want {
+		if id := int64(k + 1); !near(got[id], w) {
+			t.Errorf("task %d (enqueued at %d ms) waited %v ms, want %v", id, 100*k, got[id], w)
+		}
+	}
+	// The same trace without windows waits the run-wide 10 ms pass.
+	tr.Latency = nil
+	plain, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, w := range simWaits(plain) {
+		if !near(w, 10) {
+			t.Errorf("without windows: task %d waited %v ms, want 10", id, w)
+		}
+	}
+}

@@ -127,11 +127,33 @@ type Config struct {
 	// handled by the hub (s): its slot counts as busy, and the hub learns
 	// nothing of it, until then. 0 (the default): at once.
 	ResultLatency float64
+	// LatencyWindows, sorted by From, replace PassLatency and
+	// ResultLatency from each window's From on: what a recorded hub
+	// measured as its load varied (a replay of a schedtrace with
+	// latency windows). The window in force when a pass starts, or when a
+	// result leaves its judge, gives its latency; DecisionCost still adds.
+	LatencyWindows []LatencyWindow
 	// StartConnected: the judges present from the start (JudgeSpec.Join
 	// 0) are connected at time 0, as a recorded run's judges were before
 	// its first task, instead of at their first heartbeat (a random phase
 	// within the first interval). Replay sets it.
 	StartConnected bool
+}
+
+// LatencyWindow is a pass latency and a result latency (s) in force from
+// From (s) until the next window's From.
+type LatencyWindow struct {
+	From, Pass, Result float64
+}
+
+// latencies are the pass and result latencies in force at t.
+func (c *Config) latencies(t float64) (pass, result float64) {
+	w := c.LatencyWindows
+	i := sort.Search(len(w), func(i int) bool { return w[i].From > t }) - 1
+	if i < 0 {
+		return c.PassLatency, c.ResultLatency
+	}
+	return max(0, w[i].Pass), max(0, w[i].Result)
 }
 
 func (c *Config) defaults() {
@@ -655,7 +677,8 @@ func (s *sim) pass(h *hubState) {
 		}
 		s.res.Decisions += r.Asked
 		again := r.Again(s.cfg.PeekWindow)
-		lat := s.cfg.PassLatency + s.cfg.DecisionCost*float64(r.Asked)
+		pass, _ := s.cfg.latencies(s.now())
+		lat := pass + s.cfg.DecisionCost*float64(r.Asked)
 		if lat <= 0 {
 			s.commit(h, h.batch, h.conns, r.Placed)
 			if !again {
@@ -845,7 +868,7 @@ func (s *sim) result(a *attempt, j *judge) {
 		j.outbox = append(j.outbox, a)
 		return
 	}
-	if d := s.cfg.ResultLatency; d > 0 {
+	if _, d := s.cfg.latencies(s.now()); d > 0 {
 		s.eng.schedule(event{t: s.now() + d, kind: evFunc, fn: func() { s.received(a, j) }})
 		return
 	}
