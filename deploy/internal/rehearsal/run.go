@@ -112,6 +112,10 @@ type run struct {
 	admin        *harness.Client
 	ctx          context.Context // the whole rehearsal
 
+	// hubSamples are the hub's pass and message histograms read every
+	// latencyEvery through the run (sampleHubLatency; read after it ends).
+	hubSamples []hubSample
+
 	contestID int64
 	contest   string
 	start     time.Time // real time of the contest's start
@@ -253,6 +257,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var side sync.WaitGroup
 	side.Go(func() { r.staff(cctx) })
 	side.Go(func() { r.faults(cctx) })
+	stopSampling := make(chan struct{})
+	side.Go(func() { r.sampleHubLatency(cctx, stopSampling) })
 	if !cfg.NoProfile {
 		// 20 s, or the rush's real length when that is shorter (a short
 		// rehearsal's): past the end it would profile the drain, and the
@@ -273,6 +279,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := r.unfreeze(cctx); err != nil {
 		r.m.fail(Failure{Class: ClassStaff, What: "POST unfreeze", Code: short(err)}, time.Now())
 	}
+	close(stopSampling)
 	side.Wait()
 	time.Sleep(3 * time.Second) // the unfrozen board reaches the browsers
 	r.logf("staff done; reading the processes and checking")

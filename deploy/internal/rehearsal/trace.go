@@ -139,6 +139,8 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 			tr.ResultMs = rep.JudgeMsgWaitMs
 		}
 	}
+	// And both as they varied over the run.
+	tr.Latency = latencyWindows(r.hubSamples, r.start, tr.PassMs, tr.ResultMs)
 	for _, j := range tr.Judges {
 		if j.JoinMs == 0 {
 			rep.StartJudges++
