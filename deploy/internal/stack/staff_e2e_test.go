@@ -17,7 +17,8 @@ import (
 
 // staffTools is the staff's part of TestAdminBrowser (issue 15): the
 // status page filtered by problem, a source opened from it, the selection
-// rejudged and seen re-judged live (no reload), and the export zip. subID
+// rejudged and seen re-judged live (no reload) with the job's progress,
+// and the export zip. subID
 // is the student's accepted submission of adminProblem in adminContest.
 func staffTools(t *testing.T, ctx context.Context, base string, subID int) {
 	t.Helper()
@@ -61,6 +62,9 @@ func staffTools(t *testing.T, ctx context.Context, base string, subID int) {
 		chromedp.Click(chromedp.ID("st-rejudge")),
 		textIncludes("queued for rejudging."),
 		until(`window.__staffMarker === 1 && window.__verdicts.some((v) => v !== 'AC') && window.__verdicts.at(-1) === 'AC'`),
+		// The background job's progress (GET /api/rejudge/{job}, asked
+		// again until it ends) says it went through the selection.
+		until(`/Rejudge done: (\d+) of \1 /.test(document.querySelector('.rejudge-progress')?.textContent ?? '')`),
 	)
 	verdicts, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.__verdicts.join(' → ')`))
 	if err != nil {
