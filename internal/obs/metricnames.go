@@ -20,36 +20,95 @@ const HubDispatchPassSeconds = "verdict_hub_dispatch_pass_seconds"
 // contest rehearsal reports the mean beside the simulator's replay.
 const HubJudgeMessageWaitSeconds = "verdict_hub_judge_message_wait_seconds"
 
-// HistogramMean reads a Prometheus text exposition and returns the mean
-// (sum / count) and count of the unlabelled histogram name; n is 0 when
-// it has no observations or is absent.
-func HistogramMean(r io.Reader, name string) (mean float64, n int64, err error) {
-	var sum float64
+// Histogram is one reading of a cumulative Prometheus histogram: Counts[i]
+// observations at most Bounds[i] (s), the last count (one more than the
+// bounds: le="+Inf") all of them; Sum and Count as exposed.
+type Histogram struct {
+	Bounds []float64
+	Counts []float64
+	Sum    float64
+	Count  float64
+}
+
+// Mean is Sum / Count, 0 with no observations.
+func (h Histogram) Mean() float64 {
+	if h.Count <= 0 {
+		return 0
+	}
+	return h.Sum / h.Count
+}
+
+// ReadHistogram reads a Prometheus text exposition and returns the
+// unlabelled histogram name (its buckets in the order exposed, which is
+// by bound); a histogram that is absent reads as empty.
+func ReadHistogram(r io.Reader, name string) (Histogram, error) {
+	var h Histogram
+	inf := false // le="+Inf" read: it is the last bucket
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	num := func(what, v string) (float64, error) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return 0, fmt.Errorf("obs: %s%s: %w", name, what, err)
+		}
+		return f, nil
+	}
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), " ")
 		if !ok {
 			continue
 		}
-		switch k {
-		case name + "_sum":
-			if sum, err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
-				return 0, 0, fmt.Errorf("obs: %s_sum: %w", name, err)
+		var err error
+		switch {
+		case k == name+"_sum":
+			h.Sum, err = num("_sum", v)
+		case k == name+"_count":
+			h.Count, err = num("_count", v)
+		case strings.HasPrefix(k, name+`_bucket{le="`) && strings.HasSuffix(k, `"}`):
+			le := strings.TrimSuffix(strings.TrimPrefix(k, name+`_bucket{le="`), `"}`)
+			var c float64
+			if c, err = num("_bucket", v); err != nil {
+				break
 			}
-		case name + "_count":
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				return 0, 0, fmt.Errorf("obs: %s_count: %w", name, err)
+			if inf {
+				return Histogram{}, fmt.Errorf("obs: %s_bucket: le=%q after le=\"+Inf\"", name, le)
 			}
-			n = int64(f)
+			inf = le == "+Inf"
+			if !inf {
+				var b float64
+				if b, err = num(`_bucket le`, le); err != nil {
+					break
+				}
+				if n := len(h.Bounds); n > 0 && b <= h.Bounds[n-1] {
+					return Histogram{}, fmt.Errorf("obs: %s_bucket: le %v not above %v", name, b, h.Bounds[n-1])
+				}
+				h.Bounds = append(h.Bounds, b)
+			}
+			h.Counts = append(h.Counts, c)
+		}
+		if err != nil {
+			return Histogram{}, err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return 0, 0, fmt.Errorf("obs: reading metrics: %w", err)
+		return Histogram{}, fmt.Errorf("obs: reading metrics: %w", err)
 	}
-	if n == 0 {
+	if len(h.Counts) > 0 && len(h.Counts) != len(h.Bounds)+1 {
+		return Histogram{}, fmt.Errorf("obs: %s: %d buckets for %d bounds (no le=\"+Inf\")", name, len(h.Counts), len(h.Bounds))
+	}
+	return h, nil
+}
+
+// HistogramMean reads a Prometheus text exposition and returns the mean
+// (sum / count) and count of the unlabelled histogram name; n is 0 when
+// it has no observations or is absent.
+func HistogramMean(r io.Reader, name string) (mean float64, n int64, err error) {
+	h, err := ReadHistogram(r, name)
+	if err != nil {
+		return 0, 0, err
+	}
+	if h.Count <= 0 {
 		return 0, 0, nil
 	}
-	return sum / float64(n), n, nil
+	return h.Mean(), int64(h.Count), nil
 }

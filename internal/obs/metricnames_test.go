@@ -2,6 +2,7 @@ package obs
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,41 @@ verdict_hub_queue_wait_seconds_count 1
 		if (err != nil) != tc.err || n != tc.n || math.Abs(mean-tc.mean) > 1e-12 {
 			t.Errorf("HistogramMean(%s) = %v, %d, %v; want %v, %d, err %v", tc.name, mean, n, err, tc.mean, tc.n, tc.err)
 		}
+	}
+}
+
+func TestReadHistogram(t *testing.T) {
+	const name = "h"
+	for _, tc := range []struct {
+		what, text string
+		want       Histogram
+		err        string
+	}{
+		{"buckets, sum, count", "# TYPE h histogram\nh_bucket{le=\"0.001\"} 3\nh_bucket{le=\"0.5\"} 5\nh_bucket{le=\"+Inf\"} 6\nh_sum 2.5\nh_count 6\nhx_bucket{le=\"9\"} 1\n",
+			Histogram{Bounds: []float64{0.001, 0.5}, Counts: []float64{3, 5, 6}, Sum: 2.5, Count: 6}, ""},
+		{"absent", "other_sum 1\n", Histogram{}, ""},
+		{"no +Inf", "h_bucket{le=\"1\"} 3\nh_sum 1\nh_count 3\n", Histogram{}, "1 buckets for 1 bounds"},
+		{"+Inf not last", "h_bucket{le=\"+Inf\"} 3\nh_bucket{le=\"1\"} 3\n", Histogram{}, `le="1" after le="+Inf"`},
+		{"bounds out of order", "h_bucket{le=\"1\"} 3\nh_bucket{le=\"0.5\"} 3\n", Histogram{}, "le 0.5 not above 1"},
+		{"bad count", "h_bucket{le=\"1\"} x\n", Histogram{}, "h_bucket"},
+		{"bad bound", "h_bucket{le=\"y\"} 1\n", Histogram{}, "h_bucket le"},
+	} {
+		got, err := ReadHistogram(strings.NewReader(tc.text), name)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err %v, want one saying %q", tc.what, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got.Bounds, tc.want.Bounds) || !slices.Equal(got.Counts, tc.want.Counts) ||
+			got.Sum != tc.want.Sum || got.Count != tc.want.Count {
+			t.Errorf("%s: %+v, %v; want %+v", tc.what, got, err, tc.want)
+		}
+	}
+	if m := (Histogram{Sum: 3, Count: 4}).Mean(); m != 0.75 {
+		t.Errorf("Mean = %v, want 0.75", m)
+	}
+	if m := (Histogram{}).Mean(); m != 0 {
+		t.Errorf("Mean of nothing = %v, want 0", m)
 	}
 }

@@ -51,7 +51,11 @@ type ComparisonModel struct {
 	// LatencyWindows is how many of Trace.Latency's windows the replay
 	// took its pass and result latencies from (0: PassMs and ResultMs
 	// throughout).
-	LatencyWindows int    `json:"latency_windows,omitempty"`
+	LatencyWindows int `json:"latency_windows,omitempty"`
+	// LatencySpreads is how many of those windows had the hub's
+	// histograms, from which the replay drew each pass's and each
+	// result's latency instead of taking the window's mean.
+	LatencySpreads int    `json:"latency_spreads,omitempty"`
 	Seed           uint64 `json:"seed"`
 }
 

@@ -52,11 +52,56 @@ type Trace struct {
 }
 
 // LatencyWindow is the hub's mean dispatch pass latency and judge message
-// wait (Trace.PassMs, Trace.ResultMs) from AtMs until the next window.
+// wait (Trace.PassMs, Trace.ResultMs) from AtMs until the next window,
+// and, where recorded, how they were spread: the hub's histograms of the
+// passes and messages of the window (a mean hides the slow passes that
+// everything behind them waits for).
 type LatencyWindow struct {
-	AtMs     int64   `json:"at_ms"`
-	PassMs   float64 `json:"pass_ms"`
-	ResultMs float64 `json:"result_ms"`
+	AtMs       int64   `json:"at_ms"`
+	PassMs     float64 `json:"pass_ms"`
+	ResultMs   float64 `json:"result_ms"`
+	PassHist   *Hist   `json:"pass_hist,omitempty"`
+	ResultHist *Hist   `json:"result_hist,omitempty"`
+}
+
+// Hist is a histogram of what the hub observed in one window: Counts[i]
+// observations above BoundsMs[i-1] and at most BoundsMs[i] (the first:
+// from 0), and the last count, one more than the bounds, above the last
+// bound.
+type Hist struct {
+	BoundsMs []float64 `json:"bounds_ms"`
+	Counts   []int64   `json:"counts"`
+}
+
+// N is how many observations h holds.
+func (h *Hist) N() int64 {
+	var n int64
+	for _, c := range h.Counts {
+		n += c
+	}
+	return n
+}
+
+// problems lists what is wrong with h (field names the field), at most a
+// few.
+func (h *Hist) problems(field string) []error {
+	var errs []error
+	if len(h.Counts) != len(h.BoundsMs)+1 {
+		errs = append(errs, fmt.Errorf("%s.counts: %d for %d bounds (want one more than bounds_ms)", field, len(h.Counts), len(h.BoundsMs)))
+	}
+	for i, b := range h.BoundsMs {
+		if !(b > 0 && b <= 60000) || (i > 0 && b <= h.BoundsMs[i-1]) {
+			errs = append(errs, fmt.Errorf("%s.bounds_ms[%d]: %v not in (0, 60000] and above the one before", field, i, b))
+			break
+		}
+	}
+	for i, c := range h.Counts {
+		if c < 0 {
+			errs = append(errs, fmt.Errorf("%s.counts[%d]: negative", field, i))
+			break
+		}
+	}
+	return errs
 }
 
 // Judge is one judge connection of the run.
@@ -126,6 +171,12 @@ func (t Trace) Validate() error {
 		}
 		if w.ResultMs < 0 || math.IsNaN(w.ResultMs) || w.ResultMs > 60000 {
 			bad("latency[%d].result_ms: %v not in [0, 60000]", i, w.ResultMs)
+		}
+		if w.PassHist != nil {
+			errs = append(errs, w.PassHist.problems(fmt.Sprintf("latency[%d].pass_hist", i))...)
+		}
+		if w.ResultHist != nil {
+			errs = append(errs, w.ResultHist.problems(fmt.Sprintf("latency[%d].result_hist", i))...)
 		}
 	}
 	byID := map[string][]int{}

@@ -55,7 +55,8 @@ func TestRoundTrip(t *testing.T) {
 	local.Start = time.Date(2025, 3, 1, 10, 0, 0, 0, time.FixedZone("CET", 3600))
 	windows := sample()
 	windows.PassMs, windows.ResultMs = 30, 110
-	windows.Latency = []LatencyWindow{{AtMs: 0, PassMs: 2.5, ResultMs: 0}, {AtMs: 5000, PassMs: 1700, ResultMs: 950.25}}
+	windows.Latency = []LatencyWindow{{AtMs: 0, PassMs: 2.5, ResultMs: 0}, {AtMs: 5000, PassMs: 1700, ResultMs: 950.25,
+		PassHist: &Hist{BoundsMs: []float64{0.5, 250, 1000}, Counts: []int64{3, 0, 1, 2}}, ResultHist: &Hist{BoundsMs: []float64{10}, Counts: []int64{7, 1}}}}
 	for _, tc := range []struct {
 		name string
 		tr   Trace
@@ -120,6 +121,21 @@ func TestValidate(t *testing.T) {
 		{"negative window pass", func(t *Trace) { t.Latency = []LatencyWindow{{PassMs: -1}} }, "latency[0].pass_ms: -1 not in"},
 		{"NaN window result", func(t *Trace) { t.Latency = []LatencyWindow{{ResultMs: math.NaN()}} }, "latency[0].result_ms: NaN not in"},
 		{"window result too long", func(t *Trace) { t.Latency = []LatencyWindow{{ResultMs: 60001}} }, "latency[0].result_ms: 60001 not in"},
+		{"window histograms", func(t *Trace) {
+			t.Latency = []LatencyWindow{{PassHist: &Hist{BoundsMs: []float64{1, 5}, Counts: []int64{0, 4, 1}}, ResultHist: &Hist{Counts: []int64{2}}}}
+		}, ""},
+		{"histogram counts short", func(t *Trace) {
+			t.Latency = []LatencyWindow{{PassHist: &Hist{BoundsMs: []float64{1, 5}, Counts: []int64{0, 4}}}}
+		}, "latency[0].pass_hist.counts: 2 for 2 bounds"},
+		{"histogram bounds out of order", func(t *Trace) {
+			t.Latency = []LatencyWindow{{}, {AtMs: 5, ResultHist: &Hist{BoundsMs: []float64{5, 5}, Counts: []int64{0, 4, 0}}}}
+		}, "latency[1].result_hist.bounds_ms[1]: 5 not in (0, 60000]"},
+		{"histogram bound zero", func(t *Trace) {
+			t.Latency = []LatencyWindow{{PassHist: &Hist{BoundsMs: []float64{0}, Counts: []int64{0, 4}}}}
+		}, "latency[0].pass_hist.bounds_ms[0]: 0 not in"},
+		{"histogram negative count", func(t *Trace) {
+			t.Latency = []LatencyWindow{{PassHist: &Hist{BoundsMs: []float64{1}, Counts: []int64{0, -4}}}}
+		}, "latency[0].pass_hist.counts[1]: negative"},
 		{"a rejudge of a task in the background", func(t *Trace) {
 			t.Background = []Task{{SubmissionID: t.Tasks[0].SubmissionID, AtMs: 5, Language: "cpp17", Priority: 0, WorkMs: 10}}
 		}, ""},

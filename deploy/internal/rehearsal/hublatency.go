@@ -2,6 +2,8 @@ package rehearsal
 
 import (
 	"context"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,9 +18,8 @@ const latencyEvery = 5 * time.Second
 // hubSample is one reading of the hub's two cumulative histograms: its
 // dispatch passes that placed tasks and its judges' message waits.
 type hubSample struct {
-	at             time.Time
-	passSum, passN float64 // s, count
-	msgSum, msgN   float64
+	at        time.Time
+	pass, msg obs.Histogram
 }
 
 // sampleHubLatency reads the hub's histograms every latencyEvery until
@@ -51,45 +52,46 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 		return hubSample{}, err
 	}
 	s := hubSample{at: time.Now()}
-	mean, n, err := obs.HistogramMean(strings.NewReader(m), obs.HubDispatchPassSeconds)
-	if err != nil {
+	if s.pass, err = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchPassSeconds); err != nil {
 		return hubSample{}, err
 	}
-	s.passSum, s.passN = mean*float64(n), float64(n)
-	if mean, n, err = obs.HistogramMean(strings.NewReader(m), obs.HubJudgeMessageWaitSeconds); err != nil {
+	if s.msg, err = obs.ReadHistogram(strings.NewReader(m), obs.HubJudgeMessageWaitSeconds); err != nil {
 		return hubSample{}, err
 	}
-	s.msgSum, s.msgN = mean*float64(n), float64(n)
 	return s, nil
 }
 
 // latencyWindows turns readings of the hub's cumulative histograms into a
 // trace's latency windows: one from each reading to the next, holding the
 // mean of what the hub observed between them, or the run-wide passMs
-// (resultMs) when it observed no pass (no message) then. Windows that end
-// by start are dropped but the last, which starts the list at 0. A
-// counter that went down (the hub restarted) counts from zero again.
+// (resultMs) when it observed no pass (no message) then, and the
+// histogram of those observations (none when there were none). Windows
+// that end by start are dropped but the last, which starts the list at 0.
+// A counter that went down (the hub restarted) counts from zero again.
 // Means are clamped to the trace's 60 s bound.
 func latencyWindows(samples []hubSample, start time.Time, passMs, resultMs float64) []schedtrace.LatencyWindow {
 	var out []schedtrace.LatencyWindow
-	mean := func(dSum, dN, fallback float64) float64 {
+	mean := func(a, b obs.Histogram, fallback float64) float64 {
+		dN := b.Count - a.Count
 		if dN <= 0 {
 			return fallback
 		}
-		return min(60000, max(0, dSum/dN*1000))
+		return min(60000, max(0, (b.Sum-a.Sum)/dN*1000))
 	}
 	for i := 1; i < len(samples); i++ {
 		a, b := samples[i-1], samples[i]
 		if !b.at.After(start) {
 			continue
 		}
-		if b.passN < a.passN || b.msgN < a.msgN { // restarted: b's counts are all since then
+		if b.pass.Count < a.pass.Count || b.msg.Count < a.msg.Count { // restarted: b's counts are all since then
 			a = hubSample{at: a.at}
 		}
 		w := schedtrace.LatencyWindow{
-			AtMs:     max(0, a.at.Sub(start).Milliseconds()),
-			PassMs:   mean(b.passSum-a.passSum, b.passN-a.passN, passMs),
-			ResultMs: mean(b.msgSum-a.msgSum, b.msgN-a.msgN, resultMs),
+			AtMs:       max(0, a.at.Sub(start).Milliseconds()),
+			PassMs:     mean(a.pass, b.pass, passMs),
+			ResultMs:   mean(a.msg, b.msg, resultMs),
+			PassHist:   histBetween(a.pass, b.pass),
+			ResultHist: histBetween(a.msg, b.msg),
 		}
 		if n := len(out); n > 0 && w.AtMs <= out[n-1].AtMs {
 			out[n-1] = w
@@ -98,4 +100,37 @@ func latencyWindows(samples []hubSample, start time.Time, passMs, resultMs float
 		out = append(out, w)
 	}
 	return out
+}
+
+// histBetween is what a cumulative histogram counted from reading a to
+// reading b, bucket by bucket (a without buckets: from zero); nil when it
+// counted nothing, or the two readings' buckets differ, or a bound is
+// beyond the trace's 60 s.
+func histBetween(a, b obs.Histogram) *schedtrace.Hist {
+	if len(b.Counts) == 0 || len(b.Counts) != len(b.Bounds)+1 {
+		return nil
+	}
+	if len(a.Counts) == 0 {
+		a = obs.Histogram{Bounds: b.Bounds, Counts: make([]float64, len(b.Counts))}
+	}
+	if !slices.Equal(a.Bounds, b.Bounds) || len(a.Counts) != len(b.Counts) {
+		return nil
+	}
+	h := &schedtrace.Hist{BoundsMs: make([]float64, len(b.Bounds)), Counts: make([]int64, len(b.Counts))}
+	for i, bound := range b.Bounds {
+		if h.BoundsMs[i] = bound * 1000; !(h.BoundsMs[i] > 0 && h.BoundsMs[i] <= 60000) {
+			return nil
+		}
+	}
+	var below, n int64
+	for i := range b.Counts {
+		cum := int64(math.Round(b.Counts[i] - a.Counts[i]))
+		h.Counts[i] = max(0, cum-below)
+		below = max(below, cum)
+		n += h.Counts[i]
+	}
+	if n == 0 {
+		return nil
+	}
+	return h
 }

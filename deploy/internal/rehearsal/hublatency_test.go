@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/schedtrace"
 )
 
@@ -13,7 +14,18 @@ func TestLatencyWindows(t *testing.T) {
 	at := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
 	// passSum/msgSum in s, cumulative, as the hub's histograms count.
 	sample := func(s, passSum, passN, msgSum, msgN float64) hubSample {
-		return hubSample{at: at(s), passSum: passSum, passN: passN, msgSum: msgSum, msgN: msgN}
+		return hubSample{at: at(s), pass: obs.Histogram{Sum: passSum, Count: passN}, msg: obs.Histogram{Sum: msgSum, Count: msgN}}
+	}
+	// With buckets: pass bounds 1 ms and 100 ms, message bound 10 ms.
+	bucketed := func(s float64, pass, msg []float64) hubSample {
+		h := sample(s, 0, 0, 0, 0)
+		h.pass.Bounds, h.pass.Counts = []float64{0.001, 0.1}, pass
+		h.pass.Count = pass[len(pass)-1]
+		h.pass.Sum = 0.0005 * h.pass.Count
+		h.msg.Bounds, h.msg.Counts = []float64{0.01}, msg
+		h.msg.Count = msg[len(msg)-1]
+		h.msg.Sum = 0.002 * h.msg.Count
+		return h
 	}
 	for _, tc := range []struct {
 		name    string
@@ -37,11 +49,26 @@ func TestLatencyWindows(t *testing.T) {
 		{"clamped to the trace's bound", []hubSample{
 			sample(0, 0, 0, 0, 0), sample(5, 90, 1, 0, 0),
 		}, []schedtrace.LatencyWindow{{AtMs: 0, PassMs: 60000, ResultMs: 119}}},
+		{"histograms of each window's own", []hubSample{
+			bucketed(0, []float64{1, 1, 1}, []float64{0, 0}), bucketed(5, []float64{4, 6, 9}, []float64{3, 3}),
+			bucketed(10, []float64{4, 6, 9}, []float64{3, 5}),
+		}, []schedtrace.LatencyWindow{
+			{AtMs: 0, PassMs: 0.5, ResultMs: 2,
+				PassHist:   &schedtrace.Hist{BoundsMs: []float64{1, 100}, Counts: []int64{3, 2, 3}},
+				ResultHist: &schedtrace.Hist{BoundsMs: []float64{10}, Counts: []int64{3, 0}}},
+			{AtMs: 5000, PassMs: 33, ResultMs: 2, ResultHist: &schedtrace.Hist{BoundsMs: []float64{10}, Counts: []int64{0, 2}}},
+		}},
+		{"a restarted hub's histograms count from zero", []hubSample{
+			bucketed(0, []float64{50, 60, 70}, []float64{5, 5}), bucketed(5, []float64{1, 1, 2}, []float64{0, 1}),
+		}, []schedtrace.LatencyWindow{{AtMs: 0, PassMs: 0.5, ResultMs: 2,
+			PassHist:   &schedtrace.Hist{BoundsMs: []float64{1, 100}, Counts: []int64{1, 0, 1}},
+			ResultHist: &schedtrace.Hist{BoundsMs: []float64{10}, Counts: []int64{0, 1}}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := latencyWindows(tc.samples, start, 33, 119)
 			if !slices.EqualFunc(got, tc.want, func(a, b schedtrace.LatencyWindow) bool {
-				return a.AtMs == b.AtMs && near(a.PassMs, b.PassMs) && near(a.ResultMs, b.ResultMs)
+				return a.AtMs == b.AtMs && near(a.PassMs, b.PassMs) && near(a.ResultMs, b.ResultMs) &&
+					sameHist(a.PassHist, b.PassHist) && sameHist(a.ResultHist, b.ResultHist)
 			}) {
 				t.Fatalf("latencyWindows = %+v, want %+v", got, tc.want)
 			}
@@ -51,6 +78,32 @@ func TestLatencyWindows(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+func sameHist(a, b *schedtrace.Hist) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.BoundsMs, b.BoundsMs) && slices.Equal(a.Counts, b.Counts)
+}
+
+func TestHistBetween(t *testing.T) {
+	b := obs.Histogram{Bounds: []float64{0.5, 1}, Counts: []float64{2, 5, 6}, Count: 6}
+	for _, tc := range []struct {
+		name string
+		a, b obs.Histogram
+		want *schedtrace.Hist
+	}{
+		{"from nothing", obs.Histogram{}, b, &schedtrace.Hist{BoundsMs: []float64{500, 1000}, Counts: []int64{2, 3, 1}}},
+		{"nothing counted", b, b, nil},
+		{"no buckets", obs.Histogram{}, obs.Histogram{Count: 3, Sum: 1}, nil},
+		{"buckets changed", obs.Histogram{Bounds: []float64{0.5}, Counts: []float64{1, 1}}, b, nil},
+		{"a bound past 60 s", obs.Histogram{}, obs.Histogram{Bounds: []float64{61}, Counts: []float64{1, 1}}, nil},
+	} {
+		if got := histBetween(tc.a, tc.b); !sameHist(got, tc.want) {
+			t.Errorf("%s: histBetween = %+v, want %+v", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -251,9 +251,13 @@ func (rep *Report) Print(w io.Writer) {
 // passLine says how long the replay's dispatch passes took.
 func passLine(rep *Report) string {
 	if n := rep.Replay.Model.LatencyWindows; n > 0 {
-		return fmt.Sprintf("dispatch passes and judge messages as slow as the hub's own were over each of %d windows of %v "+
+		how := "as slow as the hub's own were, on average,"
+		if k := rep.Replay.Model.LatencySpreads; k > 0 {
+			how = fmt.Sprintf("each drawn from the hub's own histogram of its passes and messages (%d windows; the window's mean where it had none) ", k)
+		}
+		return fmt.Sprintf("dispatch passes and judge messages %s over each of %d windows of %v "+
 			"(the hub's means over the run: passes that placed tasks %.2f ms, %d of them; judge messages handled %.1f ms after reading)",
-			n, latencyEvery, rep.Replay.Model.PassMs, rep.Passes, rep.JudgeMsgWaitMs)
+			how, n, latencyEvery, rep.Replay.Model.PassMs, rep.Passes, rep.JudgeMsgWaitMs)
 	}
 	if rep.Replay.Model.PassMs > 0 {
 		return fmt.Sprintf("dispatch passes of %.2f ms, the mean of the hub's %d passes that placed tasks", rep.Replay.Model.PassMs, rep.Passes)
@@ -447,7 +451,9 @@ func (rep *Report) Markdown() string {
 		if rep.JudgeMsgs > 0 {
 			fmt.Fprintf(&b, "\nThe hub handled the judges' %d messages (progress, results, heartbeats) %.1f ms on average after reading them. A result frees its judge's slot in the hub's accounting only once handled; ",
 				rep.JudgeMsgs, rep.JudgeMsgWaitMs)
-			if x.Model.LatencyWindows > 0 {
+			if x.Model.LatencySpreads > 0 {
+				b.WriteString("the replay frees it as long after the work as a wait drawn from the hub's messages' waits in the window the work ended in.\n")
+			} else if x.Model.LatencyWindows > 0 {
 				b.WriteString("the replay frees it as long after the work as the hub's messages waited, on average, in the window the work ended in.\n")
 			} else {
 				b.WriteString("the replay frees it that long, on average, after the work.\n")

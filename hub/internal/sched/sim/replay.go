@@ -194,7 +194,8 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	res := ReplayResult{Policy: policy, Tasks: len(tr.Tasks), Background: len(tr.Background), Requeues: s.res.Requeues, Lost: s.res.Lost,
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
-			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows)}}
+			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
+			LatencySpreads: spreads(c.LatencyWindows)}}
 	if rc.custom {
 		res.Model.Download = "custom"
 	}
@@ -394,8 +395,8 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 	m := r.Model
 	lat := fmt.Sprintf("passes %.2f ms, results handled %.2f ms late", m.PassMs, m.ResultMs)
 	if m.LatencyWindows > 0 {
-		lat = fmt.Sprintf("passes and results handled as late as the hub's own over each of %d windows (before the first: %.2f ms and %.2f ms)",
-			m.LatencyWindows, m.PassMs, m.ResultMs)
+		lat = fmt.Sprintf("passes and results handled as late as the hub's own over each of %d windows, %d of them drawn from the hub's histograms (before the first: %.2f ms and %.2f ms)",
+			m.LatencyWindows, m.LatencySpreads, m.PassMs, m.ResultMs)
 	}
 	_, err := fmt.Fprintf(w, "\npolicy %s; %d tasks, %d with a recorded dispatch (%d pushed before the POST answered: wait 0), "+
 		"%d background tasks run but not compared; "+
@@ -430,14 +431,40 @@ func pct(g *float64) string {
 	return fmt.Sprintf("%+.1f", *g)
 }
 
-// latencyWindows is a trace's latency windows in the simulator's seconds.
+// latencyWindows is a trace's latency windows in the simulator's seconds,
+// with their spreads where the trace has the histograms.
 func latencyWindows(ws []schedtrace.LatencyWindow) []LatencyWindow {
 	if len(ws) == 0 {
 		return nil
 	}
 	out := make([]LatencyWindow, len(ws))
 	for i, w := range ws {
-		out[i] = LatencyWindow{From: float64(w.AtMs) / 1000, Pass: w.PassMs / 1000, Result: w.ResultMs / 1000}
+		out[i] = LatencyWindow{From: float64(w.AtMs) / 1000, Pass: w.PassMs / 1000, Result: w.ResultMs / 1000,
+			PassDist: latencyDist(w.PassHist, w.PassMs), ResultDist: latencyDist(w.ResultHist, w.ResultMs)}
 	}
 	return out
+}
+
+// spreads counts the windows with a pass or a result spread.
+func spreads(ws []LatencyWindow) int {
+	n := 0
+	for _, w := range ws {
+		if w.PassDist != nil || w.ResultDist != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// latencyDist is a trace window's histogram (ms) whose mean was meanMs as
+// the simulator's distribution (s); nil without one.
+func latencyDist(h *schedtrace.Hist, meanMs float64) *LatencyDist {
+	if h == nil {
+		return nil
+	}
+	bounds := make([]float64, len(h.BoundsMs))
+	for i, b := range h.BoundsMs {
+		bounds[i] = b / 1000
+	}
+	return NewLatencyDist(bounds, h.Counts, meanMs/1000)
 }

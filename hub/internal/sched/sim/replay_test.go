@@ -610,3 +610,92 @@ func TestReplayLatencyWindows(t *testing.T) {
 		}
 	}
 }
+
+func TestReplayLatencySpreads(t *testing.T) {
+	// A free judge and a task every 100 ms of 50 ms; the windows' means say
+	// 35 ms passes, their histograms that every pass took 30-40 ms (and
+	// every result was handled within 1 ms). Drawn from the histograms,
+	// each task waits a pass of its own within the bucket, not the mean;
+	// the model counts the windows drawn from.
+	tr := steadyTrace(40, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	tr.PassMs = 35
+	spread := &schedtrace.Hist{BoundsMs: []float64{30, 40}, Counts: []int64{0, 9, 0}}
+	tr.Latency = []schedtrace.LatencyWindow{
+		{AtMs: 0, PassMs: 35, PassHist: spread, ResultHist: &schedtrace.Hist{BoundsMs: []float64{1}, Counts: []int64{5, 0}}},
+		{AtMs: 2000, PassMs: 35},
+	}
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Model.LatencyWindows != 2 || r.Model.LatencySpreads != 1 {
+		t.Errorf("model %+v: want 2 windows, 1 with a spread", r.Model)
+	}
+	got := simWaits(r)
+	distinct := map[float64]bool{}
+	for id := int64(1); id <= 40; id++ {
+		w := got[id]
+		switch {
+		case id <= 20 && (w <= 30 || w > 41): // the pass, and up to 1 ms for the result before it
+			t.Errorf("task %d (first window) waited %v ms, want within the histogram's (30, 40] ms", id, w)
+		case id <= 20:
+			distinct[math.Round(w)] = true
+		case id > 20 && !near(w, 35):
+			t.Errorf("task %d (second window, no histogram) waited %v ms, want its mean 35", id, w)
+		}
+	}
+	if len(distinct) < 4 {
+		t.Errorf("the first window's 20 waits take %d distinct values (ms): drawn, they should spread over the bucket", len(distinct))
+	}
+	// Drawn from a stream of its own: the same replay again draws the same.
+	again, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, w := range simWaits(again) {
+		if w != got[id] {
+			t.Fatalf("replayed again, task %d waited %v ms, first %v", id, w, got[id])
+		}
+	}
+}
+
+func TestNewLatencyDist(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		bounds  []float64
+		counts  []int64
+		mean    float64
+		nilDist bool
+		over    float64
+	}{
+		{"empty", []float64{1}, []int64{0, 0}, 0.5, true, 0},
+		{"counts short", []float64{1}, []int64{1}, 0.5, true, 0},
+		{"negative count", []float64{1}, []int64{-1, 2}, 0.5, true, 0},
+		{"bounds out of order", []float64{1, 1}, []int64{1, 1, 1}, 0.5, true, 0},
+		{"nothing above the bounds", []float64{1, 2}, []int64{2, 2, 0}, 1, false, 2},
+		// Two at 0.5 (the first bucket's midpoint) and two above 1 s with a
+		// mean of 3 s: those two stand for (4·3 − 2·0.5)/2 = 5.5 s.
+		{"above the bounds: the mean's remainder", []float64{1}, []int64{2, 2}, 3, false, 5.5},
+		{"at least the last bound", []float64{1}, []int64{2, 2}, 0.3, false, 1},
+		{"at most 60 s", []float64{1}, []int64{0, 1}, 600, false, 60},
+		{"no bounds: all of them the mean", nil, []int64{3}, 0.25, false, 0.25},
+	} {
+		d := NewLatencyDist(tc.bounds, tc.counts, tc.mean)
+		if (d == nil) != tc.nilDist {
+			t.Errorf("%s: dist %+v, want nil %v", tc.name, d, tc.nilDist)
+			continue
+		}
+		if d != nil && !near(d.Over, tc.over) {
+			t.Errorf("%s: Over %v, want %v", tc.name, d.Over, tc.over)
+		}
+	}
+	// Draws fall in their buckets, in proportion to the counts.
+	d := NewLatencyDist([]float64{0.01, 0.1}, []int64{3, 1, 0}, 0.02)
+	for _, tc := range []struct{ u, v, lo, hi float64 }{
+		{0, 0.5, 0, 0.01}, {0.74, 0.99, 0, 0.01}, {0.76, 0, 0.01, 0.1}, {0.999, 0.999, 0.01, 0.1},
+	} {
+		if x := d.draw(tc.u, tc.v); x < tc.lo || x > tc.hi {
+			t.Errorf("draw(%v, %v) = %v, want in [%v, %v]", tc.u, tc.v, x, tc.lo, tc.hi)
+		}
+	}
+}

@@ -735,16 +735,21 @@ side only recorded pushes count; one seen before the POST that enqueued it was a
    messages are handled in order, those waiting together (progress in one round trip, results in two),
    and under load a result waits behind the ones before it. The hub measures that wait
    (` + "`verdict_hub_judge_message_wait_seconds`" + `); the rehearsal puts its mean over the run in the trace
-   (` + "`result_ms`" + `), and its mean over each 5 s of the run (` + "`latency`" + `, read from the hub as it ran), and the
-   replay holds each slot that much longer after its work: the wait of the window the work ended in,
-   the run's mean before the first window or without windows, at once when the trace has neither.
+   (` + "`result_ms`" + `), and its mean and histogram over each 5 s of the run (` + "`latency`" + `: ` + "`result_ms`" + `,
+   ` + "`result_hist`" + `, read from the hub as it ran), and the replay holds each slot that much longer after
+   its work: a wait drawn from the histogram of the window the work ended in (uniform within a bucket;
+   what lies above the last bound, as the value that keeps the window's mean), the window's mean where
+   it has no histogram, the run's mean before the first window or without windows, at once when the
+   trace has neither.
 3. *The dispatch passes.* Since issue 14 both run ` + "`sched.Pass`" + ` and decide the next pass by
    ` + "`PassResult.Again`" + `: they no longer differ here. The replay's passes take as long as the hub's own
-   took (` + "`verdict_hub_dispatch_pass_seconds`" + `, read by the rehearsal): the mean of the ` + "`latency`" + ` window
-   the pass starts in, the run's mean (` + "`pass_ms`" + `) before the first window or without windows,
+   took (` + "`verdict_hub_dispatch_pass_seconds`" + `, read by the rehearsal): drawn, pass by pass, from the
+   histogram of the ` + "`latency`" + ` window the pass starts in (` + "`pass_hist`" + `, as above), the window's mean
+   where it has none, the run's mean (` + "`pass_ms`" + `) before the first window or without windows,
    instantaneous when the trace has neither. A hub queued for a core in a rush and idle in between has
    passes of milliseconds and of seconds; one mean for the whole run made the replay too slow in the
-   quiet windows and too fast in the rush.
+   quiet windows and too fast in the rush, and a window's mean hides the slow passes within it that
+   every task behind them waits for.
 4. *Heartbeat timing.* The phases differ; heartbeats carry running, queued and load1. The default reads
    its exact assigned counts, so this moves mainly ` + "`" + `guide` + "`" + ` and the push baselines.
 5. *Queue ties.* The hub orders a priority by submission time in ms and Redis breaks ties by member (the

@@ -141,19 +141,120 @@ type Config struct {
 }
 
 // LatencyWindow is a pass latency and a result latency (s) in force from
-// From (s) until the next window's From.
+// From (s) until the next window's From: each the mean, or, where the
+// window has its spread (PassDist, ResultDist), drawn from it pass by pass
+// and result by result.
 type LatencyWindow struct {
-	From, Pass, Result float64
+	From, Pass, Result   float64
+	PassDist, ResultDist *LatencyDist
 }
 
-// latencies are the pass and result latencies in force at t.
-func (c *Config) latencies(t float64) (pass, result float64) {
+// LatencyDist is how a latency was spread over a window, as a histogram:
+// Weights[i] of the observations above Bounds[i-1] (the first: from 0) and
+// at most Bounds[i] (s), drawn uniformly within their bucket; the last
+// weight, one more than the bounds, is of those above the last bound, all
+// drawn as Over (s).
+type LatencyDist struct {
+	Bounds  []float64
+	Weights []float64
+	Over    float64
+	total   float64 // of Weights, filled in by NewLatencyDist
+}
+
+// NewLatencyDist is the distribution of a histogram (bounds in s, counts
+// per bucket, one more than the bounds) whose observations' mean was mean
+// (s): what lies above the last bound is drawn as the value that makes
+// the distribution's mean the observed one, within [last bound, 60 s]
+// (the hub's histograms end at a second or ten, and its slowest passes
+// are what a replay must not lose). Nil when the histogram is empty or
+// malformed.
+func NewLatencyDist(bounds []float64, counts []int64, mean float64) *LatencyDist {
+	if len(counts) != len(bounds)+1 {
+		return nil
+	}
+	d := &LatencyDist{Bounds: slices.Clone(bounds), Weights: make([]float64, len(counts))}
+	var below float64 // the sum of the finite buckets' midpoints
+	for i, c := range counts {
+		if c < 0 || (i < len(bounds) && (bounds[i] <= 0 || (i > 0 && bounds[i] <= bounds[i-1]))) {
+			return nil
+		}
+		d.Weights[i] = float64(c)
+		d.total += float64(c)
+		if i < len(bounds) {
+			lo := 0.0
+			if i > 0 {
+				lo = bounds[i-1]
+			}
+			below += float64(c) * (lo + bounds[i]) / 2
+		}
+	}
+	if d.total == 0 {
+		return nil
+	}
+	last := 0.0
+	if len(bounds) > 0 {
+		last = bounds[len(bounds)-1]
+	}
+	d.Over = last
+	if over := d.Weights[len(bounds)]; over > 0 {
+		d.Over = min(60, max(last, (mean*d.total-below)/over))
+	}
+	return d
+}
+
+// draw is one value of d, from u and v uniform in [0, 1).
+func (d *LatencyDist) draw(u, v float64) float64 {
+	x := u * d.total
+	for i, w := range d.Weights {
+		if x < w || (i == len(d.Weights)-1) {
+			if i == len(d.Bounds) {
+				return d.Over
+			}
+			lo := 0.0
+			if i > 0 {
+				lo = d.Bounds[i-1]
+			}
+			return lo + v*(d.Bounds[i]-lo)
+		}
+		x -= w
+	}
+	return d.Over
+}
+
+// window is the latency window in force at t, nil before the first.
+func (c *Config) window(t float64) *LatencyWindow {
 	w := c.LatencyWindows
 	i := sort.Search(len(w), func(i int) bool { return w[i].From > t }) - 1
 	if i < 0 {
-		return c.PassLatency, c.ResultLatency
+		return nil
 	}
-	return max(0, w[i].Pass), max(0, w[i].Result)
+	return &w[i]
+}
+
+// passLatency is the latency of a pass that starts now: the window's
+// mean, or a draw from its spread.
+func (s *sim) passLatency() float64 {
+	w := s.cfg.window(s.now())
+	switch {
+	case w == nil:
+		return s.cfg.PassLatency
+	case w.PassDist != nil:
+		return w.PassDist.draw(s.latRng.Float64(), s.latRng.Float64())
+	}
+	return max(0, w.Pass)
+}
+
+// resultLatency is how long a result that leaves its judge now waits for
+// the hub: the window's mean, or a draw from its spread.
+func (s *sim) resultLatency() float64 {
+	w := s.cfg.window(s.now())
+	switch {
+	case w == nil:
+		return s.cfg.ResultLatency
+	case w.ResultDist != nil:
+		return w.ResultDist.draw(s.latRng.Float64(), s.latRng.Float64())
+	}
+	return max(0, w.Result)
 }
 
 func (c *Config) defaults() {
@@ -332,6 +433,9 @@ type sim struct {
 	decisionNs int64
 	messages   int
 	completedW int
+	// latRng draws the latency windows' spreads: a stream of its own, so
+	// that a replay without them draws everything else as before.
+	latRng *rand.Rand
 }
 
 // Run simulates cfg on trace tr and returns the measurements. With
@@ -379,7 +483,8 @@ func offeredLoad(cfg Config, tr *Trace) float64 {
 // newSim sets up a run: the policy, the judges, the first events.
 func newSim(cfg Config, tr *Trace) (*sim, error) {
 	cfg.defaults()
-	s := &sim{cfg: cfg, tr: tr, base: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), fast: fastest(cfg)}
+	s := &sim{cfg: cfg, tr: tr, base: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), fast: fastest(cfg),
+		latRng: rand.New(rand.NewPCG(cfg.Seed, 0x1a7))}
 	switch cfg.Policy {
 	case Ideal:
 		s.ideal = true
@@ -677,8 +782,7 @@ func (s *sim) pass(h *hubState) {
 		}
 		s.res.Decisions += r.Asked
 		again := r.Again(s.cfg.PeekWindow)
-		pass, _ := s.cfg.latencies(s.now())
-		lat := pass + s.cfg.DecisionCost*float64(r.Asked)
+		lat := s.passLatency() + s.cfg.DecisionCost*float64(r.Asked)
 		if lat <= 0 {
 			s.commit(h, h.batch, h.conns, r.Placed)
 			if !again {
@@ -868,7 +972,7 @@ func (s *sim) result(a *attempt, j *judge) {
 		j.outbox = append(j.outbox, a)
 		return
 	}
-	if _, d := s.cfg.latencies(s.now()); d > 0 {
+	if d := s.resultLatency(); d > 0 {
 		s.eng.schedule(event{t: s.now() + d, kind: evFunc, fn: func() { s.received(a, j) }})
 		return
 	}
