@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/verdict-oj/verdict/deploy/internal/rehearsal"
+	"github.com/verdict-oj/verdict/deploy/internal/stack"
 )
 
 // runRehearse is `verdict-stack rehearse` (make rehearsal): one whole
@@ -62,6 +65,16 @@ func runRehearse(ctx context.Context, args []string) int {
 	defer logf.Close()
 	cfg.Out, cfg.StackOut = os.Stdout, logf
 	fmt.Printf("rehearse: the stack's output goes to %s\n", *logPath)
+	if os.Getenv("GOGC") == "" {
+		// The load generator shares the cores with the stack it measures;
+		// at Go's default its collector took over a quarter of its CPU in
+		// the rush, at 400 a tenth (2026-12-03/04), for twice the memory
+		// (2.1 GiB at 3,000 contestants). The hub gets stack.ServiceGOGC
+		// the same way.
+		if g, err := strconv.Atoi(stack.ServiceGOGC); err == nil {
+			debug.SetGCPercent(g)
+		}
+	}
 	rep, err := rehearsal.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "verdict-stack rehearse:", err)

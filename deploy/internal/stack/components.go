@@ -28,6 +28,7 @@ func (s *Stack) components() ([]component, error) {
 	bin := func(name string) string { return filepath.Join(s.cfg.BinDir, name) }
 	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 	env := append([]string{"VERDICT_LOG_FORMAT=text"}, s.cfg.Env...)
+	hubEnv := serviceEnv(env, os.Getenv("GOGC"))
 	var out []component
 
 	for i, port := range s.cfg.WebPorts {
@@ -59,7 +60,7 @@ func (s *Stack) components() ([]component, error) {
 			// web nodes: it says nothing about a judge's foreign load. Off.
 			"--overload", "1000",
 		},
-		env:       env,
+		env:       hubEnv,
 		ready:     "http://" + addr(s.cfg.HubPort) + "/readyz",
 		listeners: []handover{{"--listen-fd", s.cfg.HubPort}},
 	})
@@ -206,6 +207,16 @@ func affinity() []int {
 		}
 	}
 	return out
+}
+
+// serviceEnv is env for the hub: with GOGC set to
+// ServiceGOGC unless env sets it or the stack's own environment does
+// (inherited, its GOGC: the components inherit it).
+func serviceEnv(env []string, inherited string) []string {
+	if inherited != "" || setsEnv(env, "GOGC") {
+		return env
+	}
+	return append(slices.Clone(env), "GOGC="+ServiceGOGC)
 }
 
 // setsEnv reports whether env sets any of the variables.

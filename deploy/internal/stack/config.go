@@ -25,6 +25,19 @@ import (
 // nodes and the run did worse.
 const RedisNice = -10
 
+// ServiceGOGC is the garbage collector's target (GOGC) the stack gives the
+// hub when neither its Config.Env nor its own environment sets one. Go's
+// default, 100, collects each time the heap doubles. In the contest
+// rehearsal (2026-12-03/04, 3,000 contestants on 2 cores, one run each)
+// the collector took 13 % of the hub's CPU in the rush at 100 and 5 % at
+// 400; the hub used 127 s of CPU in the contest instead of 134 s, and
+// peaked at 661 MiB instead of 336 MiB. The web nodes are left at the
+// default: at 400 their collector's share fell from 7 % to 2 %, their CPU
+// hardly moved (147 s against 148 s) and their peak memory nearly tripled
+// (478–620 MiB against ~178 MiB). docs/running.md gives the same advice
+// for a production hub.
+const ServiceGOGC = "400"
+
 // Config configures the local stack. Zero fields take the documented
 // defaults; all listeners are on 127.0.0.1.
 //
