@@ -158,6 +158,12 @@ func (b *browser) open(ctx context.Context) error {
 		b.r.m.fail(Failure{Class: ClassSocket, What: "dial /ws", Code: short(err)}, time.Now())
 		return err
 	}
+	if !b.keep && !b.sample {
+		// The pushes that come while a subscribe waits for its answer
+		// are held for read; the boards of a board never read, only
+		// counted.
+		l.SkipHeld(boardHead, boardFrame)
+	}
 	for _, ch := range []protocol.Channel{
 		{Kind: protocol.ChannelContest, ID: b.r.contestID},
 		{Kind: protocol.ChannelUser, ID: b.c.User().ID},
