@@ -394,7 +394,11 @@ func (c *Conn) ReadOrSkip(ctx context.Context, head int, skip func(head []byte) 
 	h := make([]byte, head)
 	n, err := io.ReadFull(r, h)
 	h = h[:n]
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	// ReadFull's own sentinels, as they are, say the message ended before
+	// head bytes; the connection breaking mid-message is an error that
+	// wraps io.ErrUnexpectedEOF ("failed to read frame payload: ..."),
+	// and a truncated head is not a message.
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return h, false, nil // the whole message
 	}
 	if err != nil {

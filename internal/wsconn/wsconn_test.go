@@ -2,6 +2,8 @@ package wsconn_test
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -479,5 +481,41 @@ func TestReadOrSkip(t *testing.T) {
 	want := []string{"skipped", "KEEP:" + strconv.Itoa(len(keep)), "hi:2", "skipped", "last:4"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("read %v, want %v", got, want)
+	}
+}
+
+// A connection that breaks in the middle of a message is an error for
+// ReadOrSkip, not a message of the bytes that came (a load generator's
+// browser took such a head for a frame, undecodable, on a hub that
+// dropped it).
+func TestReadOrSkipBrokenMidMessage(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sum := sha1.Sum([]byte(r.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+		conn, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+			"Sec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: %s\r\n\r\n",
+			base64.StdEncoding.EncodeToString(sum[:]), protocol.LinkJudge.Subprotocol())
+		// A text frame of 1,000 bytes, of which 10 come before the
+		// connection closes.
+		rw.Write([]byte{0x81, 126, 0x03, 0xe8})
+		rw.WriteString("0123456789")
+		rw.Flush()
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := wsconn.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), judgeCfg(), wsconn.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	m, skipped, err := c.ReadOrSkip(ctx, 16, func([]byte) bool { return false })
+	if err == nil {
+		t.Fatalf("ReadOrSkip = %q (skipped %v), want an error", m, skipped)
 	}
 }
