@@ -55,8 +55,13 @@ type ComparisonModel struct {
 	// LatencySpreads is how many of those windows had the hub's
 	// histograms, from which the replay drew each pass's and each
 	// result's latency instead of taking the window's mean.
-	LatencySpreads int    `json:"latency_spreads,omitempty"`
-	Seed           uint64 `json:"seed"`
+	LatencySpreads int `json:"latency_spreads,omitempty"`
+	// Holds is how many tasks the replay held on their judge's slot
+	// after their work (Task.HeldMs over the work), HoldMeanMs that
+	// time's mean over them.
+	Holds      int     `json:"holds,omitempty"`
+	HoldMeanMs float64 `json:"hold_mean_ms,omitempty"`
+	Seed       uint64  `json:"seed"`
 }
 
 // ComparisonRow is one row of the comparison. A gap is (sim − hub) / hub in

@@ -24,10 +24,11 @@
 //     overlap in time, and a fresh connection starts with the cache its
 //     warm lists (hashes, none empty or repeated), empty when it has none;
 //   - submission ids are > 0 and unique (one task per submission: its first
-//     attempt), at_ms, problem_id, work_ms and dispatch_ms are ≥ 0,
-//     language is not empty and priority is a protocol.Priority;
+//     attempt), at_ms, problem_id, work_ms, dispatch_ms and held_ms are
+//     ≥ 0, language is not empty and priority is a protocol.Priority;
 //   - a recorded dispatch is a task with judge_id set, which must name one
-//     of the judges; dispatch_ms without judge_id is an error. dispatch_ms
+//     of the judges; dispatch_ms or held_ms without judge_id is an error
+//     (held_ms is the time that judge held the task's slot). dispatch_ms
 //     may precede at_ms by a little: at_ms is when the POST was answered,
 //     and the hub may push the task before the answer reaches the client;
 //   - a recorded result (compile_ms, cases_ms, verdict, verdict_ms, ran_on:

@@ -130,6 +130,12 @@ type Task struct {
 	// What the real hub did (empty when not recorded):
 	DispatchMs int64  `json:"dispatch_ms,omitempty"` // first push to a judge
 	JudgeID    string `json:"judge_id,omitempty"`
+	// HeldMs is how long that judge held the task's slot: a slot took it
+	// → its result left the judge (the work at the judge's speed, and
+	// the judge's own time: a loaded judge's timers firing late, its
+	// result waiting to be sent). 0: not recorded. The replay holds the
+	// slot what exceeds the work that much longer after the work.
+	HeldMs int64 `json:"held_ms,omitempty"`
 	// What the installation recorded of the final result (empty when not
 	// recorded; `verdict-stack export-trace --dsn` fills them from MySQL):
 	// the part of work_ms spent compiling (0: unknown), each case's run
@@ -244,6 +250,9 @@ func (t Trace) Validate() error {
 		if k.DispatchMs < 0 {
 			bad("tasks[%d].dispatch_ms: negative", i)
 		}
+		if k.HeldMs < 0 {
+			bad("tasks[%d].held_ms: negative", i)
+		}
 		if k.CompileMs < 0 || (k.WorkMs >= 0 && k.CompileMs > k.WorkMs) {
 			bad("tasks[%d].compile_ms: %d not in [0, work_ms %d]", i, k.CompileMs, k.WorkMs)
 		}
@@ -282,6 +291,8 @@ func (t Trace) Validate() error {
 			bad("tasks[%d].judge_id: %q is not among the judges", i, k.JudgeID)
 		case k.JudgeID == "" && k.DispatchMs != 0:
 			bad("tasks[%d].dispatch_ms: set without judge_id", i)
+		case k.JudgeID == "" && k.HeldMs != 0:
+			bad("tasks[%d].held_ms: set without judge_id", i)
 		}
 	}
 	for i, k := range t.Background {

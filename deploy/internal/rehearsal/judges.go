@@ -202,7 +202,9 @@ type firstAttempt struct {
 	dataHash  string
 	language  string
 	work      time.Duration // at speed 1
+	started   time.Time     // a slot of the first judge pushed it took it
 	result    time.Time     // the first attempt's result left the judge
+	resultOn  string        // from this judge
 }
 
 // judgeSpan is one simulated judge's connection.
@@ -252,12 +254,19 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 			p.later[ref] = &firstAttempt{judge: ev.JudgeID, pushed: ev.At, problemID: t.ProblemID, dataHash: t.DataHash, language: t.Language}
 		}
 		p.mu.Unlock()
+	case ev.Kind == simjudge.EventStarted && t.Attempt == 1:
+		p.mu.Lock()
+		if f := p.first[t.SubmissionID]; f != nil && f.judge == ev.JudgeID && f.started.IsZero() {
+			f.started = ev.At
+		}
+		p.mu.Unlock()
 	case ev.Kind == simjudge.EventResultSent && t.Sends == 1:
 		p.mu.Lock()
 		p.works[t.SubmissionID] = t.Work
 		if f := p.first[t.SubmissionID]; f != nil && t.Attempt == 1 {
 			f.work = time.Duration(float64(t.Work) * p.r.cfg.Speed)
 			f.result = ev.At
+			f.resultOn = ev.JudgeID
 		}
 		if f := p.later[protocol.TaskRef{SubmissionID: t.SubmissionID, Attempt: t.Attempt}]; f != nil && t.Attempt > 1 {
 			f.work = time.Duration(float64(t.Work) * p.r.cfg.Speed)

@@ -60,8 +60,13 @@ func TestShortRehearsal(t *testing.T) {
 	}
 	// The replay ran, with the judges' caches at the start as recorded:
 	// the hub warmed every judge before the start.
+	// It held the slots the judges' own time beyond the work, as the
+	// trace recorded it (a judge's timers never fire early: every task
+	// takes its work and a little more).
 	if rep.Replay == nil {
 		t.Errorf("no replay: %s", rep.ReplayErr)
+	} else if rep.Replay.Model.Holds == 0 {
+		t.Errorf("the replay held no slot beyond the work: the trace has no held_ms")
 	}
 	if rep.StartJudges == 0 || rep.WarmJudges != rep.StartJudges || rep.WarmHashes < rep.StartJudges*len(Problems) {
 		t.Errorf("warm at the start: %d of %d judges, %d packages (want every judge with every one of the %d problems' data)",

@@ -21,8 +21,10 @@ import (
 
 // trace is the contest as the scheduling simulator replays it: every
 // judge connection, and every submission's first attempt with when its
-// POST was answered (enqueued), its simulated work at speed 1, and when
-// and where the real hub first pushed it. Attempts after the first
+// POST was answered (enqueued), its simulated work at speed 1, when and
+// where the real hub first pushed it (before the POST's answer reached
+// the browser, as often as not on a loaded machine: the replay counts
+// those as early, a wait of 0) and how long that judge held its slot. Attempts after the first
 // (rejudges, requeues after a fault) are left out.
 func (r *run) trace() schedtrace.Trace {
 	p := r.judges
@@ -64,10 +66,16 @@ func (r *run) trace() schedtrace.Trace {
 		if !ok || f.work == 0 {
 			continue
 		}
+		// The slot's time on the judge first pushed it, where that
+		// judge ran it (one that refused it busy held no slot).
+		var held int64
+		if !f.started.IsZero() && f.result.After(f.started) && f.resultOn == f.judge {
+			held = max(1, f.result.Sub(f.started).Milliseconds())
+		}
 		tr.Tasks = append(tr.Tasks, schedtrace.Task{
 			SubmissionID: id, AtMs: ms(s.acked), ProblemID: f.problemID, DataHash: f.dataHash, Language: f.language,
 			Priority: int(protocol.PriorityContest), WorkMs: max(1, f.work.Milliseconds()),
-			DispatchMs: max(ms(f.pushed), ms(s.acked)), JudgeID: f.judge,
+			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held,
 		})
 	}
 	r.subsMu.Unlock()

@@ -15,6 +15,7 @@ const (
 	evFunc                       // tests: call fn
 	evJoin                       // a judge connects (idx = judge; JudgeSpec.Join)
 	evLeave                      // a judge is killed (idx = judge; JudgeSpec.Leave)
+	evHoldEnd                    // an attempt's slot frees after its work (Job.Hold)
 )
 
 // event is one scheduled happening. Events that concern an attempt carry

@@ -139,8 +139,13 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	problems := map[pkey]int{}
 	trace := &Trace{Hot: -1}
 	minSpeed, work, last := math.Inf(1), 0.0, 0.0
+	holds, holdMean := 0, 0.0
+	speedOf := map[string]float64{}
 	for _, j := range tr.Judges {
 		minSpeed = math.Min(minSpeed, j.Speed)
+		if _, ok := speedOf[j.ID]; !ok {
+			speedOf[j.ID] = j.Speed
+		}
 	}
 	for n, e := range order {
 		t := e.t
@@ -152,9 +157,20 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 			trace.Problems = append(trace.Problems, Problem{Hash: t.DataHash, Download: rc.download(t.DataHash).Seconds()})
 		}
 		size := float64(t.WorkMs) / 1000
-		trace.Jobs = append(trace.Jobs, Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size,
+		// The judge's own time beyond the work, as the run recorded it
+		// (schedtrace.Task.HeldMs): its slot stays taken that long after
+		// the work, on whichever judge the replay runs it.
+		hold := 0.0
+		if t.HeldMs > 0 && t.JudgeID != "" {
+			hold = max(0, float64(t.HeldMs)/1000-size/speedOf[t.JudgeID])
+		}
+		trace.Jobs = append(trace.Jobs, Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size, Hold: hold,
 			Meta: &TaskMeta{SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, Language: t.Language, Priority: t.Priority}})
-		work += size + trace.Problems[p].Download
+		work += size + hold + trace.Problems[p].Download
+		if hold > 0 {
+			holds++
+			holdMean += (hold*1000 - holdMean) / float64(holds)
+		}
 		last = float64(t.AtMs) / 1000
 	}
 	cluster := make([]JudgeSpec, len(tr.Judges))
@@ -195,7 +211,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
-			LatencySpreads: spreads(c.LatencyWindows)}}
+			LatencySpreads: spreads(c.LatencyWindows), Holds: holds, HoldMeanMs: holdMean}}
 	if rc.custom {
 		res.Model.Download = "custom"
 	}
@@ -397,6 +413,9 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 	if m.LatencyWindows > 0 {
 		lat = fmt.Sprintf("passes and results handled as late as the hub's own over each of %d windows, %d of them drawn from the hub's histograms (before the first: %.2f ms and %.2f ms)",
 			m.LatencyWindows, m.LatencySpreads, m.PassMs, m.ResultMs)
+	}
+	if m.Holds > 0 {
+		lat += fmt.Sprintf(", %d tasks' slots held %.1f ms on average after their work (the judge's own time, as recorded)", m.Holds, m.HoldMeanMs)
 	}
 	_, err := fmt.Fprintf(w, "\npolicy %s; %d tasks, %d with a recorded dispatch (%d pushed before the POST answered: wait 0), "+
 		"%d background tasks run but not compared; "+

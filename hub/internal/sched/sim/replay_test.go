@@ -483,6 +483,49 @@ func TestReplayResultLatency(t *testing.T) {
 	}
 }
 
+func TestReplayHeld(t *testing.T) {
+	// One slot, a task every 100 ms of 50 ms of work. A judge that held
+	// each slot 50 ms or 100 ms in all (no time of its own beyond the
+	// work, or 50 ms: the next task still finds it free) keeps every wait
+	// at 0; held 130 ms, the slot frees 130 ms after each dispatch and
+	// task k waits 30·k ms. On a judge of speed 2 the work takes 25 ms:
+	// held 130 ms is 105 ms of its own, and the slot again frees 130 ms
+	// after each dispatch. held_ms 0 is not recorded: no hold.
+	for _, tc := range []struct {
+		name     string
+		heldMs   int64
+		speed    float64
+		perTask  float64
+		holds    int
+		holdMean float64
+	}{
+		{"not recorded", 0, 1, 0, 0, 0},
+		{"the work only", 50, 1, 0, 0, 0},
+		{"fits between tasks", 100, 1, 0, 10, 50},
+		{"longer than the gap", 130, 1, 30, 10, 80},
+		{"recorded on a judge of speed 2", 130, 2, 30, 10, 105},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := steadyTrace(10, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: tc.speed})
+			for k := range tr.Tasks {
+				tr.Tasks[k].JudgeID, tr.Tasks[k].DispatchMs, tr.Tasks[k].HeldMs = "a", tr.Tasks[k].AtMs, tc.heldMs
+			}
+			r, err := Replay(tr, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Model.Holds != tc.holds || !near(r.Model.HoldMeanMs, tc.holdMean) {
+				t.Errorf("model: %d holds of %v ms, want %d of %v", r.Model.Holds, r.Model.HoldMeanMs, tc.holds, tc.holdMean)
+			}
+			for id, w := range simWaits(r) {
+				if want := tc.perTask * float64(id-1); math.Abs(w-want) > 1e-3 {
+					t.Errorf("task %d waited %v ms, want %v", id, w, want)
+				}
+			}
+		})
+	}
+}
+
 func TestReplayRunsBackgroundTasks(t *testing.T) {
 	// One slot, a contest task every 100 ms of 50 ms: none waits. A
 	// rejudge of 250 ms enqueued at 0 goes after the first task (lower

@@ -760,6 +760,14 @@ side only recorded pushes count; one seen before the POST that enqueued it was a
    verified by the start (a judge's ` + "`warm`" + ` list) and the replay starts that judge with it cached.
    A trace without ` + "`warm`" + ` (one recorded before it existed) starts every judge empty, and the default
    may then defer or download where the hub found the data warm.
+7. *The judges' own time.* A slot frees in the hub when the result comes, and a judge's result leaves
+   only after its work and the judge's own delays: on a loaded machine the rehearsal's simulated judges
+   (one process beside the load generator) see their timers fire late and their results wait to be
+   sent. The rehearsal records, for each first attempt, how long the judge first pushed it held its
+   slot (a slot took it → its result left the judge: ` + "`held_ms`" + `); the replay holds the slot what exceeds
+   the work at that judge's speed that much longer after the work, on whichever judge it runs the task.
+   The run times the hub learns leave it out, as the case times a judge reports do. A trace without
+   ` + "`held_ms`" + ` holds no slot beyond the work.
 `
 
 const docAblation = `

@@ -309,6 +309,7 @@ const (
 	phLocal              // in the judge's local queue
 	phFetch              // holds a slot, waits for test data
 	phRun                // computing
+	phHold               // the work done, the slot still held (Job.Hold)
 	phDead               // lost with a crashed judge
 )
 
@@ -321,7 +322,7 @@ type attempt struct {
 	phase phase
 
 	rate, rateSince, remaining float64
-	runStart                   float64
+	runStart, runEnd           float64 // the work's start and end (runEnd: 0 until it ended)
 
 	dispatched   float64
 	reason       string // the policy's Decision.Reason
@@ -643,6 +644,10 @@ func (s *sim) handle(ev event) {
 		if ev.a.ver == ev.ver && ev.a.phase == phRun {
 			s.complete(ev.a)
 		}
+	case evHoldEnd:
+		if ev.a.ver == ev.ver && ev.a.phase == phHold {
+			s.release(ev.a)
+		}
 	case evHeartbeat:
 		s.heartbeat(s.judges[ev.idx])
 		s.eng.schedule(event{t: s.now() + s.cfg.Heartbeat, kind: evHeartbeat, idx: ev.idx})
@@ -926,7 +931,7 @@ func (s *sim) start(a *attempt, j *judge) {
 func (s *sim) runStart(a *attempt) {
 	j := s.judges[a.judge]
 	a.phase = phRun
-	a.runStart = s.now()
+	a.runStart, a.runEnd = s.now(), 0
 	j.computing++
 	a.rate = j.spec.Speed * j.factor
 	a.rateSince = s.now()
@@ -938,9 +943,23 @@ func (s *sim) removeRunning(j *judge, a *attempt) {
 	j.running = slices.Delete(j.running, i, i+1)
 }
 
+// complete is a's work ending: its slot frees now, or after the judge's
+// own delay (Job.Hold).
 func (s *sim) complete(a *attempt) {
 	j := s.judges[a.judge]
 	j.computing--
+	a.runEnd = s.now()
+	if h := a.job.job.Hold; h > 0 {
+		a.phase = phHold
+		s.eng.schedule(event{t: s.now() + h, kind: evHoldEnd, a: a, ver: a.ver})
+		return
+	}
+	s.release(a)
+}
+
+// release frees a's slot and sends its result.
+func (s *sim) release(a *attempt) {
+	j := s.judges[a.judge]
 	a.phase = phNone
 	s.removeRunning(j, a)
 	s.fill(j)
@@ -1003,7 +1022,7 @@ func (s *sim) received(a *attempt, j *judge) {
 // and under ICPC rules nothing after the first failing case ran (the
 // job's size already stops there).
 func (s *sim) reportedRun(a *attempt) float64 {
-	elapsed := s.now() - a.runStart
+	elapsed := a.runEnd - a.runStart
 	job := a.job.job
 	if job.Size <= 0 || job.Compile <= 0 {
 		return elapsed

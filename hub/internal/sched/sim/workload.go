@@ -181,6 +181,11 @@ type Job struct {
 	// Compile is the part of Size spent compiling: a result reports only
 	// its cases' run times, so the hub learns speeds from Size − Compile.
 	Compile float64
+	// Hold is the judge's own time beyond the work (s; speed does not
+	// scale it): the slot stays taken that much after the work ends. A
+	// replayed trace's held_ms over its work (a loaded judge's timers
+	// firing late, its result waiting to be sent); 0 for generated jobs.
+	Hold float64
 	// Meta, if set, is what the policy sees of the job instead of the
 	// generated defaults (submission ID+1, problem index, "cpp", priority
 	// 0); its Priority also orders the central queue as the hub's does
