@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -19,6 +20,12 @@ const HubDispatchPassSeconds = "verdict_hub_dispatch_pass_seconds"
 // frees its judge's slot in the hub's accounting only when handled; the
 // contest rehearsal reports the mean beside the simulator's replay.
 const HubJudgeMessageWaitSeconds = "verdict_hub_judge_message_wait_seconds"
+
+// HubQueueWaitSeconds is the hub's histogram of how long each task it
+// dispatched waited: its enqueue (Redis's clock) → the start of the pass
+// that placed it. The contest rehearsal reports it beside the waits it
+// measured to the judges.
+const HubQueueWaitSeconds = "verdict_hub_queue_wait_seconds"
 
 // Histogram is one reading of a cumulative Prometheus histogram: Counts[i]
 // observations at most Bounds[i] (s), the last count (one more than the
@@ -36,6 +43,21 @@ func (h Histogram) Mean() float64 {
 		return 0
 	}
 	return h.Sum / h.Count
+}
+
+// UpperQuantile is the bound of the bucket that holds quantile q (0 < q ≤
+// 1) of the observations: q of them are at most that (s); +Inf when they
+// lie above the last bound, 0 with no observations.
+func (h Histogram) UpperQuantile(q float64) float64 {
+	if h.Count <= 0 || len(h.Counts) == 0 {
+		return 0
+	}
+	for i, c := range h.Counts {
+		if c >= q*h.Count && i < len(h.Bounds) {
+			return h.Bounds[i]
+		}
+	}
+	return math.Inf(1)
 }
 
 // ReadHistogram reads a Prometheus text exposition and returns the

@@ -71,3 +71,25 @@ func TestReadHistogram(t *testing.T) {
 		t.Errorf("Mean of nothing = %v, want 0", m)
 	}
 }
+
+func TestUpperQuantile(t *testing.T) {
+	h := Histogram{Bounds: []float64{0.01, 0.1, 1}, Counts: []float64{50, 90, 99, 100}, Count: 100}
+	for _, tc := range []struct {
+		h    Histogram
+		q    float64
+		want float64
+	}{
+		{h, 0.5, 0.01},
+		{h, 0.51, 0.1},
+		{h, 0.9, 0.1},
+		{h, 0.99, 1},
+		{h, 0.999, math.Inf(1)},
+		{h, 1, math.Inf(1)},
+		{Histogram{Bounds: []float64{1}, Counts: []float64{4, 4}, Count: 4}, 1, 1},
+		{Histogram{}, 0.99, 0},
+	} {
+		if got := tc.h.UpperQuantile(tc.q); got != tc.want {
+			t.Errorf("UpperQuantile(%v) of %v = %v, want %v", tc.q, tc.h.Counts, got, tc.want)
+		}
+	}
+}

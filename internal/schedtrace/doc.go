@@ -29,8 +29,10 @@
 //   - a recorded dispatch is a task with judge_id set, which must name one
 //     of the judges; dispatch_ms or held_ms without judge_id is an error
 //     (held_ms is the time that judge held the task's slot). dispatch_ms
-//     may precede at_ms by a little: at_ms is when the POST was answered,
-//     and the hub may push the task before the answer reaches the client;
+//     may precede at_ms by a little: at_ms is the best time a recorder has
+//     of the enqueue (the rehearsal: the submission row's created_at, just
+//     before the web node enqueues; before 2026-12-04, when the POST's
+//     answer reached the client, often after the push);
 //   - a recorded result (compile_ms, cases_ms, verdict, verdict_ms, ran_on:
 //     what an installation's MySQL keeps, see `verdict-stack export-trace
 //     --dsn`) has compile_ms in [0, work_ms], cases_ms ≥ 0, a final

@@ -65,8 +65,22 @@ func TestShortRehearsal(t *testing.T) {
 	// takes its work and a little more).
 	if rep.Replay == nil {
 		t.Errorf("no replay: %s", rep.ReplayErr)
-	} else if rep.Replay.Model.Holds == 0 {
-		t.Errorf("the replay held no slot beyond the work: the trace has no held_ms")
+	} else {
+		if rep.Replay.Model.Holds == 0 {
+			t.Errorf("the replay held no slot beyond the work: the trace has no held_ms")
+		}
+		// The trace's enqueue is the row's created_at: no judge can
+		// have the task before it (the web node enqueues after the
+		// insert), on a clock this machine shares with MySQL.
+		// Beside it, the hub's own measure of its dispatches' waits.
+		if rep.HubWait == nil || rep.HubWait.N < int64(rep.Submitted) {
+			t.Errorf("the hub's wait histogram: %+v, want one dispatch at least per submission (%d)", rep.HubWait, rep.Submitted)
+		} else if !strings.Contains(md, "The hub's own measure of the wait") {
+			t.Errorf("the report does not give the hub's own wait")
+		}
+		if rep.Replay.Early != 0 {
+			t.Errorf("%d tasks pushed before their rows were created: the trace's enqueue times are not the server's", rep.Replay.Early)
+		}
 	}
 	if rep.StartJudges == 0 || rep.WarmJudges != rep.StartJudges || rep.WarmHashes < rep.StartJudges*len(Problems) {
 		t.Errorf("warm at the start: %d of %d judges, %d packages (want every judge with every one of the %d problems' data)",

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -90,7 +91,10 @@ type Report struct {
 	// JudgeMsgWaitMs is the mean time the hub's JudgeMsgs judge messages
 	// waited, read off the socket, to be handled.
 	JudgeMsgWaitMs float64
-	JudgeMsgs      int64
+	// HubWait is the hub's own histogram of its dispatches' waits
+	// (verdict_hub_queue_wait_seconds), nil when it could not be read.
+	HubWait   *HubWait
+	JudgeMsgs int64
 	// WarmJudges of StartJudges (the judges connected at the start) held
 	// test data then, WarmHashes packages in all: the replay starts them
 	// with those caches.
@@ -241,6 +245,17 @@ func runDelay(schedstat []byte) time.Duration {
 		return 0
 	}
 	return time.Duration(ns)
+}
+
+// HubWait is the hub's measure of how long the tasks it dispatched
+// waited: enqueue (Redis's clock) → the start of the pass that placed
+// each; every dispatch of the run, rejudges and requeues included.
+// P99AtMostMs is the bound of the histogram bucket holding the 99th
+// percentile (+Inf: above the last bound).
+type HubWait struct {
+	N           int64
+	MeanMs      float64
+	P99AtMostMs float64
 }
 
 // Print writes the report as text.
@@ -417,7 +432,7 @@ func (rep *Report) Markdown() string {
 	switch {
 	case rep.Replay != nil:
 		x := rep.Replay
-		fmt.Fprintf(&b, "The arrival trace (`%s`: %d first attempts, the judges' slots, speeds and connections) replayed by the scheduling simulator with the hub's policy (%s; heartbeat %d ms, dispatch tick %d ms, download model %s, %s). Enqueue (the POST answered) → first push to a judge, ms:\n\n",
+		fmt.Fprintf(&b, "The arrival trace (`%s`: %d first attempts, the judges' slots, speeds and connections) replayed by the scheduling simulator with the hub's policy (%s; heartbeat %d ms, dispatch tick %d ms, download model %s, %s). Enqueue (the submission's row created: the `created_at` of the POST's answer; the web node enqueues right after) → first push to a judge, ms:\n\n",
 			rep.TraceFile, x.Tasks, x.Policy, x.Model.HeartbeatMs, x.Model.DispatchTickMs, x.Model.Download, passLine(rep))
 		fmt.Fprintf(&b, "| judges | tasks (hub / sim) | hub mean | sim mean | hub p99 | sim p99 | gap mean / p99 |\n|---|---|---|---|---|---|---|\n")
 		row := func(r schedtrace.ComparisonRow, name string) {
@@ -438,11 +453,19 @@ func (rep *Report) Markdown() string {
 		for _, c := range x.Classes {
 			row(c, c.Name)
 		}
+		if w := rep.HubWait; w != nil {
+			p99 := fmt.Sprintf("at most %.0f ms", w.P99AtMostMs)
+			if math.IsInf(w.P99AtMostMs, 1) {
+				p99 = "above the histogram's last bound"
+			}
+			fmt.Fprintf(&b, "\nThe hub's own measure of the wait up to the start of the pass that placed the task (enqueue on Redis's clock → pass start, `verdict_hub_queue_wait_seconds`; all %d of its dispatches, the rejudge's and requeues included): mean %.0f ms, p99 %s. What the hub column has beyond it is the pass itself and the push reaching its judge (the hub's socket writer, the loopback, the simulated judge reading it).\n",
+				w.N, w.MeanMs, p99)
+		}
 		if x.Model.Holds > 0 {
 			fmt.Fprintf(&b, "\nThe judges' own time: %d of the first attempts held their slot beyond their simulated work (a slot took it → its result left the judge: the load generator's timers firing late, the result waiting to be sent), %.1f ms on average over them; the replay holds each slot that much longer after the work.\n",
 				x.Model.Holds, x.Model.HoldMeanMs)
 		}
-		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the POST's answer reached the browser (counted as 0). %d of the %d judges connected at the start held test data then (%d packages in all, recorded as each was downloaded and verified); the replay starts them with those caches. It also ran the %d later attempts (the rejudge, enqueued when staff asked for it; requeues after a lost lease) as background work, not compared.\n",
+		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the recorded enqueue (counted as 0). %d of the %d judges connected at the start held test data then (%d packages in all, recorded as each was downloaded and verified); the replay starts them with those caches. It also ran the %d later attempts (the rejudge, enqueued when staff asked for it; requeues after a lost lease) as background work, not compared.\n",
 			x.Lost, x.Requeues, x.Early, rep.WarmJudges, rep.StartJudges, rep.WarmHashes, x.Background)
 		if len(x.Windows) > 0 {
 			fmt.Fprintf(&b, "\nThe same by %v of real time, by enqueue (contest time in brackets):\n\n| from | tasks (hub / sim) | hub mean | sim mean | hub p99 | sim p99 | gap mean / p99 |\n|---|---|---|---|---|---|---|\n",

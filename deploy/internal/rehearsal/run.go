@@ -173,6 +173,11 @@ type submitted struct {
 	planned protocol.Verdict
 	due     time.Time
 	acked   time.Time // the POST's answer reached the browser
+	// created is the row's created_at in the answer (MySQL's clock, this
+	// machine's): the web node enqueues the task right after it, while
+	// the answer may reach the browser seconds later (a retry's answer,
+	// when the first was lost, even minutes).
+	created time.Time
 }
 
 // contestTime is the contest time of real time t (after the start).
@@ -564,7 +569,7 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 	r.keysSent[key] = struct{}{}
 	r.subsMu.Unlock()
 	body, _ := json.Marshal(harness.Submission{Problem: p.Slug, Contest: r.contest, Language: s.Language, Source: src})
-	var sent time.Time
+	var sent, created time.Time
 	var tr *reqTrace
 	for try := 0; ; try++ {
 		sent = time.Now()
@@ -573,13 +578,16 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 		a, raw := cl.Request(tctx, http.MethodPost, "/api/submissions", body, map[string]string{"Idempotency-Key": key})
 		if a.Status == http.StatusCreated || a.Status == http.StatusOK {
 			var out struct {
-				ID int64 `json:"id"`
+				ID         int64 `json:"id"`
+				Submission struct {
+					CreatedAt time.Time `json:"created_at"`
+				} `json:"submission"`
 			}
 			if err := json.Unmarshal(raw, &out); err != nil || out.ID == 0 {
 				r.m.fail(Failure{Class: ClassSubmit, What: "POST /api/submissions", Status: a.Status, Code: "no id"}, time.Now())
 				return 0, false
 			}
-			id = out.ID
+			id, created = out.ID, out.Submission.CreatedAt
 			break
 		}
 		if ctx.Err() != nil {
@@ -610,7 +618,7 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 	}
 	r.m.okTraced(ClassSubmit, due, sent, tr)
 	r.keys.Add(1)
-	r.registerSub(id, submitted{user: cl.User().ID, label: p.Label, planned: s.Verdict, due: due, acked: time.Now()})
+	r.registerSub(id, submitted{user: cl.User().ID, label: p.Label, planned: s.Verdict, due: due, acked: time.Now(), created: created})
 	return id, true
 }
 

@@ -20,11 +20,16 @@ import (
 )
 
 // trace is the contest as the scheduling simulator replays it: every
-// judge connection, and every submission's first attempt with when its
-// POST was answered (enqueued), its simulated work at speed 1, when and
-// where the real hub first pushed it (before the POST's answer reached
-// the browser, as often as not on a loaded machine: the replay counts
-// those as early, a wait of 0) and how long that judge held its slot. Attempts after the first
+// judge connection, and every submission's first attempt with when it
+// was enqueued (its row created: the created_at of the POST's answer,
+// MySQL's clock on this machine; the web node enqueues right after), its
+// simulated work at speed 1, when and where the real hub first pushed it
+// and how long that judge held its slot.
+//
+// Until 2026-12-04 the trace took the answer's arrival at the browser for
+// the enqueue: on a loaded machine it came a median 11 s after the row
+// (a retry's answer, the first lost, minutes after), while the hub had
+// long pushed the task; the replay started those tasks' clocks late. Attempts after the first
 // (rejudges, requeues after a fault) are left out.
 func (r *run) trace() schedtrace.Trace {
 	p := r.judges
@@ -72,8 +77,14 @@ func (r *run) trace() schedtrace.Trace {
 		if !f.started.IsZero() && f.result.After(f.started) && f.resultOn == f.judge {
 			held = max(1, f.result.Sub(f.started).Milliseconds())
 		}
+		// Enqueued: just after the row was created, on the server's
+		// clock; the answer's arrival where the answer had no time.
+		at := s.acked
+		if !s.created.IsZero() && s.created.Before(at) {
+			at = s.created
+		}
 		tr.Tasks = append(tr.Tasks, schedtrace.Task{
-			SubmissionID: id, AtMs: ms(s.acked), ProblemID: f.problemID, DataHash: f.dataHash, Language: f.language,
+			SubmissionID: id, AtMs: ms(at), ProblemID: f.problemID, DataHash: f.dataHash, Language: f.language,
 			Priority: int(protocol.PriorityContest), WorkMs: max(1, f.work.Milliseconds()),
 			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held,
 		})
@@ -145,6 +156,11 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 		if mean, n, err := obs.HistogramMean(strings.NewReader(m), obs.HubJudgeMessageWaitSeconds); err == nil && n > 0 {
 			rep.JudgeMsgWaitMs, rep.JudgeMsgs = mean*1000, n
 			tr.ResultMs = rep.JudgeMsgWaitMs
+		}
+		// The hub's own view of the wait the replay is compared on, up
+		// to the start of the pass that placed each task.
+		if h, err := obs.ReadHistogram(strings.NewReader(m), obs.HubQueueWaitSeconds); err == nil && h.Count > 0 {
+			rep.HubWait = &HubWait{N: int64(h.Count), MeanMs: h.Mean() * 1000, P99AtMostMs: h.UpperQuantile(0.99) * 1000}
 		}
 	}
 	// And both as they varied over the run.

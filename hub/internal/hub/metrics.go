@@ -40,7 +40,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		leased: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "verdict_hub_leased_tasks", Help: "Tasks leased to judges (sampled every notice interval)."}),
 		waitSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "verdict_hub_queue_wait_seconds", Help: "Time from enqueue to dispatch, per dispatch by this hub.",
+			Name: obs.HubQueueWaitSeconds, Help: "Time from enqueue (Redis's clock) to the start of the dispatch pass that placed the task, per dispatch by this hub.",
 			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2, 5, 10, 30, 60, 120, 300}}),
 		passSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: obs.HubDispatchPassSeconds, Help: "Time from the start of a dispatch pass that placed tasks (Peek, decisions) to its last task handed to a judge's socket (leases taken).",

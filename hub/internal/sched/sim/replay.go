@@ -417,7 +417,7 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 	if m.Holds > 0 {
 		lat += fmt.Sprintf(", %d tasks' slots held %.1f ms on average after their work (the judge's own time, as recorded)", m.Holds, m.HoldMeanMs)
 	}
-	_, err := fmt.Fprintf(w, "\npolicy %s; %d tasks, %d with a recorded dispatch (%d pushed before the POST answered: wait 0), "+
+	_, err := fmt.Fprintf(w, "\npolicy %s; %d tasks, %d with a recorded dispatch (%d pushed before their recorded enqueue: wait 0), "+
 		"%d background tasks run but not compared; "+
 		"simulator: %d never dispatched, %d requeued, %d lost; heartbeat %d ms, lease %d ms, tick %d ms, window %d, "+
 		"cache %d problems, downloads %s, %s, seed %d\n",

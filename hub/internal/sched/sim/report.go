@@ -723,7 +723,10 @@ holding the slot: by default the simulator's model (` + "`" + `sim.ModelDownload
 15 MB over 50 MB/s, drawn once per hash, about 0.8 s), or a fixed ` + "`" + `-download 50ms` + "`" + ` — the rehearsal's
 simulated judges fetch from the hub on a local network, far faster than the model — or ` + "`" + `-download 0s` + "`" + `;
 a task without a data hash needs none. Judges speak every language and keep 100 problems. On the hub's
-side only recorded pushes count; one seen before the POST that enqueued it was answered counts as 0.
+side only recorded pushes count; one seen before its recorded enqueue counts as 0. The rehearsal records
+the enqueue as the submission row's created_at (the web node enqueues right after it); its traces of
+before 2026-12-04 recorded when the POST's answer reached the browser, seconds after the enqueue on a
+loaded machine (a retried POST's answer, minutes), which started the replay's clock late.
 
 **Where the two can differ**, what to look at when a row shows ` + "`" + `!` + "`" + `:
 
