@@ -805,7 +805,7 @@ func (r *run) staff(ctx context.Context) {
 			}
 			defer close(r.rejudgeAsked)
 			r.judges.rejudged(time.Now())
-			if err := r.admin.Call(ctx, http.MethodPost, "/api/rejudge", map[string]any{"problem": slug}, &out); err != nil {
+			if err := r.staffCall(ctx, http.MethodPost, "/api/rejudge", map[string]any{"problem": slug}, &out); err != nil {
 				r.m.fail(Failure{Class: ClassStaff, What: "POST /api/rejudge", Code: short(err)}, time.Now())
 				return
 			}
@@ -815,7 +815,7 @@ func (r *run) staff(ctx context.Context) {
 			r.note(&r.staffLog, "rejudged problem %s: %d submissions, in the background", slug, out.Queued)
 		}},
 		act{sp.Announce, func() {
-			if err := r.admin.Call(ctx, http.MethodPost, "/api/contests/"+r.contest+"/clarifications",
+			if err := r.staffCall(ctx, http.MethodPost, "/api/contests/"+r.contest+"/clarifications",
 				map[string]any{"announcement": "Problem B: the graph may have self-loops."}, nil); err != nil {
 				r.m.fail(Failure{Class: ClassStaff, What: "POST announcement", Code: short(err)}, time.Now())
 				return
@@ -840,6 +840,66 @@ func (r *run) staff(ctx context.Context) {
 	answer()
 }
 
+// staffCall is a staff member's request through the admin pages: like a
+// browser, it tries again after Retry-After when the server refused it
+// without doing anything (429, or 503 "busy": the admission gate sheds
+// before any work), and a read (GET) after any answer a browser retries,
+// up to staffTries in all; each retried answer is counted as shed. A
+// 2xx answer is decoded into out.
+func (r *run) staffCall(ctx context.Context, method, path string, in, out any) error {
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return fmt.Errorf("rehearsal: %s %s: %w", method, path, err)
+		}
+	}
+	for try := 0; ; try++ {
+		a, raw := r.admin.Request(ctx, method, path, body, nil)
+		if a.Status >= 200 && a.Status < 300 {
+			if out == nil {
+				return nil
+			}
+			if err := json.Unmarshal(raw, out); err != nil {
+				return fmt.Errorf("rehearsal: %s %s: %w", method, path, err)
+			}
+			return nil
+		}
+		if !staffRetries(method, a) || try+1 >= staffTries || ctx.Err() != nil {
+			if a.Status == 0 {
+				return fmt.Errorf("rehearsal: %s %s: %s", method, path, a.Message)
+			}
+			return fmt.Errorf("rehearsal: %s %s: status %d: %s %s", method, path, a.Status, a.Code, a.Message)
+		}
+		r.m.retried(Failure{Class: ClassStaff, What: method + " " + staffPath(path), Status: a.Status, Code: a.Code})
+		if !sleepFor(ctx, retryDelay(a, try)) {
+			return ctx.Err()
+		}
+	}
+}
+
+// staffRetries says whether a staff request answered a is tried again:
+// after Retry-After, when the server refused it without doing anything,
+// or, for a read, after anything a browser retries.
+func staffRetries(method string, a harness.Answer) bool {
+	refused := a.Status == http.StatusTooManyRequests || (a.Status == http.StatusServiceUnavailable && a.Code == "busy")
+	return a.RetryAfter > 0 && (refused || (method == http.MethodGet && a.Retryable()))
+}
+
+// staffTries bounds a staff request's tries.
+const staffTries = 8
+
+// staffPath is path with its numbers as N (one row per kind of request).
+func staffPath(path string) string {
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		if _, err := strconv.ParseInt(p, 10, 64); err == nil {
+			parts[i] = "N"
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
 // answerAll answers every unanswered question privately.
 func (r *run) answerAll(ctx context.Context) {
 	var list struct {
@@ -849,7 +909,7 @@ func (r *run) answerAll(ctx context.Context) {
 			Annc   bool    `json:"announcement"`
 		} `json:"clarifications"`
 	}
-	if err := r.admin.Call(ctx, http.MethodGet, "/api/contests/"+r.contest+"/clarifications", nil, &list); err != nil {
+	if err := r.staffCall(ctx, http.MethodGet, "/api/contests/"+r.contest+"/clarifications", nil, &list); err != nil {
 		r.m.fail(Failure{Class: ClassStaff, What: "GET clarifications", Code: short(err)}, time.Now())
 		return
 	}
@@ -859,7 +919,7 @@ func (r *run) answerAll(ctx context.Context) {
 			continue
 		}
 		public := false
-		if err := r.admin.Call(ctx, http.MethodPost, fmt.Sprintf("/api/contests/%s/clarifications/%d/answer", r.contest, c.ID),
+		if err := r.staffCall(ctx, http.MethodPost, fmt.Sprintf("/api/contests/%s/clarifications/%d/answer", r.contest, c.ID),
 			map[string]any{"answer": "Yes: read the statement's input section.", "public": &public}, nil); err != nil {
 			r.m.fail(Failure{Class: ClassStaff, What: "POST answer", Code: short(err)}, time.Now())
 			continue
