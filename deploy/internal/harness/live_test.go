@@ -161,18 +161,24 @@ func TestSkipHeld(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
-	l, err := DialLive(ctx, url, nil, nil)
-	if err != nil {
-		t.Fatal(err)
+	// A browser that never reads the board: the contest unread, then
+	// its own channel.
+	open := func() *Live {
+		l, err := DialLive(ctx, url, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		l.SkipHeld(96, contest)
+		if err := l.SubscribeUnread(ctx, contestCh); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Subscribe(ctx, userCh); err != nil {
+			t.Fatal(err)
+		}
+		return l
 	}
-	defer l.Close()
-	l.SkipHeld(96, contest)
-	if err := l.SubscribeUnread(ctx, contestCh); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l.Subscribe(ctx, userCh); err != nil {
-		t.Fatal(err)
-	}
+	l := open()
 	var got []string
 	for range 4 {
 		raw, skipped, err := l.ReadOrSkip(ctx, 96, contest)
@@ -193,19 +199,7 @@ func TestSkipHeld(t *testing.T) {
 		t.Errorf("reads = %q, want %q", strings.Join(got, " "), want)
 	}
 
-	l2, err := DialLive(ctx, url, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l2.Close()
-	l2.SkipHeld(96, contest)
-	if err := l2.SubscribeUnread(ctx, contestCh); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l2.Subscribe(ctx, userCh); err != nil {
-		t.Fatal(err)
-	}
-	env, err := l2.Read(ctx) // the held contest push is passed over
+	env, err := open().Read(ctx) // the held contest push is passed over
 	if err != nil {
 		t.Fatal(err)
 	}
