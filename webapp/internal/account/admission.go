@@ -95,6 +95,8 @@ type Hasher struct {
 	dev      time.Duration // mean deviation from it
 	promised time.Time     // see Schedule
 	running  []time.Time   // start of each hash in a slot now
+	slow     float64       // see Slowdown
+	refused  Refusals
 	now      func() time.Time
 }
 
@@ -115,6 +117,33 @@ func Estimate(ewma, dev, longestRunning time.Duration) time.Duration {
 	return max(ewma+2*dev, longestRunning)
 }
 
+// maxSlowdown bounds Slowdown: past it the estimate is wrong for a
+// reason more waiting will not fix, and the idle probe (see run) is what
+// lets requests in.
+const maxSlowdown = 8
+
+// Slowdown is the pure rule by which the Hasher learns how wrong its
+// queue estimates are: slow is the factor it applies to Expected now,
+// predicted what Expected said (unscaled) when a request was admitted,
+// and took how long that request actually took from its admission to the
+// end of its hash (or to its refusal after waiting: then at least that
+// long plus one hash). The factor follows the ratio took/predicted as
+// the mean follows hash durations, never below 1 (the estimate's own
+// margin stays) nor above maxSlowdown.
+//
+// The per-hash mean alone cannot see what makes a queue drain slower
+// than its hashes suggest: on a machine whose cores are shared (the HTTP
+// work of the storm itself, other processes, the race detector) a freed
+// slot waits for a core before the next hash starts, and the mean learns
+// only after the hashes it admitted too many of are already late.
+func Slowdown(slow float64, predicted, took time.Duration) float64 {
+	if predicted <= 0 {
+		return slow
+	}
+	ratio := float64(took) / float64(predicted)
+	return min(max(ewmaWeight*ratio+(1-ewmaWeight)*slow, 1), maxSlowdown)
+}
+
 // estimate is Estimate for the Hasher's state now. Called with mu held.
 func (h *Hasher) estimate(now time.Time) time.Duration {
 	var longest time.Duration
@@ -122,6 +151,26 @@ func (h *Hasher) estimate(now time.Time) time.Duration {
 		longest = max(longest, now.Sub(s))
 	}
 	return Estimate(h.ewma, h.dev, longest)
+}
+
+// Refusals counts the requests a Hasher refused busy: at once, on its
+// estimate (the point of admission), and after waiting in its queue (the
+// estimate was too kind: the request waited for a refusal it could have
+// had at once).
+type Refusals struct{ AtOnce, AfterWaiting int64 }
+
+// Refusals is the count of refusals so far.
+func (h *Hasher) Refusals() Refusals {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.refused
+}
+
+// Slow is the current factor applied to queue estimates (see Slowdown).
+func (h *Hasher) Slow() float64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.slow
 }
 
 // NewHasher returns a Hasher. It makes the dummy hash for unknown users at
@@ -133,7 +182,7 @@ func NewHasher(cfg HasherConfig) (*Hasher, error) {
 	if cfg.Margin <= 0 {
 		cfg.Margin = 250 * time.Millisecond
 	}
-	h := &Hasher{cost: cfg.Cost, slots: make(chan struct{}, cfg.Slots), margin: cfg.Margin, now: time.Now}
+	h := &Hasher{cost: cfg.Cost, slots: make(chan struct{}, cfg.Slots), margin: cfg.Margin, now: time.Now, slow: 1}
 	start := time.Now()
 	d, err := NewDummy(cfg.Cost)
 	if err != nil {
@@ -180,12 +229,20 @@ func (h *Hasher) run(ctx context.Context, fn func()) error {
 	// refuse every request for ever. The probe is never refused later
 	// either.
 	probe := ahead == 0 && len(h.running) == 0
-	if now := h.now(); !probe && !Admit(ahead, cap(h.slots), h.estimate(now), deadline.Sub(now), h.margin, hasDeadline) {
+	now := h.now()
+	est := h.estimate(now)
+	// predicted is what Expected says unscaled: the slowdown learns the
+	// ratio of what happens to it.
+	predicted := Expected(ahead, cap(h.slots), est)
+	scaled := time.Duration(float64(est) * h.slow)
+	if !probe && !Admit(ahead, cap(h.slots), scaled, deadline.Sub(now), h.margin, hasDeadline) {
 		var wait time.Duration
 		h.promised, wait = Schedule(h.promised, now, ahead, cap(h.slots), ewma)
+		h.refused.AtOnce++
 		h.mu.Unlock()
 		return &BusyError{RetryAfter: wait}
 	}
+	admitted := now
 	h.waiting++
 	h.mu.Unlock()
 	select {
@@ -194,8 +251,15 @@ func (h *Hasher) run(ctx context.Context, fn func()) error {
 		h.mu.Lock()
 		h.waiting--
 		ahead, ewma = h.waiting, h.ewma
+		deadlined := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		if deadlined {
+			// Refused after waiting: the estimate was too kind by at
+			// least the wait and the hash still to come.
+			h.slow = Slowdown(h.slow, predicted, h.now().Sub(admitted)+ewma)
+			h.refused.AfterWaiting++
+		}
 		h.mu.Unlock()
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if deadlined {
 			return &BusyError{RetryAfter: RetryAfter(ahead, cap(h.slots), ewma)}
 		}
 		return ctx.Err()
@@ -208,7 +272,12 @@ func (h *Hasher) run(ctx context.Context, fn func()) error {
 	// The estimate was wrong and the hash can no longer finish in time:
 	// do not spend a slot on an answer nobody will read.
 	if !probe && hasDeadline && deadline.Sub(h.now()) < ewma {
-		return &BusyError{RetryAfter: RetryAfter(h.Waiting(), cap(h.slots), ewma)}
+		h.mu.Lock()
+		h.slow = Slowdown(h.slow, predicted, h.now().Sub(admitted)+ewma)
+		h.refused.AfterWaiting++
+		ahead = h.waiting
+		h.mu.Unlock()
+		return &BusyError{RetryAfter: RetryAfter(ahead, cap(h.slots), ewma)}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -225,6 +294,7 @@ func (h *Hasher) run(ctx context.Context, fn func()) error {
 	}
 	h.dev = time.Duration(devWeight*math.Abs(float64(d-h.ewma)) + (1-devWeight)*float64(h.dev))
 	h.ewma = time.Duration(ewmaWeight*float64(d) + (1-ewmaWeight)*float64(h.ewma))
+	h.slow = Slowdown(h.slow, predicted, h.now().Sub(admitted))
 	h.mu.Unlock()
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/verdict-oj/verdict/webapp/internal/account"
 	"github.com/verdict-oj/verdict/webapp/internal/ratelimit"
 )
@@ -252,6 +254,27 @@ func throttled(b *ratelimit.BlockedError) error {
 	secs := max(1, int((b.Wait+time.Second-1)/time.Second))
 	return &retryError{e: apiErr(http.StatusTooManyRequests, CodeRateLimited,
 		fmt.Sprintf("too many %s; try again in %d s", what, secs)), wait: b.Wait}
+}
+
+// hasherMetrics are the password hasher's refusals (at once, on its
+// estimate; after waiting, the estimate too kind) and the slowdown it
+// has learned its queue estimates need.
+func hasherMetrics(h *account.Hasher) []prometheus.Collector {
+	refused := func(when string, n func(account.Refusals) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "verdict_webapp_password_refused_total",
+			Help:        "Password checks and hashes answered 503 busy, by when: at_once (the estimate said the deadline could not be met) or after_waiting (admitted, then the deadline came first).",
+			ConstLabels: prometheus.Labels{"when": when},
+		}, func() float64 { return float64(n(h.Refusals())) })
+	}
+	return []prometheus.Collector{
+		refused("at_once", func(r account.Refusals) int64 { return r.AtOnce }),
+		refused("after_waiting", func(r account.Refusals) int64 { return r.AfterWaiting }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "verdict_webapp_password_queue_slowdown",
+			Help: "The factor the password hasher applies to its queue estimates, learned from how long admitted requests took (1: as estimated).",
+		}, h.Slow),
+	}
 }
 
 // hashErr is how an error of the Hasher is answered: 503 busy with

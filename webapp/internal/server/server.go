@@ -172,6 +172,7 @@ func New(cfg Config) (*Server, error) {
 		collect = append(collect, readCacheMetrics(cfg.ReadCache)...)
 	}
 	collect = append(collect, s.admissionMetrics()...)
+	collect = append(collect, hasherMetrics(hasher)...)
 	for _, c := range collect {
 		if err := cfg.Obs.Registry.Register(c); err != nil {
 			return nil, fmt.Errorf("server: register metrics: %w", err)
