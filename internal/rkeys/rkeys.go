@@ -248,6 +248,14 @@ func (n Names) String() string { return fmt.Sprintf("rkeys(%s)", n.Prefix()) }
 // the job started.
 func (n Names) RejudgeJob(id string) string { return n.k("rejudge", "job", id) }
 
+// RejudgeRequest is the string key a staff user's rejudge request with an
+// Idempotency-Key claims (its value: the job's id, or the one submission
+// rejudged), so that the same request retried (no answer, a 502) rejudges
+// nothing twice. It expires with the job (a week).
+func (n Names) RejudgeRequest(userID int64, key string) string {
+	return n.k("rejudge", "request", strconv.FormatInt(userID, 10), key)
+}
+
 // CustomRunIDs is the counter custom run ids are drawn from (each id is
 // protocol.CustomRunIDBase plus the counter).
 func (n Names) CustomRunIDs() string { return n.k("custom-run", "ids") }

@@ -43,6 +43,7 @@ func TestNames(t *testing.T) {
 		{"warm plan changed", def.WarmPlanChanged(), "verdict:warm:changed"},
 		{"warm status", custom.WarmStatus(), "t42:warm:status"},
 		{"rejudge job", def.RejudgeJob("9f3a"), "verdict:rejudge:job:9f3a"},
+		{"rejudge request", def.RejudgeRequest(7, "k-1"), "verdict:rejudge:request:7:k-1"},
 		{"zero value", Names{}.Queue(), "verdict:queue"},
 	}
 	for _, tc := range tests {

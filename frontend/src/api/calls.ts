@@ -3,7 +3,7 @@
 // answer, so a page cannot use a field the API does not have.
 
 import type { CustomRunState } from "../live/protocol";
-import { call, qs } from "./http";
+import { call, newIdempotencyKey, qs } from "./http";
 import type { BodyOf, Operations } from "./openapi.gen";
 import type { Balloon, BalloonList, Contest, Page, StatusFilter, StatusPage, SubmissionDetail, TeamImportResult, TeamsDoc, UserFilter, UserPatch } from "./types";
 
@@ -157,7 +157,9 @@ export const api = {
   judgesDoc: () => call("GET /api/judges"),
   createJudge: (name: string) => call("POST /api/judges", { body: { name } }),
   deleteJudge: (name: string) => call("DELETE /api/judges/{name}", { path: { name } }),
-  rejudge: (b: { submission?: number } & StatusFilter) => call("POST /api/rejudge", { body: dropEmpty(b) }),
+  /** A rejudge with its own Idempotency-Key: a retry of the same click (pass its key) rejudges nothing twice. */
+  rejudge: (b: { submission?: number } & StatusFilter, idemKey: string = newIdempotencyKey()) =>
+    call("POST /api/rejudge", { body: dropEmpty(b), headers: { "Idempotency-Key": idemKey } }),
   /** How far a background rejudge (the job POST /api/rejudge answered) got. */
   rejudgeStatus: (job: string, signal?: AbortSignal) => call("GET /api/rejudge/{job}", { path: { job }, signal }),
   /** The status page: every submission staff may see (others: what the contest settings allow), newest first. */

@@ -1488,11 +1488,15 @@ export interface Operations {
     body: RejudgeRequest;
     response: {
       queued: number;
+      /** This request repeated an earlier one with the same Idempotency-Key: nothing was rejudged again. */
+      repeated?: boolean;
     } | {
       queued: number;
       background: boolean;
       /** The background job's id: GET /api/rejudge/{job} says how far it got. */
       job: string;
+      /** This request repeated an earlier one with the same Idempotency-Key: nothing was rejudged again. */
+      repeated?: boolean;
     };
   };
   /** GET /api/rejudge/{job}: How far a background rejudge got (staff) */

@@ -110,19 +110,36 @@ type RejudgeStatus struct {
 // its verdict, and the log and the job's progress say how far it got.
 // Progress is written as it goes: a write that fails is logged and does
 // not stop the job (the job's own work is what matters).
-func (s *Service) RejudgeAll(ctx context.Context, ids []int64, userID int64) (string, error) {
+//
+// key, when not empty, is the request's Idempotency-Key: the first
+// request with it starts the job; a later one (the same request retried
+// after no answer) starts nothing and answers that job, Repeated.
+func (s *Service) RejudgeAll(ctx context.Context, ids []int64, userID int64, key string) (RejudgeStarted, error) {
 	job, err := newJobID()
 	if err != nil {
-		return "", err
+		return RejudgeStarted{}, err
 	}
-	key := s.n.RejudgeJob(job)
+	jobKey := s.n.RejudgeJob(job)
 	started := s.cfg.Now()
-	if _, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, key, "total", len(ids), "done", 0, "failed", 0, "user_id", userID, "started_at", started.UnixMilli())
-		p.Expire(ctx, key, RejudgeJobTTL)
+	fields := []any{"total", len(ids), "done", 0, "failed", 0, "user_id", userID, "started_at", started.UnixMilli()}
+	if key != "" {
+		prior, err := s.claimRejudge(ctx, userID, key, job, jobKey, fields...)
+		if err != nil {
+			return RejudgeStarted{}, err
+		}
+		if prior != "" {
+			st, err := s.RejudgeJob(ctx, prior)
+			if err != nil {
+				return RejudgeStarted{}, fmt.Errorf("judging: the job of a repeated rejudge: %w", err)
+			}
+			return RejudgeStarted{Job: prior, Total: st.Total, Repeated: true}, nil
+		}
+	} else if _, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, jobKey, fields...)
+		p.Expire(ctx, jobKey, RejudgeJobTTL)
 		return nil
 	}); err != nil {
-		return "", fmt.Errorf("judging: rejudge job: %w", err)
+		return RejudgeStarted{}, fmt.Errorf("judging: rejudge job: %w", err)
 	}
 	jctx, cancel := context.WithCancel(context.Background())
 	s.jobsMu.Lock()
@@ -136,14 +153,14 @@ func (s *Service) RejudgeAll(ctx context.Context, ids []int64, userID int64) (st
 			// as the node stops.
 			wctx, wcancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer wcancel()
-			if err := s.rdb.HSet(wctx, key, fields...).Err(); err != nil {
+			if err := s.rdb.HSet(wctx, jobKey, fields...).Err(); err != nil {
 				log.Warn("rejudge progress not written", obs.Err(err))
 			}
 		}
 		count := func(field string) {
 			wctx, wcancel := context.WithTimeout(jctx, 2*time.Second)
 			defer wcancel()
-			if err := s.rdb.HIncrBy(wctx, key, field, 1).Err(); err != nil && jctx.Err() == nil {
+			if err := s.rdb.HIncrBy(wctx, jobKey, field, 1).Err(); err != nil && jctx.Err() == nil {
 				log.Warn("rejudge progress not written", obs.Err(err))
 			}
 		}
@@ -181,7 +198,76 @@ func (s *Service) RejudgeAll(ctx context.Context, ids []int64, userID int64) (st
 		note("finished_at", s.cfg.Now().UnixMilli())
 		log.Info("rejudge done", "submissions", done.Load(), "failed", failed.Load(), "took", time.Since(t0).Round(time.Millisecond))
 	})
-	return job, nil
+	return RejudgeStarted{Job: job, Total: len(ids)}, nil
+}
+
+// RejudgeStarted is what RejudgeAll answers: the job's id, how many
+// submissions it rejudges, and whether an earlier request with the same
+// Idempotency-Key started it (this one started nothing).
+type RejudgeStarted struct {
+	Job      string
+	Total    int
+	Repeated bool
+}
+
+// claimScript claims a rejudge request's key: KEYS[1] the claim
+// (rkeys.RejudgeRequest), ARGV[1] its value, ARGV[2] its lifetime (s).
+// When the key is claimed already it returns the value claimed first and
+// writes nothing; else it claims it and, given KEYS[2] (a job's hash),
+// writes the job's fields (ARGV[3...]) with the same lifetime, in the
+// same step: a claimed job always exists. Returns "" for a new claim.
+var claimScript = redis.NewScript(`
+local prior = redis.call('GET', KEYS[1])
+if prior then return prior end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+if KEYS[2] then
+  redis.call('HSET', KEYS[2], unpack(ARGV, 3))
+  redis.call('EXPIRE', KEYS[2], ARGV[2])
+end
+return ''
+`)
+
+// claimRejudge runs claimScript: "" when (userID, key) is new and now
+// names value (and the job hash jobKey, if any, holds fields), else the
+// value an earlier request claimed.
+func (s *Service) claimRejudge(ctx context.Context, userID int64, key, value, jobKey string, fields ...any) (string, error) {
+	keys := []string{s.n.RejudgeRequest(userID, key)}
+	if jobKey != "" {
+		keys = append(keys, jobKey)
+	}
+	args := append([]any{value, int64(RejudgeJobTTL / time.Second)}, fields...)
+	prior, err := claimScript.Run(ctx, s.rdb, keys, args...).Text()
+	if err != nil {
+		return "", fmt.Errorf("judging: rejudge request key: %w", err)
+	}
+	return prior, nil
+}
+
+// RejudgeOnce is Rejudge for a staff request with an Idempotency-Key
+// (key; "" is a plain Rejudge): the first request with the key rejudges
+// id; a later one (the same request retried) rejudges nothing and
+// answers repeated. A rejudge that fails releases the key, so the retry
+// does it.
+func (s *Service) RejudgeOnce(ctx context.Context, id, userID int64, key string) (repeated bool, err error) {
+	if key == "" {
+		return false, s.Rejudge(ctx, id)
+	}
+	prior, err := s.claimRejudge(ctx, userID, key, "submission:"+strconv.FormatInt(id, 10), "")
+	if err != nil {
+		return false, err
+	}
+	if prior != "" {
+		return true, nil
+	}
+	if err := s.Rejudge(ctx, id); err != nil {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		if derr := s.rdb.Del(dctx, s.n.RejudgeRequest(userID, key)).Err(); derr != nil {
+			s.log.Warn("rejudge request key not released", obs.SubmissionID(id), obs.Err(derr))
+		}
+		return false, err
+	}
+	return false, nil
 }
 
 // rejudgeTrying rejudges one submission of a job, each try within

@@ -32,9 +32,19 @@ const MaxRejudge = 20000
 // submission a selection names (the status page's filters: problem,
 // contest, user, verdict, language, together), at rejudge priority
 // (onlyStaff). A selection runs in the background and answers 202.
+//
+// An Idempotency-Key (optional) makes the request safe to retry when its
+// answer was lost (no answer, a 502 or 504 from nginx): a retry with the
+// same key rejudges nothing again and answers what the first did, with
+// "repeated": true.
 func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	u := userOf(r)
+	key := r.Header.Get(IdempotencyHeader)
+	if key != "" && !validIdemKey(key) {
+		return fieldErr(http.StatusBadRequest, CodeValidation, IdempotencyHeader,
+			"the Idempotency-Key header, when given, is 1 to 64 of A-Z a-z 0-9 - _ . : (a new random one per rejudge click)")
+	}
 	var req rejudgeRequest
 	if e := decodeJSON(r, &req); e != nil {
 		return e
@@ -55,14 +65,18 @@ func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) error {
 		if *req.SubmissionID < 1 {
 			return badField("submission_id", "must be a submission id")
 		}
-		err := s.judging.Rejudge(ctx, *req.SubmissionID)
+		repeated, err := s.judging.RejudgeOnce(ctx, *req.SubmissionID, u.ID, key)
 		if errors.Is(err, judging.ErrNoSubmission) {
 			return fieldErr(http.StatusNotFound, CodeNotFound, "submission_id", "no such submission")
 		} else if err != nil {
 			return unavailableErr(err)
 		}
-		s.log.Info("rejudge", "user_id", u.ID, "submissions", 1, "request_id", requestIDOf(r))
-		writeJSON(w, http.StatusOK, map[string]any{"queued": 1})
+		s.log.Info("rejudge", "user_id", u.ID, "submissions", 1, "repeated", repeated, "request_id", requestIDOf(r))
+		out := map[string]any{"queued": 1}
+		if repeated {
+			out["repeated"] = true
+		}
+		writeJSON(w, http.StatusOK, out)
 		return nil
 	}
 	f, _, err := s.resolve(ctx, sel)
@@ -82,12 +96,17 @@ func (s *Server) handleRejudge(w http.ResponseWriter, r *http.Request) error {
 			fmt.Sprintf("more than %d submissions; rejudge at most %d at once (narrow the selection)", MaxRejudge, MaxRejudge))
 	}
 	// In the background, at once; GET /api/rejudge/{job} says how far.
-	job, err := s.judging.RejudgeAll(ctx, ids, u.ID)
+	st, err := s.judging.RejudgeAll(ctx, ids, u.ID, key)
 	if err != nil {
 		return unavailableErr(err)
 	}
-	s.log.Info("rejudge started", "user_id", u.ID, "submissions", len(ids), "job", job, "request_id", requestIDOf(r))
-	writeJSON(w, http.StatusAccepted, map[string]any{"queued": len(ids), "background": true, "job": job})
+	if st.Repeated {
+		s.log.Info("rejudge repeated", "user_id", u.ID, "job", st.Job, "request_id", requestIDOf(r))
+		writeJSON(w, http.StatusAccepted, map[string]any{"queued": st.Total, "background": true, "job": st.Job, "repeated": true})
+		return nil
+	}
+	s.log.Info("rejudge started", "user_id", u.ID, "submissions", st.Total, "job", st.Job, "request_id", requestIDOf(r))
+	writeJSON(w, http.StatusAccepted, map[string]any{"queued": st.Total, "background": true, "job": st.Job})
 	return nil
 }
 

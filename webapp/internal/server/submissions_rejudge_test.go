@@ -66,3 +66,97 @@ func TestRejudgeProblemInBackground(t *testing.T) {
 		}
 	}
 }
+
+// TestRejudgeRetriedWithItsKey: a rejudge request retried with the same
+// Idempotency-Key (its answer was lost: nginx's 502, no answer) rejudges
+// nothing a second time and answers what the first did, "repeated"; a
+// new key rejudges again; a key that failed is free for the retry; a
+// malformed key is a 400 naming the header.
+func TestRejudgeRetriedWithItsKey(t *testing.T) {
+	je := newJudgeEnv(t, func(c *Config) {
+		c.SubmitPerMinute, c.SubmitBurst = 100000, 100000
+	})
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	alice := je.student("alice")
+	var ids []int64
+	for i := range 5 {
+		sid := id(alice.submit(fmt.Sprintf("k%d", i), map[string]any{"problem": "a-plus-b", "language": "py3", "source": fmt.Sprintf("x%d", i)}))
+		je.judge(sid, 1, protocol.VerdictAC, 3)
+		ids = append(ids, sid)
+	}
+	je.consume()
+	root := je.user("root", store.RoleAdmin, "root-password")
+	admin := je.client()
+	admin.login("root", "root-password")
+	attempt := func(sid int64) int {
+		t.Helper()
+		s, err := je.st.SubmissionByID(ctx, sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Attempt
+	}
+	post := func(body map[string]any, key string) resp {
+		return admin.do("POST", "/api/rejudge", body, "X-CSRF-Token", admin.csrf, IdempotencyHeader, key)
+	}
+
+	// One submission: the retry is repeated, the attempt moved once.
+	one := map[string]any{"submission_id": ids[0]}
+	if r := post(one, "one-1"); r.status != http.StatusOK || r.body["queued"] != float64(1) || r.body["repeated"] != nil {
+		t.Fatalf("rejudge one: %d %s", r.status, r.raw)
+	}
+	if r := post(one, "one-1"); r.status != http.StatusOK || r.body["queued"] != float64(1) || r.body["repeated"] != true {
+		t.Fatalf("the same rejudge retried: %d %s", r.status, r.raw)
+	}
+	if a := attempt(ids[0]); a != 2 {
+		t.Fatalf("after a rejudge and its retry: attempt %d, want 2", a)
+	}
+	if r := post(one, "one-2"); r.status != http.StatusOK || r.body["repeated"] != nil {
+		t.Fatalf("a new rejudge click: %d %s", r.status, r.raw)
+	}
+	if a := attempt(ids[0]); a != 3 {
+		t.Fatalf("after a second rejudge: attempt %d, want 3", a)
+	}
+
+	// A selection: the retry answers the first job; one job, one attempt.
+	sel := map[string]any{"problem": "a-plus-b"}
+	first := post(sel, "sel-1")
+	if first.status != http.StatusAccepted || first.body["queued"] != float64(5) || first.body["repeated"] != nil {
+		t.Fatalf("rejudge a problem: %d %s", first.status, first.raw)
+	}
+	again := post(sel, "sel-1")
+	if again.status != http.StatusAccepted || again.body["job"] != first.body["job"] || again.body["queued"] != float64(5) ||
+		again.body["repeated"] != true {
+		t.Fatalf("the same selection retried: %d %s (first %s)", again.status, again.raw, first.raw)
+	}
+	je.srv.Judging().WaitJobs()
+	if a := attempt(ids[1]); a != 2 {
+		t.Fatalf("after a selection rejudged and retried: attempt %d, want 2", a)
+	}
+	if a := attempt(ids[0]); a != 4 {
+		t.Fatalf("submission 0 after the selection: attempt %d, want 4", a)
+	}
+
+	// A failed rejudge frees its key: the retry is judged on its own.
+	missing := map[string]any{"submission_id": ids[4] + 1000}
+	for range 2 {
+		wantErr(t, post(missing, "gone-1"), http.StatusNotFound, CodeNotFound, "submission_id")
+	}
+	if n, err := je.rdb.Exists(ctx, je.names.RejudgeRequest(root.ID, "one-1")).Result(); err != nil || n != 1 {
+		t.Fatalf("the key of a rejudge done is not claimed: %d %v", n, err)
+	}
+	if n, err := je.rdb.Exists(ctx, je.names.RejudgeRequest(root.ID, "gone-1")).Result(); err != nil || n != 0 {
+		t.Fatalf("the key of a failed rejudge is still claimed: %d %v", n, err)
+	}
+
+	// A malformed key, and the key is per user: the same key of another
+	// staff member is not a retry of this one's.
+	wantErr(t, post(one, "no spaces allowed"), http.StatusBadRequest, CodeValidation, IdempotencyHeader)
+	je.user("root2", store.RoleAdmin, "root-password")
+	admin2 := je.client()
+	admin2.login("root2", "root-password")
+	if r := admin2.do("POST", "/api/rejudge", one, "X-CSRF-Token", admin2.csrf, IdempotencyHeader, "one-1"); r.status != http.StatusOK || r.body["repeated"] != nil {
+		t.Fatalf("another admin's request with the same key: %d %s", r.status, r.raw)
+	}
+}
