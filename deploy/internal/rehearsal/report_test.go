@@ -30,22 +30,31 @@ func TestStaffRetries(t *testing.T) {
 	ra := 2 * time.Second
 	for _, tc := range []struct {
 		method string
+		keyed  bool
 		a      harness.Answer
 		want   bool
 	}{
-		{http.MethodPost, harness.Answer{Status: 503, Code: "busy", RetryAfter: ra}, true},
-		{http.MethodPost, harness.Answer{Status: 429, Code: "rate_limited", RetryAfter: ra}, true},
+		{http.MethodPost, false, harness.Answer{Status: 503, Code: "busy", RetryAfter: ra}, true},
+		{http.MethodPost, false, harness.Answer{Status: 429, Code: "rate_limited", RetryAfter: ra}, true},
 		// A backing service failed mid-request: the work may be done.
-		{http.MethodPost, harness.Answer{Status: 503, Code: "unavailable", RetryAfter: ra}, false},
-		{http.MethodPost, harness.Answer{Status: 0, Message: "timeout"}, false},
-		{http.MethodPost, harness.Answer{Status: 503, Code: "busy"}, false}, // no Retry-After
-		{http.MethodPost, harness.Answer{Status: 400, Code: "validation", RetryAfter: ra}, false},
-		{http.MethodGet, harness.Answer{Status: 503, Code: "unavailable", RetryAfter: ra}, true},
-		{http.MethodGet, harness.Answer{Status: 504, Code: "gateway_timeout", RetryAfter: ra}, true},
-		{http.MethodGet, harness.Answer{Status: 404, Code: "not_found", RetryAfter: ra}, false},
+		{http.MethodPost, false, harness.Answer{Status: 503, Code: "unavailable", RetryAfter: ra}, false},
+		{http.MethodPost, false, harness.Answer{Status: 0, Message: "timeout"}, false},
+		{http.MethodPost, false, harness.Answer{Status: 502}, false},
+		{http.MethodPost, false, harness.Answer{Status: 503, Code: "busy"}, false}, // no Retry-After
+		{http.MethodPost, false, harness.Answer{Status: 400, Code: "validation", RetryAfter: ra}, false},
+		// With an Idempotency-Key the server does it once: retried.
+		{http.MethodPost, true, harness.Answer{Status: 503, Code: "unavailable", RetryAfter: ra}, true},
+		{http.MethodPost, true, harness.Answer{Status: 0, Message: "timeout"}, true},
+		{http.MethodPost, true, harness.Answer{Status: 504, Code: "gateway_timeout"}, true},
+		{http.MethodPost, true, harness.Answer{Status: 400, Code: "validation"}, false},
+		{http.MethodPost, true, harness.Answer{Status: 500, Code: "internal"}, false},
+		{http.MethodGet, false, harness.Answer{Status: 503, Code: "unavailable", RetryAfter: ra}, true},
+		{http.MethodGet, false, harness.Answer{Status: 504, Code: "gateway_timeout", RetryAfter: ra}, true},
+		{http.MethodGet, false, harness.Answer{Status: 0, Message: "connection reset"}, true},
+		{http.MethodGet, false, harness.Answer{Status: 404, Code: "not_found", RetryAfter: ra}, false},
 	} {
-		if got := staffRetries(tc.method, tc.a); got != tc.want {
-			t.Errorf("staffRetries(%s, %+v) = %v, want %v", tc.method, tc.a, got, tc.want)
+		if got := staffRetries(tc.method, tc.keyed, tc.a); got != tc.want {
+			t.Errorf("staffRetries(%s, keyed %v, %+v) = %v, want %v", tc.method, tc.keyed, tc.a, got, tc.want)
 		}
 	}
 }

@@ -800,19 +800,27 @@ func (r *run) staff(ctx context.Context) {
 		act{sp.Rejudge, func() {
 			slug := r.plan.Problems[sp.RejudgeProblem].Slug
 			var out struct {
-				Queued int    `json:"queued"`
-				Job    string `json:"job"`
+				Queued   int    `json:"queued"`
+				Job      string `json:"job"`
+				Repeated bool   `json:"repeated"`
 			}
 			defer close(r.rejudgeAsked)
 			r.judges.rejudged(time.Now())
-			if err := r.staffCall(ctx, http.MethodPost, "/api/rejudge", map[string]any{"problem": slug}, &out); err != nil {
+			// One click: its key goes with every retry, so a rejudge whose
+			// answer was lost is not started twice.
+			if err := r.staffCallKeyed(ctx, http.MethodPost, "/api/rejudge", "rehearsal-rejudge-"+slug,
+				map[string]any{"problem": slug}, &out); err != nil {
 				r.m.fail(Failure{Class: ClassStaff, What: "POST /api/rejudge", Code: short(err)}, time.Now())
 				return
 			}
 			if out.Job != "" {
 				r.rejudgeJob.Store(&out.Job)
 			}
-			r.note(&r.staffLog, "rejudged problem %s: %d submissions, in the background", slug, out.Queued)
+			again := ""
+			if out.Repeated {
+				again = " (answered to a retry: the first try's answer was lost)"
+			}
+			r.note(&r.staffLog, "rejudged problem %s: %d submissions, in the background%s", slug, out.Queued, again)
 		}},
 		act{sp.Announce, func() {
 			if err := r.staffCall(ctx, http.MethodPost, "/api/contests/"+r.contest+"/clarifications",
@@ -847,6 +855,14 @@ func (r *run) staff(ctx context.Context) {
 // up to staffTries in all; each retried answer is counted as shed. A
 // 2xx answer is decoded into out.
 func (r *run) staffCall(ctx context.Context, method, path string, in, out any) error {
+	return r.staffCallKeyed(ctx, method, path, "", in, out)
+}
+
+// staffCallKeyed is staffCall for a write the server takes an
+// Idempotency-Key for (key, sent on every try): like a read, it is tried
+// again after any answer a browser retries (no answer, 502, 503, 504) —
+// the server does it once whatever reached it.
+func (r *run) staffCallKeyed(ctx context.Context, method, path, key string, in, out any) error {
 	var body []byte
 	if in != nil {
 		var err error
@@ -854,8 +870,12 @@ func (r *run) staffCall(ctx context.Context, method, path string, in, out any) e
 			return fmt.Errorf("rehearsal: %s %s: %w", method, path, err)
 		}
 	}
+	var hdr map[string]string
+	if key != "" {
+		hdr = map[string]string{"Idempotency-Key": key}
+	}
 	for try := 0; ; try++ {
-		a, raw := r.admin.Request(ctx, method, path, body, nil)
+		a, raw := r.admin.Request(ctx, method, path, body, hdr)
 		if a.Status >= 200 && a.Status < 300 {
 			if out == nil {
 				return nil
@@ -865,7 +885,7 @@ func (r *run) staffCall(ctx context.Context, method, path string, in, out any) e
 			}
 			return nil
 		}
-		if !staffRetries(method, a) || try+1 >= staffTries || ctx.Err() != nil {
+		if !staffRetries(method, key != "", a) || try+1 >= staffTries || ctx.Err() != nil {
 			if a.Status == 0 {
 				return fmt.Errorf("rehearsal: %s %s: %s", method, path, a.Message)
 			}
@@ -879,11 +899,12 @@ func (r *run) staffCall(ctx context.Context, method, path string, in, out any) e
 }
 
 // staffRetries says whether a staff request answered a is tried again:
-// after Retry-After, when the server refused it without doing anything,
-// or, for a read, after anything a browser retries.
-func staffRetries(method string, a harness.Answer) bool {
+// after Retry-After, when the server refused it without doing anything;
+// a read, or a write sent with an Idempotency-Key (keyed), after anything
+// a browser retries (Retry-After, or a growing wait without one).
+func staffRetries(method string, keyed bool, a harness.Answer) bool {
 	refused := a.Status == http.StatusTooManyRequests || (a.Status == http.StatusServiceUnavailable && a.Code == "busy")
-	return a.RetryAfter > 0 && (refused || (method == http.MethodGet && a.Retryable()))
+	return (refused && a.RetryAfter > 0) || ((method == http.MethodGet || keyed) && a.Retryable())
 }
 
 // staffTries bounds a staff request's tries.
