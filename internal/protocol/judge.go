@@ -312,6 +312,28 @@ type Task struct {
 	// from the package; set by the web node so that the task needs
 	// CapabilityGrading.
 	Grading bool `json:"grading,omitempty"`
+	// EnqueuedMs and DispatchedMs are set by the hub on each push (Unix
+	// ms; absent from an older hub): when the attempt entered the queue
+	// (Redis's clock) and when the dispatch pass that placed it began
+	// (the hub's; the enqueue, if that came after the pass took its
+	// clock). The judge logs the wait; the contest rehearsal takes
+	// its trace's enqueue from here and splits the wait into the hub's
+	// queue and the push's way to the judge. Not set in the queue: a task
+	// stored in Redis carries neither.
+	EnqueuedMs   int64 `json:"enqueued_ms,omitempty"`
+	DispatchedMs int64 `json:"dispatched_ms,omitempty"`
+}
+
+// Times are the push's times (EnqueuedMs, DispatchedMs) as times: zero
+// when the hub did not set them.
+func (t Task) Times() (enqueued, dispatched time.Time) {
+	if t.EnqueuedMs > 0 {
+		enqueued = time.UnixMilli(t.EnqueuedMs)
+	}
+	if t.DispatchedMs > 0 {
+		dispatched = time.UnixMilli(t.DispatchedMs)
+	}
+	return enqueued, dispatched
 }
 
 // Validate checks every field a judge needs.
@@ -343,6 +365,9 @@ func (t Task) Validate() error {
 	}
 	if t.Limits.TimeMs <= 0 || t.Limits.MemoryKiB <= 0 || t.Limits.OutputBytes <= 0 || t.Limits.WallTimeMs < 0 {
 		errs = append(errs, fmt.Errorf("limits %+v: time, memory and output must be > 0", t.Limits))
+	}
+	if t.EnqueuedMs < 0 || t.DispatchedMs < 0 {
+		errs = append(errs, fmt.Errorf("enqueued_ms %d, dispatched_ms %d: times must be ≥ 0", t.EnqueuedMs, t.DispatchedMs))
 	}
 	if !t.Mode.Valid() {
 		errs = append(errs, fmt.Errorf("mode %q unknown", t.Mode))

@@ -32,6 +32,13 @@ type Comparison struct {
 	// Windows is All for the tasks enqueued in each WindowMs of the run
 	// (FromMs its start), in time order: where in the run the two differ.
 	Windows []ComparisonRow `json:"windows,omitempty"`
+	// Placed and Delivery split the hub's recorded waits where the trace
+	// has Task.PlacedMs: enqueue → the start of the pass that placed the
+	// task (the hub's own queue: what the simulator's wait models), and
+	// that start → the push at the judge (the pass, the socket, the
+	// judge reading it). Count 0 when not recorded.
+	Placed   WaitStats `json:"placed,omitzero"`
+	Delivery WaitStats `json:"delivery,omitzero"`
 	// Dispatches is every task's two dispatches, in trace order.
 	Dispatches []Dispatch `json:"dispatches,omitempty"`
 }

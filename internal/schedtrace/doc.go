@@ -24,15 +24,19 @@
 //     overlap in time, and a fresh connection starts with the cache its
 //     warm lists (hashes, none empty or repeated), empty when it has none;
 //   - submission ids are > 0 and unique (one task per submission: its first
-//     attempt), at_ms, problem_id, work_ms, dispatch_ms and held_ms are
-//     ≥ 0, language is not empty and priority is a protocol.Priority;
+//     attempt), at_ms, problem_id, work_ms, dispatch_ms, placed_ms and
+//     held_ms are ≥ 0, language is not empty and priority is a
+//     protocol.Priority;
 //   - a recorded dispatch is a task with judge_id set, which must name one
-//     of the judges; dispatch_ms or held_ms without judge_id is an error
-//     (held_ms is the time that judge held the task's slot). dispatch_ms
+//     of the judges; dispatch_ms, placed_ms or held_ms without judge_id is
+//     an error (held_ms is the time that judge held the task's slot;
+//     placed_ms when the hub's pass that placed it began). dispatch_ms
 //     may precede at_ms by a little: at_ms is the best time a recorder has
-//     of the enqueue (the rehearsal: the submission row's created_at, just
-//     before the web node enqueues; before 2026-12-04, when the POST's
-//     answer reached the client, often after the push);
+//     of the enqueue (the rehearsal: the queue's own enqueue time, which
+//     the hub sends with the push, protocol.Task.EnqueuedMs; from an older
+//     hub the submission row's created_at, just before the web node
+//     enqueues; before 2026-12-04, when the POST's answer reached the
+//     client, often after the push);
 //   - a recorded result (compile_ms, cases_ms, verdict, verdict_ms, ran_on:
 //     what an installation's MySQL keeps, see `verdict-stack export-trace
 //     --dsn`) has compile_ms in [0, work_ms], cases_ms ≥ 0, a final

@@ -130,6 +130,11 @@ type Task struct {
 	// What the real hub did (empty when not recorded):
 	DispatchMs int64  `json:"dispatch_ms,omitempty"` // first push to a judge
 	JudgeID    string `json:"judge_id,omitempty"`
+	// PlacedMs is when the hub's dispatch pass that placed that push
+	// began (protocol.Task.DispatchedMs, ms since Start; 0: not
+	// recorded): at_ms → placed_ms is the hub's own queue, placed_ms →
+	// dispatch_ms the push's way to the judge.
+	PlacedMs int64 `json:"placed_ms,omitempty"`
 	// HeldMs is how long that judge held the task's slot: a slot took it
 	// → its result left the judge (the work at the judge's speed, and
 	// the judge's own time: a loaded judge's timers firing late, its
@@ -253,6 +258,9 @@ func (t Trace) Validate() error {
 		if k.HeldMs < 0 {
 			bad("tasks[%d].held_ms: negative", i)
 		}
+		if k.PlacedMs < 0 {
+			bad("tasks[%d].placed_ms: negative", i)
+		}
 		if k.CompileMs < 0 || (k.WorkMs >= 0 && k.CompileMs > k.WorkMs) {
 			bad("tasks[%d].compile_ms: %d not in [0, work_ms %d]", i, k.CompileMs, k.WorkMs)
 		}
@@ -293,6 +301,8 @@ func (t Trace) Validate() error {
 			bad("tasks[%d].dispatch_ms: set without judge_id", i)
 		case k.JudgeID == "" && k.HeldMs != 0:
 			bad("tasks[%d].held_ms: set without judge_id", i)
+		case k.JudgeID == "" && k.PlacedMs != 0:
+			bad("tasks[%d].placed_ms: set without judge_id", i)
 		}
 	}
 	for i, k := range t.Background {
@@ -309,7 +319,7 @@ func (t Trace) Validate() error {
 			bad("background[%d].priority: %d unknown", i, k.Priority)
 		case k.WorkMs < 0:
 			bad("background[%d].work_ms: negative", i)
-		case k.JudgeID != "" || k.DispatchMs != 0:
+		case k.JudgeID != "" || k.DispatchMs != 0 || k.PlacedMs != 0:
 			bad("background[%d]: a background task has no recorded dispatch", i)
 		}
 	}

@@ -168,6 +168,8 @@ func TestValidate(t *testing.T) {
 		{"dispatch without judge", func(t *Trace) { t.Tasks[1].DispatchMs = 40 }, "tasks[1].dispatch_ms: set without judge_id"},
 		{"negative held", func(t *Trace) { t.Tasks[0].HeldMs = -1 }, "tasks[0].held_ms: negative"},
 		{"held without judge", func(t *Trace) { t.Tasks[1].HeldMs = 700 }, "tasks[1].held_ms: set without judge_id"},
+		{"negative placed", func(t *Trace) { t.Tasks[0].PlacedMs = -1 }, "tasks[0].placed_ms: negative"},
+		{"placed without judge", func(t *Trace) { t.Tasks[1].PlacedMs = 700 }, "tasks[1].placed_ms: set without judge_id"},
 		{"unknown judge", func(t *Trace) { t.Tasks[0].JudgeID = "sim-99" }, `tasks[0].judge_id: "sim-99" is not among the judges`},
 		{"negative compile", func(t *Trace) { t.Tasks[3].CompileMs = -1 }, "tasks[3].compile_ms: -1 not in [0, work_ms 450]"},
 		{"compile beyond work", func(t *Trace) { t.Tasks[3].CompileMs = 451 }, "tasks[3].compile_ms: 451 not in"},

@@ -198,6 +198,8 @@ func (r *run) simjudgeBinary() (string, error) {
 type firstAttempt struct {
 	judge     string
 	pushed    time.Time
+	enqueued  time.Time // the queue's enqueue, as the hub sent it (zero: not sent)
+	placed    time.Time // the start of the hub's pass that placed it (zero: not sent)
 	problemID int64
 	dataHash  string
 	language  string
@@ -241,7 +243,8 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 		p.mu.Lock()
 		_, seen := p.first[t.SubmissionID]
 		if !seen { // a task rejected busy is pushed again elsewhere: the first push counts
-			p.first[t.SubmissionID] = &firstAttempt{judge: ev.JudgeID, pushed: ev.At, problemID: t.ProblemID, dataHash: t.DataHash, language: t.Language}
+			p.first[t.SubmissionID] = &firstAttempt{judge: ev.JudgeID, pushed: ev.At, problemID: t.ProblemID, dataHash: t.DataHash, language: t.Language,
+				enqueued: t.Enqueued, placed: t.Placed}
 		}
 		p.mu.Unlock()
 		if !seen {

@@ -69,9 +69,10 @@ func TestShortRehearsal(t *testing.T) {
 		if rep.Replay.Model.Holds == 0 {
 			t.Errorf("the replay held no slot beyond the work: the trace has no held_ms")
 		}
-		// The trace's enqueue is the row's created_at: no judge can
-		// have the task before it (the web node enqueues after the
-		// insert), on a clock this machine shares with MySQL.
+		// The trace's enqueue is the queue's own, sent by the hub with
+		// each push: no judge can have the task before it, on a clock
+		// this machine shares with Redis. Each push also says when the
+		// pass that placed it began: the hub's wait is split there.
 		// Beside it, the hub's own measure of its dispatches' waits.
 		if rep.HubWait == nil || rep.HubWait.N < int64(rep.Submitted) {
 			t.Errorf("the hub's wait histogram: %+v, want one dispatch at least per submission (%d)", rep.HubWait, rep.Submitted)
@@ -79,7 +80,11 @@ func TestShortRehearsal(t *testing.T) {
 			t.Errorf("the report does not give the hub's own wait")
 		}
 		if rep.Replay.Early != 0 {
-			t.Errorf("%d tasks pushed before their rows were created: the trace's enqueue times are not the server's", rep.Replay.Early)
+			t.Errorf("%d tasks pushed before their enqueue: the trace's enqueue times are not the server's", rep.Replay.Early)
+		}
+		if rep.Replay.Placed.Count != rep.Replay.Recorded || rep.Replay.Delivery.Count != rep.Replay.Recorded {
+			t.Errorf("the hub's wait split for %d and %d of %d recorded dispatches, want all", rep.Replay.Placed.Count,
+				rep.Replay.Delivery.Count, rep.Replay.Recorded)
 		}
 	}
 	if rep.StartJudges == 0 || rep.WarmJudges != rep.StartJudges || rep.WarmHashes < rep.StartJudges*len(Problems) {

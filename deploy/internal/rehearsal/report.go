@@ -432,7 +432,7 @@ func (rep *Report) Markdown() string {
 	switch {
 	case rep.Replay != nil:
 		x := rep.Replay
-		fmt.Fprintf(&b, "The arrival trace (`%s`: %d first attempts, the judges' slots, speeds and connections) replayed by the scheduling simulator with the hub's policy (%s; heartbeat %d ms, dispatch tick %d ms, download model %s, %s). Enqueue (the submission's row created: the `created_at` of the POST's answer; the web node enqueues right after) → first push to a judge, ms:\n\n",
+		fmt.Fprintf(&b, "The arrival trace (`%s`: %d first attempts, the judges' slots, speeds and connections) replayed by the scheduling simulator with the hub's policy (%s; heartbeat %d ms, dispatch tick %d ms, download model %s, %s). Enqueue (the queue's own time, Redis's clock, which the hub sends with each push) → first push to a judge, ms:\n\n",
 			rep.TraceFile, x.Tasks, x.Policy, x.Model.HeartbeatMs, x.Model.DispatchTickMs, x.Model.Download, passLine(rep))
 		fmt.Fprintf(&b, "| judges | tasks (hub / sim) | hub mean | sim mean | hub p99 | sim p99 | gap mean / p99 |\n|---|---|---|---|---|---|---|\n")
 		row := func(r schedtrace.ComparisonRow, name string) {
@@ -460,6 +460,14 @@ func (rep *Report) Markdown() string {
 			}
 			fmt.Fprintf(&b, "\nThe hub's own measure of the wait up to the start of the pass that placed the task (enqueue on Redis's clock → pass start, `verdict_hub_queue_wait_seconds`; all %d of its dispatches, the rejudge's and requeues included): mean %.0f ms, p99 %s. What the hub column has beyond it is the pass itself and the push reaching its judge (the hub's socket writer, the loopback, the simulated judge reading it).\n",
 				w.N, w.MeanMs, p99)
+		}
+		if x.Placed.Count > 0 {
+			gap := "–"
+			if x.Placed.MeanMs > 0 {
+				gap = fmt.Sprintf("%+.0f %%", (x.All.Sim.MeanMs-x.Placed.MeanMs)/x.Placed.MeanMs*100)
+			}
+			fmt.Fprintf(&b, "\nThe hub column split where each push says when the pass that placed it began (%d tasks): enqueue → that pass's start mean %.0f ms, p99 %.0f ms — the hub's own queue, which is what the simulator's wait models (sim mean %.0f ms: %s) — and the pass's start → the push at the judge mean %.0f ms, p99 %.0f ms (the pass, the hub's socket writer, the loopback, the simulated judge reading it).\n",
+				x.Placed.Count, x.Placed.MeanMs, x.Placed.P99Ms, x.All.Sim.MeanMs, gap, x.Delivery.MeanMs, x.Delivery.P99Ms)
 		}
 		if x.Model.Holds > 0 {
 			fmt.Fprintf(&b, "\nThe judges' own time: %d of the first attempts held their slot beyond their simulated work (a slot took it → its result left the judge: the load generator's timers firing late, the result waiting to be sent), %.1f ms on average over them; the replay holds each slot that much longer after the work.\n",

@@ -21,10 +21,12 @@ import (
 
 // trace is the contest as the scheduling simulator replays it: every
 // judge connection, and every submission's first attempt with when it
-// was enqueued (its row created: the created_at of the POST's answer,
-// MySQL's clock on this machine; the web node enqueues right after), its
+// was enqueued (the queue's time, sent by the hub with the push; from a
+// hub that does not send it, the row's created_at from the POST's answer,
+// MySQL's clock on this machine, just before the web node enqueues), its
 // simulated work at speed 1, when and where the real hub first pushed it
-// and how long that judge held its slot.
+// (and when the pass that placed it began) and how long that judge held
+// its slot.
 //
 // Until 2026-12-04 the trace took the answer's arrival at the browser for
 // the enqueue: on a loaded machine it came a median 11 s after the row
@@ -77,16 +79,25 @@ func (r *run) trace() schedtrace.Trace {
 		if !f.started.IsZero() && f.result.After(f.started) && f.resultOn == f.judge {
 			held = max(1, f.result.Sub(f.started).Milliseconds())
 		}
-		// Enqueued: just after the row was created, on the server's
-		// clock; the answer's arrival where the answer had no time.
+		// Enqueued: the queue's own time, which the hub sends with the
+		// push; from a hub that does not, just after the row was
+		// created (the server's clock), or the answer's arrival where
+		// the answer had no time.
 		at := s.acked
 		if !s.created.IsZero() && s.created.Before(at) {
 			at = s.created
 		}
+		if !f.enqueued.IsZero() {
+			at = f.enqueued
+		}
+		var placed int64
+		if !f.placed.IsZero() {
+			placed = max(1, ms(f.placed)) // 0 is "not recorded"
+		}
 		tr.Tasks = append(tr.Tasks, schedtrace.Task{
 			SubmissionID: id, AtMs: ms(at), ProblemID: f.problemID, DataHash: f.dataHash, Language: f.language,
 			Priority: int(protocol.PriorityContest), WorkMs: max(1, f.work.Milliseconds()),
-			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held,
+			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held, PlacedMs: placed,
 		})
 	}
 	r.subsMu.Unlock()

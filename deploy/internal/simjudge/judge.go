@@ -245,6 +245,7 @@ func (j *Judge) handleTask(t protocol.Task) {
 		r.ProblemID, r.DataHash, r.Language = t.ProblemID, t.TestData.Hash, t.Language
 		if r.Received.IsZero() {
 			r.Received = time.Now()
+			r.Enqueued, r.Placed = t.Times()
 		}
 	})
 	reject := func(reason protocol.RejectReason, msg string) {

@@ -61,6 +61,10 @@ type TaskRecord struct {
 	Pushes int
 	// Received is the first push; Accepted the first accept sent.
 	Received, Accepted time.Time
+	// Enqueued and Placed are the first push's times from the hub
+	// (protocol.Task.Times: the queue's enqueue, the start of the pass
+	// that placed it); zero from a hub that does not send them.
+	Enqueued, Placed time.Time
 	// Started: a slot took it; Finished: its simulated work ended.
 	Started, Finished time.Time
 	// Work is the simulated work slept: compile plus every case run.

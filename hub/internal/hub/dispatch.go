@@ -109,6 +109,13 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 			continue // another hub took it, or a rejudge replaced it
 		}
 		t, j := p.qt.Task, conns[p.judge]
+		// The pass's start, or the enqueue if that came later (a pass
+		// takes its clock before it reads the queue).
+		t.DispatchedMs = now.UnixMilli()
+		if !p.qt.EnqueuedAt.IsZero() {
+			t.EnqueuedMs = p.qt.EnqueuedAt.UnixMilli()
+			t.DispatchedMs = max(t.DispatchedMs, t.EnqueuedMs)
+		}
 		b, err := protocol.Marshal(protocol.TypeTask, "", t)
 		if err != nil { // cannot happen for a task that passed Enqueue
 			h.log.Error("encode task", obs.SubmissionID(t.SubmissionID), "err", err)

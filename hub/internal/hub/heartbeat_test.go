@@ -120,10 +120,17 @@ func TestNoCancelForAnAttemptWhoseResultIsIn(t *testing.T) {
 		MemoryBytes: 1 << 30, Languages: []protocol.Language{{ID: "cpp17", Version: "g++"}}, MaxParallel: 1})
 	next(protocol.TypeWelcome)
 	send(protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1, Tasks: []protocol.TaskRef{}})
+	before := time.Now()
 	enqueue(t, th.h.Queue(), newTask(1, 1, 7))
 	task, err := protocol.DecodeData[protocol.Task](next(protocol.TypeTask))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The push carries the queue's enqueue and its pass's start (the
+	// judge logs the wait; the rehearsal's trace is built from them), in
+	// order, on this machine's clock (Redis's is the same one).
+	if enq, disp := task.Times(); enq.Before(before.Truncate(time.Millisecond)) || disp.Before(enq) || time.Since(disp) < 0 {
+		t.Fatalf("the push's times: enqueued %v, dispatched %v (enqueued after %v)", enq, disp, before)
 	}
 	send(protocol.TypeAccept, protocol.Accept{TaskRef: task.TaskRef})
 	send(protocol.TypeResult, protocol.Result{TaskRef: task.TaskRef, Verdict: protocol.VerdictAC, Score: 100,

@@ -271,7 +271,13 @@ func (a *Agent) handleTask(t protocol.Task) {
 	a.queued++
 	a.queue <- tk // never blocks: capacity is MaxParallel+QueueSize
 	a.mu.Unlock()
-	log.Info("task accepted", "problem_id", t.ProblemID, "language", t.Language)
+	attrs := []any{"problem_id", t.ProblemID, "language", t.Language}
+	if enq, disp := t.Times(); !enq.IsZero() && !disp.IsZero() {
+		// How long it waited in the hub's queue, and on its way here
+		// (the two clocks may differ on different machines).
+		attrs = append(attrs, "queued_ms", disp.Sub(enq).Milliseconds(), "in_flight_ms", time.Since(disp).Milliseconds())
+	}
+	log.Info("task accepted", attrs...)
 	a.m.tasks.WithLabelValues("accepted").Inc()
 	a.send(protocol.TypeAccept, protocol.Accept{TaskRef: ref})
 }

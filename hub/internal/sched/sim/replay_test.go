@@ -526,6 +526,37 @@ func TestReplayHeld(t *testing.T) {
 	}
 }
 
+// TestReplaySplitsTheHubWait: where the trace has placed_ms, the hub's
+// recorded wait is split into its own queue (at → placed) and the way to
+// the judge (placed → dispatch); a task without it is left out of both.
+func TestReplaySplitsTheHubWait(t *testing.T) {
+	tr := steadyTrace(4, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	for k := range tr.Tasks {
+		at := tr.Tasks[k].AtMs
+		// Tasks 0-2: 5 + 20·k ms in the queue, then 10 ms to the judge.
+		tr.Tasks[k].JudgeID, tr.Tasks[k].PlacedMs, tr.Tasks[k].DispatchMs = "a", at+5+20*int64(k), at+5+20*int64(k)+10
+	}
+	tr.Tasks[3].PlacedMs = 0 // not recorded
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Placed.Count != 3 || !near(r.Placed.MeanMs, 25) || r.Delivery.Count != 3 || !near(r.Delivery.MeanMs, 10) {
+		t.Fatalf("placed %+v, delivery %+v; want 3 of 25 ms and 3 of 10 ms", r.Placed, r.Delivery)
+	}
+	var b strings.Builder
+	if err := WriteReplayTable(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "the hub's wait, split (3 tasks)") {
+		t.Fatalf("the table does not give the split:\n%s", b.String())
+	}
+	tr.Tasks[0].PlacedMs, tr.Tasks[1].PlacedMs, tr.Tasks[2].PlacedMs = 0, 0, 0
+	if r, err = Replay(tr, ""); err != nil || r.Placed.Count != 0 {
+		t.Fatalf("without placed_ms: %+v, %v", r.Placed, err)
+	}
+}
+
 func TestReplayRunsBackgroundTasks(t *testing.T) {
 	// One slot, a contest task every 100 ms of 50 ms: none waits. A
 	// rejudge of 250 ms enqueued at 0 goes after the first task (lower
