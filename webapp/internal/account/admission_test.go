@@ -212,24 +212,11 @@ func TestEstimate(t *testing.T) {
 // makes a request that would wait for it refused at once, not queued to
 // be refused at its deadline.
 func TestHasherSeesASlowHashRunning(t *testing.T) {
-	h := newTestHasher(t, 4, 1)
-	var offset atomic.Int64
-	h.mu.Lock()
-	h.ewma, h.dev = 20*time.Millisecond, 0
-	h.now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
-	h.mu.Unlock()
+	h, offset := clockedHasher(t)
 	release := make(chan struct{})
 	first := make(chan error, 1)
 	go func() { first <- h.run(context.Background(), func() { <-release }) }()
-	for {
-		h.mu.Lock()
-		n := len(h.running)
-		h.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitRunning(h, 1)
 	offset.Store(int64(800 * time.Millisecond)) // the first hash has run 800 ms
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -381,12 +368,7 @@ func TestSlowdown(t *testing.T) {
 // drained slower than its hashes said, and half the busy answers came at
 // the deadline instead of at once.)
 func TestHasherLearnsItsQueueIsSlow(t *testing.T) {
-	h := newTestHasher(t, 4, 1)
-	var offset atomic.Int64
-	h.mu.Lock()
-	h.ewma, h.dev = 20*time.Millisecond, 0
-	h.now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
-	h.mu.Unlock()
+	h, offset := clockedHasher(t)
 	if err := h.run(context.Background(), func() { offset.Add(int64(100 * time.Millisecond)) }); err != nil {
 		t.Fatal(err)
 	}
@@ -398,15 +380,7 @@ func TestHasherLearnsItsQueueIsSlow(t *testing.T) {
 	release := make(chan struct{})
 	first := make(chan error, 1)
 	go func() { first <- h.run(context.Background(), func() { <-release }) }()
-	for {
-		h.mu.Lock()
-		n := len(h.running)
-		h.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitRunning(h, 1)
 	try := func(slow float64) error {
 		h.mu.Lock()
 		h.ewma, h.dev, h.slow = 20*time.Millisecond, 0, slow
@@ -436,4 +410,29 @@ func TestHasherLearnsItsQueueIsSlow(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// waitRunning waits until n hashes run in h's slots.
+func waitRunning(h *Hasher, n int) {
+	for {
+		h.mu.Lock()
+		k := len(h.running)
+		h.mu.Unlock()
+		if k == n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// clockedHasher is a one-slot Hasher whose mean hash is 20 ms (no
+// deviation) and whose clock runs offset ahead of the real one.
+func clockedHasher(t *testing.T) (*Hasher, *atomic.Int64) {
+	h := newTestHasher(t, 4, 1)
+	offset := new(atomic.Int64)
+	h.mu.Lock()
+	h.ewma, h.dev = 20*time.Millisecond, 0
+	h.now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	h.mu.Unlock()
+	return h, offset
 }
