@@ -15,6 +15,12 @@ import (
 // /metrics for the scheduling simulator's replay.
 const HubDispatchPassSeconds = "verdict_hub_dispatch_pass_seconds"
 
+// HubDispatchWakeSeconds is the hub's histogram of how long its
+// dispatcher, woken while idle (a queue change, a freed slot), took to
+// start the pass: its wait for a core. The scheduling simulator starts
+// that pass at once; the contest rehearsal reports it beside the replay.
+const HubDispatchWakeSeconds = "verdict_hub_dispatch_wake_seconds"
+
 // HubJudgeMessageWaitSeconds is the hub's histogram of how long a judge's
 // message waited, read off the socket, for the hub to handle it. A result
 // frees its judge's slot in the hub's accounting only when handled; the

@@ -63,6 +63,10 @@ type ComparisonModel struct {
 	// histograms, from which the replay drew each pass's and each
 	// result's latency instead of taking the window's mean.
 	LatencySpreads int `json:"latency_spreads,omitempty"`
+	// WakeWindows is how many of those windows had the hub's dispatcher's
+	// wake latency (LatencyWindow.WakeMs), by which the replay delayed
+	// the passes the idle dispatcher was woken for.
+	WakeWindows int `json:"wake_windows,omitempty"`
 	// Holds is how many tasks the replay held on their judge's slot
 	// after their work (Task.HeldMs over the work), HoldMeanMs that
 	// time's mean over them.

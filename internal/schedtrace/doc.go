@@ -41,9 +41,10 @@
 //     what an installation's MySQL keeps, see `verdict-stack export-trace
 //     --dsn`) has compile_ms in [0, work_ms], cases_ms ≥ 0, a final
 //     protocol.Verdict, verdict_ms ≥ 0, and ran_on naming one of the judges;
-//   - pass_ms and result_ms, and each latency window's, are in [0, 60000];
-//     the windows' at_ms are ≥ 0 and strictly increasing; a window's
-//     pass_hist and result_hist, where present, have bounds_ms strictly
+//   - pass_ms and result_ms, and each latency window's (and its wake_ms),
+//     are in [0, 60000]; the windows' at_ms are ≥ 0 and strictly
+//     increasing; a window's pass_hist, result_hist and wake_hist, where
+//     present, have bounds_ms strictly
 //     increasing in (0, 60000] and counts ≥ 0, one more than the bounds.
 //
 // Tasks need not be sorted by at_ms (readers sort them).

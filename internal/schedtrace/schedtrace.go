@@ -62,6 +62,12 @@ type LatencyWindow struct {
 	ResultMs   float64 `json:"result_ms"`
 	PassHist   *Hist   `json:"pass_hist,omitempty"`
 	ResultHist *Hist   `json:"result_hist,omitempty"`
+	// WakeMs and WakeHist are the hub's dispatcher's waits for a core in
+	// the window (verdict_hub_dispatch_wake_seconds: a wake that found it
+	// idle → the pass it started): the mean and the spread (0 and none:
+	// not recorded; the replay then starts a pass at once).
+	WakeMs   float64 `json:"wake_ms,omitempty"`
+	WakeHist *Hist   `json:"wake_hist,omitempty"`
 }
 
 // Hist is a histogram of what the hub observed in one window: Counts[i]
@@ -188,6 +194,12 @@ func (t Trace) Validate() error {
 		}
 		if w.ResultHist != nil {
 			errs = append(errs, w.ResultHist.problems(fmt.Sprintf("latency[%d].result_hist", i))...)
+		}
+		if w.WakeMs < 0 || math.IsNaN(w.WakeMs) || w.WakeMs > 60000 {
+			bad("latency[%d].wake_ms: %v not in [0, 60000]", i, w.WakeMs)
+		}
+		if w.WakeHist != nil {
+			errs = append(errs, w.WakeHist.problems(fmt.Sprintf("latency[%d].wake_hist", i))...)
 		}
 	}
 	byID := map[string][]int{}

@@ -133,6 +133,13 @@ func TestValidate(t *testing.T) {
 		{"histogram bound zero", func(t *Trace) {
 			t.Latency = []LatencyWindow{{PassHist: &Hist{BoundsMs: []float64{0}, Counts: []int64{0, 4}}}}
 		}, "latency[0].pass_hist.bounds_ms[0]: 0 not in"},
+		{"window wake", func(t *Trace) {
+			t.Latency = []LatencyWindow{{WakeMs: 12.5, WakeHist: &Hist{BoundsMs: []float64{1, 50}, Counts: []int64{0, 3, 1}}}}
+		}, ""},
+		{"window wake negative", func(t *Trace) { t.Latency = []LatencyWindow{{WakeMs: -1}} }, "latency[0].wake_ms: -1 not in"},
+		{"window wake histogram short", func(t *Trace) {
+			t.Latency = []LatencyWindow{{WakeHist: &Hist{BoundsMs: []float64{1}, Counts: []int64{1}}}}
+		}, "latency[0].wake_hist.counts: 1 for 1 bounds"},
 		{"histogram negative count", func(t *Trace) {
 			t.Latency = []LatencyWindow{{PassHist: &Hist{BoundsMs: []float64{1}, Counts: []int64{0, -4}}}}
 		}, "latency[0].pass_hist.counts[1]: negative"},

@@ -15,11 +15,12 @@ import (
 // and judge message histograms, for the trace's latency windows.
 const latencyEvery = 5 * time.Second
 
-// hubSample is one reading of the hub's two cumulative histograms: its
-// dispatch passes that placed tasks and its judges' message waits.
+// hubSample is one reading of the hub's cumulative histograms: its
+// dispatch passes that placed tasks, its judges' message waits and its
+// dispatcher's waits for a core (wake; empty from a hub without it).
 type hubSample struct {
-	at        time.Time
-	pass, msg obs.Histogram
+	at              time.Time
+	pass, msg, wake obs.Histogram
 }
 
 // sampleHubLatency reads the hub's histograms every latencyEvery until
@@ -58,13 +59,16 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 	if s.msg, err = obs.ReadHistogram(strings.NewReader(m), obs.HubJudgeMessageWaitSeconds); err != nil {
 		return hubSample{}, err
 	}
+	// A hub without the wake histogram: none recorded.
+	s.wake, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchWakeSeconds)
 	return s, nil
 }
 
 // latencyWindows turns readings of the hub's cumulative histograms into a
 // trace's latency windows: one from each reading to the next, holding the
 // mean of what the hub observed between them, or the run-wide passMs
-// (resultMs) when it observed no pass (no message) then, and the
+// (resultMs; 0 for the wake) when it observed no pass (no message, no
+// wake) then, and the
 // histogram of those observations (none when there were none). Windows
 // that end by start are dropped but the last, which starts the list at 0.
 // A counter that went down (the hub restarted) counts from zero again.
@@ -83,7 +87,7 @@ func latencyWindows(samples []hubSample, start time.Time, passMs, resultMs float
 		if !b.at.After(start) {
 			continue
 		}
-		if b.pass.Count < a.pass.Count || b.msg.Count < a.msg.Count { // restarted: b's counts are all since then
+		if b.pass.Count < a.pass.Count || b.msg.Count < a.msg.Count || b.wake.Count < a.wake.Count { // restarted: b's counts are all since then
 			a = hubSample{at: a.at}
 		}
 		w := schedtrace.LatencyWindow{
@@ -92,6 +96,9 @@ func latencyWindows(samples []hubSample, start time.Time, passMs, resultMs float
 			ResultMs:   mean(a.msg, b.msg, resultMs),
 			PassHist:   histBetween(a.pass, b.pass),
 			ResultHist: histBetween(a.msg, b.msg),
+			// No wake in the window: the pass starts at once.
+			WakeMs:   mean(a.wake, b.wake, 0),
+			WakeHist: histBetween(a.wake, b.wake),
 		}
 		if n := len(out); n > 0 && w.AtMs <= out[n-1].AtMs {
 			out[n-1] = w

@@ -16,6 +16,11 @@ func TestLatencyWindows(t *testing.T) {
 	sample := func(s, passSum, passN, msgSum, msgN float64) hubSample {
 		return hubSample{at: at(s), pass: obs.Histogram{Sum: passSum, Count: passN}, msg: obs.Histogram{Sum: msgSum, Count: msgN}}
 	}
+	// The wake histogram's sum (s) and count, cumulative.
+	woken := func(h hubSample, sum, n float64) hubSample {
+		h.wake = obs.Histogram{Sum: sum, Count: n}
+		return h
+	}
 	// With buckets: pass bounds 1 ms and 100 ms, message bound 10 ms.
 	bucketed := func(s float64, pass, msg []float64) hubSample {
 		h := sample(s, 0, 0, 0, 0)
@@ -58,6 +63,9 @@ func TestLatencyWindows(t *testing.T) {
 				ResultHist: &schedtrace.Hist{BoundsMs: []float64{10}, Counts: []int64{3, 0}}},
 			{AtMs: 5000, PassMs: 33, ResultMs: 2, ResultHist: &schedtrace.Hist{BoundsMs: []float64{10}, Counts: []int64{0, 2}}},
 		}},
+		{"the dispatcher's wake, 0 when it did not wake", []hubSample{
+			woken(sample(0, 0, 0, 0, 0), 0, 0), woken(sample(5, 0.05, 10, 0.1, 100), 0.2, 10), woken(sample(10, 0.1, 20, 0.2, 200), 0.2, 10),
+		}, []schedtrace.LatencyWindow{{AtMs: 0, PassMs: 5, ResultMs: 1, WakeMs: 20}, {AtMs: 5000, PassMs: 5, ResultMs: 1}}},
 		{"a restarted hub's histograms count from zero", []hubSample{
 			bucketed(0, []float64{50, 60, 70}, []float64{5, 5}), bucketed(5, []float64{1, 1, 2}, []float64{0, 1}),
 		}, []schedtrace.LatencyWindow{{AtMs: 0, PassMs: 0.5, ResultMs: 2,
@@ -67,8 +75,8 @@ func TestLatencyWindows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := latencyWindows(tc.samples, start, 33, 119)
 			if !slices.EqualFunc(got, tc.want, func(a, b schedtrace.LatencyWindow) bool {
-				return a.AtMs == b.AtMs && near(a.PassMs, b.PassMs) && near(a.ResultMs, b.ResultMs) &&
-					sameHist(a.PassHist, b.PassHist) && sameHist(a.ResultHist, b.ResultHist)
+				return a.AtMs == b.AtMs && near(a.PassMs, b.PassMs) && near(a.ResultMs, b.ResultMs) && near(a.WakeMs, b.WakeMs) &&
+					sameHist(a.PassHist, b.PassHist) && sameHist(a.ResultHist, b.ResultHist) && sameHist(a.WakeHist, b.WakeHist)
 			}) {
 				t.Fatalf("latencyWindows = %+v, want %+v", got, tc.want)
 			}

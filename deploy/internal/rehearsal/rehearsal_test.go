@@ -82,6 +82,9 @@ func TestShortRehearsal(t *testing.T) {
 		if rep.Replay.Early != 0 {
 			t.Errorf("%d tasks pushed before their enqueue: the trace's enqueue times are not the server's", rep.Replay.Early)
 		}
+		if rep.HubWake == nil || rep.HubWake.N == 0 {
+			t.Errorf("the hub's wake histogram was not read: %+v", rep.HubWake)
+		}
 		if rep.Replay.Placed.Count != rep.Replay.Recorded || rep.Replay.Delivery.Count != rep.Replay.Recorded {
 			t.Errorf("the hub's wait split for %d and %d of %d recorded dispatches, want all", rep.Replay.Placed.Count,
 				rep.Replay.Delivery.Count, rep.Replay.Recorded)

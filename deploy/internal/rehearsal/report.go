@@ -93,7 +93,11 @@ type Report struct {
 	JudgeMsgWaitMs float64
 	// HubWait is the hub's own histogram of its dispatches' waits
 	// (verdict_hub_queue_wait_seconds), nil when it could not be read.
-	HubWait   *HubWait
+	HubWait *HubWait
+	// HubWake is the hub's histogram of its dispatcher's waits for a core
+	// (verdict_hub_dispatch_wake_seconds: a wake that found it idle → the
+	// pass it started), in the same shape; nil when it could not be read.
+	HubWake   *HubWait
 	JudgeMsgs int64
 	// WarmJudges of StartJudges (the judges connected at the start) held
 	// test data then, WarmHashes packages in all: the replay starts them
@@ -468,6 +472,14 @@ func (rep *Report) Markdown() string {
 			}
 			fmt.Fprintf(&b, "\nThe hub column split where each push says when the pass that placed it began (%d tasks): enqueue → that pass's start mean %.0f ms, p99 %.0f ms — the hub's own queue, which is what the simulator's wait models (sim mean %.0f ms: %s) — and the pass's start → the push at the judge mean %.0f ms, p99 %.0f ms (the pass, the hub's socket writer, the loopback, the simulated judge reading it).\n",
 				x.Placed.Count, x.Placed.MeanMs, x.Placed.P99Ms, x.All.Sim.MeanMs, gap, x.Delivery.MeanMs, x.Delivery.P99Ms)
+		}
+		if w := rep.HubWake; w != nil {
+			p99 := fmt.Sprintf("at most %.0f ms", w.P99AtMostMs)
+			if math.IsInf(w.P99AtMostMs, 1) {
+				p99 = "above the histogram's last bound"
+			}
+			fmt.Fprintf(&b, "\nThe hub's dispatcher, woken while idle (a queue change, a freed slot), started its pass %.1f ms later on average (p99 %s; %d wakes, `verdict_hub_dispatch_wake_seconds`): its own wait for a core, which the simulator does not model (it starts the pass at once).\n",
+				w.MeanMs, p99, w.N)
 		}
 		if x.Model.Holds > 0 {
 			fmt.Fprintf(&b, "\nThe judges' own time: %d of the first attempts held their slot beyond their simulated work (a slot took it → its result left the judge: the load generator's timers firing late, the result waiting to be sent), %.1f ms on average over them; the replay holds each slot that much longer after the work.\n",

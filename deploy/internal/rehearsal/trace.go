@@ -173,6 +173,11 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 		if h, err := obs.ReadHistogram(strings.NewReader(m), obs.HubQueueWaitSeconds); err == nil && h.Count > 0 {
 			rep.HubWait = &HubWait{N: int64(h.Count), MeanMs: h.Mean() * 1000, P99AtMostMs: h.UpperQuantile(0.99) * 1000}
 		}
+		// And of its dispatcher's wait for a core: a wake that found it
+		// idle → the pass it started (the simulator starts it at once).
+		if h, err := obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchWakeSeconds); err == nil && h.Count > 0 {
+			rep.HubWake = &HubWait{N: int64(h.Count), MeanMs: h.Mean() * 1000, P99AtMostMs: h.UpperQuantile(0.99) * 1000}
+		}
 	}
 	// And both as they varied over the run.
 	tr.Latency = latencyWindows(r.hubSamples, r.start, tr.PassMs, tr.ResultMs)

@@ -14,11 +14,16 @@ func (h *Hub) dispatchLoop(ctx context.Context) {
 	t := time.NewTicker(h.cfg.DispatchInterval)
 	defer t.Stop()
 	for {
+		h.dispatchIdle.Store(true)
 		select {
 		case <-ctx.Done():
 			return
 		case <-h.wake:
 		case <-t.C:
+		}
+		h.dispatchIdle.Store(false)
+		if w := h.wokenAt.Swap(0); w != 0 {
+			h.m.wakeSeconds.Observe(max(0, time.Since(time.Unix(0, w)).Seconds()))
 		}
 		for ctx.Err() == nil {
 			more, err := h.dispatchOnce(ctx)

@@ -37,7 +37,12 @@ type Hub struct {
 	draining atomic.Bool
 	conns    sync.WaitGroup
 	wake     chan struct{}
-	notice   chan struct{}
+	// dispatchIdle: the dispatcher waits for a wake or its tick;
+	// wokenAt (Unix ns, 0: none) is the first wake since it went idle,
+	// for verdict_hub_dispatch_wake_seconds.
+	dispatchIdle atomic.Bool
+	wokenAt      atomic.Int64
+	notice       chan struct{}
 	// warmKick asks the warm loop for a pass (a judge connected or
 	// reported a prefetch); warmRead for a pass on a freshly read plan.
 	warmKick, warmRead chan struct{}
@@ -242,7 +247,15 @@ func (h *Hub) closeAll() {
 	}
 }
 
-func (h *Hub) wakeDispatcher() { signal(h.wake) }
+// wakeDispatcher asks for a dispatch pass. A wake that finds the
+// dispatcher idle is timed to the pass it starts (the dispatcher's own
+// wait for a core: the scheduling simulator starts that pass at once).
+func (h *Hub) wakeDispatcher() {
+	if h.dispatchIdle.Load() {
+		h.wokenAt.CompareAndSwap(0, time.Now().UnixNano())
+	}
+	signal(h.wake)
+}
 
 // signal wakes the reader of a one-slot channel without blocking.
 func signal(c chan struct{}) {

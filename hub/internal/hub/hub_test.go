@@ -17,6 +17,7 @@ import (
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/boarddoc"
 	"github.com/verdict-oj/verdict/internal/judgestate"
+	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/testenv"
@@ -170,6 +171,11 @@ func TestTasksSpreadByLoad(t *testing.T) {
 	}
 	if metric(t, th.reg, "verdict_hub_queue_wait_seconds", nil) != n {
 		t.Errorf("wait histogram has %v samples, want %d", metric(t, th.reg, "verdict_hub_queue_wait_seconds", nil), n)
+	}
+	// The enqueues and the results freeing slots woke an idle dispatcher:
+	// each such wake is timed to the pass it started.
+	if w := metric(t, th.reg, obs.HubDispatchWakeSeconds, nil); w < 1 {
+		t.Errorf("the wake histogram has %v samples, want the wakes that found the dispatcher idle", w)
 	}
 	t.Logf("tasks per judge: %v", counts)
 }

@@ -211,7 +211,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
-			LatencySpreads: spreads(c.LatencyWindows), Holds: holds, HoldMeanMs: holdMean}}
+			LatencySpreads: spreads(c.LatencyWindows), WakeWindows: wakes(c.LatencyWindows), Holds: holds, HoldMeanMs: holdMean}}
 	if rc.custom {
 		res.Model.Download = "custom"
 	}
@@ -420,6 +420,9 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 		lat = fmt.Sprintf("passes and results handled as late as the hub's own over each of %d windows, %d of them drawn from the hub's histograms (before the first: %.2f ms and %.2f ms)",
 			m.LatencyWindows, m.LatencySpreads, m.PassMs, m.ResultMs)
 	}
+	if m.WakeWindows > 0 {
+		lat += fmt.Sprintf(", passes the idle dispatcher was woken for started as late as the hub's over %d windows", m.WakeWindows)
+	}
 	if m.Holds > 0 {
 		lat += fmt.Sprintf(", %d tasks' slots held %.1f ms on average after their work (the judge's own time, as recorded)", m.Holds, m.HoldMeanMs)
 	}
@@ -472,9 +475,21 @@ func latencyWindows(ws []schedtrace.LatencyWindow) []LatencyWindow {
 	out := make([]LatencyWindow, len(ws))
 	for i, w := range ws {
 		out[i] = LatencyWindow{From: float64(w.AtMs) / 1000, Pass: w.PassMs / 1000, Result: w.ResultMs / 1000,
-			PassDist: latencyDist(w.PassHist, w.PassMs), ResultDist: latencyDist(w.ResultHist, w.ResultMs)}
+			PassDist: latencyDist(w.PassHist, w.PassMs), ResultDist: latencyDist(w.ResultHist, w.ResultMs),
+			Wake: w.WakeMs / 1000, WakeDist: latencyDist(w.WakeHist, w.WakeMs)}
 	}
 	return out
+}
+
+// wakes counts the windows with a wake latency.
+func wakes(ws []LatencyWindow) int {
+	n := 0
+	for _, w := range ws {
+		if w.Wake > 0 || w.WakeDist != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // spreads counts the windows with a pass or a result spread.

@@ -557,6 +557,47 @@ func TestReplaySplitsTheHubWait(t *testing.T) {
 	}
 }
 
+// TestReplayWakeLatency: one slot, a task every 100 ms of 10 ms work, so
+// the dispatcher is idle at every arrival (the wake for the freed slot,
+// 10 ms after each dispatch, has passed: a task arriving during such a
+// wake would join its pass, as in the hub). With the hub's wake latency
+// recorded (30 ms in the window; spread between 10 and 20 ms), each pass
+// the arrival wakes starts that much later, and so does each dispatch;
+// without it (wake_ms 0), at once.
+func TestReplayWakeLatency(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		w        schedtrace.LatencyWindow
+		min, max float64 // each task's wait, ms
+		windows  int
+	}{
+		{"not recorded", schedtrace.LatencyWindow{}, 0, 0, 0},
+		{"a mean", schedtrace.LatencyWindow{WakeMs: 30}, 30, 30, 1},
+		{"a spread", schedtrace.LatencyWindow{WakeMs: 15, WakeHist: &schedtrace.Hist{BoundsMs: []float64{10, 20}, Counts: []int64{0, 5, 0}}}, 10, 20, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := steadyTrace(10, 100, 10, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+			tr.Latency = []schedtrace.LatencyWindow{tc.w}
+			r, err := Replay(tr, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Model.WakeWindows != tc.windows {
+				t.Errorf("model: %d wake windows, want %d", r.Model.WakeWindows, tc.windows)
+			}
+			waits := simWaits(r)
+			if len(waits) != 10 {
+				t.Fatalf("%d tasks dispatched, want 10", len(waits))
+			}
+			for id, w := range waits {
+				if w < tc.min-1e-3 || w > tc.max+1e-3 {
+					t.Errorf("task %d waited %v ms, want [%v, %v]", id, w, tc.min, tc.max)
+				}
+			}
+		})
+	}
+}
+
 func TestReplayRunsBackgroundTasks(t *testing.T) {
 	// One slot, a contest task every 100 ms of 50 ms: none waits. A
 	// rejudge of 250 ms enqueued at 0 goes after the first task (lower

@@ -132,6 +132,8 @@ type Config struct {
 	// measured as its load varied (a replay of a schedtrace with
 	// latency windows). The window in force when a pass starts, or when a
 	// result leaves its judge, gives its latency; DecisionCost still adds.
+	// A window's wake latency delays the start of a pass the idle
+	// dispatcher was woken for (none outside the windows).
 	LatencyWindows []LatencyWindow
 	// StartConnected: the judges present from the start (JudgeSpec.Join
 	// 0) are connected at time 0, as a recorded run's judges were before
@@ -147,6 +149,10 @@ type Config struct {
 type LatencyWindow struct {
 	From, Pass, Result   float64
 	PassDist, ResultDist *LatencyDist
+	// Wake and WakeDist: how long the idle dispatcher, woken, takes to
+	// start its pass (its wait for a core; 0 and nil: at once).
+	Wake     float64
+	WakeDist *LatencyDist
 }
 
 // LatencyDist is how a latency was spread over a window, as a histogram:
@@ -242,6 +248,20 @@ func (s *sim) passLatency() float64 {
 		return w.PassDist.draw(s.latRng.Float64(), s.latRng.Float64())
 	}
 	return max(0, w.Pass)
+}
+
+// wakeLatency is how long an idle dispatcher woken now takes to start
+// its pass (its wait for a core): the window's mean, or a draw from its
+// spread; 0 without a window or a recorded wake.
+func (s *sim) wakeLatency() float64 {
+	w := s.cfg.window(s.now())
+	switch {
+	case w == nil:
+		return 0
+	case w.WakeDist != nil:
+		return w.WakeDist.draw(s.latRng.Float64(), s.latRng.Float64())
+	}
+	return max(0, w.Wake)
 }
 
 // resultLatency is how long a result that leaves its judge now waits for
@@ -395,10 +415,13 @@ type hubState struct {
 	busyUntil float64
 	inPass    bool
 	pending   bool
-	views     []sched.Judge
-	conns     []*judge
-	tasks     []sched.Task
-	batch     []*attempt
+	// waking: woken while idle, the pass starts after the dispatcher's
+	// wait for a core (wakeLatency); wakes meanwhile join that pass.
+	waking bool
+	views  []sched.Judge
+	conns  []*judge
+	tasks  []sched.Task
+	batch  []*attempt
 }
 
 type sim struct {
@@ -740,8 +763,23 @@ func (s *sim) dispatch() {
 // wake wakes hub h's dispatcher: a pass now, or right after the pass in
 // flight (the hub's one-slot wake channel).
 func (s *sim) wake(h *hubState) {
-	if h.inPass {
+	switch {
+	case h.inPass:
 		h.pending = true
+		return
+	case h.waking:
+		return
+	}
+	if d := s.wakeLatency(); d > 0 {
+		h.waking = true
+		s.eng.At(s.now()+d, func() {
+			h.waking = false
+			if h.inPass {
+				h.pending = true
+				return
+			}
+			s.pass(h)
+		})
 		return
 	}
 	s.pass(h)
