@@ -724,9 +724,14 @@ holding the slot: by default the simulator's model (` + "`" + `sim.ModelDownload
 simulated judges fetch from the hub on a local network, far faster than the model — or ` + "`" + `-download 0s` + "`" + `;
 a task without a data hash needs none. Judges speak every language and keep 100 problems. On the hub's
 side only recorded pushes count; one seen before its recorded enqueue counts as 0. The rehearsal records
-the enqueue as the submission row's created_at (the web node enqueues right after it); its traces of
-before 2026-12-04 recorded when the POST's answer reached the browser, seconds after the enqueue on a
-loaded machine (a retried POST's answer, minutes), which started the replay's clock late.
+the enqueue the queue itself recorded (Redis's clock), which the hub sends with each push
+(` + "`" + `protocol.Task.EnqueuedMs` + "`" + `), and when the pass that placed the task began (` + "`" + `DispatchedMs` + "`" + `, the trace's
+` + "`" + `placed_ms` + "`" + `); the table is followed by the hub's wait split there: enqueue → pass start (the hub's own
+queue, what the simulator's wait models) and pass start → the push at the judge (the pass, the socket,
+the judge reading it; the simulator has no such step). Its traces of the early hours of 2026-12-04 took
+the submission row's created_at (760 ms before the enqueue on average in one collapsed run: the web
+node's own wait for a core), and those before, when the POST's answer reached the browser, seconds after
+the enqueue on a loaded machine, which started the replay's clock late.
 
 **Where the two can differ**, what to look at when a row shows ` + "`" + `!` + "`" + `:
 
@@ -737,18 +742,18 @@ loaded machine (a retried POST's answer, minutes), which started the replay's cl
 2. *Result latency.* A slot frees in the hub only once the result reached it and was handled: a judge's
    messages are handled in order, those waiting together (progress in one round trip, results in two),
    and under load a result waits behind the ones before it. The hub measures that wait
-   (` + "`verdict_hub_judge_message_wait_seconds`" + `); the rehearsal puts its mean over the run in the trace
-   (` + "`result_ms`" + `), and its mean and histogram over each 5 s of the run (` + "`latency`" + `: ` + "`result_ms`" + `,
-   ` + "`result_hist`" + `, read from the hub as it ran), and the replay holds each slot that much longer after
+   (` + "`" + `verdict_hub_judge_message_wait_seconds` + "`" + `); the rehearsal puts its mean over the run in the trace
+   (` + "`" + `result_ms` + "`" + `), and its mean and histogram over each 5 s of the run (` + "`" + `latency` + "`" + `: ` + "`" + `result_ms` + "`" + `,
+   ` + "`" + `result_hist` + "`" + `, read from the hub as it ran), and the replay holds each slot that much longer after
    its work: a wait drawn from the histogram of the window the work ended in (uniform within a bucket;
    what lies above the last bound, as the value that keeps the window's mean), the window's mean where
    it has no histogram, the run's mean before the first window or without windows, at once when the
    trace has neither.
-3. *The dispatch passes.* Since issue 14 both run ` + "`sched.Pass`" + ` and decide the next pass by
-   ` + "`PassResult.Again`" + `: they no longer differ here. The replay's passes take as long as the hub's own
-   took (` + "`verdict_hub_dispatch_pass_seconds`" + `, read by the rehearsal): drawn, pass by pass, from the
-   histogram of the ` + "`latency`" + ` window the pass starts in (` + "`pass_hist`" + `, as above), the window's mean
-   where it has none, the run's mean (` + "`pass_ms`" + `) before the first window or without windows,
+3. *The dispatch passes.* Since issue 14 both run ` + "`" + `sched.Pass` + "`" + ` and decide the next pass by
+   ` + "`" + `PassResult.Again` + "`" + `: they no longer differ here. The replay's passes take as long as the hub's own
+   took (` + "`" + `verdict_hub_dispatch_pass_seconds` + "`" + `, read by the rehearsal): drawn, pass by pass, from the
+   histogram of the ` + "`" + `latency` + "`" + ` window the pass starts in (` + "`" + `pass_hist` + "`" + `, as above), the window's mean
+   where it has none, the run's mean (` + "`" + `pass_ms` + "`" + `) before the first window or without windows,
    instantaneous when the trace has neither. A hub queued for a core in a rush and idle in between has
    passes of milliseconds and of seconds; one mean for the whole run made the replay too slow in the
    quiet windows and too fast in the rush, and a window's mean hides the slow passes within it that
@@ -760,17 +765,26 @@ loaded machine (a retried POST's answer, minutes), which started the replay's cl
 6. *Judges and data.* Simulated judges reject a task beyond their slots where the simulator queues it
    (only the push baselines over-commit). The warm plan (the hub prefetches a contest's data before it
    starts) is taken from the trace: the rehearsal records the test data each judge had downloaded and
-   verified by the start (a judge's ` + "`warm`" + ` list) and the replay starts that judge with it cached.
-   A trace without ` + "`warm`" + ` (one recorded before it existed) starts every judge empty, and the default
+   verified by the start (a judge's ` + "`" + `warm` + "`" + ` list) and the replay starts that judge with it cached.
+   A trace without ` + "`" + `warm` + "`" + ` (one recorded before it existed) starts every judge empty, and the default
    may then defer or download where the hub found the data warm.
 7. *The judges' own time.* A slot frees in the hub when the result comes, and a judge's result leaves
    only after its work and the judge's own delays: on a loaded machine the rehearsal's simulated judges
    (one process beside the load generator) see their timers fire late and their results wait to be
    sent. The rehearsal records, for each first attempt, how long the judge first pushed it held its
-   slot (a slot took it → its result left the judge: ` + "`held_ms`" + `); the replay holds the slot what exceeds
+   slot (a slot took it → its result left the judge: ` + "`" + `held_ms` + "`" + `); the replay holds the slot what exceeds
    the work at that judge's speed that much longer after the work, on whichever judge it runs the task.
    The run times the hub learns leave it out, as the case times a judge reports do. A trace without
-   ` + "`held_ms`" + ` holds no slot beyond the work.
+   ` + "`" + `held_ms` + "`" + ` holds no slot beyond the work.
+8. *The dispatcher's own wait for a core.* Woken while idle (a queue change, a freed slot), the hub's
+   dispatcher starts its pass only when the machine gives it a core; the simulator started it at once. On
+   a saturated machine this is much of the hub's queue wait: in the 2026-12-04 06:24 rehearsal (collapsed)
+   the hub took 1,971 ms on average from enqueue to the start of the placing pass against the replay's
+   680 ms, and the hub's threads waited 928 s for a core over the contest against 124 s of CPU. The hub
+   now times it (` + "`" + `verdict_hub_dispatch_wake_seconds` + "`" + `: a wake that found it idle → the pass it started),
+   the rehearsal samples it per window with the passes (` + "`" + `wake_ms` + "`" + `, ` + "`" + `wake_hist` + "`" + `), and the replay delays
+   each pass it wakes the idle dispatcher for by a draw from the window's (wakes meanwhile join that
+   pass, as they do in the hub). A trace without it starts passes at once.
 `
 
 const docAblation = `
