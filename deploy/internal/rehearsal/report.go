@@ -436,7 +436,7 @@ func (rep *Report) Markdown() string {
 	switch {
 	case rep.Replay != nil:
 		x := rep.Replay
-		fmt.Fprintf(&b, "The arrival trace (`%s`: %d first attempts, the judges' slots, speeds and connections) replayed by the scheduling simulator with the hub's policy (%s; heartbeat %d ms, dispatch tick %d ms, download model %s, %s). Enqueue (the queue's own time, Redis's clock, which the hub sends with each push) → first push to a judge, ms:\n\n",
+		fmt.Fprintf(&b, "The arrival trace (`%s`: %d first attempts, the judges' slots, speeds and connections) replayed by the scheduling simulator with the hub's policy (%s; heartbeat %d ms, dispatch tick %d ms, download model %s, %s). Enqueue (the queue's own time, Redis's clock, which the hub sends with each push) → dispatch: on the hub's side the start of the pass that placed the task (each push says when), on the simulator's its placement; ms:\n\n",
 			rep.TraceFile, x.Tasks, x.Policy, x.Model.HeartbeatMs, x.Model.DispatchTickMs, x.Model.Download, passLine(rep))
 		fmt.Fprintf(&b, "| judges | tasks (hub / sim) | hub mean | sim mean | hub p99 | sim p99 | gap mean / p99 |\n|---|---|---|---|---|---|---|\n")
 		row := func(r schedtrace.ComparisonRow, name string) {
@@ -470,7 +470,7 @@ func (rep *Report) Markdown() string {
 			if x.Placed.MeanMs > 0 {
 				gap = fmt.Sprintf("%+.0f %%", (x.All.Sim.MeanMs-x.Placed.MeanMs)/x.Placed.MeanMs*100)
 			}
-			fmt.Fprintf(&b, "\nThe hub column split where each push says when the pass that placed it began (%d tasks): enqueue → that pass's start mean %.0f ms, p99 %.0f ms — the hub's own queue, which is what the simulator's wait models (sim mean %.0f ms: %s) — and the pass's start → the push at the judge mean %.0f ms, p99 %.0f ms (the pass, the hub's socket writer, the loopback, the simulated judge reading it).\n",
+			fmt.Fprintf(&b, "\nThe hub column split where each push says when the pass that placed it began (%d tasks): enqueue → that pass's start mean %.0f ms, p99 %.0f ms — the hub's own queue, which is what the simulator's wait models and what the table compares (sim mean %.0f ms: %s) — and the pass's start → the push at the judge mean %.0f ms, p99 %.0f ms (the pass, the hub's socket writer, the loopback, the simulated judge reading it), during which the hub counts the slot taken: the replay holds each task's slot that much longer.\n",
 				x.Placed.Count, x.Placed.MeanMs, x.Placed.P99Ms, x.All.Sim.MeanMs, gap, x.Delivery.MeanMs, x.Delivery.P99Ms)
 		}
 		if w := rep.HubWake; w != nil {
@@ -478,7 +478,7 @@ func (rep *Report) Markdown() string {
 			if math.IsInf(w.P99AtMostMs, 1) {
 				p99 = "above the histogram's last bound"
 			}
-			fmt.Fprintf(&b, "\nThe hub's dispatcher, woken while idle (a queue change, a freed slot), started its pass %.1f ms later on average (p99 %s; %d wakes, `verdict_hub_dispatch_wake_seconds`): its own wait for a core, which the simulator does not model (it starts the pass at once).\n",
+			fmt.Fprintf(&b, "\nThe hub's dispatcher, woken while idle (a queue change, a freed slot), started its pass %.1f ms later on average (p99 %s; %d wakes, `verdict_hub_dispatch_wake_seconds`): its own wait for a core, which the replay draws per window.\n",
 				w.MeanMs, p99, w.N)
 		}
 		if x.Model.Holds > 0 {

@@ -164,6 +164,12 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		if t.HeldMs > 0 && t.JudgeID != "" {
 			hold = max(0, float64(t.HeldMs)/1000-size/speedOf[t.JudgeID])
 		}
+		// And the push's way to the judge (placed_ms → dispatch_ms): the
+		// hub counts the slot taken from the placement, the judge starts
+		// the work only once the push arrived.
+		if t.PlacedMs > 0 && t.DispatchMs > t.PlacedMs {
+			hold += float64(t.DispatchMs-t.PlacedMs) / 1000
+		}
 		trace.Jobs = append(trace.Jobs, Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size, Hold: hold,
 			Meta: &TaskMeta{SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, Language: t.Language, Priority: t.Priority}})
 		work += size + hold + trace.Problems[p].Download
@@ -236,7 +242,14 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		d := ReplayDispatch{SubmissionID: t.SubmissionID, AtMs: t.AtMs}
 		if t.JudgeID != "" {
 			res.Recorded++
-			w := float64(t.DispatchMs - t.AtMs)
+			// The hub's dispatch: the start of the pass that placed the
+			// task where recorded (the simulator's dispatch is its
+			// placement too), else the push at the judge.
+			end := t.DispatchMs
+			if t.PlacedMs > 0 {
+				end = t.PlacedMs
+			}
+			w := float64(end - t.AtMs)
 			if w < 0 {
 				res.Early++
 				w = 0

@@ -544,6 +544,11 @@ func TestReplaySplitsTheHubWait(t *testing.T) {
 	if r.Placed.Count != 3 || !near(r.Placed.MeanMs, 25) || r.Delivery.Count != 3 || !near(r.Delivery.MeanMs, 10) {
 		t.Fatalf("placed %+v, delivery %+v; want 3 of 25 ms and 3 of 10 ms", r.Placed, r.Delivery)
 	}
+	// The hub's side of the comparison is its placement where recorded
+	// (5, 25, 45 ms), else the push at the judge (task 3: 75 ms).
+	if r.All.Hub.Count != 4 || !near(r.All.Hub.MeanMs, 37.5) {
+		t.Fatalf("the hub's waits %+v, want 4 of mean 37.5 ms", r.All.Hub)
+	}
 	var b strings.Builder
 	if err := WriteReplayTable(&b, r); err != nil {
 		t.Fatal(err)
@@ -554,6 +559,43 @@ func TestReplaySplitsTheHubWait(t *testing.T) {
 	tr.Tasks[0].PlacedMs, tr.Tasks[1].PlacedMs, tr.Tasks[2].PlacedMs = 0, 0, 0
 	if r, err = Replay(tr, ""); err != nil || r.Placed.Count != 0 {
 		t.Fatalf("without placed_ms: %+v, %v", r.Placed, err)
+	}
+}
+
+// TestReplayHoldsTheDelivery: the hub counts a slot taken from the
+// placement, the judge starts the work when the push arrives: one slot, a
+// task every 100 ms of 50 ms work, each push 60 ms on its way (placed at
+// its enqueue): the slot is taken 110 ms per task, and in the replay task
+// k waits 10·(k−1) ms. Without placed_ms, no delivery is known: no wait.
+func TestReplayHoldsTheDelivery(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		placed  bool
+		perTask float64
+	}{{"recorded", true, 10}, {"not recorded", false, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := steadyTrace(10, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+			for k := range tr.Tasks {
+				at := tr.Tasks[k].AtMs
+				tr.Tasks[k].JudgeID, tr.Tasks[k].DispatchMs = "a", at+60
+				if tc.placed {
+					tr.Tasks[k].PlacedMs = max(1, at)
+				}
+			}
+			r, err := Replay(tr, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, w := range simWaits(r) {
+				want := tc.perTask * float64(id-1)
+				if id == 1 {
+					want = 0
+				}
+				if math.Abs(w-want) > 1.001 { // task 1 placed at 1 ms
+					t.Errorf("task %d waited %v ms, want %v", id, w, want)
+				}
+			}
+		})
 	}
 }
 
