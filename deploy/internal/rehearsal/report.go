@@ -462,7 +462,7 @@ func (rep *Report) Markdown() string {
 			if math.IsInf(w.P99AtMostMs, 1) {
 				p99 = "above the histogram's last bound"
 			}
-			fmt.Fprintf(&b, "\nThe hub's own measure of the wait up to the start of the pass that placed the task (enqueue on Redis's clock → pass start, `verdict_hub_queue_wait_seconds`; all %d of its dispatches, the rejudge's and requeues included): mean %.0f ms, p99 %s. What the hub column has beyond it is the pass itself and the push reaching its judge (the hub's socket writer, the loopback, the simulated judge reading it).\n",
+			fmt.Fprintf(&b, "\nThe hub's own measure of the wait up to the start of the pass that placed the task (enqueue on Redis's clock → pass start, `verdict_hub_queue_wait_seconds`; all %d of its dispatches, the rejudge's and requeues included): mean %.0f ms, p99 %s. The table's hub column is the same wait for the first attempts only, read from each push.\n",
 				w.N, w.MeanMs, p99)
 		}
 		if x.Placed.Count > 0 {
