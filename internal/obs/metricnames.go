@@ -22,10 +22,17 @@ const HubDispatchPassSeconds = "verdict_hub_dispatch_pass_seconds"
 const HubDispatchWakeSeconds = "verdict_hub_dispatch_wake_seconds"
 
 // HubJudgeMessageWaitSeconds is the hub's histogram of how long a judge's
-// message waited, read off the socket, for the hub to handle it. A result
-// frees its judge's slot in the hub's accounting only when handled; the
-// contest rehearsal reports the mean beside the simulator's replay.
+// message waited, read off the socket, for the hub to handle it. (Until
+// 2026-12-04 a result freed its judge's slot only when handled, and the
+// contest rehearsal replayed this wait; see HubResultSlotSeconds.)
 const HubJudgeMessageWaitSeconds = "verdict_hub_judge_message_wait_seconds"
+
+// HubResultSlotSeconds is the hub's histogram of how long a result read
+// off a judge's socket took to free its slot in the hub's accounting (the
+// hub's lock; the dispatcher is woken then). The contest rehearsal puts
+// it in its trace: the replay frees each slot that long after the result
+// leaves its judge.
+const HubResultSlotSeconds = "verdict_hub_result_slot_seconds"
 
 // HubQueueWaitSeconds is the hub's histogram of how long each task it
 // dispatched waited: its enqueue (Redis's clock) → the start of the pass

@@ -16,16 +16,17 @@ import (
 const latencyEvery = 5 * time.Second
 
 // hubSample is one reading of the hub's cumulative histograms: its
-// dispatch passes that placed tasks, its judges' message waits and its
-// dispatcher's waits for a core (wake; empty from a hub without it).
+// dispatch passes that placed tasks, its judges' results' waits to free
+// their slots (slot) and its dispatcher's waits for a core (wake; empty
+// from a hub without it).
 type hubSample struct {
-	at              time.Time
-	pass, msg, wake obs.Histogram
+	at               time.Time
+	pass, slot, wake obs.Histogram
 }
 
 // sampleHubLatency reads the hub's histograms every latencyEvery until
 // stop or ctx is done, so that the scheduling simulator's replay can take
-// the hub's pass latency and message wait as they varied over the run
+// the hub's pass latency and results' slot waits as they varied over the run
 // (the run-wide means hide a hub queued for a core in the rush and idle
 // in between). A failed read is skipped: its window merges into the next.
 func (r *run) sampleHubLatency(ctx context.Context, stop <-chan struct{}) {
@@ -56,7 +57,7 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 	if s.pass, err = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchPassSeconds); err != nil {
 		return hubSample{}, err
 	}
-	if s.msg, err = obs.ReadHistogram(strings.NewReader(m), obs.HubJudgeMessageWaitSeconds); err != nil {
+	if s.slot, err = obs.ReadHistogram(strings.NewReader(m), obs.HubResultSlotSeconds); err != nil {
 		return hubSample{}, err
 	}
 	// A hub without the wake histogram: none recorded.
@@ -87,15 +88,15 @@ func latencyWindows(samples []hubSample, start time.Time, passMs, resultMs float
 		if !b.at.After(start) {
 			continue
 		}
-		if b.pass.Count < a.pass.Count || b.msg.Count < a.msg.Count || b.wake.Count < a.wake.Count { // restarted: b's counts are all since then
+		if b.pass.Count < a.pass.Count || b.slot.Count < a.slot.Count || b.wake.Count < a.wake.Count { // restarted: b's counts are all since then
 			a = hubSample{at: a.at}
 		}
 		w := schedtrace.LatencyWindow{
 			AtMs:       max(0, a.at.Sub(start).Milliseconds()),
 			PassMs:     mean(a.pass, b.pass, passMs),
-			ResultMs:   mean(a.msg, b.msg, resultMs),
+			ResultMs:   mean(a.slot, b.slot, resultMs),
 			PassHist:   histBetween(a.pass, b.pass),
-			ResultHist: histBetween(a.msg, b.msg),
+			ResultHist: histBetween(a.slot, b.slot),
 			// No wake in the window: the pass starts at once.
 			WakeMs:   mean(a.wake, b.wake, 0),
 			WakeHist: histBetween(a.wake, b.wake),

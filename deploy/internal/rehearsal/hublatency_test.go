@@ -14,7 +14,7 @@ func TestLatencyWindows(t *testing.T) {
 	at := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
 	// passSum/msgSum in s, cumulative, as the hub's histograms count.
 	sample := func(s, passSum, passN, msgSum, msgN float64) hubSample {
-		return hubSample{at: at(s), pass: obs.Histogram{Sum: passSum, Count: passN}, msg: obs.Histogram{Sum: msgSum, Count: msgN}}
+		return hubSample{at: at(s), pass: obs.Histogram{Sum: passSum, Count: passN}, slot: obs.Histogram{Sum: msgSum, Count: msgN}}
 	}
 	// The wake histogram's sum (s) and count, cumulative.
 	woken := func(h hubSample, sum, n float64) hubSample {
@@ -27,9 +27,9 @@ func TestLatencyWindows(t *testing.T) {
 		h.pass.Bounds, h.pass.Counts = []float64{0.001, 0.1}, pass
 		h.pass.Count = pass[len(pass)-1]
 		h.pass.Sum = 0.0005 * h.pass.Count
-		h.msg.Bounds, h.msg.Counts = []float64{0.01}, msg
-		h.msg.Count = msg[len(msg)-1]
-		h.msg.Sum = 0.002 * h.msg.Count
+		h.slot.Bounds, h.slot.Counts = []float64{0.01}, msg
+		h.slot.Count = msg[len(msg)-1]
+		h.slot.Sum = 0.002 * h.slot.Count
 		return h
 	}
 	for _, tc := range []struct {

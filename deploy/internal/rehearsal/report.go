@@ -91,6 +91,10 @@ type Report struct {
 	// JudgeMsgWaitMs is the mean time the hub's JudgeMsgs judge messages
 	// waited, read off the socket, to be handled.
 	JudgeMsgWaitMs float64
+	// ResultSlotMs is the mean time the hub's Results results took, read
+	// off the socket, to free their slots in its accounting.
+	ResultSlotMs float64
+	Results      int64
 	// HubWait is the hub's own histogram of its dispatches' waits
 	// (verdict_hub_queue_wait_seconds), nil when it could not be read.
 	HubWait *HubWait
@@ -275,8 +279,8 @@ func passLine(rep *Report) string {
 			how = fmt.Sprintf("each drawn from the hub's own histogram of its passes and messages (%d windows; the window's mean where it had none) ", k)
 		}
 		return fmt.Sprintf("dispatch passes and judge messages %s over each of %d windows of %v "+
-			"(the hub's means over the run: passes that placed tasks %.2f ms, %d of them; judge messages handled %.1f ms after reading)",
-			how, n, latencyEvery, rep.Replay.Model.PassMs, rep.Passes, rep.JudgeMsgWaitMs)
+			"(the hub's means over the run: passes that placed tasks %.2f ms, %d of them; results' slots freed %.2f ms after reading)",
+			how, n, latencyEvery, rep.Replay.Model.PassMs, rep.Passes, rep.ResultSlotMs)
 	}
 	if rep.Replay.Model.PassMs > 0 {
 		return fmt.Sprintf("dispatch passes of %.2f ms, the mean of the hub's %d passes that placed tasks", rep.Replay.Model.PassMs, rep.Passes)
@@ -496,15 +500,21 @@ func (rep *Report) Markdown() string {
 			}
 		}
 		if rep.JudgeMsgs > 0 {
-			fmt.Fprintf(&b, "\nThe hub handled the judges' %d messages (progress, results, heartbeats) %.1f ms on average after reading them. A result frees its judge's slot in the hub's accounting only once handled; ",
+			fmt.Fprintf(&b, "\nThe hub handled the judges' %d messages (progress, results, heartbeats) %.1f ms on average after reading them. ",
 				rep.JudgeMsgs, rep.JudgeMsgWaitMs)
+		}
+		if rep.Results > 0 {
+			fmt.Fprintf(&b, "A result frees its judge's slot in the hub's accounting when read, before it is handled: %.2f ms on average after reading (%d results); ",
+				rep.ResultSlotMs, rep.Results)
 			if x.Model.LatencySpreads > 0 {
-				b.WriteString("the replay frees it as long after the work as a wait drawn from the hub's messages' waits in the window the work ended in.\n")
+				b.WriteString("the replay frees each slot as long after its result left the judge as a wait drawn from the hub's in the window it left in.\n")
 			} else if x.Model.LatencyWindows > 0 {
-				b.WriteString("the replay frees it as long after the work as the hub's messages waited, on average, in the window the work ended in.\n")
+				b.WriteString("the replay frees each slot as long after its result left the judge as the hub's mean in the window it left in.\n")
 			} else {
-				b.WriteString("the replay frees it that long, on average, after the work.\n")
+				b.WriteString("the replay frees each slot that long, on average, after its result left the judge.\n")
 			}
+		} else if rep.JudgeMsgs > 0 {
+			b.WriteString("\n")
 		}
 	case rep.ReplayErr != "":
 		fmt.Fprintf(&b, "Not replayed: %s\n", rep.ReplayErr)

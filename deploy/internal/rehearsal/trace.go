@@ -161,12 +161,16 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 		} else if n > 0 {
 			tr.PassMs, rep.Passes = mean*1000, n
 		}
-		// How long judges' messages waited for the hub: a result frees its
-		// slot in the hub's accounting only once handled, which the
-		// simulator takes to be at once.
+		// How long judges' messages waited for the hub's handler (the
+		// report's), and how long a result read took to free its slot in
+		// the hub's accounting (the replay's: it frees the slot that long
+		// after the result leaves its judge).
 		if mean, n, err := obs.HistogramMean(strings.NewReader(m), obs.HubJudgeMessageWaitSeconds); err == nil && n > 0 {
 			rep.JudgeMsgWaitMs, rep.JudgeMsgs = mean*1000, n
-			tr.ResultMs = rep.JudgeMsgWaitMs
+		}
+		if mean, n, err := obs.HistogramMean(strings.NewReader(m), obs.HubResultSlotSeconds); err == nil && n > 0 {
+			rep.ResultSlotMs, rep.Results = mean*1000, n
+			tr.ResultMs = rep.ResultSlotMs
 		}
 		// The hub's own view of the wait the replay is compared on, up
 		// to the start of the pass that placed each task.

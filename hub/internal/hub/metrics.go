@@ -15,6 +15,7 @@ type metrics struct {
 	passSeconds       prometheus.Histogram
 	wakeSeconds       prometheus.Histogram
 	judgeMessageWait  prometheus.Histogram
+	resultSlot        prometheus.Histogram
 	dispatches        *prometheus.CounterVec
 	leaseExpiries     *prometheus.CounterVec
 	results           *prometheus.CounterVec
@@ -52,6 +53,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		judgeMessageWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: obs.HubJudgeMessageWaitSeconds, Help: "Time from a judge's message read off its socket to its handling (progress and results wait behind the ones before them).",
 			Buckets: []float64{.001, .005, .01, .05, .1, .25, .5, 1, 2.5, 5, 10}}),
+		resultSlot: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: obs.HubResultSlotSeconds, Help: "Time from a judge's result read off its socket to its slot free in the hub's accounting (the dispatcher is woken then).",
+			Buckets: []float64{.0001, .0005, .001, .005, .01, .05, .1, .25, .5, 1, 2.5}}),
 		dispatches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_dispatches_total", Help: "Tasks pushed to judges, by judge."}, []string{"judge"}),
 		leaseExpiries: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -87,7 +91,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		warmReports: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_prefetch_reports_total", Help: "Prefetch outcomes judges reported, by outcome (cached or failed)."}, []string{"outcome"}),
 	}
-	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.wakeSeconds, m.judgeMessageWait, m.dispatches, m.leaseExpiries,
+	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.wakeSeconds, m.judgeMessageWait, m.resultSlot, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes, m.fullPushes,
 		m.boardReadFailures, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports} {
 		if err := reg.Register(c); err != nil {
