@@ -27,11 +27,12 @@ const HubDispatchWakeSeconds = "verdict_hub_dispatch_wake_seconds"
 // contest rehearsal replayed this wait; see HubResultSlotSeconds.)
 const HubJudgeMessageWaitSeconds = "verdict_hub_judge_message_wait_seconds"
 
-// HubResultSlotSeconds is the hub's histogram of how long a result read
-// off a judge's socket took to free its slot in the hub's accounting (the
-// hub's lock; the dispatcher is woken then). The contest rehearsal puts
-// it in its trace: the replay frees each slot that long after the result
-// leaves its judge.
+// HubResultSlotSeconds is the hub's histogram of how long a result took
+// from its judge (protocol.Result.SentMs, the judge's clock; else from
+// the read off the socket) to free its slot in the hub's accounting (it
+// does when read; the dispatcher is woken then). The contest rehearsal
+// puts it in its trace: the replay frees each slot that long after the
+// result leaves its judge.
 const HubResultSlotSeconds = "verdict_hub_result_slot_seconds"
 
 // HubQueueWaitSeconds is the hub's histogram of how long each task it

@@ -277,6 +277,8 @@ func TestPayloadValidate(t *testing.T) {
 		{"progress case 0", Progress{TaskRef: TaskRef{1, 1}, Status: VerdictJudging, Cases: []CaseResult{{Verdict: VerdictAC}}}, false},
 		{"progress case pending", Progress{TaskRef: TaskRef{1, 1}, Status: VerdictJudging, Cases: []CaseResult{{Case: 1, Verdict: VerdictPending}}}, false},
 		{"result ok", Result{TaskRef: TaskRef{1, 1}, Verdict: VerdictCE, CompileMessage: "x", JudgeID: "j"}, true},
+		{"result with its sending time", Result{TaskRef: TaskRef{1, 1}, Verdict: VerdictCE, JudgeID: "j", SentMs: 1764950401730}, true},
+		{"result negative sending time", Result{TaskRef: TaskRef{1, 1}, Verdict: VerdictCE, JudgeID: "j", SentMs: -1}, false},
 		{"result status verdict", Result{TaskRef: TaskRef{1, 1}, Verdict: VerdictJudging, JudgeID: "j"}, false},
 		{"result skipped verdict", Result{TaskRef: TaskRef{1, 1}, Verdict: VerdictSkipped, JudgeID: "j"}, false},
 		{"result no judge", Result{TaskRef: TaskRef{1, 1}, Verdict: VerdictAC}, false},

@@ -71,7 +71,7 @@ func goldenMessages() []golden {
 		{TypeResultAck, "", ResultAck{TaskRef: ref}},
 		{TypeReject, "", Reject{TaskRef: ref, Reason: RejectLanguage, Message: "language py3 is not installed"}},
 		{TypeProgress, "", Progress{TaskRef: ref, Status: VerdictJudging, Cases: cases}},
-		{TypeResult, "", Result{TaskRef: ref, Verdict: VerdictWA, Score: 10, Cases: cases, JudgeID: "judge-a1"}},
+		{TypeResult, "", Result{TaskRef: ref, Verdict: VerdictWA, Score: 10, Cases: cases, JudgeID: "judge-a1", SentMs: 1764950401730}},
 		{TypeCancel, "", Cancel{TaskRef: ref, Reason: CancelLeaseLost}},
 		{TypeEvict, "", Evict{ProblemID: 7, DataHash: data.Hash}},
 		{TypePrefetch, "", Prefetch{ProblemID: 7, TestData: data}},

@@ -516,6 +516,22 @@ type Result struct {
 	// Custom is the outcome of a custom run's runs (the user's input
 	// first, then the samples asked for); empty for a submission.
 	Custom []CustomOutput `json:"custom,omitempty"`
+	// SentMs is when the judge wrote the result (Unix ms on the judge's
+	// clock; set again on each send; absent from an older judge). The
+	// hub times the result from here to its slot free in its accounting
+	// (verdict_hub_result_slot_seconds), which the contest rehearsal
+	// replays: meaningful where the judge and the hub share a clock (the
+	// rehearsal's one machine); a time after the hub read it counts from
+	// the read.
+	SentMs int64 `json:"sent_ms,omitempty"`
+}
+
+// Sent is SentMs as a time: zero when the judge did not set it.
+func (r Result) Sent() time.Time {
+	if r.SentMs > 0 {
+		return time.UnixMilli(r.SentMs)
+	}
+	return time.Time{}
 }
 
 // Validate checks the ref, the verdict and every case.
@@ -526,6 +542,9 @@ func (r Result) Validate() error {
 	}
 	if r.JudgeID == "" {
 		errs = append(errs, errors.New("judge_id is empty"))
+	}
+	if r.SentMs < 0 {
+		errs = append(errs, fmt.Errorf("sent_ms %d: must be ≥ 0", r.SentMs))
 	}
 	for i, o := range r.Custom {
 		if err := o.Validate(); err != nil {

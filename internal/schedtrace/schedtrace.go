@@ -27,11 +27,13 @@ type Trace struct {
 	// task handed to a judge's socket). The replay models passes of that
 	// length; 0: instantaneous passes.
 	PassMs float64 `json:"pass_ms,omitempty"`
-	// ResultMs is how long the hub took, on average, to handle a judge's
-	// message once read (its verdict_hub_judge_message_wait_seconds), ms:
-	// a result frees its slot in the hub's accounting only then. The
-	// replay holds each slot that much longer after its work; 0: the slot
-	// frees when the work ends.
+	// ResultMs is how long a result took, on average, from its judge
+	// (its sent_ms) to free its slot in the hub's accounting (the hub's
+	// verdict_hub_result_slot_seconds), ms. A trace recorded before
+	// 2026-12-04's hub, which freed the slot only once the result was
+	// handled, holds the handler's wait (verdict_hub_judge_message_wait_seconds).
+	// The replay holds each slot that much longer after its result leaves
+	// the judge; 0: the slot frees then.
 	ResultMs float64 `json:"result_ms,omitempty"`
 	// Latency is PassMs and ResultMs as they varied over the run: the
 	// hub's means over each window of the recording, from the window's

@@ -268,7 +268,9 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 		p.works[t.SubmissionID] = t.Work
 		if f := p.first[t.SubmissionID]; f != nil && t.Attempt == 1 {
 			f.work = time.Duration(float64(t.Work) * p.r.cfg.Speed)
-			f.result = ev.At
+			// Its slot's time on the judge ends when the result was
+			// stamped sent: the hub counts its way from there.
+			f.result = cmp.Or(t.Sent, ev.At)
 			f.resultOn = ev.JudgeID
 		}
 		if f := p.later[protocol.TaskRef{SubmissionID: t.SubmissionID, Attempt: t.Attempt}]; f != nil && t.Attempt > 1 {

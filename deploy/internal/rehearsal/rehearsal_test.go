@@ -85,6 +85,11 @@ func TestShortRehearsal(t *testing.T) {
 		if rep.HubWake == nil || rep.HubWake.N == 0 {
 			t.Errorf("the hub's wake histogram was not read: %+v", rep.HubWake)
 		}
+		// Each result freed its slot when the hub read it, timed: the
+		// replay's result latency is that wait.
+		if rep.Results < int64(rep.Submitted) {
+			t.Errorf("the hub timed %d results freeing their slots, want one at least per submission (%d)", rep.Results, rep.Submitted)
+		}
 		if rep.Replay.Placed.Count != rep.Replay.Recorded || rep.Replay.Delivery.Count != rep.Replay.Recorded {
 			t.Errorf("the hub's wait split for %d and %d of %d recorded dispatches, want all", rep.Replay.Placed.Count,
 				rep.Replay.Delivery.Count, rep.Replay.Recorded)

@@ -91,8 +91,8 @@ type Report struct {
 	// JudgeMsgWaitMs is the mean time the hub's JudgeMsgs judge messages
 	// waited, read off the socket, to be handled.
 	JudgeMsgWaitMs float64
-	// ResultSlotMs is the mean time the hub's Results results took, read
-	// off the socket, to free their slots in its accounting.
+	// ResultSlotMs is the mean time the hub's Results results took, from
+	// their judges' sending, to free their slots in its accounting.
 	ResultSlotMs float64
 	Results      int64
 	// HubWait is the hub's own histogram of its dispatches' waits
@@ -279,7 +279,7 @@ func passLine(rep *Report) string {
 			how = fmt.Sprintf("each drawn from the hub's own histogram of its passes and messages (%d windows; the window's mean where it had none) ", k)
 		}
 		return fmt.Sprintf("dispatch passes and judge messages %s over each of %d windows of %v "+
-			"(the hub's means over the run: passes that placed tasks %.2f ms, %d of them; results' slots freed %.2f ms after reading)",
+			"(the hub's means over the run: passes that placed tasks %.2f ms, %d of them; results' slots freed %.2f ms after their judges sent them)",
 			how, n, latencyEvery, rep.Replay.Model.PassMs, rep.Passes, rep.ResultSlotMs)
 	}
 	if rep.Replay.Model.PassMs > 0 {
@@ -504,7 +504,7 @@ func (rep *Report) Markdown() string {
 				rep.JudgeMsgs, rep.JudgeMsgWaitMs)
 		}
 		if rep.Results > 0 {
-			fmt.Fprintf(&b, "A result frees its judge's slot in the hub's accounting when read, before it is handled: %.2f ms on average after reading (%d results); ",
+			fmt.Fprintf(&b, "A result frees its judge's slot in the hub's accounting when read, before it is handled: %.2f ms on average after its judge sent it (%d results; the judge's stamp, this machine's clock); ",
 				rep.ResultSlotMs, rep.Results)
 			if x.Model.LatencySpreads > 0 {
 				b.WriteString("the replay frees each slot as long after its result left the judge as a wait drawn from the hub's in the window it left in.\n")

@@ -162,9 +162,9 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 			tr.PassMs, rep.Passes = mean*1000, n
 		}
 		// How long judges' messages waited for the hub's handler (the
-		// report's), and how long a result read took to free its slot in
-		// the hub's accounting (the replay's: it frees the slot that long
-		// after the result leaves its judge).
+		// report's), and how long a result took from its judge to free its
+		// slot in the hub's accounting (the replay's: it frees the slot
+		// that long after the result leaves its judge).
 		if mean, n, err := obs.HistogramMean(strings.NewReader(m), obs.HubJudgeMessageWaitSeconds); err == nil && n > 0 {
 			rep.JudgeMsgWaitMs, rep.JudgeMsgs = mean*1000, n
 		}

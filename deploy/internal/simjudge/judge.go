@@ -606,6 +606,7 @@ func (j *Judge) resendNow(r protocol.Result) {
 
 // sendResultOn writes r on l (under sendMu) and records it.
 func (j *Judge) sendResultOn(l *link, r protocol.Result) bool {
+	r.SentMs = time.Now().UnixMilli()
 	b, err := protocol.Marshal(protocol.TypeResult, "", r)
 	if err != nil {
 		j.log.Error("result does not encode; dropped", obs.SubmissionID(r.SubmissionID), "err", err)
@@ -621,6 +622,8 @@ func (j *Judge) sendResultOn(l *link, r protocol.Result) bool {
 		c.resultsSent++
 		if rec.Sends > 0 {
 			c.resends++
+		} else {
+			rec.Sent = r.Sent()
 		}
 		rec.Sends++
 		if p, ok := j.unacked[r.TaskRef]; ok {

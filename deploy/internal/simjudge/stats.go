@@ -73,8 +73,11 @@ type TaskRecord struct {
 	Verdict protocol.Verdict
 	Score   float64
 	Cases   int
-	// Sends counts the times the result was written (more than 1: resent).
+	// Sends counts the times the result was written (more than 1: resent);
+	// Sent is the first send's protocol.Result.SentMs, the time the hub
+	// counts the result's way to it from.
 	Sends int
+	Sent  time.Time
 	// Acked reports a result_ack for it, at AckedAt.
 	Acked   bool
 	AckedAt time.Time

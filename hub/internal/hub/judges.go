@@ -372,7 +372,7 @@ func (h *Hub) judgeReader(j *judgeConn) {
 		case protocol.TypeResult:
 			if r, err := protocol.DecodeData[protocol.Result](env); err == nil {
 				m.result = &r
-				h.resultRead(j, r.TaskRef, now)
+				h.resultRead(j, r, now)
 			}
 		}
 		select {
@@ -600,7 +600,10 @@ func (h *Hub) cancelUnheld(j *judgeConn, listed []protocol.TaskRef, held []queue
 // rehearsal of 2026-12-04 07:16, 568 ms on average from the result
 // leaving the judge to the hub's "result recorded", 75 ms of it waiting
 // for the handler, which the scheduling simulator counted alone.
-func (h *Hub) resultRead(j *judgeConn, ref protocol.TaskRef, read time.Time) {
+// The wait is timed from the result's sending, on the judge's clock,
+// where it says (and not after the read), else from the read.
+func (h *Hub) resultRead(j *judgeConn, r protocol.Result, read time.Time) {
+	ref := r.TaskRef
 	h.mu.Lock()
 	a := j.assigned[ref.SubmissionID]
 	freed := a != nil && a.attempt == ref.Attempt && !a.finished
@@ -609,7 +612,11 @@ func (h *Hub) resultRead(j *judgeConn, ref protocol.TaskRef, read time.Time) {
 	}
 	h.mu.Unlock()
 	if freed {
-		h.m.resultSlot.Observe(time.Since(read).Seconds())
+		from := read
+		if sent := r.Sent(); !sent.IsZero() && sent.Before(read) {
+			from = sent
+		}
+		h.m.resultSlot.Observe(time.Since(from).Seconds())
 		h.wakeDispatcher()
 	}
 }

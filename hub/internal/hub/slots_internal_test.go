@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
@@ -41,7 +42,7 @@ func TestResultFreesItsSlotWhenRead(t *testing.T) {
 			j := &judgeConn{h: h, assigned: map[int64]*assignment{
 				1: {attempt: 1, inHeartbeat: true}, 2: {attempt: 1},
 			}, hello: protocol.Hello{MaxParallel: 2}}
-			h.resultRead(j, tc.read, time.Now())
+			h.resultRead(j, protocol.Result{TaskRef: tc.read}, time.Now())
 			v := j.view(time.Time{})
 			if v.Assigned != tc.wantAssigned {
 				t.Errorf("view after the read: %d assigned, want %d", v.Assigned, tc.wantAssigned)
@@ -59,7 +60,7 @@ func TestResultFreesItsSlotWhenRead(t *testing.T) {
 					t.Error("the dispatcher was not woken")
 				}
 			}
-			h.resultRead(j, tc.read, time.Now()) // read again (a resend): nothing more
+			h.resultRead(j, protocol.Result{TaskRef: tc.read}, time.Now()) // read again (a resend): nothing more
 			if got := j.view(time.Time{}).Assigned; got != tc.wantAssigned {
 				t.Errorf("after a resend: %d assigned, want %d", got, tc.wantAssigned)
 			}
@@ -77,6 +78,48 @@ func TestResultFreesItsSlotWhenRead(t *testing.T) {
 			}
 			if tc.rejudged && j.assigned[1].attempt != 2 {
 				t.Errorf("forget(%v) left attempt %d, want 2", tc.read, j.assigned[1].attempt)
+			}
+		})
+	}
+}
+
+// TestResultSlotTimedFromItsSending: the hub times a result's way to its
+// slot from when the judge says it sent it, on the judge's clock, unless
+// that is after the read (another clock) or unset: then from the read.
+func TestResultSlotTimedFromItsSending(t *testing.T) {
+	read := time.Now()
+	for _, tc := range []struct {
+		name    string
+		sentMs  int64
+		atLeast time.Duration // the observed wait
+		below   time.Duration
+	}{
+		{"sent 2 s before the read", read.Add(-2 * time.Second).UnixMilli(), 2 * time.Second, time.Minute},
+		{"not said", 0, 0, time.Second},
+		{"after the read: another clock", read.Add(time.Hour).UnixMilli(), 0, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := prometheus.NewRegistry()
+			m, err := newMetrics(reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := &Hub{wake: make(chan struct{}, 1), m: m}
+			j := &judgeConn{h: h, assigned: map[int64]*assignment{1: {attempt: 1}}}
+			h.resultRead(j, protocol.Result{TaskRef: protocol.TaskRef{SubmissionID: 1, Attempt: 1}, SentMs: tc.sentMs}, read)
+			mfs, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum float64
+			var n uint64
+			for _, mf := range mfs {
+				if mf.GetName() == obs.HubResultSlotSeconds {
+					sum, n = mf.GetMetric()[0].GetHistogram().GetSampleSum(), mf.GetMetric()[0].GetHistogram().GetSampleCount()
+				}
+			}
+			if got := time.Duration(sum * float64(time.Second)); n != 1 || got < tc.atLeast || got >= tc.below {
+				t.Errorf("observed %d waits summing %v, want one in [%v, %v)", n, got, tc.atLeast, tc.below)
 			}
 		})
 	}

@@ -477,6 +477,7 @@ func (a *Agent) onResultAck(ref protocol.TaskRef) {
 }
 
 func (a *Agent) sendResultOn(l *link, r protocol.Result) bool {
+	r.SentMs = time.Now().UnixMilli()
 	b, err := protocol.Marshal(protocol.TypeResult, "", r)
 	if err != nil {
 		a.log.Error("result does not encode; dropped", obs.SubmissionID(r.SubmissionID), "err", err)

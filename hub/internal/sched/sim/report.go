@@ -741,13 +741,22 @@ the enqueue on a loaded machine, which started the replay's clock late.
    wakes it. The hub learns of an arrival through Redis pub/sub, reads the window from Redis (` + "`" + `Peek` + "`" + `), and
    takes the pass's leases in one ` + "`" + `LeaseMany` + "`" + ` round trip before it writes the pushes; the rehearsal records
    when the judge received each.
-2. *Result latency.* A slot frees in the hub only once the result reached it and was handled: a judge's
+2. *Result latency.* A slot frees in the hub when the result is read off the judge's socket, and the
+   dispatcher is woken then. Until 2026-12-04 it freed only once the result was handled: a judge's
    messages are handled in order, those waiting together (progress in one round trip, results in two),
-   and under load a result waits behind the ones before it. The hub measures that wait
-   (` + "`" + `verdict_hub_judge_message_wait_seconds` + "`" + `); the rehearsal puts its mean over the run in the trace
+   and a result waited behind the ones before it and for the round trips of the progress before it. The
+   replay took the handler's wait alone for it (` + "`" + `verdict_hub_judge_message_wait_seconds` + "`" + `, 75 ms on
+   average in the 07:16 rehearsal of that day), while a result took 568 ms on average from leaving its
+   judge to the hub's "result recorded": backlogged tasks waited about 40 % longer at the hub than in the
+   replay. The hub now measures a result's way from its judge to its slot free
+   (` + "`" + `verdict_hub_result_slot_seconds` + "`" + `: from the result's ` + "`" + `sent_ms` + "`" + `, stamped by the judge on its clock,
+   which the rehearsal's judges share with the hub; the hub's lock, 11 ms on average, but also the
+   loaded hub's wait to read it, which no timer inside the hub sees); the
+   rehearsal puts its mean over the run in the trace
    (` + "`" + `result_ms` + "`" + `), and its mean and histogram over each 5 s of the run (` + "`" + `latency` + "`" + `: ` + "`" + `result_ms` + "`" + `,
    ` + "`" + `result_hist` + "`" + `, read from the hub as it ran), and the replay holds each slot that much longer after
-   its work: a wait drawn from the histogram of the window the work ended in (uniform within a bucket;
+   its result leaves the judge (after the work and, where recorded, the judge's own time: item 7): a
+   wait drawn from the histogram of the window it leaves in (uniform within a bucket;
    what lies above the last bound, as the value that keeps the window's mean), the window's mean where
    it has no histogram, the run's mean before the first window or without windows, at once when the
    trace has neither.
