@@ -23,14 +23,14 @@ const HubDispatchWakeSeconds = "verdict_hub_dispatch_wake_seconds"
 
 // HubJudgeMessageWaitSeconds is the hub's histogram of how long a judge's
 // message waited, read off the socket, for the hub to handle it. (Until
-// 2026-12-04 a result freed its judge's slot only when handled, and the
-// contest rehearsal replayed this wait; see HubResultSlotSeconds.)
+// 2026-12-04 the contest rehearsal replayed it as a result's way to its
+// slot; see HubResultSlotSeconds.)
 const HubJudgeMessageWaitSeconds = "verdict_hub_judge_message_wait_seconds"
 
 // HubResultSlotSeconds is the hub's histogram of how long a result took
 // from its judge (protocol.Result.SentMs, the judge's clock; else from
-// the read off the socket) to free its slot in the hub's accounting (it
-// does when read; the dispatcher is woken then). The contest rehearsal
+// the read off the socket) to free its slot in the hub's accounting (when
+// its handler reaches it). The contest rehearsal
 // puts it in its trace: the replay frees each slot that long after the
 // result leaves its judge.
 const HubResultSlotSeconds = "verdict_hub_result_slot_seconds"

@@ -30,8 +30,8 @@ type Trace struct {
 	// ResultMs is how long a result took, on average, from its judge
 	// (its sent_ms) to free its slot in the hub's accounting (the hub's
 	// verdict_hub_result_slot_seconds), ms. A trace recorded before
-	// 2026-12-04's hub, which freed the slot only once the result was
-	// handled, holds the handler's wait (verdict_hub_judge_message_wait_seconds).
+	// 2026-12-04's hub holds the handler's wait alone
+	// (verdict_hub_judge_message_wait_seconds).
 	// The replay holds each slot that much longer after its result leaves
 	// the judge; 0: the slot frees then.
 	ResultMs float64 `json:"result_ms,omitempty"`

@@ -504,7 +504,7 @@ func (rep *Report) Markdown() string {
 				rep.JudgeMsgs, rep.JudgeMsgWaitMs)
 		}
 		if rep.Results > 0 {
-			fmt.Fprintf(&b, "A result frees its judge's slot in the hub's accounting when read, before it is handled: %.2f ms on average after its judge sent it (%d results; the judge's stamp, this machine's clock); ",
+			fmt.Fprintf(&b, "A result frees its judge's slot in the hub's accounting once handled: %.2f ms on average after its judge sent it (%d results; the judge's stamp, this machine's clock); ",
 				rep.ResultSlotMs, rep.Results)
 			if x.Model.LatencySpreads > 0 {
 				b.WriteString("the replay frees each slot as long after its result left the judge as a wait drawn from the hub's in the window it left in.\n")

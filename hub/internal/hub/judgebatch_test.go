@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/testenv"
@@ -125,5 +126,9 @@ func TestJudgeBurstRecordedInFewRoundTrips(t *testing.T) {
 	}
 	if v := metric(t, th.reg, "verdict_hub_judge_message_wait_seconds", nil); v < n {
 		t.Fatalf("judge message waits observed: %v, want at least %d", v, n)
+	}
+	// Each result's way to its slot is timed (the replay's result latency).
+	if v := metric(t, th.reg, obs.HubResultSlotSeconds, nil); v < n {
+		t.Fatalf("results' slot waits observed: %v, want at least %d", v, n)
 	}
 }

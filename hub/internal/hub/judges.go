@@ -39,10 +39,6 @@ type assignment struct {
 	hash     string // test data
 	// inHeartbeat: the judge listed it in its last heartbeat.
 	inHeartbeat bool
-	// finished: its result was read off the judge's socket. Its slot is
-	// free from then (the judge is done with it), though the result's
-	// Redis work, the progress before it included, is still to come.
-	finished bool
 }
 
 // judgeConn is one connected judge.
@@ -337,9 +333,6 @@ const judgeBatch = 64
 type inbound struct {
 	env protocol.Envelope
 	at  time.Time
-	// result is env decoded, when it is a well-formed result (the reader
-	// decodes it to free its slot at once).
-	result *protocol.Result
 }
 
 // judgeReader reads the judge's messages and hands them, in order, to one
@@ -365,18 +358,11 @@ func (h *Hub) judgeReader(j *judgeConn) {
 	defer close(in)
 	err := j.conn.ReadLoop(j.ctx, func(env protocol.Envelope) error {
 		now := time.Now()
-		m := inbound{env: env, at: now}
-		switch env.Type {
-		case protocol.TypeHeartbeat:
+		if env.Type == protocol.TypeHeartbeat {
 			j.lastHB.Store(now.UnixNano())
-		case protocol.TypeResult:
-			if r, err := protocol.DecodeData[protocol.Result](env); err == nil {
-				m.result = &r
-				h.resultRead(j, r, now)
-			}
 		}
 		select {
-		case in <- m:
+		case in <- inbound{env, now}:
 			return nil
 		case <-j.ctx.Done():
 			return j.ctx.Err()
@@ -414,6 +400,7 @@ func drain(in <-chan inbound, batch []inbound) []inbound {
 func (h *Hub) judgeMessages(j *judgeConn, batch []inbound) {
 	var progress []protocol.Progress
 	var results []protocol.Result
+	var reads []time.Time // each result's read off the socket
 	flush := func() {
 		if len(progress) > 0 {
 			if err := h.onProgress(j.ctx, j, progress); err != nil {
@@ -421,11 +408,11 @@ func (h *Hub) judgeMessages(j *judgeConn, batch []inbound) {
 			}
 		}
 		if len(results) > 0 {
-			if err := h.onResults(j.ctx, j, results); err != nil {
+			if err := h.onResults(j.ctx, j, results, reads); err != nil {
 				j.log.Warn("handling judge message failed", "type", protocol.TypeResult, "count", len(results), "err", err)
 			}
 		}
-		progress, results = progress[:0], results[:0]
+		progress, results, reads = progress[:0], results[:0], reads[:0]
 	}
 	for _, m := range batch {
 		if j.ctx.Err() != nil {
@@ -441,11 +428,11 @@ func (h *Hub) judgeMessages(j *judgeConn, batch []inbound) {
 				continue
 			}
 		case protocol.TypeResult:
-			if m.result != nil {
-				results = append(results, *m.result)
+			var r protocol.Result
+			if r, err = protocol.DecodeData[protocol.Result](m.env); err == nil {
+				results, reads = append(results, r), append(reads, m.at)
 				continue
 			}
-			_, err = protocol.DecodeData[protocol.Result](m.env) // the reader could not: why
 		default:
 			flush()
 			err = h.judgeMessage(j, m.env)
@@ -492,7 +479,7 @@ func (h *Hub) judgeMessage(j *judgeConn, env protocol.Envelope) error {
 		if err != nil {
 			return err
 		}
-		return h.onResults(ctx, j, []protocol.Result{r})
+		return h.onResults(ctx, j, []protocol.Result{r}, nil)
 	case protocol.TypeDrain:
 		h.mu.Lock()
 		j.draining = true
@@ -593,32 +580,15 @@ func (h *Hub) cancelUnheld(j *judgeConn, listed []protocol.TaskRef, held []queue
 	}
 }
 
-// resultRead frees the slot of the attempt a result was just read for,
-// and wakes the dispatcher to fill it. The slot used to stay taken until
-// the result's handler reached it, after the Redis round trips of what
-// the judge sent before it and of the result's own completion: in the
-// rehearsal of 2026-12-04 07:16, 568 ms on average from the result
-// leaving the judge to the hub's "result recorded", 75 ms of it waiting
-// for the handler, which the scheduling simulator counted alone.
-// The wait is timed from the result's sending, on the judge's clock,
-// where it says (and not after the read), else from the read.
-func (h *Hub) resultRead(j *judgeConn, r protocol.Result, read time.Time) {
-	ref := r.TaskRef
-	h.mu.Lock()
-	a := j.assigned[ref.SubmissionID]
-	freed := a != nil && a.attempt == ref.Attempt && !a.finished
-	if freed {
-		a.finished = true
+// slotWait is how long a result took to free its slot at freed: from
+// when its judge sent it, where it says (zero: it does not) and that is
+// before its read, else from its read (the judge's clock is another).
+func slotWait(sent, read, freed time.Time) time.Duration {
+	from := read
+	if !sent.IsZero() && sent.Before(read) {
+		from = sent
 	}
-	h.mu.Unlock()
-	if freed {
-		from := read
-		if sent := r.Sent(); !sent.IsZero() && sent.Before(read) {
-			from = sent
-		}
-		h.m.resultSlot.Observe(time.Since(from).Seconds())
-		h.wakeDispatcher()
-	}
+	return max(0, freed.Sub(from))
 }
 
 // forget drops the assignment of ref's attempt (or an older one) from
@@ -700,7 +670,19 @@ func (h *Hub) onProgress(ctx context.Context, j *judgeConn, ps []protocol.Progre
 // round trip (a custom run's take one each), then the submissions' live
 // states in another. A result is acknowledged once completed, or found
 // stale; after a Redis error none is, and the judge sends them again.
-func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result) error {
+//
+// A result frees its slot in the hub's accounting here, once its handler
+// reaches it: behind the judge's messages before it and the round trip of
+// the progress among them. That is the hub's backpressure, and it stays:
+// freeing the slot as soon as the result was read (tried on 2026-12-04)
+// let the dispatcher push on while the handlers fell behind, and in the
+// rehearsal's rush heartbeats waited behind results long enough for
+// leases to expire (187 requeued, 3 submissions a system error after 3
+// attempts, against none before). The hub times each result from its
+// judge's sending (reads: when each was read, for a result without
+// sent_ms; nil: now) to the slot free, which the scheduling simulator
+// replays.
+func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result, reads []time.Time) error {
 	owners := make([]int64, len(rs))
 	placed := make([]assignment, len(rs)) // each attempt's placement, for the policy
 	h.mu.Lock()
@@ -713,8 +695,17 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result)
 		}
 	}
 	h.mu.Unlock()
-	for _, r := range rs {
+	freed := time.Now()
+	for i, r := range rs {
 		h.forget(j, r.TaskRef)
+		if placed[i].attempt == 0 {
+			continue // not this judge's current attempt: no slot of its freed
+		}
+		read := freed
+		if i < len(reads) {
+			read = reads[i]
+		}
+		h.m.resultSlot.Observe(slotWait(r.Sent(), read, freed).Seconds())
 	}
 	defer h.wakeDispatcher()
 	done, err := h.q.CompleteMany(ctx, j.id, rs)
@@ -771,12 +762,8 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result)
 
 // view builds the scheduler's picture of the judge. Callers hold h.mu.
 func (j *judgeConn) view(now time.Time) sched.Judge {
-	since, assigned := 0, 0
+	since := 0
 	for _, a := range j.assigned {
-		if a.finished { // its result is in: the slot is free
-			continue
-		}
-		assigned++
 		if !a.inHeartbeat {
 			since++
 		}
@@ -789,6 +776,6 @@ func (j *judgeConn) view(now time.Time) sched.Judge {
 		ID: j.id, Cores: cores, Slots: j.hello.MaxParallel, Languages: j.langs, Capabilities: j.hello.Capabilities,
 		Draining: j.draining || now.Before(j.rejectedUntil),
 		Running:  j.hb.Running, Queued: j.hb.Queued, Load1: j.hb.Load1, MemUsedRatio: j.hb.MemUsedRatio,
-		Assigned: assigned, SinceHeartbeat: since, Cached: j.hasData,
+		Assigned: len(j.assigned), SinceHeartbeat: since, Cached: j.hasData,
 	}
 }

@@ -54,8 +54,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: obs.HubJudgeMessageWaitSeconds, Help: "Time from a judge's message read off its socket to its handling (progress and results wait behind the ones before them).",
 			Buckets: []float64{.001, .005, .01, .05, .1, .25, .5, 1, 2.5, 5, 10}}),
 		resultSlot: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: obs.HubResultSlotSeconds, Help: "Time from a judge's result sent (its sent_ms, the judge's clock; else read off its socket) to its slot free in the hub's accounting (the dispatcher is woken then).",
-			Buckets: []float64{.0001, .0005, .001, .005, .01, .05, .1, .25, .5, 1, 2.5}}),
+			Name: obs.HubResultSlotSeconds, Help: "Time from a judge's result sent (its sent_ms, the judge's clock; else read off its socket) to its slot free in the hub's accounting (once its handler reaches it).",
+			Buckets: []float64{.001, .005, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}),
 		dispatches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_dispatches_total", Help: "Tasks pushed to judges, by judge."}, []string{"judge"}),
 		leaseExpiries: prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -741,17 +741,17 @@ the enqueue on a loaded machine, which started the replay's clock late.
    wakes it. The hub learns of an arrival through Redis pub/sub, reads the window from Redis (` + "`" + `Peek` + "`" + `), and
    takes the pass's leases in one ` + "`" + `LeaseMany` + "`" + ` round trip before it writes the pushes; the rehearsal records
    when the judge received each.
-2. *Result latency.* A slot frees in the hub when the result is read off the judge's socket, and the
-   dispatcher is woken then. Until 2026-12-04 it freed only once the result was handled: a judge's
-   messages are handled in order, those waiting together (progress in one round trip, results in two),
-   and a result waited behind the ones before it and for the round trips of the progress before it. The
-   replay took the handler's wait alone for it (` + "`" + `verdict_hub_judge_message_wait_seconds` + "`" + `, 75 ms on
-   average in the 07:16 rehearsal of that day), while a result took 568 ms on average from leaving its
-   judge to the hub's "result recorded": backlogged tasks waited about 40 % longer at the hub than in the
-   replay. The hub now measures a result's way from its judge to its slot free
-   (` + "`" + `verdict_hub_result_slot_seconds` + "`" + `: from the result's ` + "`" + `sent_ms` + "`" + `, stamped by the judge on its clock,
-   which the rehearsal's judges share with the hub; the hub's lock, 11 ms on average, but also the
-   loaded hub's wait to read it, which no timer inside the hub sees); the
+2. *Result latency.* A slot frees in the hub only once the result reached it and its handler got to it:
+   a judge's messages are handled in order, those waiting together (progress in one round trip, results
+   in two), and a result waits behind the ones before it and the round trip of the progress before it.
+   Until 2026-12-04 the replay took the handler's wait alone for that
+   (` + "`" + `verdict_hub_judge_message_wait_seconds` + "`" + `, 75 ms on average in the 07:16 rehearsal of that day), while
+   a result took 568 ms on average from leaving its judge to the hub's "result recorded": backlogged
+   tasks waited about 40 % longer at the hub than in the replay. Each result now carries when its judge
+   sent it (` + "`" + `sent_ms` + "`" + `, the judge's clock, which the rehearsal's judges share with the hub) and the hub
+   times it from there to its slot free (` + "`" + `verdict_hub_result_slot_seconds` + "`" + `): that also sees the loaded
+   hub's wait to read it, which no timer inside the hub can. (Freeing the slot at the read instead was
+   tried: it took away the hub's backpressure, and leases expired in the rush; docs/hub.md.) The
    rehearsal puts its mean over the run in the trace
    (` + "`" + `result_ms` + "`" + `), and its mean and histogram over each 5 s of the run (` + "`" + `latency` + "`" + `: ` + "`" + `result_ms` + "`" + `,
    ` + "`" + `result_hist` + "`" + `, read from the hub as it ran), and the replay holds each slot that much longer after
