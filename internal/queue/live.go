@@ -34,6 +34,12 @@ const (
 	// GuardAttempt: only while the attempt is the task's current one
 	// (the final result, published after Complete).
 	GuardAttempt
+	// GuardQueued: only while the attempt is the task's current one and
+	// still queued (Enqueue's "queued", a round trip after the task
+	// became visible: a loaded web node's came after the hub had
+	// dispatched it and published its verdict, and turned the verdict
+	// back to "queued" on its owner's page; the 2026-12-04 rehearsals).
+	GuardQueued
 )
 
 // SubmissionUpdate is one change of a submission's live state.
@@ -77,6 +83,7 @@ if guard ~= '0' then
   local t = redis.call('HMGET', KEYS[3], $taskAttempt, $taskState)
   if t[1] ~= ARGV[2] then return {0, 0} end
   if guard == '1' and t[2] ~= $stateLeased then return {0, 0} end
+  if guard == '3' and t[2] ~= $stateQueued then return {0, 0} end
 end
 local cur = redis.call('HMGET', KEYS[1], $liveAttempt, $liveHead, $liveOwner, $liveContest)
 local owner = ARGV[7]

@@ -147,9 +147,11 @@ func score(p protocol.Priority, at time.Time) int64 {
 	return int64(protocol.MaxRank-p.Rank())*1e13 + at.UnixMilli()
 }
 
-// KEYS: task, queue, leases, changed. ARGV: sub, attempt, score, payload,
-// user, contest, problem. Returns 1 when enqueued, 0 when a same or later
-// attempt exists.
+// KEYS: task, queue, leases, changed, the submission's live state. ARGV:
+// sub, attempt, score, payload, user, contest, problem, feedback json (or
+// empty), live ttl s, 1 to set the live state's owner, contest and
+// feedback (a submission; 0: a custom run). Returns 1 when enqueued, 0
+// when a same or later attempt exists.
 var enqueueScript = redisscript.New(lua(`
 local cur = redis.call('HGET', KEYS[1], $taskAttempt)
 local a = tonumber(ARGV[2])
@@ -160,6 +162,14 @@ redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], $taskAttempt, ARGV[2], $taskBase, ARGV[2], $taskState, $stateQueued,
   $taskScore, ARGV[3], $taskEnqueued, now, $taskPayload, ARGV[4], $taskUser, ARGV[5],
   $taskContest, ARGV[6], $taskProblem, ARGV[7], $taskJudge, '')
+-- A submission's live state gets its owner, contest and feedback rule
+-- before any judge can have the task: the hub censors its events by them.
+if ARGV[10] == '1' then
+  redis.call('HSET', KEYS[5], $liveOwner, ARGV[5])
+  if ARGV[6] ~= '0' then redis.call('HSET', KEYS[5], $liveContest, ARGV[6]) end
+  if ARGV[8] ~= '' then redis.call('HSET', KEYS[5], $liveFeedback, ARGV[8]) end
+  redis.call('EXPIRE', KEYS[5], tonumber(ARGV[9]))
+end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 redis.call('PUBLISH', KEYS[4], ARGV[1])
 return 1
@@ -189,10 +199,22 @@ func (q *Queue) Enqueue(ctx context.Context, t Task) error {
 	if err != nil {
 		return fmt.Errorf("queue: enqueue %d: %w", t.SubmissionID, err)
 	}
+	var fb []byte
+	if t.Feedback != nil {
+		if fb, err = json.Marshal(t.Feedback); err != nil {
+			return fmt.Errorf("queue: enqueue %d: %w", t.SubmissionID, err)
+		}
+	}
+	live := 0 // a custom run's live state is its own (custom.go)
+	if !custom {
+		live = 1
+	}
 	sub := strconv.FormatInt(t.SubmissionID, 10)
 	n, err := enqueueScript.Run(ctx, q.c,
-		[]string{q.n.Task(t.SubmissionID), q.n.Queue(), q.n.Leases(), q.n.QueueChanged()},
-		sub, t.Attempt, score(t.Priority, t.SubmittedAt), payload, t.UserID, t.ContestID, t.ProblemID).Int()
+		[]string{q.n.Task(t.SubmissionID), q.n.Queue(), q.n.Leases(), q.n.QueueChanged(),
+			q.n.LiveState(string(protocol.ChannelSubmission), t.SubmissionID)},
+		sub, t.Attempt, score(t.Priority, t.SubmittedAt), payload, t.UserID, t.ContestID, t.ProblemID,
+		fb, int64(q.cfg.LiveTTL.Seconds()), live).Int()
 	if err != nil {
 		return fmt.Errorf("queue: enqueue %d attempt %d: %w", t.SubmissionID, t.Attempt, err)
 	}
@@ -205,7 +227,7 @@ func (q *Queue) Enqueue(ctx context.Context, t Task) error {
 	}
 	_, err = q.PublishSubmission(ctx, SubmissionUpdate{
 		SubmissionID: t.SubmissionID, Attempt: t.Attempt, Owner: t.UserID, Contest: t.ContestID,
-		Status: protocol.VerdictQueued, Guard: GuardNone, Feedback: t.Feedback,
+		Status: protocol.VerdictQueued, Guard: GuardQueued, Feedback: t.Feedback,
 	})
 	return err
 }

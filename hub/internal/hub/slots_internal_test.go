@@ -55,7 +55,7 @@ func TestSlotWait(t *testing.T) {
 		{"sent 2 s before the read", read.Add(-2 * time.Second), 2300 * time.Millisecond},
 		{"not said", time.Time{}, 300 * time.Millisecond},
 		{"after the read: another clock", read.Add(time.Hour), 300 * time.Millisecond},
-		{"freed before the read (a clock step)", read.Add(time.Second), 300 * time.Millisecond},
+		{"a second after the read", read.Add(time.Second), 300 * time.Millisecond},
 	} {
 		if got := slotWait(tc.sent, read, freed); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
