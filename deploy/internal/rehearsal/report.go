@@ -276,9 +276,9 @@ func passLine(rep *Report) string {
 	if n := rep.Replay.Model.LatencyWindows; n > 0 {
 		how := "as slow as the hub's own were, on average,"
 		if k := rep.Replay.Model.LatencySpreads; k > 0 {
-			how = fmt.Sprintf("each drawn from the hub's own histogram of its passes and messages (%d windows; the window's mean where it had none) ", k)
+			how = fmt.Sprintf("each drawn from the hub's own histogram of its passes and of its results' ways to their slots (%d windows; the window's mean where it had none)", k)
 		}
-		return fmt.Sprintf("dispatch passes and judge messages %s over each of %d windows of %v "+
+		return fmt.Sprintf("dispatch passes and results' ways to their slots %s over each of %d windows of %v "+
 			"(the hub's means over the run: passes that placed tasks %.2f ms, %d of them; results' slots freed %.2f ms after their judges sent them)",
 			how, n, latencyEvery, rep.Replay.Model.PassMs, rep.Passes, rep.ResultSlotMs)
 	}

@@ -750,8 +750,10 @@ the enqueue on a loaded machine, which started the replay's clock late.
    tasks waited about 40 % longer at the hub than in the replay. Each result now carries when its judge
    sent it (` + "`" + `sent_ms` + "`" + `, the judge's clock, which the rehearsal's judges share with the hub) and the hub
    times it from there to its slot free (` + "`" + `verdict_hub_result_slot_seconds` + "`" + `): that also sees the loaded
-   hub's wait to read it, which no timer inside the hub can. (Freeing the slot at the read instead was
-   tried: it took away the hub's backpressure, and leases expired in the rush; docs/hub.md.) The
+   hub's wait to read it, which no timer inside the hub can (415–623 ms on average in the 09:49, 10:08
+   and 10:29 rehearsals of 2026-12-04; the replay's mean then came within 10 % of the hub's: −10 %, −3 %,
+   −5 %). (Freeing the slot at the read instead was tried: it took away the hub's backpressure, and
+   leases expired in the rush; docs/hub.md.) The
    rehearsal puts its mean over the run in the trace
    (` + "`" + `result_ms` + "`" + `), and its mean and histogram over each 5 s of the run (` + "`" + `latency` + "`" + `: ` + "`" + `result_ms` + "`" + `,
    ` + "`" + `result_hist` + "`" + `, read from the hub as it ran), and the replay holds each slot that much longer after
