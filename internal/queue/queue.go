@@ -227,7 +227,8 @@ func (q *Queue) Enqueue(ctx context.Context, t Task) error {
 	}
 	_, err = q.PublishSubmission(ctx, SubmissionUpdate{
 		SubmissionID: t.SubmissionID, Attempt: t.Attempt, Owner: t.UserID, Contest: t.ContestID,
-		Status: protocol.VerdictQueued, Guard: GuardQueued, Feedback: t.Feedback,
+		// The feedback rule is in the live state already (the script).
+		Status: protocol.VerdictQueued, Guard: GuardQueued,
 	})
 	return err
 }
