@@ -7,13 +7,15 @@
 #      are stale) and its build (which also fails when index.html would
 #      load KaTeX or admin code at once: frontend/scripts/check-dist.mjs),
 #      when it exists;
-#   2. go test -race over the whole module, the longest packages first,
+#   2. go test -race over the whole module in two sets beside each other
+#      (the heavy packages two at a time, the light ones one at a time),
 #      with one throwaway MariaDB and Redis for the run (verdict-stack
-#      with-services), two test binaries at a time; beside them, at the
+#      with-services); beside them, at the
 #      lowest CPU priority, the slow static checks (lint.sh slow: GOOS=darwin
 #      go vet, staticcheck) and the scheduling simulator's package without
 #      -race (its worker pool with it);
-#   3. the sandbox's cgroup v2 VM test (make test-cgroup2);
+#   3. the sandbox's cgroup v2 VM test (make test-cgroup2), started
+#      once the heavy packages of step 2 are done;
 # then one summary line. Exits non-zero if anything failed: a lint finding
 # fails the run, but the tests still run so one failure hides no other.
 #
@@ -93,27 +95,85 @@ sim_pid=$!
 
 module=$("$GO" list -m)
 all=$("$GO" list ./... | grep -v '/hub/internal/sched/sim$')
-# The longest packages first (go test starts the test binaries in the
-# order given, two at a time). ./... is alphabetical: it started
-# webapp/internal/server, nearly 3 minutes, among the last, and while it
-# ran the other lane ran out of packages. Longest first, the short ones
-# fill both lanes at the end instead. A package missing from the list
-# below only runs later; one that no longer exists is left out.
-longest=(deploy/internal/stack deploy/internal/rehearsal webapp/internal/server judge/internal/agent
-  deploy/internal/chaos hub/internal/hub judge/internal/sandbox deploy/internal/simjudge)
-first=()
-for p in "${longest[@]}"; do
-  grep -qxF "$module/$p" <<<"$all" && first+=("$module/$p")
+# Two sets of packages, each its own go test, beside each other:
+#
+#   - heavy: the packages that take minutes, keep a core busy or assert
+#     on timing (the sandbox's CPU-limit overshoot, the agent's wall-limit
+#     verdicts, the short rehearsal's convergence bound), two test
+#     binaries at a time, the longest first (go test starts them in the
+#     order given);
+#   - light: every other package, one test binary at a time. Most of them
+#     wait on Redis expiries, sockets and timers, and use little CPU.
+#
+# Measured 2026-12-04 on this project's 2-core VM, with cgroup CPU
+# accounting per test binary: in one go test of all packages, two at a
+# time (the longest first), the heavy ones took the first 9 minutes, and
+# the light ones (68 packages, about 100 s of CPU in all, 250 s of their
+# own run time plus their links) the last 3, with 20-50 % of the cores
+# idle; the heavy ones themselves left cores idle now and then. The
+# light set beside them fills that. Three heavy binaries at a time
+# (-p 3) was tried on 2026-12-02: timing-bound tests failed beside two
+# other heavy packages, and so did one beside a third lane for the stack
+# package alone. A package missing from the heavy list runs in the light
+# set; one that no longer exists is left out.
+# The heavy set's first five keep cores busy or assert on timing; the last
+# three (fault drills, the hub's leases, the simulated judges) mostly wait.
+heavy_list=(deploy/internal/stack deploy/internal/rehearsal webapp/internal/server judge/internal/agent
+  judge/internal/sandbox deploy/internal/chaos hub/internal/hub deploy/internal/simjudge)
+busy=5
+heavy=() timed=()
+for i in "${!heavy_list[@]}"; do
+  p=${heavy_list[$i]}
+  grep -qxF "$module/$p" <<<"$all" || continue
+  heavy+=("$module/$p")
+  [ "$i" -lt "$busy" ] && timed+=("$module/$p")
 done
-pkgs="${first[*]} $(grep -vxF -f <(printf '%s\n' "${first[@]}") <<<"$all")"
-# Two test binaries at a time (go test's default on two cores). Three
-# (-p 3) ran the suite in about 14 minutes once the stack's port race was
-# fixed, but on 2026-12-02, with the machine also loaded by other work,
-# timing-bound tests (the sandbox's CPU-limit overshoot, the short
-# rehearsal's convergence bound) failed beside two other packages; and a
-# third lane for the stack package alone failed one too (above).
-bin/verdict-stack with-services -- "$GO" test -race -count=1 -timeout "$TIMEOUT" $pkgs 2>&1 | tee bin/test.log
-gostatus=${PIPESTATUS[0]}
+light=$(grep -vxF -f <(printf '%s\n' "${heavy[@]}") <<<"$all")
+# Compile every package and test package once (-race), before the two go
+# tests start: on a cold build cache each would otherwise compile the
+# dependencies they share at the same time (on a warm one this takes
+# seconds).
+"$GO" list -deps -test -race -export ./... > /dev/null || status=1
+#
+# 3. The sandbox on a real pure cgroup v2 kernel (QEMU; make
+# test-cgroup2), beside the end of the two sets. Under emulation (no
+# /dev/kvm) it takes about 95 s and one core. It starts once each of the
+# heavy set's first five has its result line (go test prints them in the
+# order given), or the heavy go test is gone: the timing-bound tests never
+# share the machine with it; the waiting ones at the heavy set's end do.
+rm -f bin/test.log bin/test-light.log bin/test.done bin/test-cgroup2.rc
+: > bin/test.log
+(
+  while [ ! -e bin/test.done ]; do
+    n=0
+    for p in "${timed[@]}"; do
+      grep -qE "^(ok|FAIL)[[:space:]]+$p([[:space:]]|\$)" bin/test.log && n=$((n + 1))
+    done
+    [ "$n" -ge "${#timed[@]}" ] && break
+    sleep 2
+  done
+  echo "== cgroup v2 VM (go test -tags cgroup2vm ./judge/internal/sandbox/vmtest) — started at $(since)"
+  "$GO" test -tags cgroup2vm -count=1 -timeout 60m -run TestCgroup2VM ./judge/internal/sandbox/vmtest
+  echo $? > bin/test-cgroup2.rc
+) > bin/test-cgroup2.log 2>&1 &
+vm_pid=$!
+# One throwaway MariaDB and Redis for both sets (each test gets its own
+# database and Redis db in them: internal/testenv).
+GO="$GO" TIMEOUT="$TIMEOUT" HEAVY="${heavy[*]}" LIGHT="$light" \
+  bin/verdict-stack with-services -- bash -c '
+    "$GO" test -race -count=1 -timeout "$TIMEOUT" -p 1 $LIGHT > bin/test-light.log 2>&1 &
+    light_pid=$!
+    "$GO" test -race -count=1 -timeout "$TIMEOUT" -p 2 $HEAVY 2>&1 | tee -a bin/test.log
+    heavy_status=${PIPESTATUS[0]}
+    : > bin/test.done
+    light_status=0
+    wait "$light_pid" || light_status=$?
+    [ "$heavy_status" -eq 0 ] && exit "$light_status"
+    exit "$heavy_status"'
+gostatus=$?
+: > bin/test.done
+echo "== go test -race, the light set (one at a time, beside the heavy set) — done at $(since)"
+tee -a bin/test.log < bin/test-light.log
 [ "$gostatus" -eq 0 ] || status=$gostatus
 
 sim_status=0
@@ -132,11 +192,11 @@ if [ "$slow_status" -ne 0 ]; then
   status=1
 fi
 
-# 3. the sandbox on a real pure cgroup v2 kernel (QEMU; make test-cgroup2).
-# Apart from the -race run: it boots a VM that wants the machine's CPUs.
-echo "== cgroup v2 VM (go test -tags cgroup2vm ./judge/internal/sandbox/vmtest) — at $(since)"
+wait "$vm_pid"
+cat bin/test-cgroup2.log
+echo "== cgroup v2 VM — done at $(since)"
 cg2=ok
-if ! "$GO" test -tags cgroup2vm -count=1 -timeout 60m -run TestCgroup2VM ./judge/internal/sandbox/vmtest 2>&1 | tee bin/test-cgroup2.log; then
+if [ "$(cat bin/test-cgroup2.rc 2>/dev/null)" != 0 ]; then
   echo "cgroup v2 VM test FAILED (see bin/test-cgroup2.log, bin/cgroup2-vm/)"
   cg2=FAILED
   status=1

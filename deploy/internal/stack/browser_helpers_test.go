@@ -201,11 +201,20 @@ func js(expr string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// pollEvery is how often until evaluates its expression. chromedp's
+// default, every animation frame, has the page draw 60 frames a second
+// while a test waits (for a verdict, a pushed board): headless Chromium
+// draws them in software, and on the project's 2-core machine (measured
+// 2026-12-04) it used 77 s of CPU over TestAdminBrowser and TestBrowserCSP
+// (88 s), a core's worth taken from the rest of the suite. A person takes
+// longer than 50 ms to notice a change anyway.
+const pollEvery = 50 * time.Millisecond
+
 // until waits for a boolean expression in the page to become true.
 func until(expr string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		for {
-			_, err := chromedp.Poll[bool](expr)(ctx, t)
+			_, err := chromedp.Poll[bool](expr, chromedp.WithPollingInterval(pollEvery))(ctx, t)
 			// A navigation (the page's own, or the one before still
 			// settling) destroyed the context the poll ran in: poll the
 			// new page, until the step's deadline.
