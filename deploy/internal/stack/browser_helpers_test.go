@@ -203,11 +203,12 @@ func js(expr string) chromedp.Action[chromedp.Void] {
 
 // pollEvery is how often until evaluates its expression. chromedp's
 // default, every animation frame, has the page draw 60 frames a second
-// while a test waits (for a verdict, a pushed board): headless Chromium
-// draws them in software, and on the project's 2-core machine (measured
-// 2026-12-04) it used 77 s of CPU over TestAdminBrowser and TestBrowserCSP
-// (88 s), a core's worth taken from the rest of the suite. A person takes
-// longer than 50 ms to notice a change anyway.
+// while a test waits (for a verdict, a pushed board), in software here.
+// Measured 2026-12-04 on the project's 2-core machine over
+// TestAdminBrowser and TestBrowserCSP: Chromium used 77 s of CPU polling
+// every frame, 66 s polling every 50 ms; CPU the rest of the suite,
+// running beside, needs. A person takes longer than 50 ms to notice a
+// change anyway.
 const pollEvery = 50 * time.Millisecond
 
 // until waits for a boolean expression in the page to become true.
