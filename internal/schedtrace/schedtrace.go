@@ -46,7 +46,7 @@ type Trace struct {
 	Tasks   []Task          `json:"tasks"`
 	// Background is judge work the run had beside Tasks and that is not
 	// compared: later attempts (a rejudge), each with when it was enqueued
-	// (for a rejudge, when staff asked for it), its priority and its work.
+	// (the queue's own time, as for Tasks), its priority and its work.
 	// A replay queues and runs them as the hub did; its comparison covers
 	// Tasks only. Their submission ids may repeat Tasks' (the same
 	// submission judged again).

@@ -254,7 +254,8 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 		ref := protocol.TaskRef{SubmissionID: t.SubmissionID, Attempt: t.Attempt}
 		p.mu.Lock()
 		if _, seen := p.later[ref]; !seen {
-			p.later[ref] = &firstAttempt{judge: ev.JudgeID, pushed: ev.At, problemID: t.ProblemID, dataHash: t.DataHash, language: t.Language}
+			p.later[ref] = &firstAttempt{judge: ev.JudgeID, pushed: ev.At, problemID: t.ProblemID, dataHash: t.DataHash, language: t.Language,
+				enqueued: t.Enqueued}
 		}
 		p.mu.Unlock()
 	case ev.Kind == simjudge.EventStarted && t.Attempt == 1:
@@ -281,8 +282,8 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 	}
 }
 
-// rejudged records when staff asked for a rejudge (the trace's background
-// tasks are enqueued then).
+// rejudged records when staff asked for a rejudge (the trace's rejudge
+// tasks are enqueued then when the hub sent no enqueue time).
 func (p *judgePool) rejudged(at time.Time) {
 	p.mu.Lock()
 	p.rejudgeAt = at

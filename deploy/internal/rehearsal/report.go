@@ -489,7 +489,7 @@ func (rep *Report) Markdown() string {
 			fmt.Fprintf(&b, "\nThe judges' own time: %d of the first attempts held their slot beyond their simulated work (a slot took it → its result left the judge: the load generator's timers firing late, the result waiting to be sent), %.1f ms on average over them; the replay holds each slot that much longer after the work.\n",
 				x.Model.Holds, x.Model.HoldMeanMs)
 		}
-		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the recorded enqueue (counted as 0). %d of the %d judges connected at the start held test data then (%d packages in all, recorded as each was downloaded and verified); the replay starts them with those caches. It also ran the %d later attempts (the rejudge, enqueued when staff asked for it; requeues after a lost lease) as background work, not compared.\n",
+		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the recorded enqueue (counted as 0). %d of the %d judges connected at the start held test data then (%d packages in all, recorded as each was downloaded and verified); the replay starts them with those caches. It also ran the %d later attempts (the rejudge's, requeues after a lost lease), each enqueued when the queue says, as background work, not compared.\n",
 			x.Lost, x.Requeues, x.Early, rep.WarmJudges, rep.StartJudges, rep.WarmHashes, x.Background)
 		if len(x.Windows) > 0 {
 			fmt.Fprintf(&b, "\nThe same by %v of real time, by enqueue (contest time in brackets):\n\n| from | tasks (hub / sim) | hub mean | sim mean | hub p99 | sim p99 | gap mean / p99 |\n|---|---|---|---|---|---|---|\n",

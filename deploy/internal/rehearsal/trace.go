@@ -49,16 +49,20 @@ func (r *run) trace() schedtrace.Trace {
 	for id, f := range p.first {
 		first[id] = *f
 	}
-	// Later attempts are background work: a rejudge's enqueued when staff
-	// asked for it, at its priority; a requeue's (a lease expired) when
-	// first pushed, at the contest's.
+	// Later attempts are background work, enqueued when the queue says
+	// (the hub sends it with each push): a rejudge's at its priority, a
+	// requeue's (a lease expired) at the contest's. From a hub that does
+	// not send it, a rejudge's is enqueued when staff asked for it and a
+	// requeue's when first pushed. Until 2026-12-04 every rejudge took the
+	// staff's ask: 2,271 tasks at one instant, which the rejudge job had
+	// enqueued over minutes.
 	for ref, f := range p.later {
 		if ref.Attempt < 2 || f.work == 0 {
 			continue
 		}
-		at, prio := f.pushed, protocol.PriorityContest
+		at, prio := cmp.Or(f.enqueued, f.pushed), protocol.PriorityContest
 		if !p.rejudgeAt.IsZero() && !f.pushed.Before(p.rejudgeAt) {
-			at, prio = p.rejudgeAt, protocol.PriorityRejudge
+			at, prio = cmp.Or(f.enqueued, p.rejudgeAt), protocol.PriorityRejudge
 		}
 		tr.Background = append(tr.Background, schedtrace.Task{SubmissionID: ref.SubmissionID, AtMs: ms(at), ProblemID: f.problemID,
 			DataHash: f.dataHash, Language: f.language, Priority: int(prio), WorkMs: max(1, f.work.Milliseconds())})
