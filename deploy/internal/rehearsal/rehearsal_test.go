@@ -79,6 +79,13 @@ func TestShortRehearsal(t *testing.T) {
 		} else if !strings.Contains(md, "The hub's own measure of the wait") {
 			t.Errorf("the report does not give the hub's own wait")
 		}
+		// The replay ran with several seeds: the report gives the
+		// simulator's own spread beside the gap.
+		if sp := rep.ReplaySpread; sp == nil || sp.Seeds != spreadSeeds {
+			t.Errorf("the replay's seed spread: %+v, want %d seeds", sp, spreadSeeds)
+		} else if !strings.Contains(md, "Replayed with seeds 1 to") {
+			t.Errorf("the report does not give the replay's seed spread")
+		}
 		if rep.Replay.Early != 0 {
 			t.Errorf("%d tasks pushed before their enqueue: the trace's enqueue times are not the server's", rep.Replay.Early)
 		}

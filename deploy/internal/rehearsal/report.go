@@ -83,6 +83,9 @@ type Report struct {
 	// TraceFile (nil when it did not run: ReplayErr says why).
 	Replay               *schedtrace.Comparison
 	TraceFile, ReplayErr string
+	// ReplaySpread is the replay's all-judges row over several seeds
+	// (nil with one).
+	ReplaySpread *SeedSpread
 	// Passes is the hub's dispatch passes that placed tasks; PassErr why
 	// their latency could not be read (the replay then has instantaneous
 	// passes).
@@ -460,6 +463,9 @@ func (rep *Report) Markdown() string {
 		row(x.All, x.All.Name)
 		for _, c := range x.Classes {
 			row(c, c.Name)
+		}
+		if sp := rep.ReplaySpread; sp != nil {
+			b.WriteString("\n" + sp.Markdown())
 		}
 		if w := rep.HubWait; w != nil {
 			p99 := fmt.Sprintf("at most %.0f ms", w.P99AtMostMs)

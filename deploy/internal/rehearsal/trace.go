@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -203,35 +204,56 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 		return
 	}
 	rep.TraceFile = path
-	raw, err := r.replay(ctx, path)
+	cs, err := r.replay(ctx, path, spreadSeeds)
 	if err != nil {
 		rep.ReplayErr = err.Error()
 		return
 	}
-	var c schedtrace.Comparison
-	if err := json.Unmarshal(raw, &c); err != nil {
-		rep.ReplayErr = fmt.Sprintf("the simulator's answer: %v", err)
-		return
-	}
-	rep.Replay = &c
+	rep.Replay = &cs[0]
+	rep.ReplaySpread = seedSpread(cs)
 }
+
+// spreadSeeds is how many seeds the trace is replayed with: the first's
+// comparison is the report's table, all of them the spread of the
+// simulator's own draws (its policy's ties, the judges' heartbeat phases,
+// the latencies drawn from the hub's histograms) beside the gap.
+const spreadSeeds = 10
 
 // hubMetrics reads the hub's /metrics (the Prometheus text exposition).
 func (r *run) hubMetrics(ctx context.Context) (string, error) {
 	return metricsText(ctx, r.env.Stack.Config().HubPort)
 }
 
-// replay runs the scheduling simulator on the trace file (go run of the
-// checkout's sim command) and returns its JSON answer.
-func (r *run) replay(ctx context.Context, path string) (json.RawMessage, error) {
+// replay runs the scheduling simulator on the trace file with seeds 1 to
+// seeds (the checkout's sim command, built once) and returns its
+// comparisons, in seed order.
+func (r *run) replay(ctx context.Context, path string, seeds int) ([]schedtrace.Comparison, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "run", "./hub/internal/sched/sim/cmd/sim", "-replay", path, "-json")
-	cmd.Dir = r.cfg.Root
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("rehearsal: replay in the simulator: %w: %s", err, errb.Bytes())
+	dir, err := os.MkdirTemp("", "verdict-rehearsal-sim-")
+	if err != nil {
+		return nil, fmt.Errorf("rehearsal: replay: %w", err)
 	}
-	return out.Bytes(), nil
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "sim")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./hub/internal/sched/sim/cmd/sim")
+	build.Dir = r.cfg.Root
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("rehearsal: build the simulator: %w: %s", err, out)
+	}
+	cs := make([]schedtrace.Comparison, 0, seeds)
+	for seed := 1; seed <= seeds; seed++ {
+		cmd := exec.CommandContext(ctx, bin, "-replay", path, "-json", "-seed", strconv.Itoa(seed))
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("rehearsal: replay in the simulator (seed %d): %w: %s", seed, err, errb.Bytes())
+		}
+		var c schedtrace.Comparison
+		if err := json.Unmarshal(out.Bytes(), &c); err != nil {
+			return nil, fmt.Errorf("rehearsal: the simulator's answer (seed %d): %w", seed, err)
+		}
+		cs = append(cs, c)
+	}
+	return cs, nil
 }
