@@ -712,6 +712,11 @@ wait from enqueue to the first dispatch (not to the start of the run) as the hub
 the pass that placed the task where the trace has it (` + "`" + `placed_ms` + "`" + `), else the first push at a judge — and as
 the simulator produced it (its placement), and the gap (sim − hub) / hub; ` + "`" + `!` + "`" + ` marks a gap over 10 % (issue 13) that is also at least 50 ms (a percentage of two near-zero waits says nothing). ` + "`" + `-json` + "`" + `
 prints a ` + "`" + `sim.ReplayResult` + "`" + ` (with ` + "`" + `-tasks` + "`" + `, every task's two dispatches); from Go, ` + "`" + `sim.Replay` + "`" + `.
+` + "`" + `-seed N` + "`" + ` changes the simulator's own draws (its policy's ties, the judges' heartbeat phases, the
+latencies drawn from the hub's histograms): one replay is one draw of them, and the rehearsal replays
+its trace with seeds 1 to 10 and reports the range of the simulator's all-judges mean and p99 beside the
+hub's, and whether each hub figure lies within it (on the 10:29 rehearsal of 2026-12-04 the hub's p99
+lay outside, +9 … +17 % over 20 seeds: the model's gap; on the 15:25 one both within; docs/rehearsal.md).
 
 **What the replay assumes.** Exactly the trace's arrivals, taken in the hub's queue order (priority, then
 enqueue time), its judges and its service times (work_ms / speed on one slot), through the simulator's
