@@ -11,7 +11,7 @@ import (
 
 func TestLatencyWindows(t *testing.T) {
 	start := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
-	at := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
+	at := secondsAfter(start)
 	// passSum/msgSum in s, cumulative, as the hub's histograms count.
 	sample := func(s, passSum, passN, msgSum, msgN float64) hubSample {
 		return hubSample{at: at(s), pass: obs.Histogram{Sum: passSum, Count: passN}, slot: obs.Histogram{Sum: msgSum, Count: msgN}}
@@ -116,3 +116,8 @@ func TestHistBetween(t *testing.T) {
 }
 
 func near(a, b float64) bool { d := a - b; return d < 1e-9 && d > -1e-9 }
+
+// secondsAfter is a test's clock: the time s seconds after start.
+func secondsAfter(start time.Time) func(s float64) time.Time {
+	return func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
+}

@@ -13,7 +13,7 @@ import (
 // time, a rejudge's when staff asked and a requeue's when first pushed.
 func TestTraceBackground(t *testing.T) {
 	start := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
-	at := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
+	at := secondsAfter(start)
 	rejudgeAt := at(180)
 	cases := []struct {
 		name     string
