@@ -16,9 +16,6 @@ type SeedSpread struct {
 	HubMeanMs, HubP99Ms float64
 	// The simulator's, lowest and highest over the seeds.
 	SimMeanMs, SimP99Ms [2]float64
-	// The gaps (sim − hub) / hub in percent, lowest and highest; nil
-	// when the hub's figure is 0.
-	MeanGapPct, P99GapPct *[2]float64
 }
 
 // seedSpread is cs's spread (nil for fewer than two comparisons or none
@@ -37,13 +34,6 @@ func seedSpread(cs []schedtrace.Comparison) *SeedSpread {
 		s.SimMeanMs = [2]float64{min(s.SimMeanMs[0], m), max(s.SimMeanMs[1], m)}
 		s.SimP99Ms = [2]float64{min(s.SimP99Ms[0], p), max(s.SimP99Ms[1], p)}
 	}
-	gap := func(hub float64, sim [2]float64) *[2]float64 {
-		if hub == 0 {
-			return nil
-		}
-		return &[2]float64{(sim[0] - hub) / hub * 100, (sim[1] - hub) / hub * 100}
-	}
-	s.MeanGapPct, s.P99GapPct = gap(s.HubMeanMs, s.SimMeanMs), gap(s.HubP99Ms, s.SimP99Ms)
 	return s
 }
 
@@ -58,13 +48,14 @@ func (s *SeedSpread) Markdown() string {
 		}
 		return "outside it: the gap is the model's, not its draws'"
 	}
-	gap := func(g *[2]float64) string {
-		if g == nil {
+	// The gaps (sim − hub) / hub in percent, lowest and highest.
+	gap := func(hub float64, sim [2]float64) string {
+		if hub == 0 {
 			return "–"
 		}
-		return fmt.Sprintf("%+.0f … %+.0f %%", g[0], g[1])
+		return fmt.Sprintf("%+.0f … %+.0f %%", (sim[0]-hub)/hub*100, (sim[1]-hub)/hub*100)
 	}
 	return fmt.Sprintf("Replayed with seeds 1 to %d (the simulator's own draws: its policy's ties, the judges' heartbeat phases, the latencies drawn from the hub's histograms), all judges: sim mean %.0f–%.0f ms (gap %s), the hub's %.0f ms %s; sim p99 %.0f–%.0f ms (gap %s), the hub's %.0f ms %s.\n",
-		s.Seeds, s.SimMeanMs[0], s.SimMeanMs[1], gap(s.MeanGapPct), s.HubMeanMs, where(s.HubMeanMs, s.SimMeanMs),
-		s.SimP99Ms[0], s.SimP99Ms[1], gap(s.P99GapPct), s.HubP99Ms, where(s.HubP99Ms, s.SimP99Ms))
+		s.Seeds, s.SimMeanMs[0], s.SimMeanMs[1], gap(s.HubMeanMs, s.SimMeanMs), s.HubMeanMs, where(s.HubMeanMs, s.SimMeanMs),
+		s.SimP99Ms[0], s.SimP99Ms[1], gap(s.HubP99Ms, s.SimP99Ms), s.HubP99Ms, where(s.HubP99Ms, s.SimP99Ms))
 }
