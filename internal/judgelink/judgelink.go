@@ -300,7 +300,7 @@ type Handlers struct {
 	Prefetch  func(protocol.Prefetch)
 	Drain     func(protocol.Drain)
 	Cancel    func(protocol.Cancel)
-	ResultAck func(protocol.TaskRef)
+	ResultAck func(protocol.ResultAck)
 	Log       *slog.Logger
 }
 
@@ -329,7 +329,7 @@ func (h Handlers) Dispatch(env protocol.Envelope) {
 	case protocol.TypeCancel:
 		dispatch(log, env, h.Cancel)
 	case protocol.TypeResultAck:
-		dispatch(log, env, func(a protocol.ResultAck) { h.ResultAck(a.TaskRef) })
+		dispatch(log, env, h.ResultAck)
 	case protocol.TypeWelcome:
 	default:
 		log.Debug("ignoring message", "type", env.Type)

@@ -114,7 +114,7 @@ func TestDispatchCallsTheHandlerOfEachType(t *testing.T) {
 		Prefetch:  func(protocol.Prefetch) { got = append(got, "prefetch") },
 		Drain:     func(protocol.Drain) { got = append(got, "drain") },
 		Cancel:    func(protocol.Cancel) { got = append(got, "cancel") },
-		ResultAck: func(protocol.TaskRef) { got = append(got, "ack") },
+		ResultAck: func(protocol.ResultAck) { got = append(got, "ack") },
 	}
 	for _, env := range []protocol.Envelope{
 		{Type: protocol.TypeTask, Data: []byte(`{"submission_id":1}`)}, // does not validate

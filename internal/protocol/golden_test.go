@@ -68,7 +68,7 @@ func goldenMessages() []golden {
 			EnqueuedMs: 1764950400120, DispatchedMs: 1764950400185,
 		}},
 		{TypeAccept, "", Accept{TaskRef: ref}},
-		{TypeResultAck, "", ResultAck{TaskRef: ref}},
+		{TypeResultAck, "", ResultAck{TaskRef: ref, SlotMs: 412.5}},
 		{TypeReject, "", Reject{TaskRef: ref, Reason: RejectLanguage, Message: "language py3 is not installed"}},
 		{TypeProgress, "", Progress{TaskRef: ref, Status: VerdictJudging, Cases: cases}},
 		{TypeResult, "", Result{TaskRef: ref, Verdict: VerdictWA, Score: 10, Cases: cases, JudgeID: "judge-a1", SentMs: 1764950401730}},

@@ -639,7 +639,8 @@ func (j *Judge) sendResultOn(l *link, r protocol.Result) bool {
 
 // onResultAck forgets an acknowledged result. It waits for a flush in
 // progress, so that the write of a result is recorded before its ack.
-func (j *Judge) onResultAck(ref protocol.TaskRef) {
+func (j *Judge) onResultAck(ack protocol.ResultAck) {
+	ref := ack.TaskRef
 	j.sendMu.Lock()
 	defer j.sendMu.Unlock()
 	j.mu.Lock()
@@ -655,6 +656,9 @@ func (j *Judge) onResultAck(ref protocol.TaskRef) {
 	}
 	j.note(EventAcked, ref, "", func(r *TaskRecord, c *counters) {
 		c.acked++
+		if !r.Acked {
+			r.SlotMs = ack.SlotMs
+		}
 		r.Acked, r.AckedAt = true, time.Now()
 	})
 }

@@ -183,7 +183,20 @@ func TestProtocolEdges(t *testing.T) {
 	if again.TaskRef != res.TaskRef {
 		t.Fatalf("resent %+v", again.TaskRef)
 	}
-	p.send(protocol.TypeResultAck, protocol.ResultAck{TaskRef: res.TaskRef})
+	p.send(protocol.TypeResultAck, protocol.ResultAck{TaskRef: res.TaskRef, SlotMs: 87.5})
+	// The record keeps the hub's slot time of the result (the trace's
+	// slot_ms).
+	ackDeadline := time.Now().Add(5 * time.Second)
+	for slot := 0.0; slot != 87.5; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(ackDeadline) {
+			t.Fatalf("the record's SlotMs = %v after the ack, want 87.5", slot)
+		}
+		for _, r := range j.Stats().Tasks {
+			if r.SubmissionID == res.SubmissionID && r.Attempt == res.Attempt && r.Acked {
+				slot = r.SlotMs
+			}
+		}
+	}
 	// A push of the judged attempt gets its result again.
 	p.send(protocol.TypeTask, task(1, ""))
 	data[protocol.Accept](t, p.next(protocol.TypeAccept))

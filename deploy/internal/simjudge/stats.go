@@ -78,9 +78,12 @@ type TaskRecord struct {
 	// counts the result's way to it from.
 	Sends int
 	Sent  time.Time
-	// Acked reports a result_ack for it, at AckedAt.
+	// Acked reports a result_ack for it, at AckedAt. SlotMs is the first
+	// ack's protocol.ResultAck.SlotMs: how long the hub took from the
+	// result's sending to its slot free (0: not sent).
 	Acked   bool
 	AckedAt time.Time
+	SlotMs  float64
 	// Rejected is the reason of the last reject sent, if any.
 	Rejected protocol.RejectReason
 	// Cancelled: the hub cancelled it while held.

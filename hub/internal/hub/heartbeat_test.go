@@ -133,11 +133,29 @@ func TestNoCancelForAnAttemptWhoseResultIsIn(t *testing.T) {
 		t.Fatalf("the push's times: enqueued %v, dispatched %v (enqueued after %v)", enq, disp, before)
 	}
 	send(protocol.TypeAccept, protocol.Accept{TaskRef: task.TaskRef})
-	send(protocol.TypeResult, protocol.Result{TaskRef: task.TaskRef, Verdict: protocol.VerdictAC, Score: 100,
-		Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5, WallMs: 7}}, JudgeID: "j1"})
+	// Stamped sent 250 ms ago (the judge's writer was slow): the ack
+	// tells how long the result took to free its slot, counted from there.
+	const late = 250 * time.Millisecond
+	sentAt := time.Now()
+	result := protocol.Result{TaskRef: task.TaskRef, Verdict: protocol.VerdictAC, Score: 100,
+		Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5, WallMs: 7}}, JudgeID: "j1",
+		SentMs: sentAt.Add(-late).UnixMilli()}
+	send(protocol.TypeResult, result)
 	// Before the ack is read, the judge still lists the attempt.
 	send(protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1, Running: 0, Tasks: []protocol.TaskRef{task.TaskRef}})
-	next(protocol.TypeResultAck)
+	ack, err := protocol.DecodeData[protocol.ResultAck](next(protocol.TypeResultAck))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := float64(late.Milliseconds()), float64((late+time.Since(sentAt)).Milliseconds()+1); ack.SlotMs < lo || ack.SlotMs > hi {
+		t.Errorf("the ack's slot_ms = %v, want the result's way from its sending to its slot free, in [%v, %v]", ack.SlotMs, lo, hi)
+	}
+	// The same result again (a resend: the ack crossed it) is stale and
+	// frees no slot: acknowledged with no slot time.
+	send(protocol.TypeResult, result)
+	if ack, err := protocol.DecodeData[protocol.ResultAck](next(protocol.TypeResultAck)); err != nil || ack.SlotMs != 0 || ack.TaskRef != task.TaskRef {
+		t.Errorf("the resend's ack = %+v (err %v), want %v with no slot_ms", ack, err, task.TaskRef)
+	}
 	// A second heartbeat lists nothing; any cancel sent for the first
 	// arrives before the answer to this ping-like round: wait a moment
 	// and read what came.

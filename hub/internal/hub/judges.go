@@ -137,9 +137,11 @@ func (j *judgeConn) evict(ev protocol.Evict) {
 func (j *judgeConn) enqueue(b []byte) bool { return j.conn.Send(b) }
 
 // ackResult tells the judge its result is safe (recorded in the results
-// stream, or known stale), so it can drop it from its outbox.
-func (j *judgeConn) ackResult(ref protocol.TaskRef) {
-	if b, err := protocol.Marshal(protocol.TypeResultAck, "", protocol.ResultAck{TaskRef: ref}); err == nil {
+// stream, or known stale), so it can drop it from its outbox; slot is the
+// result's way to its slot free (0: it freed none).
+func (j *judgeConn) ackResult(ref protocol.TaskRef, slot time.Duration) {
+	ack := protocol.ResultAck{TaskRef: ref, SlotMs: float64(slot.Microseconds()) / 1000}
+	if b, err := protocol.Marshal(protocol.TypeResultAck, "", ack); err == nil {
 		j.enqueue(b)
 	}
 }
@@ -696,6 +698,7 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result,
 	}
 	h.mu.Unlock()
 	freed := time.Now()
+	slots := make([]time.Duration, len(rs)) // each result's way to its slot free, told in its ack
 	for i, r := range rs {
 		h.forget(j, r.TaskRef)
 		if placed[i].attempt == 0 {
@@ -705,7 +708,8 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result,
 		if i < len(reads) {
 			read = reads[i]
 		}
-		h.m.resultSlot.Observe(slotWait(r.Sent(), read, freed).Seconds())
+		slots[i] = slotWait(r.Sent(), read, freed)
+		h.m.resultSlot.Observe(slots[i].Seconds())
 	}
 	defer h.wakeDispatcher()
 	done, err := h.q.CompleteMany(ctx, j.id, rs)
@@ -720,8 +724,8 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result,
 		case errors.Is(done[i].Err, queue.ErrStale):
 			h.m.results.WithLabelValues("stale").Inc()
 			log.Info("stale result dropped")
-			j.cancelled[r.TaskRef] = true // answered: not withdrawn when a heartbeat lists it before the ack
-			j.ackResult(r.TaskRef)        // nothing more will come of it: the judge may forget it
+			j.cancelled[r.TaskRef] = true    // answered: not withdrawn when a heartbeat lists it before the ack
+			j.ackResult(r.TaskRef, slots[i]) // nothing more will come of it: the judge may forget it
 			continue
 		case done[i].Err != nil:
 			errs = append(errs, done[i].Err) // no ack: the judge resends it
@@ -744,7 +748,7 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result,
 			h.observe(sched.Outcome{Judge: j.id, Latency: time.Since(p.at), Run: run,
 				Task: sched.Task{SubmissionID: r.SubmissionID, ProblemID: p.problem, Language: p.language}})
 		}
-		j.ackResult(r.TaskRef)
+		j.ackResult(r.TaskRef, slots[i])
 		if protocol.IsCustomRun(r.SubmissionID) {
 			continue // Complete stored it and told its owner (queue/custom.go)
 		}

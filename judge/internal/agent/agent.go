@@ -468,7 +468,8 @@ func (a *Agent) sendResult(r protocol.Result) {
 }
 
 // onResultAck forgets an acknowledged result.
-func (a *Agent) onResultAck(ref protocol.TaskRef) {
+func (a *Agent) onResultAck(ack protocol.ResultAck) {
+	ref := ack.TaskRef
 	a.outbox.done(ref)
 	a.mu.Lock()
 	delete(a.sent, ref)
