@@ -72,6 +72,11 @@ type ComparisonModel struct {
 	// time's mean over them.
 	Holds      int     `json:"holds,omitempty"`
 	HoldMeanMs float64 `json:"hold_mean_ms,omitempty"`
+	// Slots is how many tasks' results freed their slot as late as the
+	// hub's own did for them (Task.SlotMs) rather than as a draw from
+	// their window, SlotMeanMs that time's mean over them.
+	Slots      int     `json:"slots,omitempty"`
+	SlotMeanMs float64 `json:"slot_mean_ms,omitempty"`
 	Seed       uint64  `json:"seed"`
 }
 

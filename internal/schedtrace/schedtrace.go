@@ -149,6 +149,12 @@ type Task struct {
 	// result waiting to be sent). 0: not recorded. The replay holds the
 	// slot what exceeds the work that much longer after the work.
 	HeldMs int64 `json:"held_ms,omitempty"`
+	// SlotMs is how long the hub took, for this task's result, from the
+	// judge sending it to the slot freed in the hub's accounting (the
+	// result handled; protocol.ResultAck.SlotMs), ms. 0: not recorded.
+	// The replay holds the slot that long after the result leaves its
+	// judge, instead of a draw from the window's spread.
+	SlotMs float64 `json:"slot_ms,omitempty"`
 	// What the installation recorded of the final result (empty when not
 	// recorded; `verdict-stack export-trace --dsn` fills them from MySQL):
 	// the part of work_ms spent compiling (0: unknown), each case's run
@@ -275,6 +281,9 @@ func (t Trace) Validate() error {
 		if k.PlacedMs < 0 {
 			bad("tasks[%d].placed_ms: negative", i)
 		}
+		if k.SlotMs < 0 || math.IsNaN(k.SlotMs) || k.SlotMs > 60000 {
+			bad("tasks[%d].slot_ms: %v not in [0, 60000]", i, k.SlotMs)
+		}
 		if k.CompileMs < 0 || (k.WorkMs >= 0 && k.CompileMs > k.WorkMs) {
 			bad("tasks[%d].compile_ms: %d not in [0, work_ms %d]", i, k.CompileMs, k.WorkMs)
 		}
@@ -317,6 +326,8 @@ func (t Trace) Validate() error {
 			bad("tasks[%d].held_ms: set without judge_id", i)
 		case k.JudgeID == "" && k.PlacedMs != 0:
 			bad("tasks[%d].placed_ms: set without judge_id", i)
+		case k.JudgeID == "" && k.SlotMs != 0:
+			bad("tasks[%d].slot_ms: set without judge_id", i)
 		}
 	}
 	for i, k := range t.Background {

@@ -207,6 +207,7 @@ type firstAttempt struct {
 	started   time.Time     // a slot of the first judge pushed it took it
 	result    time.Time     // the first attempt's result left the judge
 	resultOn  string        // from this judge
+	slotMs    float64       // the hub's time from that result's sending to its slot free (its ack)
 }
 
 // judgeSpan is one simulated judge's connection.
@@ -279,6 +280,12 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 		}
 		p.mu.Unlock()
 		p.r.resultSent(t.SubmissionID, t.Attempt, ev.At)
+	case ev.Kind == simjudge.EventAcked && t.Attempt == 1 && t.SlotMs > 0:
+		p.mu.Lock()
+		if f := p.first[t.SubmissionID]; f != nil && f.resultOn == ev.JudgeID && f.slotMs == 0 {
+			f.slotMs = t.SlotMs
+		}
+		p.mu.Unlock()
 	}
 }
 

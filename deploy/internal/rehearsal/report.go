@@ -512,7 +512,10 @@ func (rep *Report) Markdown() string {
 		if rep.Results > 0 {
 			fmt.Fprintf(&b, "A result frees its judge's slot in the hub's accounting once handled: %.2f ms on average after its judge sent it (%d results; the judge's stamp, this machine's clock); ",
 				rep.ResultSlotMs, rep.Results)
-			if x.Model.LatencySpreads > 0 {
+			if x.Model.Slots > 0 {
+				fmt.Fprintf(&b, "the replay frees the slot of each of %d first attempts as long after its result left the judge as the hub took for that very result (its result_ack said: %.1f ms on average), and the rest's as a wait drawn from the hub's in the window it left in.\n",
+					x.Model.Slots, x.Model.SlotMeanMs)
+			} else if x.Model.LatencySpreads > 0 {
 				b.WriteString("the replay frees each slot as long after its result left the judge as a wait drawn from the hub's in the window it left in.\n")
 			} else if x.Model.LatencyWindows > 0 {
 				b.WriteString("the replay frees each slot as long after its result left the judge as the hub's mean in the window it left in.\n")

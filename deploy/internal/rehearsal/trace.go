@@ -80,9 +80,13 @@ func (r *run) trace() schedtrace.Trace {
 		}
 		// The slot's time on the judge first pushed it, where that
 		// judge ran it (one that refused it busy held no slot).
+		// And the hub's time from that result's sending to its slot free
+		// (its ack said).
 		var held int64
+		var slot float64
 		if !f.started.IsZero() && f.result.After(f.started) && f.resultOn == f.judge {
 			held = max(1, f.result.Sub(f.started).Milliseconds())
+			slot = f.slotMs
 		}
 		// Enqueued: the queue's own time, which the hub sends with the
 		// push; from a hub that does not, just after the row was
@@ -102,7 +106,7 @@ func (r *run) trace() schedtrace.Trace {
 		tr.Tasks = append(tr.Tasks, schedtrace.Task{
 			SubmissionID: id, AtMs: ms(at), ProblemID: f.problemID, DataHash: f.dataHash, Language: f.language,
 			Priority: int(protocol.PriorityContest), WorkMs: max(1, f.work.Milliseconds()),
-			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held, PlacedMs: placed,
+			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held, PlacedMs: placed, SlotMs: slot,
 		})
 	}
 	r.subsMu.Unlock()

@@ -51,3 +51,39 @@ func TestTraceBackground(t *testing.T) {
 		})
 	}
 }
+
+// TestTraceFirstAttempts: a first attempt's task holds its slot time on
+// the judge first pushed it (a slot took it → its result left) and the
+// hub's time from that result's sending to its slot free (its ack); a
+// result from another judge (the first refused it busy) records neither.
+func TestTraceFirstAttempts(t *testing.T) {
+	start := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	at := secondsAfter(start)
+	cases := []struct {
+		name     string
+		first    firstAttempt
+		wantHeld int64
+		wantSlot float64
+	}{
+		{"judged where pushed", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
+			started: at(10.1), result: at(11.4), resultOn: "a", slotMs: 412.5}, 1300, 412.5},
+		{"judged where pushed, no ack yet", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
+			started: at(10.1), result: at(11.4), resultOn: "a"}, 1300, 0},
+		{"judged by another judge", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
+			started: at(10.1), result: at(11.4), resultOn: "b", slotMs: 412.5}, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &run{start: start, subs: map[int64]submitted{7: {acked: at(9.5)}}}
+			f := tc.first
+			r.judges = &judgePool{r: r, first: map[int64]*firstAttempt{7: &f}, later: map[protocol.TaskRef]*firstAttempt{}}
+			tr := r.trace()
+			if len(tr.Tasks) != 1 {
+				t.Fatalf("tasks %+v, want one", tr.Tasks)
+			}
+			if k := tr.Tasks[0]; k.HeldMs != tc.wantHeld || k.SlotMs != tc.wantSlot || k.AtMs != 9000 || k.DispatchMs != 10000 {
+				t.Errorf("task %+v, want held_ms %d, slot_ms %v, at_ms 9000, dispatch_ms 10000", k, tc.wantHeld, tc.wantSlot)
+			}
+		})
+	}
+}

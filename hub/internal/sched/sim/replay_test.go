@@ -526,6 +526,48 @@ func TestReplayHeld(t *testing.T) {
 	}
 }
 
+// TestReplaySlot: a task's own slot_ms (the hub's time from its result
+// leaving the judge to its slot free) replaces the draw from its window.
+// One slot, a task every 100 ms of 50 ms of work: a result that frees the
+// slot 40 ms after leaving keeps every wait at 0; 80 ms frees it 130 ms
+// after each dispatch, and task k waits 30·k ms. The trace's own result
+// latency (80 ms) applies only to tasks without one.
+func TestReplaySlot(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		resultMs float64 // the trace's, for every result without its own
+		slotMs   float64 // each task's own; 0: not recorded
+		perTask  float64
+		slots    int
+	}{
+		{"not recorded, no latency", 0, 0, 0, 0},
+		{"not recorded: the trace's", 80, 0, 30, 0},
+		{"its own, within the gap", 0, 40, 0, 10},
+		{"its own, longer than the gap", 0, 80, 30, 10},
+		{"its own over the trace's", 80, 10, 0, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := steadyTrace(10, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+			tr.ResultMs = tc.resultMs
+			for k := range tr.Tasks {
+				tr.Tasks[k].JudgeID, tr.Tasks[k].DispatchMs, tr.Tasks[k].SlotMs = "a", tr.Tasks[k].AtMs, tc.slotMs
+			}
+			r, err := Replay(tr, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Model.Slots != tc.slots || (tc.slots > 0 && !near(r.Model.SlotMeanMs, tc.slotMs)) {
+				t.Errorf("model: %d own slot times of %v ms, want %d of %v", r.Model.Slots, r.Model.SlotMeanMs, tc.slots, tc.slotMs)
+			}
+			for id, w := range simWaits(r) {
+				if want := tc.perTask * float64(id-1); math.Abs(w-want) > 1e-3 {
+					t.Errorf("task %d waited %v ms, want %v", id, w, want)
+				}
+			}
+		})
+	}
+}
+
 // TestReplaySplitsTheHubWait: where the trace has placed_ms, the hub's
 // recorded wait is split into its own queue (at → placed) and the way to
 // the judge (placed → dispatch); a task without it is left out of both.

@@ -1029,7 +1029,13 @@ func (s *sim) result(a *attempt, j *judge) {
 		j.outbox = append(j.outbox, a)
 		return
 	}
-	if d := s.resultLatency(); d > 0 {
+	var d float64
+	if job := a.job.job; job.HasResult {
+		d = job.Result
+	} else {
+		d = s.resultLatency()
+	}
+	if d > 0 {
 		s.eng.schedule(event{t: s.now() + d, kind: evFunc, fn: func() { s.received(a, j) }})
 		return
 	}
