@@ -766,7 +766,14 @@ the enqueue on a loaded machine, which started the replay's clock late.
    wait drawn from the histogram of the window it leaves in (uniform within a bucket;
    what lies above the last bound, as the value that keeps the window's mean), the window's mean where
    it has no histogram, the run's mean before the first window or without windows, at once when the
-   trace has neither.
+   trace has neither. A window lasts as long as the rehearsal's reads of the hub's metrics, which a
+   loaded machine stretches (14 s and 49 s in the 10:29 rehearsal of 2026-12-04), and a result's way
+   changes faster than that: in that run's burst the hub placed tasks on full judges a median 371 ms
+   after their previous results left (196–202 s), while the window's histogram said 1,026 ms on
+   average, and the replay drained the backlog too slowly. The hub therefore tells each result's own
+   time in its ` + "`" + `result_ack` + "`" + ` (` + "`" + `slot_ms` + "`" + `), the rehearsal records it for every first attempt (the trace's
+   task ` + "`" + `slot_ms` + "`" + `), and the replay frees that task's slot as late after its result leaves the judge,
+   on whichever judge it runs it; a task without it draws from its window as above.
 3. *The dispatch passes.* Since issue 14 both run ` + "`" + `sched.Pass` + "`" + ` and decide the next pass by
    ` + "`" + `PassResult.Again` + "`" + `: they no longer differ here. The replay's passes take as long as the hub's own
    took (` + "`" + `verdict_hub_dispatch_pass_seconds` + "`" + `, read by the rehearsal): drawn, pass by pass, from the
