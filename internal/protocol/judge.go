@@ -396,8 +396,9 @@ type ResultAck struct {
 	// (Result.SentMs; from its read when the judge did not stamp it or
 	// stamped a later time) to freeing its slot in the hub's accounting,
 	// in ms: the hub's own verdict_hub_result_slot_seconds for this
-	// result. 0 when the result freed no slot (stale, or no longer the
-	// judge's attempt), or from a hub that does not send it. The contest
+	// result. 0 when the result freed no slot (a repeat of one already
+	// handled, or no longer the judge's attempt), or from a hub that does
+	// not send it. The contest
 	// rehearsal records it per task, and the scheduling simulator holds
 	// that task's slot as long.
 	SlotMs float64 `json:"slot_ms,omitempty"`

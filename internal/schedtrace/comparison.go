@@ -61,7 +61,8 @@ type ComparisonModel struct {
 	LatencyWindows int `json:"latency_windows,omitempty"`
 	// LatencySpreads is how many of those windows had the hub's
 	// histograms, from which the replay drew each pass's and each
-	// result's latency instead of taking the window's mean.
+	// result's latency (but the results of OwnSlotTimes) instead of
+	// taking the window's mean.
 	LatencySpreads int `json:"latency_spreads,omitempty"`
 	// WakeWindows is how many of those windows had the hub's dispatcher's
 	// wake latency (LatencyWindow.WakeMs), by which the replay delayed
@@ -74,10 +75,10 @@ type ComparisonModel struct {
 	HoldMeanMs float64 `json:"hold_mean_ms,omitempty"`
 	// Slots is how many tasks' results freed their slot as late as the
 	// hub's own did for them (Task.SlotMs) rather than as a draw from
-	// their window, SlotMeanMs that time's mean over them.
-	Slots      int     `json:"slots,omitempty"`
-	SlotMeanMs float64 `json:"slot_mean_ms,omitempty"`
-	Seed       uint64  `json:"seed"`
+	// their window, OwnSlotMeanMs that time's mean over them.
+	OwnSlotTimes  int     `json:"own_slot_times,omitempty"`
+	OwnSlotMeanMs float64 `json:"own_slot_mean_ms,omitempty"`
+	Seed          uint64  `json:"seed"`
 }
 
 // ComparisonRow is one row of the comparison. A gap is (sim − hub) / hub in

@@ -25,12 +25,13 @@
 //     warm lists (hashes, none empty or repeated), empty when it has none;
 //   - submission ids are > 0 and unique (one task per submission: its first
 //     attempt), at_ms, problem_id, work_ms, dispatch_ms, placed_ms and
-//     held_ms are ≥ 0, language is not empty and priority is a
-//     protocol.Priority;
+//     held_ms are ≥ 0, slot_ms is in [0, 60000] (MaxLatencyMs), language
+//     is not empty and priority is a protocol.Priority;
 //   - a recorded dispatch is a task with judge_id set, which must name one
-//     of the judges; dispatch_ms, placed_ms or held_ms without judge_id is
-//     an error (held_ms is the time that judge held the task's slot;
-//     placed_ms when the hub's pass that placed it began). dispatch_ms
+//     of the judges; dispatch_ms, placed_ms, held_ms or slot_ms without
+//     judge_id is an error (held_ms is the time that judge held the task's
+//     slot; placed_ms when the hub's pass that placed it began; slot_ms
+//     the hub's time from that judge's result to its slot free). dispatch_ms
 //     may precede at_ms by a little: at_ms is the best time a recorder has
 //     of the enqueue (the rehearsal: the queue's own enqueue time, which
 //     the hub sends with the push, protocol.Task.EnqueuedMs; from an older
@@ -42,7 +43,7 @@
 //     --dsn`) has compile_ms in [0, work_ms], cases_ms ≥ 0, a final
 //     protocol.Verdict, verdict_ms ≥ 0, and ran_on naming one of the judges;
 //   - pass_ms and result_ms, and each latency window's (and its wake_ms),
-//     are in [0, 60000]; the windows' at_ms are ≥ 0 and strictly
+//     are in [0, 60000] (MaxLatencyMs); the windows' at_ms are ≥ 0 and strictly
 //     increasing; a window's pass_hist, result_hist and wake_hist, where
 //     present, have bounds_ms strictly
 //     increasing in (0, 60000] and counts ≥ 0, one more than the bounds.

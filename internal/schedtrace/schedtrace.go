@@ -18,6 +18,12 @@ var ErrInvalid = errors.New("schedtrace: invalid trace")
 // maxErrors bounds how many problems one validation error lists.
 const maxErrors = 10
 
+// MaxLatencyMs bounds every latency a trace holds (a pass, a result's
+// way to its slot, a wake; a histogram's bounds): a recorder clamps to it
+// (a handler stalled past a minute is not a latency the replay can use),
+// and Validate refuses more.
+const MaxLatencyMs = 60000
+
 // Trace is one recorded run: the judges and every task, times in ms since Start.
 type Trace struct {
 	Start  time.Time `json:"start"`
@@ -33,14 +39,16 @@ type Trace struct {
 	// 2026-12-04's hub holds the handler's wait alone
 	// (verdict_hub_judge_message_wait_seconds).
 	// The replay holds each slot that much longer after its result leaves
-	// the judge; 0: the slot frees then.
+	// the judge (but a task's own Task.SlotMs, where recorded); 0: the
+	// slot frees then.
 	ResultMs float64 `json:"result_ms,omitempty"`
 	// Latency is PassMs and ResultMs as they varied over the run: the
 	// hub's means over each window of the recording, from the window's
 	// AtMs until the next one's (the rehearsal reads the hub's metrics
 	// every few seconds). The replay takes the window in force when a pass
-	// starts or a result leaves its judge; before the first window, and
-	// when there is none, PassMs and ResultMs hold.
+	// starts or a result leaves its judge (a task with its own SlotMs
+	// takes that instead); before the first window, and when there is
+	// none, PassMs and ResultMs hold.
 	Latency []LatencyWindow `json:"latency,omitempty"`
 	Judges  []Judge         `json:"judges"`
 	Tasks   []Task          `json:"tasks"`
@@ -98,8 +106,8 @@ func (h *Hist) problems(field string) []error {
 		errs = append(errs, fmt.Errorf("%s.counts: %d for %d bounds (want one more than bounds_ms)", field, len(h.Counts), len(h.BoundsMs)))
 	}
 	for i, b := range h.BoundsMs {
-		if !(b > 0 && b <= 60000) || (i > 0 && b <= h.BoundsMs[i-1]) {
-			errs = append(errs, fmt.Errorf("%s.bounds_ms[%d]: %v not in (0, 60000] and above the one before", field, i, b))
+		if !(b > 0 && b <= MaxLatencyMs) || (i > 0 && b <= h.BoundsMs[i-1]) {
+			errs = append(errs, fmt.Errorf("%s.bounds_ms[%d]: %v not in (0, %d] and above the one before", field, i, b, MaxLatencyMs))
 			break
 		}
 	}
@@ -179,11 +187,11 @@ func (t Trace) Validate() error {
 	if len(t.Judges) == 0 {
 		bad("judges: none")
 	}
-	if t.PassMs < 0 || math.IsNaN(t.PassMs) || t.PassMs > 60000 {
-		bad("pass_ms: %v not in [0, 60000]", t.PassMs)
+	if t.PassMs < 0 || math.IsNaN(t.PassMs) || t.PassMs > MaxLatencyMs {
+		bad("pass_ms: %v not in [0, %d]", t.PassMs, MaxLatencyMs)
 	}
-	if t.ResultMs < 0 || math.IsNaN(t.ResultMs) || t.ResultMs > 60000 {
-		bad("result_ms: %v not in [0, 60000]", t.ResultMs)
+	if t.ResultMs < 0 || math.IsNaN(t.ResultMs) || t.ResultMs > MaxLatencyMs {
+		bad("result_ms: %v not in [0, %d]", t.ResultMs, MaxLatencyMs)
 	}
 	for i, w := range t.Latency {
 		if w.AtMs < 0 {
@@ -191,11 +199,11 @@ func (t Trace) Validate() error {
 		} else if i > 0 && w.AtMs <= t.Latency[i-1].AtMs {
 			bad("latency[%d].at_ms: %d not after latency[%d]'s %d", i, w.AtMs, i-1, t.Latency[i-1].AtMs)
 		}
-		if w.PassMs < 0 || math.IsNaN(w.PassMs) || w.PassMs > 60000 {
-			bad("latency[%d].pass_ms: %v not in [0, 60000]", i, w.PassMs)
+		if w.PassMs < 0 || math.IsNaN(w.PassMs) || w.PassMs > MaxLatencyMs {
+			bad("latency[%d].pass_ms: %v not in [0, %d]", i, w.PassMs, MaxLatencyMs)
 		}
-		if w.ResultMs < 0 || math.IsNaN(w.ResultMs) || w.ResultMs > 60000 {
-			bad("latency[%d].result_ms: %v not in [0, 60000]", i, w.ResultMs)
+		if w.ResultMs < 0 || math.IsNaN(w.ResultMs) || w.ResultMs > MaxLatencyMs {
+			bad("latency[%d].result_ms: %v not in [0, %d]", i, w.ResultMs, MaxLatencyMs)
 		}
 		if w.PassHist != nil {
 			errs = append(errs, w.PassHist.problems(fmt.Sprintf("latency[%d].pass_hist", i))...)
@@ -203,8 +211,8 @@ func (t Trace) Validate() error {
 		if w.ResultHist != nil {
 			errs = append(errs, w.ResultHist.problems(fmt.Sprintf("latency[%d].result_hist", i))...)
 		}
-		if w.WakeMs < 0 || math.IsNaN(w.WakeMs) || w.WakeMs > 60000 {
-			bad("latency[%d].wake_ms: %v not in [0, 60000]", i, w.WakeMs)
+		if w.WakeMs < 0 || math.IsNaN(w.WakeMs) || w.WakeMs > MaxLatencyMs {
+			bad("latency[%d].wake_ms: %v not in [0, %d]", i, w.WakeMs, MaxLatencyMs)
 		}
 		if w.WakeHist != nil {
 			errs = append(errs, w.WakeHist.problems(fmt.Sprintf("latency[%d].wake_hist", i))...)
@@ -281,8 +289,8 @@ func (t Trace) Validate() error {
 		if k.PlacedMs < 0 {
 			bad("tasks[%d].placed_ms: negative", i)
 		}
-		if k.SlotMs < 0 || math.IsNaN(k.SlotMs) || k.SlotMs > 60000 {
-			bad("tasks[%d].slot_ms: %v not in [0, 60000]", i, k.SlotMs)
+		if k.SlotMs < 0 || math.IsNaN(k.SlotMs) || k.SlotMs > MaxLatencyMs {
+			bad("tasks[%d].slot_ms: %v not in [0, %d]", i, k.SlotMs, MaxLatencyMs)
 		}
 		if k.CompileMs < 0 || (k.WorkMs >= 0 && k.CompileMs > k.WorkMs) {
 			bad("tasks[%d].compile_ms: %d not in [0, work_ms %d]", i, k.CompileMs, k.WorkMs)

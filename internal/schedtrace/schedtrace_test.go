@@ -178,6 +178,7 @@ func TestValidate(t *testing.T) {
 		{"negative slot", func(t *Trace) { t.Tasks[0].SlotMs = -1 }, "tasks[0].slot_ms: -1 not in [0, 60000]"},
 		{"slot NaN", func(t *Trace) { t.Tasks[0].SlotMs = math.NaN() }, "tasks[0].slot_ms: NaN not in [0, 60000]"},
 		{"slot without judge", func(t *Trace) { t.Tasks[1].SlotMs = 412.5 }, "tasks[1].slot_ms: set without judge_id"},
+		{"slot over a minute", func(t *Trace) { t.Tasks[0].SlotMs = 60000.5 }, "tasks[0].slot_ms: 60000.5 not in [0, 60000]"},
 		{"negative placed", func(t *Trace) { t.Tasks[0].PlacedMs = -1 }, "tasks[0].placed_ms: negative"},
 		{"placed without judge", func(t *Trace) { t.Tasks[1].PlacedMs = 700 }, "tasks[1].placed_ms: set without judge_id"},
 		{"unknown judge", func(t *Trace) { t.Tasks[0].JudgeID = "sim-99" }, `tasks[0].judge_id: "sim-99" is not among the judges`},

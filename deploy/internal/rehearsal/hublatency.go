@@ -81,7 +81,7 @@ func latencyWindows(samples []hubSample, start time.Time, passMs, resultMs float
 		if dN <= 0 {
 			return fallback
 		}
-		return min(60000, max(0, (b.Sum-a.Sum)/dN*1000))
+		return min(schedtrace.MaxLatencyMs, max(0, (b.Sum-a.Sum)/dN*1000))
 	}
 	for i := 1; i < len(samples); i++ {
 		a, b := samples[i-1], samples[i]
@@ -126,7 +126,7 @@ func histBetween(a, b obs.Histogram) *schedtrace.Hist {
 	}
 	h := &schedtrace.Hist{BoundsMs: make([]float64, len(b.Bounds)), Counts: make([]int64, len(b.Counts))}
 	for i, bound := range b.Bounds {
-		if h.BoundsMs[i] = bound * 1000; !(h.BoundsMs[i] > 0 && h.BoundsMs[i] <= 60000) {
+		if h.BoundsMs[i] = bound * 1000; !(h.BoundsMs[i] > 0 && h.BoundsMs[i] <= schedtrace.MaxLatencyMs) {
 			return nil
 		}
 	}

@@ -280,7 +280,10 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 		}
 		p.mu.Unlock()
 		p.r.resultSent(t.SubmissionID, t.Attempt, ev.At)
-	case ev.Kind == simjudge.EventAcked && t.Attempt == 1 && t.SlotMs > 0:
+	case ev.Kind == simjudge.EventAcked && t.Attempt == 1 && t.Sends == 1 && t.SlotMs > 0:
+		// The hub counts it from the send it handled: the first, as the
+		// slot's time on the judge ends there (a resend after a
+		// reconnect would free the replay's slot early by the gap).
 		p.mu.Lock()
 		if f := p.first[t.SubmissionID]; f != nil && f.resultOn == ev.JudgeID && f.slotMs == 0 {
 			f.slotMs = t.SlotMs

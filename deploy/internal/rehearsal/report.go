@@ -279,7 +279,7 @@ func passLine(rep *Report) string {
 	if n := rep.Replay.Model.LatencyWindows; n > 0 {
 		how := "as slow as the hub's own were, on average,"
 		if k := rep.Replay.Model.LatencySpreads; k > 0 {
-			how = fmt.Sprintf("each drawn from the hub's own histogram of its passes and of its results' ways to their slots (%d windows; the window's mean where it had none)", k)
+			how = fmt.Sprintf("each drawn from the hub's own histogram of its passes and of its results' ways to their slots (%d windows; the window's mean where it had none; a result whose own way the hub told takes that, below)", k)
 		}
 		return fmt.Sprintf("dispatch passes and results' ways to their slots %s over each of %d windows of %v "+
 			"(the hub's means over the run: passes that placed tasks %.2f ms, %d of them; results' slots freed %.2f ms after their judges sent them)",
@@ -512,9 +512,9 @@ func (rep *Report) Markdown() string {
 		if rep.Results > 0 {
 			fmt.Fprintf(&b, "A result frees its judge's slot in the hub's accounting once handled: %.2f ms on average after its judge sent it (%d results; the judge's stamp, this machine's clock); ",
 				rep.ResultSlotMs, rep.Results)
-			if x.Model.Slots > 0 {
+			if x.Model.OwnSlotTimes > 0 {
 				fmt.Fprintf(&b, "the replay frees the slot of each of %d first attempts as long after its result left the judge as the hub took for that very result (its result_ack said: %.1f ms on average), and the rest's as a wait drawn from the hub's in the window it left in.\n",
-					x.Model.Slots, x.Model.SlotMeanMs)
+					x.Model.OwnSlotTimes, x.Model.OwnSlotMeanMs)
 			} else if x.Model.LatencySpreads > 0 {
 				b.WriteString("the replay frees each slot as long after its result left the judge as a wait drawn from the hub's in the window it left in.\n")
 			} else if x.Model.LatencyWindows > 0 {

@@ -86,7 +86,7 @@ func (r *run) trace() schedtrace.Trace {
 		var slot float64
 		if !f.started.IsZero() && f.result.After(f.started) && f.resultOn == f.judge {
 			held = max(1, f.result.Sub(f.started).Milliseconds())
-			slot = f.slotMs
+			slot = min(f.slotMs, schedtrace.MaxLatencyMs) // Validate's bound: a minute's stall is no way the replay can use
 		}
 		// Enqueued: the queue's own time, which the hub sends with the
 		// push; from a hub that does not, just after the row was

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verdict-oj/verdict/deploy/internal/simjudge"
 	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
@@ -83,6 +84,40 @@ func TestTraceFirstAttempts(t *testing.T) {
 			}
 			if k := tr.Tasks[0]; k.HeldMs != tc.wantHeld || k.SlotMs != tc.wantSlot || k.AtMs != 9000 || k.DispatchMs != 10000 {
 				t.Errorf("task %+v, want held_ms %d, slot_ms %v, at_ms 9000, dispatch_ms 10000", k, tc.wantHeld, tc.wantSlot)
+			}
+		})
+	}
+}
+
+// TestSlotFromAck: a first attempt takes the slot time of the ack of its
+// first send from the judge it was judged on; not another judge's, a later
+// attempt's, a resend's, nor an ack without one, and never twice.
+func TestSlotFromAck(t *testing.T) {
+	ack := func(judge string, attempt, sends int, slot float64) simjudge.Event {
+		return simjudge.Event{Kind: simjudge.EventAcked, JudgeID: judge,
+			Task: simjudge.TaskRecord{SubmissionID: 7, Attempt: attempt, Sends: sends, SlotMs: slot}}
+	}
+	cases := []struct {
+		name string
+		acks []simjudge.Event
+		want float64
+	}{
+		{"the judge that sent it", []simjudge.Event{ack("a", 1, 1, 300)}, 300},
+		{"another judge", []simjudge.Event{ack("b", 1, 1, 300)}, 0},
+		{"a later attempt", []simjudge.Event{ack("a", 2, 1, 300)}, 0},
+		{"a resend's", []simjudge.Event{ack("a", 1, 2, 300)}, 0},
+		{"no slot time", []simjudge.Event{ack("a", 1, 1, 0)}, 0},
+		{"the first ack's", []simjudge.Event{ack("a", 1, 1, 300), ack("a", 1, 1, 900)}, 300},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &firstAttempt{judge: "a", resultOn: "a"}
+			p := &judgePool{first: map[int64]*firstAttempt{7: f}, later: map[protocol.TaskRef]*firstAttempt{}}
+			for _, ev := range tc.acks {
+				p.onEvent(ev)
+			}
+			if f.slotMs != tc.want {
+				t.Errorf("slot %v ms, want %v", f.slotMs, tc.want)
 			}
 		})
 	}

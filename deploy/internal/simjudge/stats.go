@@ -80,7 +80,8 @@ type TaskRecord struct {
 	Sent  time.Time
 	// Acked reports a result_ack for it, at AckedAt. SlotMs is the first
 	// ack's protocol.ResultAck.SlotMs: how long the hub took from the
-	// result's sending to its slot free (0: not sent).
+	// result's sending to its slot free (0: the hub freed no slot for it,
+	// or does not say).
 	Acked   bool
 	AckedAt time.Time
 	SlotMs  float64

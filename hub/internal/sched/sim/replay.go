@@ -172,8 +172,8 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 			hold += float64(t.DispatchMs-t.PlacedMs) / 1000
 		}
 		trace.Jobs = append(trace.Jobs, Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size, Hold: hold,
-			Result: t.SlotMs / 1000, HasResult: t.SlotMs > 0,
-			Meta: &TaskMeta{SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, Language: t.Language, Priority: t.Priority}})
+			Result: t.SlotMs / 1000,
+			Meta:   &TaskMeta{SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, Language: t.Language, Priority: t.Priority}})
 		work += size + hold + trace.Problems[p].Download
 		if hold > 0 {
 			holds++
@@ -224,7 +224,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
 			LatencySpreads: spreads(c.LatencyWindows), WakeWindows: wakes(c.LatencyWindows), Holds: holds, HoldMeanMs: holdMean,
-			Slots: slots, SlotMeanMs: slotMean}}
+			OwnSlotTimes: slots, OwnSlotMeanMs: slotMean}}
 	if rc.custom {
 		res.Model.Download = "custom"
 	}
@@ -446,8 +446,8 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 	if m.Holds > 0 {
 		lat += fmt.Sprintf(", %d tasks' slots held %.1f ms on average after their work (the judge's own time, as recorded)", m.Holds, m.HoldMeanMs)
 	}
-	if m.Slots > 0 {
-		lat += fmt.Sprintf(", %d tasks' results freed their slot as late as the hub's own did, %.1f ms on average after leaving the judge (the rest drew theirs from their window)", m.Slots, m.SlotMeanMs)
+	if m.OwnSlotTimes > 0 {
+		lat += fmt.Sprintf(", %d tasks' results freed their slot as late as the hub's own did, %.1f ms on average after leaving the judge (the rest drew theirs from their window)", m.OwnSlotTimes, m.OwnSlotMeanMs)
 	}
 	if r.Placed.Count > 0 {
 		if _, err := fmt.Fprintf(w, "\nthe hub's wait, split (%d tasks): enqueue → start of the pass that placed it mean %.1f ms, p99 %.1f ms "+

@@ -556,8 +556,8 @@ func TestReplaySlot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Model.Slots != tc.slots || (tc.slots > 0 && !near(r.Model.SlotMeanMs, tc.slotMs)) {
-				t.Errorf("model: %d own slot times of %v ms, want %d of %v", r.Model.Slots, r.Model.SlotMeanMs, tc.slots, tc.slotMs)
+			if r.Model.OwnSlotTimes != tc.slots || (tc.slots > 0 && !near(r.Model.OwnSlotMeanMs, tc.slotMs)) {
+				t.Errorf("model: %d own slot times of %v ms, want %d of %v", r.Model.OwnSlotTimes, r.Model.OwnSlotMeanMs, tc.slots, tc.slotMs)
 			}
 			for id, w := range simWaits(r) {
 				if want := tc.perTask * float64(id-1); math.Abs(w-want) > 1e-3 {

@@ -125,7 +125,8 @@ type Config struct {
 	DecisionCost float64
 	// ResultLatency is how long a result that left its judge takes to be
 	// handled by the hub (s): its slot counts as busy, and the hub learns
-	// nothing of it, until then. 0 (the default): at once.
+	// nothing of it, until then. 0 (the default): at once. A job's own
+	// Job.Result replaces it (and LatencyWindows') for that job.
 	ResultLatency float64
 	// LatencyWindows, sorted by From, replace PassLatency and
 	// ResultLatency from each window's From on: what a recorded hub
@@ -265,7 +266,8 @@ func (s *sim) wakeLatency() float64 {
 }
 
 // resultLatency is how long a result that leaves its judge now waits for
-// the hub: the window's mean, or a draw from its spread.
+// the hub: the window's mean, or a draw from its spread (result takes a
+// job's own Job.Result over it).
 func (s *sim) resultLatency() float64 {
 	w := s.cfg.window(s.now())
 	switch {
@@ -1029,11 +1031,11 @@ func (s *sim) result(a *attempt, j *judge) {
 		j.outbox = append(j.outbox, a)
 		return
 	}
-	var d float64
-	if job := a.job.job; job.HasResult {
+	// Drawn even for a job with its own time, so that a seed's other
+	// draws (passes, wakes) are the same with and without it.
+	d := s.resultLatency()
+	if job := a.job.job; job.Result > 0 {
 		d = job.Result
-	} else {
-		d = s.resultLatency()
 	}
 	if d > 0 {
 		s.eng.schedule(event{t: s.now() + d, kind: evFunc, fn: func() { s.received(a, j) }})

@@ -186,12 +186,12 @@ type Job struct {
 	// replayed trace's held_ms over its work (a loaded judge's timers
 	// firing late, its result waiting to be sent); 0 for generated jobs.
 	Hold float64
-	// Result, when HasResult, is how long this job's result takes from
-	// leaving its judge to freeing its slot at the hub (s): a replayed
-	// trace's slot_ms, what the hub measured for that very result. Jobs
-	// without one draw the latency of the window they leave in.
-	Result    float64
-	HasResult bool
+	// Result, when > 0, is how long this job's result takes from leaving
+	// its judge to freeing its slot at the hub (s), on whichever judge it
+	// runs: a replayed trace's slot_ms, what the hub measured for that
+	// very result. Jobs without one take Config's result latency (the
+	// window they leave in).
+	Result float64
 	// Meta, if set, is what the policy sees of the job instead of the
 	// generated defaults (submission ID+1, problem index, "cpp", priority
 	// 0); its Priority also orders the central queue as the hub's does
