@@ -54,8 +54,15 @@ since() { local d=$(( $(date +%s) - t0 )); printf '%dm%02ds' $((d / 60)) $((d % 
 # is printed after the lint's.
 # The -race compile of every package and test package, beside the lint
 # and the frontend (they leave about a third of the cores idle on a warm
-# cache); the go test phase waits for it.
-"$GO" list -deps -test -race -export ./... > /dev/null 2> bin/precompile.log &
+# cache); the go test phase waits for it. Then the same without -race:
+# the binaries the end-to-end tests build (the stack's components, the
+# rehearsal's simulated judges and simulator) and the simulator's own
+# package. Without it, a change to a package they all import (the CI of
+# 2026-12-04 after a protocol change) compiled them all again in the middle
+# of the go test phase: every package ran 20-40 % slower and two
+# timing-bound tests failed.
+{ "$GO" list -deps -test -race -export ./... > /dev/null &&
+  "$GO" build ./... && "$GO" list -deps -test -export ./hub/internal/sched/sim > /dev/null; } 2> bin/precompile.log &
 precompile_pid=$!
 
 fe_pid=
@@ -143,11 +150,12 @@ for i in "${!heavy_list[@]}"; do
   [ "$i" -lt "$busy" ] && timed+=("$module/$p")
 done
 light=$(grep -vxF -f <(printf '%s\n' "${heavy[@]}") <<<"$all")
-# Every package and test package compiled once (-race, started beside
+# Every package and test package compiled once (-race, then the binaries
+# without it; started beside
 # the lint phase above) before the two go tests start: on a cold build
 # cache each would otherwise compile the dependencies they share at the
 # same time.
-wait "$precompile_pid" || { echo "the -race compile FAILED:"; cat bin/precompile.log; status=1; }
+wait "$precompile_pid" || { echo "the compile before the tests FAILED:"; cat bin/precompile.log; status=1; }
 #
 # 3. The sandbox on a real pure cgroup v2 kernel (QEMU; make
 # test-cgroup2), beside the end of the two sets. Under emulation (no

@@ -113,7 +113,11 @@ func TestInteractPingPong(t *testing.T) {
 func TestInteractEnds(t *testing.T) {
 	dir := interactPrograms(t)
 	ctx := context.Background()
-	lim := Limits{CPU: time.Second, Wall: 2 * time.Second}
+	// A wall limit far above what the runs need: it only bounds a run
+	// gone wrong. At 2 s, the clean-clone CI of 2026-12-04 (the suite
+	// compiling its binaries beside) started the interactor so late that
+	// the flooding solution hit its wall limit first.
+	lim := Limits{CPU: time.Second, Wall: 5 * time.Second}
 
 	// The solution floods a pipe the interactor reads once: the
 	// interactor exits, the solution's next write gets SIGPIPE.
