@@ -59,6 +59,15 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
+	// The lock goes with the last descriptor of it: flock's, and the copy
+	// its child holds from the fork until it closes it before exec (-o).
+	// On a loaded machine the child may not have got there yet when
+	// flock is killed (the clean-clone CI of 2026-12-04 saw it held).
+	for deadline := time.Now().Add(5 * time.Second); !Free(7, 1); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the other process's lock outlived it by 5 s")
+		}
+	}
 	if _, err := Lock(5, 5); err != nil {
 		t.Fatalf("after the other process ended: %v", err)
 	}
