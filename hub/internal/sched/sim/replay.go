@@ -139,8 +139,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	problems := map[pkey]int{}
 	trace := &Trace{Hot: -1}
 	minSpeed, work, last := math.Inf(1), 0.0, 0.0
-	holds, holdMean := 0, 0.0
-	slots, slotMean := 0, 0.0
+	var holds, slots runningMean // ms: the tasks' holds beyond the work, their own slot times
 	speedOf := map[string]float64{}
 	for _, j := range tr.Judges {
 		minSpeed = math.Min(minSpeed, j.Speed)
@@ -176,12 +175,10 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 			Meta:   &TaskMeta{SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, Language: t.Language, Priority: t.Priority}})
 		work += size + hold + trace.Problems[p].Download
 		if hold > 0 {
-			holds++
-			holdMean += (hold*1000 - holdMean) / float64(holds)
+			holds.add(hold * 1000)
 		}
 		if t.SlotMs > 0 {
-			slots++
-			slotMean += (t.SlotMs - slotMean) / float64(slots)
+			slots.add(t.SlotMs)
 		}
 		last = float64(t.AtMs) / 1000
 	}
@@ -223,8 +220,8 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
-			LatencySpreads: spreads(c.LatencyWindows), WakeWindows: wakes(c.LatencyWindows), Holds: holds, HoldMeanMs: holdMean,
-			OwnSlotTimes: slots, OwnSlotMeanMs: slotMean}}
+			LatencySpreads: spreads(c.LatencyWindows), WakeWindows: wakes(c.LatencyWindows), Holds: holds.n, HoldMeanMs: holds.mean,
+			OwnSlotTimes: slots.n, OwnSlotMeanMs: slots.mean}}
 	if rc.custom {
 		res.Model.Download = "custom"
 	}
@@ -323,6 +320,17 @@ func replayWindows(ds []ReplayDispatch) []ReplayRow {
 }
 
 func ms(s float64) int64 { return int64(math.Round(s * 1000)) }
+
+// runningMean is the count and mean of the values added so far.
+type runningMean struct {
+	n    int
+	mean float64
+}
+
+func (m *runningMean) add(v float64) {
+	m.n++
+	m.mean += (v - m.mean) / float64(m.n)
+}
 
 // judgeGroups returns the distinct judge ids in trace order, each
 // connection's class index and the class names ("8 slots × 1.5"), fastest
