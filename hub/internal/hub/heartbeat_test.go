@@ -172,3 +172,72 @@ func TestNoCancelForAnAttemptWhoseResultIsIn(t *testing.T) {
 		}
 	}
 }
+
+// A result the hub records but never placed (a lease this hub does not
+// account to the judge: taken before a hub restart, say) frees no slot
+// of its: it is acknowledged with no slot time, which the rehearsal's
+// trace then leaves out (the replay draws one from its window).
+func TestAckOfAResultThatFreedNoSlot(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	addToken(t, env, "j1", "tok-j1")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, th.url("/judge"), &websocket.DialOptions{Subprotocols: []string{protocol.SubprotocolJudge}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	send := func(typ protocol.Type, v any) {
+		t.Helper()
+		b, err := protocol.Marshal(typ, "", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func(want protocol.Type) protocol.Envelope {
+		t.Helper()
+		for {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				t.Fatalf("waiting for %s: %v", want, err)
+			}
+			e, err := protocol.Decode(protocol.LinkJudge, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Type == want {
+				return e
+			}
+		}
+	}
+	send(protocol.TypeHello, protocol.Hello{JudgeID: "j1", Token: "tok-j1", AgentVersion: "test", Cores: 1,
+		MemoryBytes: 1 << 30, Languages: []protocol.Language{{ID: "cpp17", Version: "g++"}}, MaxParallel: 1})
+	next(protocol.TypeWelcome)
+	send(protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1, Tasks: []protocol.TaskRef{}})
+	// In a language j1 does not offer: the hub never places it; the lease
+	// is j1's all the same.
+	task := newTask(1, 1, 7)
+	task.Language = "py3"
+	q := th.h.Queue()
+	enqueue(t, q, task)
+	if _, err := q.Lease(ctx, task.TaskRef, "j1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	send(protocol.TypeResult, protocol.Result{TaskRef: task.TaskRef, Verdict: protocol.VerdictAC, Score: 100,
+		Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5, WallMs: 7}}, JudgeID: "j1",
+		SentMs: time.Now().Add(-time.Second).UnixMilli()})
+	ack, err := protocol.DecodeData[protocol.ResultAck](next(protocol.TypeResultAck))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack.TaskRef != task.TaskRef || ack.SlotMs != 0 {
+		t.Errorf("the ack = %+v, want %v with no slot_ms (no slot of j1's was taken by it)", ack, task.TaskRef)
+	}
+	if got := results(t, env)[task.SubmissionID]; len(got) != 1 || got[0].Verdict != protocol.VerdictAC {
+		t.Errorf("the results stream holds %+v for it, want its one result recorded", got)
+	}
+}
