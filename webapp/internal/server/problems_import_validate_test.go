@@ -51,6 +51,12 @@ func startValidatingJudge(t *testing.T, e *env, rule func(task protocol.Task, in
 			alive()
 			qs, err := q.Peek(ctx, 20)
 			if err != nil {
+				if ctx.Err() == nil {
+					// Said, so that a test whose import timed out shows why
+					// its judge never got to the task.
+					t.Logf("the validating judge's peek: %v", err)
+				}
+				pause(ctx)
 				continue
 			}
 			for _, x := range qs {
@@ -59,6 +65,9 @@ func startValidatingJudge(t *testing.T, e *env, rule func(task protocol.Task, in
 					continue
 				}
 				if _, err := q.Lease(ctx, task.TaskRef, "judge-v", time.Minute); err != nil {
+					if ctx.Err() == nil {
+						t.Logf("the validating judge's lease of %d: %v", task.SubmissionID, err)
+					}
 					continue
 				}
 				vj.mu.Lock()
@@ -96,12 +105,11 @@ func startValidatingJudge(t *testing.T, e *env, rule func(task protocol.Task, in
 				}
 				if _, err := q.Complete(ctx, "judge-v", res); err != nil {
 					t.Errorf("complete: %v", err)
+				} else {
+					t.Logf("the validating judge completed %d: %s", task.SubmissionID, res.Verdict)
 				}
 			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond):
-			}
+			pause(ctx)
 		}
 	}()
 	t.Cleanup(func() {
@@ -126,6 +134,15 @@ func liveJudgeState(t *testing.T, e *env, name string, caps ...string) {
 		judging.FieldSeenMs, time.Now().UnixMilli(), judging.FieldLanguages,
 		`[{"id":"cpp17","version":"g++"},{"id":"c17","version":"gcc"},{"id":"py3","version":"3"}]`,
 		judgestate.FieldCapabilities, strings.Join(caps, " "))
+}
+
+// pause waits the validating judge's 50 ms between two looks at the
+// queue, or until ctx ends.
+func pause(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(50 * time.Millisecond):
+	}
 }
 
 func (vj *validatingJudge) seen() []protocol.Task {
