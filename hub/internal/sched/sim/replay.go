@@ -166,14 +166,15 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		}
 		// And the push's way to the judge (placed_ms → dispatch_ms): the
 		// hub counts the slot taken from the placement, the judge starts
-		// the work only once the push arrived.
+		// the work only once the push arrived (Job.Push).
+		push := 0.0
 		if t.PlacedMs > 0 && t.DispatchMs > t.PlacedMs {
-			hold += float64(t.DispatchMs-t.PlacedMs) / 1000
+			push = float64(t.DispatchMs-t.PlacedMs) / 1000
 		}
-		trace.Jobs = append(trace.Jobs, Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size, Hold: hold,
+		trace.Jobs = append(trace.Jobs, Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size, Hold: hold, Push: push,
 			Result: t.SlotMs / 1000,
 			Meta:   &TaskMeta{SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, Language: t.Language, Priority: t.Priority}})
-		work += size + hold + trace.Problems[p].Download
+		work += size + hold + push + trace.Problems[p].Download
 		if hold > 0 {
 			holds.add(hold * 1000)
 		}

@@ -740,90 +740,124 @@ func TestReplayWindows(t *testing.T) {
 	}
 }
 
+// The tests of pass latency queue their tasks at once on one slot: a
+// task's wait ends when the pass that places it starts (as the hub's
+// placed_ms), and the pass holds the slot from there until it commits.
+// (Tasks that came one by one to a busy slot would each start a pass
+// that places nothing and holds the dispatcher as long; so would the
+// dispatch tick's passes and the heartbeats': quiet keeps them away.)
+var quiet = []ReplayOption{ReplayHeartbeat(time.Hour), ReplayTune(func(c *Config) { c.DispatchTick = 3600 })}
+
 func TestReplayPassLatency(t *testing.T) {
-	// A free judge and a task every 100 ms of 50 ms: with instantaneous
-	// passes no task waits; with the hub's measured pass latency in the
-	// trace every task waits that long (the pass commits at its end).
-	for _, tc := range []struct {
-		passMs float64
-		want   float64
-	}{
-		{0, 0},
-		{20, 20},
-		{3.5, 3.5},
-	} {
-		tr := steadyTrace(10, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
-		tr.PassMs = tc.passMs
-		r, err := Replay(tr, "")
+	// Ten tasks of 50 ms at once: with instantaneous passes task k waits
+	// the k tasks before it (50 ms each); with the hub's measured pass
+	// latency in the trace, their passes too.
+	for _, passMs := range []float64{0, 20, 3.5} {
+		tr := steadyTrace(10, 0, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+		tr.PassMs = passMs
+		r, err := Replay(tr, "", quiet...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Model.PassMs != tc.passMs {
-			t.Errorf("pass %v ms: model says %v", tc.passMs, r.Model.PassMs)
+		if r.Model.PassMs != passMs {
+			t.Errorf("pass %v ms: model says %v", passMs, r.Model.PassMs)
 		}
 		for id, w := range simWaits(r) {
-			if !near(w, tc.want) {
-				t.Errorf("pass %v ms: task %d waited %v ms, want %v", tc.passMs, id, w, tc.want)
+			if want := float64(id-1) * (50 + passMs); !near(w, want) {
+				t.Errorf("pass %v ms: task %d waited %v ms, want %v", passMs, id, w, want)
 			}
 		}
 	}
 }
 
+// TestReplayPushWithinThePass: the push's recorded way (placed_ms →
+// dispatch_ms) counts from the start of the pass that placed the task,
+// and the simulator's own pass is part of it: a slot is held for the
+// longer of the two (then the work), never for both.
+func TestReplayPushWithinThePass(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		passMs, pushMs int64
+		hold           float64 // ms each task holds the slot beyond its work
+	}{
+		{"the push longer than the pass", 20, 30, 30},
+		{"the pass longer than the push", 20, 5, 20},
+		{"no push recorded", 20, 0, 20},
+		{"instantaneous passes", 0, 30, 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := steadyTrace(10, 0, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+			tr.PassMs = float64(tc.passMs)
+			for i := range tr.Tasks {
+				tk := &tr.Tasks[i]
+				tk.JudgeID, tk.PlacedMs, tk.DispatchMs = "a", 1, 1+tc.pushMs
+			}
+			r, err := Replay(tr, "", quiet...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, w := range simWaits(r) {
+				if want := float64(id-1) * (50 + tc.hold); !near(w, want) {
+					t.Errorf("task %d waited %v ms, want %v", id, w, want)
+				}
+			}
+		})
+	}
+}
+
 func TestReplayLatencyWindows(t *testing.T) {
-	// A free judge and a task every 100 ms of 50 ms. The run-wide means say
-	// 10 ms passes and results at once; the windows say instantaneous passes
-	// until 300 ms, 40 ms passes from there, and from 600 ms results
-	// handled 80 ms late (the slot frees 130 ms after each dispatch, so
-	// each task waits 30 ms more than the one before, plus its pass).
-	tr := steadyTrace(10, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	// Ten tasks of 50 ms at once. The run-wide means say 10 ms passes and
+	// results at once; the windows say instantaneous passes until 300 ms,
+	// 60 ms passes from there, and from 600 ms results handled 80 ms late.
+	tr := steadyTrace(10, 0, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
 	tr.PassMs, tr.ResultMs = 10, 0
-	tr.Latency = []schedtrace.LatencyWindow{{AtMs: 0}, {AtMs: 300, PassMs: 40}, {AtMs: 600, PassMs: 0, ResultMs: 80}}
-	r, err := Replay(tr, "")
+	tr.Latency = []schedtrace.LatencyWindow{{AtMs: 0}, {AtMs: 300, PassMs: 60}, {AtMs: 600, PassMs: 0, ResultMs: 80}}
+	r, err := Replay(tr, "", quiet...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Model.LatencyWindows != 3 || r.Model.PassMs != 10 {
 		t.Errorf("model %+v: want 3 windows and the run-wide 10 ms pass", r.Model)
 	}
-	// Task k (id k+1) is enqueued at 100·k ms. Tasks 0-2: no pass latency,
-	// no wait. 3-5: a 40 ms pass. 6: its slot is free (task 5 ended at
-	// 590 ms, handled at once); from it on each result is handled 80 ms
-	// late: task 7 waits for task 6's slot until 600+50+80 = 730 ms (30
-	// ms), task 8 until 860 ms (60), task 9 until 990 ms (90).
-	want := []float64{0, 0, 0, 40, 40, 40, 0, 30, 60, 90}
+	// Tasks 0-5 are placed every 50 ms. Task 6's pass starts at 300: 60
+	// ms, then its work, the slot free at 410; task 7's at 410 frees it
+	// at 520; task 8's at 520, its result leaves at 630, in the window of
+	// results 80 ms late: free at 710; task 9's pass at 710.
+	want := []float64{0, 50, 100, 150, 200, 250, 300, 410, 520, 710}
 	got := simWaits(r)
 	for k, w := range want {
 		if id := int64(k + 1); !near(got[id], w) {
-			t.Errorf("task %d (enqueued at %d ms) waited %v ms, want %v", id, 100*k, got[id], w)
+			t.Errorf("task %d waited %v ms, want %v", id, got[id], w)
 		}
 	}
-	// The same trace without windows waits the run-wide 10 ms pass.
+	// The same trace without windows: the run-wide 10 ms pass each.
 	tr.Latency = nil
-	plain, err := Replay(tr, "")
+	plain, err := Replay(tr, "", quiet...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for id, w := range simWaits(plain) {
-		if !near(w, 10) {
-			t.Errorf("without windows: task %d waited %v ms, want 10", id, w)
+		if want := 60 * float64(id-1); !near(w, want) {
+			t.Errorf("without windows: task %d waited %v ms, want %v", id, w, want)
 		}
 	}
 }
 
 func TestReplayLatencySpreads(t *testing.T) {
-	// A free judge and a task every 100 ms of 50 ms; the windows' means say
-	// 35 ms passes, their histograms that every pass took 30-40 ms (and
-	// every result was handled within 1 ms). Drawn from the histograms,
-	// each task waits a pass of its own within the bucket, not the mean;
-	// the model counts the windows drawn from.
-	tr := steadyTrace(40, 100, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	// Forty tasks of 50 ms at once: each waits its predecessor's pass, work
+	// and result more than the one before. The windows' means say 35 ms
+	// passes, the first one's histograms that every pass took 30-40 ms
+	// (and every result was handled within 1 ms). Drawn from the
+	// histograms, each pass takes its own time within the bucket, not the
+	// mean; the model counts the windows drawn from.
+	tr := steadyTrace(40, 0, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
 	tr.PassMs = 35
 	spread := &schedtrace.Hist{BoundsMs: []float64{30, 40}, Counts: []int64{0, 9, 0}}
 	tr.Latency = []schedtrace.LatencyWindow{
 		{AtMs: 0, PassMs: 35, PassHist: spread, ResultHist: &schedtrace.Hist{BoundsMs: []float64{1}, Counts: []int64{5, 0}}},
 		{AtMs: 2000, PassMs: 35},
 	}
-	r, err := Replay(tr, "")
+	r, err := Replay(tr, "", quiet...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -832,22 +866,29 @@ func TestReplayLatencySpreads(t *testing.T) {
 	}
 	got := simWaits(r)
 	distinct := map[float64]bool{}
-	for id := int64(1); id <= 40; id++ {
-		w := got[id]
+	late := 0
+	for id := int64(1); id < 40; id++ {
+		start := got[id]              // the pass that placed it (all came at 0)
+		d := got[id+1] - got[id] - 50 // its pass and its result
 		switch {
-		case id <= 20 && (w <= 30 || w > 41): // the pass, and up to 1 ms for the result before it
-			t.Errorf("task %d (first window) waited %v ms, want within the histogram's (30, 40] ms", id, w)
-		case id <= 20:
-			distinct[math.Round(w)] = true
-		case id > 20 && !near(w, 35):
-			t.Errorf("task %d (second window, no histogram) waited %v ms, want its mean 35", id, w)
+		case start < 2000 && (d <= 30 || d > 41):
+			t.Errorf("task %d (its pass at %v ms, first window) held the slot %v ms beyond its work, want within the histogram's (30, 40] ms and up to 1 ms for its result", id, start, d)
+		case start < 2000:
+			distinct[math.Round(d)] = true
+		case !near(d, 35):
+			t.Errorf("task %d (its pass at %v ms, second window, no histogram) held the slot %v ms beyond its work, want its mean 35", id, start, d)
+		default:
+			late++
 		}
 	}
 	if len(distinct) < 4 {
-		t.Errorf("the first window's 20 waits take %d distinct values (ms): drawn, they should spread over the bucket", len(distinct))
+		t.Errorf("the first window's passes take %d distinct values (ms): drawn, they should spread over the bucket", len(distinct))
+	}
+	if late < 5 {
+		t.Errorf("only %d passes in the second window: the test no longer reaches it", late)
 	}
 	// Drawn from a stream of its own: the same replay again draws the same.
-	again, err := Replay(tr, "")
+	again, err := Replay(tr, "", quiet...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -710,7 +710,7 @@ judge). The simulator replays it with the same policy and puts both enqueue → 
 It prints, per judge, per judge class (slots × speed) and over all judges, the count, mean and p99 of the
 wait from enqueue to the first dispatch (not to the start of the run) as the hub recorded it — the start of
 the pass that placed the task where the trace has it (` + "`" + `placed_ms` + "`" + `), else the first push at a judge — and as
-the simulator produced it (its placement), and the gap (sim − hub) / hub; ` + "`" + `!` + "`" + ` marks a gap over 10 % (issue 13) that is also at least 50 ms (a percentage of two near-zero waits says nothing). ` + "`" + `-json` + "`" + `
+the simulator produced it (the start of the pass that placed it, as the hub's ` + "`" + `placed_ms` + "`" + `), and the gap (sim − hub) / hub; ` + "`" + `!` + "`" + ` marks a gap over 10 % (issue 13) that is also at least 50 ms (a percentage of two near-zero waits says nothing). ` + "`" + `-json` + "`" + `
 prints a ` + "`" + `sim.ReplayResult` + "`" + ` (with ` + "`" + `-tasks` + "`" + `, every task's two dispatches); from Go, ` + "`" + `sim.Replay` + "`" + `.
 ` + "`" + `-seed N` + "`" + ` changes the simulator's own draws (its policy's ties, the judges' heartbeat phases, the
 latencies drawn from the hub's histograms): one replay is one draw of them, and the rehearsal replays
@@ -735,7 +735,8 @@ the enqueue the queue itself recorded (Redis's clock), which the hub sends with 
 ` + "`" + `placed_ms` + "`" + `); the table is followed by the hub's wait split there: enqueue → pass start (the hub's own
 queue, what the simulator's wait models and what the table compares) and pass start → the push at the
 judge (the pass, the socket, the judge reading it). The replay holds each task's slot that delivery time
-longer (the hub counts the slot taken from the placement; the judge starts the work when the push arrives). Its traces of the early hours of 2026-12-04 took
+longer (the hub counts the slot taken from the placement; the judge starts the work when the push arrives),
+less what of it the replay's own pass already took (item 9). Its traces of the early hours of 2026-12-04 took
 the submission row's created_at (760 ms before the enqueue on average in one collapsed run: the web
 node's own wait for a core), and those before, when the POST's answer reached the browser, seconds after
 the enqueue on a loaded machine, which started the replay's clock late.
@@ -812,6 +813,23 @@ the enqueue on a loaded machine, which started the replay's clock late.
    the placement, so each task held its slot that much longer than the replay's; the replay now holds it
    (above). On that run's trace the replay's mean wait went from 364 ms to 846 ms, against the hub's
    1,231 ms to placement.
+9. *The pass counted twice.* The push's recorded way (` + "`" + `placed_ms` + "`" + ` → ` + "`" + `dispatch_ms` + "`" + `) starts at the start
+   of the pass, so the hub's own pass is part of it; the replay's pass (drawn as above) holds the slot
+   from its start to its commit as well, and the replay added the whole recorded way after that, and it
+   took the simulator's wait at the pass's commit while the hub's is at its start. Each task held its
+   slot one pass too long and waited one pass too long. Since 2026-12-04 the replay's wait ends at the
+   start of the pass that placed the task, and the slot stays taken for the recorded way or the pass,
+   whichever is longer (` + "`" + `sim.Job.Push` + "`" + `). Measured on four traces of 2026-12-04, seeds 1–10 each,
+   mean / p99 gap, before → after: the 21:10 run (3,000 contestants, the web nodes' admission and MySQL
+   pools at 16) +7 … +13 % / +0 … +11 % → −3 … +1 % / −2 … −1 %; the 21:26 run (3,000, board pushes at most
+   every second) +5 … +11 % / −2 … −0 % → −4 … +5 % / −2 … −0 %; the 18:25 run (3,000, the defaults)
+   −6 … −3 % / +1 … +6 % → −12 … −8 % / +0 … +3 %, now a little fast on the mean, so something there
+   still makes the hub slower that the model does not have; the 21:42 run (2,000 contestants, 15
+   judges, the judges the bottleneck in the last half hour) +37 … +63 % / +32 … +53 % → +16 … +42 % /
+   +16 … +38 %, still outside. In that run's rush every task held its slot as long in the replay as in
+   the hub (2.23 s against 2.22 s from the pass's start, the tasks placed at 410–450 s), yet the replay
+   kept 83–90 % of the slot-time busy where the hub kept 96 %; replayed with the ablation that places
+   without deferring (` + "`" + `default-nodefer` + "`" + `) the gap halves (+15 % / +14 %, seed 1). Not explained yet.
 `
 
 const docAblation = `

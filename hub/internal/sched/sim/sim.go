@@ -347,7 +347,8 @@ type attempt struct {
 	runStart, runEnd           float64 // the work's start and end (runEnd: 0 until it ended)
 
 	dispatched   float64
-	reason       string // the policy's Decision.Reason
+	passStart    float64 // the start of the pass that placed it (dispatched: that pass's end)
+	reason       string  // the policy's Decision.Reason
 	hubAssigned  bool
 	inHB         bool
 	leaseActive  bool
@@ -362,7 +363,8 @@ type jobState struct {
 	done     bool
 	lost     bool
 	// sent: the hub handed the job to a judge (the first attempt's
-	// dispatch), at sentAt to judge index sentTo.
+	// dispatch) to judge index sentTo, in the pass that started at
+	// sentAt (as a recorded hub's placed_ms: the pass decided there).
 	sent   bool
 	sentAt float64
 	sentTo int
@@ -746,7 +748,7 @@ func (s *sim) task(a *attempt) sched.Task {
 // sent records the job's first dispatch (to j, now).
 func (s *sim) sent(a *attempt, j *judge) {
 	if js := a.job; !js.sent {
-		js.sent, js.sentAt, js.sentTo = true, s.now(), j.idx
+		js.sent, js.sentAt, js.sentTo = true, a.passStart, j.idx
 	}
 }
 
@@ -829,16 +831,16 @@ func (s *sim) pass(h *hubState) {
 		again := r.Again(s.cfg.PeekWindow)
 		lat := s.passLatency() + s.cfg.DecisionCost*float64(r.Asked)
 		if lat <= 0 {
-			s.commit(h, h.batch, h.conns, r.Placed)
+			s.commit(h, h.batch, h.conns, r.Placed, s.now())
 			if !again {
 				return
 			}
 			continue
 		}
-		batch, conns := slices.Clone(h.batch), slices.Clone(h.conns)
+		batch, conns, start := slices.Clone(h.batch), slices.Clone(h.conns), s.now()
 		h.inPass, h.busyUntil = true, s.now()+lat
 		s.eng.At(h.busyUntil, func() {
-			s.commit(h, batch, conns, r.Placed)
+			s.commit(h, batch, conns, r.Placed, start)
 			h.inPass = false
 			if again || h.pending {
 				h.pending = false
@@ -851,8 +853,9 @@ func (s *sim) pass(h *hubState) {
 
 // commit takes the leases of a pass's placements and pushes the tasks: a
 // task another hub took meanwhile (or that left the queue) fails its
-// lease, as does one for a judge whose link closed during the pass.
-func (s *sim) commit(h *hubState, batch []*attempt, conns []*judge, placed []sched.Placement) {
+// lease, as does one for a judge whose link closed during the pass. The
+// pass started at start.
+func (s *sim) commit(h *hubState, batch []*attempt, conns []*judge, placed []sched.Placement, start float64) {
 	took := 0
 	for _, p := range placed {
 		a, j := batch[p.Task], conns[p.Judge]
@@ -862,7 +865,7 @@ func (s *sim) commit(h *hubState, batch []*attempt, conns []*judge, placed []sch
 		}
 		a.queued = false
 		a.reason = p.Reason
-		s.place(a, j)
+		s.place(a, j, start)
 		if p.Prefetch {
 			s.prefetch(a)
 		}
@@ -873,10 +876,10 @@ func (s *sim) commit(h *hubState, batch []*attempt, conns []*judge, placed []sch
 	}
 }
 
-func (s *sim) place(a *attempt, j *judge) {
+func (s *sim) place(a *attempt, j *judge, passStart float64) {
 	now := s.now()
 	a.judge = j.idx
-	a.dispatched = now
+	a.dispatched, a.passStart = now, passStart
 	a.hubAssigned, a.inHB = true, false
 	j.hub.assigned++
 	j.hub.since++
@@ -984,12 +987,13 @@ func (s *sim) removeRunning(j *judge, a *attempt) {
 }
 
 // complete is a's work ending: its slot frees now, or after the judge's
-// own delay (Job.Hold).
+// own delay (Job.Hold) and what of the push's recorded way (Job.Push)
+// the pass that placed it did not already take.
 func (s *sim) complete(a *attempt) {
 	j := s.judges[a.judge]
 	j.computing--
 	a.runEnd = s.now()
-	if h := a.job.job.Hold; h > 0 {
+	if h := a.job.job.Hold + max(0, a.job.job.Push-(a.dispatched-a.passStart)); h > 0 {
 		a.phase = phHold
 		s.eng.schedule(event{t: s.now() + h, kind: evHoldEnd, a: a, ver: a.ver})
 		return
@@ -1428,7 +1432,7 @@ func (s *sim) dispatchIdeal() {
 		s.res.Decisions++
 		a.judge = best.idx
 		a.reason = "ideal"
-		a.dispatched = s.now()
+		a.dispatched, a.passStart = s.now(), s.now()
 		s.messages++
 		s.sent(a, best)
 		s.countHot(a, best)

@@ -186,6 +186,15 @@ type Job struct {
 	// replayed trace's held_ms over its work (a loaded judge's timers
 	// firing late, its result waiting to be sent); 0 for generated jobs.
 	Hold float64
+	// Push is the push's way to the judge (s), from the start of the
+	// dispatch pass that placed the job to the judge having it: a
+	// replayed trace's dispatch_ms − placed_ms. A recorded hub counts the
+	// slot taken from that pass's start, and the judge starts the work
+	// only once the push arrived. The pass itself is part of it: the
+	// simulator's own pass (Config.PassLatency) already kept the slot from
+	// other tasks until the pass's end, so the slot stays taken, after
+	// the work, for the rest of the way only. 0 for generated jobs.
+	Push float64
 	// Result, when > 0, is how long this job's result takes from leaving
 	// its judge to freeing its slot at the hub (s), on whichever judge it
 	// runs: a replayed trace's slot_ms, what the hub measured for that
