@@ -745,7 +745,8 @@ func (s *sim) task(a *attempt) sched.Task {
 	return t
 }
 
-// sent records the job's first dispatch (to j, now).
+// sent records the job's first dispatch: to j, in the pass that started
+// at a.passStart.
 func (s *sim) sent(a *attempt, j *judge) {
 	if js := a.job; !js.sent {
 		js.sent, js.sentAt, js.sentTo = true, a.passStart, j.idx
