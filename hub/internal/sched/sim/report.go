@@ -819,17 +819,31 @@ the enqueue on a loaded machine, which started the replay's clock late.
    took the simulator's wait at the pass's commit while the hub's is at its start. Each task held its
    slot one pass too long and waited one pass too long. Since 2026-12-04 the replay's wait ends at the
    start of the pass that placed the task, and the slot stays taken for the recorded way or the pass,
-   whichever is longer (` + "`" + `sim.Job.Push` + "`" + `). Measured on four traces of 2026-12-04, seeds 1–10 each,
-   mean / p99 gap, before → after: the 21:10 run (3,000 contestants, the web nodes' admission and MySQL
-   pools at 16) +7 … +13 % / +0 … +11 % → −3 … +1 % / −2 … −1 %; the 21:26 run (3,000, board pushes at most
-   every second) +5 … +11 % / −2 … −0 % → −4 … +5 % / −2 … −0 %; the 18:25 run (3,000, the defaults)
-   −6 … −3 % / +1 … +6 % → −12 … −8 % / +0 … +3 %, now a little fast on the mean, so something there
-   still makes the hub slower that the model does not have; the 21:42 run (2,000 contestants, 15
-   judges, the judges the bottleneck in the last half hour) +37 … +63 % / +32 … +53 % → +16 … +42 % /
-   +16 … +38 %, still outside. In that run's rush every task held its slot as long in the replay as in
-   the hub (2.23 s against 2.22 s from the pass's start, the tasks placed at 410–450 s), yet the replay
-   kept 83–90 % of the slot-time busy where the hub kept 96 %; replayed with the ablation that places
-   without deferring (` + "`" + `default-nodefer` + "`" + `) the gap halves (+15 % / +14 %, seed 1). Not explained yet.
+   whichever is longer (` + "`" + `sim.Job.Push` + "`" + `). Measured on the traces of 2026-12-04's rehearsals, seeds 1–10
+   each, all judges, mean / p99 gap, before → after:
+
+   | trace | contestants, change | before | after |
+   |---|---|---|---|
+   | 10:29 (no ` + "`" + `slot_ms` + "`" + ` yet) | 3,000 | −9 … −1 % / +11 … +18 % | −13 … −10 % / +7 … +13 % |
+   | 15:25 (no ` + "`" + `slot_ms` + "`" + ` yet) | 3,000 | −6 … +4 % / −2 … +27 % | −18 … −14 % / −3 … +3 % |
+   | 18:25 | 3,000 | −6 … −3 % / +1 … +6 % | −12 … −8 % / +0 … +3 % |
+   | 21:10 | 3,000, admission and MySQL pools at 16 | +7 … +13 % / +0 … +11 % | −3 … +1 % / −2 … −1 % |
+   | 21:26 | 3,000, board pushes every second | +5 … +11 % / −2 … −0 % | −4 … +5 % / −2 … −0 % |
+   | 21:42 | 2,000, 15 judges | +37 … +63 % / +32 … +53 % | +16 … +42 % / +16 … +38 % |
+
+   The p99 gaps are within ±13 % on every trace after it, mostly within ±5 %. The mean gaps show what the
+   double count had been hiding: on the collapsed 3,000-contestant runs with the defaults the replay is
+   now 8–18 % fast, and on the 2,000-contestant run, whose judges were the bottleneck in the last half hour,
+   16–42 % slow. The slow one is the passes' draws: replayed with each window's mean pass instead of a
+   draw per pass from the window's histogram (the trace's ` + "`" + `pass_hist` + "`" + ` removed), that trace gives −6 % /
+   −3 % in every seed, while the collapsed ones go to −12 … −32 % on the mean. A pass drawn long blocks the
+   dispatcher while slots free, whatever it places; in the hub the long passes seem to come together with
+   everything else slow (in the 2,000 run's rush the hub's 286 passes placed 7.4 tasks each, one
+   started every 140 ms on average, after a 1-task pass 97 ms, after a 20-or-more pass 168 ms), and in
+   the collapsed runs something the replay does not have still makes the hub slower. In that rush every
+   task held its slot as long in the replay as in the hub (2.23 s against 2.22 s from the pass's start),
+   yet the replay kept 83–90 % of the slot-time busy where the hub kept 96 %. Not settled: the next step is
+   to record each pass (its start, its tasks, its end) in the trace and replay the passes as they came.
 `
 
 const docAblation = `
