@@ -79,47 +79,9 @@ func TestHeartbeatsCountWhenTheyArrive(t *testing.T) {
 func TestNoCancelForAnAttemptWhoseResultIsIn(t *testing.T) {
 	env := testenv.Redis(t)
 	th := startHub(t, env, nil)
-	addToken(t, env, "j1", "tok-j1")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, th.url("/judge"), &websocket.DialOptions{Subprotocols: []string{protocol.SubprotocolJudge}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
-	send := func(typ protocol.Type, v any) {
-		t.Helper()
-		b, err := protocol.Marshal(typ, "", v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Write(ctx, websocket.MessageText, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	next := func(want protocol.Type) protocol.Envelope {
-		t.Helper()
-		for {
-			_, b, err := c.Read(ctx)
-			if err != nil {
-				t.Fatalf("waiting for %s: %v", want, err)
-			}
-			e, err := protocol.Decode(protocol.LinkJudge, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if e.Type == want {
-				return e
-			}
-			if e.Type == protocol.TypeCancel {
-				t.Fatalf("cancel while waiting for %s: %s", want, b)
-			}
-		}
-	}
-	send(protocol.TypeHello, protocol.Hello{JudgeID: "j1", Token: "tok-j1", AgentVersion: "test", Cores: 1,
-		MemoryBytes: 1 << 30, Languages: []protocol.Language{{ID: "cpp17", Version: "g++"}}, MaxParallel: 1})
-	next(protocol.TypeWelcome)
-	send(protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1, Tasks: []protocol.TaskRef{}})
+	c, send, next := dialRawJudge(ctx, t, env, th)
 	before := time.Now()
 	enqueue(t, th.h.Queue(), newTask(1, 1, 7))
 	task, err := protocol.DecodeData[protocol.Task](next(protocol.TypeTask))
@@ -180,44 +142,9 @@ func TestNoCancelForAnAttemptWhoseResultIsIn(t *testing.T) {
 func TestAckOfAResultThatFreedNoSlot(t *testing.T) {
 	env := testenv.Redis(t)
 	th := startHub(t, env, nil)
-	addToken(t, env, "j1", "tok-j1")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, th.url("/judge"), &websocket.DialOptions{Subprotocols: []string{protocol.SubprotocolJudge}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
-	send := func(typ protocol.Type, v any) {
-		t.Helper()
-		b, err := protocol.Marshal(typ, "", v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Write(ctx, websocket.MessageText, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	next := func(want protocol.Type) protocol.Envelope {
-		t.Helper()
-		for {
-			_, b, err := c.Read(ctx)
-			if err != nil {
-				t.Fatalf("waiting for %s: %v", want, err)
-			}
-			e, err := protocol.Decode(protocol.LinkJudge, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if e.Type == want {
-				return e
-			}
-		}
-	}
-	send(protocol.TypeHello, protocol.Hello{JudgeID: "j1", Token: "tok-j1", AgentVersion: "test", Cores: 1,
-		MemoryBytes: 1 << 30, Languages: []protocol.Language{{ID: "cpp17", Version: "g++"}}, MaxParallel: 1})
-	next(protocol.TypeWelcome)
-	send(protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1, Tasks: []protocol.TaskRef{}})
+	_, send, next := dialRawJudge(ctx, t, env, th)
 	// In a language j1 does not offer: the hub never places it; the lease
 	// is j1's all the same.
 	task := newTask(1, 1, 7)
@@ -240,4 +167,53 @@ func TestAckOfAResultThatFreedNoSlot(t *testing.T) {
 	if got := results(t, env)[task.SubmissionID]; len(got) != 1 || got[0].Verdict != protocol.VerdictAC {
 		t.Errorf("the results stream holds %+v for it, want its one result recorded", got)
 	}
+}
+
+// dialRawJudge connects judge j1 (one slot, C++) to th by hand: its
+// token, hello, welcome and a first heartbeat with no tasks. send writes
+// one message, next reads up to the first of type want (a cancel
+// meanwhile fails the test). The link closes at the test's end.
+func dialRawJudge(ctx context.Context, t *testing.T, env *testenv.RedisEnv, th *testHub) (c *websocket.Conn,
+	send func(typ protocol.Type, v any), next func(want protocol.Type) protocol.Envelope) {
+	t.Helper()
+	addToken(t, env, "j1", "tok-j1")
+	c, _, err := websocket.Dial(ctx, th.url("/judge"), &websocket.DialOptions{Subprotocols: []string{protocol.SubprotocolJudge}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	send = func(typ protocol.Type, v any) {
+		t.Helper()
+		b, err := protocol.Marshal(typ, "", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next = func(want protocol.Type) protocol.Envelope {
+		t.Helper()
+		for {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				t.Fatalf("waiting for %s: %v", want, err)
+			}
+			e, err := protocol.Decode(protocol.LinkJudge, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Type == want {
+				return e
+			}
+			if e.Type == protocol.TypeCancel {
+				t.Fatalf("cancel while waiting for %s: %s", want, b)
+			}
+		}
+	}
+	send(protocol.TypeHello, protocol.Hello{JudgeID: "j1", Token: "tok-j1", AgentVersion: "test", Cores: 1,
+		MemoryBytes: 1 << 30, Languages: []protocol.Language{{ID: "cpp17", Version: "g++"}}, MaxParallel: 1})
+	next(protocol.TypeWelcome)
+	send(protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1, Tasks: []protocol.TaskRef{}})
+	return c, send, next
 }
