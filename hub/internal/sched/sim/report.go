@@ -842,8 +842,15 @@ the enqueue on a loaded machine, which started the replay's clock late.
    started every 140 ms on average, after a 1-task pass 97 ms, after a 20-or-more pass 168 ms), and in
    the collapsed runs something the replay does not have still makes the hub slower. In that rush every
    task held its slot as long in the replay as in the hub (2.23 s against 2.22 s from the pass's start),
-   yet the replay kept 83–90 % of the slot-time busy where the hub kept 96 %. Not settled: the next step is
-   to record each pass (its start, its tasks, its end) in the trace and replay the passes as they came.
+   yet the replay kept 83–90 % of the slot-time busy where the hub kept 96 %. Tried offline, not kept:
+   passes drawn from the same histograms but one draw per half second of the run (so that the passes of
+   one moment take alike, as a loaded machine makes them) give −8 … −2 % / −4 … +1 % on the 2,000 trace
+   (seeds 1–5), and −20 … −15 % (18:25), −28 … −23 % (15:25) and −11 … −10 % (21:10) on the mean on the
+   3,000 ones: the better model of the passes, and it leaves the collapsed runs with 10–28 % of the hub's
+   mean wait that the replay does not have at all (a candidate: the passes that placed nothing, whose
+   Peek waited for a Redis connection — the hub's pool waits averaged 125–510 ms in those runs — and
+   which the hub does not time). Not settled: the next step is to time the hub's empty passes and to
+   record each pass (its start, its tasks, its end) in the trace, and replay the passes as they came.
 `
 
 const docAblation = `
