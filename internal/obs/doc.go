@@ -43,11 +43,15 @@
 //
 // # Metric names read by other processes
 //
-// A metric another process reads is named here once:
-// HubDispatchPassSeconds (the hub's dispatch pass latency, which the
-// contest rehearsal feeds to the scheduling simulator's replay) and
-// HubJudgeMessageWaitSeconds (how long judges' messages waited for the hub,
-// which it reports beside the replay), read with HistogramMean.
+// A metric another process reads is named here once (metricnames.go):
+// the hub's dispatch pass latencies, those that placed tasks
+// (HubDispatchPassSeconds) and those that placed nothing
+// (HubDispatchIdlePassSeconds), its dispatcher's wait for a core
+// (HubDispatchWakeSeconds), its results' ways to their slots
+// (HubResultSlotSeconds) and its queue waits (HubQueueWaitSeconds), which
+// the contest rehearsal feeds to the scheduling simulator's replay or
+// reports beside it, and HubJudgeMessageWaitSeconds (how long judges'
+// messages waited for the hub), read with ReadHistogram or HistogramMean.
 //
 // A process that drains registers a check that fails once draining starts,
 // so /readyz turns 503 and the balancer stops sending it work before it

@@ -15,6 +15,14 @@ import (
 // /metrics for the scheduling simulator's replay.
 const HubDispatchPassSeconds = "verdict_hub_dispatch_pass_seconds"
 
+// HubDispatchIdlePassSeconds is the hub's histogram of its dispatch
+// passes that placed nothing (an empty queue, no judge ready, no free slot
+// for the head of the queue), from their start to their end: their Peek
+// holds the dispatcher as a placing pass does. The contest rehearsal puts
+// it in its trace's windows; the replay holds its dispatcher that long
+// for a pass that places nothing.
+const HubDispatchIdlePassSeconds = "verdict_hub_dispatch_idle_pass_seconds"
+
 // HubDispatchWakeSeconds is the hub's histogram of how long its
 // dispatcher, woken while idle (a queue change, a freed slot), took to
 // start the pass: its wait for a core. The scheduling simulator starts

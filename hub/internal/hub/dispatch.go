@@ -26,7 +26,19 @@ func (h *Hub) dispatchLoop(ctx context.Context) {
 			h.m.wakeSeconds.Observe(max(0, time.Since(time.Unix(0, w)).Seconds()))
 		}
 		for ctx.Err() == nil {
-			more, err := h.dispatchOnce(ctx)
+			start := time.Now()
+			placed, more, err := h.dispatchOnce(ctx, start)
+			if err == nil {
+				// Every pass is timed, the ones that placed nothing
+				// apart: their Peek holds the dispatcher too, and
+				// whatever wakes it meanwhile waits (the scheduling
+				// simulator's replay holds its dispatcher as long).
+				if placed > 0 {
+					h.m.passSeconds.Observe(time.Since(start).Seconds())
+				} else {
+					h.m.idlePassSeconds.Observe(time.Since(start).Seconds())
+				}
+			}
 			if err != nil {
 				if ctx.Err() == nil {
 					h.log.Warn("dispatch failed", "err", err)
@@ -40,10 +52,10 @@ func (h *Hub) dispatchLoop(ctx context.Context) {
 	}
 }
 
-// dispatchOnce runs one pass over the head of the queue. It reports
-// whether another pass may place more right away.
-func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
-	now := time.Now()
+// dispatchOnce runs one pass over the head of the queue, started at now.
+// It reports how many tasks it placed and whether another pass may place
+// more right away.
+func (h *Hub) dispatchOnce(ctx context.Context, now time.Time) (placed int, more bool, err error) {
 	h.mu.Lock()
 	conns := make([]*judgeConn, 0, len(h.judges))
 	views := make([]sched.Judge, 0, len(h.judges))
@@ -58,15 +70,15 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 
 	tasks, err := h.q.Peek(ctx, h.cfg.PeekWindow)
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
 	if len(tasks) == 0 {
 		h.setSaturated(false)
-		return false, nil
+		return 0, false, nil
 	}
 	if len(views) == 0 {
 		h.setSaturated(true)
-		return false, nil
+		return 0, false, nil
 	}
 	// Decide the whole pass first, then take its leases in one round
 	// trip: one Redis call per task capped the hub at about 40
@@ -106,9 +118,8 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 	}
 	_, leased, err := h.q.LeaseMany(ctx, reqs, h.cfg.LeaseTimeout)
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
-	placed := 0
 	for i, p := range picks {
 		if !leased[i] {
 			continue // another hub took it, or a rejudge replaced it
@@ -149,11 +160,8 @@ func (h *Hub) dispatchOnce(ctx context.Context) (bool, error) {
 			h.prefetch(t)
 		}
 	}
-	if placed > 0 {
-		h.m.passSeconds.Observe(time.Since(now).Seconds())
-	}
 	h.setSaturated(busy)
-	return placed > 0 && pass.Again(h.cfg.PeekWindow), nil
+	return placed, placed > 0 && pass.Again(h.cfg.PeekWindow), nil
 }
 
 // prefetch sends a hot problem's test data to every judge that lacks it.

@@ -180,6 +180,32 @@ func TestTasksSpreadByLoad(t *testing.T) {
 	t.Logf("tasks per judge: %v", counts)
 }
 
+// TestIdlePassesTimedApart: every dispatch pass is timed, those that
+// placed nothing (an empty queue, no judge) in their own histogram and
+// those that placed tasks in the pass histogram, so that the replay can
+// hold its dispatcher as the hub's was held.
+func TestIdlePassesTimedApart(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	q := th.h.Queue()
+	// An empty queue: the ticks' passes place nothing.
+	eventually(t, 5*time.Second, "idle passes timed", func() bool { return metric(t, th.reg, obs.HubDispatchIdlePassSeconds, nil) >= 3 })
+	// A task and no judge: still nothing placed.
+	enqueue(t, q, newTask(1, 1, 7))
+	before := metric(t, th.reg, obs.HubDispatchIdlePassSeconds, nil)
+	eventually(t, 5*time.Second, "idle passes with a task and no judge", func() bool {
+		return metric(t, th.reg, obs.HubDispatchIdlePassSeconds, nil) >= before+3
+	})
+	if n := metric(t, th.reg, obs.HubDispatchPassSeconds, nil); n != 0 {
+		t.Fatalf("%v passes timed as placing before any judge connected", n)
+	}
+	newFakeJudge(t, env, "j", 1, func() string { return th.url("/judge") }, 10*time.Millisecond).start()
+	exactlyOne(t, waitResults(t, env, 1, 10*time.Second), ids(1, 1))
+	if n := metric(t, th.reg, obs.HubDispatchPassSeconds, nil); n != 1 {
+		t.Errorf("%v passes timed as placing, want the one that placed the task", n)
+	}
+}
+
 func TestJudgeKilledMidTask(t *testing.T) {
 	env := testenv.Redis(t)
 	th := startHub(t, env, nil)

@@ -13,6 +13,7 @@ type metrics struct {
 	leased            prometheus.Gauge
 	waitSeconds       prometheus.Histogram
 	passSeconds       prometheus.Histogram
+	idlePassSeconds   prometheus.Histogram
 	wakeSeconds       prometheus.Histogram
 	judgeMessageWait  prometheus.Histogram
 	resultSlot        prometheus.Histogram
@@ -46,6 +47,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2, 5, 10, 30, 60, 120, 300}}),
 		passSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: obs.HubDispatchPassSeconds, Help: "Time from the start of a dispatch pass that placed tasks (Peek, decisions) to its last task handed to a judge's socket (leases taken).",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .25, .5, 1}}),
+		idlePassSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: obs.HubDispatchIdlePassSeconds, Help: "Time from the start of a dispatch pass that placed nothing (the queue empty, no judge ready, or no free slot for the head of the queue) to its end: the dispatcher is held as long.",
 			Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .25, .5, 1}}),
 		wakeSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: obs.HubDispatchWakeSeconds, Help: "Time from a wake (a queue change, a freed slot) that found the dispatcher idle to the start of the pass it started: the dispatcher's wait for a core.",
@@ -91,7 +95,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		warmReports: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_prefetch_reports_total", Help: "Prefetch outcomes judges reported, by outcome (cached or failed)."}, []string{"outcome"}),
 	}
-	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.wakeSeconds, m.judgeMessageWait, m.resultSlot, m.dispatches, m.leaseExpiries,
+	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.idlePassSeconds, m.wakeSeconds, m.judgeMessageWait, m.resultSlot, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes, m.fullPushes,
 		m.boardReadFailures, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports} {
 		if err := reg.Register(c); err != nil {
