@@ -68,6 +68,10 @@ type ComparisonModel struct {
 	// wake latency (LatencyWindow.WakeMs), by which the replay delayed
 	// the passes the idle dispatcher was woken for.
 	WakeWindows int `json:"wake_windows,omitempty"`
+	// IdleWindows is how many of those windows had the hub's passes that
+	// placed nothing (LatencyWindow.IdleMs), for which the replay held its
+	// dispatcher as long.
+	IdleWindows int `json:"idle_windows,omitempty"`
 	// Holds is how many tasks the replay held on their judge's slot
 	// after their work (Task.HeldMs over the work), HoldMeanMs that
 	// time's mean over them.

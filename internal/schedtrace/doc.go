@@ -42,9 +42,10 @@
 //     what an installation's MySQL keeps, see `verdict-stack export-trace
 //     --dsn`) has compile_ms in [0, work_ms], cases_ms ≥ 0, a final
 //     protocol.Verdict, verdict_ms ≥ 0, and ran_on naming one of the judges;
-//   - pass_ms and result_ms, and each latency window's (and its wake_ms),
-//     are in [0, 60000] (MaxLatencyMs); the windows' at_ms are ≥ 0 and strictly
-//     increasing; a window's pass_hist, result_hist and wake_hist, where
+//   - pass_ms and result_ms, and each latency window's (and its wake_ms
+//     and idle_ms), are in [0, 60000] (MaxLatencyMs); the windows' at_ms
+//     are ≥ 0 and strictly increasing; a window's pass_hist, result_hist,
+//     wake_hist and idle_hist, where
 //     present, have bounds_ms strictly
 //     increasing in (0, 60000] and counts ≥ 0, one more than the bounds.
 //

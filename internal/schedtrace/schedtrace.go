@@ -78,6 +78,16 @@ type LatencyWindow struct {
 	// not recorded; the replay then starts a pass at once).
 	WakeMs   float64 `json:"wake_ms,omitempty"`
 	WakeHist *Hist   `json:"wake_hist,omitempty"`
+	// IdleMs and IdleHist are the hub's dispatch passes that placed
+	// nothing in the window (verdict_hub_dispatch_idle_pass_seconds: an
+	// empty queue, no judge ready, no free slot for the head of the
+	// queue), their start to their end: the mean and the spread. The
+	// replay holds its dispatcher that long for such a pass. 0 and none:
+	// not recorded (or none in the window); the replay then runs a pass
+	// on an empty queue in no time, and one that places nothing as long
+	// as a placing one.
+	IdleMs   float64 `json:"idle_ms,omitempty"`
+	IdleHist *Hist   `json:"idle_hist,omitempty"`
 }
 
 // Hist is a histogram of what the hub observed in one window: Counts[i]
@@ -216,6 +226,12 @@ func (t Trace) Validate() error {
 		}
 		if w.WakeHist != nil {
 			errs = append(errs, w.WakeHist.problems(fmt.Sprintf("latency[%d].wake_hist", i))...)
+		}
+		if w.IdleMs < 0 || math.IsNaN(w.IdleMs) || w.IdleMs > MaxLatencyMs {
+			bad("latency[%d].idle_ms: %v not in [0, %d]", i, w.IdleMs, MaxLatencyMs)
+		}
+		if w.IdleHist != nil {
+			errs = append(errs, w.IdleHist.problems(fmt.Sprintf("latency[%d].idle_hist", i))...)
 		}
 	}
 	byID := map[string][]int{}

@@ -140,6 +140,13 @@ func TestValidate(t *testing.T) {
 		{"window wake histogram short", func(t *Trace) {
 			t.Latency = []LatencyWindow{{WakeHist: &Hist{BoundsMs: []float64{1}, Counts: []int64{1}}}}
 		}, "latency[0].wake_hist.counts: 1 for 1 bounds"},
+		{"window idle passes", func(t *Trace) {
+			t.Latency = []LatencyWindow{{IdleMs: 3.5, IdleHist: &Hist{BoundsMs: []float64{1, 5}, Counts: []int64{1, 2, 0}}}}
+		}, ""},
+		{"window idle passes too long", func(t *Trace) { t.Latency = []LatencyWindow{{IdleMs: 60001}} }, "latency[0].idle_ms: 60001 not in"},
+		{"window idle histogram short", func(t *Trace) {
+			t.Latency = []LatencyWindow{{IdleHist: &Hist{BoundsMs: []float64{1, 2}, Counts: []int64{1, 1}}}}
+		}, "latency[0].idle_hist.counts: 2 for 2 bounds"},
 		{"histogram negative count", func(t *Trace) {
 			t.Latency = []LatencyWindow{{PassHist: &Hist{BoundsMs: []float64{1}, Counts: []int64{0, -4}}}}
 		}, "latency[0].pass_hist.counts[1]: negative"},

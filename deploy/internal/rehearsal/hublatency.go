@@ -17,11 +17,12 @@ const latencyEvery = 5 * time.Second
 
 // hubSample is one reading of the hub's cumulative histograms: its
 // dispatch passes that placed tasks, its judges' results' waits to free
-// their slots (slot) and its dispatcher's waits for a core (wake; empty
-// from a hub without it).
+// their slots (slot), its dispatcher's waits for a core (wake) and its
+// passes that placed nothing (idle; wake and idle are empty from a hub
+// without them).
 type hubSample struct {
-	at               time.Time
-	pass, slot, wake obs.Histogram
+	at                     time.Time
+	pass, slot, wake, idle obs.Histogram
 }
 
 // sampleHubLatency reads the hub's histograms every latencyEvery until
@@ -62,14 +63,15 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 	}
 	// A hub without the wake histogram: none recorded.
 	s.wake, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchWakeSeconds)
+	s.idle, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchIdlePassSeconds)
 	return s, nil
 }
 
 // latencyWindows turns readings of the hub's cumulative histograms into a
 // trace's latency windows: one from each reading to the next, holding the
 // mean of what the hub observed between them, or the run-wide passMs
-// (resultMs; 0 for the wake) when it observed no pass (no message, no
-// wake) then, and the
+// (resultMs; 0 for the wake and the idle passes) when it observed no pass
+// (no message, no wake, no idle pass) then, and the
 // histogram of those observations (none when there were none). Windows
 // that end by start are dropped but the last, which starts the list at 0.
 // A counter that went down (the hub restarted) counts from zero again.
@@ -88,7 +90,7 @@ func latencyWindows(samples []hubSample, start time.Time, passMs, resultMs float
 		if !b.at.After(start) {
 			continue
 		}
-		if b.pass.Count < a.pass.Count || b.slot.Count < a.slot.Count || b.wake.Count < a.wake.Count { // restarted: b's counts are all since then
+		if b.pass.Count < a.pass.Count || b.slot.Count < a.slot.Count || b.wake.Count < a.wake.Count || b.idle.Count < a.idle.Count { // restarted: b's counts are all since then
 			a = hubSample{at: a.at}
 		}
 		w := schedtrace.LatencyWindow{
@@ -100,6 +102,9 @@ func latencyWindows(samples []hubSample, start time.Time, passMs, resultMs float
 			// No wake in the window: the pass starts at once.
 			WakeMs:   mean(a.wake, b.wake, 0),
 			WakeHist: histBetween(a.wake, b.wake),
+			// No idle pass in the window: not recorded.
+			IdleMs:   mean(a.idle, b.idle, 0),
+			IdleHist: histBetween(a.idle, b.idle),
 		}
 		if n := len(out); n > 0 && w.AtMs <= out[n-1].AtMs {
 			out[n-1] = w

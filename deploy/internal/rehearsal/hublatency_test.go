@@ -21,6 +21,11 @@ func TestLatencyWindows(t *testing.T) {
 		h.wake = obs.Histogram{Sum: sum, Count: n}
 		return h
 	}
+	// The idle passes' histogram: bounds 1 ms and 10 ms, cumulative.
+	idle := func(h hubSample, sum float64, counts ...float64) hubSample {
+		h.idle = obs.Histogram{Bounds: []float64{0.001, 0.01}, Counts: counts, Sum: sum, Count: counts[len(counts)-1]}
+		return h
+	}
 	// With buckets: pass bounds 1 ms and 100 ms, message bound 10 ms.
 	bucketed := func(s float64, pass, msg []float64) hubSample {
 		h := sample(s, 0, 0, 0, 0)
@@ -66,6 +71,17 @@ func TestLatencyWindows(t *testing.T) {
 		{"the dispatcher's wake, 0 when it did not wake", []hubSample{
 			woken(sample(0, 0, 0, 0, 0), 0, 0), woken(sample(5, 0.05, 10, 0.1, 100), 0.2, 10), woken(sample(10, 0.1, 20, 0.2, 200), 0.2, 10),
 		}, []schedtrace.LatencyWindow{{AtMs: 0, PassMs: 5, ResultMs: 1, WakeMs: 20}, {AtMs: 5000, PassMs: 5, ResultMs: 1}}},
+		{"idle passes of each window's own, none when there were none", []hubSample{
+			idle(sample(0, 0, 0, 0, 0), 0, 0, 0, 0), idle(sample(5, 0.05, 10, 0.1, 100), 0.04, 2, 5, 8),
+			idle(sample(10, 0.1, 20, 0.2, 200), 0.04, 2, 5, 8), idle(sample(15, 0.1, 20, 0.2, 200), 0.14, 2, 6, 10),
+		}, []schedtrace.LatencyWindow{
+			{AtMs: 0, PassMs: 5, ResultMs: 1, IdleMs: 5, IdleHist: &schedtrace.Hist{BoundsMs: []float64{1, 10}, Counts: []int64{2, 3, 3}}},
+			{AtMs: 5000, PassMs: 5, ResultMs: 1},
+			{AtMs: 10000, PassMs: 33, ResultMs: 119, IdleMs: 50, IdleHist: &schedtrace.Hist{BoundsMs: []float64{1, 10}, Counts: []int64{0, 1, 1}}},
+		}},
+		{"a restarted hub's idle passes count from zero", []hubSample{
+			idle(sample(0, 0.1, 10, 0.1, 100), 1, 10, 20, 30), idle(sample(5, 0.2, 20, 0.2, 200), 0.003, 1, 1, 1),
+		}, []schedtrace.LatencyWindow{{AtMs: 0, PassMs: 10, ResultMs: 1, IdleMs: 3, IdleHist: &schedtrace.Hist{BoundsMs: []float64{1, 10}, Counts: []int64{1, 0, 0}}}}},
 		{"a restarted hub's histograms count from zero", []hubSample{
 			bucketed(0, []float64{50, 60, 70}, []float64{5, 5}), bucketed(5, []float64{1, 1, 2}, []float64{0, 1}),
 		}, []schedtrace.LatencyWindow{{AtMs: 0, PassMs: 0.5, ResultMs: 2,
@@ -76,7 +92,8 @@ func TestLatencyWindows(t *testing.T) {
 			got := latencyWindows(tc.samples, start, 33, 119)
 			if !slices.EqualFunc(got, tc.want, func(a, b schedtrace.LatencyWindow) bool {
 				return a.AtMs == b.AtMs && near(a.PassMs, b.PassMs) && near(a.ResultMs, b.ResultMs) && near(a.WakeMs, b.WakeMs) &&
-					sameHist(a.PassHist, b.PassHist) && sameHist(a.ResultHist, b.ResultHist) && sameHist(a.WakeHist, b.WakeHist)
+					sameHist(a.PassHist, b.PassHist) && sameHist(a.ResultHist, b.ResultHist) && sameHist(a.WakeHist, b.WakeHist) &&
+					near(a.IdleMs, b.IdleMs) && sameHist(a.IdleHist, b.IdleHist)
 			}) {
 				t.Fatalf("latencyWindows = %+v, want %+v", got, tc.want)
 			}

@@ -98,6 +98,14 @@ func TestShortRehearsal(t *testing.T) {
 		if rep.HubWake == nil || rep.HubWake.N == 0 {
 			t.Errorf("the hub's wake histogram was not read: %+v", rep.HubWake)
 		}
+		// Its passes that placed nothing too, and the replay held its
+		// dispatcher as long for its own, window by window.
+		if rep.HubIdle == nil || rep.HubIdle.N == 0 {
+			t.Errorf("the hub's idle pass histogram was not read: %+v", rep.HubIdle)
+		} else if rep.Replay.Model.IdleWindows == 0 || !strings.Contains(md, "dispatch passes that placed nothing") {
+			t.Errorf("the replay took the idle passes of %d windows; the report says so: %v", rep.Replay.Model.IdleWindows,
+				strings.Contains(md, "dispatch passes that placed nothing"))
+		}
 		// Each result freed its slot when the hub read it, timed: the
 		// replay's result latency is that wait.
 		if rep.Results < int64(rep.Submitted) {

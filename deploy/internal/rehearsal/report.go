@@ -104,7 +104,11 @@ type Report struct {
 	// HubWake is the hub's histogram of its dispatcher's waits for a core
 	// (verdict_hub_dispatch_wake_seconds: a wake that found it idle → the
 	// pass it started), in the same shape; nil when it could not be read.
-	HubWake   *HubWait
+	HubWake *HubWait
+	// HubIdle is the hub's histogram of its dispatch passes that placed
+	// nothing (verdict_hub_dispatch_idle_pass_seconds), in the same
+	// shape; nil when it could not be read.
+	HubIdle   *HubWait
 	JudgeMsgs int64
 	// WarmJudges of StartJudges (the judges connected at the start) held
 	// test data then, WarmHashes packages in all: the replay starts them
@@ -490,6 +494,14 @@ func (rep *Report) Markdown() string {
 			}
 			fmt.Fprintf(&b, "\nThe hub's dispatcher, woken while idle (a queue change, a freed slot), started its pass %.1f ms later on average (p99 %s; %d wakes, `verdict_hub_dispatch_wake_seconds`): its own wait for a core, which the replay draws per window.\n",
 				w.MeanMs, p99, w.N)
+		}
+		if w := rep.HubIdle; w != nil {
+			p99 := fmt.Sprintf("at most %.1f ms", w.P99AtMostMs)
+			if math.IsInf(w.P99AtMostMs, 1) {
+				p99 = "above the histogram's last bound"
+			}
+			fmt.Fprintf(&b, "\nThe hub's %d dispatch passes that placed nothing (an empty queue, no free slot for the head of the queue; `verdict_hub_dispatch_idle_pass_seconds`) took %.2f ms on average (p99 %s), holding the dispatcher meanwhile: the replay holds its own as long, per window (%d windows).\n",
+				w.N, w.MeanMs, p99, x.Model.IdleWindows)
 		}
 		if x.Model.Holds > 0 {
 			fmt.Fprintf(&b, "\nThe judges' own time: %d of the first attempts held their slot beyond their simulated work (a slot took it → its result left the judge: the load generator's timers firing late, the result waiting to be sent), %.1f ms on average over them; the replay holds each slot that much longer after the work.\n",

@@ -221,7 +221,8 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
-			LatencySpreads: spreads(c.LatencyWindows), WakeWindows: wakes(c.LatencyWindows), Holds: holds.n, HoldMeanMs: holds.mean,
+			LatencySpreads: spreads(c.LatencyWindows), WakeWindows: wakes(c.LatencyWindows), IdleWindows: idles(c.LatencyWindows),
+			Holds: holds.n, HoldMeanMs: holds.mean,
 			OwnSlotTimes: slots.n, OwnSlotMeanMs: slots.mean}}
 	if rc.custom {
 		res.Model.Download = "custom"
@@ -452,6 +453,9 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 	if m.WakeWindows > 0 {
 		lat += fmt.Sprintf(", passes the idle dispatcher was woken for started as late as the hub's over %d windows", m.WakeWindows)
 	}
+	if m.IdleWindows > 0 {
+		lat += fmt.Sprintf(", passes that placed nothing held the dispatcher as long as the hub's over %d windows", m.IdleWindows)
+	}
 	if m.Holds > 0 {
 		lat += fmt.Sprintf(", %d tasks' slots held %.1f ms on average after their work (the judge's own time, as recorded)", m.Holds, m.HoldMeanMs)
 	}
@@ -508,7 +512,8 @@ func latencyWindows(ws []schedtrace.LatencyWindow) []LatencyWindow {
 	for i, w := range ws {
 		out[i] = LatencyWindow{From: float64(w.AtMs) / 1000, Pass: w.PassMs / 1000, Result: w.ResultMs / 1000,
 			PassDist: latencyDist(w.PassHist, w.PassMs), ResultDist: latencyDist(w.ResultHist, w.ResultMs),
-			Wake: w.WakeMs / 1000, WakeDist: latencyDist(w.WakeHist, w.WakeMs)}
+			Wake: w.WakeMs / 1000, WakeDist: latencyDist(w.WakeHist, w.WakeMs),
+			Idle: w.IdleMs / 1000, IdleDist: latencyDist(w.IdleHist, w.IdleMs)}
 	}
 	return out
 }
@@ -518,6 +523,17 @@ func wakes(ws []LatencyWindow) int {
 	n := 0
 	for _, w := range ws {
 		if w.Wake > 0 || w.WakeDist != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// idles counts the windows with an idle pass latency.
+func idles(ws []LatencyWindow) int {
+	n := 0
+	for _, w := range ws {
+		if w.Idle > 0 || w.IdleDist != nil {
 			n++
 		}
 	}

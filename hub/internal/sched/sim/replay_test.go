@@ -939,3 +939,88 @@ func TestNewLatencyDist(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayIdlePasses: a pass that places nothing holds the replay's
+// dispatcher as long as the hub's idle passes took in the window, and
+// what arrives meanwhile waits for it to end; where the trace has none,
+// a pass on an empty queue takes no time and one that places nothing
+// takes a placing pass's latency (the model before).
+func TestReplayIdlePasses(t *testing.T) {
+	placing := schedtrace.LatencyWindow{PassMs: 5}
+	idle := func(w schedtrace.LatencyWindow, ms float64, h *schedtrace.Hist) schedtrace.LatencyWindow {
+		w.IdleMs, w.IdleHist = ms, h
+		return w
+	}
+	t.Run("an empty queue", func(t *testing.T) {
+		// One slot, tasks of 10 ms at 100, 130, 300 and 350 ms, passes
+		// in no time (the judge's connection at 0 woke the dispatcher on
+		// an empty queue: held 0-60 ms). Each result frees the slot and
+		// wakes the dispatcher on an empty queue: with idle passes of 60
+		// ms it is held 110-170 and 310-370 ms, so the tasks of 130 and
+		// 350 ms wait 40 and 20 ms.
+		for _, tc := range []struct {
+			name    string
+			w       schedtrace.LatencyWindow
+			want    []float64
+			windows int
+		}{
+			{"not recorded", schedtrace.LatencyWindow{}, []float64{0, 0, 0, 0}, 0},
+			{"a mean", idle(schedtrace.LatencyWindow{}, 60, nil), []float64{0, 40, 0, 20}, 1},
+			{"a spread within one bucket", idle(schedtrace.LatencyWindow{}, 60, &schedtrace.Hist{BoundsMs: []float64{59.999, 60}, Counts: []int64{0, 4, 0}}),
+				[]float64{0, 40, 0, 20}, 1},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				tr := steadyTrace(4, 0, 10, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+				for k, at := range []int64{100, 130, 300, 350} {
+					tr.Tasks[k].AtMs = at
+				}
+				tr.Latency = []schedtrace.LatencyWindow{tc.w}
+				r, err := Replay(tr, "", quiet...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Model.IdleWindows != tc.windows {
+					t.Errorf("model: %d idle windows, want %d", r.Model.IdleWindows, tc.windows)
+				}
+				got := simWaits(r)
+				for k, w := range tc.want {
+					if id := int64(k + 1); math.Abs(got[id]-w) > 0.01 {
+						t.Errorf("task %d waited %v ms, want %v", id, got[id], w)
+					}
+				}
+			})
+		}
+	})
+	t.Run("no free slot", func(t *testing.T) {
+		// One slot, a task of 100 ms at 200 ms and one at 210 ms (after
+		// the idle pass the judge's connection started at 0); placing
+		// passes take 5 ms (the first task's work runs 205-305 ms). The
+		// second task's arrival runs a pass that places nothing: with idle
+		// passes of 150 ms it holds the dispatcher until 360 ms, past the
+		// slot freed at 305 ms, and the task waits 150 ms; without, that
+		// pass takes a placing pass's 5 ms and the task waits for the
+		// slot: 95.
+		for _, tc := range []struct {
+			name string
+			w    schedtrace.LatencyWindow
+			want float64
+		}{
+			{"not recorded", placing, 95},
+			{"a mean", idle(placing, 150, nil), 150},
+			{"shorter than the wait for the slot", idle(placing, 50, nil), 95},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				tr := steadyTrace(2, 10, 100, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+				tr.Tasks[0].AtMs, tr.Tasks[1].AtMs = 200, 210
+				tr.Latency = []schedtrace.LatencyWindow{tc.w}
+				r, err := Replay(tr, "", quiet...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := simWaits(r); !near(got[1], 0) || math.Abs(got[2]-tc.want) > 1e-3 {
+					t.Errorf("waits %v, want 0 and %v ms", got, tc.want)
+				}
+			})
+		}
+	})
+}

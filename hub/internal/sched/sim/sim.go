@@ -154,6 +154,14 @@ type LatencyWindow struct {
 	// start its pass (its wait for a core; 0 and nil: at once).
 	Wake     float64
 	WakeDist *LatencyDist
+	// Idle and IdleDist: how long a pass that places nothing (the queue
+	// empty, no judge connected, no free slot for the head of the queue)
+	// holds the dispatcher, the mean or a draw from the spread. 0 and
+	// nil: not recorded; a pass on an empty queue (or without a judge)
+	// then takes no time, and one that places nothing takes a pass
+	// latency (the model before 2026-12-05).
+	Idle     float64
+	IdleDist *LatencyDist
 }
 
 // LatencyDist is how a latency was spread over a window, as a histogram:
@@ -263,6 +271,20 @@ func (s *sim) wakeLatency() float64 {
 		return w.WakeDist.draw(s.latRng.Float64(), s.latRng.Float64())
 	}
 	return max(0, w.Wake)
+}
+
+// idleLatency is how long a pass that starts now and places nothing
+// holds the dispatcher: the window's mean, or a draw from its spread; ok
+// false without a window or a recorded idle pass in it.
+func (s *sim) idleLatency() (d float64, ok bool) {
+	w := s.cfg.window(s.now())
+	switch {
+	case w == nil || (w.IdleDist == nil && w.Idle <= 0):
+		return 0, false
+	case w.IdleDist != nil:
+		return w.IdleDist.draw(s.latRng.Float64(), s.latRng.Float64()), true
+	}
+	return w.Idle, true
 }
 
 // resultLatency is how long a result that leaves its judge now waits for
@@ -794,8 +816,14 @@ func (s *sim) wake(h *hubState) {
 // does: the hub's view of its connected judges, the head of the queue,
 // sched.Pass (the very function the hub calls), then the leases and the
 // pushes — at once, or PassLatency (+ DecisionCost per decision) later.
+// A pass that places nothing takes the window's idle pass latency where
+// recorded (idlePass for one that finds no task or no judge).
 func (s *sim) pass(h *hubState) {
-	for len(s.queue) > 0 {
+	for {
+		if len(s.queue) == 0 {
+			s.idlePass(h)
+			return
+		}
 		h.views, h.conns = h.views[:0], h.conns[:0]
 		for _, j := range s.judges {
 			if !j.hub.connected || j.hubIdx != h.idx {
@@ -813,6 +841,7 @@ func (s *sim) pass(h *hubState) {
 			}
 		}
 		if len(h.views) == 0 {
+			s.idlePass(h)
 			return
 		}
 		n := min(s.cfg.PeekWindow, len(s.queue))
@@ -830,7 +859,14 @@ func (s *sim) pass(h *hubState) {
 		}
 		s.res.Decisions += r.Asked
 		again := r.Again(s.cfg.PeekWindow)
-		lat := s.passLatency() + s.cfg.DecisionCost*float64(r.Asked)
+		lat, idle := 0.0, false
+		if len(r.Placed) == 0 {
+			lat, idle = s.idleLatency()
+		}
+		if !idle {
+			lat = s.passLatency()
+		}
+		lat += s.cfg.DecisionCost * float64(r.Asked)
 		if lat <= 0 {
 			s.commit(h, h.batch, h.conns, r.Placed, s.now())
 			if !again {
@@ -850,6 +886,24 @@ func (s *sim) pass(h *hubState) {
 		})
 		return
 	}
+}
+
+// idlePass holds hub h's dispatcher for a pass that found no task or no
+// judge, as long as the window's idle passes took (the hub's Peek); at
+// once where none is recorded. What woke it meanwhile runs a pass after.
+func (s *sim) idlePass(h *hubState) {
+	d, ok := s.idleLatency()
+	if !ok || d <= 0 {
+		return
+	}
+	h.inPass, h.busyUntil = true, s.now()+d
+	s.eng.At(h.busyUntil, func() {
+		h.inPass = false
+		if h.pending {
+			h.pending = false
+			s.pass(h)
+		}
+	})
 }
 
 // commit takes the leases of a pass's placements and pushes the tasks: a
