@@ -31,6 +31,7 @@ type ReplayOption func(*replayConfig)
 
 type replayConfig struct {
 	seed      uint64
+	moment    time.Duration
 	heartbeat time.Duration
 	download  func(hash string) time.Duration
 	custom    bool
@@ -40,6 +41,11 @@ type replayConfig struct {
 // ReplaySeed seeds the policy (the policies that draw random numbers) and
 // the heartbeat phases of the judges present from the start. Default 1.
 func ReplaySeed(seed uint64) ReplayOption { return func(c *replayConfig) { c.seed = seed } }
+
+// ReplayPassMoment draws the passes' latencies alike within each moment
+// of length d (Config.PassMoment) instead of pass by pass. Default 0:
+// pass by pass.
+func ReplayPassMoment(d time.Duration) ReplayOption { return func(c *replayConfig) { c.moment = d } }
 
 // ReplayHeartbeat is the judges' heartbeat interval; it also sets the lease
 // ((3+1) × interval) and the reaper (interval / 2) as the hub derives them.
@@ -109,6 +115,9 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	}
 	if rc.heartbeat <= 0 {
 		return ReplayResult{}, fmt.Errorf("sim: replay: heartbeat %v not positive", rc.heartbeat)
+	}
+	if rc.moment < 0 {
+		return ReplayResult{}, fmt.Errorf("sim: replay: pass moment %v negative", rc.moment)
 	}
 	if policy == "" {
 		policy = tr.Policy
@@ -198,7 +207,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		// on average (Trace.ResultMs).
 		ResultLatency: tr.ResultMs / 1000,
 		// And as they varied over the run, where the trace has windows.
-		LatencyWindows: latencyWindows(tr.Latency),
+		LatencyWindows: latencyWindows(tr.Latency), PassMoment: rc.moment.Seconds(),
 		// Enough to finish everything on the slowest single slot, and an
 		// hour for leases to expire and judges to come back.
 		MaxDrain: 3600 + work/minSpeed}

@@ -1024,3 +1024,56 @@ func TestReplayIdlePasses(t *testing.T) {
 		}
 	})
 }
+
+// TestReplayPassMoment: with a pass moment, the passes of one moment
+// take the same latency, drawn from the window's spread; moments apart
+// draw apart.
+func TestReplayPassMoment(t *testing.T) {
+	// Twenty tasks of 50 ms at once on one slot, passes of 30-40 ms:
+	// each task holds the slot its pass and its work, so the gaps between
+	// the waits are the passes' latencies plus 50.
+	tr := steadyTrace(20, 0, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	tr.Latency = []schedtrace.LatencyWindow{{PassMs: 35, PassHist: &schedtrace.Hist{BoundsMs: []float64{30, 40}, Counts: []int64{0, 9, 0}}}}
+	passes := func(moment time.Duration) (byMoment map[int64]map[float64]bool, all map[float64]bool) {
+		t.Helper()
+		r, err := Replay(tr, "", append([]ReplayOption{ReplayPassMoment(moment)}, quiet...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := simWaits(r)
+		byMoment, all = map[int64]map[float64]bool{}, map[float64]bool{}
+		for id := int64(1); id < 20; id++ {
+			d := math.Round((got[id+1]-got[id]-50)*100) / 100 // the waits are in µs
+			if d <= 30 || d > 40 {
+				t.Fatalf("moment %v: task %d's pass took %v ms, want within (30, 40]", moment, id, d)
+			}
+			k := int64(0)
+			if moment > 0 {
+				k = int64(got[id] / float64(moment.Milliseconds()))
+			}
+			if byMoment[k] == nil {
+				byMoment[k] = map[float64]bool{}
+			}
+			byMoment[k][d], all[d] = true, true
+		}
+		return byMoment, all
+	}
+	if _, all := passes(0); len(all) < 10 {
+		t.Errorf("pass by pass: %d distinct latencies among 19 passes, want them drawn apart", len(all))
+	}
+	if _, all := passes(time.Minute); len(all) != 1 {
+		t.Errorf("one moment: %d distinct latencies, want one", len(all))
+	}
+	byMoment, all := passes(200 * time.Millisecond)
+	for k, ds := range byMoment {
+		if len(ds) != 1 {
+			t.Errorf("moment %d: %d distinct latencies, want one", k, len(ds))
+		}
+	}
+	if len(byMoment) < 5 || len(all) < 3 {
+		t.Errorf("200 ms moments: %d moments, %d distinct latencies; want several of each", len(byMoment), len(all))
+	}
+	if _, err := Replay(tr, "", ReplayPassMoment(-time.Second)); err == nil || !strings.Contains(err.Error(), "pass moment") {
+		t.Errorf("a negative moment: %v, want an error naming it", err)
+	}
+}

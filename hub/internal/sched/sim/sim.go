@@ -136,6 +136,12 @@ type Config struct {
 	// A window's wake latency delays the start of a pass the idle
 	// dispatcher was woken for (none outside the windows).
 	LatencyWindows []LatencyWindow
+	// PassMoment (s), where positive, draws the dispatch passes' latencies
+	// (placing and idle) alike within each moment of this length: one
+	// quantile per moment, taken of the window's spreads, instead of one
+	// draw per pass (a loaded machine slows the passes of one moment
+	// together). 0: independent draws.
+	PassMoment float64
 	// StartConnected: the judges present from the start (JudgeSpec.Join
 	// 0) are connected at time 0, as a recorded run's judges were before
 	// its first task, instead of at their first heartbeat (a random phase
@@ -254,9 +260,20 @@ func (s *sim) passLatency() float64 {
 	case w == nil:
 		return s.cfg.PassLatency
 	case w.PassDist != nil:
-		return w.PassDist.draw(s.latRng.Float64(), s.latRng.Float64())
+		return w.PassDist.draw(s.passDraw())
 	}
 	return max(0, w.Pass)
+}
+
+// passDraw is the two uniforms a pass that starts now draws its latency
+// with: the latency stream's next, or, with Config.PassMoment, the
+// moment's own (the same for every pass of the moment, by seed).
+func (s *sim) passDraw() (u, v float64) {
+	if m := s.cfg.PassMoment; m > 0 {
+		r := rand.New(rand.NewPCG(s.cfg.Seed^0x9a55, uint64(math.Floor(s.now()/m))))
+		return r.Float64(), r.Float64()
+	}
+	return s.latRng.Float64(), s.latRng.Float64()
 }
 
 // wakeLatency is how long an idle dispatcher woken now takes to start
@@ -282,7 +299,7 @@ func (s *sim) idleLatency() (d float64, ok bool) {
 	case w == nil || (w.IdleDist == nil && w.Idle <= 0):
 		return 0, false
 	case w.IdleDist != nil:
-		return w.IdleDist.draw(s.latRng.Float64(), s.latRng.Float64()), true
+		return w.IdleDist.draw(s.passDraw()), true
 	}
 	return w.Idle, true
 }

@@ -85,16 +85,16 @@ type options struct {
 	files, show, trace         string
 	save, from, note           string
 	// The replay.
-	replay, policy string
-	json, tasks    bool
-	heartbeat      time.Duration
-	download       time.Duration // < 0: the model
-	seed           uint64
+	replay, policy    string
+	json, tasks       bool
+	heartbeat, moment time.Duration
+	download          time.Duration // < 0: the model
+	seed              uint64
 }
 
 // replayOnly and gridOnly are the flags of one mode, refused in the other.
 var (
-	replayOnly = []string{"policy", "json", "tasks", "heartbeat", "download", "seed"}
+	replayOnly = []string{"policy", "json", "tasks", "heartbeat", "download", "seed", "pass-moment"}
 	gridOnly   = []string{"quick", "seeds", "out", "workers", "scenarios", "policies", "loads", "ablation", "sweeps", "scenario", "show-scenario", "trace", "save", "from", "note"}
 )
 
@@ -124,6 +124,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.heartbeat, "heartbeat", 0, "replay: the judges' heartbeat interval (default the hub's, 3s)")
 	download := fs.String("download", "model", `replay: a missing test data download: "model" (the simulator's) or a fixed duration`)
 	fs.Uint64Var(&o.seed, "seed", 1, "replay: policy and heartbeat phase seed")
+	fs.DurationVar(&o.moment, "pass-moment", 0, "replay: draw the dispatch passes' latencies alike within each moment this long (0: pass by pass)")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -181,7 +182,7 @@ func runReplay(o options, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", o.replay, err)
 	}
-	opts := []sim.ReplayOption{sim.ReplaySeed(o.seed)}
+	opts := []sim.ReplayOption{sim.ReplaySeed(o.seed), sim.ReplayPassMoment(o.moment)}
 	if o.heartbeat > 0 {
 		opts = append(opts, sim.ReplayHeartbeat(o.heartbeat))
 	}
