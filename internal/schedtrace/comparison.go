@@ -72,6 +72,10 @@ type ComparisonModel struct {
 	// placed nothing (LatencyWindow.IdleMs), for which the replay held its
 	// dispatcher as long.
 	IdleWindows int `json:"idle_windows,omitempty"`
+	// PassMomentMs is how long a moment of the replay's passes was: the
+	// passes of one moment took their latencies from one draw of the
+	// window's spreads (0: each pass its own draw).
+	PassMomentMs int64 `json:"pass_moment_ms,omitempty"`
 	// Holds is how many tasks the replay held on their judge's slot
 	// after their work (Task.HeldMs over the work), HoldMeanMs that
 	// time's mean over them.

@@ -284,6 +284,9 @@ func passLine(rep *Report) string {
 		how := "as slow as the hub's own were, on average,"
 		if k := rep.Replay.Model.LatencySpreads; k > 0 {
 			how = fmt.Sprintf("each drawn from the hub's own histogram of its passes and of its results' ways to their slots (%d windows; the window's mean where it had none; a result whose own way the hub told takes that, below)", k)
+			if m := rep.Replay.Model.PassMomentMs; m > 0 {
+				how += fmt.Sprintf(", the passes of each %d ms alike (one draw: a loaded machine slows a moment's passes together)", m)
+			}
 		}
 		return fmt.Sprintf("dispatch passes and results' ways to their slots %s over each of %d windows of %v "+
 			"(the hub's means over the run: passes that placed tasks %.2f ms, %d of them; results' slots freed %.2f ms after their judges sent them)",

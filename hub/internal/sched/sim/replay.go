@@ -42,9 +42,20 @@ type replayConfig struct {
 // the heartbeat phases of the judges present from the start. Default 1.
 func ReplaySeed(seed uint64) ReplayOption { return func(c *replayConfig) { c.seed = seed } }
 
+// DefaultReplayPassMoment is how long a moment of the replay's passes is
+// by default (Config.PassMoment): the passes of each half second take
+// their latencies alike, from one draw of the window's spreads. A loaded
+// machine slows the hub's passes of one moment together; drawn pass by
+// pass instead, the replay of the 2026-12-04 21:42 rehearsal (2,000
+// contestants) waited 16–42 % longer than the hub on the mean, and that
+// of the 2026-12-04 23:54 one (3,000 contestants, another VM) 11–25 %;
+// with half-second moments −8 … −2 % and −6 … +1 % (docs/scheduling.md,
+// "Replaying a rehearsal", item 10).
+const DefaultReplayPassMoment = 500 * time.Millisecond
+
 // ReplayPassMoment draws the passes' latencies alike within each moment
-// of length d (Config.PassMoment) instead of pass by pass. Default 0:
-// pass by pass.
+// of length d (Config.PassMoment); 0 draws them pass by pass. Default
+// DefaultReplayPassMoment.
 func ReplayPassMoment(d time.Duration) ReplayOption { return func(c *replayConfig) { c.moment = d } }
 
 // ReplayHeartbeat is the judges' heartbeat interval; it also sets the lease
@@ -106,7 +117,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	if err := tr.Validate(); err != nil {
 		return ReplayResult{}, fmt.Errorf("sim: replay: %w", err)
 	}
-	rc := replayConfig{seed: 1, heartbeat: protocol.DefaultHeartbeatInterval, download: ModelDownload}
+	rc := replayConfig{seed: 1, heartbeat: protocol.DefaultHeartbeatInterval, download: ModelDownload, moment: DefaultReplayPassMoment}
 	for _, o := range opts {
 		o(&rc)
 	}
@@ -231,7 +242,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
 			LatencySpreads: spreads(c.LatencyWindows), WakeWindows: wakes(c.LatencyWindows), IdleWindows: idles(c.LatencyWindows),
-			Holds: holds.n, HoldMeanMs: holds.mean,
+			PassMomentMs: ms(c.PassMoment), Holds: holds.n, HoldMeanMs: holds.mean,
 			OwnSlotTimes: slots.n, OwnSlotMeanMs: slots.mean}}
 	if rc.custom {
 		res.Model.Download = "custom"
@@ -464,6 +475,9 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 	}
 	if m.IdleWindows > 0 {
 		lat += fmt.Sprintf(", passes that placed nothing held the dispatcher as long as the hub's over %d windows", m.IdleWindows)
+	}
+	if m.PassMomentMs > 0 && m.LatencySpreads > 0 {
+		lat += fmt.Sprintf(", the passes of each %d ms drawn alike", m.PassMomentMs)
 	}
 	if m.Holds > 0 {
 		lat += fmt.Sprintf(", %d tasks' slots held %.1f ms on average after their work (the judge's own time, as recorded)", m.Holds, m.HoldMeanMs)

@@ -849,7 +849,8 @@ func TestReplayLatencySpreads(t *testing.T) {
 	// passes, the first one's histograms that every pass took 30-40 ms
 	// (and every result was handled within 1 ms). Drawn from the
 	// histograms, each pass takes its own time within the bucket, not the
-	// mean; the model counts the windows drawn from.
+	// mean; the model counts the windows drawn from. (Pass by pass:
+	// TestReplayPassMoment has the moments.)
 	tr := steadyTrace(40, 0, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
 	tr.PassMs = 35
 	spread := &schedtrace.Hist{BoundsMs: []float64{30, 40}, Counts: []int64{0, 9, 0}}
@@ -857,7 +858,7 @@ func TestReplayLatencySpreads(t *testing.T) {
 		{AtMs: 0, PassMs: 35, PassHist: spread, ResultHist: &schedtrace.Hist{BoundsMs: []float64{1}, Counts: []int64{5, 0}}},
 		{AtMs: 2000, PassMs: 35},
 	}
-	r, err := Replay(tr, "", quiet...)
+	r, err := Replay(tr, "", append([]ReplayOption{ReplayPassMoment(0)}, quiet...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -888,7 +889,7 @@ func TestReplayLatencySpreads(t *testing.T) {
 		t.Errorf("only %d passes in the second window: the test no longer reaches it", late)
 	}
 	// Drawn from a stream of its own: the same replay again draws the same.
-	again, err := Replay(tr, "", quiet...)
+	again, err := Replay(tr, "", append([]ReplayOption{ReplayPassMoment(0)}, quiet...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1072,6 +1073,10 @@ func TestReplayPassMoment(t *testing.T) {
 	}
 	if len(byMoment) < 5 || len(all) < 3 {
 		t.Errorf("200 ms moments: %d moments, %d distinct latencies; want several of each", len(byMoment), len(all))
+	}
+	// By default, half-second moments.
+	if r, err := Replay(tr, "", quiet...); err != nil || r.Model.PassMomentMs != 500 {
+		t.Errorf("by default: pass moment %v ms (%v), want 500", r.Model.PassMomentMs, err)
 	}
 	if _, err := Replay(tr, "", ReplayPassMoment(-time.Second)); err == nil || !strings.Contains(err.Error(), "pass moment") {
 		t.Errorf("a negative moment: %v, want an error naming it", err)

@@ -851,6 +851,36 @@ the enqueue on a loaded machine, which started the replay's clock late.
    Peek waited for a Redis connection — the hub's pool waits averaged 125–510 ms in those runs — and
    which the hub does not time). Not settled: the next step is to time the hub's empty passes and to
    record each pass (its start, its tasks, its end) in the trace, and replay the passes as they came.
+10. *The passes that place nothing, and passes drawn by the moment.* Since 2026-12-05 the hub times
+   every dispatch pass that places nothing — an empty queue, no judge ready, no free slot for the head of
+   the queue — in ` + "`" + `verdict_hub_dispatch_idle_pass_seconds` + "`" + `; the rehearsal samples it per window
+   (` + "`" + `idle_ms` + "`" + `, ` + "`" + `idle_hist` + "`" + `), and the replay holds its dispatcher that long for such a pass: one whose
+   decisions place nothing, and one the tick or a freed slot starts on an empty queue (which took no time
+   before; what wakes the dispatcher meanwhile waits for it, as in the hub). A trace without them replays
+   as before. And the replay now draws the passes' latencies by the moment: the passes of each half
+   second take theirs from one draw of the window's spreads (` + "`" + `sim.DefaultReplayPassMoment` + "`" + `,
+   ` + "`" + `-pass-moment` + "`" + `; ` + "`" + `0` + "`" + ` draws pass by pass, as before). Measured on the rehearsal of 2026-12-04 23:54 UTC
+   (3,000 contestants, 22 judges × 8 slots, on a VM of the same kind as before but a different one, where
+   the stack did not collapse: 25,859 of 25,957 submissions acknowledged), mean / p99 gap, all judges:
+
+   | replay | seeds | mean gap | p99 gap |
+   |---|---|---|---|
+   | passes drawn one by one, the idle passes as placing ones (the model before) | 1–5 | +17 … +22 % | +13 … +20 % |
+   | passes drawn one by one, the idle passes timed | 1–10 | +11 … +25 % | +9 … +24 % |
+   | passes drawn by the half second, the idle passes timed (the default now) | 1–10 | −6 … +1 % | −4 … +5 % |
+   | the same, moments of 250 ms / 1 s / 2 s | 1–5 | −4 … +1 % / −9 … −0 % / −7 … +5 % | −1 … +2 % / −7 … +1 % / −7 … +7 % |
+
+   The hub's 19,393 passes that placed nothing took 2.53 ms on average (p99 at most 50 ms), against
+   11.95 ms for its 12,837 placing passes: on this run the idle passes hold the dispatcher little, and
+   timing them made the replay slightly faster (such passes took a placing pass's draw before). They do
+   not explain the collapsed runs of 2026-12-04 on the other VM, whose traces have no idle passes; that
+   question stays open with those runs. The moments are what closed the gap on this trace, as they had
+   on the 2,000-contestant trace of 2026-12-04 21:42 (−8 … −2 % / −4 … +1 %, seeds 1–5), on which the half
+   second was chosen: the 23:54 trace came after it and was not used to choose it. Why correlated draws
+   wait less than independent ones from the same histograms is not settled; what the two traces show is
+   that the hub's slow passes come together, and that a replay which scatters them one by one over the
+   run blocks its dispatcher more often than the hub's was. Recording each pass in the trace and
+   replaying the passes as they came would settle it; not done.
 `
 
 const docAblation = `

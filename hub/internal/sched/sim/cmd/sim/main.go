@@ -124,7 +124,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.heartbeat, "heartbeat", 0, "replay: the judges' heartbeat interval (default the hub's, 3s)")
 	download := fs.String("download", "model", `replay: a missing test data download: "model" (the simulator's) or a fixed duration`)
 	fs.Uint64Var(&o.seed, "seed", 1, "replay: policy and heartbeat phase seed")
-	fs.DurationVar(&o.moment, "pass-moment", 0, "replay: draw the dispatch passes' latencies alike within each moment this long (0: pass by pass)")
+	fs.DurationVar(&o.moment, "pass-moment", sim.DefaultReplayPassMoment, "replay: draw the dispatch passes' latencies alike within each moment this long (0: pass by pass)")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
