@@ -2,13 +2,14 @@
 // Overload at a contest start: the login form and the submit button retry a
 // 429/503 after Retry-After with a visible countdown (fake clock), keep what
 // was typed, never retry a 401, give up after RETRY.maxRetries; the submit
-// reuses its Idempotency-Key on every try.
+// and a clarification's question reuse their Idempotency-Key on every try.
 import { act } from "preact/test-utils";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { unlabelledControls } from "../src/a11y";
 import { setCsrfToken } from "../src/api";
 import { setLang } from "../src/i18n";
 import { LoginPage } from "../src/pages/auth";
+import { ContestPage } from "../src/pages/contests";
 import { ProblemPage } from "../src/pages/problem";
 import "../src/editor"; // loaded lazily by the page: warm it, the fake clock does not wait for imports
 import { RETRY } from "../src/retry";
@@ -279,6 +280,46 @@ describe("submit under load", () => {
     const keys = posts().map((c) => c.headers["Idempotency-Key"]);
     expect(keys[1]).toBe(keys[0]);
     expect(keys[2]).not.toBe(keys[1]);
+    unmount();
+  });
+
+  it("sends a question again after a 503 with the same Idempotency-Key, and a new question with a new one", async () => {
+    session.set({ loaded: true, user: alice });
+    const now = Date.now();
+    const contest = {
+      contest: { slug: "cup", title: "Cup", rule: "icpc", start_at: new Date(now - 3600_000).toISOString(), end_at: new Date(now + 3600_000).toISOString(),
+        freeze_minutes: 0, registration: "open", phase: "running", registered: true },
+      problems: [{ label: "A", slug: "sum", title: "Sum", points: 100 }],
+    };
+    const posted = (id: number, question: string) => ({ status: 201, body: { clarification: { id, problem: null, question, answer: null, public: false,
+      announcement: false, user: "alice", created_at: new Date(now).toISOString(), answered_at: null } } });
+    const f = fakeAPI({
+      "GET /api/contests/cup": contest,
+      "GET /api/contests/cup/clarifications": { body: { clarifications: [] } },
+      "POST /api/contests/cup/clarifications": answers(busy("2"), posted(9, "Is n >= 1?"), posted(10, "Is m >= 1?")),
+    });
+    vi.stubGlobal("fetch", f.fetch);
+    const { host, unmount } = await mount(<ContestPage slug="cup" query={new URLSearchParams("tab=clarifications")} />);
+    await settle(100);
+    await type($(host, "#clar-question"), "Is n >= 1?");
+    await submit($(host, 'form[aria-labelledby="ask-h"]'));
+    await settle(100);
+    const posts = () => f.calls.filter((c) => c.method === "POST");
+    expect(posts().length).toBe(1);
+    expect(text($(host, '.retry-notice [role="status"]'))).toBe("The server is busy — sending again in 2 s…");
+    await settle(2100);
+    expect(posts().length).toBe(2);
+    const key = posts()[0]!.headers["Idempotency-Key"];
+    expect(key).toMatch(/^[A-Za-z0-9_.:-]{1,64}$/);
+    expect(posts()[1]!.headers["Idempotency-Key"]).toBe(key);
+    expect(posts()[1]!.body).toEqual({ question: "Is n >= 1?" });
+    expect(text(host)).toContain("Your question was sent.");
+    // The next question is another post: a key of its own.
+    await type($(host, "#clar-question"), "Is m >= 1?");
+    await submit($(host, 'form[aria-labelledby="ask-h"]'));
+    await settle(100);
+    expect(posts().length).toBe(3);
+    expect(posts()[2]!.headers["Idempotency-Key"]).not.toBe(key);
     unmount();
   });
 });

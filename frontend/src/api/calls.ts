@@ -95,10 +95,12 @@ export const api = {
   contest: async (slug: string) => unwrapContest(await call("GET /api/contests/{slug}", { path: { slug } })),
   scoreboard: async (slug: string) => unwrapOne<unknown>(await call("GET /api/contests/{slug}/scoreboard", { path: { slug } }), "scoreboard"),
   clarifications: async (slug: string) => listOf(await call("GET /api/contests/{slug}/clarifications", { path: { slug } }), "clarifications"),
-  askClarification: async (slug: string, b: { problem?: string; question: string }) =>
-    oneOf(await call("POST /api/contests/{slug}/clarifications", { path: { slug }, body: b }), "clarification"),
-  /** Staff: an announcement (public at once). */
-  announce: (slug: string, b: { problem?: string; announcement: string }) => call("POST /api/contests/{slug}/clarifications", { path: { slug }, body: b }),
+  /** idemKey: one per send click, the same on a retry (the server posts it once). */
+  askClarification: async (slug: string, b: { problem?: string; question: string }, idemKey: string = newIdempotencyKey()) =>
+    oneOf(await call("POST /api/contests/{slug}/clarifications", { path: { slug }, body: b, headers: { "Idempotency-Key": idemKey } }), "clarification"),
+  /** Staff: an announcement (public at once); idemKey as for a question. */
+  announce: (slug: string, b: { problem?: string; announcement: string }, idemKey: string = newIdempotencyKey()) =>
+    call("POST /api/contests/{slug}/clarifications", { path: { slug }, body: b, headers: { "Idempotency-Key": idemKey } }),
   /** Staff: answer (or re-answer) a question; public: everyone sees it, else the asker only. */
   answerClarification: async (slug: string, id: number, b: BodyOf<"answer">) =>
     oneOf(await call("POST /api/contests/{slug}/clarifications/{id}/answer", { path: { slug, id }, body: b }), "clarification"),

@@ -811,6 +811,9 @@ export interface Operations {
     body: AskRequest;
     response: {
       clarification: Clarification;
+      repeated: true;
+    } | {
+      clarification: Clarification;
     };
   };
   /** GET /api/ccs/contests/{id}/{collection}: A contest's objects of one type (CLICS) */

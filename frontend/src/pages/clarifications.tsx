@@ -6,7 +6,9 @@
 // highlighted.
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, type Clarification, type Contest } from "../api";
+import { api, ApiError, newIdempotencyKey, type Clarification, type Contest } from "../api";
+import { RetryNotice, useAutoRetry } from "../components/retrying";
+import { retryableStatus } from "../retry";
 import {
   CLAR_PUSH_SPREAD_MS,
   changes,
@@ -318,7 +320,8 @@ function PostForm(props: {
   labels: { heading: string; text: string; sent: string; send: string };
   rows: number;
   maxLength: number;
-  post: (problem: string | undefined, text: string) => Promise<unknown>;
+  /** idemKey: the same for every try of one text (the server posts it once). */
+  post: (problem: string | undefined, text: string, idemKey: string) => Promise<unknown>;
 }) {
   const { contest, onSent, field, ids, labels } = props;
   const [problem, setProblem] = useState("");
@@ -326,21 +329,33 @@ function PostForm(props: {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [sent, setSent] = useState(false);
+  const retry = useAutoRetry();
+  // One key per text: "busy, try later", no answer and 502/504 are sent
+  // again after Retry-After with it, and so is a click after giving up,
+  // so a question whose answer was lost is never posted twice.
+  const pendingKey = useRef<{ key: string; body: string } | null>(null);
   const send = async (e: Event) => {
     e.preventDefault();
+    if (busy) return;
+    const body = JSON.stringify([problem, text]);
+    if (!pendingKey.current || pendingKey.current.body !== body) pendingKey.current = { key: newIdempotencyKey(), body };
+    const key = pendingKey.current.key;
     setBusy(true);
     setError(null);
     setSent(false);
-    try {
-      await props.post(problem || undefined, text);
+    const r = await retry.run(() => props.post(problem || undefined, text, key));
+    setBusy(false);
+    if (r.ok) {
+      if (pendingKey.current?.key === key) pendingKey.current = null;
       setText("");
       setSent(true);
       onSent();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
+      return;
     }
+    if (r.cancelled) return;
+    // Any answer but a "try later" was no post: the next click gets a new key.
+    if (!(r.error instanceof ApiError && retryableStatus(r.error.status))) pendingKey.current = null;
+    setError(r.error);
   };
   const textErr = fieldError(error, field);
   return (
@@ -360,6 +375,7 @@ function PostForm(props: {
         />
       </Field>
       <ErrorBox error={formError(error, ["problem", field])} />
+      <RetryNotice retry={retry} id={`${ids.text}-retry`} texts={{ waiting: "clar.busy.waiting", trying: "clar.busy.trying" }} />
       {sent && <Notice kind="ok">{labels.sent}</Notice>}
       <button type="submit" class="btn btn-primary" disabled={busy || !text.trim()}>
         {labels.send}
@@ -378,7 +394,7 @@ function AskForm({ contest, onSent }: { contest: Contest; onSent: () => void }) 
       labels={{ heading: t("clar.ask"), text: t("clar.question"), sent: t("clar.sent"), send: t("clar.send") }}
       rows={4}
       maxLength={2000}
-      post={(problem, question) => api.askClarification(contest.slug, { problem, question })}
+      post={(problem, question, key) => api.askClarification(contest.slug, { problem, question }, key)}
     />
   );
 }
@@ -393,7 +409,7 @@ function AnnounceForm({ contest, onSent }: { contest: Contest; onSent: () => voi
       labels={{ heading: t("clar.announce"), text: t("clar.announcementText"), sent: t("clar.announced"), send: t("clar.publish") }}
       rows={3}
       maxLength={4000}
-      post={(problem, announcement) => api.announce(contest.slug, { problem, announcement })}
+      post={(problem, announcement, key) => api.announce(contest.slug, { problem, announcement }, key)}
     />
   );
 }

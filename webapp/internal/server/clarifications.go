@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -104,9 +105,17 @@ func validText(s string, max int) bool {
 }
 
 // handleAsk records a participant's question, or (staff) an announcement
-// (requireUser).
+// (requireUser). An Idempotency-Key (optional) makes the request safe to
+// send again when its answer was lost (no answer, a 502, 503 or 504): a
+// retry with the same key posts nothing again and answers 200 with the
+// first, "repeated": true (201 for a new one).
 func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) error {
 	a := authOf(r)
+	key := r.Header.Get(IdempotencyHeader)
+	if key != "" && !validIdemKey(key) {
+		return fieldErr(http.StatusBadRequest, CodeValidation, IdempotencyHeader,
+			"the Idempotency-Key header, when given, is 1 to 64 of A-Z a-z 0-9 - _ . : (a new random one per send click)")
+	}
 	c, err := s.contestParam(r)
 	if err != nil {
 		return err
@@ -166,17 +175,26 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) error {
 		}
 		cl.Question.String, cl.Question.Valid = req.Question, true
 	}
-	stored, err := s.cfg.Store.AddClarification(ctx, cl)
-	if err != nil {
+	stored, repeated, err := s.cfg.Store.AddClarificationOnce(ctx, cl, key)
+	if errors.Is(err, store.ErrKeyInUse) {
+		return fieldErr(http.StatusConflict, CodeConflict, IdempotencyHeader,
+			"the Idempotency-Key was already used for a clarification of another contest (a new random one per send click)")
+	} else if err != nil {
 		return unavailableErr(err)
 	}
 	s.log.Info("clarification posted", "contest_id", c.ID, "clarification_id", stored.ID,
-		"announcement", stored.IsAnnouncement(), "user_id", a.user.ID, "request_id", requestIDOf(r))
+		"announcement", stored.IsAnnouncement(), "repeated", repeated, "user_id", a.user.ID, "request_id", requestIDOf(r))
 	what := "question"
 	if stored.IsAnnouncement() {
 		what = "announcement"
 	}
+	// Published again for a retry: the first try may have failed before
+	// its push, and a second push of the same clarification is harmless.
 	s.publishClarification(ctx, &stored, what)
+	if repeated {
+		writeJSON(w, http.StatusOK, map[string]any{"clarification": clarJSON(&stored, a.user), "repeated": true})
+		return nil
+	}
 	writeJSON(w, http.StatusCreated, map[string]any{"clarification": clarJSON(&stored, a.user)})
 	return nil
 }

@@ -55,8 +55,32 @@ func TestClarifications(t *testing.T) {
 		})
 	}
 	wantErr(t, se.student.call("POST", "/api/contests/closed/clarifications", map[string]any{"question": "q"}), 403, CodeForbidden, "contest")
+	keyed := func(c *client, path, key string, body any) resp {
+		t.Helper()
+		return c.do("POST", path, body, "X-CSRF-Token", c.csrf, IdempotencyHeader, key)
+	}
+	wantErr(t, keyed(se.student, path, "not a key!", map[string]any{"question": "q"}), 400, CodeValidation, IdempotencyHeader)
 	if n := se.count("clarifications"); n != 0 {
 		t.Fatalf("rejected questions wrote %d rows", n)
+	}
+
+	// Sent again with its Idempotency-Key (the first answer lost), a
+	// question is posted once: the retry answers 200 with the first.
+	first := keyed(other, path, "ask-1", map[string]any{"question": "Sent twice?"})
+	again := keyed(other, path, "ask-1", map[string]any{"question": "Sent twice?"})
+	fq, _ := first.body["clarification"].(map[string]any)
+	aq, _ := again.body["clarification"].(map[string]any)
+	if first.status != 201 || first.body["repeated"] != nil || again.status != 200 || again.body["repeated"] != true ||
+		fq == nil || aq == nil || aq["id"] != fq["id"] || aq["question"] != "Sent twice?" {
+		t.Fatalf("a question sent twice with one key: %d %s, then %d %s", first.status, first.raw, again.status, again.raw)
+	}
+	if n := se.count("clarifications"); n != 1 {
+		t.Fatalf("a question sent twice with one key wrote %d rows, want 1", n)
+	}
+	mk("cup2", "open")
+	wantErr(t, keyed(other, "/api/contests/cup2/clarifications", "ask-1", map[string]any{"question": "Elsewhere"}), 409, CodeConflict, IdempotencyHeader)
+	if _, err := se.st.DB.Exec("DELETE FROM clarifications"); err != nil {
+		t.Fatal(err)
 	}
 
 	// The contest page sends the problem's slug; the label works too.

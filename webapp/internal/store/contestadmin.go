@@ -135,21 +135,56 @@ const clarSelect = `SELECT c.id, c.contest_id, c.user_id, u.username, c.problem_
 // AddClarification inserts c (ID and times ignored; AnsweredAt is set to
 // now when c has an answer) and returns it as stored.
 func (s *Store) AddClarification(ctx context.Context, c Clarification) (Clarification, error) {
-	var answeredAt any
+	stored, _, err := s.AddClarificationOnce(ctx, c, "")
+	return stored, err
+}
+
+// ErrKeyInUse: an Idempotency-Key already names another request of the
+// same user (a clarification of another contest).
+var ErrKeyInUse = errors.New("store: the idempotency key was used for another request")
+
+// AddClarificationOnce stores a question or an announcement under its
+// poster's idempotency key (c.UserID's; "" for none): a second add with
+// the same poster and key stores nothing and returns the first one,
+// repeated, whatever its text (the retry of a POST whose answer was
+// lost). A key that names a clarification of another contest is
+// ErrKeyInUse.
+func (s *Store) AddClarificationOnce(ctx context.Context, c Clarification, key string) (stored Clarification, repeated bool, err error) {
+	var answeredAt, idem any
 	if c.Answer.Valid {
 		answeredAt = time.Now().UTC()
 	}
+	if key != "" {
+		idem = key
+	}
 	res, err := s.DB.ExecContext(ctx, `INSERT INTO clarifications
-		(contest_id, user_id, problem_id, question, answer, public, answered_by, answered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ContestID, c.UserID, c.ProblemID, c.Question, c.Answer, c.Public, c.AnsweredBy, answeredAt)
+		(contest_id, user_id, problem_id, question, answer, public, answered_by, answered_at, idem_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ContestID, c.UserID, c.ProblemID, c.Question, c.Answer, c.Public, c.AnsweredBy, answeredAt, idem)
 	if err != nil {
-		return Clarification{}, mapErr("store add clarification", err)
+		err = mapErr("store add clarification", err)
+		if key == "" || !errors.Is(err, ErrDuplicate) {
+			return Clarification{}, false, err
+		}
+		var first struct {
+			ID        int64 `db:"id"`
+			ContestID int64 `db:"contest_id"`
+		}
+		if err := s.DB.GetContext(ctx, &first, `SELECT id, contest_id FROM clarifications WHERE user_id = ? AND idem_key = ?`,
+			c.UserID, key); err != nil {
+			return Clarification{}, false, fmt.Errorf("store add clarification: the key's first: %w", err)
+		}
+		if first.ContestID != c.ContestID {
+			return Clarification{}, false, fmt.Errorf("store add clarification: clarification %d of contest %d: %w", first.ID, first.ContestID, ErrKeyInUse)
+		}
+		stored, err := s.ClarificationByID(ctx, c.ContestID, first.ID)
+		return stored, err == nil, err
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
-		return Clarification{}, fmt.Errorf("store add clarification: %w", err)
+		return Clarification{}, false, fmt.Errorf("store add clarification: %w", err)
 	}
-	return s.ClarificationByID(ctx, c.ContestID, id)
+	stored, err = s.ClarificationByID(ctx, c.ContestID, id)
+	return stored, false, err
 }
 
 // ClarificationByID returns one clarification of a contest, or ErrNotFound.
