@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"sort"
 	"strings"
@@ -217,7 +218,55 @@ func (r *run) check(ctx context.Context, rep *Report) {
 	}
 	rep.check(len(unseen) == 0, "every submission's final verdict reached its owner's WebSocket", firstFew(unseen))
 
+	r.checkQuestions(ctx, rep)
 	r.checkBoards(ctx, rep)
+}
+
+// checkQuestions: every question a browser had acknowledged is one row in
+// MySQL under the key it sent, and no row is under a key nobody sent or
+// under none (a retried post doubled); a question whose every try failed
+// may be there once or not at all.
+func (r *run) checkQuestions(ctx context.Context, rep *Report) {
+	r.subsMu.Lock()
+	sent := maps.Clone(r.questions)
+	r.subsMu.Unlock()
+	if len(sent) == 0 {
+		return
+	}
+	q, err := r.env.DB.QueryContext(ctx, `SELECT COALESCE(idem_key, ''), COUNT(*) FROM clarifications
+		WHERE contest_id = ? AND question IS NOT NULL GROUP BY idem_key`, r.contestID)
+	if err != nil {
+		rep.check(false, "read the contest's questions in MySQL", err.Error())
+		return
+	}
+	defer q.Close()
+	rows := map[string]int{}
+	for q.Next() {
+		var key string
+		var n int
+		if err := q.Scan(&key, &n); err != nil {
+			rep.check(false, "read the contest's questions in MySQL", err.Error())
+			return
+		}
+		rows[key] = n
+	}
+	var bad []string
+	acked := 0
+	for key, ok := range sent {
+		if ok {
+			acked++
+			if rows[key] != 1 {
+				bad = append(bad, fmt.Sprintf("key %s acknowledged, %d rows", key, rows[key]))
+			}
+		}
+	}
+	for key, n := range rows {
+		if _, ok := sent[key]; !ok || n != 1 {
+			bad = append(bad, fmt.Sprintf("%d rows under key %q, which a browser sent: %v", n, key, ok))
+		}
+	}
+	sort.Strings(bad)
+	rep.check(len(bad) == 0, fmt.Sprintf("%d questions acknowledged to browsers, each one row in MySQL under its idempotency key (none lost, none doubled)", acked), firstFew(bad))
 }
 
 // ownerSocket says, for a verdict that never reached its owner's socket,

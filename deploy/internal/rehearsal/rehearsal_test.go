@@ -45,10 +45,16 @@ func TestShortRehearsal(t *testing.T) {
 	if rep.Logins != s.Contestants {
 		t.Errorf("%d of %d contestants logged in", rep.Logins, s.Contestants)
 	}
+	questions := false
 	for _, c := range rep.Checks {
 		if !c.OK {
 			t.Errorf("check failed: %s: %s", c.What, c.Detail)
 		}
+		questions = questions || strings.Contains(c.What, "questions acknowledged")
+	}
+	// The questions were posted with their keys and checked against MySQL.
+	if !questions && rep.Plan.Questions > 0 {
+		t.Errorf("no check of the %d planned questions", rep.Plan.Questions)
 	}
 	for _, f := range rep.Unexpected {
 		t.Errorf("unexpected failure: %s × %d", f.Failure, f.N)

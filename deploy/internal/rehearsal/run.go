@@ -150,6 +150,9 @@ type run struct {
 	// keysSent is every idempotency key a browser sent (acknowledged or
 	// not): a row in MySQL under another key, or under none, is a double.
 	keysSent map[string]struct{}
+	// questions is every question's idempotency key a browser sent, and
+	// whether its post was acknowledged (under subsMu).
+	questions map[string]bool
 	early    map[int64]earlyEvent // judge events before the POST's answer
 	keys     atomic.Int64         // idempotency keys that got an id
 
@@ -214,7 +217,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r := &run{cfg: cfg, plan: plan, ctx: ctx, m: newMetrics(),
 		verdicts: harness.NewVerdicts(),
 		stale:    &results{m: map[cellKey]mark{}}, boards: newBoardCache(), subs: map[int64]submitted{}, early: map[int64]earlyEvent{},
-		keysSent: map[string]struct{}{}, rejudgeAsked: make(chan struct{})}
+		keysSent: map[string]struct{}{}, questions: map[string]bool{}, rejudgeAsked: make(chan struct{})}
 	if cfg.Judges == 0 {
 		peak := plan.PeakWork(time.Minute, cfg.Compile) * cfg.Compress / cfg.Speed // judge-seconds per real second
 		cfg.Judges = max(1, int(math.Ceil(peak/(cfg.CapacityTarget*float64(cfg.Slots)))))
@@ -282,7 +285,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.drain(cctx, 90*time.Second)
 	r.awaitRejudge(cctx, rejudgeWait)
 	if err := r.unfreeze(cctx); err != nil {
-		r.m.fail(Failure{Class: ClassStaff, What: "POST unfreeze", Code: short(err)}, time.Now())
+		r.m.fail(staffFailure("POST unfreeze", err), time.Now())
 	}
 	close(stopSampling)
 	side.Wait()
@@ -455,8 +458,18 @@ func (r *run) contestant(ctx context.Context, c *Contestant, pass string, allDon
 				b.reopen(ctx)
 			}
 		case s.ask:
-			r.get(ctx, cl, ClassClarify, http.MethodPost, "/api/contests/"+r.contest+"/clarifications",
-				due, map[string]any{"problem": r.plan.Problems[0].Label, "question": "Is the input one line? (" + c.Username + ")"})
+			// As the contest page asks: one key per question, sent again
+			// with every retry, so a question is posted once.
+			key := harness.NewKey()
+			r.subsMu.Lock()
+			r.questions[key] = false
+			r.subsMu.Unlock()
+			if r.keyed(ctx, cl, ClassClarify, http.MethodPost, "/api/contests/"+r.contest+"/clarifications",
+				due, key, map[string]any{"problem": r.plan.Problems[0].Label, "question": "Is the input one line? (" + c.Username + ")"}) {
+				r.subsMu.Lock()
+				r.questions[key] = true
+				r.subsMu.Unlock()
+			}
 		}
 	}
 	select {
@@ -522,19 +535,30 @@ func (r *run) openPages(ctx context.Context, cl *harness.Client, due time.Time) 
 }
 
 // get sends one request, retrying as the browser would on 429/503 and
-// transport errors, and records it under class.
+// transport errors, and records it under class. A write it sends must be
+// safe to send again: a read, or a post with its key (keyed).
 func (r *run) get(ctx context.Context, cl *harness.Client, class, method, path string, due time.Time, in ...any) bool {
+	return r.keyed(ctx, cl, class, method, path, due, "", in...)
+}
+
+// keyed is get with an Idempotency-Key (key; "" none), the same on every
+// try: the server posts it once however many tries reach it.
+func (r *run) keyed(ctx context.Context, cl *harness.Client, class, method, path string, due time.Time, key string, in ...any) bool {
 	var body []byte
 	if len(in) > 0 {
 		body, _ = json.Marshal(in[0])
+	}
+	// As a browser: it takes gzip, and a page's body is the browser's
+	// own work (the load generator does not unpack it).
+	hdr := map[string]string{"Accept-Encoding": "gzip"}
+	if key != "" {
+		hdr["Idempotency-Key"] = key
 	}
 	what := method + " " + pathPattern(path)
 	for try := 0; ; try++ {
 		sent := time.Now()
 		tctx, tr := traced(ctx)
-		// As a browser: it takes gzip, and a page's body is the
-		// browser's own work (the load generator does not unpack it).
-		a, _ := cl.Request(tctx, method, path, body, map[string]string{"Accept-Encoding": "gzip"})
+		a, _ := cl.Request(tctx, method, path, body, hdr)
 		if a.Status >= 200 && a.Status < 300 {
 			r.m.okTraced(class, due, sent, tr)
 			return true
@@ -810,7 +834,7 @@ func (r *run) staff(ctx context.Context) {
 			// answer was lost is not started twice.
 			if err := r.staffCallKeyed(ctx, http.MethodPost, "/api/rejudge", "rehearsal-rejudge-"+slug,
 				map[string]any{"problem": slug}, &out); err != nil {
-				r.m.fail(Failure{Class: ClassStaff, What: "POST /api/rejudge", Code: short(err)}, time.Now())
+				r.m.fail(staffFailure("POST /api/rejudge", err), time.Now())
 				return
 			}
 			if out.Job != "" {
@@ -823,9 +847,11 @@ func (r *run) staff(ctx context.Context) {
 			r.note(&r.staffLog, "rejudged problem %s: %d submissions, in the background%s", slug, out.Queued, again)
 		}},
 		act{sp.Announce, func() {
-			if err := r.staffCall(ctx, http.MethodPost, "/api/contests/"+r.contest+"/clarifications",
+			// One click: its key goes with every retry, so an announcement
+			// whose answer was lost is not posted twice.
+			if err := r.staffCallKeyed(ctx, http.MethodPost, "/api/contests/"+r.contest+"/clarifications", "rehearsal-announcement",
 				map[string]any{"announcement": "Problem B: the graph may have self-loops."}, nil); err != nil {
-				r.m.fail(Failure{Class: ClassStaff, What: "POST announcement", Code: short(err)}, time.Now())
+				r.m.fail(staffFailure("POST announcement", err), time.Now())
 				return
 			}
 			r.note(&r.staffLog, "posted an announcement")
@@ -853,9 +879,9 @@ func (r *run) staff(ctx context.Context) {
 // without doing anything (429, or 503 "busy": the admission gate sheds
 // before any work), and a read (GET) after any answer a browser retries,
 // up to staffTries in all; each retried answer is counted as shed. A
-// 2xx answer is decoded into out.
+// 2xx answer is decoded into out. A failure is a *staffError.
 func (r *run) staffCall(ctx context.Context, method, path string, in, out any) error {
-	return r.staffCallKeyed(ctx, method, path, "", in, out)
+	return r.staffDo(ctx, method, path, "", false, in, out)
 }
 
 // staffCallKeyed is staffCall for a write the server takes an
@@ -863,6 +889,47 @@ func (r *run) staffCall(ctx context.Context, method, path string, in, out any) e
 // again after any answer a browser retries (no answer, 502, 503, 504) —
 // the server does it once whatever reached it.
 func (r *run) staffCallKeyed(ctx context.Context, method, path, key string, in, out any) error {
+	return r.staffDo(ctx, method, path, key, true, in, out)
+}
+
+// staffCallIdempotent is staffCall for a write that is idempotent by
+// itself (an answer to a clarification sets it): tried again as a keyed
+// one is.
+func (r *run) staffCallIdempotent(ctx context.Context, method, path string, in, out any) error {
+	return r.staffDo(ctx, method, path, "", true, in, out)
+}
+
+// staffError is a staff request that failed: its last answer (Status 0:
+// none; Code the API's error code, or what went wrong).
+type staffError struct {
+	Method, Path string
+	Status       int
+	Code, Msg    string
+}
+
+func (e *staffError) Error() string {
+	if e.Status == 0 {
+		return fmt.Sprintf("rehearsal: %s %s: %s", e.Method, e.Path, e.Msg)
+	}
+	return fmt.Sprintf("rehearsal: %s %s: status %d: %s %s", e.Method, e.Path, e.Status, e.Code, e.Msg)
+}
+
+// staffFailure is the report's row for a staff request what that failed
+// with err: its status and code where it had an answer.
+func staffFailure(what string, err error) Failure {
+	f := Failure{Class: ClassStaff, What: what}
+	if se, ok := errors.AsType[*staffError](err); ok {
+		f.Status, f.Code = se.Status, se.Code
+		if se.Status == 0 || se.Code == "" {
+			f.Code = trim(se.Msg, 60)
+		}
+		return f
+	}
+	f.Code = short(err)
+	return f
+}
+
+func (r *run) staffDo(ctx context.Context, method, path, key string, safe bool, in, out any) error {
 	var body []byte
 	if in != nil {
 		var err error
@@ -885,11 +952,8 @@ func (r *run) staffCallKeyed(ctx context.Context, method, path, key string, in, 
 			}
 			return nil
 		}
-		if !staffRetries(method, key != "", a) || try+1 >= staffTries || ctx.Err() != nil {
-			if a.Status == 0 {
-				return fmt.Errorf("rehearsal: %s %s: %s", method, path, a.Message)
-			}
-			return fmt.Errorf("rehearsal: %s %s: status %d: %s %s", method, path, a.Status, a.Code, a.Message)
+		if !staffRetries(method, safe, a) || try+1 >= staffTries || ctx.Err() != nil {
+			return &staffError{Method: method, Path: path, Status: a.Status, Code: a.Code, Msg: a.Message}
 		}
 		r.m.retried(Failure{Class: ClassStaff, What: method + " " + staffPath(path), Status: a.Status, Code: a.Code})
 		if !sleepFor(ctx, retryDelay(a, try)) {
@@ -900,11 +964,12 @@ func (r *run) staffCallKeyed(ctx context.Context, method, path, key string, in, 
 
 // staffRetries says whether a staff request answered a is tried again:
 // after Retry-After, when the server refused it without doing anything;
-// a read, or a write sent with an Idempotency-Key (keyed), after anything
-// a browser retries (Retry-After, or a growing wait without one).
-func staffRetries(method string, keyed bool, a harness.Answer) bool {
+// a read, or a write safe to send again (sent with an Idempotency-Key, or
+// idempotent by itself), after anything a browser retries (Retry-After,
+// or a growing wait without one).
+func staffRetries(method string, safe bool, a harness.Answer) bool {
 	refused := a.Status == http.StatusTooManyRequests || (a.Status == http.StatusServiceUnavailable && a.Code == "busy")
-	return (refused && a.RetryAfter > 0) || ((method == http.MethodGet || keyed) && a.Retryable())
+	return (refused && a.RetryAfter > 0) || ((method == http.MethodGet || safe) && a.Retryable())
 }
 
 // staffTries bounds a staff request's tries.
@@ -931,7 +996,7 @@ func (r *run) answerAll(ctx context.Context) {
 		} `json:"clarifications"`
 	}
 	if err := r.staffCall(ctx, http.MethodGet, "/api/contests/"+r.contest+"/clarifications", nil, &list); err != nil {
-		r.m.fail(Failure{Class: ClassStaff, What: "GET clarifications", Code: short(err)}, time.Now())
+		r.m.fail(staffFailure("GET clarifications", err), time.Now())
 		return
 	}
 	n := 0
@@ -940,9 +1005,10 @@ func (r *run) answerAll(ctx context.Context) {
 			continue
 		}
 		public := false
-		if err := r.staffCall(ctx, http.MethodPost, fmt.Sprintf("/api/contests/%s/clarifications/%d/answer", r.contest, c.ID),
+		// An answer sets it: sent again, it sets the same.
+		if err := r.staffCallIdempotent(ctx, http.MethodPost, fmt.Sprintf("/api/contests/%s/clarifications/%d/answer", r.contest, c.ID),
 			map[string]any{"answer": "Yes: read the statement's input section.", "public": &public}, nil); err != nil {
-			r.m.fail(Failure{Class: ClassStaff, What: "POST answer", Code: short(err)}, time.Now())
+			r.m.fail(staffFailure("POST answer", err), time.Now())
 			continue
 		}
 		n++
