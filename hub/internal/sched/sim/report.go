@@ -876,7 +876,9 @@ the enqueue on a loaded machine, which started the replay's clock late.
    not explain the collapsed runs of 2026-12-04 on the other VM, whose traces have no idle passes; that
    question stays open with those runs. The moments are what closed the gap on this trace, as they had
    on the 2,000-contestant trace of 2026-12-04 21:42 (−8 … −2 % / −4 … +1 %, seeds 1–5), on which the half
-   second was chosen: the 23:54 trace came after it and was not used to choose it. Why correlated draws
+   second was chosen: the 23:54 trace came after it and was not used to choose it, and the two rehearsals
+   after the default changed (2026-12-05 00:21 and 00:36, the same VM) gave −6 … −0 % / −3 … +3 % and
+   −8 … +1 % / −6 … +9 % (seeds 1–10; both hub figures within the simulator's range in the latter). Why correlated draws
    wait less than independent ones from the same histograms is not settled; what the two traces show is
    that the hub's slow passes come together, and that a replay which scatters them one by one over the
    run blocks its dispatcher more often than the hub's was. Recording each pass in the trace and
