@@ -241,8 +241,8 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
-			LatencySpreads: spreads(c.LatencyWindows), WakeWindows: wakes(c.LatencyWindows), IdleWindows: idles(c.LatencyWindows),
-			PassMomentMs: ms(c.PassMoment), Holds: holds.n, HoldMeanMs: holds.mean,
+			LatencySpreads: countWindows(c.LatencyWindows, hasSpread), WakeWindows: countWindows(c.LatencyWindows, hasWake),
+			IdleWindows: countWindows(c.LatencyWindows, hasIdle), PassMomentMs: ms(c.PassMoment), Holds: holds.n, HoldMeanMs: holds.mean,
 			OwnSlotTimes: slots.n, OwnSlotMeanMs: slots.mean}}
 	if rc.custom {
 		res.Model.Download = "custom"
@@ -541,38 +541,22 @@ func latencyWindows(ws []schedtrace.LatencyWindow) []LatencyWindow {
 	return out
 }
 
-// wakes counts the windows with a wake latency.
-func wakes(ws []LatencyWindow) int {
+// countWindows counts the windows for which has holds.
+func countWindows(ws []LatencyWindow, has func(w *LatencyWindow) bool) int {
 	n := 0
-	for _, w := range ws {
-		if w.Wake > 0 || w.WakeDist != nil {
+	for i := range ws {
+		if has(&ws[i]) {
 			n++
 		}
 	}
 	return n
 }
 
-// idles counts the windows with an idle pass latency.
-func idles(ws []LatencyWindow) int {
-	n := 0
-	for _, w := range ws {
-		if w.Idle > 0 || w.IdleDist != nil {
-			n++
-		}
-	}
-	return n
-}
-
-// spreads counts the windows with a pass or a result spread.
-func spreads(ws []LatencyWindow) int {
-	n := 0
-	for _, w := range ws {
-		if w.PassDist != nil || w.ResultDist != nil {
-			n++
-		}
-	}
-	return n
-}
+// The windows with a wake latency, with an idle pass latency, and with a
+// pass or a result spread.
+func hasWake(w *LatencyWindow) bool   { return w.Wake > 0 || w.WakeDist != nil }
+func hasIdle(w *LatencyWindow) bool   { return w.Idle > 0 || w.IdleDist != nil }
+func hasSpread(w *LatencyWindow) bool { return w.PassDist != nil || w.ResultDist != nil }
 
 // latencyDist is a trace window's histogram (ms) whose mean was meanMs as
 // the simulator's distribution (s); nil without one.
