@@ -153,8 +153,8 @@ type run struct {
 	// questions is every question's idempotency key a browser sent, and
 	// whether its post was acknowledged (under subsMu).
 	questions map[string]bool
-	early    map[int64]earlyEvent // judge events before the POST's answer
-	keys     atomic.Int64         // idempotency keys that got an id
+	early     map[int64]earlyEvent // judge events before the POST's answer
+	keys      atomic.Int64         // idempotency keys that got an id
 
 	browsersMu sync.Mutex
 	sockets    sync.WaitGroup // browsers' reconnects (browser.connect)
