@@ -160,17 +160,20 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) error {
 		cl.AnsweredBy = cl.UserID
 	} else {
 		if !staff {
-			if c.Phase(s.cfg.Now()) == "ended" {
-				return fieldErr(http.StatusForbidden, CodeForbidden, "contest", "the contest has ended")
-			}
-			if c.Registration == store.RegistrationList {
-				reg, err := s.cfg.Store.IsParticipant(ctx, c.ID, a.user.ID)
-				if err != nil {
+			if refused := s.mayAsk(ctx, c, a.user); refused != nil {
+				// The retry of a question posted before the refusal held
+				// (the contest ended while its answer was lost) gets that
+				// question, as any retry does.
+				if key == "" {
+					return refused
+				}
+				first, err := s.cfg.Store.ClarificationByKey(ctx, a.user.ID, key)
+				if errors.Is(err, store.ErrNotFound) || (err == nil && first.ContestID != c.ID) {
+					return refused
+				} else if err != nil {
 					return unavailableErr(err)
 				}
-				if !reg {
-					return fieldErr(http.StatusForbidden, CodeForbidden, "contest", "you are not registered in this contest")
-				}
+				return s.askAnswered(w, r, &first, true)
 			}
 		}
 		cl.Question.String, cl.Question.Valid = req.Question, true
@@ -182,7 +185,33 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return unavailableErr(err)
 	}
-	s.log.Info("clarification posted", "contest_id", c.ID, "clarification_id", stored.ID,
+	return s.askAnswered(w, r, &stored, repeated)
+}
+
+// mayAsk refuses a participant's question in a contest that has ended, or
+// from a user not on a registration list; nil lets it through.
+func (s *Server) mayAsk(ctx context.Context, c *store.Contest, u *store.User) error {
+	if c.Phase(s.cfg.Now()) == "ended" {
+		return fieldErr(http.StatusForbidden, CodeForbidden, "contest", "the contest has ended")
+	}
+	if c.Registration == store.RegistrationList {
+		reg, err := s.cfg.Store.IsParticipant(ctx, c.ID, u.ID)
+		if err != nil {
+			return unavailableErr(err)
+		}
+		if !reg {
+			return fieldErr(http.StatusForbidden, CodeForbidden, "contest", "you are not registered in this contest")
+		}
+	}
+	return nil
+}
+
+// askAnswered publishes a posted clarification and answers its post: 201,
+// or 200 with "repeated": true for a retry that found it posted.
+func (s *Server) askAnswered(w http.ResponseWriter, r *http.Request, stored *store.Clarification, repeated bool) error {
+	ctx := r.Context()
+	a := authOf(r)
+	s.log.Info("clarification posted", "contest_id", stored.ContestID, "clarification_id", stored.ID,
 		"announcement", stored.IsAnnouncement(), "repeated", repeated, "user_id", a.user.ID, "request_id", requestIDOf(r))
 	what := "question"
 	if stored.IsAnnouncement() {
@@ -190,12 +219,12 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) error {
 	}
 	// Published again for a retry: the first try may have failed before
 	// its push, and a second push of the same clarification is harmless.
-	s.publishClarification(ctx, &stored, what)
+	s.publishClarification(ctx, stored, what)
 	if repeated {
-		writeJSON(w, http.StatusOK, map[string]any{"clarification": clarJSON(&stored, a.user), "repeated": true})
+		writeJSON(w, http.StatusOK, map[string]any{"clarification": clarJSON(stored, a.user), "repeated": true})
 		return nil
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"clarification": clarJSON(&stored, a.user)})
+	writeJSON(w, http.StatusCreated, map[string]any{"clarification": clarJSON(stored, a.user)})
 	return nil
 }
 

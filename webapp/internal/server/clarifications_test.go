@@ -79,6 +79,25 @@ func TestClarifications(t *testing.T) {
 	}
 	mk("cup2", "open")
 	wantErr(t, keyed(other, "/api/contests/cup2/clarifications", "ask-1", map[string]any{"question": "Elsewhere"}), 409, CodeConflict, IdempotencyHeader)
+	// The contest ends while a retry is on its way: the retry still gets
+	// the question it posted; a new question (a new key, no key) is
+	// refused, and so is the key's retry in another ended contest.
+	if _, err := se.st.DB.Exec("UPDATE contests SET end_at = ? WHERE slug IN ('cup', 'cup2')", now.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	late := keyed(other, path, "ask-1", map[string]any{"question": "Sent twice?"})
+	if lq, _ := late.body["clarification"].(map[string]any); late.status != 200 || late.body["repeated"] != true || lq == nil || lq["id"] != fq["id"] {
+		t.Fatalf("a retry after the end: %d %s, want 200 with the first (%v)", late.status, late.raw, fq["id"])
+	}
+	wantErr(t, keyed(other, path, "ask-2", map[string]any{"question": "Too late?"}), 403, CodeForbidden, "contest")
+	wantErr(t, other.call("POST", path, map[string]any{"question": "Too late?"}), 403, CodeForbidden, "contest")
+	wantErr(t, keyed(other, "/api/contests/cup2/clarifications", "ask-1", map[string]any{"question": "Elsewhere"}), 403, CodeForbidden, "contest")
+	if n := se.count("clarifications"); n != 1 {
+		t.Fatalf("after the end: %d rows, want the one question", n)
+	}
+	if _, err := se.st.DB.Exec("UPDATE contests SET end_at = ? WHERE slug IN ('cup', 'cup2')", now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := se.st.DB.Exec("DELETE FROM clarifications"); err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,12 @@ func TestClarificationKeys(t *testing.T) {
 	if _, _, err := ask(other, alice, "Elsewhere", "k1"); !errors.Is(err, ErrKeyInUse) {
 		t.Fatalf("the key in another contest: %v, want ErrKeyInUse", err)
 	}
+	if byKey, err := s.ClarificationByKey(ctx, alice.Int64, "k1"); err != nil || byKey.ID != first.ID || byKey.ContestID != cup {
+		t.Fatalf("alice's k1: %+v, %v; want clarification %d of contest %d", byKey, err, first.ID, cup)
+	}
+	if _, err := s.ClarificationByKey(ctx, alice.Int64, "k2"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a key never used: %v, want ErrNotFound", err)
+	}
 	list, err := s.Clarifications(ctx, cup, true, 0)
 	if err != nil || len(list) != 4 {
 		t.Fatalf("contest cup holds %d clarifications (%v), want 4: alice's keyed one once, bob's, two without a key", len(list), err)

@@ -165,19 +165,14 @@ func (s *Store) AddClarificationOnce(ctx context.Context, c Clarification, key s
 		if key == "" || !errors.Is(err, ErrDuplicate) {
 			return Clarification{}, false, err
 		}
-		var first struct {
-			ID        int64 `db:"id"`
-			ContestID int64 `db:"contest_id"`
-		}
-		if err := s.DB.GetContext(ctx, &first, `SELECT id, contest_id FROM clarifications WHERE user_id = ? AND idem_key = ?`,
-			c.UserID, key); err != nil {
+		first, err := s.ClarificationByKey(ctx, c.UserID.Int64, key)
+		if err != nil {
 			return Clarification{}, false, fmt.Errorf("store add clarification: the key's first: %w", err)
 		}
 		if first.ContestID != c.ContestID {
 			return Clarification{}, false, fmt.Errorf("store add clarification: clarification %d of contest %d: %w", first.ID, first.ContestID, ErrKeyInUse)
 		}
-		stored, err := s.ClarificationByID(ctx, c.ContestID, first.ID)
-		return stored, err == nil, err
+		return first, true, nil
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
@@ -185,6 +180,20 @@ func (s *Store) AddClarificationOnce(ctx context.Context, c Clarification, key s
 	}
 	stored, err = s.ClarificationByID(ctx, c.ContestID, id)
 	return stored, false, err
+}
+
+// ClarificationByKey returns the clarification a user posted under an
+// idempotency key (in whatever contest), or ErrNotFound.
+func (s *Store) ClarificationByKey(ctx context.Context, userID int64, key string) (Clarification, error) {
+	var c Clarification
+	err := s.DB.GetContext(ctx, &c, clarSelect+" WHERE c.user_id = ? AND c.idem_key = ?", userID, key)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Clarification{}, fmt.Errorf("store clarification of key %q: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return Clarification{}, fmt.Errorf("store clarification of key %q: %w", key, err)
+	}
+	return c, nil
 }
 
 // ClarificationByID returns one clarification of a contest, or ErrNotFound.
