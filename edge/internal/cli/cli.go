@@ -79,11 +79,13 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 
 	str(&p.Listen, "listen", "127.0.0.1:8080", "address nginx listens on (ip:port, [ip6]:port or *:port)")
 	fs.BoolVar(&p.ListenReusePort, "listen-reuseport", false, "add reuseport to nginx's listen ["+EnvName("listen-reuseport")+"]")
+	num(&p.ListenBacklog, "listen-backlog", render.DefaultListenBacklog, "nginx's accept queue (listen backlog=): new connections the kernel holds while every worker is busy; capped at net.core.somaxconn")
 	str(&p.RuntimeDir, "runtime-dir", filepath.Join(os.TempDir(), "verdict-edge"), "directory for nginx.conf, pid, logs and temp files")
 	str(&p.StaticDir, "static-dir", "frontend/dist", "built frontend served at /")
 	str(&p.User, "nginx-user", "", "nginx user directive (\"user [group]\") when run as root; empty: nginx's default (nobody)")
 	str(&p.WorkerProcesses, "worker-processes", "auto", "nginx worker_processes")
 	num(&p.WorkerConnections, "worker-connections", 4096, "nginx worker_connections")
+	num(&p.WorkerOpenFiles, "worker-open-files", 0, "nginx worker_rlimit_nofile (0: twice --worker-connections plus 256)")
 	dur(&p.WorkerShutdownTimeout, "worker-shutdown-timeout", 10*time.Second, "how long old workers keep WebSockets open after a reload")
 	str(&p.ErrorLog, "error-log", "", "nginx error log path or stderr (default <runtime-dir>/error.log)")
 	str(&p.ErrorLogLevel, "error-log-level", "warn", "nginx error log level")

@@ -509,3 +509,73 @@ func TestNginxDefaultLimitsFitARoom(t *testing.T) {
 	}
 	wantNginxError(t, got429, 429, "rate_limited", "1")
 }
+
+// flakyNode is a web node whose listener, while broken is set, accepts
+// each connection and resets it at once (nginx counts a failed try
+// against the server, as it does a connect that times out), and otherwise
+// serves 200 JSON.
+func flakyNode(t *testing.T, broken *atomic.Bool) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set(upstreamHeader, "1")
+		io.WriteString(w, `{"ok":true}`)
+	})}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(resetWhile{Listener: l, broken: broken})
+	}()
+	t.Cleanup(func() {
+		_ = srv.Close()
+		<-done
+	})
+	return l.Addr().String()
+}
+
+// resetWhile resets the connections it accepts while broken is set.
+type resetWhile struct {
+	net.Listener
+	broken *atomic.Bool
+}
+
+func (l resetWhile) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil || !l.broken.Load() {
+			return c, err
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0) // RST, not FIN
+		}
+		c.Close()
+	}
+}
+
+// TestNginxPanicRouting: when every web node has failed often enough to be
+// skipped (as an overloaded machine's slow connects make them all look),
+// nginx does not answer "no live upstreams" until fail_timeout is over: it
+// goes on to the same nodes as backups, and the first request after they
+// recover gets through.
+func TestNginxPanicRouting(t *testing.T) {
+	var broken atomic.Bool
+	broken.Store(true)
+	a, b := flakyNode(t, &broken), flakyNode(t, &broken)
+	base := startNginx(t, render.Params{MaxFails: 1, FailTimeout: time.Minute}, render.Upstreams{Web: []string{a, b}})
+	c := clientFrom(t, "127.0.0.1")
+	for range 3 {
+		wantNginxError(t, do(t, c, "GET", base+"/api/x", ""), 503, "unavailable", "5")
+	}
+	broken.Store(false)
+	// Both primaries are skipped for a minute now.
+	for i := range 3 {
+		r := do(t, c, "GET", base+"/api/x", "")
+		if r.status != 200 || r.header.Get(upstreamHeader) != "1" {
+			t.Fatalf("request %d after the nodes recovered, within fail_timeout: %d %q, want the node's 200", i, r.status, r.body)
+		}
+	}
+}

@@ -33,6 +33,11 @@ type Params struct {
 	Listen string
 	// ListenReusePort adds "reuseport" to the listen directive. Default false.
 	ListenReusePort bool
+	// ListenBacklog is the listen socket's accept queue (the listen
+	// directive's backlog=): connections the kernel has completed while
+	// every worker is busy. Default DefaultListenBacklog; the kernel caps
+	// it at net.core.somaxconn.
+	ListenBacklog int
 	// RuntimeDir holds the pid file, logs and every temp dir. Required,
 	// absolute.
 	RuntimeDir string
@@ -46,6 +51,12 @@ type Params struct {
 	WorkerProcesses string
 	// WorkerConnections per worker. Default 4096.
 	WorkerConnections int
+	// WorkerOpenFiles is worker_rlimit_nofile: the open-file limit nginx
+	// sets for its workers. Default twice WorkerConnections (a proxied
+	// request holds the client's connection and the upstream's) plus
+	// room for logs and temp files, so that worker_connections holds
+	// under a login shell's limit of 1024.
+	WorkerOpenFiles int
 	// WorkerShutdownTimeout bounds how long an old worker keeps open
 	// connections (WebSockets) after a reload. Default 10s.
 	WorkerShutdownTimeout time.Duration
@@ -140,6 +151,8 @@ func (p Params) WithDefaults() Params {
 	def(&p.Listen, "127.0.0.1:8080")
 	def(&p.WorkerProcesses, "auto")
 	defInt(&p.WorkerConnections, 4096)
+	defInt(&p.WorkerOpenFiles, 2*p.WorkerConnections+256)
+	defInt(&p.ListenBacklog, DefaultListenBacklog)
 	defDur(&p.WorkerShutdownTimeout, 10*time.Second)
 	if p.RuntimeDir != "" {
 		def(&p.ErrorLog, filepath.Join(p.RuntimeDir, "error.log"))
@@ -175,11 +188,13 @@ type Upstreams struct {
 type data struct {
 	Listen                string
 	ListenReusePort       bool
+	ListenBacklog         int
 	RuntimeDir            string
 	StaticDir             string
 	User                  string
 	WorkerProcesses       string
 	WorkerConnections     int
+	WorkerOpenFiles       int
 	WorkerShutdownTimeout string
 	PidFile               string
 	ErrorLog              string
@@ -219,6 +234,14 @@ type data struct {
 	AssetCSP string
 }
 
+// DefaultListenBacklog is ListenBacklog's default: Linux's default
+// net.core.somaxconn since 5.4. nginx's own default, 511, filled in the
+// first seconds of a 3,000-contestant rehearsal's start (every browser
+// opening its pages at once, nginx's workers short of CPU): the kernel
+// dropped the new connections' handshakes (ListenOverflows), and the
+// browsers waited out SYN retransmits of 1, 3 and 7 s or gave up.
+const DefaultListenBacklog = 4096
+
 // DefaultUploadReadTimeout is UploadReadTimeout's default: above the web
 // node's server.DefaultUploadTimeout (5 min), so the web node's own answer
 // (or its deadline's 503) comes back rather than nginx's 504.
@@ -257,11 +280,13 @@ func Render(p Params, u Upstreams) ([]byte, error) {
 	d := data{
 		Listen:                p.Listen,
 		ListenReusePort:       p.ListenReusePort,
+		ListenBacklog:         p.ListenBacklog,
 		RuntimeDir:            p.RuntimeDir,
 		StaticDir:             p.StaticDir,
 		User:                  p.User,
 		WorkerProcesses:       p.WorkerProcesses,
 		WorkerConnections:     p.WorkerConnections,
+		WorkerOpenFiles:       p.WorkerOpenFiles,
 		WorkerShutdownTimeout: Duration(p.WorkerShutdownTimeout),
 		PidFile:               PidFile(p.RuntimeDir),
 		ErrorLog:              p.ErrorLog,
@@ -378,7 +403,8 @@ func validate(p Params) error {
 		name string
 		val  int
 	}{
-		{"WorkerConnections", p.WorkerConnections}, {"LoginBurst", p.LoginBurst},
+		{"WorkerConnections", p.WorkerConnections}, {"WorkerOpenFiles", p.WorkerOpenFiles},
+		{"ListenBacklog", p.ListenBacklog}, {"LoginBurst", p.LoginBurst},
 		{"SubmitBurst", p.SubmitBurst}, {"RegisterBurst", p.RegisterBurst}, {"MaxFails", p.MaxFails},
 	} {
 		if f.val < 0 {

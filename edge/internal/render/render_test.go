@@ -180,7 +180,8 @@ func TestRenderedChoices(t *testing.T) {
 		"error_page 504 = @verdict_gateway_timeout;",
 		"add_header Retry-After 1 always;",
 		`"code":"payload_too_large","message":"the body is larger than 65m"`,
-		"listen 127.0.0.1:8080;",
+		"listen 127.0.0.1:8080 backlog=4096;",
+		"worker_rlimit_nofile 8448;",
 		"pid " + goldenRuntime + "/nginx.pid;",
 		"client_body_temp_path " + goldenRuntime + "/client_body;",
 		"root " + goldenStatic + ";",
@@ -289,6 +290,39 @@ func directives(conf []byte) string {
 	return b.String()
 }
 
+// TestPanicBackups: with two or more servers in an upstream, each is also
+// a backup that is never skipped (nginx goes to the backups only when every
+// primary is skipped); a lone server (which nginx never skips) and an empty
+// upstream have none.
+func TestPanicBackups(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		web, hub []string
+		backups  []string
+	}{
+		{"two of each", []string{"10.0.0.1:8080", "10.0.0.2:8080"}, []string{"10.0.1.1:9000", "10.0.1.2:9000"},
+			[]string{"10.0.0.1:8080", "10.0.0.2:8080", "10.0.1.1:9000", "10.0.1.2:9000"}},
+		{"lone servers", []string{"10.0.0.1:8080"}, []string{"10.0.1.1:9000"}, nil},
+		{"two web nodes, no hub", []string{"10.0.0.1:8080", "10.0.0.2:8080"}, nil, []string{"10.0.0.1:8080", "10.0.0.2:8080"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conf, err := render.Render(goldenParams(), render.Upstreams{Web: tc.web, Hub: tc.hub})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := directives(conf)
+			if n := strings.Count(s, " backup "); n != len(tc.backups) {
+				t.Fatalf("%d backups rendered, want %d:\n%s", n, len(tc.backups), s)
+			}
+			for _, b := range tc.backups {
+				if !strings.Contains(s, "server "+b+" backup max_fails=0;") {
+					t.Errorf("no backup for %s", b)
+				}
+			}
+		})
+	}
+}
+
 func TestRenderDeterministic(t *testing.T) {
 	a, err := render.Render(goldenParams(), render.Upstreams{Web: []string{"10.0.0.2:1", "10.0.0.1:1", "10.0.0.2:1"}, Hub: []string{"[::ffff:10.0.0.9]:2"}})
 	if err != nil {
@@ -301,8 +335,11 @@ func TestRenderDeterministic(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Fatal("equal sets (order, duplicates, v4-mapped) render differently")
 	}
-	if n := strings.Count(string(a), "server 10.0.0.2:1 "); n != 1 {
+	if n := strings.Count(string(a), "server 10.0.0.2:1 max_fails"); n != 1 {
 		t.Fatalf("duplicate member rendered %d times", n)
+	}
+	if n := strings.Count(string(a), "server 10.0.0.2:1 backup"); n != 1 {
+		t.Fatalf("duplicate member rendered %d times as a backup", n)
 	}
 }
 
