@@ -79,6 +79,9 @@ type Report struct {
 	DigestErr string
 	// Pools are the web nodes' and the hub's connection pool waits.
 	Pools []Pool
+	// TCP is what the kernel's TCP counters counted over the contest
+	// (tcpstats.go); nil: not sampled.
+	TCP *TCPReport
 	// Replay is the scheduling simulator's replay of the trace written to
 	// TraceFile (nil when it did not run: ReplayErr says why).
 	Replay               *schedtrace.Comparison
@@ -578,6 +581,7 @@ func (rep *Report) Markdown() string {
 	}
 
 	writePools(&b, rep)
+	writeTCP(&b, rep)
 	writeDigests(&b, rep)
 
 	if len(rep.Profiles) > 0 {

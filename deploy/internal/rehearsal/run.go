@@ -267,6 +267,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	side.Go(func() { r.faults(cctx) })
 	stopSampling := make(chan struct{})
 	side.Go(func() { r.sampleHubLatency(cctx, stopSampling) })
+	side.Go(func() {
+		tcp := sampleTCP(cctx, stopSampling, 8)
+		rep.TCP = &tcp
+	})
 	if !cfg.NoProfile {
 		// 20 s, or the rush's real length when that is shorter (a short
 		// rehearsal's): past the end it would profile the drain, and the
