@@ -100,7 +100,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	num(&p.MaxFails, "max-fails", 2, "failures before nginx skips a server for --fail-timeout")
 	dur(&p.FailTimeout, "fail-timeout", 10*time.Second, "how long a failing server is skipped")
 	num(&p.Keepalive, "keepalive", 32, "idle keepalive connections to web nodes per worker (0: none, a new connection per request)")
-	dur(&p.ConnectTimeout, "connect-timeout", 2*time.Second, "upstream connect timeout")
+	dur(&p.ConnectTimeout, "connect-timeout", render.DefaultConnectTimeout, "upstream connect timeout: nginx's own lag under load, not the network's, is what it catches on a LAN")
 	dur(&p.APIReadTimeout, "api-read-timeout", 60*time.Second, "read timeout of /api")
 	dur(&p.UploadReadTimeout, "upload-read-timeout", render.DefaultUploadReadTimeout, "read timeout of the uploads (test data, ICPC packages, user imports); above the web nodes' upload timeout")
 	dur(&p.WSReadTimeout, "ws-read-timeout", 75*time.Second, "read timeout of /ws and /judge; keep above the hub's ping interval")
