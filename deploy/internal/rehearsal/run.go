@@ -30,9 +30,14 @@ type Config struct {
 	// contest in 7.5 minutes with the same submissions. Default 40.
 	Compress float64
 	// ArrivalCompress compresses the login window before the start
-	// (default 6: the 15 minutes in 2.5). It is compressed less than the
-	// contest because logins cost real CPU (bcrypt) that compression does
-	// not shrink: at 30× the whole class would log in within 30 s.
+	// (default 3: the 15 minutes in 5). It is compressed less than the
+	// contest because logins cost real CPU (bcrypt, 58 ms each on the
+	// rehearsals' VM) that compression does not shrink: at 6× (the
+	// default until 2026-12-05) 3,000 logins asked for 1.2 of the two
+	// cores on average and 2.3 in the last minute, where arrivals peak,
+	// so they were still being hashed when the contest began (more than
+	// half of each web node's CPU in its first 40 s went to bcrypt), an
+	// overload a real 15-minute window (0.2 cores) never makes.
 	ArrivalCompress float64
 	// Root is the checkout whose components run; Bin holds them prebuilt
 	// (empty: built into the stack's directory).
@@ -84,7 +89,7 @@ func (c *Config) defaults() {
 		c.Shape = DefaultShape()
 	}
 	c.Compress = cmp.Or(c.Compress, 40)
-	c.ArrivalCompress = cmp.Or(c.ArrivalCompress, 6)
+	c.ArrivalCompress = cmp.Or(c.ArrivalCompress, 3)
 	c.WebNodes = max(c.WebNodes, 2)
 	c.Slots = cmp.Or(c.Slots, 8)
 	c.Speed = cmp.Or(c.Speed, 1)
