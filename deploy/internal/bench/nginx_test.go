@@ -34,7 +34,7 @@ func TestNoKeepaliveConf(t *testing.T) {
 			if strings.Contains(out, "/verdict-golden/run") {
 				t.Error("a path under the old runtime directory is left")
 			}
-			if !regexp.MustCompile(`(?m)^\s*listen 127\.0\.0\.1:18081( reuseport)?;$`).MatchString(out) {
+			if !regexp.MustCompile(`(?m)^\s*listen 127\.0\.0\.1:18081( backlog=\d+)?( reuseport)?;$`).MatchString(out) {
 				t.Errorf("listen not rewritten: %q", regexp.MustCompile(`(?m)^.*listen .*$`).FindString(out))
 			}
 			if strings.Count(out, "\n") != strings.Count(string(b), "\n")-2 {
