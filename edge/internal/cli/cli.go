@@ -85,7 +85,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&p.User, "nginx-user", "", "nginx user directive (\"user [group]\") when run as root; empty: nginx's default (nobody)")
 	str(&p.WorkerProcesses, "worker-processes", "auto", "nginx worker_processes")
 	num(&p.WorkerConnections, "worker-connections", 4096, "nginx worker_connections")
-	num(&p.WorkerOpenFiles, "worker-open-files", 0, "nginx worker_rlimit_nofile (0: twice --worker-connections plus 256)")
+	num(&p.WorkerOpenFiles, "worker-open-files", 0, "nginx worker_rlimit_nofile (0: twice --worker-connections plus 256, at most the hard open-file limit nginx inherits)")
 	dur(&p.WorkerShutdownTimeout, "worker-shutdown-timeout", 10*time.Second, "how long old workers keep WebSockets open after a reload")
 	str(&p.ErrorLog, "error-log", "", "nginx error log path or stderr (default <runtime-dir>/error.log)")
 	str(&p.ErrorLogLevel, "error-log-level", "warn", "nginx error log level")

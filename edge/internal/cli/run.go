@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"syscall"
 
 	"github.com/verdict-oj/verdict/edge/internal/edge"
 	"github.com/verdict-oj/verdict/internal/lifecycle"
@@ -59,6 +61,9 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	ob.Logger.Info("observability listening", "addr", ln.Addr().String())
 	ob.Logger.Info("redis", "target", o.Redis.String())
 
+	if o.ManageNginx {
+		o.Nginx.OpenFilesCeiling = hardOpenFiles()
+	}
 	e, err := edge.New(edge.Config{
 		Redis:         rdb,
 		Names:         o.Names(),
@@ -81,4 +86,14 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 		lifecycle.Step{Name: "edge", Run: e.Run},
 		lifecycle.Step{Name: "admin", Run: func(ctx context.Context) error { return ob.Serve(ctx, ln) }},
 	)
+}
+
+// hardOpenFiles is this process's hard open-file limit, which the nginx
+// it starts inherits (0: unknown or unlimited).
+func hardOpenFiles() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Max > math.MaxInt32 {
+		return 0
+	}
+	return int(rl.Max)
 }

@@ -55,8 +55,13 @@ type Params struct {
 	// sets for its workers. Default twice WorkerConnections (a proxied
 	// request holds the client's connection and the upstream's) plus
 	// room for logs and temp files, so that worker_connections holds
-	// under a login shell's limit of 1024.
+	// under a login shell's limit of 1024; capped at OpenFilesCeiling.
 	WorkerOpenFiles int
+	// OpenFilesCeiling caps WorkerOpenFiles's default: the hard open-file
+	// limit nginx inherits, which it cannot raise without
+	// CAP_SYS_RESOURCE (it logs an alert at every start and keeps the
+	// old limit). 0: no cap. A WorkerOpenFiles given is not capped.
+	OpenFilesCeiling int
 	// WorkerShutdownTimeout bounds how long an old worker keeps open
 	// connections (WebSockets) after a reload. Default 10s.
 	WorkerShutdownTimeout time.Duration
@@ -151,7 +156,12 @@ func (p Params) WithDefaults() Params {
 	def(&p.Listen, "127.0.0.1:8080")
 	def(&p.WorkerProcesses, "auto")
 	defInt(&p.WorkerConnections, 4096)
-	defInt(&p.WorkerOpenFiles, 2*p.WorkerConnections+256)
+	if p.WorkerOpenFiles == 0 {
+		p.WorkerOpenFiles = 2*p.WorkerConnections + 256
+		if c := p.OpenFilesCeiling; c > 0 {
+			p.WorkerOpenFiles = min(p.WorkerOpenFiles, c)
+		}
+	}
 	defInt(&p.ListenBacklog, DefaultListenBacklog)
 	defDur(&p.WorkerShutdownTimeout, 10*time.Second)
 	if p.RuntimeDir != "" {

@@ -323,6 +323,33 @@ func TestPanicBackups(t *testing.T) {
 	}
 }
 
+// TestWorkerOpenFiles: the default is twice worker_connections plus 256,
+// capped at the hard limit nginx inherits; a value given is kept.
+func TestWorkerOpenFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name                  string
+		conns, given, ceiling int
+		want                  string
+	}{
+		{"default", 4096, 0, 0, "worker_rlimit_nofile 8448;"},
+		{"default under the ceiling", 4096, 0, 20000, "worker_rlimit_nofile 8448;"},
+		{"default over the ceiling", 16384, 0, 20000, "worker_rlimit_nofile 20000;"},
+		{"given over the ceiling", 16384, 50000, 20000, "worker_rlimit_nofile 50000;"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := goldenParams()
+			p.WorkerConnections, p.WorkerOpenFiles, p.OpenFilesCeiling = tc.conns, tc.given, tc.ceiling
+			conf, err := render.Render(p, render.Upstreams{Web: []string{"10.0.0.1:8080"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := directives(conf); !strings.Contains(s, tc.want) {
+				t.Errorf("rendered config lacks %q", tc.want)
+			}
+		})
+	}
+}
+
 func TestRenderDeterministic(t *testing.T) {
 	a, err := render.Render(goldenParams(), render.Upstreams{Web: []string{"10.0.0.2:1", "10.0.0.1:1", "10.0.0.2:1"}, Hub: []string{"[::ffff:10.0.0.9]:2"}})
 	if err != nil {
