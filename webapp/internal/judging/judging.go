@@ -115,6 +115,9 @@ type Service struct {
 	jobs       sync.WaitGroup
 	jobsMu     sync.Mutex
 	jobCancels []context.CancelFunc
+	// jobsCtx is the shared board work's (share), ended by Wait.
+	jobsCtx  context.Context
+	stopJobs context.CancelFunc
 
 	cfg Config
 	st  *store.Store
@@ -140,11 +143,12 @@ type Service struct {
 	// bodies are the public boards this node served last, by contest
 	// (PublicBoard), replaced when a newer one is published.
 	bodies map[int64]*BoardBody
-	// rebuilding is the board rebuild in flight per contest
-	// (rebuildShared).
-	rebuilding map[int64]*rebuildFlight
-	kick       chan struct{}
-	warmKick   chan struct{}
+	// rebuilding and assembling are the board rebuild and the public
+	// board's assembly in flight per contest (rebuildShared,
+	// assembleShared).
+	rebuilding, assembling map[int64]*flight
+	kick                   chan struct{}
+	warmKick               chan struct{}
 
 	results   *prometheus.CounterVec
 	requeued  prometheus.Counter
@@ -221,7 +225,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{
 		cfg: cfg, st: cfg.Store, rst: cfg.ResultStore, rdb: cfg.Redis, n: cfg.Names, q: cfg.Queue,
 		log: cfg.Logger.With("component", "judging"), board: scoreboard.New(cfg.Redis, cfg.Names),
-		dirty: map[int64]bool{}, contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, bodies: map[int64]*BoardBody{}, rebuilding: map[int64]*rebuildFlight{}, kick: make(chan struct{}, 1),
+		dirty: map[int64]bool{}, contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, bodies: map[int64]*BoardBody{}, rebuilding: map[int64]*flight{}, assembling: map[int64]*flight{}, kick: make(chan struct{}, 1),
 		warmKick: make(chan struct{}, 1),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_webapp_results_total",
@@ -255,6 +259,7 @@ func New(cfg Config) (*Service, error) {
 			}
 		}
 	}
+	s.jobsCtx, s.stopJobs = context.WithCancel(context.Background())
 	return s, nil
 }
 

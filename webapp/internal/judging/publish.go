@@ -157,13 +157,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 			return b, nil
 		}
 	}
-	doc, err := s.Scoreboard(ctx, c, true)
-	if err != nil {
-		return nil, err
-	}
-	s.boardReads.WithLabelValues("assembled").Inc()
-	s.markDirty(c.ID) // publish it, so the next read is served as above
-	return s.newBoardBody(json.Marshal(doc))
+	return s.assembleShared(ctx, c)
 }
 
 // BoardBody is a public scoreboard as a web node serves it: the document,
@@ -239,35 +233,36 @@ func (s *Service) RebuildBoard(ctx context.Context, c *store.Contest) error {
 // (rebuildShared).
 const RebuildTimeout = time.Minute
 
-// rebuildFlight is one rebuild that readers wait for.
-type rebuildFlight struct {
+// AssembleTimeout bounds an assembly of a public board that readers share
+// (assembleShared).
+const AssembleTimeout = 30 * time.Second
+
+// flight is one piece of board work per contest that readers wait for
+// (share): a rebuild, or an assembly and its body.
+type flight struct {
 	done chan struct{}
+	body *BoardBody
 	err  error
 }
 
-// rebuildShared rebuilds a contest's board once for every reader that
-// finds it missing, on a deadline of its own (RebuildTimeout): a reader
-// waits for it at most until its own deadline, and the rebuild goes on
-// when the reader gives up. Each reader rebuilding on its own request's
-// deadline threw the work away under load — at 3,000 contestants a
-// rebuild of 24,000 submissions did not fit in 5 s, and every retry
-// started it over.
-func (s *Service) rebuildShared(ctx context.Context, c *store.Contest) error {
+// share runs work for a contest once for every reader that asks while it
+// runs (flights holds the one in flight), on a deadline of its own
+// (timeout, and the node's stop): a reader waits for it at most until its
+// own deadline, and the work goes on when the reader gives up, for the
+// readers that come next. Each reader doing it on its own request's
+// deadline threw the work away under load and multiplied it.
+func (s *Service) share(ctx context.Context, flights map[int64]*flight, id int64, what string, timeout time.Duration, work func(context.Context) (*BoardBody, error)) (*BoardBody, error) {
 	s.mu.Lock()
-	f := s.rebuilding[c.ID]
+	f := flights[id]
 	if f == nil {
-		f = &rebuildFlight{done: make(chan struct{})}
-		s.rebuilding[c.ID] = f
-		cc := *c
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RebuildTimeout)
-		s.jobsMu.Lock()
-		s.jobCancels = append(s.jobCancels, cancel) // Wait ends it
-		s.jobsMu.Unlock()
+		f = &flight{done: make(chan struct{})}
+		flights[id] = f
 		s.jobs.Go(func() {
-			f.err = s.RebuildBoard(rctx, &cc)
-			cancel()
+			wctx, cancel := context.WithTimeout(s.jobsCtx, timeout)
+			defer cancel()
+			f.body, f.err = work(wctx)
 			s.mu.Lock()
-			delete(s.rebuilding, cc.ID)
+			delete(flights, id)
 			s.mu.Unlock()
 			close(f.done)
 		})
@@ -275,10 +270,42 @@ func (s *Service) rebuildShared(ctx context.Context, c *store.Contest) error {
 	s.mu.Unlock()
 	select {
 	case <-f.done:
-		return f.err
+		return f.body, f.err
 	case <-ctx.Done():
-		return fmt.Errorf("judging: board of contest %d: waiting for its rebuild: %w", c.ID, ctx.Err())
+		return nil, fmt.Errorf("judging: board of contest %d: waiting for its %s: %w", id, what, ctx.Err())
 	}
+}
+
+// rebuildShared rebuilds a contest's board once for every reader that
+// finds it missing (share): at 3,000 contestants a rebuild of 24,000
+// submissions did not fit in a request's 5 s, and every retry started it
+// over.
+func (s *Service) rebuildShared(ctx context.Context, c *store.Contest) error {
+	cc := *c
+	_, err := s.share(ctx, s.rebuilding, c.ID, "rebuild", RebuildTimeout, func(ctx context.Context) (*BoardBody, error) {
+		return nil, s.RebuildBoard(ctx, &cc)
+	})
+	return err
+}
+
+// assembleShared assembles a contest's public board once for every
+// reader that finds the published one unusable (share), and has it
+// published. The freeze is where they all do at once: from the freeze's
+// first second until the next publish the published board is the
+// unfrozen one, and in the rehearsal of 2026-12-05 07:01 about 80 readers
+// assembling a 3,000-row board each on their own ran out their deadlines
+// together.
+func (s *Service) assembleShared(ctx context.Context, c *store.Contest) (*BoardBody, error) {
+	cc := *c
+	return s.share(ctx, s.assembling, c.ID, "assembly", AssembleTimeout, func(ctx context.Context) (*BoardBody, error) {
+		doc, err := s.Scoreboard(ctx, &cc, true)
+		if err != nil {
+			return nil, err
+		}
+		s.boardReads.WithLabelValues("assembled").Inc()
+		s.markDirty(cc.ID) // publish it, so the next read is served as published
+		return s.newBoardBody(json.Marshal(doc))
+	})
 }
 
 // RunPublisher publishes the public scoreboard of every contest whose board

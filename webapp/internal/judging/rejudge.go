@@ -368,6 +368,7 @@ func validJobID(s string) bool {
 
 // Wait stops the background jobs (rejudges) and waits for them to end.
 func (s *Service) Wait() {
+	s.stopJobs()
 	s.jobsMu.Lock()
 	for _, c := range s.jobCancels {
 		c()

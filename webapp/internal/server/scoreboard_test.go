@@ -388,6 +388,81 @@ func TestAssembledBoardCompressedOnlyForGzipClients(t *testing.T) {
 	}
 }
 
+// metricWith is the value of a counter's series whose label has value.
+func metricWith(t *testing.T, e *env, name, label, value string) float64 {
+	t.Helper()
+	mfs, err := e.srv.cfg.Obs.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// Readers that find the published board unusable at once (the freeze's
+// first second: the published board is still the unfrozen one) share one
+// assembly. In the rehearsal of 2026-12-05 07:01 about 80 readers each
+// assembled the 3,000-row board on their own at the freeze and ran out
+// their deadlines together.
+func TestPublicBoardAssembledOnceForItsReaders(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	cid := runningContest(t, je)
+	alice := je.student("alice")
+	r := alice.submit("a1", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+	if r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	je.judge(id(r), 1, protocol.VerdictAC, 1)
+	je.consume()
+	c, err := je.st.ContestByID(ctx, cid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reads = "verdict_webapp_scoreboard_reads_total"
+	before := metricWith(t, je.env, reads, "from", "assembled")
+	slow := &slowKeyHook{key: je.names.Scoreboard(cid), d: 200 * time.Millisecond, cmds: []string{"hscan"}}
+	je.rdb.AddHook(slow)
+	slow.on.Store(true)
+	const readers = 8
+	bodies := make([]string, readers)
+	var wg sync.WaitGroup
+	for i := range readers {
+		wg.Go(func() {
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			b, err := je.srv.judging.PublicBoard(rctx, &c)
+			if err != nil {
+				t.Errorf("reader %d: %v", i, err)
+				return
+			}
+			bodies[i] = string(b.Raw)
+		})
+	}
+	wg.Wait()
+	slow.on.Store(false)
+	if n := metricWith(t, je.env, reads, "from", "assembled") - before; n != 1 {
+		t.Fatalf("%v assemblies for %d readers at once, want 1", n, readers)
+	}
+	for i, b := range bodies {
+		if b == "" || b != bodies[0] || !strings.Contains(b, `"alice"`) {
+			t.Fatalf("reader %d got %q, reader 0 %q", i, b, bodies[0])
+		}
+	}
+}
+
 func TestAcceptsGzip(t *testing.T) {
 	for _, tc := range []struct {
 		header string
@@ -597,11 +672,13 @@ func runningContest(t *testing.T, je *judgeEnv) int64 {
 }
 
 // slowKeyHook delays every write (HSET, HINCRBY) that names key while
-// on: a rebuild writes, a reader only reads.
+// on: a rebuild writes, a reader only reads. cmds, when set, are the
+// commands it delays instead.
 type slowKeyHook struct {
-	key string
-	d   time.Duration
-	on  atomic.Bool
+	key  string
+	d    time.Duration
+	on   atomic.Bool
+	cmds []string
 }
 
 func (h *slowKeyHook) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -610,7 +687,11 @@ func (h *slowKeyHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 }
 func (h *slowKeyHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if n := cmd.Name(); h.on.Load() && (n == "hset" || n == "hincrby") &&
+		cmds := h.cmds
+		if cmds == nil {
+			cmds = []string{"hset", "hincrby"}
+		}
+		if h.on.Load() && slices.Contains(cmds, cmd.Name()) &&
 			slices.ContainsFunc(cmd.Args(), func(a any) bool { s, ok := a.(string); return ok && s == h.key }) {
 			time.Sleep(h.d)
 		}
