@@ -57,7 +57,7 @@ bench: deps build ## print the benchmark figures (docs/benchmarks.md explains th
 chaos: deps build ## fault drills against a fresh local stack (root; a few minutes); fails unless all pass
 	$(BIN)/verdict-stack chaos
 
-rehearsal: deps build ## a 3,000-contestant contest through a fresh stack, writes docs/rehearsal.md (about 13 min on 2 cores)
+rehearsal: deps build ## a 3,000-contestant contest through a fresh stack, writes docs/rehearsal.md (about 14 min on 2 cores)
 	$(BIN)/verdict-stack rehearse $(REHEARSAL_FLAGS)
 
 sim: ## scheduling lab: every policy on every scenario, 10 seeds, writes docs/scheduling.md (about an hour on 2 busy cores; SEEDS=N for fewer, SIM_FLAGS for more, e.g. -save run.gob); SCENARIO=a.json[,b.json] runs your scenario files instead, TRACE=run.json a recorded run (a schedtrace, or what verdict-stack export-trace writes) at its own times (no report written)

@@ -31,7 +31,7 @@ func runRehearse(ctx context.Context, args []string) int {
 	fs.BoolVar(&d.Faults, "faults", false, "kill -9 a web node and a judge in the rush, restart Redis once")
 	fs.Uint64Var(&d.Seed, "seed", d.Seed, "seed of the plan and the simulated judges")
 	fs.Float64Var(&cfg.Compress, "compress", 40, "contest time per real second (40: 5 hours in 7.5 minutes)")
-	fs.Float64Var(&cfg.ArrivalCompress, "arrival-compress", 3, "compression of the login window before the start (3: 15 minutes in 5)")
+	fs.Float64Var(&cfg.ArrivalCompress, "arrival-compress", 4, "compression of the login window before the start (4: 15 minutes in 3m45s)")
 	fs.IntVar(&cfg.WebNodes, "web-nodes", 2, "web nodes (at least 2)")
 	fs.IntVar(&cfg.Judges, "judges", 0, "simulated judges (0: sized so the busiest minute fills --capacity of their slots)")
 	fs.IntVar(&cfg.Slots, "slots", 8, "slots per simulated judge")

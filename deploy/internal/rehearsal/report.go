@@ -36,12 +36,16 @@ type Report struct {
 	// EndAt the contest's end (real time): with Began and Ended they split
 	// the wall time.
 	Ready, EndAt time.Time
-	Submitted    int
-	LateSubs     int            // planned, not sent or refused as over: the contestant was still behind at the end
-	GoingAway    int            // sockets closed "going away" and reopened (not failures)
-	Latency      []ClassSummary // open loop, from the due time
-	OwnLatency   []ClassSummary // from the send of the try that succeeded
-	Split        []SplitSummary // OwnLatency split by the client's trace
+	// FreezeAt is when the board froze (real time; zero: no freeze). The
+	// contest's freeze is whole minutes of real time, so the freeze as
+	// played can be longer than the shape's (FrozenFor).
+	FreezeAt   time.Time
+	Submitted  int
+	LateSubs   int            // planned, not sent or refused as over: the contestant was still behind at the end
+	GoingAway  int            // sockets closed "going away" and reopened (not failures)
+	Latency    []ClassSummary // open loop, from the due time
+	OwnLatency []ClassSummary // from the send of the try that succeeded
+	Split      []SplitSummary // OwnLatency split by the client's trace
 	// StackLatency is nginx's own timings per class (its access log);
 	// StackLatencyErr says why there are none.
 	StackLatency    []StackLatency
@@ -316,6 +320,25 @@ func contestClock(t time.Time, rep *Report) string {
 
 func msf(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d)/float64(time.Millisecond)) }
 
+// FrozenFor is the freeze as played, in contest time: the shape's
+// FreezeLast, or what the contest's whole minutes of real time made of it
+// ("1h0m0s, as played 1h20m0s: 2m0s of real time at 40×"), or "none".
+func (rep *Report) FrozenFor() string {
+	s := rep.Config.Shape
+	if rep.FreezeAt.IsZero() || rep.EndAt.IsZero() {
+		if s.FreezeLast > 0 {
+			return s.FreezeLast.String()
+		}
+		return "none"
+	}
+	wall := rep.EndAt.Sub(rep.FreezeAt)
+	played := time.Duration(float64(wall) * rep.Config.Compress).Round(time.Second)
+	if played == s.FreezeLast.Round(time.Second) {
+		return played.String()
+	}
+	return fmt.Sprintf("%v, as played %v: %v of real time at %.0f×", s.FreezeLast, played, wall.Round(time.Second), rep.Config.Compress)
+}
+
 // Markdown is the report as docs/rehearsal.md holds it.
 func (rep *Report) Markdown() string {
 	var b strings.Builder
@@ -330,7 +353,7 @@ func (rep *Report) Markdown() string {
 	fmt.Fprintf(&b, "- %d contestants (%d of them in one lab behind NAT, source address %s; the rest from addresses of their own), %d web nodes, %d simulated judges × %d slots at speed %.2f, %d real judges.\n",
 		s.Contestants, rep.Plan.NAT, NATAddr, c.WebNodes, c.Judges, c.Slots, c.Speed, c.RealJudges)
 	fmt.Fprintf(&b, "- A %v ICPC contest with the board frozen for the last %v, played at compression %.0f× (%v of real time); logins over the %v before the start, compressed %.0f× (%v real).\n",
-		s.Length, s.FreezeLast, c.Compress, realLen.Round(time.Second), s.Arrival, c.ArrivalCompress, time.Duration(float64(s.Arrival)/c.ArrivalCompress).Round(time.Second))
+		s.Length, rep.FrozenFor(), c.Compress, realLen.Round(time.Second), s.Arrival, c.ArrivalCompress, time.Duration(float64(s.Arrival)/c.ArrivalCompress).Round(time.Second))
 	fmt.Fprintf(&b, "- Planned: %d submissions (%.1f per contestant; %d in the first 20 minutes, %d in the middle, %d in the last 30), %d page reloads, %d clarifications. Verdicts: %s. Languages: %s.\n",
 		rep.Plan.Submissions, float64(rep.Plan.Submissions)/float64(s.Contestants), rep.Plan.Flash, rep.Plan.Middle, rep.Plan.Rush,
 		rep.Plan.Reloads, rep.Plan.Questions, mapLine(rep.Plan.ByVerdict), mapLine(rep.Plan.ByLanguage))

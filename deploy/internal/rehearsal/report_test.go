@@ -69,3 +69,32 @@ func TestStaffPath(t *testing.T) {
 		}
 	}
 }
+
+// The freeze as played: the contest's freeze is whole minutes of real
+// time, so at 40× the shape's hour became 2 minutes, 80 minutes of
+// contest time, and the report said "the last 1h0m0s".
+func TestFrozenFor(t *testing.T) {
+	end := time.Date(2026, 12, 5, 7, 14, 4, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		freeze   time.Duration
+		compress float64
+		realLen  time.Duration // zero: no freeze recorded
+		want     string
+	}{
+		{"rounded up", time.Hour, 40, 2 * time.Minute, "1h0m0s, as played 1h20m0s: 2m0s of real time at 40×"},
+		{"as planned", time.Hour, 30, 2 * time.Minute, "1h0m0s"},
+		{"not recorded", time.Hour, 40, 0, "1h0m0s"},
+		{"none", 0, 40, 0, "none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := &Report{Config: Config{Compress: tc.compress, Shape: Shape{FreezeLast: tc.freeze}}, EndAt: end}
+			if tc.realLen > 0 {
+				rep.FreezeAt = end.Add(-tc.realLen)
+			}
+			if got := rep.FrozenFor(); got != tc.want {
+				t.Errorf("FrozenFor() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
