@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
@@ -389,9 +390,9 @@ func TestAssembledBoardCompressedOnlyForGzipClients(t *testing.T) {
 }
 
 // metricWith is the value of a counter's series whose label has value.
-func metricWith(t *testing.T, e *env, name, label, value string) float64 {
+func metricWith(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
 	t.Helper()
-	mfs, err := e.srv.cfg.Obs.Registry.Gather()
+	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,21 +419,9 @@ func metricWith(t *testing.T, e *env, name, label, value string) float64 {
 func TestPublicBoardAssembledOnceForItsReaders(t *testing.T) {
 	je := newJudgeEnv(t, nil)
 	ctx := context.Background()
-	_ = je.q.EnsureResultsGroup(ctx)
-	cid := runningContest(t, je)
-	alice := je.student("alice")
-	r := alice.submit("a1", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
-	if r.status != 201 {
-		t.Fatalf("submit: %d %s", r.status, r.raw)
-	}
-	je.judge(id(r), 1, protocol.VerdictAC, 1)
-	je.consume()
-	c, err := je.st.ContestByID(ctx, cid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cid, c := solvedContest(t, je)
 	const reads = "verdict_webapp_scoreboard_reads_total"
-	before := metricWith(t, je.env, reads, "from", "assembled")
+	before := metricWith(t, je.srv.cfg.Obs.Registry, reads, "from", "assembled")
 	slow := &slowKeyHook{key: je.names.Scoreboard(cid), d: 200 * time.Millisecond, cmds: []string{"hscan"}}
 	je.rdb.AddHook(slow)
 	slow.on.Store(true)
@@ -453,7 +442,7 @@ func TestPublicBoardAssembledOnceForItsReaders(t *testing.T) {
 	}
 	wg.Wait()
 	slow.on.Store(false)
-	if n := metricWith(t, je.env, reads, "from", "assembled") - before; n != 1 {
+	if n := metricWith(t, je.srv.cfg.Obs.Registry, reads, "from", "assembled") - before; n != 1 {
 		t.Fatalf("%v assemblies for %d readers at once, want 1", n, readers)
 	}
 	for i, b := range bodies {
@@ -671,6 +660,26 @@ func runningContest(t *testing.T, je *judgeEnv) int64 {
 	return cid
 }
 
+// solvedContest is a running contest (runningContest) where alice has
+// solved A, judged and consumed, and the contest as the store has it.
+func solvedContest(t *testing.T, je *judgeEnv) (int64, store.Contest) {
+	t.Helper()
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	cid := runningContest(t, je)
+	r := je.student("alice").submit("a1", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
+	if r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	je.judge(id(r), 1, protocol.VerdictAC, 1)
+	je.consume()
+	c, err := je.st.ContestByID(ctx, cid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cid, c
+}
+
 // slowKeyHook delays every write (HSET, HINCRBY) that names key while
 // on: a rebuild writes, a reader only reads. cmds, when set, are the
 // commands it delays instead.
@@ -706,19 +715,7 @@ func (h *slowKeyHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 func TestBoardRebuildOutlivesItsReaders(t *testing.T) {
 	je := newJudgeEnv(t, nil)
 	ctx := context.Background()
-	_ = je.q.EnsureResultsGroup(ctx)
-	cid := runningContest(t, je)
-	alice := je.student("alice")
-	r := alice.submit("a1", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"})
-	if r.status != 201 {
-		t.Fatalf("submit: %d %s", r.status, r.raw)
-	}
-	je.judge(id(r), 1, protocol.VerdictAC, 1)
-	je.consume()
-	c, err := je.st.ContestByID(ctx, cid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cid, c := solvedContest(t, je)
 	if err := je.rdb.Del(ctx, je.names.Scoreboard(cid)).Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -767,23 +767,7 @@ func TestDuplicateAndStaleResults(t *testing.T) {
 
 func counter(t *testing.T, reg *prometheus.Registry, outcome string) float64 {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "verdict_webapp_results_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "outcome" && l.GetValue() == outcome {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
+	return metricWith(t, reg, "verdict_webapp_results_total", "outcome", outcome)
 }
 
 // TestTwoConsumersExactlyOnce: two web nodes' consumers on one stream,
