@@ -175,6 +175,16 @@ func (g *Gate) shed(why Reason, waiting int) *ShedError {
 	return &ShedError{Reason: why, RetryAfter: wait}
 }
 
+// Advise is the wait told to a request the node could not finish now (a
+// backing service failing or out of time, which under load is the same
+// overload the gate sheds): what a request shed now would be told, and
+// counted like one, since it is coming back too.
+func (g *Gate) Advise() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.retry.tell(g.now(), g.Waiting(), g.rand())
+}
+
 // RetryAdvice is the longest wait a request shed now would be told (the
 // top of its window, retryEstimate.window), for the metrics.
 func (g *Gate) RetryAdvice() time.Duration {

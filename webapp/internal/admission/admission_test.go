@@ -167,3 +167,36 @@ func TestGateRetryAfter(t *testing.T) {
 		t.Fatalf("advice %v a minute after the storm, want 1s", got)
 	}
 }
+
+// TestGateAdvise: a request that failed (not shed) is told what a shed
+// one would be, and counts like one: the advice grows with them as with
+// the shed, and the shed that follow are told longer.
+func TestGateAdvise(t *testing.T) {
+	g, err := New(Config{Slots: 1, MaxWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	g.now = func() time.Time { return now }
+	g.rand = func() float64 { return 0.999 }
+	if got := g.Advise(); got != time.Second {
+		t.Fatalf("nothing known yet: advised %v, want the floor 1s", got)
+	}
+	rel, _ := g.Enter(context.Background())
+	now = now.Add(500 * time.Millisecond) // a slot is held 0.5 s
+	rel()
+	var told []time.Duration
+	for range 30 {
+		told = append(told, g.Advise())
+	}
+	if told[0] != 2*time.Second || told[29] != 10*time.Second {
+		t.Fatalf("advised %v: want 2s first (the one before counted), 10s last", told)
+	}
+	rel, _ = g.Enter(context.Background())
+	defer rel()
+	if _, err := g.Enter(context.Background()); err == nil {
+		t.Fatal("a second request got the one slot")
+	} else if se, ok := errors.AsType[*ShedError](err); !ok || se.RetryAfter != 10*time.Second {
+		t.Fatalf("shed after 30 failed: %v, want told 10s", err)
+	}
+}

@@ -247,10 +247,10 @@ func withBody(e *APIError, body any) error { return &bodyError{e: e, body: body}
 //   - a withBody refusal with its body;
 //   - an *APIError anywhere in err's chain is answered as it is;
 //   - a statusError (internalErr, unavailableErr) with its status,
-//     logged;
+//     logged (a 503 with Retry-After: Server.internal);
 //   - store.ErrNotFound is 404 not_found;
-//   - anything else is a backing service failing: 503 unavailable,
-//     logged (Server.internal).
+//   - anything else is a backing service failing: 503 unavailable with
+//     Retry-After, logged (Server.internal).
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *APIError
 	var se *statusError

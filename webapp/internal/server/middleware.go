@@ -398,15 +398,23 @@ func (s *Server) secure(r *http.Request) bool {
 }
 
 // internal logs err and answers with a generic error: status 500 (503
-// when err is a backing service not answering) or 503.
+// when err is a backing service not answering) or 503, which carries
+// Retry-After and retry_after_seconds like every 503.
 func (s *Server) internal(w http.ResponseWriter, r *http.Request, err error, status int) {
 	s.log.Error("request failed", obs.Err(err), "request_id", requestIDOf(r), "path", r.URL.Path)
 	if status == http.StatusInternalServerError && unavailable(err) {
 		status = http.StatusServiceUnavailable
 	}
-	code, msg := CodeInternal, "internal error"
 	if status == http.StatusServiceUnavailable {
-		code, msg = CodeUnavailable, "a backing service is unavailable; try again shortly"
+		// Retry-After on every 503, as on the shed: the admission gate's
+		// advice (a backing service out of time under load is the
+		// overload it sheds), 1 s on a node without the gate.
+		wait := time.Second
+		if s.gate != nil {
+			wait = s.gate.Advise()
+		}
+		writeRetry(w, apiErr(status, CodeUnavailable, "a backing service is unavailable; try again shortly (request "+requestIDOf(r)+")"), wait)
+		return
 	}
-	writeAPIError(w, apiErr(status, code, msg+" (request "+requestIDOf(r)+")"))
+	writeAPIError(w, apiErr(status, CodeInternal, "internal error (request "+requestIDOf(r)+")"))
 }
