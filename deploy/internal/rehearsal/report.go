@@ -407,7 +407,7 @@ func (rep *Report) Markdown() string {
 	}
 	failTable("Unexpected (goal: none):", rep.Unexpected)
 	failTable("Provoked by the faults (within their windows):", rep.Provoked)
-	failTable("Shed with Retry-After and retried by the browser (not failures: the browser got in on a later try):", rep.Shed)
+	failTable("Shed with Retry-After and retried by the browser (not failures: the browser got in on a later try; a 503 unavailable is a failure even with Retry-After, since something broke):", rep.Shed)
 	fmt.Fprintf(&b, "\nSockets the server closed with 1001 going away, reopened by the browser (not counted as failures; the hub sends 1001 when a browser does not answer its ping within the write timeout, as a CPU-starved load generator does, and nginx's old workers and a draining hub send it too): %d.\n\n", rep.GoingAway)
 
 	fmt.Fprintf(&b, "## Logins\n\n%d of %d contestants logged in; %d answers asked the browser to retry later; the last login finished %v after the first was due.\n\n",

@@ -98,3 +98,26 @@ func TestFrozenFor(t *testing.T) {
 		})
 	}
 }
+
+// What the report counts as shed (apart) and as failed.
+func TestShedAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a    harness.Answer
+		want bool
+	}{
+		{"busy", harness.Answer{Status: 503, Code: "busy", RetryAfter: 2 * time.Second}, true},
+		{"rate limited", harness.Answer{Status: 429, Code: "rate_limited", RetryAfter: time.Second}, true},
+		{"nginx's 429", harness.Answer{Status: 429, RetryAfter: time.Second}, true},
+		{"unavailable with Retry-After", harness.Answer{Status: 503, Code: "unavailable", RetryAfter: time.Second}, false},
+		{"busy without Retry-After", harness.Answer{Status: 503, Code: "busy"}, false},
+		{"gateway timeout", harness.Answer{Status: 504, Code: "gateway_timeout", RetryAfter: time.Second}, false},
+		{"no answer", harness.Answer{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := shedAnswer(tc.a); got != tc.want {
+				t.Errorf("shedAnswer(%+v) = %v, want %v", tc.a, got, tc.want)
+			}
+		})
+	}
+}

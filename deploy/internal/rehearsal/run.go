@@ -508,7 +508,7 @@ func (r *run) login(ctx context.Context, cl *harness.Client, c *Contestant, pass
 			}
 			return false
 		}
-		if (a.Status == http.StatusTooManyRequests || a.Status == http.StatusServiceUnavailable) && a.RetryAfter > 0 {
+		if shedAnswer(a) {
 			r.m.retried(f)
 			r.loginRetries.Add(1)
 		} else {
@@ -516,6 +516,17 @@ func (r *run) login(ctx context.Context, cl *harness.Client, c *Contestant, pass
 		}
 		sleepFor(ctx, retryDelay(a, try))
 	}
+}
+
+// shedAnswer says whether a is a refusal to be sent again later, which
+// the report counts apart, not as a failure: a 429, or a 503 but
+// unavailable, with Retry-After. A 503 unavailable (a web node's backing
+// service failing or out of time, or nginx finding no web node) counts
+// as a failure whatever it carries: something broke. The browser sends
+// every one of them again all the same.
+func shedAnswer(a harness.Answer) bool {
+	return a.RetryAfter > 0 && (a.Status == http.StatusTooManyRequests ||
+		a.Status == http.StatusServiceUnavailable && a.Code != "unavailable")
 }
 
 // retryDelay is how long the frontend waits before retrying (its
@@ -585,7 +596,7 @@ func (r *run) keyed(ctx context.Context, cl *harness.Client, class, method, path
 			r.m.fail(f, time.Now())
 			return false
 		}
-		if a.RetryAfter > 0 {
+		if shedAnswer(a) {
 			r.m.retried(f)
 		} else {
 			r.m.fail(f, time.Now())
@@ -644,7 +655,7 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 			r.m.fail(f, time.Now())
 			return 0, false
 		}
-		if a.RetryAfter > 0 {
+		if shedAnswer(a) {
 			r.m.retried(f)
 		} else {
 			r.m.fail(f, time.Now())
