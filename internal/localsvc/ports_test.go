@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func TestFreePortsAvoidTheEphemeralRange(t *testing.T) {
@@ -150,6 +153,40 @@ func TestRedisNice(t *testing.T) {
 	}
 	if got != want {
 		t.Fatalf("redis runs at niceness %d, this process at %d: want %d", got, self, want)
+	}
+}
+
+// TestRedisAOFRewriteMin: the server runs with the AOF on and rewrites it
+// only past the configured size (the default, and one given).
+func TestRedisAOFRewriteMin(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		set, want int64
+	}{{0, DefaultAOFRewriteMin}, {100 << 20, 100 << 20}} {
+		var r *Redis
+		_, err := OnFreePort(nil, func(port int) (err error) {
+			r, err = StartRedis(ctx, RedisConfig{Dir: t.TempDir(), Port: port, AOF: true, AOFRewriteMin: tc.set})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := redis.NewClient(&redis.Options{Addr: r.Addr()})
+		got, err := c.ConfigGet(ctx, "auto-aof-rewrite-min-size").Result()
+		if err == nil {
+			var more map[string]string
+			more, err = c.ConfigGet(ctx, "appendonly").Result()
+			maps.Copy(got, more)
+		}
+		c.Close()
+		r.Stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got["appendonly"] != "yes" || got["auto-aof-rewrite-min-size"] != strconv.FormatInt(tc.want, 10) {
+			t.Errorf("AOFRewriteMin %d: server config %v, want appendonly yes and auto-aof-rewrite-min-size %d", tc.set, got, tc.want)
+		}
 	}
 }
 
