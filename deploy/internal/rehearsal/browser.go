@@ -61,6 +61,7 @@ type browser struct {
 
 	mu       sync.Mutex
 	board    map[int64]row
+	frozen   bool            // the board shown is frozen
 	seen     map[cellKey]int // result sequence last measured, per cell
 	live     *harness.Live
 	cancel   context.CancelFunc
@@ -369,7 +370,8 @@ func boardFrame(raw []byte) bool {
 // visible — a compile error, which ICPC does not count, whose pending
 // state was never shown); it is measured when the cell next changes,
 // from the latest result. A frozen board still shows the results of
-// before the freeze (later ones are not measured).
+// before the freeze (later ones are not measured, nor is the unfreeze
+// that shows them).
 func (b *browser) apply(raw json.RawMessage, replace, measure bool, now time.Time) {
 	if !b.keep && !b.sample {
 		return
@@ -398,6 +400,16 @@ func (b *browser) applyLocked(d *boardDoc, replace, measure bool, now time.Time)
 	if !b.keep && !b.sample {
 		return
 	}
+	if b.frozen && !d.Frozen {
+		// The unfreeze shows at once every result of the freeze, which
+		// are not measured; a cell it changes is marked seen without a
+		// measure. Measured, a cell whose latest result before the
+		// freeze changed nothing visible (a compile error) counted from
+		// that result to the unfreeze: the 1,658 s maximum of the
+		// 2026-12-05 14:14 run, 348 s at 08:10.
+		measure = false
+	}
+	b.frozen = d.Frozen
 	old := b.board
 	if replace || d.Full || b.board == nil {
 		b.board = map[int64]row{}
