@@ -121,7 +121,8 @@ func (n Names) Scoreboard(contestID int64) string {
 // ScoreboardPublish is the string key a web node sets (NX, expiring after
 // the publish interval) before it assembles and publishes a contest's
 // board: one node publishes per interval, whichever node consumed the
-// results; the others keep the contest dirty and try at their next tick.
+// results; the others read its remaining time (PTTL) and try again when
+// it expires.
 func (n Names) ScoreboardPublish(contestID int64) string {
 	return n.k("contest", strconv.FormatInt(contestID, 10), "publishing")
 }

@@ -137,7 +137,7 @@ type Service struct {
 	samples sync.Map
 
 	mu       sync.Mutex
-	dirty    map[int64]bool
+	plan     publishPlan // the boards to publish (RunPublisher)
 	contests map[int64]cachedContest
 	parts    map[int64]cachedParticipants
 	// bodies are the public boards this node served last, by contest
@@ -225,7 +225,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{
 		cfg: cfg, st: cfg.Store, rst: cfg.ResultStore, rdb: cfg.Redis, n: cfg.Names, q: cfg.Queue,
 		log: cfg.Logger.With("component", "judging"), board: scoreboard.New(cfg.Redis, cfg.Names),
-		dirty: map[int64]bool{}, contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, bodies: map[int64]*BoardBody{}, rebuilding: map[int64]*flight{}, assembling: map[int64]*flight{}, kick: make(chan struct{}, 1),
+		plan: newPublishPlan(), contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, bodies: map[int64]*BoardBody{}, rebuilding: map[int64]*flight{}, assembling: map[int64]*flight{}, kick: make(chan struct{}, 1),
 		warmKick: make(chan struct{}, 1),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_webapp_results_total",
@@ -487,10 +487,16 @@ func (s *Service) updateBoard(ctx context.Context, st *store.Store, sub *store.S
 	return s.feedSubmission(ctx, st, &c, sub, cases) // the Contest API feed (ccsfeed.go)
 }
 
+// markDirty has the publisher publish a contest's board: at once, unless
+// it was published less than an interval ago (publishPlan).
 func (s *Service) markDirty(contestID int64) {
 	s.mu.Lock()
-	s.dirty[contestID] = true
+	s.plan.mark(contestID)
 	s.mu.Unlock()
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
 }
 
 // MarkDirty asks the publisher to push a contest's board (after an
@@ -500,8 +506,4 @@ func (s *Service) MarkDirty(contestID int64) {
 	delete(s.parts, contestID)
 	s.mu.Unlock()
 	s.markDirty(contestID)
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
 }

@@ -6,8 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -309,36 +307,77 @@ func (s *Service) assembleShared(ctx context.Context, c *store.Contest) (*BoardB
 }
 
 // RunPublisher publishes the public scoreboard of every contest whose board
-// changed, at most once per PublishInterval per contest, until ctx ends.
+// changed, at most once per PublishInterval per contest across the web
+// nodes, until ctx ends: at once when the interval since the contest's
+// last publish is over, else when it ends (publishPlan). Its times are
+// the real clock's, not Config.Now: they are the publish lock's, which
+// Redis expires in real time.
 func (s *Service) RunPublisher(ctx context.Context) {
-	t := time.NewTicker(s.cfg.PublishInterval)
-	defer t.Stop()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
 	for {
+		now := time.Now()
+		s.mu.Lock()
+		ids := s.plan.due(now)
+		s.mu.Unlock()
+		for _, id := range ids {
+			s.publishDue(ctx, id)
+		}
+		s.mu.Lock()
+		at, ok := s.plan.next(time.Now())
+		s.mu.Unlock()
+		var wake <-chan time.Time
+		if ok {
+			timer.Reset(max(time.Until(at), 0))
+			wake = timer.C
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-wake:
 		case <-s.kick:
 		}
-		s.mu.Lock()
-		ids := slices.Collect(maps.Keys(s.dirty))
-		clear(s.dirty)
-		s.mu.Unlock()
-		for _, id := range ids {
-			// One node publishes a contest per interval: assembling a
-			// board of thousands reads every cell, and a publish covers
-			// every node's results so far.
-			mine, err := s.rdb.SetNX(ctx, s.n.ScoreboardPublish(id), s.NodeID(), s.cfg.PublishInterval).Result()
-			if err == nil && !mine {
-				s.markDirty(id) // another node publishes now; ours goes out next time
-				continue
-			}
-			if err := s.PublishScoreboard(ctx, id); err != nil && ctx.Err() == nil {
-				s.log.Warn("scoreboard publish failed; will retry", "contest_id", id, obs.Err(err))
-				s.markDirty(id)
-			}
-		}
+		timer.Stop() // Go 1.23 timers: nothing stale is left to drain
 	}
+}
+
+// publishDue publishes a contest's board if this node takes the publish
+// lock: one node publishes a contest per interval, whichever consumed the
+// results (assembling a board of thousands reads every cell, and a publish
+// covers every node's results so far). Another node's lock puts the
+// contest off until it expires; a failed publish is tried again an
+// interval later.
+func (s *Service) publishDue(ctx context.Context, id int64) {
+	iv := s.cfg.PublishInterval
+	took := time.Now()
+	mine, err := s.rdb.SetNX(ctx, s.n.ScoreboardPublish(id), s.NodeID(), iv).Result()
+	if err == nil && !mine {
+		left, err := s.rdb.PTTL(ctx, s.n.ScoreboardPublish(id)).Result()
+		switch {
+		case err == nil && left == -2: // expired meanwhile: at once
+			left = 0
+		case err != nil || left < 0 || left > iv: // unknown
+			left = iv
+		}
+		s.mu.Lock()
+		s.plan.wait(id, time.Now().Add(left))
+		s.mu.Unlock()
+		return
+	}
+	// On a Redis error the publish is tried anyway (it fails too if Redis
+	// is down, and is tried again).
+	err = s.PublishScoreboard(ctx, id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("scoreboard publish failed; will retry", "contest_id", id, obs.Err(err))
+		}
+		s.plan.wait(id, time.Now().Add(iv))
+		return
+	}
+	s.plan.published(id, took.Add(iv))
 }
 
 // PublishScoreboard publishes a contest's public scoreboard document on
