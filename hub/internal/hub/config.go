@@ -27,7 +27,7 @@ var ErrConfig = errors.New("hub: invalid config")
 const (
 	DefaultMissedHeartbeats = 3
 	DefaultNoticeInterval   = time.Second
-	DefaultCoalesce         = 500 * time.Millisecond
+	DefaultCoalesce         = 250 * time.Millisecond
 	DefaultSendQueue        = 64
 	DefaultWriteTimeout     = 10 * time.Second
 	DefaultHelloTimeout     = 10 * time.Second
@@ -95,7 +95,12 @@ type Config struct {
 	WarmInterval time.Duration
 
 	// Coalesce is the minimum time between two scoreboard pushes of one
-	// contest. Default 500ms (at most 2 per second).
+	// contest. Default 250ms (at most 4 per second). The web nodes publish
+	// a contest at most once per their publish interval (500 ms) across
+	// them all, so the pushes follow the publishes; the hub's own interval
+	// is a guard below it: at 500 ms too, a publish whose board assembled
+	// faster than the one before came a little under 500 ms after it and
+	// waited here for the rest.
 	Coalesce time.Duration
 	// SendQueue is how many messages may wait for one browser; a browser
 	// that lets it fill is closed with CloseSlowConsumer. Default 64.
