@@ -29,6 +29,13 @@ const HubDispatchIdlePassSeconds = "verdict_hub_dispatch_idle_pass_seconds"
 // that pass at once; the contest rehearsal reports it beside the replay.
 const HubDispatchWakeSeconds = "verdict_hub_dispatch_wake_seconds"
 
+// HubQueueNoticeSeconds is the hub's histogram of how long an enqueue's
+// notice (Redis pub/sub, queue.EnqueueNoticeAt) took from the enqueue
+// (Redis's clock) to the hub's read of it, the wake that dispatches a new
+// task. The contest rehearsal puts it in its trace's windows; the replay
+// wakes the dispatcher for an arrival that long after it.
+const HubQueueNoticeSeconds = "verdict_hub_queue_notice_seconds"
+
 // HubJudgeMessageWaitSeconds is the hub's histogram of how long a judge's
 // message waited, read off the socket, for the hub to handle it. (Until
 // 2026-12-04 the contest rehearsal replayed it as a result's way to its

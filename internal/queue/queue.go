@@ -171,9 +171,27 @@ if ARGV[10] == '1' then
   redis.call('EXPIRE', KEYS[5], tonumber(ARGV[9]))
 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
-redis.call('PUBLISH', KEYS[4], ARGV[1])
+redis.call('PUBLISH', KEYS[4], ARGV[1] .. ' ' .. string.format('%d', now))
 return 1
 `))
+
+// EnqueueNoticeAt reads when the enqueue a QueueChanged notice announces
+// was made (the queue's clock, Redis's TIME): an enqueue's payload is
+// "<submission id> <enqueued ms>". ok is false for the other notices (a
+// task released, leases reaped), whose payloads carry no time. The hub
+// times the notice's way to it from this (the scheduling simulator's
+// replay delays an arrival's wake as long).
+func EnqueueNoticeAt(payload string) (at time.Time, ok bool) {
+	_, ms, found := strings.Cut(payload, " ")
+	if !found {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(n), true
+}
 
 // Enqueue adds one attempt of a submission to the queue, idempotently: an
 // attempt that is already queued, leased or done (within DoneTTL) returns

@@ -72,6 +72,10 @@ type ComparisonModel struct {
 	// placed nothing (LatencyWindow.IdleMs), for which the replay held its
 	// dispatcher as long.
 	IdleWindows int `json:"idle_windows,omitempty"`
+	// NoticeWindows is how many of those windows had the ways of the
+	// enqueues' notices to the hub (LatencyWindow.NoticeMs), by which the
+	// replay delayed the wake of each arrival.
+	NoticeWindows int `json:"notice_windows,omitempty"`
 	// PassMomentMs is how long a moment of the replay's passes was: the
 	// passes of one moment took their latencies from one draw of the
 	// window's spreads (0: each pass its own draw).

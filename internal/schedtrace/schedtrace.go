@@ -88,6 +88,14 @@ type LatencyWindow struct {
 	// as a placing one.
 	IdleMs   float64 `json:"idle_ms,omitempty"`
 	IdleHist *Hist   `json:"idle_hist,omitempty"`
+	// NoticeMs and NoticeHist are the ways of the enqueues' notices to the
+	// hub in the window (verdict_hub_queue_notice_seconds: an enqueue,
+	// Redis's clock → the hub read its pub/sub notice): the mean and the
+	// spread. The replay wakes the dispatcher for an arrival that long
+	// after it (the task is in the queue at once: a pass meanwhile sees
+	// it). 0 and none: not recorded; the replay wakes it at once.
+	NoticeMs   float64 `json:"notice_ms,omitempty"`
+	NoticeHist *Hist   `json:"notice_hist,omitempty"`
 }
 
 // Hist is a histogram of what the hub observed in one window: Counts[i]
@@ -232,6 +240,12 @@ func (t Trace) Validate() error {
 		}
 		if w.IdleHist != nil {
 			errs = append(errs, w.IdleHist.problems(fmt.Sprintf("latency[%d].idle_hist", i))...)
+		}
+		if w.NoticeMs < 0 || math.IsNaN(w.NoticeMs) || w.NoticeMs > MaxLatencyMs {
+			bad("latency[%d].notice_ms: %v not in [0, %d]", i, w.NoticeMs, MaxLatencyMs)
+		}
+		if w.NoticeHist != nil {
+			errs = append(errs, w.NoticeHist.problems(fmt.Sprintf("latency[%d].notice_hist", i))...)
 		}
 	}
 	byID := map[string][]int{}

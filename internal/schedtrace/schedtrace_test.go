@@ -147,6 +147,13 @@ func TestValidate(t *testing.T) {
 		{"window idle histogram short", func(t *Trace) {
 			t.Latency = []LatencyWindow{{IdleHist: &Hist{BoundsMs: []float64{1, 2}, Counts: []int64{1, 1}}}}
 		}, "latency[0].idle_hist.counts: 2 for 2 bounds"},
+		{"window notices", func(t *Trace) {
+			t.Latency = []LatencyWindow{{NoticeMs: 0.8, NoticeHist: &Hist{BoundsMs: []float64{1, 5}, Counts: []int64{4, 1, 0}}}}
+		}, ""},
+		{"window notices NaN", func(t *Trace) { t.Latency = []LatencyWindow{{NoticeMs: math.NaN()}} }, "latency[0].notice_ms: NaN not in"},
+		{"window notice histogram short", func(t *Trace) {
+			t.Latency = []LatencyWindow{{NoticeHist: &Hist{BoundsMs: []float64{1}, Counts: []int64{2}}}}
+		}, "latency[0].notice_hist.counts: 1 for 1 bounds"},
 		{"histogram negative count", func(t *Trace) {
 			t.Latency = []LatencyWindow{{PassHist: &Hist{BoundsMs: []float64{1}, Counts: []int64{0, -4}}}}
 		}, "latency[0].pass_hist.counts[1]: negative"},

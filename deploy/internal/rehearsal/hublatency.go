@@ -18,11 +18,11 @@ const latencyEvery = 5 * time.Second
 // hubSample is one reading of the hub's cumulative histograms: its
 // dispatch passes that placed tasks, its judges' results' waits to free
 // their slots (slot), its dispatcher's waits for a core (wake) and its
-// passes that placed nothing (idle; wake and idle are empty from a hub
-// without them).
+// passes that placed nothing (idle) and its enqueues' notices' ways to it
+// (notice; wake, idle and notice are empty from a hub without them).
 type hubSample struct {
-	at                     time.Time
-	pass, slot, wake, idle obs.Histogram
+	at                             time.Time
+	pass, slot, wake, idle, notice obs.Histogram
 }
 
 // sampleHubLatency reads the hub's histograms every latencyEvery until
@@ -64,14 +64,15 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 	// A hub without the wake histogram: none recorded.
 	s.wake, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchWakeSeconds)
 	s.idle, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchIdlePassSeconds)
+	s.notice, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubQueueNoticeSeconds)
 	return s, nil
 }
 
 // latencyWindows turns readings of the hub's cumulative histograms into a
 // trace's latency windows: one from each reading to the next, holding the
 // mean of what the hub observed between them, or the run-wide passMs
-// (resultMs; 0 for the wake and the idle passes) when it observed no pass
-// (no message, no wake, no idle pass) then, and the
+// (resultMs; 0 for the wake, the idle passes and the notices) when it
+// observed no pass (no message, no wake, no idle pass, no notice) then, and the
 // histogram of those observations (none when there were none). Windows
 // that end by start are dropped but the last, which starts the list at 0.
 // A counter that went down (the hub restarted) counts from zero again.
@@ -90,7 +91,7 @@ func latencyWindows(samples []hubSample, start time.Time, passMs, resultMs float
 		if !b.at.After(start) {
 			continue
 		}
-		if b.pass.Count < a.pass.Count || b.slot.Count < a.slot.Count || b.wake.Count < a.wake.Count || b.idle.Count < a.idle.Count { // restarted: b's counts are all since then
+		if b.pass.Count < a.pass.Count || b.slot.Count < a.slot.Count || b.wake.Count < a.wake.Count || b.idle.Count < a.idle.Count || b.notice.Count < a.notice.Count { // restarted: b's counts are all since then
 			a = hubSample{at: a.at}
 		}
 		w := schedtrace.LatencyWindow{
@@ -105,6 +106,10 @@ func latencyWindows(samples []hubSample, start time.Time, passMs, resultMs float
 			// No idle pass in the window: not recorded.
 			IdleMs:   mean(a.idle, b.idle, 0),
 			IdleHist: histBetween(a.idle, b.idle),
+			// No notice in the window: an arrival wakes the dispatcher
+			// at once.
+			NoticeMs:   mean(a.notice, b.notice, 0),
+			NoticeHist: histBetween(a.notice, b.notice),
 		}
 		if n := len(out); n > 0 && w.AtMs <= out[n-1].AtMs {
 			out[n-1] = w

@@ -26,6 +26,11 @@ func TestLatencyWindows(t *testing.T) {
 		h.idle = obs.Histogram{Bounds: []float64{0.001, 0.01}, Counts: counts, Sum: sum, Count: counts[len(counts)-1]}
 		return h
 	}
+	// The notices' histogram: bounds 1 ms and 5 ms, cumulative.
+	noticed := func(h hubSample, sum float64, counts ...float64) hubSample {
+		h.notice = obs.Histogram{Bounds: []float64{0.001, 0.005}, Counts: counts, Sum: sum, Count: counts[len(counts)-1]}
+		return h
+	}
 	// With buckets: pass bounds 1 ms and 100 ms, message bound 10 ms.
 	bucketed := func(s float64, pass, msg []float64) hubSample {
 		h := sample(s, 0, 0, 0, 0)
@@ -82,6 +87,16 @@ func TestLatencyWindows(t *testing.T) {
 		{"a restarted hub's idle passes count from zero", []hubSample{
 			idle(sample(0, 0.1, 10, 0.1, 100), 1, 10, 20, 30), idle(sample(5, 0.2, 20, 0.2, 200), 0.003, 1, 1, 1),
 		}, []schedtrace.LatencyWindow{{AtMs: 0, PassMs: 10, ResultMs: 1, IdleMs: 3, IdleHist: &schedtrace.Hist{BoundsMs: []float64{1, 10}, Counts: []int64{1, 0, 0}}}}},
+		{"enqueues' notices of each window's own, none when there were none", []hubSample{
+			noticed(sample(0, 0, 0, 0, 0), 0, 0, 0, 0), noticed(sample(5, 0.05, 10, 0.1, 100), 0.012, 3, 5, 6),
+			noticed(sample(10, 0.1, 20, 0.2, 200), 0.012, 3, 5, 6),
+		}, []schedtrace.LatencyWindow{
+			{AtMs: 0, PassMs: 5, ResultMs: 1, NoticeMs: 2, NoticeHist: &schedtrace.Hist{BoundsMs: []float64{1, 5}, Counts: []int64{3, 2, 1}}},
+			{AtMs: 5000, PassMs: 5, ResultMs: 1},
+		}},
+		{"a restarted hub's notices count from zero", []hubSample{
+			noticed(sample(0, 0.1, 10, 0.1, 100), 1, 10, 20, 30), noticed(sample(5, 0.2, 20, 0.2, 200), 0.004, 0, 1, 1),
+		}, []schedtrace.LatencyWindow{{AtMs: 0, PassMs: 10, ResultMs: 1, NoticeMs: 4, NoticeHist: &schedtrace.Hist{BoundsMs: []float64{1, 5}, Counts: []int64{0, 1, 0}}}}},
 		{"a restarted hub's histograms count from zero", []hubSample{
 			bucketed(0, []float64{50, 60, 70}, []float64{5, 5}), bucketed(5, []float64{1, 1, 2}, []float64{0, 1}),
 		}, []schedtrace.LatencyWindow{{AtMs: 0, PassMs: 0.5, ResultMs: 2,
@@ -93,7 +108,8 @@ func TestLatencyWindows(t *testing.T) {
 			if !slices.EqualFunc(got, tc.want, func(a, b schedtrace.LatencyWindow) bool {
 				return a.AtMs == b.AtMs && near(a.PassMs, b.PassMs) && near(a.ResultMs, b.ResultMs) && near(a.WakeMs, b.WakeMs) &&
 					sameHist(a.PassHist, b.PassHist) && sameHist(a.ResultHist, b.ResultHist) && sameHist(a.WakeHist, b.WakeHist) &&
-					near(a.IdleMs, b.IdleMs) && sameHist(a.IdleHist, b.IdleHist)
+					near(a.IdleMs, b.IdleMs) && sameHist(a.IdleHist, b.IdleHist) &&
+					near(a.NoticeMs, b.NoticeMs) && sameHist(a.NoticeHist, b.NoticeHist)
 			}) {
 				t.Fatalf("latencyWindows = %+v, want %+v", got, tc.want)
 			}

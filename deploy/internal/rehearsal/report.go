@@ -115,7 +115,12 @@ type Report struct {
 	// HubIdle is the hub's histogram of its dispatch passes that placed
 	// nothing (verdict_hub_dispatch_idle_pass_seconds), in the same
 	// shape; nil when it could not be read.
-	HubIdle   *HubWait
+	HubIdle *HubWait
+	// HubNotice is the hub's histogram of its enqueues' notices' ways to
+	// it (verdict_hub_queue_notice_seconds: the enqueue, Redis's clock →
+	// the hub read the notice), in the same shape; nil when it could not
+	// be read.
+	HubNotice *HubWait
 	JudgeMsgs int64
 	// WarmJudges of StartJudges (the judges connected at the start) held
 	// test data then, WarmHashes packages in all: the replay starts them
@@ -523,6 +528,14 @@ func (rep *Report) Markdown() string {
 			}
 			fmt.Fprintf(&b, "\nThe hub's dispatcher, woken while idle (a queue change, a freed slot), started its pass %.1f ms later on average (p99 %s; %d wakes, `verdict_hub_dispatch_wake_seconds`): its own wait for a core, which the replay draws per window.\n",
 				w.MeanMs, p99, w.N)
+		}
+		if w := rep.HubNotice; w != nil {
+			p99 := fmt.Sprintf("at most %.1f ms", w.P99AtMostMs)
+			if math.IsInf(w.P99AtMostMs, 1) {
+				p99 = "above the histogram's last bound"
+			}
+			fmt.Fprintf(&b, "\nAn enqueue's notice (Redis pub/sub) reached the hub %.2f ms after the enqueue on average (p99 %s; %d notices, `verdict_hub_queue_notice_seconds`): the replay wakes its dispatcher for an arrival that long after it, per window (%d windows).\n",
+				w.MeanMs, p99, w.N, x.Model.NoticeWindows)
 		}
 		if w := rep.HubIdle; w != nil {
 			p99 := fmt.Sprintf("at most %.1f ms", w.P99AtMostMs)

@@ -191,6 +191,10 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 		if h, err := obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchWakeSeconds); err == nil && h.Count > 0 {
 			rep.HubWake = &HubWait{N: int64(h.Count), MeanMs: h.Mean() * 1000, P99AtMostMs: h.UpperQuantile(0.99) * 1000}
 		}
+		// And of its enqueues' notices' way to it, which delays the wake.
+		if h, err := obs.ReadHistogram(strings.NewReader(m), obs.HubQueueNoticeSeconds); err == nil && h.Count > 0 {
+			rep.HubNotice = &HubWait{N: int64(h.Count), MeanMs: h.Mean() * 1000, P99AtMostMs: h.UpperQuantile(0.99) * 1000}
+		}
 		// And of its passes that placed nothing, which hold it too.
 		if h, err := obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchIdlePassSeconds); err == nil && h.Count > 0 {
 			rep.HubIdle = &HubWait{N: int64(h.Count), MeanMs: h.Mean() * 1000, P99AtMostMs: h.UpperQuantile(0.99) * 1000}

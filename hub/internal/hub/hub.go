@@ -270,6 +270,11 @@ func signal(c chan struct{}) {
 func (h *Hub) onMessage(channel, payload string) {
 	switch channel {
 	case h.n.QueueChanged():
+		if at, ok := queue.EnqueueNoticeAt(payload); ok {
+			// Clocks apart (Redis on another machine) can make it
+			// negative: counted as at once.
+			h.m.noticeSeconds.Observe(max(0, time.Since(at).Seconds()))
+		}
 		h.wakeDispatcher()
 		return
 	case h.n.JudgeEvict():

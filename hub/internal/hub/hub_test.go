@@ -177,6 +177,11 @@ func TestTasksSpreadByLoad(t *testing.T) {
 	if w := metric(t, th.reg, obs.HubDispatchWakeSeconds, nil); w < 1 {
 		t.Errorf("the wake histogram has %v samples, want the wakes that found the dispatcher idle", w)
 	}
+	// Every enqueue's notice reached the hub and was timed from the
+	// enqueue.
+	if got := metric(t, th.reg, obs.HubQueueNoticeSeconds, nil); got != n {
+		t.Errorf("the notice histogram has %v samples, want one per enqueue (%d)", got, n)
+	}
 	t.Logf("tasks per judge: %v", counts)
 }
 

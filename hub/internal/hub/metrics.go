@@ -15,6 +15,7 @@ type metrics struct {
 	passSeconds       prometheus.Histogram
 	idlePassSeconds   prometheus.Histogram
 	wakeSeconds       prometheus.Histogram
+	noticeSeconds     prometheus.Histogram
 	judgeMessageWait  prometheus.Histogram
 	resultSlot        prometheus.Histogram
 	dispatches        *prometheus.CounterVec
@@ -53,6 +54,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .25, .5, 1}}),
 		wakeSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: obs.HubDispatchWakeSeconds, Help: "Time from a wake (a queue change, a freed slot) that found the dispatcher idle to the start of the pass it started: the dispatcher's wait for a core.",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .25, .5, 1, 2.5, 5}}),
+		noticeSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: obs.HubQueueNoticeSeconds, Help: "Time from an enqueue (Redis's clock) to its notice read by this hub (Redis pub/sub): the way of the wake that dispatches a new task.",
 			Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .25, .5, 1, 2.5, 5}}),
 		judgeMessageWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: obs.HubJudgeMessageWaitSeconds, Help: "Time from a judge's message read off its socket to its handling (progress and results wait behind the ones before them).",
@@ -95,7 +99,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		warmReports: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_prefetch_reports_total", Help: "Prefetch outcomes judges reported, by outcome (cached or failed)."}, []string{"outcome"}),
 	}
-	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.idlePassSeconds, m.wakeSeconds, m.judgeMessageWait, m.resultSlot, m.dispatches, m.leaseExpiries,
+	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.idlePassSeconds, m.wakeSeconds, m.noticeSeconds, m.judgeMessageWait, m.resultSlot, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes, m.fullPushes,
 		m.boardReadFailures, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports} {
 		if err := reg.Register(c); err != nil {

@@ -242,7 +242,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
 			LatencySpreads: countWindows(c.LatencyWindows, hasSpread), WakeWindows: countWindows(c.LatencyWindows, hasWake),
-			IdleWindows: countWindows(c.LatencyWindows, hasIdle), PassMomentMs: ms(c.PassMoment), Holds: holds.n, HoldMeanMs: holds.mean,
+			IdleWindows: countWindows(c.LatencyWindows, hasIdle), NoticeWindows: countWindows(c.LatencyWindows, hasNotice), PassMomentMs: ms(c.PassMoment), Holds: holds.n, HoldMeanMs: holds.mean,
 			OwnSlotTimes: slots.n, OwnSlotMeanMs: slots.mean}}
 	if rc.custom {
 		res.Model.Download = "custom"
@@ -473,6 +473,9 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 	if m.WakeWindows > 0 {
 		lat += fmt.Sprintf(", passes the idle dispatcher was woken for started as late as the hub's over %d windows", m.WakeWindows)
 	}
+	if m.NoticeWindows > 0 {
+		lat += fmt.Sprintf(", arrivals woke the dispatcher as late as the hub's notices reached it over %d windows", m.NoticeWindows)
+	}
 	if m.IdleWindows > 0 {
 		lat += fmt.Sprintf(", passes that placed nothing held the dispatcher as long as the hub's over %d windows", m.IdleWindows)
 	}
@@ -536,7 +539,8 @@ func latencyWindows(ws []schedtrace.LatencyWindow) []LatencyWindow {
 		out[i] = LatencyWindow{From: float64(w.AtMs) / 1000, Pass: w.PassMs / 1000, Result: w.ResultMs / 1000,
 			PassDist: latencyDist(w.PassHist, w.PassMs), ResultDist: latencyDist(w.ResultHist, w.ResultMs),
 			Wake: w.WakeMs / 1000, WakeDist: latencyDist(w.WakeHist, w.WakeMs),
-			Idle: w.IdleMs / 1000, IdleDist: latencyDist(w.IdleHist, w.IdleMs)}
+			Idle: w.IdleMs / 1000, IdleDist: latencyDist(w.IdleHist, w.IdleMs),
+			Notice: w.NoticeMs / 1000, NoticeDist: latencyDist(w.NoticeHist, w.NoticeMs)}
 	}
 	return out
 }
@@ -556,6 +560,7 @@ func countWindows(ws []LatencyWindow, has func(w *LatencyWindow) bool) int {
 // pass or a result spread.
 func hasWake(w *LatencyWindow) bool   { return w.Wake > 0 || w.WakeDist != nil }
 func hasIdle(w *LatencyWindow) bool   { return w.Idle > 0 || w.IdleDist != nil }
+func hasNotice(w *LatencyWindow) bool { return w.Notice > 0 || w.NoticeDist != nil }
 func hasSpread(w *LatencyWindow) bool { return w.PassDist != nil || w.ResultDist != nil }
 
 // latencyDist is a trace window's histogram (ms) whose mean was meanMs as

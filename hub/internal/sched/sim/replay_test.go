@@ -682,6 +682,53 @@ func TestReplayWakeLatency(t *testing.T) {
 	}
 }
 
+// TestReplayNoticeLatency: as TestReplayWakeLatency, with the way of
+// each arrival's notice to the hub recorded instead (25 ms; spread
+// between 5 and 10 ms): each dispatch waits that long, the wake latency
+// adding to it; without it, at once. A pass woken meanwhile by something
+// else would see the task: the task is in the queue from its arrival.
+func TestReplayNoticeLatency(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		w        schedtrace.LatencyWindow
+		min, max float64 // each task's wait, ms
+		windows  int
+	}{
+		{"not recorded", schedtrace.LatencyWindow{}, 0, 0, 0},
+		{"a mean", schedtrace.LatencyWindow{NoticeMs: 25}, 25, 25, 1},
+		{"a spread", schedtrace.LatencyWindow{NoticeMs: 8, NoticeHist: &schedtrace.Hist{BoundsMs: []float64{5, 10}, Counts: []int64{0, 5, 0}}}, 5, 10, 1},
+		// Task 1 arrives as the judge connects at 0, which wakes the
+		// dispatcher: that pass, 30 ms later, sees the task before its
+		// notice arrives.
+		{"with the wake's", schedtrace.LatencyWindow{NoticeMs: 25, WakeMs: 30}, 55, 55, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := steadyTrace(10, 100, 10, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+			tr.Latency = []schedtrace.LatencyWindow{tc.w}
+			r, err := Replay(tr, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Model.NoticeWindows != tc.windows {
+				t.Errorf("model: %d notice windows, want %d", r.Model.NoticeWindows, tc.windows)
+			}
+			waits := simWaits(r)
+			if len(waits) != 10 {
+				t.Fatalf("%d tasks dispatched, want 10", len(waits))
+			}
+			for id, w := range waits {
+				lo, hi := tc.min, tc.max
+				if id == 1 && tc.w.WakeMs > 0 {
+					lo, hi = tc.w.WakeMs, tc.w.WakeMs
+				}
+				if w < lo-1e-3 || w > hi+1e-3 {
+					t.Errorf("task %d waited %v ms, want [%v, %v]", id, w, lo, hi)
+				}
+			}
+		})
+	}
+}
+
 func TestReplayRunsBackgroundTasks(t *testing.T) {
 	// One slot, a contest task every 100 ms of 50 ms: none waits. A
 	// rejudge of 250 ms enqueued at 0 goes after the first task (lower

@@ -168,6 +168,12 @@ type LatencyWindow struct {
 	// latency (the model before 2026-12-05).
 	Idle     float64
 	IdleDist *LatencyDist
+	// Notice and NoticeDist: how long an arrival's notice takes to reach
+	// the hub (Redis pub/sub), the mean or a draw from the spread: the
+	// task is in the queue at once (a pass meanwhile sees it), the wake it
+	// sends comes that late. 0 and nil: at once.
+	Notice     float64
+	NoticeDist *LatencyDist
 }
 
 // LatencyDist is how a latency was spread over a window, as a histogram:
@@ -288,6 +294,21 @@ func (s *sim) wakeLatency() float64 {
 		return w.WakeDist.draw(s.latRng.Float64(), s.latRng.Float64())
 	}
 	return max(0, w.Wake)
+}
+
+// noticeLatency is how long the notice of an arrival now takes to wake
+// the dispatchers: the window's mean, or a draw from its spread; 0 without
+// a window or a recorded notice (no draw then: a replay without notices
+// draws everything else as before).
+func (s *sim) noticeLatency() float64 {
+	w := s.cfg.window(s.now())
+	switch {
+	case w == nil:
+		return 0
+	case w.NoticeDist != nil:
+		return w.NoticeDist.draw(s.latRng.Float64(), s.latRng.Float64())
+	}
+	return max(0, w.Notice)
 }
 
 // idleLatency is how long a pass that starts now and places nothing
@@ -701,6 +722,12 @@ func (s *sim) handle(ev event) {
 		}
 		s.inSystem++
 		s.enqueue(&attempt{job: js, n: 1, judge: -1})
+		// The hubs hear of it when its notice reaches them (a pass
+		// meanwhile, woken by something else, sees it in the queue).
+		if d := s.noticeLatency(); d > 0 && !s.ideal {
+			s.eng.At(s.now()+d, s.dispatch)
+			break
+		}
 		s.dispatch()
 	case evRunStart:
 		if ev.a.ver == ev.ver && ev.a.phase == phFetch {
