@@ -29,7 +29,15 @@ type Hub struct {
 	n   rkeys.Names
 	log *slog.Logger
 	m   *metrics
-	ps  *pubsub
+	// ps carries the browsers' topics (thousands of channels in a
+	// contest) and the queue notice's; ctl the hub's own channels (the
+	// queue's changes, judge evictions and connections, the warm plan) on a
+	// connection and a reader of its own, so that the wake of an enqueue
+	// never waits behind the browsers' events: on one connection an
+	// enqueue's notice took 6 ms on average, p99 up to 100 ms, in the
+	// 3,000-contestant rehearsal at 10× (2026-12-05 17:41), longer than
+	// the dispatch wait it starts.
+	ps, ctl *pubsub
 
 	runCtx   context.Context
 	timers   timers // delayed work (coalesced scoreboard pushes): stopped by Run
@@ -83,6 +91,7 @@ func New(cfg Config) (*Hub, error) {
 		judges: map[string]*judgeConn{}, browsers: map[*browserConn]struct{}{}, topics: map[string]*topic{},
 	}
 	h.ps = newPubSub(cfg.Redis, h.log, h.onMessage)
+	h.ctl = newPubSub(cfg.Redis, h.log, h.onMessage)
 	h.timers.init()
 	return h, nil
 }
@@ -103,7 +112,7 @@ func (h *Hub) Handler() http.Handler {
 }
 
 // Ready reports whether the hub serves: running, not draining, Redis
-// answering and the pub/sub connection up.
+// answering and both pub/sub connections up.
 func (h *Hub) Ready(ctx context.Context) error {
 	if !h.started.Load() {
 		return errors.New("hub: not started")
@@ -114,7 +123,7 @@ func (h *Hub) Ready(ctx context.Context) error {
 	if err := h.cfg.Redis.Ping(ctx).Err(); err != nil {
 		return fmt.Errorf("hub: redis: %w", err)
 	}
-	if !h.ps.isHealthy() {
+	if !h.ps.isHealthy() || !h.ctl.isHealthy() {
 		return errors.New("hub: pubsub not connected")
 	}
 	return nil
@@ -140,11 +149,18 @@ func (h *Hub) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer func() { stopLoops(); wg.Wait() }() // before the timers stop: pub/sub schedules them
 	wg.Go(func() { h.ps.run(loops) })
-	for _, ch := range []string{h.n.QueueChanged(), h.n.JudgeEvict(), h.n.JudgeConnected(), h.n.WarmPlanChanged(), h.n.Events(string(protocol.ChannelQueue), 0)} {
-		if err := h.ps.subscribe(ctx, ch); err != nil {
+	wg.Go(func() { h.ctl.run(loops) })
+	for _, ch := range []string{h.n.QueueChanged(), h.n.JudgeEvict(), h.n.JudgeConnected(), h.n.WarmPlanChanged()} {
+		if err := h.ctl.subscribe(ctx, ch); err != nil {
 			h.draining.Store(true)
 			return err
 		}
+	}
+	// The queue notice is the browsers' (and each connection's health
+	// shows once it holds a subscription).
+	if err := h.ps.subscribe(ctx, h.n.Events(string(protocol.ChannelQueue), 0)); err != nil {
+		h.draining.Store(true)
+		return err
 	}
 	h.log.Info("hub running", "policy", h.cfg.Policy.Name(), "heartbeat", h.cfg.HeartbeatInterval, "lease", h.cfg.LeaseTimeout)
 	wg.Go(func() { h.dispatchLoop(loops) })
