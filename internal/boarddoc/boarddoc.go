@@ -51,11 +51,16 @@ type DeltaBody struct {
 }
 
 // Delta returns what changed from prev to next as a delta body, or ok =
-// false when only the whole board can say it: the rule or the freeze
-// changed, or a contestant left the board (a delta cannot remove a row).
-// A row counts as changed when anything but its rank differs.
+// false when only the whole board can say it: the rule changed, or a
+// contestant left the board (a delta cannot remove a row). A row counts as
+// changed when anything but its rank differs. The freeze is the delta's
+// own flag (the browser takes it from every delta): the board that froze
+// is a delta of no rows but the flag, not the whole board again (at 3,000
+// contestants the whole board to every browser at the freeze was the
+// slowest moment of the 10× rehearsal), and the unfreeze one of the rows
+// it reveals. Changed reports whether a delta says anything.
 func Delta(prev, next Doc) (DeltaBody, bool) {
-	if prev.Rule != next.Rule || prev.Frozen != next.Frozen {
+	if prev.Rule != next.Rule {
 		return DeltaBody{}, false
 	}
 	old := make(map[string]*Row, len(prev.Rows))
@@ -78,6 +83,10 @@ func Delta(prev, next Doc) (DeltaBody, bool) {
 	}
 	return d, true
 }
+
+// Changed reports whether the delta, taken from prev, changes anything the
+// browser shows: a row, or the freeze.
+func (d DeltaBody) Changed(prev Doc) bool { return len(d.Rows) > 0 || d.Frozen != prev.Frozen }
 
 // SameRow reports whether two rows show the same, rank aside.
 func SameRow(a, b Row) bool {

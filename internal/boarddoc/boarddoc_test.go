@@ -35,7 +35,8 @@ func TestDelta(t *testing.T) {
 		{"a cell's time changed", doc(false, a, b), doc(false, aLater, b), true, []string{"ann"}},
 		{"a new contestant", doc(false, a, b), doc(false, a, b, c), true, []string{"cat"}},
 		{"a contestant left: whole board", doc(false, a, b), doc(false, a), false, nil},
-		{"the board froze: whole board", doc(false, a, b), doc(true, a, b), false, nil},
+		{"the board froze: the flag alone", doc(false, a, b), doc(true, a, b), true, nil},
+		{"the board unfroze: the rows it reveals", doc(true, a, bPending), doc(false, a, bSolved), true, []string{"bob"}},
 		{"the rule changed: whole board", doc(false, a), Doc{Rule: "ioi", Rows: []Row{a}}, false, nil},
 	}
 	for _, tc := range tests {
@@ -50,6 +51,32 @@ func TestDelta(t *testing.T) {
 			}
 			if !slices.Equal(got, tc.rows) {
 				t.Fatalf("delta rows %v, want %v", got, tc.rows)
+			}
+		})
+	}
+}
+
+// TestDeltaChanged: a delta says something when a row changed or the board
+// froze or unfroze; a publish of the same board says nothing.
+func TestDeltaChanged(t *testing.T) {
+	a := Row{User: "ann", Solved: 1}
+	b := Row{User: "bob"}
+	for _, tc := range []struct {
+		name       string
+		prev, next Doc
+		frozen     bool
+		changed    bool
+	}{
+		{"the same board", Doc{Rule: "icpc", Rows: []Row{a, b}}, Doc{Rule: "icpc", Rows: []Row{a, b}}, false, false},
+		{"the same frozen board", Doc{Rule: "icpc", Frozen: true, Rows: []Row{a}}, Doc{Rule: "icpc", Frozen: true, Rows: []Row{a}}, true, false},
+		{"froze", Doc{Rule: "icpc", Rows: []Row{a, b}}, Doc{Rule: "icpc", Frozen: true, Rows: []Row{a, b}}, true, true},
+		{"unfroze", Doc{Rule: "icpc", Frozen: true, Rows: []Row{a}}, Doc{Rule: "icpc", Rows: []Row{a}}, false, true},
+		{"a row", Doc{Rule: "icpc", Rows: []Row{b}}, Doc{Rule: "icpc", Rows: []Row{a, b}}, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, ok := Delta(tc.prev, tc.next)
+			if !ok || d.Frozen != tc.frozen || d.Changed(tc.prev) != tc.changed {
+				t.Fatalf("Delta = %+v, %v; Changed = %v, want frozen %v, changed %v", d, ok, d.Changed(tc.prev), tc.frozen, tc.changed)
 			}
 		})
 	}

@@ -2,7 +2,7 @@
 // publish as a contest channel's state (and answer GET
 // /api/contests/{slug}/scoreboard with), hubs push to browsers, and the
 // browser reads (frontend/src/scoreboard.ts). It also owns the delta the
-// hub pushes instead of the whole board when only some rows changed
-// (Delta): the rows whose content changed, rank aside, since the browser
-// ranks a merged board itself.
+// hub pushes instead of the whole board when only some rows or the freeze
+// changed (Delta): the rows whose content changed, rank aside, since the
+// browser ranks a merged board itself, and the frozen flag.
 package boarddoc

@@ -87,7 +87,7 @@ func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq u
 		delta, ok = boarddoc.Delta(prev.doc, doc)
 	}
 	switch {
-	case ok && len(delta.Rows) == 0:
+	case ok && !delta.Changed(prev.doc):
 		// Only the web nodes' sequence moved (e.g. a publish of the same
 		// board): nothing to tell the browsers.
 		t.board.redisSeq = rseq
@@ -114,8 +114,8 @@ func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq u
 		t.h.m.boardPushes.WithLabelValues("full").Inc()
 		reason := "first"
 		if prev.ok {
-			reason = "rule_or_freeze"
-			if prev.doc.Rule == doc.Rule && prev.doc.Frozen == doc.Frozen {
+			reason = "rule"
+			if prev.doc.Rule == doc.Rule {
 				reason = "row_left"
 				t.h.log.Info("whole scoreboard pushed: contestants left it", "channel", t.key,
 					"left", rowsLeft(prev.doc, doc), "rows", len(doc.Rows))

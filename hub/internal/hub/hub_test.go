@@ -795,6 +795,25 @@ func TestScoreboardCoalesced(t *testing.T) {
 	if err := json.Unmarshal(snap.State, &full); err != nil || snap.Seq != last || len(full.Rows) != 2 || full.Rows[0].Penalty != updates {
 		t.Fatalf("second subscriber's snapshot seq %d (want %d): %s", snap.Seq, last, snap.State)
 	}
+	// The board freezing, nothing else changed: a delta of no rows with
+	// the flag, not the whole board to every browser again.
+	var frozenDoc boarddoc.Doc
+	if err := json.Unmarshal(boardJSON(updates, "ann", "bob"), &frozenDoc); err != nil {
+		t.Fatal(err)
+	}
+	frozenDoc.Frozen = true
+	fdoc := mustJSON(frozenDoc)
+	if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, fdoc, fdoc); err != nil {
+		t.Fatal(err)
+	}
+	for _, br := range []*browser{b, b2} {
+		ev := decode[protocol.Event](t, br.expect(protocol.TypeEvent))
+		var d boarddoc.DeltaBody
+		if err := json.Unmarshal(ev.Body, &d); err != nil || ev.Seq != last+1 || !d.Frozen || len(d.Rows) != 0 {
+			t.Fatalf("at the freeze: event seq %d %s, want a delta of the flag alone", ev.Seq, ev.Body)
+		}
+	}
+	last++
 	doc := boardJSON(updates, "ann")
 	if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, doc, doc); err != nil {
 		t.Fatal(err)

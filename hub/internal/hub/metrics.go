@@ -85,7 +85,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		boardPushes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_scoreboard_pushes_total", Help: "Scoreboard pushes to a contest's browsers, by form: delta (changed rows) or full (the whole board)."}, []string{"form"}),
 		fullPushes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "verdict_hub_scoreboard_full_pushes_total", Help: "Whole-board pushes, by why a delta could not say it: first (no board held yet), rule_or_freeze (the rule or the freeze changed) or row_left (a contestant left the board)."}, []string{"reason"}),
+			Name: "verdict_hub_scoreboard_full_pushes_total", Help: "Whole-board pushes, by why a delta could not say it: first (no board held yet), rule (the rule changed; until 2026-12-05 also rule_or_freeze: the freeze too) or row_left (a contestant left the board)."}, []string{"reason"}),
 		boardReadFailures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "verdict_hub_scoreboard_read_failures_total", Help: "Reads of a contest's board for a push that failed (each is read again a coalesce interval later)."}),
 		prefetches: prometheus.NewCounter(prometheus.CounterOpts{
