@@ -883,6 +883,23 @@ the enqueue on a loaded machine, which started the replay's clock late.
    that the hub's slow passes come together, and that a replay which scatters them one by one over the
    run blocks its dispatcher more often than the hub's was. Recording each pass in the trace and
    replaying the passes as they came would settle it; not done.
+11. *The enqueue's way to the dispatcher.* The hub hears of an enqueue by Redis pub/sub; the simulator
+   woke its dispatcher at the arrival. Since 2026-12-05 the notice carries the enqueue's time (Redis's
+   clock) and the hub times its way (` + "`" + `verdict_hub_queue_notice_seconds` + "`" + `); the rehearsal samples it per
+   window (` + "`" + `notice_ms` + "`" + `, ` + "`" + `notice_hist` + "`" + `), and the replay wakes its dispatcher for an arrival that long after it
+   (the task is in the queue at once: a pass woken meanwhile by a freed slot or the tick sees it). At
+   waits of milliseconds it is most of the wait: in the 3,000-contestant rehearsal at 10× of 2026-12-05
+   17:41 (6 judges × 8 slots; the hub's mean wait 5 ms) the notices took 6.05 ms on average, queued on
+   the hub's one pub/sub connection behind the browsers' events; the hub has since read its own channels
+   on a connection of their own (4.15 ms at 18:38). Mean / p99 gap, all judges, seeds 1–10:
+
+   | trace | without the notices | with them |
+   |---|---|---|
+   | 17:41 | −60 … −48 % / −42 … −34 % | −23 … −12 % / −41 … −31 % |
+   | 18:38 | −55 … −49 % / −42 … −30 % | −19 … −10 % / −41 … −27 % |
+
+   The p99 gap stays: the replay's p99 is 53–66 ms where the hub's is 91–100 ms; not settled. At 40×
+   (waits of seconds) the notice is nothing beside the wait.
 `
 
 const docAblation = `
