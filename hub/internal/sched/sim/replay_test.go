@@ -660,18 +660,9 @@ func TestReplayWakeLatency(t *testing.T) {
 		{"a spread", schedtrace.LatencyWindow{WakeMs: 15, WakeHist: &schedtrace.Hist{BoundsMs: []float64{10, 20}, Counts: []int64{0, 5, 0}}}, 10, 20, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := steadyTrace(10, 100, 10, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
-			tr.Latency = []schedtrace.LatencyWindow{tc.w}
-			r, err := Replay(tr, "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, waits := replaySteadyWindow(t, tc.w)
 			if r.Model.WakeWindows != tc.windows {
 				t.Errorf("model: %d wake windows, want %d", r.Model.WakeWindows, tc.windows)
-			}
-			waits := simWaits(r)
-			if len(waits) != 10 {
-				t.Fatalf("%d tasks dispatched, want 10", len(waits))
 			}
 			for id, w := range waits {
 				if w < tc.min-1e-3 || w > tc.max+1e-3 {
@@ -703,18 +694,9 @@ func TestReplayNoticeLatency(t *testing.T) {
 		{"with the wake's", schedtrace.LatencyWindow{NoticeMs: 25, WakeMs: 30}, 55, 55, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := steadyTrace(10, 100, 10, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
-			tr.Latency = []schedtrace.LatencyWindow{tc.w}
-			r, err := Replay(tr, "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, waits := replaySteadyWindow(t, tc.w)
 			if r.Model.NoticeWindows != tc.windows {
 				t.Errorf("model: %d notice windows, want %d", r.Model.NoticeWindows, tc.windows)
-			}
-			waits := simWaits(r)
-			if len(waits) != 10 {
-				t.Fatalf("%d tasks dispatched, want 10", len(waits))
 			}
 			for id, w := range waits {
 				lo, hi := tc.min, tc.max
@@ -727,6 +709,24 @@ func TestReplayNoticeLatency(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replaySteadyWindow replays one slot, a task every 100 ms of 10 ms work,
+// under one latency window, and returns the replay and its 10 tasks'
+// waits.
+func replaySteadyWindow(t *testing.T, w schedtrace.LatencyWindow) (ReplayResult, map[int64]float64) {
+	t.Helper()
+	tr := steadyTrace(10, 100, 10, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	tr.Latency = []schedtrace.LatencyWindow{w}
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waits := simWaits(r)
+	if len(waits) != 10 {
+		t.Fatalf("%d tasks dispatched, want 10", len(waits))
+	}
+	return r, waits
 }
 
 func TestReplayRunsBackgroundTasks(t *testing.T) {

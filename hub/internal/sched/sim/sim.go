@@ -286,14 +286,7 @@ func (s *sim) passDraw() (u, v float64) {
 // its pass (its wait for a core): the window's mean, or a draw from its
 // spread; 0 without a window or a recorded wake.
 func (s *sim) wakeLatency() float64 {
-	w := s.cfg.window(s.now())
-	switch {
-	case w == nil:
-		return 0
-	case w.WakeDist != nil:
-		return w.WakeDist.draw(s.latRng.Float64(), s.latRng.Float64())
-	}
-	return max(0, w.Wake)
+	return s.windowLatency(func(w *LatencyWindow) (float64, *LatencyDist) { return w.Wake, w.WakeDist })
 }
 
 // noticeLatency is how long the notice of an arrival now takes to wake
@@ -301,14 +294,22 @@ func (s *sim) wakeLatency() float64 {
 // a window or a recorded notice (no draw then: a replay without notices
 // draws everything else as before).
 func (s *sim) noticeLatency() float64 {
+	return s.windowLatency(func(w *LatencyWindow) (float64, *LatencyDist) { return w.Notice, w.NoticeDist })
+}
+
+// windowLatency is one of the current window's latencies (of picks its
+// mean and spread): a draw from the spread, else the mean; 0 without a
+// window.
+func (s *sim) windowLatency(of func(*LatencyWindow) (float64, *LatencyDist)) float64 {
 	w := s.cfg.window(s.now())
-	switch {
-	case w == nil:
+	if w == nil {
 		return 0
-	case w.NoticeDist != nil:
-		return w.NoticeDist.draw(s.latRng.Float64(), s.latRng.Float64())
 	}
-	return max(0, w.Notice)
+	mean, dist := of(w)
+	if dist != nil {
+		return dist.draw(s.latRng.Float64(), s.latRng.Float64())
+	}
+	return max(0, mean)
 }
 
 // idleLatency is how long a pass that starts now and places nothing
