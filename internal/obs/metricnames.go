@@ -36,6 +36,16 @@ const HubDispatchWakeSeconds = "verdict_hub_dispatch_wake_seconds"
 // wakes the dispatcher for an arrival that long after it.
 const HubQueueNoticeSeconds = "verdict_hub_queue_notice_seconds"
 
+// HubDispatchReserve is the hub's gauge of its dispatch reserve: the
+// share of the judges' slots its rejudges leave free (--dispatch-reserve;
+// 0: none). The rehearsal records it in its trace for the replay.
+const HubDispatchReserve = "verdict_hub_dispatch_reserve"
+
+// HubReserveHolds counts the rejudge tasks the hub's dispatch passes held
+// to keep the reserve free, once per pass (a task held in ten passes
+// counts ten times): the reserve at work.
+const HubReserveHolds = "verdict_hub_reserve_holds_total"
+
 // HubJudgeMessageWaitSeconds is the hub's histogram of how long a judge's
 // message waited, read off the socket, for the hub to handle it. (Until
 // 2026-12-04 the contest rehearsal replayed it as a result's way to its

@@ -51,6 +51,9 @@ type ComparisonModel struct {
 	PeekWindow     int    `json:"peek_window"`
 	CacheProblems  int    `json:"cache_problems"`
 	Download       string `json:"download"` // "model" (ModelDownload) or "custom"
+	// Reserve is the share of the slots the replay's rejudges left free
+	// (Trace.Reserve; 0: none).
+	Reserve float64 `json:"reserve,omitempty"`
 	// PassMs is the dispatch pass latency modelled (Trace.PassMs).
 	PassMs float64 `json:"pass_ms"`
 	// ResultMs is the result latency modelled (Trace.ResultMs).

@@ -28,6 +28,10 @@ const MaxLatencyMs = 60000
 type Trace struct {
 	Start  time.Time `json:"start"`
 	Policy string    `json:"policy"` // the hub's policy name ("" = the hub default)
+	// Reserve is the share of the judges' slots the hub's rejudges left
+	// free (its --dispatch-reserve, sched.Reserve); 0: none (every trace
+	// recorded before the reserve, 2026-12-05).
+	Reserve float64 `json:"reserve,omitempty"`
 	// PassMs is the hub's mean dispatch pass latency over the run, ms
 	// (its verdict_hub_dispatch_pass_seconds: a pass's start to its last
 	// task handed to a judge's socket). The replay models passes of that
@@ -204,6 +208,9 @@ func (t Trace) Validate() error {
 	}
 	if len(t.Judges) == 0 {
 		bad("judges: none")
+	}
+	if !(t.Reserve >= 0 && t.Reserve < 1) {
+		bad("reserve: %v not in [0, 1)", t.Reserve)
 	}
 	if t.PassMs < 0 || math.IsNaN(t.PassMs) || t.PassMs > MaxLatencyMs {
 		bad("pass_ms: %v not in [0, %d]", t.PassMs, MaxLatencyMs)
@@ -417,10 +424,11 @@ func Write(w io.Writer, t Trace) error {
 	head, err := json.Marshal(struct {
 		Start    time.Time       `json:"start"`
 		Policy   string          `json:"policy"`
+		Reserve  float64         `json:"reserve,omitempty"`
 		PassMs   float64         `json:"pass_ms,omitempty"`
 		ResultMs float64         `json:"result_ms,omitempty"`
 		Latency  []LatencyWindow `json:"latency,omitempty"`
-	}{t.Start, t.Policy, t.PassMs, t.ResultMs, t.Latency})
+	}{t.Start, t.Policy, t.Reserve, t.PassMs, t.ResultMs, t.Latency})
 	if err != nil {
 		return fmt.Errorf("schedtrace: write: %w", err)
 	}

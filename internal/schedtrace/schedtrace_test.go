@@ -53,6 +53,8 @@ func TestRoundTrip(t *testing.T) {
 	noTasks.Tasks = nil
 	local := sample()
 	local.Start = time.Date(2025, 3, 1, 10, 0, 0, 0, time.FixedZone("CET", 3600))
+	reserve := sample()
+	reserve.Reserve = 0.125
 	windows := sample()
 	windows.PassMs, windows.ResultMs = 30, 110
 	windows.Latency = []LatencyWindow{{AtMs: 0, PassMs: 2.5, ResultMs: 0}, {AtMs: 5000, PassMs: 1700, ResultMs: 950.25,
@@ -65,6 +67,7 @@ func TestRoundTrip(t *testing.T) {
 		{"no tasks", noTasks},
 		{"zone", local},
 		{"latency windows", windows},
+		{"reserve", reserve},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -109,6 +112,8 @@ func TestValidate(t *testing.T) {
 		{"no judges", func(t *Trace) { t.Judges = nil; t.Tasks = nil }, "judges: none"},
 		{"pass latency", func(t *Trace) { t.PassMs = 1.5 }, ""},
 		{"negative pass latency", func(t *Trace) { t.PassMs = -1 }, "pass_ms: -1 not in"},
+		{"negative reserve", func(t *Trace) { t.Reserve = -0.1 }, "reserve: -0.1 not in"},
+		{"reserve of every slot", func(t *Trace) { t.Reserve = 1 }, "reserve: 1 not in"},
 		{"result latency", func(t *Trace) { t.ResultMs = 40 }, ""},
 		{"negative result latency", func(t *Trace) { t.ResultMs = -2 }, "result_ms: -2 not in"},
 		{"latency windows", func(t *Trace) {

@@ -117,6 +117,12 @@ func TestShortRehearsal(t *testing.T) {
 		if rep.Results < int64(rep.Submitted) {
 			t.Errorf("the hub timed %d results freeing their slots, want one at least per submission (%d)", rep.Results, rep.Submitted)
 		}
+		// The hub's reserve of slots for the contest reached the trace
+		// and the replay, and the report says so.
+		if m := rep.Replay.Model; m.Reserve != 0.125 || !strings.Contains(md, "`--dispatch-reserve`") {
+			t.Errorf("the replay kept a reserve of %v (want the hub's default, 0.125); the report says so: %v", m.Reserve,
+				strings.Contains(md, "`--dispatch-reserve`"))
+		}
 		if rep.Replay.Placed.Count != rep.Replay.Recorded || rep.Replay.Delivery.Count != rep.Replay.Recorded {
 			t.Errorf("the hub's wait split for %d and %d of %d recorded dispatches, want all", rep.Replay.Placed.Count,
 				rep.Replay.Delivery.Count, rep.Replay.Recorded)

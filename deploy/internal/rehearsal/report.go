@@ -121,7 +121,11 @@ type Report struct {
 	// the hub read the notice), in the same shape; nil when it could not
 	// be read.
 	HubNotice *HubWait
-	JudgeMsgs int64
+	// ReserveHolds is how many times the hub's dispatch passes held a
+	// rejudge task to keep its reserve of slots free
+	// (verdict_hub_reserve_holds_total; once per pass).
+	ReserveHolds int64
+	JudgeMsgs    int64
 	// WarmJudges of StartJudges (the judges connected at the start) held
 	// test data then, WarmHashes packages in all: the replay starts them
 	// with those caches.
@@ -548,6 +552,10 @@ func (rep *Report) Markdown() string {
 		if x.Model.Holds > 0 {
 			fmt.Fprintf(&b, "\nThe judges' own time: %d of the first attempts held their slot beyond their simulated work (a slot took it → its result left the judge: the load generator's timers firing late, the result waiting to be sent), %.1f ms on average over them; the replay holds each slot that much longer after the work.\n",
 				x.Model.Holds, x.Model.HoldMeanMs)
+		}
+		if x.Model.Reserve > 0 {
+			fmt.Fprintf(&b, "\nThe hub's rejudges left %.3g of the judges' slots free for the contest (`--dispatch-reserve`); its passes held a rejudge task for it %d times (`verdict_hub_reserve_holds_total`, once per pass); the replay keeps the same reserve.\n",
+				x.Model.Reserve, rep.ReserveHolds)
 		}
 		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the recorded enqueue (counted as 0). %d of the %d judges connected at the start held test data then (%d packages in all, recorded as each was downloaded and verified); the replay starts them with those caches. It also ran the %d later attempts (the rejudge's, requeues after a lost lease), each enqueued when the queue says, as background work, not compared.\n",
 			x.Lost, x.Requeues, x.Early, rep.WarmJudges, rep.StartJudges, rep.WarmHashes, x.Background)

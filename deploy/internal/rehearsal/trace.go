@@ -195,6 +195,11 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 		if h, err := obs.ReadHistogram(strings.NewReader(m), obs.HubQueueNoticeSeconds); err == nil && h.Count > 0 {
 			rep.HubNotice = &HubWait{N: int64(h.Count), MeanMs: h.Mean() * 1000, P99AtMostMs: h.UpperQuantile(0.99) * 1000}
 		}
+		// The reserve of slots its rejudges left free (the replay keeps
+		// the same), and how often it held one for it.
+		v := metricValues(strings.NewReader(m))
+		tr.Reserve = v[obs.HubDispatchReserve]
+		rep.ReserveHolds = int64(v[obs.HubReserveHolds])
 		// And of its passes that placed nothing, which hold it too.
 		if h, err := obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchIdlePassSeconds); err == nil && h.Count > 0 {
 			rep.HubIdle = &HubWait{N: int64(h.Count), MeanMs: h.Mean() * 1000, P99AtMostMs: h.UpperQuantile(0.99) * 1000}

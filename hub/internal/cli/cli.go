@@ -59,10 +59,13 @@ type Options struct {
 	Lease            time.Duration
 	Reap             time.Duration
 	Dispatch         time.Duration
-	MaxAttempts      int
-	SendQueue        int
-	Coalesce         time.Duration
-	Origins          []string
+	// Reserve: the share of the judges' slots rejudges leave free; 0:
+	// none.
+	Reserve     float64
+	MaxAttempts int
+	SendQueue   int
+	Coalesce    time.Duration
+	Origins     []string
 	// WarmBefore: judges prefetch a contest's test data from this long
 	// before its start; 0 turns warming off.
 	WarmBefore   time.Duration
@@ -75,6 +78,14 @@ func (o Options) HubWarmBefore() time.Duration {
 		return -1
 	}
 	return o.WarmBefore
+}
+
+// HubReserve is Reserve as hub.Config wants it (negative: none).
+func (o Options) HubReserve() float64 {
+	if o.Reserve == 0 {
+		return -1
+	}
+	return o.Reserve
 }
 
 // Names returns the rkeys names for the configured prefix.
@@ -117,6 +128,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	dur(&o.Lease, "lease", 0, "lease timeout without renewal (default (missed-heartbeats+1) × heartbeat)")
 	dur(&o.Reap, "reap-interval", 0, "how often expired leases are requeued (default heartbeat/2)")
 	dur(&o.Dispatch, "dispatch-interval", sched.DefaultDispatchTick, "dispatch tick when nothing wakes the dispatcher earlier")
+	set.Float64(&o.Reserve, "dispatch-reserve", sched.DefaultReserveShare, "share of the judges' slots that rejudges leave free for contest, practice and custom-run work; 0: none")
 	num(&o.MaxAttempts, "max-attempts", queue.DefaultMaxAttempts, "attempts whose lease may expire before a system error")
 	num(&o.SendQueue, "send-queue", hub.DefaultSendQueue, "messages that may wait for one browser before it is dropped as a slow consumer")
 	dur(&o.Coalesce, "coalesce", hub.DefaultCoalesce, "minimum time between two scoreboard pushes of one contest")
@@ -151,6 +163,9 @@ func (o *Options) check() error {
 	if _, err := o.SchedPolicy(); err != nil {
 		// The lab's baselines (package sched/lab) run only in the simulator.
 		return fmt.Errorf("%w: --policy: %w; the scheduling lab's baselines run only in the simulator", ErrUsage, err)
+	}
+	if err := (sched.Reserve{Share: o.Reserve}).Validate(); err != nil {
+		return fmt.Errorf("%w: --dispatch-reserve: %w", ErrUsage, err)
 	}
 	if err := o.Redis.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

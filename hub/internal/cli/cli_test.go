@@ -59,6 +59,11 @@ func TestParse(t *testing.T) {
 		}, false},
 		{"warm before 0 is off", []string{"--warm-before", "0"}, nil, func(o Options) bool { return o.HubWarmBefore() < 0 }, false},
 		{"negative warm before", []string{"--warm-before", "-1m"}, nil, nil, true},
+		{"reserve by default", nil, nil, func(o Options) bool { return o.Reserve == 0.125 && o.HubReserve() == 0.125 }, false},
+		{"reserve by env", nil, map[string]string{"VERDICT_HUB_DISPATCH_RESERVE": "0.25"}, func(o Options) bool { return o.HubReserve() == 0.25 }, false},
+		{"reserve 0 is none", []string{"--dispatch-reserve", "0"}, nil, func(o Options) bool { return o.HubReserve() < 0 }, false},
+		{"negative reserve", []string{"--dispatch-reserve", "-0.1"}, nil, nil, true},
+		{"reserve of every slot", []string{"--dispatch-reserve", "1"}, nil, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

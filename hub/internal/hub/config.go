@@ -72,6 +72,11 @@ type Config struct {
 	// so a task no judge can run does not block the ones behind it.
 	// Default sched.DefaultPeekWindow (64).
 	PeekWindow int
+	// Reserve is the share of the judges' slots that rejudges leave free
+	// for contest, practice and custom-run work (sched.Reserve): a staff
+	// rejudge of thousands then cannot make a contestant wait for a slot.
+	// Default sched.DefaultReserveShare (1/8); negative: no reserve.
+	Reserve float64
 	// MaxAttempts before a system error. Default queue.DefaultMaxAttempts.
 	MaxAttempts int
 	// HelloTimeout bounds the wait for a judge's hello. Default 10s.
@@ -151,6 +156,7 @@ func (c *Config) defaults() error {
 	c.ReapInterval = cmp.Or(max(c.ReapInterval, 0), c.HeartbeatInterval/2)
 	c.DispatchInterval = cmp.Or(max(c.DispatchInterval, 0), sched.DefaultDispatchTick)
 	c.PeekWindow = cmp.Or(max(c.PeekWindow, 0), sched.DefaultPeekWindow)
+	c.Reserve = cmp.Or(c.Reserve, sched.DefaultReserveShare) // negative: none
 	c.HelloTimeout = cmp.Or(max(c.HelloTimeout, 0), DefaultHelloTimeout)
 	c.NoticeInterval = cmp.Or(max(c.NoticeInterval, 0), DefaultNoticeInterval)
 	c.ETAWindow = cmp.Or(max(c.ETAWindow, 0), DefaultETAWindow)
@@ -170,6 +176,9 @@ func (c *Config) defaults() error {
 	}
 	if c.LeaseTimeout <= c.HeartbeatInterval {
 		return fmt.Errorf("%w: LeaseTimeout %v must exceed HeartbeatInterval %v", ErrConfig, c.LeaseTimeout, c.HeartbeatInterval)
+	}
+	if c.Reserve >= 1 {
+		return fmt.Errorf("%w: Reserve %v: want below 1 (a share of the judges' slots)", ErrConfig, c.Reserve)
 	}
 	if c.HeartbeatInterval < 10*time.Millisecond {
 		return fmt.Errorf("%w: HeartbeatInterval %v is too short", ErrConfig, c.HeartbeatInterval)

@@ -105,9 +105,12 @@ func (h *Hub) dispatchOnce(ctx context.Context, now time.Time) (placed int, more
 	}
 	// The pass the scheduling simulator runs too (sched.Pass).
 	h.policyMu.Lock()
-	pass := sched.Pass(now, h.cfg.Policy, ts, views)
+	pass := sched.Pass(now, h.cfg.Policy, ts, views, h.reserve())
 	h.policyMu.Unlock()
 	busy := pass.Busy
+	if pass.Reserved > 0 {
+		h.m.reserveHolds.Add(float64(pass.Reserved))
+	}
 	picks := make([]pick, 0, len(pass.Placed))
 	for _, p := range pass.Placed {
 		picks = append(picks, pick{qt: tasks[p.Task], judge: p.Judge, reason: p.Reason, prefetch: p.Prefetch})
@@ -250,4 +253,10 @@ func (h *Hub) onExpired(ctx context.Context, e queue.Expired) {
 	if _, err := h.q.PublishSubmission(ctx, u); err != nil {
 		log.Warn("publish expiry failed", "err", err)
 	}
+}
+
+// reserve is the dispatch pass's sched.Reserve: rejudges (below practice)
+// leave cfg.Reserve of the judges' slots free.
+func (h *Hub) reserve() sched.Reserve {
+	return sched.Reserve{Below: protocol.PriorityPractice.Rank(), Share: max(h.cfg.Reserve, 0)}
 }

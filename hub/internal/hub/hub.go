@@ -84,6 +84,7 @@ func New(cfg Config) (*Hub, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.reserve.Set(max(cfg.Reserve, 0))
 	h := &Hub{
 		cfg: cfg, q: q, n: cfg.Names, log: cfg.Logger.With("hub_id", cfg.HubID), m: m,
 		wake: make(chan struct{}, 1), notice: make(chan struct{}, 1),

@@ -35,6 +35,8 @@ type metrics struct {
 	cancels           prometheus.Counter
 	warmPrefetches    prometheus.Counter
 	warmReports       *prometheus.CounterVec
+	reserveHolds      prometheus.Counter
+	reserve           prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -98,10 +100,14 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "verdict_hub_warm_prefetches_total", Help: "Prefetch messages sent to judges to warm them before a contest."}),
 		warmReports: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_prefetch_reports_total", Help: "Prefetch outcomes judges reported, by outcome (cached or failed)."}, []string{"outcome"}),
+		reserveHolds: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: obs.HubReserveHolds, Help: "Rejudge tasks a dispatch pass held to keep the reserve of slots free for contest, practice and custom-run work (--dispatch-reserve), counted once per pass."}),
+		reserve: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: obs.HubDispatchReserve, Help: "The share of the judges' slots rejudges leave free for contest, practice and custom-run work (--dispatch-reserve; 0: none)."}),
 	}
 	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.idlePassSeconds, m.wakeSeconds, m.noticeSeconds, m.judgeMessageWait, m.resultSlot, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes, m.fullPushes,
-		m.boardReadFailures, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports} {
+		m.boardReadFailures, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports, m.reserveHolds, m.reserve} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("hub: register metrics: %w", err)
 		}

@@ -75,7 +75,7 @@ func TestPassRoutesByCapability(t *testing.T) {
 					t.Fatal(err)
 				}
 				js := append([]Judge(nil), tc.judges...) // Pass counts assignments in it
-				r := Pass(t0, p, append([]Task(nil), tc.tasks...), js)
+				r := Pass(t0, p, append([]Task(nil), tc.tasks...), js, Reserve{})
 				got := make([]int, len(tc.tasks))
 				for i := range got {
 					got[i] = -1

@@ -45,8 +45,9 @@
 // package lab, which only the simulator imports.
 //
 // Pass is the dispatch pass itself (ask the policy for each task at the
-// head of the queue, count each placement in its judge's view): the hub
-// and the simulator both call it, so they cannot diverge.
+// head of the queue, count each placement in its judge's view, hold
+// background work, a rejudge, beyond the Reserve of slots kept for the
+// rest): the hub and the simulator both call it, so they cannot diverge.
 //
 // Policies that learn from outcomes implement Observer (default here; the
 // lab's peak_ewma, adaptive and window_swrr); the caller reports each placed task's end: the

@@ -6,14 +6,18 @@ const docFidelity = `
 ## The simulator against the hub (issue 18, item 5; issue 14, §5)
 
 **One dispatch pass.** The hub (hub/internal/hub, ` + "`dispatchOnce`" + `) and the simulator call the same function,
-` + "`sched.Pass(now, policy, tasks, judges)`" + `: it asks the policy about each task of the window in queue order,
+` + "`sched.Pass(now, policy, tasks, judges, reserve)`" + `: it asks the policy about each task of the window in queue order,
 counts every placement in its judge's ` + "`Assigned`" + ` and ` + "`SinceHeartbeat`" + ` so later tasks of the pass see it,
 and after a busy (or no-judge) hold skips the rest of that *language* without asking — such a hold depends
 only on the judges and the language, and nothing in a pass frees a slot — while an affinity hold concerns one
 task and the pass goes on. ` + "`PassResult.Again`" + ` (something placed from a full window) decides the next pass
 at once for both. Before, the hub asked every task after a busy hold and the simulator stopped at the first;
 the hub ran again after any placement from a full window, the simulator only after placing all of it. The
-dispatcher's defaults (` + "`sched.DefaultPeekWindow`" + `, ` + "`sched.DefaultDispatchTick`" + `) live in sched.
+dispatcher's defaults (` + "`sched.DefaultPeekWindow`" + `, ` + "`sched.DefaultDispatchTick`" + `, ` + "`sched.DefaultReserveShare`" + `) live in sched.
+The reserve (` + "`sched.Reserve`" + `, the hub's ` + "`--dispatch-reserve`" + `, ` + "`hub.reserve`" + ` in a scenario file, a trace's ` + "`reserve`" + `
+in a replay) is in the pass too: a rejudge task is placed only while the judges' assigned tasks stay below
+their slots less ` + "`ceil(share × slots)`" + `, so a contest submission finds a slot while a rejudge waits; the
+references do not keep one.
 
 **Decision latency.** A pass decides on the state at its start and takes its leases and pushes the tasks
 ` + "`pass_latency_s`" + ` (default 5 ms: the queue's publish reaching the hub, the Peek and LeaseMany round trips, the

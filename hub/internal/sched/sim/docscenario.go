@@ -27,7 +27,7 @@ const docScenarios = "\n## Scenario files\n\n" +
 	"|---|---|\n" +
 	"| `name`, `title` | the scenario's name (no spaces, commas or slashes) and a line for the tables |\n" +
 	"| `heartbeat_s` | the judges' heartbeat interval (default 3); leases last 4 heartbeats, a judge silent for 3 is closed |\n" +
-	"| `hub` | `{hubs, pass_latency_s, decision_cost_s}`: how many hubs share the queue (judge i connects to hub i mod hubs; each has its own policy, passes and view; default 1), how long a dispatch pass takes from its decisions to its leases and pushes (default 0.005; 0: instantaneous) and what each decision adds to it (default 0.00002) |\n" +
+	"| `hub` | `{hubs, pass_latency_s, decision_cost_s, reserve}`: how many hubs share the queue (judge i connects to hub i mod hubs; each has its own policy, passes and view; default 1), how long a dispatch pass takes from its decisions to its leases and pushes (default 0.005; 0: instantaneous), what each decision adds to it (default 0.00002) and the share of the judges' slots rejudges leave free for the other classes (the hub's `--dispatch-reserve`; default 0.125; 0: none) |\n" +
 	"| `cluster.cache_problems` | how many problems' test data each judge keeps (LRU; default 100) |\n" +
 	"| `cluster.judges[]` | `id`, `slots` (parallel tasks), `speed` (per slot, 1 = the reference), `cache_problems` (this judge's cache), `join_s` (connects then, cache empty; 0: from the start), `leave_s` (killed then, for good; 0: never), `languages` (what it runs; absent: every language) |\n" +
 	"| `workload.sizes` | `\"heavy\"` (the model below, default) or `\"exponential\"` (mean-1 sizes, no test data: queueing-theory checks) |\n" +

@@ -154,7 +154,7 @@ func ConfigFor(tl Timeline, sc Scenario, rho float64, seed uint64, cluster []Jud
 		}
 	}
 	cfg := Config{Seed: seed, Cluster: cluster, Heartbeat: sc.Heartbeat, CacheCapacity: sc.CacheCapacity, Warmup: tl.Warmup, End: end, MeasureDecision: true,
-		Hubs: sc.Hubs, PassLatency: sc.PassLatency, DecisionCost: sc.DecisionCost}
+		Hubs: sc.Hubs, PassLatency: sc.PassLatency, DecisionCost: sc.DecisionCost, Reserve: sc.Reserve}
 	if len(ds) == 1 {
 		cfg.Disturbance = ds[0]
 	} else {

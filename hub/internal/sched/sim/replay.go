@@ -219,6 +219,9 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		ResultLatency: tr.ResultMs / 1000,
 		// And as they varied over the run, where the trace has windows.
 		LatencyWindows: latencyWindows(tr.Latency), PassMoment: rc.moment.Seconds(),
+		// The hub's reserve of slots its rejudges left free (none in a
+		// trace from before it).
+		Reserve: cmp.Or(tr.Reserve, -1),
 		// Enough to finish everything on the slowest single slot, and an
 		// hour for leases to expire and judges to come back.
 		MaxDrain: 3600 + work/minSpeed}
@@ -239,7 +242,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	c := &s.cfg // with the defaults filled in
 	res := ReplayResult{Policy: policy, Tasks: len(tr.Tasks), Background: len(tr.Background), Requeues: s.res.Requeues, Lost: s.res.Lost,
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
-			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed,
+			PeekWindow: c.PeekWindow, CacheProblems: c.CacheCapacity, Download: "model", Seed: c.Seed, Reserve: c.Reserve,
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
 			LatencySpreads: countWindows(c.LatencyWindows, hasSpread), WakeWindows: countWindows(c.LatencyWindows, hasWake),
 			IdleWindows: countWindows(c.LatencyWindows, hasIdle), NoticeWindows: countWindows(c.LatencyWindows, hasNotice), PassMomentMs: ms(c.PassMoment), Holds: holds.n, HoldMeanMs: holds.mean,
@@ -498,9 +501,9 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 	_, err := fmt.Fprintf(w, "\npolicy %s; %d tasks, %d with a recorded dispatch (%d pushed before their recorded enqueue: wait 0), "+
 		"%d background tasks run but not compared; "+
 		"simulator: %d never dispatched, %d requeued, %d lost; heartbeat %d ms, lease %d ms, tick %d ms, window %d, "+
-		"cache %d problems, downloads %s, %s, seed %d\n",
+		"cache %d problems, downloads %s, %s, reserve %g, seed %d\n",
 		r.Policy, r.Tasks, r.Recorded, r.Early, r.Background, r.Undispatched, r.Requeues, r.Lost,
-		m.HeartbeatMs, m.LeaseMs, m.DispatchTickMs, m.PeekWindow, m.CacheProblems, m.Download, lat, m.Seed)
+		m.HeartbeatMs, m.LeaseMs, m.DispatchTickMs, m.PeekWindow, m.CacheProblems, m.Download, lat, m.Reserve, m.Seed)
 	if err != nil {
 		return fmt.Errorf("sim: replay table: %w", err)
 	}

@@ -1129,3 +1129,45 @@ func TestReplayPassMoment(t *testing.T) {
 		t.Errorf("a negative moment: %v, want an error naming it", err)
 	}
 }
+
+// TestReplayReserve: the trace's reserve keeps slots free for the contest
+// while a rejudge waits. One judge of 4 slots, a contest task every 100 ms
+// of 250 ms (at most 3 at once) and a rejudge of 20 tasks of 1 s queued at
+// the start. Without a reserve the rejudge takes every slot the contest
+// leaves and contest tasks wait for one to free; with half the slots
+// reserved it runs one task at a time beside the contest and no contest
+// task waits.
+func TestReplayReserve(t *testing.T) {
+	tr := steadyTrace(40, 100, 250, schedtrace.Judge{ID: "a", Slots: 4, Speed: 1})
+	for k := range tr.Tasks {
+		tr.Tasks[k].Priority = int(protocol.PriorityContest)
+	}
+	for i := range 20 {
+		tr.Background = append(tr.Background, schedtrace.Task{SubmissionID: int64(100 + i), AtMs: 0, ProblemID: 2, Language: "cpp",
+			Priority: int(protocol.PriorityRejudge), WorkMs: 1000})
+	}
+	waited := func(reserve float64) (n int, max float64, r ReplayResult) {
+		tr.Reserve = reserve
+		r, err := Replay(tr, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Model.Reserve != reserve || r.Lost != 0 || r.Undispatched != 0 || r.All.Sim.Count != 40 {
+			t.Fatalf("reserve %v: model %+v, lost %d, never dispatched %d, compared %d", reserve, r.Model, r.Lost, r.Undispatched, r.All.Sim.Count)
+		}
+		for _, w := range simWaits(r) {
+			if w > 0 {
+				n++
+			}
+			max = math.Max(max, w)
+		}
+		return n, max, r
+	}
+	n, most, _ := waited(0)
+	if n < 10 || most < 100 {
+		t.Fatalf("without a reserve %d contest tasks waited (at most %v ms): want the rejudge in their way", n, most)
+	}
+	if n, most, _ := waited(0.5); n != 0 {
+		t.Fatalf("with half the slots reserved %d contest tasks waited (at most %v ms), want none", n, most)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
@@ -73,10 +74,10 @@ type Scenario struct {
 	Workload *Workload
 	Arrivals Arrivals
 	Faults   []Fault
-	// Hubs, PassLatency and DecisionCost are Config's (0: the defaults;
-	// a negative latency or cost: none).
-	Hubs                      int
-	PassLatency, DecisionCost float64
+	// Hubs, PassLatency, DecisionCost and Reserve are Config's (0: the
+	// defaults; a negative latency, cost or reserve: none).
+	Hubs                               int
+	PassLatency, DecisionCost, Reserve float64
 	// Source names where the scenario was read from.
 	Source string
 }
@@ -252,6 +253,7 @@ type hubFile struct {
 	Hubs         int      `json:"hubs"`
 	PassLatency  *float64 `json:"pass_latency_s"`
 	DecisionCost *float64 `json:"decision_cost_s"`
+	Reserve      *float64 `json:"reserve"`
 }
 
 type clusterFile struct {
@@ -501,6 +503,15 @@ func (f *scenarioFile) scenario() (Scenario, *FieldError) {
 			sc.DecisionCost = *h.DecisionCost
 			if sc.DecisionCost == 0 {
 				sc.DecisionCost = -1
+			}
+		}
+		if h.Reserve != nil {
+			if err := (sched.Reserve{Share: *h.Reserve}).Validate(); err != nil {
+				return sc, bad("hub.reserve", "%v", err)
+			}
+			sc.Reserve = *h.Reserve
+			if sc.Reserve == 0 {
+				sc.Reserve = -1 // none
 			}
 		}
 	}

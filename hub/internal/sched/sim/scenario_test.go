@@ -171,6 +171,8 @@ func TestScenarioFileErrors(t *testing.T) {
 		{"too many hubs", `{"name": "x", "hub": {"hubs": 65}}`, "hub.hubs", "want 0 to 64"},
 		{"negative pass latency", `{"name": "x", "hub": {"pass_latency_s": -1}}`, "hub.pass_latency_s", "≥ 0"},
 		{"negative decision cost", `{"name": "x", "hub": {"decision_cost_s": -0.1}}`, "hub.decision_cost_s", "≥ 0"},
+		{"reserve of every slot", `{"name": "x", "hub": {"reserve": 1}}`, "hub.reserve", "below 1"},
+		{"negative reserve", `{"name": "x", "hub": {"reserve": -0.5}}`, "hub.reserve", "at least 0"},
 		{"empty judge language", `{"name": "x", "cluster": {"judges": [{"id": "a", "slots": 1, "speed": 1, "languages": ["cpp", " "]}]}}`, "cluster.judges[0].languages[1]", "empty"},
 		{"trace compile above work", `{"name": "x", "arrivals": {"trace": {"jobs": [{"at_s": 1, "problem": 0, "work_s": 1, "compile_s": 2}]}}}`, "arrivals.trace.jobs[0].compile_s", "at most work_s"},
 		{"trace negative case", `{"name": "x", "arrivals": {"trace": {"jobs": [{"at_s": 1, "problem": 0, "cases_s": [0.1, -0.2]}]}}}`, "arrivals.trace.jobs[0].cases_s[1]", "≥ 0"},
@@ -428,5 +430,23 @@ func TestDocCarriesTheScenarioSection(t *testing.T) {
 	}
 	if !strings.Contains(string(b), docScenarios) {
 		t.Fatal("docs/scheduling.md's \"Scenario files\" differs from docScenarios: rerun the lab or copy it")
+	}
+}
+
+// TestScenarioReserve: hub.reserve reaches the scenario as Config takes
+// it (absent: the hub's default; 0: none).
+func TestScenarioReserve(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want float64
+	}{
+		{`{"name": "x"}`, 0},
+		{`{"name": "x", "hub": {"reserve": 0}}`, -1},
+		{`{"name": "x", "hub": {"reserve": 0.25}}`, 0.25},
+	} {
+		sc, err := ParseScenario([]byte(tc.file), "t.json")
+		if err != nil || sc.Reserve != tc.want {
+			t.Errorf("%s: reserve %v, %v; want %v", tc.file, sc.Reserve, err, tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/hub/internal/sched/lab"
+	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
 // The references. None of the ideals is a bound: each is a strong,
@@ -142,6 +143,11 @@ type Config struct {
 	// draw per pass (a loaded machine slows the passes of one moment
 	// together). 0: independent draws.
 	PassMoment float64
+	// Reserve is the share of the judges' slots that rejudges (rejudge
+	// priority) leave free for the rest, as the hub's --dispatch-reserve
+	// (sched.Reserve). 0: the hub's default, sched.DefaultReserveShare;
+	// negative: none. Untagged jobs are practice, never held for it.
+	Reserve float64
 	// StartConnected: the judges present from the start (JudgeSpec.Join
 	// 0) are connected at time 0, as a recorded run's judges were before
 	// its first task, instead of at their first heartbeat (a random phase
@@ -379,6 +385,12 @@ func (c *Config) defaults() {
 		c.DecisionCost = DefaultDecisionCost
 	case c.DecisionCost < 0:
 		c.DecisionCost = 0
+	}
+	switch {
+	case c.Reserve == 0:
+		c.Reserve = sched.DefaultReserveShare
+	case c.Reserve < 0:
+		c.Reserve = 0
 	}
 	if len(c.Cluster) == 0 {
 		c.Cluster = DefaultCluster()
@@ -782,8 +794,8 @@ func (s *sim) handle(ev event) {
 }
 
 // enqueue puts a into the central queue in priority, then arrival order
-// (a requeued attempt keeps its job's place; generated jobs all have
-// priority 0).
+// (a requeued attempt keeps its job's place; untagged jobs are all
+// practice).
 func (s *sim) enqueue(a *attempt) {
 	job := a.job.job
 	i := len(s.queue)
@@ -805,9 +817,9 @@ func (s *sim) language(a *attempt) string {
 func (s *sim) task(a *attempt) sched.Task {
 	j := a.job.job
 	t := sched.Task{SubmissionID: int64(j.ID + 1), ProblemID: int64(j.Problem), DataHash: s.tr.Problems[j.Problem].Hash, Language: "cpp",
-		EnqueuedAt: s.at(j.Arrival)}
+		EnqueuedAt: s.at(j.Arrival), Priority: j.priority()}
 	if m := j.Meta; m != nil {
-		t.SubmissionID, t.ProblemID, t.Language, t.Priority = m.SubmissionID, m.ProblemID, m.Language, m.Priority
+		t.SubmissionID, t.ProblemID, t.Language = m.SubmissionID, m.ProblemID, m.Language
 	}
 	return t
 }
@@ -898,7 +910,7 @@ func (s *sim) pass(h *hubState) {
 		if s.cfg.MeasureDecision {
 			t0 = time.Now()
 		}
-		r := sched.Pass(s.at(s.now()), h.policy, h.tasks, h.views)
+		r := sched.Pass(s.at(s.now()), h.policy, h.tasks, h.views, sched.Reserve{Below: protocol.PriorityPractice.Rank(), Share: s.cfg.Reserve})
 		if s.cfg.MeasureDecision {
 			s.decisionNs += time.Since(t0).Nanoseconds()
 		}

@@ -216,12 +216,12 @@ type TaskMeta struct {
 }
 
 // priority is the rank of the job's queue priority (protocol.Priority.Rank:
-// contest, custom run, practice, rejudge; 0 for untagged jobs).
+// contest, custom run, practice, rejudge; practice for untagged jobs).
 func (j *Job) priority() int {
 	if j.Meta != nil {
 		return protocol.Priority(j.Meta.Priority).Rank()
 	}
-	return 0
+	return protocol.PriorityPractice.Rank()
 }
 
 // queuedBefore reports whether j goes ahead of o in the central queue:

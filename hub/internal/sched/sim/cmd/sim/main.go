@@ -90,11 +90,13 @@ type options struct {
 	heartbeat, moment time.Duration
 	download          time.Duration // < 0: the model
 	seed              uint64
+	reserve           float64 // with reserveSet: replaces the trace's
+	reserveSet        bool
 }
 
 // replayOnly and gridOnly are the flags of one mode, refused in the other.
 var (
-	replayOnly = []string{"policy", "json", "tasks", "heartbeat", "download", "seed", "pass-moment"}
+	replayOnly = []string{"policy", "json", "tasks", "heartbeat", "download", "seed", "pass-moment", "reserve"}
 	gridOnly   = []string{"quick", "seeds", "out", "workers", "scenarios", "policies", "loads", "ablation", "sweeps", "scenario", "show-scenario", "trace", "save", "from", "note"}
 )
 
@@ -125,6 +127,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	download := fs.String("download", "model", `replay: a missing test data download: "model" (the simulator's) or a fixed duration`)
 	fs.Uint64Var(&o.seed, "seed", 1, "replay: policy and heartbeat phase seed")
 	fs.DurationVar(&o.moment, "pass-moment", sim.DefaultReplayPassMoment, "replay: draw the dispatch passes' latencies alike within each moment this long (0: pass by pass)")
+	fs.Float64Var(&o.reserve, "reserve", 0, "replay: the share of the judges' slots rejudges leave free, in place of the trace's (the hub's --dispatch-reserve then; 0: none)")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -160,6 +163,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.heartbeat < 0 {
 		return options{}, fmt.Errorf("-heartbeat %v: negative", o.heartbeat)
 	}
+	if o.reserveSet = set["reserve"]; o.reserveSet {
+		if !(o.reserve >= 0 && o.reserve < 1) {
+			return options{}, fmt.Errorf("-reserve %v: want at least 0 and below 1", o.reserve)
+		}
+	}
 	o.download = -1
 	if *download != "model" {
 		d, err := time.ParseDuration(*download)
@@ -181,6 +189,9 @@ func runReplay(o options, w io.Writer) error {
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", o.replay, err)
+	}
+	if o.reserveSet {
+		tr.Reserve = o.reserve
 	}
 	opts := []sim.ReplayOption{sim.ReplaySeed(o.seed), sim.ReplayPassMoment(o.moment)}
 	if o.heartbeat > 0 {
