@@ -177,8 +177,8 @@ func (c *Config) defaults() error {
 	if c.LeaseTimeout <= c.HeartbeatInterval {
 		return fmt.Errorf("%w: LeaseTimeout %v must exceed HeartbeatInterval %v", ErrConfig, c.LeaseTimeout, c.HeartbeatInterval)
 	}
-	if c.Reserve >= 1 {
-		return fmt.Errorf("%w: Reserve %v: want below 1 (a share of the judges' slots)", ErrConfig, c.Reserve)
+	if err := (sched.Reserve{Share: max(c.Reserve, 0)}).Validate(); err != nil { // NaN too
+		return fmt.Errorf("%w: Reserve: %w", ErrConfig, err)
 	}
 	if c.HeartbeatInterval < 10*time.Millisecond {
 		return fmt.Errorf("%w: HeartbeatInterval %v is too short", ErrConfig, c.HeartbeatInterval)

@@ -1,9 +1,13 @@
 package hub_test
 
 import (
+	"errors"
+	"math"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/hub/internal/hub"
 	"github.com/verdict-oj/verdict/internal/obs"
@@ -73,5 +77,17 @@ func TestRejudgeLeavesTheReserve(t *testing.T) {
 			close(j.gate)
 			eventually(t, 10*time.Second, "everything judged", func() bool { return len(results(t, env)) == 21 })
 		})
+	}
+}
+
+// TestReserveConfig: a reserve of every slot, or not a number, is refused
+// at New.
+func TestReserveConfig(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never dialled
+	defer rdb.Close()
+	for _, r := range []float64{1, 2, math.NaN()} {
+		if _, err := hub.New(hub.Config{Redis: rdb, Reserve: r}); !errors.Is(err, hub.ErrConfig) {
+			t.Errorf("Reserve %v: %v, want ErrConfig", r, err)
+		}
 	}
 }
