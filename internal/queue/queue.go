@@ -782,6 +782,17 @@ func (q *Queue) Len(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
+// LenAt returns the number of queued tasks of priority p (its band of
+// the queue's scores): a background rejudge paces itself by it.
+func (q *Queue) LenAt(ctx context.Context, p protocol.Priority) (int64, error) {
+	lo := int64(protocol.MaxRank-p.Rank()) * 1e13
+	n, err := q.c.ZCount(ctx, q.n.Queue(), strconv.FormatInt(lo, 10), "("+strconv.FormatInt(lo+1e13, 10)).Result()
+	if err != nil {
+		return 0, fmt.Errorf("queue: length at priority %d: %w", p, err)
+	}
+	return n, nil
+}
+
 // Leased returns the number of leased tasks.
 func (q *Queue) Leased(ctx context.Context) (int64, error) {
 	n, err := q.c.ZCard(ctx, q.n.Leases()).Result()

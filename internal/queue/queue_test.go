@@ -164,6 +164,16 @@ func TestPriorityOrdering(t *testing.T) {
 	if p, _ := q.Position(ctx, 4); p != 3 {
 		t.Fatalf("Position(4) = %d", p)
 	}
+	// Each band counted apart; a leased task is not queued.
+	if _, err := q.Lease(ctx, protocol.TaskRef{SubmissionID: 6, Attempt: 1}, "j", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[protocol.Priority]int64{protocol.PriorityContest: 2, protocol.PriorityPractice: 2,
+		protocol.PriorityRejudge: 1, protocol.PriorityCustom: 0} {
+		if n, err := q.LenAt(ctx, p); err != nil || n != want {
+			t.Errorf("LenAt(%d) = %d, %v; want %d", p, n, err, want)
+		}
+	}
 }
 
 func TestLeaseCompleteAndStale(t *testing.T) {

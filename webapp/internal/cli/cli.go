@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -142,7 +143,7 @@ func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 		PasswordCost:     o.PasswordCost,
 		MaxTestdataBytes: o.MaxTestdata, MaxImportRows: o.MaxImportRows,
 		Judging: judging.Config{TestdataURL: o.TestdataURL, NodeID: o.NodeID,
-			ResultStore: store.New(rdbx), ResultWorkers: o.ResultWorkers},
+			ResultStore: store.New(rdbx), ResultWorkers: o.ResultWorkers, RejudgeAhead: cmp.Or(o.RejudgeAhead, -1)},
 		Partitions: partition.Config{Interval: o.PartitionInterval, Size: o.PartitionSize, Headroom: o.PartitionHeadroom},
 		Store:      st, Redis: rdb, Names: o.Names(), Obs: ob,
 		Listen: o.Listen, Advertise: o.Advertise,

@@ -77,6 +77,9 @@ type Options struct {
 	AdmissionSlots  int
 	AdmissionWait   time.Duration
 	ResultWorkers   int
+	// RejudgeAhead: rejudge tasks that may wait in the queue before a
+	// background rejudge waits for judges (0: no bound).
+	RejudgeAhead    int
 	MaxBodyBytes    int64
 	TrustedProxies  string
 	MaxSourceBytes  int
@@ -177,6 +180,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 		dur(&o.ReadCacheTTL, "read-cache-ttl", time.Second, "how long a node keeps its hot reads (users, contests, problems; every node forgets them at once on a write through the API, so this bounds only a write made outside it); 0 turns the cache off")
 		num(&o.MySQLConns, "mysql-conns", 32, "MySQL connections the node's requests share (a request waits for one when all are busy)")
 		num(&o.ResultWorkers, "result-workers", 16, "judge results the node writes to MySQL at once, through a pool of as many connections of their own (requests never hold them up)")
+		num(&o.RejudgeAhead, "rejudge-ahead", 256, "rejudge tasks that may wait in the judge queue before a background rejudge waits for judges to take some (its MySQL writes and live events go at the judges' pace, not all at once); 0: no bound")
 		num(&o.AdmissionSlots, "admission-slots", 64, "API requests the node works on at once; more wait in line (at most 4× as many) and what cannot start within --admission-wait is answered 503 busy with Retry-After (staff, logins and judges are let in without waiting); 0 lets every request in")
 		dur(&o.AdmissionWait, "admission-wait", time.Second, "longest an API request waits in line for one of the --admission-slots before it is answered 503 busy")
 		fs.Int64Var(&o.MaxBodyBytes, "max-body", 1<<20, "largest JSON request body in bytes ["+EnvName("max-body")+"]")
@@ -288,6 +292,9 @@ func (o *Options) check() error {
 		}
 		if o.ResultWorkers < 1 || o.ResultWorkers > 64 {
 			return bad("--result-workers %d: want 1 to 64", o.ResultWorkers)
+		}
+		if o.RejudgeAhead < 0 || o.RejudgeAhead > 1000000 {
+			return bad("--rejudge-ahead %d: want 0 (no bound) to 1000000", o.RejudgeAhead)
 		}
 		if o.SettingsTTL <= 0 || o.SettingsTTL > 10*time.Minute {
 			return bad("--settings-ttl %v: want more than 0 and at most 10m", o.SettingsTTL)

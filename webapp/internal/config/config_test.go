@@ -138,10 +138,17 @@ func TestParse(t *testing.T) {
 			}},
 		{name: "pool defaults", args: []string{"--mysql", "x@/y"},
 			check: func(t *testing.T, o Options) {
-				if o.MySQLConns != 32 || o.ResultWorkers != 16 || o.Redis.PoolSize != RedisPool {
-					t.Fatalf("conns %d workers %d redis pool %d", o.MySQLConns, o.ResultWorkers, o.Redis.PoolSize)
+				if o.MySQLConns != 32 || o.ResultWorkers != 16 || o.Redis.PoolSize != RedisPool || o.RejudgeAhead != 256 {
+					t.Fatalf("conns %d workers %d redis pool %d rejudge ahead %d", o.MySQLConns, o.ResultWorkers, o.Redis.PoolSize, o.RejudgeAhead)
 				}
 			}},
+		{name: "rejudge unbounded", args: []string{"--mysql", "x@/y", "--rejudge-ahead", "0"},
+			check: func(t *testing.T, o Options) {
+				if o.RejudgeAhead != 0 {
+					t.Fatalf("rejudge ahead %d", o.RejudgeAhead)
+				}
+			}},
+		{name: "negative rejudge ahead", args: []string{"--mysql", "x@/y", "--rejudge-ahead", "-1"}, err: "--rejudge-ahead -1"},
 		{name: "redis pool", args: []string{"--mysql", "x@/y", "--redis-pool", "200"},
 			check: func(t *testing.T, o Options) {
 				if o.Redis.PoolSize != 200 {

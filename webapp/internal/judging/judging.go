@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,6 +42,8 @@ const (
 	DefaultPublishInterval   = 500 * time.Millisecond
 	DefaultContestCacheTTL   = 2 * time.Second
 	DefaultEnqueueTimeout    = 5 * time.Second
+	DefaultRejudgeAhead      = 256
+	DefaultRejudgePoll       = 100 * time.Millisecond
 )
 
 // Config configures New.
@@ -105,6 +108,17 @@ type Config struct {
 	// WarmPlanInterval is how often the warm plan is rewritten when
 	// nothing changed. Default DefaultWarmPlanInterval.
 	WarmPlanInterval time.Duration
+	// RejudgeAhead is how many rejudge tasks may wait in the queue (from
+	// every job, on every node) before a background rejudge waits for
+	// judges to take some, polling every RejudgePoll: the judges run a
+	// rejudge no faster than their slots free, and enqueueing it all at
+	// once only front-loads its MySQL writes, board marks and live events
+	// onto the contest (the 10x rehearsal's rejudge of 2,910 enqueued at
+	// 150 a second while the judges took 50, and the hub's results waited
+	// 100 ms for 20 s). Default DefaultRejudgeAhead (256); negative: no
+	// bound. RejudgePoll defaults to DefaultRejudgePoll (100 ms).
+	RejudgeAhead int
+	RejudgePoll  time.Duration
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 }
@@ -115,6 +129,9 @@ type Service struct {
 	jobs       sync.WaitGroup
 	jobsMu     sync.Mutex
 	jobCancels []context.CancelFunc
+	// paceWarned: when a rejudge last logged its pacing's failure
+	// (unix ns).
+	paceWarned atomic.Int64
 	// jobsCtx is the shared board work's (share), ended by Wait.
 	jobsCtx  context.Context
 	stopJobs context.CancelFunc
@@ -191,6 +208,10 @@ func New(cfg Config) (*Service, error) {
 	def(&cfg.PublishInterval, DefaultPublishInterval)
 	def(&cfg.ContestCacheTTL, DefaultContestCacheTTL)
 	def(&cfg.WarmPlanInterval, DefaultWarmPlanInterval)
+	def(&cfg.RejudgePoll, DefaultRejudgePoll)
+	if cfg.RejudgeAhead == 0 {
+		cfg.RejudgeAhead = DefaultRejudgeAhead
+	}
 	if cfg.OutputLimit <= 0 {
 		cfg.OutputLimit = DefaultOutputLimit
 	}

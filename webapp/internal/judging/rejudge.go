@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,15 +167,22 @@ func (s *Service) RejudgeAll(ctx context.Context, ids []int64, userID int64, key
 		}
 		t0 := time.Now()
 		var next, done, failed atomic.Int64
+		pace := &rejudgePace{s: s, log: log}
 		var workers sync.WaitGroup
 		for range min(RejudgeWorkers, len(ids)) {
 			workers.Go(func() {
 				for jctx.Err() == nil {
+					if !pace.room(jctx) {
+						return // interrupted
+					}
 					i := int(next.Add(1)) - 1
 					if i >= len(ids) {
+						pace.done()
 						return
 					}
-					if err := s.rejudgeTrying(jctx, ids[i]); err != nil {
+					err := s.rejudgeTrying(jctx, ids[i])
+					pace.done()
+					if err != nil {
 						if jctx.Err() != nil {
 							return // interrupted: not a failure of this submission
 						}
@@ -268,6 +276,71 @@ func (s *Service) RejudgeOnce(ctx context.Context, id, userID int64, key string)
 		return false, err
 	}
 	return false, nil
+}
+
+// rejudgePace keeps a background rejudge's workers at most RejudgeAhead
+// rejudge tasks ahead of the judges: the queue's rejudge tasks plus the
+// job's own being enqueued (claimed under mu, so that its workers cannot
+// all pass the same check).
+type rejudgePace struct {
+	s        *Service
+	log      *slog.Logger
+	mu       sync.Mutex
+	inflight int64 // guarded by mu
+}
+
+// room waits until the job may start one more submission (at once when
+// unbounded), polling every RejudgePoll, and counts it in flight (done
+// ends it); false, with nothing counted, when ctx ends first. The queue is
+// read and the count taken under mu, which no wait holds. A queue that
+// cannot be read does not stop the job: it goes on unpaced (logged once a
+// minute at most) rather than stall.
+func (p *rejudgePace) room(ctx context.Context) bool {
+	for {
+		ok, err := p.claim(ctx)
+		if ok || err != nil {
+			return ok
+		}
+		select {
+		case <-time.After(p.s.cfg.RejudgePoll):
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// claim counts one more submission in flight if the queue has room; err
+// only when ctx ended.
+func (p *rejudgePace) claim(ctx context.Context) (bool, error) {
+	s := p.s
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if s.cfg.RejudgeAhead >= 0 {
+		n, err := s.q.LenAt(ctx, protocol.PriorityRejudge)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return false, ctx.Err()
+		case err != nil:
+			if now := time.Now().UnixNano(); now-s.paceWarned.Load() > int64(time.Minute) {
+				s.paceWarned.Store(now)
+				p.log.Warn("rejudge not paced: the queue's length unread", obs.Err(err))
+			}
+		case n+p.inflight >= int64(s.cfg.RejudgeAhead):
+			return false, nil
+		}
+	}
+	p.inflight++
+	return true, nil
+}
+
+// done ends one submission room counted (enqueued or given up).
+func (p *rejudgePace) done() {
+	p.mu.Lock()
+	p.inflight--
+	p.mu.Unlock()
 }
 
 // rejudgeTrying rejudges one submission of a job, each try within

@@ -1,8 +1,14 @@
 package judging
 
 import (
+	"context"
+	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/queue"
 )
 
 func TestParseRejudgeStatus(t *testing.T) {
@@ -50,5 +56,33 @@ func TestJobIDs(t *testing.T) {
 		if validJobID(bad) {
 			t.Errorf("validJobID(%q) = true", bad)
 		}
+	}
+}
+
+// TestRejudgePaceWithoutTheQueue: a queue that cannot be read does not
+// stall a rejudge: each claim goes through, unpaced, and is counted; a
+// claim after the job's end is refused.
+func TestRejudgePaceWithoutTheQueue(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1}) // nothing listens
+	defer rdb.Close()
+	q, err := queue.New(queue.Config{Client: rdb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Service{q: q, cfg: Config{RejudgeAhead: 1, RejudgePoll: time.Millisecond}}
+	p := &rejudgePace{s: s, log: slog.New(slog.DiscardHandler)}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for range 3 {
+		if !p.room(ctx) {
+			t.Fatal("a claim refused with the queue unreadable")
+		}
+	}
+	if p.inflight != 3 || s.paceWarned.Load() == 0 {
+		t.Fatalf("in flight %d, warned at %d: want 3 and a warning", p.inflight, s.paceWarned.Load())
+	}
+	cancel()
+	if p.room(ctx) || p.inflight != 3 {
+		t.Fatalf("a claim after the end: in flight %d", p.inflight)
 	}
 }

@@ -67,6 +67,70 @@ func TestRejudgeProblemInBackground(t *testing.T) {
 	}
 }
 
+// TestRejudgePacedByTheQueue: a background rejudge enqueues no further
+// than RejudgeAhead rejudge tasks ahead of the judges: with 5 allowed and
+// no judge taking any, 5 of 20 are queued and the job waits (the others
+// keep their verdict); as judges lease them it goes on, and it finishes
+// once they took all.
+func TestRejudgePacedByTheQueue(t *testing.T) {
+	je := newJudgeEnv(t, func(c *Config) {
+		c.SubmitPerMinute, c.SubmitBurst = 100000, 100000
+		c.Judging.RejudgeAhead, c.Judging.RejudgePoll = 5, 10*time.Millisecond
+	})
+	ctx := context.Background()
+	_ = je.q.EnsureResultsGroup(ctx)
+	alice := je.student("alice")
+	const n = 20
+	for i := range n {
+		sid := id(alice.submit(fmt.Sprintf("k%d", i), map[string]any{"problem": "a-plus-b", "language": "py3", "source": fmt.Sprintf("x%d", i)}))
+		je.judge(sid, 1, protocol.VerdictAC, 3)
+	}
+	je.consume()
+	je.user("root", store.RoleAdmin, "root-password")
+	admin := je.client()
+	admin.login("root", "root-password")
+	r := admin.do("POST", "/api/rejudge", map[string]any{"problem": "a-plus-b"}, "X-CSRF-Token", admin.csrf)
+	if r.status != http.StatusAccepted {
+		t.Fatalf("rejudge a problem: %d %s", r.status, r.raw)
+	}
+	job, _ := r.body["job"].(string)
+	progress := func() map[string]any { return admin.do("GET", "/api/rejudge/"+job, nil).body }
+	queued := func() int64 {
+		n, err := je.q.LenAt(ctx, protocol.PriorityRejudge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for queued() < 5 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // twenty polls: no further
+	if q, p := queued(), progress(); q != 5 || p["done"] != float64(5) || p["finished"] != false {
+		t.Fatalf("with no judge: %d rejudge tasks queued (want 5), progress %v", q, p)
+	}
+	// Judges take what is queued, a few at a time: the job goes on.
+	taken := 0
+	for taken < n && time.Now().Before(deadline) {
+		qs, err := je.q.Peek(ctx, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range qs {
+			if _, err := je.q.Lease(ctx, x.Task.TaskRef, "judge-1", time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			taken++
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	je.srv.Judging().WaitJobs()
+	if p := progress(); taken != n || p["done"] != float64(n) || p["finished"] != true {
+		t.Fatalf("judges took %d of %d; progress %v", taken, n, p)
+	}
+}
+
 // TestRejudgeRetriedWithItsKey: a rejudge request retried with the same
 // Idempotency-Key (its answer was lost: nginx's 502, no answer) rejudges
 // nothing a second time and answers what the first did, "repeated"; a
