@@ -255,8 +255,8 @@ func (h *Hub) onExpired(ctx context.Context, e queue.Expired) {
 	}
 }
 
-// reserve is the dispatch pass's sched.Reserve: rejudges (below practice)
+// reserve is the dispatch pass's sched.Reserve (sched.RejudgeReserve): rejudges
 // leave cfg.Reserve of the judges' slots free.
 func (h *Hub) reserve() sched.Reserve {
-	return sched.Reserve{Below: protocol.PriorityPractice.Rank(), Share: max(h.cfg.Reserve, 0)}
+	return sched.RejudgeReserve(h.cfg.Reserve)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
 // Placement is one task a dispatch pass placed.
@@ -51,6 +53,12 @@ type Reserve struct {
 	// work leaves free: ceil(Share × slots), at most slots − 1. 0: no
 	// reserve.
 	Share float64
+}
+
+// RejudgeReserve is the reserve the hub and the simulator keep: rejudges
+// (the rank below practice) are the background work; share ≤ 0: none.
+func RejudgeReserve(share float64) Reserve {
+	return Reserve{Below: protocol.PriorityPractice.Rank(), Share: max(share, 0)}
 }
 
 // DefaultReserveShare is the hub's default Reserve.Share.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/hub/internal/sched/lab"
-	"github.com/verdict-oj/verdict/internal/protocol"
 )
 
 // The references. None of the ideals is a bound: each is a strong,
@@ -910,7 +909,7 @@ func (s *sim) pass(h *hubState) {
 		if s.cfg.MeasureDecision {
 			t0 = time.Now()
 		}
-		r := sched.Pass(s.at(s.now()), h.policy, h.tasks, h.views, sched.Reserve{Below: protocol.PriorityPractice.Rank(), Share: s.cfg.Reserve})
+		r := sched.Pass(s.at(s.now()), h.policy, h.tasks, h.views, sched.RejudgeReserve(s.cfg.Reserve))
 		if s.cfg.MeasureDecision {
 			s.decisionNs += time.Since(t0).Nanoseconds()
 		}
