@@ -170,23 +170,56 @@ func loginFails(t *testing.T, ctx context.Context, base, user, pw string) {
 // caseStates reads the live verdict table: one "index:verdict" per row.
 const caseStatesJS = `Array.from(document.querySelectorAll('tr[data-case]')).map(r => r.dataset.case + ':' + r.dataset.verdict).join(' ')`
 
-// watchCases polls the verdict table until every row is final or the
-// deadline passes and returns each distinct state seen, in order.
+// recordCasesJS has the page itself record each distinct state of the
+// verdict table as it renders it (a MutationObserver runs after every task
+// that changed the DOM, so after each pushed progress frame), and answers
+// the states recorded so far. Reading the table from the test instead
+// samples it: a CDP round trip that stalls for a second under a loaded CI
+// machine missed a whole progress batch (clean-clone CI, 2026-12-05).
+const recordCasesJS = `(() => {
+  const read = () => ` + caseStatesJS + `;
+  if (!window.__verdictCaseStates) {
+    const states = [read()];
+    window.__verdictCaseStates = states;
+    new MutationObserver(() => {
+      const s = read();
+      if (states[states.length - 1] !== s) states.push(s);
+    }).observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  return window.__verdictCaseStates;
+})()`
+
+// watchCases watches the verdict table until done holds for its state or
+// the deadline passes and returns each distinct state the page rendered,
+// in order.
 func watchCases(t *testing.T, ctx context.Context, done func(string) bool, within time.Duration) []string {
 	t.Helper()
+	// A fresh recorder for this watch (an earlier one on the page recorded
+	// an earlier submission).
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`delete window.__verdictCaseStates`)); err != nil {
+		t.Fatalf("reset the verdict table's recorder: %v", err)
+	}
 	var seen []string
+	read := 0 // how many of the recorder's states are in seen
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](caseStatesJS))
+		states, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](recordCasesJS))
 		if err != nil {
 			t.Fatalf("read the verdict table: %v", err)
 		}
-		if len(seen) == 0 || seen[len(seen)-1] != s {
+		if len(states) < read { // a reload started a new recorder
+			read = 0
+		}
+		for _, s := range states[read:] {
+			if len(seen) > 0 && seen[len(seen)-1] == s {
+				continue
+			}
 			seen = append(seen, s)
+			if done(s) {
+				return seen
+			}
 		}
-		if done(s) {
-			return seen
-		}
+		read = len(states)
 		time.Sleep(25 * time.Millisecond)
 	}
 	t.Fatalf("the verdict table did not finish within %v; states seen:\n%s", within, strings.Join(seen, "\n"))
