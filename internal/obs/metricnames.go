@@ -30,7 +30,7 @@ const HubDispatchIdlePassSeconds = "verdict_hub_dispatch_idle_pass_seconds"
 const HubDispatchWakeSeconds = "verdict_hub_dispatch_wake_seconds"
 
 // HubQueueNoticeSeconds is the hub's histogram of how long an enqueue's
-// notice (Redis pub/sub, queue.EnqueueNoticeAt) took from the enqueue
+// notice (Redis pub/sub, queue.EnqueueNotice) took from the enqueue
 // (Redis's clock) to the hub's read of it, the wake that dispatches a new
 // task. The contest rehearsal puts it in its trace's windows; the replay
 // wakes the dispatcher for an arrival that long after it.

@@ -255,6 +255,7 @@ func TestPayloadValidate(t *testing.T) {
 		{"task with the hub's times", task(func(t *Task) { t.EnqueuedMs, t.DispatchedMs = 1764950400120, 1764950400185 }), true},
 		{"task negative enqueue time", task(func(t *Task) { t.EnqueuedMs = -1 }), false},
 		{"task negative dispatch time", task(func(t *Task) { t.DispatchedMs = -5 }), false},
+		{"task negative notice time", task(func(t *Task) { t.NoticedMs = -1 }), false},
 		{"hello ok", Hello{JudgeID: "j", Token: "t", Cores: 1, MaxParallel: 1}, true},
 		{"hello no token", Hello{JudgeID: "j", Cores: 1, MaxParallel: 1}, false},
 		{"hello no cores", Hello{JudgeID: "j", Token: "t", MaxParallel: 1}, false},

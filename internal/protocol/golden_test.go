@@ -65,7 +65,7 @@ func goldenMessages() []golden {
 			Source: "#include <cstdio>\nint main(){int a,b;scanf(\"%d%d\",&a,&b);printf(\"%d\\n\",a+b);}\n",
 			Limits: Limits{TimeMs: 1000, WallTimeMs: 3000, MemoryKiB: 262144, OutputBytes: 67108864},
 			Mode:   ModeIOI, Checker: Checker{Kind: CheckerFloat, Tolerance: 1e-6}, Priority: PriorityContest,
-			EnqueuedMs: 1764950400120, DispatchedMs: 1764950400185,
+			EnqueuedMs: 1764950400120, DispatchedMs: 1764950400185, NoticedMs: 1764950400124,
 		}},
 		{TypeAccept, "", Accept{TaskRef: ref}},
 		{TypeResultAck, "", ResultAck{TaskRef: ref, SlotMs: 412.5}},

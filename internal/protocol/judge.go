@@ -322,6 +322,22 @@ type Task struct {
 	// stored in Redis carries neither.
 	EnqueuedMs   int64 `json:"enqueued_ms,omitempty"`
 	DispatchedMs int64 `json:"dispatched_ms,omitempty"`
+	// NoticedMs is when the hub that placed this attempt read the notice
+	// of its enqueue (Redis pub/sub; Unix ms, the hub's clock); absent when
+	// it had read none before placing it (a pass woken by something else
+	// found it first, or the notice went to another hub). The contest
+	// rehearsal records it in its trace: the scheduling simulator's replay
+	// wakes its dispatcher for this arrival that late, as the hub was.
+	NoticedMs int64 `json:"noticed_ms,omitempty"`
+}
+
+// Noticed is the push's NoticedMs as a time: zero when the hub did not
+// set it.
+func (t Task) Noticed() time.Time {
+	if t.NoticedMs > 0 {
+		return time.UnixMilli(t.NoticedMs)
+	}
+	return time.Time{}
 }
 
 // Times are the push's times (EnqueuedMs, DispatchedMs) as times: zero
@@ -366,8 +382,8 @@ func (t Task) Validate() error {
 	if t.Limits.TimeMs <= 0 || t.Limits.MemoryKiB <= 0 || t.Limits.OutputBytes <= 0 || t.Limits.WallTimeMs < 0 {
 		errs = append(errs, fmt.Errorf("limits %+v: time, memory and output must be > 0", t.Limits))
 	}
-	if t.EnqueuedMs < 0 || t.DispatchedMs < 0 {
-		errs = append(errs, fmt.Errorf("enqueued_ms %d, dispatched_ms %d: times must be ≥ 0", t.EnqueuedMs, t.DispatchedMs))
+	if t.EnqueuedMs < 0 || t.DispatchedMs < 0 || t.NoticedMs < 0 {
+		errs = append(errs, fmt.Errorf("enqueued_ms %d, dispatched_ms %d, noticed_ms %d: times must be ≥ 0", t.EnqueuedMs, t.DispatchedMs, t.NoticedMs))
 	}
 	if !t.Mode.Valid() {
 		errs = append(errs, fmt.Errorf("mode %q unknown", t.Mode))

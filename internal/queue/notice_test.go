@@ -3,7 +3,6 @@ package queue_test
 import (
 	"context"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,9 +29,9 @@ func TestEnqueueNoticeCarriesTheEnqueueTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at, ok := queue.EnqueueNoticeAt(msg.Payload)
-	if !ok {
-		t.Fatalf("notice %q: no enqueue time", msg.Payload)
+	id, at, ok := queue.EnqueueNotice(msg.Payload)
+	if !ok || id != 42 {
+		t.Fatalf("notice %q: read as submission %d, ok %v", msg.Payload, id, ok)
 	}
 	qs, err := q.Peek(ctx, 1)
 	if err != nil || len(qs) != 1 {
@@ -50,47 +49,52 @@ func TestEnqueueNoticeCarriesTheEnqueueTime(t *testing.T) {
 	if msg, err = sub.ReceiveMessage(rctx); err != nil {
 		t.Fatal(err)
 	}
-	if at, ok := queue.EnqueueNoticeAt(msg.Payload); ok {
+	if _, at, ok := queue.EnqueueNotice(msg.Payload); ok {
 		t.Fatalf("release notice %q read as an enqueue at %v", msg.Payload, at)
 	}
 }
 
-func TestEnqueueNoticeAt(t *testing.T) {
+func TestEnqueueNotice(t *testing.T) {
 	for _, tc := range []struct {
 		payload string
+		id      int64
 		want    int64 // ms; 0: not an enqueue's
 	}{
-		{"42 1796223600123", 1796223600123},
-		{"42", 0},
-		{"reap", 0},
-		{"", 0},
-		{"42 ", 0},
-		{"42 x", 0},
-		{"42 -5", 0},
-		{"42 0", 0},
-		{"42 1.5e12", 0},
+		{"42 1796223600123", 42, 1796223600123},
+		{"42", 0, 0},
+		{"reap", 0, 0},
+		{"", 0, 0},
+		{"42 ", 0, 0},
+		{"42 x", 0, 0},
+		{"42 -5", 0, 0},
+		{"42 0", 0, 0},
+		{"42 1.5e12", 0, 0},
+		{"x 1796223600123", 0, 0},
+		{"0 1796223600123", 0, 0},
+		{"-3 1796223600123", 0, 0},
+		{" 1796223600123", 0, 0},
 	} {
-		at, ok := queue.EnqueueNoticeAt(tc.payload)
-		if ok != (tc.want != 0) || (ok && at.UnixMilli() != tc.want) {
-			t.Errorf("EnqueueNoticeAt(%q) = %v, %v; want %d ms", tc.payload, at, ok, tc.want)
+		id, at, ok := queue.EnqueueNotice(tc.payload)
+		if ok != (tc.want != 0) || (ok && (at.UnixMilli() != tc.want || id != tc.id)) {
+			t.Errorf("EnqueueNotice(%q) = %d, %v, %v; want %d, %d ms", tc.payload, id, at, ok, tc.id, tc.want)
 		}
 	}
 }
 
-func FuzzEnqueueNoticeAt(f *testing.F) {
+func FuzzEnqueueNotice(f *testing.F) {
 	f.Add("42 1796223600123")
 	f.Add("reap")
 	f.Fuzz(func(t *testing.T, payload string) {
-		at, ok := queue.EnqueueNoticeAt(payload)
+		id, at, ok := queue.EnqueueNotice(payload)
 		if !ok {
 			return
 		}
-		if at.UnixMilli() <= 0 {
-			t.Fatalf("%q: time %v", payload, at)
+		if at.UnixMilli() <= 0 || id <= 0 {
+			t.Fatalf("%q: submission %d, time %v", payload, id, at)
 		}
-		id, _, _ := strings.Cut(payload, " ")
-		if again, ok := queue.EnqueueNoticeAt(id + " " + strconv.FormatInt(at.UnixMilli(), 10)); !ok || !again.Equal(at) {
-			t.Fatalf("%q: %v does not round-trip", payload, at)
+		again := strconv.FormatInt(id, 10) + " " + strconv.FormatInt(at.UnixMilli(), 10)
+		if id2, at2, ok := queue.EnqueueNotice(again); !ok || id2 != id || !at2.Equal(at) {
+			t.Fatalf("%q: %d, %v does not round-trip", payload, id, at)
 		}
 	})
 }

@@ -175,22 +175,28 @@ redis.call('PUBLISH', KEYS[4], ARGV[1] .. ' ' .. string.format('%d', now))
 return 1
 `))
 
-// EnqueueNoticeAt reads when the enqueue a QueueChanged notice announces
-// was made (the queue's clock, Redis's TIME): an enqueue's payload is
+// EnqueueNotice reads which submission's enqueue a QueueChanged notice
+// announces and when that enqueue was made (the queue's clock, Redis's
+// TIME, the same as Queued.EnqueuedAt): an enqueue's payload is
 // "<submission id> <enqueued ms>". ok is false for the other notices (a
 // task released, leases reaped), whose payloads carry no time. The hub
-// times the notice's way to it from this (the scheduling simulator's
-// replay delays an arrival's wake as long).
-func EnqueueNoticeAt(payload string) (at time.Time, ok bool) {
-	_, ms, found := strings.Cut(payload, " ")
+// times the notice's way to it from this and tells, with the task's push,
+// when it read the notice (protocol.Task.NoticedMs): the scheduling
+// simulator's replay delays that arrival's wake as long.
+func EnqueueNotice(payload string) (id int64, at time.Time, ok bool) {
+	sid, ms, found := strings.Cut(payload, " ")
 	if !found {
-		return time.Time{}, false
+		return 0, time.Time{}, false
+	}
+	id, err := strconv.ParseInt(sid, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, time.Time{}, false
 	}
 	n, err := strconv.ParseInt(ms, 10, 64)
 	if err != nil || n <= 0 {
-		return time.Time{}, false
+		return 0, time.Time{}, false
 	}
-	return time.UnixMilli(n), true
+	return id, time.UnixMilli(n), true
 }
 
 // Enqueue adds one attempt of a submission to the queue, idempotently: an

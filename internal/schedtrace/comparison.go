@@ -93,7 +93,15 @@ type ComparisonModel struct {
 	// their window, OwnSlotMeanMs that time's mean over them.
 	OwnSlotTimes  int     `json:"own_slot_times,omitempty"`
 	OwnSlotMeanMs float64 `json:"own_slot_mean_ms,omitempty"`
-	Seed          uint64  `json:"seed"`
+	// OwnNotices tasks woke the dispatcher as late as the hub read their
+	// own enqueue's notice (Task.NoticedMs) rather than a draw from their
+	// window, OwnNoticeMeanMs that way's mean over them;
+	// NoticesAfterPlacing tasks the hub placed before their notice came
+	// drew theirs, no earlier than the hub's placement.
+	OwnNotices          int     `json:"own_notices,omitempty"`
+	OwnNoticeMeanMs     float64 `json:"own_notice_mean_ms,omitempty"`
+	NoticesAfterPlacing int     `json:"notices_after_placing,omitempty"`
+	Seed                uint64  `json:"seed"`
 }
 
 // ComparisonRow is one row of the comparison. A gap is (sim − hub) / hub in

@@ -173,6 +173,12 @@ type Task struct {
 	// recorded): at_ms → placed_ms is the hub's own queue, placed_ms →
 	// dispatch_ms the push's way to the judge.
 	PlacedMs int64 `json:"placed_ms,omitempty"`
+	// NoticedMs is when the hub that placed the task read the notice of
+	// its enqueue (protocol.Task.NoticedMs, ms since Start; 0: not
+	// recorded, or the hub placed it before the notice came): at_ms →
+	// noticed_ms is the notice's way, which the replay gives this task's
+	// arrival instead of a draw from its window.
+	NoticedMs int64 `json:"noticed_ms,omitempty"`
 	// HeldMs is how long that judge held the task's slot: a slot took it
 	// → its result left the judge (the work at the judge's speed, and
 	// the judge's own time: a loaded judge's timers firing late, its
@@ -326,6 +332,9 @@ func (t Trace) Validate() error {
 		if k.PlacedMs < 0 {
 			bad("tasks[%d].placed_ms: negative", i)
 		}
+		if k.NoticedMs < 0 {
+			bad("tasks[%d].noticed_ms: negative", i)
+		}
 		if k.SlotMs < 0 || math.IsNaN(k.SlotMs) || k.SlotMs > MaxLatencyMs {
 			bad("tasks[%d].slot_ms: %v not in [0, %d]", i, k.SlotMs, MaxLatencyMs)
 		}
@@ -371,6 +380,8 @@ func (t Trace) Validate() error {
 			bad("tasks[%d].held_ms: set without judge_id", i)
 		case k.JudgeID == "" && k.PlacedMs != 0:
 			bad("tasks[%d].placed_ms: set without judge_id", i)
+		case k.JudgeID == "" && k.NoticedMs != 0:
+			bad("tasks[%d].noticed_ms: set without judge_id", i)
 		case k.JudgeID == "" && k.SlotMs != 0:
 			bad("tasks[%d].slot_ms: set without judge_id", i)
 		}
@@ -389,7 +400,7 @@ func (t Trace) Validate() error {
 			bad("background[%d].priority: %d unknown", i, k.Priority)
 		case k.WorkMs < 0:
 			bad("background[%d].work_ms: negative", i)
-		case k.JudgeID != "" || k.DispatchMs != 0 || k.PlacedMs != 0:
+		case k.JudgeID != "" || k.DispatchMs != 0 || k.PlacedMs != 0 || k.NoticedMs != 0:
 			bad("background[%d]: a background task has no recorded dispatch", i)
 		}
 	}

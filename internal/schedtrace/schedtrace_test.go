@@ -200,6 +200,8 @@ func TestValidate(t *testing.T) {
 		{"slot over a minute", func(t *Trace) { t.Tasks[0].SlotMs = 60000.5 }, "tasks[0].slot_ms: 60000.5 not in [0, 60000]"},
 		{"negative placed", func(t *Trace) { t.Tasks[0].PlacedMs = -1 }, "tasks[0].placed_ms: negative"},
 		{"placed without judge", func(t *Trace) { t.Tasks[1].PlacedMs = 700 }, "tasks[1].placed_ms: set without judge_id"},
+		{"negative noticed", func(t *Trace) { t.Tasks[0].NoticedMs = -1 }, "tasks[0].noticed_ms: negative"},
+		{"noticed without judge", func(t *Trace) { t.Tasks[1].NoticedMs = 690 }, "tasks[1].noticed_ms: set without judge_id"},
 		{"unknown judge", func(t *Trace) { t.Tasks[0].JudgeID = "sim-99" }, `tasks[0].judge_id: "sim-99" is not among the judges`},
 		{"negative compile", func(t *Trace) { t.Tasks[3].CompileMs = -1 }, "tasks[3].compile_ms: -1 not in [0, work_ms 450]"},
 		{"compile beyond work", func(t *Trace) { t.Tasks[3].CompileMs = 451 }, "tasks[3].compile_ms: 451 not in"},

@@ -98,6 +98,14 @@ func TestShortRehearsal(t *testing.T) {
 		} else if !strings.Contains(md, "Replayed with seeds 1 to") {
 			t.Errorf("the report does not give the replay's seed spread")
 		}
+		// Each push said when the hub read its enqueue's notice: the
+		// replay woke its dispatcher as late for most first attempts
+		// (those the hub placed before their notice came draw theirs).
+		if m := rep.Replay.Model; m.OwnNotices < rep.Submitted/2 || m.OwnNotices+m.NoticesAfterPlacing < rep.Submitted*9/10 ||
+			!strings.Contains(md, "as long after the enqueue as the hub read that very notice") {
+			t.Errorf("the replay took the hub's own notice for %d tasks and a bound for %d of %d submissions; the report says so: %v",
+				m.OwnNotices, m.NoticesAfterPlacing, rep.Submitted, strings.Contains(md, "as long after the enqueue as the hub read that very notice"))
+		}
 		if rep.Replay.Early != 0 {
 			t.Errorf("%d tasks pushed before their enqueue: the trace's enqueue times are not the server's", rep.Replay.Early)
 		}

@@ -538,8 +538,13 @@ func (rep *Report) Markdown() string {
 			if math.IsInf(w.P99AtMostMs, 1) {
 				p99 = "above the histogram's last bound"
 			}
-			fmt.Fprintf(&b, "\nAn enqueue's notice (Redis pub/sub) reached the hub %.2f ms after the enqueue on average (p99 %s; %d notices, `verdict_hub_queue_notice_seconds`): the replay wakes its dispatcher for an arrival that long after it, per window (%d windows).\n",
-				w.MeanMs, p99, w.N, x.Model.NoticeWindows)
+			if m := x.Model; m.OwnNotices > 0 {
+				fmt.Fprintf(&b, "\nAn enqueue's notice (Redis pub/sub) reached the hub %.2f ms after the enqueue on average (p99 %s; %d notices, `verdict_hub_queue_notice_seconds`). Each push said when the hub had read its task's notice: the replay wakes its dispatcher for each of %d first attempts as long after the enqueue as the hub read that very notice (%.1f ms on average); %d the hub placed before their notice came draw theirs from the window, no earlier than that placement; the rest (the rejudge's) draw theirs, per window (%d windows).\n",
+					w.MeanMs, p99, w.N, m.OwnNotices, m.OwnNoticeMeanMs, m.NoticesAfterPlacing, m.NoticeWindows)
+			} else {
+				fmt.Fprintf(&b, "\nAn enqueue's notice (Redis pub/sub) reached the hub %.2f ms after the enqueue on average (p99 %s; %d notices, `verdict_hub_queue_notice_seconds`): the replay wakes its dispatcher for an arrival that long after it, per window (%d windows).\n",
+					w.MeanMs, p99, w.N, x.Model.NoticeWindows)
+			}
 		}
 		if w := rep.HubIdle; w != nil {
 			p99 := fmt.Sprintf("at most %.1f ms", w.P99AtMostMs)

@@ -99,14 +99,17 @@ func (r *run) trace() schedtrace.Trace {
 		if !f.enqueued.IsZero() {
 			at = f.enqueued
 		}
-		var placed int64
+		var placed, noticed int64
 		if !f.placed.IsZero() {
 			placed = max(1, ms(f.placed)) // 0 is "not recorded"
+		}
+		if !f.noticed.IsZero() {
+			noticed = max(1, ms(f.noticed))
 		}
 		tr.Tasks = append(tr.Tasks, schedtrace.Task{
 			SubmissionID: id, AtMs: ms(at), ProblemID: f.problemID, DataHash: f.dataHash, Language: f.language,
 			Priority: int(protocol.PriorityContest), WorkMs: max(1, f.work.Milliseconds()),
-			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held, PlacedMs: placed, SlotMs: slot,
+			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held, PlacedMs: placed, NoticedMs: noticed, SlotMs: slot,
 		})
 	}
 	r.subsMu.Unlock()

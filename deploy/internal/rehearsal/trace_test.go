@@ -61,17 +61,18 @@ func TestTraceFirstAttempts(t *testing.T) {
 	start := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
 	at := secondsAfter(start)
 	cases := []struct {
-		name     string
-		first    firstAttempt
-		wantHeld int64
-		wantSlot float64
+		name        string
+		first       firstAttempt
+		wantHeld    int64
+		wantSlot    float64
+		wantNoticed int64
 	}{
-		{"judged where pushed", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
-			started: at(10.1), result: at(11.4), resultOn: "a", slotMs: 412.5}, 1300, 412.5},
+		{"judged where pushed", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), noticed: at(9.004), work: time.Second,
+			started: at(10.1), result: at(11.4), resultOn: "a", slotMs: 412.5}, 1300, 412.5, 9004},
 		{"judged where pushed, no ack yet", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
-			started: at(10.1), result: at(11.4), resultOn: "a"}, 1300, 0},
+			started: at(10.1), result: at(11.4), resultOn: "a"}, 1300, 0, 0},
 		{"judged by another judge", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
-			started: at(10.1), result: at(11.4), resultOn: "b", slotMs: 412.5}, 0, 0},
+			started: at(10.1), result: at(11.4), resultOn: "b", slotMs: 412.5}, 0, 0, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,8 +83,8 @@ func TestTraceFirstAttempts(t *testing.T) {
 			if len(tr.Tasks) != 1 {
 				t.Fatalf("tasks %+v, want one", tr.Tasks)
 			}
-			if k := tr.Tasks[0]; k.HeldMs != tc.wantHeld || k.SlotMs != tc.wantSlot || k.AtMs != 9000 || k.DispatchMs != 10000 {
-				t.Errorf("task %+v, want held_ms %d, slot_ms %v, at_ms 9000, dispatch_ms 10000", k, tc.wantHeld, tc.wantSlot)
+			if k := tr.Tasks[0]; k.HeldMs != tc.wantHeld || k.SlotMs != tc.wantSlot || k.AtMs != 9000 || k.DispatchMs != 10000 || k.NoticedMs != tc.wantNoticed {
+				t.Errorf("task %+v, want held_ms %d, slot_ms %v, noticed_ms %d, at_ms 9000, dispatch_ms 10000", k, tc.wantHeld, tc.wantSlot, tc.wantNoticed)
 			}
 		})
 	}

@@ -246,6 +246,7 @@ func (j *Judge) handleTask(t protocol.Task) {
 		if r.Received.IsZero() {
 			r.Received = time.Now()
 			r.Enqueued, r.Placed = t.Times()
+			r.Noticed = t.Noticed()
 		}
 	})
 	reject := func(reason protocol.RejectReason, msg string) {

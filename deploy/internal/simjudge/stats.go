@@ -65,6 +65,9 @@ type TaskRecord struct {
 	// (protocol.Task.Times: the queue's enqueue, the start of the pass
 	// that placed it); zero from a hub that does not send them.
 	Enqueued, Placed time.Time
+	// Noticed is when the hub read the notice of the enqueue
+	// (protocol.Task.Noticed); zero when it had not, or did not say.
+	Noticed time.Time
 	// Started: a slot took it; Finished: its simulated work ended.
 	Started, Finished time.Time
 	// Work is the simulated work slept: compile plus every case run.

@@ -134,6 +134,9 @@ func (h *Hub) dispatchOnce(ctx context.Context, now time.Time) (placed int, more
 		if !p.qt.EnqueuedAt.IsZero() {
 			t.EnqueuedMs = p.qt.EnqueuedAt.UnixMilli()
 			t.DispatchedMs = max(t.DispatchedMs, t.EnqueuedMs)
+			if read, ok := h.noticed.take(t.SubmissionID, p.qt.EnqueuedAt); ok {
+				t.NoticedMs = read.UnixMilli()
+			}
 		}
 		b, err := protocol.Marshal(protocol.TypeTask, "", t)
 		if err != nil { // cannot happen for a task that passed Enqueue

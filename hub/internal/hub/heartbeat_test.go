@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/verdict-oj/verdict/hub/internal/hub"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testenv"
 )
@@ -216,4 +217,41 @@ func dialRawJudge(ctx context.Context, t *testing.T, env *testenv.RedisEnv, th *
 	next(protocol.TypeWelcome)
 	send(protocol.TypeHeartbeat, protocol.Heartbeat{Cores: 1, Tasks: []protocol.TaskRef{}})
 	return c, send, next
+}
+
+// The push tells when this hub read the notice of the attempt's enqueue
+// (the rehearsal's trace records it; the simulator's replay wakes its
+// dispatcher as late): with no tick, that notice is what woke the pass,
+// so it lies between the enqueue and the pass's start. A rejudge's
+// enqueue has a notice of its own.
+func TestPushTellsWhenTheNoticeCame(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, func(c *hub.Config) {
+		c.DispatchInterval, c.HeartbeatInterval, c.LeaseTimeout = time.Hour, 10*time.Second, time.Minute
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, send, next := dialRawJudge(ctx, t, env, th)
+	for attempt := 1; attempt <= 2; attempt++ {
+		// Let the pass the last wake started (the judge's connection,
+		// the result freeing its slot) end first: one that read the queue
+		// before the notice came would rightly carry none.
+		time.Sleep(200 * time.Millisecond)
+		tk := newTask(5, 1, 7)
+		tk.Attempt = attempt
+		enqueue(t, th.h.Queue(), tk)
+		task, err := protocol.DecodeData[protocol.Task](next(protocol.TypeTask))
+		if err != nil {
+			t.Fatal(err)
+		}
+		enq, disp := task.Times()
+		noticed := task.Noticed()
+		if task.Attempt != attempt || noticed.IsZero() || noticed.Before(enq) || disp.Before(noticed) {
+			t.Fatalf("attempt %d: pushed attempt %d, enqueued %v, noticed %v, dispatched %v", attempt, task.Attempt, enq, noticed, disp)
+		}
+		send(protocol.TypeAccept, protocol.Accept{TaskRef: task.TaskRef})
+		send(protocol.TypeResult, protocol.Result{TaskRef: task.TaskRef, Verdict: protocol.VerdictAC, Score: 100,
+			Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5, WallMs: 7}}, JudgeID: "j1"})
+		next(protocol.TypeResultAck)
+	}
 }

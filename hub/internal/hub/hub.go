@@ -50,7 +50,9 @@ type Hub struct {
 	// for verdict_hub_dispatch_wake_seconds.
 	dispatchIdle atomic.Bool
 	wokenAt      atomic.Int64
-	notice       chan struct{}
+	// noticed: when this hub read each enqueue's notice, for the push.
+	noticed noticeTimes
+	notice  chan struct{}
 	// warmKick asks the warm loop for a pass (a judge connected or
 	// reported a prefetch); warmRead for a pass on a freshly read plan.
 	warmKick, warmRead chan struct{}
@@ -287,10 +289,12 @@ func signal(c chan struct{}) {
 func (h *Hub) onMessage(channel, payload string) {
 	switch channel {
 	case h.n.QueueChanged():
-		if at, ok := queue.EnqueueNoticeAt(payload); ok {
+		if sub, at, ok := queue.EnqueueNotice(payload); ok {
 			// Clocks apart (Redis on another machine) can make it
 			// negative: counted as at once.
-			h.m.noticeSeconds.Observe(max(0, time.Since(at).Seconds()))
+			now := time.Now()
+			h.m.noticeSeconds.Observe(max(0, now.Sub(at).Seconds()))
+			h.noticed.add(sub, at, now)
 		}
 		h.wakeDispatcher()
 		return

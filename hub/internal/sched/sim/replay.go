@@ -159,7 +159,11 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	problems := map[pkey]int{}
 	trace := &Trace{Hot: -1}
 	minSpeed, work, last := math.Inf(1), 0.0, 0.0
-	var holds, slots runningMean // ms: the tasks' holds beyond the work, their own slot times
+	var holds, slots, notices runningMean // ms: the tasks' holds beyond the work, their own slot times and notices
+	// Whether the hub told its notices (an older hub's trace has none),
+	// and how many tasks it placed before their notice came.
+	noticesTold := slices.ContainsFunc(tr.Tasks, func(t schedtrace.Task) bool { return t.NoticedMs > 0 })
+	early := 0
 	speedOf := map[string]float64{}
 	for _, j := range tr.Judges {
 		minSpeed = math.Min(minSpeed, j.Speed)
@@ -191,9 +195,22 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		if t.PlacedMs > 0 && t.DispatchMs > t.PlacedMs {
 			push = float64(t.DispatchMs-t.PlacedMs) / 1000
 		}
-		trace.Jobs = append(trace.Jobs, Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size, Hold: hold, Push: push,
+		job := Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size, Hold: hold, Push: push,
 			Result: t.SlotMs / 1000,
-			Meta:   &TaskMeta{SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, Language: t.Language, Priority: t.Priority}})
+			Meta:   &TaskMeta{SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, Language: t.Language, Priority: t.Priority}}
+		// The enqueue's notice, as late as it reached the hub for this
+		// very task (Job.Notice); where the hub's pushes tell notices and
+		// this one had none, the hub placed it before its notice came:
+		// no earlier than that (Job.NoticeAfter).
+		switch {
+		case t.NoticedMs > 0:
+			job.Notice, job.NoticeKnown = float64(max(0, t.NoticedMs-t.AtMs))/1000, true
+			notices.add(job.Notice * 1000)
+		case noticesTold && t.PlacedMs > 0 && e.task >= 0:
+			job.NoticeAfter = float64(max(0, t.PlacedMs-t.AtMs)) / 1000
+			early++
+		}
+		trace.Jobs = append(trace.Jobs, job)
 		work += size + hold + push + trace.Problems[p].Download
 		if hold > 0 {
 			holds.add(hold * 1000)
@@ -246,7 +263,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
 			LatencySpreads: countWindows(c.LatencyWindows, hasSpread), WakeWindows: countWindows(c.LatencyWindows, hasWake),
 			IdleWindows: countWindows(c.LatencyWindows, hasIdle), NoticeWindows: countWindows(c.LatencyWindows, hasNotice), PassMomentMs: ms(c.PassMoment), Holds: holds.n, HoldMeanMs: holds.mean,
-			OwnSlotTimes: slots.n, OwnSlotMeanMs: slots.mean}}
+			OwnSlotTimes: slots.n, OwnSlotMeanMs: slots.mean, OwnNotices: notices.n, OwnNoticeMeanMs: notices.mean, NoticesAfterPlacing: early}}
 	if rc.custom {
 		res.Model.Download = "custom"
 	}
@@ -478,6 +495,10 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 	}
 	if m.NoticeWindows > 0 {
 		lat += fmt.Sprintf(", arrivals woke the dispatcher as late as the hub's notices reached it over %d windows", m.NoticeWindows)
+	}
+	if m.OwnNotices > 0 {
+		lat += fmt.Sprintf(", %d tasks' arrivals as late as the hub read their own notice, %.1f ms on average after the enqueue (%d the hub placed before their notice came drew theirs, no earlier than that placement)",
+			m.OwnNotices, m.OwnNoticeMeanMs, m.NoticesAfterPlacing)
 	}
 	if m.IdleWindows > 0 {
 		lat += fmt.Sprintf(", passes that placed nothing held the dispatcher as long as the hub's over %d windows", m.IdleWindows)

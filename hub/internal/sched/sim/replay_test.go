@@ -711,6 +711,55 @@ func TestReplayNoticeLatency(t *testing.T) {
 	}
 }
 
+// TestReplayOwnNotice: a task whose push told when the hub read its
+// enqueue's notice wakes the replay's dispatcher that late, whatever its
+// window says; one the hub placed before its notice came draws from its
+// window, no earlier than the hub's placement, where the hub told notices
+// at all (task 1, enqueued at 0, cannot tell one: 0 is "not told"). The
+// window's draws stay within the tick (250 ms), which would place them.
+func TestReplayOwnNotice(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		window  float64 // the window's mean notice, ms
+		noticed []int64 // per task, ms after its enqueue; -1: not told
+		placed  int64   // every task's placed_ms − at_ms
+		want    []float64
+		own     int
+		after   int
+	}{
+		{"its own", 25, []int64{-1, 7, 7, 7, 7, 7, 7, 7, 7, 7}, 50, []float64{50, 7, 7, 7, 7, 7, 7, 7, 7, 7}, 9, 1},
+		{"its own of 0 ms over the window's", 25, []int64{-1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 50, []float64{50, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 9, 1},
+		{"placed before its notice", 25, []int64{-1, 3, -1, 3, -1, 3, -1, 3, -1, 3}, 40, []float64{40, 3, 40, 3, 40, 3, 40, 3, 40, 3}, 5, 5},
+		{"placed before its notice, the window later", 45, []int64{-1, 3, -1, 3, -1, 3, -1, 3, -1, 3}, 40, []float64{45, 3, 45, 3, 45, 3, 45, 3, 45, 3}, 5, 5},
+		{"a hub that told no notices", 25, []int64{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1}, 40, []float64{25, 25, 25, 25, 25, 25, 25, 25, 25, 25}, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := steadyTrace(10, 100, 10, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+			tr.Latency = []schedtrace.LatencyWindow{{NoticeMs: tc.window}}
+			for k := range tr.Tasks {
+				tk := &tr.Tasks[k]
+				tk.JudgeID, tk.PlacedMs, tk.DispatchMs = "a", tk.AtMs+tc.placed, tk.AtMs+tc.placed+1
+				if n := tc.noticed[k]; n >= 0 {
+					tk.NoticedMs = tk.AtMs + n
+				}
+			}
+			r, err := Replay(tr, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Model.OwnNotices != tc.own || r.Model.NoticesAfterPlacing != tc.after {
+				t.Errorf("model: %d own notices, %d after placing; want %d, %d", r.Model.OwnNotices, r.Model.NoticesAfterPlacing, tc.own, tc.after)
+			}
+			waits := simWaits(r)
+			for id, w := range waits {
+				if want := tc.want[id-1]; math.Abs(w-want) > 1e-3 {
+					t.Errorf("task %d waited %v ms, want %v", id, w, want)
+				}
+			}
+		})
+	}
+}
+
 // replaySteadyWindow replays one slot, a task every 100 ms of 10 ms work,
 // under one latency window, and returns the replay and its 10 tasks'
 // waits.

@@ -302,6 +302,16 @@ func (s *sim) noticeLatency() float64 {
 	return s.windowLatency(func(w *LatencyWindow) (float64, *LatencyDist) { return w.Notice, w.NoticeDist })
 }
 
+// arrivalNotice is how long the notice of job, arriving now, takes to
+// wake the dispatchers: its own where recorded (Job.Notice), else the
+// window's draw, no earlier than its Job.NoticeAfter.
+func (s *sim) arrivalNotice(j *Job) float64 {
+	if j.NoticeKnown {
+		return max(0, j.Notice)
+	}
+	return max(s.noticeLatency(), j.NoticeAfter)
+}
+
 // windowLatency is one of the current window's latencies (of picks its
 // mean and spread): a draw from the spread, else the mean; 0 without a
 // window.
@@ -736,7 +746,7 @@ func (s *sim) handle(ev event) {
 		s.enqueue(&attempt{job: js, n: 1, judge: -1})
 		// The hubs hear of it when its notice reaches them (a pass
 		// meanwhile, woken by something else, sees it in the queue).
-		if d := s.noticeLatency(); d > 0 && !s.ideal {
+		if d := s.arrivalNotice(js.job); d > 0 && !s.ideal {
 			s.eng.At(s.now()+d, s.dispatch)
 			break
 		}

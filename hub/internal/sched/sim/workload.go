@@ -201,6 +201,17 @@ type Job struct {
 	// very result. Jobs without one take Config's result latency (the
 	// window they leave in).
 	Result float64
+	// Notice, when NoticeKnown, is how long this job's arrival takes to
+	// wake the dispatchers (s): a replayed trace's noticed_ms − at_ms,
+	// when the hub read that very notice (a stalled hub reads every
+	// notice of its stall late, and handles the stall's results late:
+	// drawn, the notices would land on other moments). NoticeAfter, when
+	// the notice is not known, is how long at least it took: the hub had
+	// already placed the task that long after its enqueue when its notice
+	// came; the window's draw, but no earlier. Generated jobs have
+	// neither (their window's draw, or at once).
+	Notice, NoticeAfter float64
+	NoticeKnown         bool
 	// Meta, if set, is what the policy sees of the job instead of the
 	// generated defaults (submission ID+1, problem index, "cpp", priority
 	// 0); its Priority also orders the central queue as the hub's does
