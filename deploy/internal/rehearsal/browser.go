@@ -433,7 +433,7 @@ func (b *browser) applyLocked(d *boardDoc, replace, measure bool, now time.Time)
 				continue
 			}
 			b.seen[k] = seq
-			if measure {
+			if measure && !t0.IsZero() { // zero: a rejudge's, unmeasured
 				b.r.staleness.Add(now.Sub(t0))
 			}
 		}
@@ -562,7 +562,7 @@ func (r *results) unseen(b *browser) int {
 	defer b.mu.Unlock()
 	n := 0
 	for k, m := range r.m {
-		if m.seq > b.seen[k] {
+		if m.seq > b.seen[k] && !m.at.IsZero() {
 			n++
 		}
 	}

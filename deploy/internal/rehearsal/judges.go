@@ -435,9 +435,23 @@ func (r *run) dispatched(judge string, id int64, at time.Time, p *judgePool) {
 
 // resultSent marks the cell a result changes, so sampled browsers measure
 // how long it takes to show. Rejudges and frozen results are not
-// measured (the public board does not show them until the end).
+// measured (the public board does not show them until the end). A
+// rejudge's result before the freeze marks its cell changed unmeasured:
+// the change it makes would otherwise be measured from the cell's latest
+// first attempt, one whose result changed nothing visible (a compile
+// error) an hour of contest earlier: the 642 s maximum of every 10×
+// run of 2026-12-05.
 func (r *run) resultSent(id int64, attempt int, at time.Time) {
-	if attempt != 1 || (!r.freezeAt.IsZero() && !at.Before(r.freezeAt)) {
+	if !r.freezeAt.IsZero() && !at.Before(r.freezeAt) {
+		return
+	}
+	if attempt != 1 {
+		r.subsMu.Lock()
+		s, ok := r.subs[id]
+		r.subsMu.Unlock()
+		if ok {
+			r.stale.add(cellKey{s.user, s.label}, time.Time{})
+		}
 		return
 	}
 	r.subsMu.Lock()
