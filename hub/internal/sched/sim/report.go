@@ -899,7 +899,15 @@ the enqueue on a loaded machine, which started the replay's clock late.
    | 18:38 | −55 … −49 % / −42 … −30 % | −19 … −10 % / −41 … −27 % |
 
    The p99 gap stays: the replay's p99 is 53–66 ms where the hub's is 91–100 ms; not settled. At 40×
-   (waits of seconds) the notice is nothing beside the wait.
+   (waits of seconds) the notice is nothing beside the wait. Since 2026-12-05 23:30 each push also says
+   when the hub read that task's own notice (` + "`" + `protocol.Task.NoticedMs` + "`" + `, the trace's ` + "`" + `noticed_ms` + "`" + `), and the
+   replay wakes for each task as late as the hub was woken (one placed before its notice came draws its
+   notice, no earlier than that placement): a stalled hub reads every notice of its stall late, and drawn
+   notices fell on other moments. Rehearsals at 10× of 2026-12-05 23:32 and 12-06 00:16: mean gap
+   −15 … −7 % and −16 … −8 %, p99 gap −26 … −13 % and −29 … −19 % (seeds 1–10): narrower, still over 10 %
+   on the p99; the rest is passes that left a task while slots were free (the policy's deferral on a
+   cluster the rejudge keeps busy) and passes the dispatcher did not start for 40 ms or more
+   (docs/rehearsal-3000-10x.md).
 `
 
 const docAblation = `
