@@ -46,6 +46,11 @@ const HubDispatchReserve = "verdict_hub_dispatch_reserve"
 // counts ten times): the reserve at work.
 const HubReserveHolds = "verdict_hub_reserve_holds_total"
 
+// HubDispatchHolds counts the tasks the hub's dispatch passes held, by
+// reason (sched.Hold: busy, no_judge, affinity, reserve): a task held by
+// n passes counts n times. The contest rehearsal's report reads it.
+const HubDispatchHolds = "verdict_hub_dispatch_holds_total"
+
 // HubJudgeMessageWaitSeconds is the hub's histogram of how long a judge's
 // message waited, read off the socket, for the hub to handle it. (Until
 // 2026-12-04 the contest rehearsal replayed it as a result's way to its

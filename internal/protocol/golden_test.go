@@ -66,6 +66,7 @@ func goldenMessages() []golden {
 			Limits: Limits{TimeMs: 1000, WallTimeMs: 3000, MemoryKiB: 262144, OutputBytes: 67108864},
 			Mode:   ModeIOI, Checker: Checker{Kind: CheckerFloat, Tolerance: 1e-6}, Priority: PriorityContest,
 			EnqueuedMs: 1764950400120, DispatchedMs: 1764950400185, NoticedMs: 1764950400124,
+			Held: &Held{Busy: 1, Affinity: 2, AffinityMs: 1764950400131},
 		}},
 		{TypeAccept, "", Accept{TaskRef: ref}},
 		{TypeResultAck, "", ResultAck{TaskRef: ref, SlotMs: 412.5}},

@@ -329,6 +329,41 @@ type Task struct {
 	// rehearsal records it in its trace: the scheduling simulator's replay
 	// wakes its dispatcher for this arrival that late, as the hub was.
 	NoticedMs int64 `json:"noticed_ms,omitempty"`
+	// Held counts the dispatch passes of the hub that placed this attempt
+	// which looked at it and held it, by why; absent when none did (or
+	// from an older hub). The contest rehearsal records it in its trace,
+	// and the scheduling simulator's replay sets it beside its own holds
+	// of the same task: where the two waited for different reasons.
+	Held *Held `json:"held,omitempty"`
+}
+
+// Held is how often, and why, the hub's dispatch passes held an attempt
+// before one placed it (sched.Hold's reasons).
+type Held struct {
+	// Busy: every judge that could run it was full or overloaded.
+	Busy int `json:"busy,omitempty"`
+	// NoJudge: no connected judge ran its language with what it needs.
+	NoJudge int `json:"no_judge,omitempty"`
+	// Affinity: a judge was free, but the policy waited for a busy one
+	// holding the task's test data (delay scheduling).
+	Affinity int `json:"affinity,omitempty"`
+	// Reserve: background work (a rejudge) held to keep the reserve of
+	// slots free.
+	Reserve int `json:"reserve,omitempty"`
+	// AffinityMs is when the first pass that held it for affinity began
+	// (Unix ms, the hub's clock; 0: none did).
+	AffinityMs int64 `json:"affinity_ms,omitempty"`
+}
+
+// Validate reports a negative count or time.
+func (h Held) Validate() error {
+	if h.Busy < 0 || h.NoJudge < 0 || h.Affinity < 0 || h.Reserve < 0 || h.AffinityMs < 0 {
+		return fmt.Errorf("held %+v: counts and times must be ≥ 0", h)
+	}
+	if (h.Affinity > 0) != (h.AffinityMs > 0) {
+		return fmt.Errorf("held %+v: affinity_ms is set exactly when affinity > 0", h)
+	}
+	return nil
 }
 
 // Noticed is the push's NoticedMs as a time: zero when the hub did not
@@ -384,6 +419,9 @@ func (t Task) Validate() error {
 	}
 	if t.EnqueuedMs < 0 || t.DispatchedMs < 0 || t.NoticedMs < 0 {
 		errs = append(errs, fmt.Errorf("enqueued_ms %d, dispatched_ms %d, noticed_ms %d: times must be ≥ 0", t.EnqueuedMs, t.DispatchedMs, t.NoticedMs))
+	}
+	if t.Held != nil {
+		errs = append(errs, t.Held.Validate())
 	}
 	if !t.Mode.Valid() {
 		errs = append(errs, fmt.Errorf("mode %q unknown", t.Mode))

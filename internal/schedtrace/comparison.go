@@ -1,5 +1,7 @@
 package schedtrace
 
+import "fmt"
+
 // The answer of the simulator's replay of a trace (hub/internal/sched/sim
 // Replay, `sim -replay F -json`), read by the rehearsal.
 
@@ -39,8 +41,70 @@ type Comparison struct {
 	// judge reading it). Count 0 when not recorded.
 	Placed   WaitStats `json:"placed,omitzero"`
 	Delivery WaitStats `json:"delivery,omitzero"`
+	// Holds sets the holds of the two sides' dispatch passes side by
+	// side: why each waited while it waited.
+	Holds HoldComparison `json:"holds,omitzero"`
 	// Dispatches is every task's two dispatches, in trace order.
 	Dispatches []Dispatch `json:"dispatches,omitempty"`
+}
+
+// SlowWaitMs is where HoldComparison.Slow starts: the hub's waits at
+// least this long.
+const SlowWaitMs = 40
+
+// HoldComparison counts the compared tasks that each side's dispatch
+// passes held before placing them, over all of them (All) and over those
+// the hub placed SlowWaitMs or more after their enqueue (Slow). Told: the
+// trace's hub told its holds (Task.Holds on some task; a trace from an
+// older hub has none, and the hub's side is then empty).
+type HoldComparison struct {
+	Told bool      `json:"told"`
+	All  HoldSides `json:"all"`
+	Slow HoldSides `json:"slow"`
+}
+
+// HoldSides is one set of tasks, the hub's holds of them beside the
+// simulator's.
+type HoldSides struct {
+	Tasks int       `json:"tasks"`
+	Hub   HoldTasks `json:"hub"`
+	Sim   HoldTasks `json:"sim"`
+}
+
+// HoldTasks counts tasks held at least once, by reason, and never held
+// (Never: placed by the first pass that saw them). AffinityWaitMs is the
+// mean, over the tasks held for affinity, from the first pass that held
+// them so to the start of the pass that placed them.
+type HoldTasks struct {
+	Busy           int     `json:"busy"`
+	NoJudge        int     `json:"no_judge"`
+	Affinity       int     `json:"affinity"`
+	Reserve        int     `json:"reserve"`
+	Never          int     `json:"never"`
+	AffinityWaitMs float64 `json:"affinity_wait_ms"`
+}
+
+// Add counts one task's holds (nil: never held), placed at placedMs (the
+// same clock as h.AffinityMs).
+func (t *HoldTasks) Add(h *Holds, placedMs float64) {
+	if !h.Any() {
+		t.Never++
+		return
+	}
+	if h.Busy > 0 {
+		t.Busy++
+	}
+	if h.NoJudge > 0 {
+		t.NoJudge++
+	}
+	if h.Reserve > 0 {
+		t.Reserve++
+	}
+	if h.Affinity > 0 {
+		t.Affinity++
+		w := max(0, placedMs-float64(h.AffinityMs))
+		t.AffinityWaitMs += (w - t.AffinityWaitMs) / float64(t.Affinity)
+	}
 }
 
 // ComparisonModel is what the simulator assumed.
@@ -140,4 +204,40 @@ type Dispatch struct {
 	HubWaitMs    float64 `json:"hub_wait_ms"`
 	SimJudge     string  `json:"sim_judge,omitempty"`
 	SimWaitMs    float64 `json:"sim_wait_ms"`
+	// HubHolds and SimHolds: how often each side's passes held the task
+	// before the one that placed it, and why (nil: none did, or, for the
+	// hub, not told).
+	HubHolds *Holds `json:"hub_holds,omitempty"`
+	SimHolds *Holds `json:"sim_holds,omitempty"`
+}
+
+// Summary says in a sentence or two where the two sides' holds differ
+// ("" when the hub did not tell its holds): of the compared tasks, and of
+// the hub's waits of SlowWaitMs or more, how many each side held busy,
+// for affinity (with the mean from that first hold to the placement) or
+// for the reserve, and how many it placed at the first pass.
+func (h HoldComparison) Summary() string {
+	if !h.Told {
+		return ""
+	}
+	side := func(t HoldTasks) string {
+		s := fmt.Sprintf("%d busy, %d for affinity", t.Busy, t.Affinity)
+		if t.Affinity > 0 {
+			s += fmt.Sprintf(" (%.0f ms on average from that hold to the pass that placed it)", t.AffinityWaitMs)
+		}
+		if t.NoJudge > 0 {
+			s += fmt.Sprintf(", %d for want of a judge", t.NoJudge)
+		}
+		if t.Reserve > 0 {
+			s += fmt.Sprintf(", %d for the reserve", t.Reserve)
+		}
+		return s + fmt.Sprintf(", %d never held", t.Never)
+	}
+	s := fmt.Sprintf("Why they waited, by the dispatch passes that held them before the one that placed them (a task held for several reasons counts under each): of the %d tasks both placed, the hub held %s; the simulator held %s.",
+		h.All.Tasks, side(h.All.Hub), side(h.All.Sim))
+	if h.Slow.Tasks > 0 {
+		s += fmt.Sprintf(" Of the %d the hub placed %d ms or more after their enqueue, the hub held %s; the simulator held the same tasks %s.",
+			h.Slow.Tasks, SlowWaitMs, side(h.Slow.Hub), side(h.Slow.Sim))
+	}
+	return s
 }

@@ -156,6 +156,37 @@ type Judge struct {
 	Warm []string `json:"warm,omitempty"`
 }
 
+// Holds counts the dispatch passes that held a task, by reason
+// (sched.Hold): Busy, every judge that could run it full; NoJudge, none
+// runs it; Affinity, a judge free but the policy waiting for one holding
+// its test data, the first such pass at AffinityMs (ms since Start; 0
+// when Affinity is 0); Reserve, background work held for the reserve.
+type Holds struct {
+	Busy       int   `json:"busy,omitempty"`
+	NoJudge    int   `json:"no_judge,omitempty"`
+	Affinity   int   `json:"affinity,omitempty"`
+	Reserve    int   `json:"reserve,omitempty"`
+	AffinityMs int64 `json:"affinity_ms,omitempty"`
+}
+
+// Any reports whether a pass held it for any reason.
+func (h *Holds) Any() bool {
+	return h != nil && h.Busy+h.NoJudge+h.Affinity+h.Reserve > 0
+}
+
+// validate reports what is wrong with h, "" when nothing.
+func (h *Holds) validate() string {
+	switch {
+	case h == nil:
+		return ""
+	case h.Busy < 0 || h.NoJudge < 0 || h.Affinity < 0 || h.Reserve < 0 || h.AffinityMs < 0:
+		return "negative"
+	case (h.Affinity > 0) != (h.AffinityMs > 0):
+		return "affinity_ms is set exactly when affinity > 0"
+	}
+	return ""
+}
+
 // Task is one submission of the run (its first attempt).
 type Task struct {
 	SubmissionID int64  `json:"submission_id"`
@@ -179,6 +210,11 @@ type Task struct {
 	// noticed_ms is the notice's way, which the replay gives this task's
 	// arrival instead of a draw from its window.
 	NoticedMs int64 `json:"noticed_ms,omitempty"`
+	// Holds is how often the hub's dispatch passes held the task before
+	// the one that placed it, and why (protocol.Task.Held; nil: none
+	// held it, or not recorded). The replay sets them beside its own
+	// holds of the same task (Dispatch.HubHolds, Dispatch.SimHolds).
+	Holds *Holds `json:"holds,omitempty"`
 	// HeldMs is how long that judge held the task's slot: a slot took it
 	// → its result left the judge (the work at the judge's speed, and
 	// the judge's own time: a loaded judge's timers firing late, its
@@ -335,6 +371,9 @@ func (t Trace) Validate() error {
 		if k.NoticedMs < 0 {
 			bad("tasks[%d].noticed_ms: negative", i)
 		}
+		if why := k.Holds.validate(); why != "" {
+			bad("tasks[%d].holds: %s", i, why)
+		}
 		if k.SlotMs < 0 || math.IsNaN(k.SlotMs) || k.SlotMs > MaxLatencyMs {
 			bad("tasks[%d].slot_ms: %v not in [0, %d]", i, k.SlotMs, MaxLatencyMs)
 		}
@@ -382,6 +421,8 @@ func (t Trace) Validate() error {
 			bad("tasks[%d].placed_ms: set without judge_id", i)
 		case k.JudgeID == "" && k.NoticedMs != 0:
 			bad("tasks[%d].noticed_ms: set without judge_id", i)
+		case k.JudgeID == "" && k.Holds != nil:
+			bad("tasks[%d].holds: set without judge_id", i)
 		case k.JudgeID == "" && k.SlotMs != 0:
 			bad("tasks[%d].slot_ms: set without judge_id", i)
 		}
@@ -400,7 +441,7 @@ func (t Trace) Validate() error {
 			bad("background[%d].priority: %d unknown", i, k.Priority)
 		case k.WorkMs < 0:
 			bad("background[%d].work_ms: negative", i)
-		case k.JudgeID != "" || k.DispatchMs != 0 || k.PlacedMs != 0 || k.NoticedMs != 0:
+		case k.JudgeID != "" || k.DispatchMs != 0 || k.PlacedMs != 0 || k.NoticedMs != 0 || k.Holds != nil:
 			bad("background[%d]: a background task has no recorded dispatch", i)
 		}
 	}

@@ -198,9 +198,10 @@ func (r *run) simjudgeBinary() (string, error) {
 type firstAttempt struct {
 	judge     string
 	pushed    time.Time
-	enqueued  time.Time // the queue's enqueue, as the hub sent it (zero: not sent)
-	placed    time.Time // the start of the hub's pass that placed it (zero: not sent)
-	noticed   time.Time // the hub read the enqueue's notice (zero: not before it placed it, or not sent)
+	enqueued  time.Time      // the queue's enqueue, as the hub sent it (zero: not sent)
+	placed    time.Time      // the start of the hub's pass that placed it (zero: not sent)
+	noticed   time.Time      // the hub read the enqueue's notice (zero: not before it placed it, or not sent)
+	held      *protocol.Held // how often the hub's passes held it, and why (nil: never, or not sent)
 	problemID int64
 	dataHash  string
 	language  string
@@ -246,7 +247,7 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 		_, seen := p.first[t.SubmissionID]
 		if !seen { // a task rejected busy is pushed again elsewhere: the first push counts
 			p.first[t.SubmissionID] = &firstAttempt{judge: ev.JudgeID, pushed: ev.At, problemID: t.ProblemID, dataHash: t.DataHash, language: t.Language,
-				enqueued: t.Enqueued, placed: t.Placed, noticed: t.Noticed}
+				enqueued: t.Enqueued, placed: t.Placed, noticed: t.Noticed, held: t.Held}
 		}
 		p.mu.Unlock()
 		if !seen {

@@ -106,6 +106,19 @@ func TestShortRehearsal(t *testing.T) {
 			t.Errorf("the replay took the hub's own notice for %d tasks and a bound for %d of %d submissions; the report says so: %v",
 				m.OwnNotices, m.NoticesAfterPlacing, rep.Submitted, strings.Contains(md, "as long after the enqueue as the hub read that very notice"))
 		}
+		// The holds of both sides' passes are set side by side for every
+		// task both placed; where the hub's pushes told any (a pass held
+		// a task), the report says why they waited.
+		if h := rep.Replay.Holds; h.All.Tasks < rep.Submitted*9/10 || h.All.Hub.Never+h.All.Hub.Busy+h.All.Hub.Affinity+h.All.Hub.NoJudge < h.All.Tasks {
+			t.Errorf("holds compared for %d tasks of %d submissions: %+v", h.All.Tasks, rep.Submitted, h)
+		} else if h.Told != strings.Contains(md, "Why they waited") {
+			t.Errorf("the hub told its holds: %v; the report says why they waited: %v", h.Told, strings.Contains(md, "Why they waited"))
+		}
+		// Where the overhead's tail was due, with its parts.
+		if rep.OverheadTailN == 0 || len(rep.OverheadTail) == 0 || !strings.Contains(md, "overheads above the p99") {
+			t.Errorf("the overhead's tail: %d above the p99 in %d windows; the report says so: %v", rep.OverheadTailN, len(rep.OverheadTail),
+				strings.Contains(md, "overheads above the p99"))
+		}
 		if rep.Replay.Early != 0 {
 			t.Errorf("%d tasks pushed before their enqueue: the trace's enqueue times are not the server's", rep.Replay.Early)
 		}

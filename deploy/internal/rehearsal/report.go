@@ -55,7 +55,12 @@ type Report struct {
 	Slowest   []SlowSecond
 	SlowTotal int
 	// OverheadParts splits Overhead (see run.parts).
-	OverheadParts        [4]bench.Summary
+	OverheadParts [4]bench.Summary
+	// OverheadTail is where the overheads above Overhead's p99 were due:
+	// the windows of real time holding the most (overheadTail), of
+	// OverheadTailN in all.
+	OverheadTail         []TailWindow
+	OverheadTailN        int
 	Unexpected, Provoked []FailureCount
 	Shed                 []FailureCount // 429/503 answered with Retry-After, retried
 	VerdictAt, Overhead  bench.Summary
@@ -123,7 +128,7 @@ type Report struct {
 	HubNotice *HubWait
 	// ReserveHolds is how many times the hub's dispatch passes held a
 	// rejudge task to keep its reserve of slots free
-	// (verdict_hub_reserve_holds_total; once per pass).
+	// (verdict_hub_reserve_holds_total; each held task once per pass).
 	ReserveHolds int64
 	JudgeMsgs    int64
 	// WarmJudges of StartJudges (the judges connected at the start) held
@@ -185,6 +190,9 @@ func (r *run) report(rep *Report) {
 	rep.Unexpected, rep.Provoked, rep.Shed = r.m.failures()
 	rep.VerdictAt, rep.Overhead, rep.Staleness = r.verdictAt.Summary(), r.overhead.Summary(), r.staleness.Summary()
 	rep.FirstMinute = r.firstMinute.Summary()
+	r.overheadsMu.Lock()
+	rep.OverheadTail, rep.OverheadTailN = overheadTail(r.overheads, rep.Overhead.P99, r.start, 8)
+	r.overheadsMu.Unlock()
 	rep.Dispatch = r.judges.dispatch()
 	rep.Faults, rep.Staff = r.faultLog, r.staffLog
 	rep.Config = r.cfg
@@ -473,6 +481,17 @@ func (rep *Report) Markdown() string {
 	} {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", x.name, x.s.N, msf(x.s.P50), msf(x.s.P99), msf(x.s.Max))
 	}
+	if len(rep.OverheadTail) > 0 {
+		fmt.Fprintf(&b, "\nThe %d overheads above the p99 (%s ms), by the %v of real time they were due in, the windows holding the most (contest time), with each part's mean over them (ms):\n\n| due from (contest time) | over p99 / due then | part 1 | part 2 | part 3 | part 4 |\n|---|---|---|---|---|---|\n",
+			rep.OverheadTailN, msf(rep.Overhead.P99), TailWindowWidth)
+		for _, w := range rep.OverheadTail {
+			parts := "| – | – | – | – |"
+			if w.PartsN > 0 {
+				parts = fmt.Sprintf("| %s | %s | %s | %s |", msf(w.Parts[0]), msf(w.Parts[1]), msf(w.Parts[2]), msf(w.Parts[3]))
+			}
+			fmt.Fprintf(&b, "| %s | %d / %d %s\n", contestClock(w.At, rep), w.N, w.Of, parts)
+		}
+	}
 	fmt.Fprintf(&b, "\nSampled browsers' cells whose latest result never changed what they showed: %d (a compile error, which ICPC does not count, changes nothing when its pending state was never shown; a sampled browser that missed any other result has a board that differs from MySQL's, which the correctness check catches).\n", rep.StaleUnseen)
 	if len(rep.Dispatch) > 0 {
 		fmt.Fprintf(&b, "\n### Dispatch waits (the POST's answer → the task on a judge, ms)\n\n| judges | tasks | mean | p50 | p99 | max |\n|---|---|---|---|---|---|\n")
@@ -559,8 +578,11 @@ func (rep *Report) Markdown() string {
 				x.Model.Holds, x.Model.HoldMeanMs)
 		}
 		if x.Model.Reserve > 0 {
-			fmt.Fprintf(&b, "\nThe hub's rejudges left %.3g of the judges' slots free for the contest (`--dispatch-reserve`); its passes held a rejudge task for it %d times (`verdict_hub_reserve_holds_total`, once per pass); the replay keeps the same reserve.\n",
+			fmt.Fprintf(&b, "\nThe hub's rejudges left %.3g of the judges' slots free for the contest (`--dispatch-reserve`); its passes held a rejudge task for it %d times (`verdict_hub_reserve_holds_total`, each held task once per pass); the replay keeps the same reserve.\n",
 				x.Model.Reserve, rep.ReserveHolds)
+		}
+		if s := x.Holds.Summary(); s != "" {
+			fmt.Fprintf(&b, "\n%s\n", s)
 		}
 		fmt.Fprintf(&b, "\nThe simulator lost %d tasks and requeued %d; %d recorded pushes came before the recorded enqueue (counted as 0). %d of the %d judges connected at the start held test data then (%d packages in all, recorded as each was downloaded and verified); the replay starts them with those caches. It also ran the %d later attempts (the rejudge's, requeues after a lost lease), each enqueued when the queue says, as background work, not compared.\n",
 			x.Lost, x.Requeues, x.Early, rep.WarmJudges, rep.StartJudges, rep.WarmHashes, x.Background)

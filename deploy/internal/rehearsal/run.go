@@ -150,6 +150,10 @@ type run struct {
 	// result leaving the judge minus the simulated work, the result → the
 	// verdict on the owner's socket.
 	parts [4]bench.Recorder
+	// overheads is every overhead with its due time and parts, for
+	// where in the run the tail is (overheadTail).
+	overheadsMu sync.Mutex
+	overheads   []overheadSample
 
 	judges *judgePool
 	subsMu sync.Mutex
@@ -690,13 +694,18 @@ func (r *run) watchVerdict(ctx context.Context, cl *harness.Client, id int64, n 
 		r.subsMu.Lock()
 		acked := r.subs[id].acked
 		r.subsMu.Unlock()
+		s := overheadSample{due: due, total: v.At.Sub(due) - w}
 		if pushed, result := r.judges.firstTimes(id); !pushed.IsZero() && !result.IsZero() && !result.After(v.At) {
 			// A push that beat the POST's answer back waited 0.
-			r.parts[0].Add(acked.Sub(due))
-			r.parts[1].Add(max(0, pushed.Sub(acked)))
-			r.parts[2].Add(max(0, result.Sub(pushed)-w))
-			r.parts[3].Add(v.At.Sub(result))
+			s.parts = [4]time.Duration{acked.Sub(due), max(0, pushed.Sub(acked)), max(0, result.Sub(pushed)-w), v.At.Sub(result)}
+			s.hasParts = true
+			for i, d := range s.parts {
+				r.parts[i].Add(d)
+			}
 		}
+		r.overheadsMu.Lock()
+		r.overheads = append(r.overheads, s)
+		r.overheadsMu.Unlock()
 	}
 	if n%2 == 0 { // half the time the contestant opens the submission page
 		r.get(ctx, cl, ClassSubmission, http.MethodGet, "/api/submissions/"+strconv.FormatInt(id, 10), time.Now())

@@ -106,10 +106,17 @@ func (r *run) trace() schedtrace.Trace {
 		if !f.noticed.IsZero() {
 			noticed = max(1, ms(f.noticed))
 		}
+		var holds *schedtrace.Holds
+		if h := f.held; h != nil {
+			holds = &schedtrace.Holds{Busy: h.Busy, NoJudge: h.NoJudge, Affinity: h.Affinity, Reserve: h.Reserve}
+			if h.Affinity > 0 {
+				holds.AffinityMs = max(1, ms(time.UnixMilli(h.AffinityMs)))
+			}
+		}
 		tr.Tasks = append(tr.Tasks, schedtrace.Task{
 			SubmissionID: id, AtMs: ms(at), ProblemID: f.problemID, DataHash: f.dataHash, Language: f.language,
 			Priority: int(protocol.PriorityContest), WorkMs: max(1, f.work.Milliseconds()),
-			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held, PlacedMs: placed, NoticedMs: noticed, SlotMs: slot,
+			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held, PlacedMs: placed, NoticedMs: noticed, SlotMs: slot, Holds: holds,
 		})
 	}
 	r.subsMu.Unlock()

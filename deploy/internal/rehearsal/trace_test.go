@@ -1,11 +1,13 @@
 package rehearsal
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/verdict-oj/verdict/deploy/internal/simjudge"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/schedtrace"
 )
 
 // TestTraceBackground: later attempts are the trace's background tasks,
@@ -66,13 +68,17 @@ func TestTraceFirstAttempts(t *testing.T) {
 		wantHeld    int64
 		wantSlot    float64
 		wantNoticed int64
+		wantHolds   *schedtrace.Holds
 	}{
 		{"judged where pushed", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), noticed: at(9.004), work: time.Second,
-			started: at(10.1), result: at(11.4), resultOn: "a", slotMs: 412.5}, 1300, 412.5, 9004},
+			started: at(10.1), result: at(11.4), resultOn: "a", slotMs: 412.5}, 1300, 412.5, 9004, nil},
 		{"judged where pushed, no ack yet", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
-			started: at(10.1), result: at(11.4), resultOn: "a"}, 1300, 0, 0},
+			started: at(10.1), result: at(11.4), resultOn: "a"}, 1300, 0, 0, nil},
 		{"judged by another judge", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
-			started: at(10.1), result: at(11.4), resultOn: "b", slotMs: 412.5}, 0, 0, 0},
+			started: at(10.1), result: at(11.4), resultOn: "b", slotMs: 412.5}, 0, 0, 0, nil},
+		{"held by the hub's passes", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
+			held: &protocol.Held{Busy: 3, Affinity: 2, AffinityMs: at(9.25).UnixMilli()}},
+			0, 0, 0, &schedtrace.Holds{Busy: 3, Affinity: 2, AffinityMs: 9250}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,6 +91,9 @@ func TestTraceFirstAttempts(t *testing.T) {
 			}
 			if k := tr.Tasks[0]; k.HeldMs != tc.wantHeld || k.SlotMs != tc.wantSlot || k.AtMs != 9000 || k.DispatchMs != 10000 || k.NoticedMs != tc.wantNoticed {
 				t.Errorf("task %+v, want held_ms %d, slot_ms %v, noticed_ms %d, at_ms 9000, dispatch_ms 10000", k, tc.wantHeld, tc.wantSlot, tc.wantNoticed)
+			}
+			if k := tr.Tasks[0]; !reflect.DeepEqual(k.Holds, tc.wantHolds) {
+				t.Errorf("holds %+v, want %+v", k.Holds, tc.wantHolds)
 			}
 		})
 	}

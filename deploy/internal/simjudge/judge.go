@@ -247,6 +247,7 @@ func (j *Judge) handleTask(t protocol.Task) {
 			r.Received = time.Now()
 			r.Enqueued, r.Placed = t.Times()
 			r.Noticed = t.Noticed()
+			r.Held = t.Held
 		}
 	})
 	reject := func(reason protocol.RejectReason, msg string) {

@@ -68,6 +68,9 @@ type TaskRecord struct {
 	// Noticed is when the hub read the notice of the enqueue
 	// (protocol.Task.Noticed); zero when it had not, or did not say.
 	Noticed time.Time
+	// Held is how often the hub's passes held it before placing it, and
+	// why (protocol.Task.Held; nil: never, or the hub did not say).
+	Held *protocol.Held
 	// Started: a slot took it; Finished: its simulated work ended.
 	Started, Finished time.Time
 	// Work is the simulated work slept: compile plus every case run.

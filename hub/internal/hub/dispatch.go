@@ -111,6 +111,19 @@ func (h *Hub) dispatchOnce(ctx context.Context, now time.Time) (placed int, more
 	if pass.Reserved > 0 {
 		h.m.reserveHolds.Add(float64(pass.Reserved))
 	}
+	var holds map[sched.Hold]int
+	for i, why := range pass.Holds {
+		if why != sched.HoldNone {
+			if holds == nil {
+				holds = map[sched.Hold]int{}
+			}
+			holds[why]++
+			h.held.add(tasks[i].Task.SubmissionID, tasks[i].EnqueuedAt, why, now)
+		}
+	}
+	for why, n := range holds {
+		h.m.holds.WithLabelValues(why.String()).Add(float64(n))
+	}
 	picks := make([]pick, 0, len(pass.Placed))
 	for _, p := range pass.Placed {
 		picks = append(picks, pick{qt: tasks[p.Task], judge: p.Judge, reason: p.Reason, prefetch: p.Prefetch})
@@ -137,6 +150,7 @@ func (h *Hub) dispatchOnce(ctx context.Context, now time.Time) (placed int, more
 			if read, ok := h.noticed.take(t.SubmissionID, p.qt.EnqueuedAt); ok {
 				t.NoticedMs = read.UnixMilli()
 			}
+			t.Held = h.held.take(t.SubmissionID, p.qt.EnqueuedAt)
 		}
 		b, err := protocol.Marshal(protocol.TypeTask, "", t)
 		if err != nil { // cannot happen for a task that passed Enqueue

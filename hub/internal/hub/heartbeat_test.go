@@ -8,6 +8,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/verdict-oj/verdict/hub/internal/hub"
+	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/testenv"
 )
@@ -253,5 +254,44 @@ func TestPushTellsWhenTheNoticeCame(t *testing.T) {
 		send(protocol.TypeResult, protocol.Result{TaskRef: task.TaskRef, Verdict: protocol.VerdictAC, Score: 100,
 			Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5, WallMs: 7}}, JudgeID: "j1"})
 		next(protocol.TypeResultAck)
+	}
+}
+
+// The push tells how often the hub's passes held the attempt and why:
+// none for a task placed at once; for one that found the judge's only
+// slot taken, at least the pass its notice woke (busy), none for
+// affinity, and the slot's freeing places it.
+func TestPushTellsWhyItWasHeld(t *testing.T) {
+	env := testenv.Redis(t)
+	th := startHub(t, env, func(c *hub.Config) {
+		c.DispatchInterval, c.HeartbeatInterval, c.LeaseTimeout = time.Hour, 10*time.Second, time.Minute
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, send, next := dialRawJudge(ctx, t, env, th)
+	enqueue(t, th.h.Queue(), newTask(5, 1, 7))
+	first, err := protocol.DecodeData[protocol.Task](next(protocol.TypeTask))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.SubmissionID != 5 || first.Held != nil {
+		t.Fatalf("first push: submission %d held %+v; want 5, never held", first.SubmissionID, first.Held)
+	}
+	send(protocol.TypeAccept, protocol.Accept{TaskRef: first.TaskRef})
+	enqueue(t, th.h.Queue(), newTask(6, 1, 7))
+	// The second waits for the only slot: its notice wakes a pass that
+	// holds it. Wait for that pass before freeing the slot.
+	eventually(t, 10*time.Second, "a pass held the second task", func() bool {
+		return metric(t, th.reg, obs.HubDispatchHolds, map[string]string{"reason": "busy"}) >= 1
+	})
+	send(protocol.TypeResult, protocol.Result{TaskRef: first.TaskRef, Verdict: protocol.VerdictAC, Score: 100,
+		Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5, WallMs: 7}}, JudgeID: "j1"})
+	second, err := protocol.DecodeData[protocol.Task](next(protocol.TypeTask))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.SubmissionID != 6 || second.Held == nil || second.Held.Busy < 1 ||
+		second.Held.Affinity != 0 || second.Held.AffinityMs != 0 || second.Held.Reserve != 0 || second.Held.NoJudge != 0 {
+		t.Fatalf("second push: submission %d held %+v; want 6, held busy at least once and for nothing else", second.SubmissionID, second.Held)
 	}
 }

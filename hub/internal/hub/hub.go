@@ -52,7 +52,10 @@ type Hub struct {
 	wokenAt      atomic.Int64
 	// noticed: when this hub read each enqueue's notice, for the push.
 	noticed noticeTimes
-	notice  chan struct{}
+	// held: how often each queued enqueue was held and why, for the push
+	// (the dispatcher's own).
+	held   holdTally
+	notice chan struct{}
 	// warmKick asks the warm loop for a pass (a judge connected or
 	// reported a prefetch); warmRead for a pass on a freshly read plan.
 	warmKick, warmRead chan struct{}

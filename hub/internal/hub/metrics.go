@@ -36,6 +36,7 @@ type metrics struct {
 	warmPrefetches    prometheus.Counter
 	warmReports       *prometheus.CounterVec
 	reserveHolds      prometheus.Counter
+	holds             *prometheus.CounterVec
 	reserve           prometheus.Gauge
 }
 
@@ -101,13 +102,15 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		warmReports: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_prefetch_reports_total", Help: "Prefetch outcomes judges reported, by outcome (cached or failed)."}, []string{"outcome"}),
 		reserveHolds: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: obs.HubReserveHolds, Help: "Rejudge tasks a dispatch pass held to keep the reserve of slots free for contest, practice and custom-run work (--dispatch-reserve), counted once per pass."}),
+			Name: obs.HubReserveHolds, Help: "Rejudge tasks a dispatch pass held to keep the reserve of slots free for contest, practice and custom-run work (--dispatch-reserve), each counted once per pass that held it."}),
+		holds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: obs.HubDispatchHolds, Help: "Tasks the dispatch passes held, by reason (busy: every judge that could run it full; no_judge: none runs it; affinity: a judge free, the policy waiting for one holding its test data; reserve: a rejudge held for the reserve), each counted once per pass that held it."}, []string{"reason"}),
 		reserve: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: obs.HubDispatchReserve, Help: "The share of the judges' slots rejudges leave free for contest, practice and custom-run work (--dispatch-reserve; 0: none)."}),
 	}
 	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.idlePassSeconds, m.wakeSeconds, m.noticeSeconds, m.judgeMessageWait, m.resultSlot, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes, m.fullPushes,
-		m.boardReadFailures, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports, m.reserveHolds, m.reserve} {
+		m.boardReadFailures, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports, m.reserveHolds, m.holds, m.reserve} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("hub: register metrics: %w", err)
 		}

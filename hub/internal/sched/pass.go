@@ -35,6 +35,13 @@ type PassResult struct {
 	// Reserved is how many background tasks the pass held to keep the
 	// reserve free (Reserve), without asking the policy. Not an overload.
 	Reserved int
+	// Holds is why each task was held, by its index in the tasks passed to
+	// Pass (HoldNone: placed): the policy's Decision.Hold, the hold of its
+	// kind for a task held without asking after a busy or no-judge hold,
+	// HoldReserve for background work held for the reserve. The hub tells
+	// each push how often it was held and why (protocol.Held), which the
+	// contest rehearsal sets beside the simulator's holds of the same task.
+	Holds []Hold
 }
 
 // Reserve keeps part of the judges' slots free for urgent work while
@@ -107,7 +114,7 @@ func (r PassResult) Again(window int) bool { return len(r.Placed) > 0 && r.Tasks
 // its judge; a task whose lease fails (another hub took it) simply stays
 // with whoever has it.
 func Pass(now time.Time, p Policy, tasks []Task, judges []Judge, rs Reserve) PassResult {
-	r := PassResult{Tasks: len(tasks)}
+	r := PassResult{Tasks: len(tasks), Holds: make([]Hold, len(tasks))}
 	// The background work's limit: the judges' slots less the reserve.
 	slots, assigned := 0, 0
 	for i := range judges {
@@ -117,28 +124,31 @@ func Pass(now time.Time, p Policy, tasks []Task, judges []Judge, rs Reserve) Pas
 		}
 	}
 	reserve := rs.Slots(slots)
-	var stuck map[string]bool // kinds (Task.Kind) held busy or without a judge
+	var stuck map[string]Hold // kinds (Task.Kind) held busy or without a judge
 	for i := range tasks {
 		t := &tasks[i]
 		if reserve > 0 && t.Priority < rs.Below && assigned >= slots-reserve {
 			r.Reserved++
+			r.Holds[i] = HoldReserve
 			continue
 		}
-		if stuck[t.Kind()] {
+		if h, ok := stuck[t.Kind()]; ok {
+			r.Holds[i] = h
 			continue
 		}
 		r.Asked++
 		d := p.Pick(now, *t, judges)
 		if d.Judge < 0 {
+			r.Holds[i] = d.Hold
 			switch d.Hold {
 			case HoldBusy, HoldNoJudge:
 				if d.Hold == HoldBusy {
 					r.Busy = true
 				}
 				if stuck == nil {
-					stuck = map[string]bool{}
+					stuck = map[string]Hold{}
 				}
-				stuck[t.Kind()] = true
+				stuck[t.Kind()] = d.Hold
 			}
 			continue
 		}

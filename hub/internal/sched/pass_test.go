@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -38,16 +39,22 @@ func TestPass(t *testing.T) {
 		asked   []int64
 		placed  []int // task indexes
 		busy    bool
-		again   bool // with window = len(tasks)
+		again   bool   // with window = len(tasks)
+		holds   []Hold // per task
 	}{
-		{"every task placed", tasks("cpp", "cpp"), []Decision{place(0), place(1)}, []int64{1, 2}, []int{0, 1}, false, true},
+		{"every task placed", tasks("cpp", "cpp"), []Decision{place(0), place(1)}, []int64{1, 2}, []int{0, 1}, false, true,
+			[]Hold{HoldNone, HoldNone}},
 		{"a busy hold skips the rest of its language, not the others", tasks("cpp", "cpp", "py", "cpp", "py"),
-			[]Decision{hold(HoldBusy, "all_busy"), place(0), place(0)}, []int64{1, 3, 5}, []int{2, 4}, true, true},
+			[]Decision{hold(HoldBusy, "all_busy"), place(0), place(0)}, []int64{1, 3, 5}, []int{2, 4}, true, true,
+			[]Hold{HoldBusy, HoldBusy, HoldNone, HoldBusy, HoldNone}},
 		{"no judge for a language is not busy", tasks("java", "java", "cpp"),
-			[]Decision{hold(HoldNoJudge, "no_judge"), place(0)}, []int64{1, 3}, []int{2}, false, true},
+			[]Decision{hold(HoldNoJudge, "no_judge"), place(0)}, []int64{1, 3}, []int{2}, false, true,
+			[]Hold{HoldNoJudge, HoldNoJudge, HoldNone}},
 		{"an affinity hold concerns one task", tasks("cpp", "cpp"),
-			[]Decision{hold(HoldAffinity, "affinity"), place(1)}, []int64{1, 2}, []int{1}, false, true},
-		{"nothing placed: no second pass", tasks("cpp"), []Decision{hold(HoldBusy, "all_busy")}, []int64{1}, nil, true, false},
+			[]Decision{hold(HoldAffinity, "affinity"), place(1)}, []int64{1, 2}, []int{1}, false, true,
+			[]Hold{HoldAffinity, HoldNone}},
+		{"nothing placed: no second pass", tasks("cpp"), []Decision{hold(HoldBusy, "all_busy")}, []int64{1}, nil, true, false,
+			[]Hold{HoldBusy}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,6 +74,9 @@ func TestPass(t *testing.T) {
 			}
 			if len(r.Placed) != len(tc.placed) {
 				t.Fatalf("placed %+v, want tasks %v", r.Placed, tc.placed)
+			}
+			if !slices.Equal(r.Holds, tc.holds) {
+				t.Fatalf("holds %v, want %v", r.Holds, tc.holds)
 			}
 			assigned := make([]int, len(js))
 			for i, pl := range r.Placed {
@@ -204,9 +214,22 @@ func TestPassReserve(t *testing.T) {
 			if r.Reserved != tc.reserved || r.Asked != tc.asked {
 				t.Fatalf("reserved %d asked %d, want %d and %d", r.Reserved, r.Asked, tc.reserved, tc.asked)
 			}
+			if n := countHolds(r.Holds, HoldReserve); n != tc.reserved {
+				t.Fatalf("holds %v: %d for the reserve, want %d", r.Holds, n, tc.reserved)
+			}
 			if r.Busy != tc.busy {
 				t.Fatalf("busy %v, want %v: %+v", r.Busy, tc.busy, r)
 			}
 		})
 	}
+}
+
+func countHolds(hs []Hold, h Hold) int {
+	n := 0
+	for _, x := range hs {
+		if x == h {
+			n++
+		}
+	}
+	return n
 }

@@ -136,6 +136,9 @@ const (
 	// by BoundedConfig.MaxDefer) for a judge that holds or is home to its
 	// test data. Not an overload.
 	HoldAffinity
+	// HoldReserve: background work (a rejudge) held to keep the reserve
+	// of slots free (Reserve); Pass decides it without asking the policy.
+	HoldReserve
 )
 
 // String names the hold reason.
@@ -149,6 +152,8 @@ func (h Hold) String() string {
 		return "no_judge"
 	case HoldAffinity:
 		return "affinity"
+	case HoldReserve:
+		return "reserve"
 	}
 	return "hold(" + strconv.Itoa(int(h)) + ")"
 }

@@ -280,6 +280,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	}
 	res.Dispatches = make([]ReplayDispatch, len(tr.Tasks))
 	var placed, delivery []float64
+	res.Holds.Told = slices.ContainsFunc(tr.Tasks, func(t schedtrace.Task) bool { return t.Holds != nil })
 	for n, e := range order {
 		i, t := e.task, e.t
 		if i < 0 {
@@ -317,8 +318,26 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 			all.sim = append(all.sim, w)
 			byID[idIdx[d.SimJudge]].sim = append(byID[idIdx[d.SimJudge]].sim, w)
 			byClass[classOf[js.sentTo]].sim = append(byClass[classOf[js.sentTo]].sim, w)
+			if js.holds.Any() {
+				h := js.holds
+				d.SimHolds = &h
+			}
 		} else {
 			res.Undispatched++
+		}
+		if d.HubJudge != "" && d.SimJudge != "" {
+			// Both placed it: each side's holds, to the start of the pass
+			// that placed it.
+			d.HubHolds = t.Holds
+			hubPlaced := float64(cmp.Or(t.PlacedMs, t.DispatchMs))
+			for _, set := range []*schedtrace.HoldSides{&res.Holds.All, &res.Holds.Slow} {
+				if set == &res.Holds.Slow && d.HubWaitMs < schedtrace.SlowWaitMs {
+					continue
+				}
+				set.Tasks++
+				set.Hub.Add(d.HubHolds, hubPlaced)
+				set.Sim.Add(d.SimHolds, s.jobs[n].sentAt*1000)
+			}
 		}
 		res.Dispatches[i] = d
 	}
@@ -516,6 +535,11 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 		if _, err := fmt.Fprintf(w, "\nthe hub's wait, split (%d tasks): enqueue → start of the pass that placed it mean %.1f ms, p99 %.1f ms "+
 			"(what the simulator's wait models); that start → the push at the judge mean %.1f ms, p99 %.1f ms\n",
 			r.Placed.Count, r.Placed.MeanMs, r.Placed.P99Ms, r.Delivery.MeanMs, r.Delivery.P99Ms); err != nil {
+			return fmt.Errorf("sim: replay table: %w", err)
+		}
+	}
+	if s := r.Holds.Summary(); s != "" {
+		if _, err := fmt.Fprintf(w, "\n%s\n", s); err != nil {
 			return fmt.Errorf("sim: replay table: %w", err)
 		}
 	}

@@ -1220,3 +1220,61 @@ func TestReplayReserve(t *testing.T) {
 		t.Fatalf("with half the slots reserved %d contest tasks waited (at most %v ms), want none", n, most)
 	}
 }
+
+// TestReplayHolds: the replay counts its own passes' holds of each task
+// beside the hub's (the trace's Task.Holds): one slot, a task every
+// 100 ms of 150 ms work, so every task but the first finds the slot taken
+// and is held busy at least by the pass its arrival woke; the hub's side
+// is what the trace says, and the slow set is the hub's waits of 40 ms or
+// more.
+func TestReplayHolds(t *testing.T) {
+	tr := steadyTrace(6, 100, 150, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	for k := range tr.Tasks {
+		tk := &tr.Tasks[k]
+		wait := int64(50 * k) // as the one slot serves them
+		tk.JudgeID, tk.PlacedMs, tk.DispatchMs = "a", tk.AtMs+wait, tk.AtMs+wait+1
+		if k > 0 {
+			tk.Holds = &schedtrace.Holds{Busy: 1}
+		}
+	}
+	// The hub held the last for affinity too, from 10 ms after its enqueue.
+	last := &tr.Tasks[len(tr.Tasks)-1]
+	last.Holds.Affinity, last.Holds.AffinityMs = 2, last.AtMs+10
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Holds
+	if !h.Told || h.All.Tasks != 6 || h.All.Hub.Busy != 5 || h.All.Hub.Never != 1 || h.All.Hub.Affinity != 1 {
+		t.Fatalf("holds %+v: want told, 6 tasks, the hub's 5 busy, 1 never, 1 for affinity", h)
+	}
+	if want := float64(last.PlacedMs - last.Holds.AffinityMs); !near(h.All.Hub.AffinityWaitMs, want) {
+		t.Errorf("the hub's affinity wait %v ms, want %v", h.All.Hub.AffinityWaitMs, want)
+	}
+	if h.All.Sim.Busy != 5 || h.All.Sim.Never != 1 || h.All.Sim.Affinity != 0 {
+		t.Errorf("the simulator's holds %+v: want 5 busy, 1 never, none for affinity", h.All.Sim)
+	}
+	if h.Slow.Tasks != 5 || h.Slow.Hub.Busy != 5 || h.Slow.Sim.Busy != 5 {
+		t.Errorf("slow set %+v: want the 5 that waited 50 ms or more, each held busy on both sides", h.Slow)
+	}
+	for _, d := range r.Dispatches {
+		if held := d.SubmissionID > 1; held != d.SimHolds.Any() || held != d.HubHolds.Any() {
+			t.Errorf("task %d: hub holds %+v, sim holds %+v", d.SubmissionID, d.HubHolds, d.SimHolds)
+		}
+	}
+	if s := h.Summary(); !strings.Contains(s, "of the 6 tasks both placed, the hub held 5 busy, 1 for affinity") ||
+		!strings.Contains(s, "the simulator held 5 busy, 0 for affinity, 1 never held") {
+		t.Errorf("summary %q", s)
+	}
+
+	// A trace whose hub did not tell its holds says nothing of them.
+	for k := range tr.Tasks {
+		tr.Tasks[k].Holds = nil
+	}
+	if r, err = Replay(tr, ""); err != nil {
+		t.Fatal(err)
+	}
+	if r.Holds.Told || r.Holds.Summary() != "" {
+		t.Errorf("holds %+v told for a trace without them", r.Holds)
+	}
+}

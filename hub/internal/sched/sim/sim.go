@@ -10,6 +10,7 @@ import (
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/hub/internal/sched/lab"
+	"github.com/verdict-oj/verdict/internal/schedtrace"
 )
 
 // The references. None of the ideals is a bound: each is a strong,
@@ -450,6 +451,32 @@ type jobState struct {
 	sent   bool
 	sentAt float64
 	sentTo int
+	// holds counts the passes that held the job before its first
+	// dispatch, by reason (sched.PassResult.Holds; AffinityMs: ms of
+	// simulated time), which the replay sets beside the hub's.
+	holds schedtrace.Holds
+}
+
+// hold counts a pass's hold of the job, begun at now (s), before its
+// first dispatch.
+func (js *jobState) hold(why sched.Hold, now float64) {
+	if js.sent {
+		return
+	}
+	h := &js.holds
+	switch why {
+	case sched.HoldBusy:
+		h.Busy++
+	case sched.HoldNoJudge:
+		h.NoJudge++
+	case sched.HoldAffinity:
+		if h.Affinity == 0 {
+			h.AffinityMs = max(1, int64(math.Round(now*1000)))
+		}
+		h.Affinity++
+	case sched.HoldReserve:
+		h.Reserve++
+	}
 }
 
 type hubView struct {
@@ -924,6 +951,11 @@ func (s *sim) pass(h *hubState) {
 			s.decisionNs += time.Since(t0).Nanoseconds()
 		}
 		s.res.Decisions += r.Asked
+		for i, why := range r.Holds {
+			if why != sched.HoldNone {
+				h.batch[i].job.hold(why, s.now())
+			}
+		}
 		again := r.Again(s.cfg.PeekWindow)
 		lat, idle := 0.0, false
 		if len(r.Placed) == 0 {
