@@ -679,8 +679,7 @@ func (t *topic) pushLatest(ctx context.Context) bool {
 		return true
 	}
 	t.h.m.broadcasts.WithLabelValues(string(t.kind)).Inc()
-	for _, s := range t.snapshotSubs() {
-		s.deliver(hseq, b)
-	}
+	subs := t.snapshotSubs()
+	fanOut(ctx, len(subs), func(i int) { subs[i].deliver(hseq, b) }, time.Sleep)
 	return true
 }
