@@ -679,7 +679,8 @@ func (t *topic) pushLatest(ctx context.Context) bool {
 		return true
 	}
 	t.h.m.broadcasts.WithLabelValues(string(t.kind)).Inc()
-	subs := t.snapshotSubs()
-	fanOut(ctx, len(subs), func(i int) { subs[i].deliver(hseq, b) }, time.Sleep)
+	for _, s := range t.snapshotSubs() {
+		s.deliver(hseq, b)
+	}
 	return true
 }
