@@ -907,7 +907,15 @@ the enqueue on a loaded machine, which started the replay's clock late.
    −15 … −7 % and −16 … −8 %, p99 gap −26 … −13 % and −29 … −19 % (seeds 1–10): narrower, still over 10 %
    on the p99; the rest is passes that left a task while slots were free (the policy's deferral on a
    cluster the rejudge keeps busy) and passes the dispatcher did not start for 40 ms or more
-   (docs/rehearsal-3000-10x.md).
+   (docs/rehearsal-3000-10x.md). Since 2026-12-06 each push also says how often the hub's passes held the
+   task before one placed it, and why (` + "`" + `protocol.Task.Held` + "`" + `: busy, no judge, affinity with the first such
+   pass, reserve; the trace's ` + "`" + `holds` + "`" + `), and the replay counts its own passes' holds of the same task beside
+   them (` + "`" + `Comparison.Holds` + "`" + `, printed under the table). The deferral is a small part of the slow waits: on the 10× rehearsal
+   of 12-06 02:38 (a slower VM, waits ten times the 12-05 runs'), of the 4,826 first attempts the hub placed
+   40 ms or more after their enqueue, 356 were held for affinity (the simulator held 208 of the same tasks
+   so), 1,784 busy, and 2,690 by no pass at all, 1,978 of those because their notice reached the hub 40 ms
+   or more late; on that VM the hub lay within the simulator's seed range on both figures (mean gap
+   −11 … +49 %, p99 −14 … +50 %).
 `
 
 const docAblation = `
