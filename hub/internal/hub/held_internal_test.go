@@ -46,18 +46,18 @@ func TestHoldTally(t *testing.T) {
 func TestHoldTallyBounded(t *testing.T) {
 	start := time.UnixMilli(1796223600000)
 	var h holdTally
-	for i := range noticedMax {
+	for i := range perEnqueueMax {
 		h.add(int64(i+1), start, sched.HoldBusy, start)
 	}
-	later := start.Add(noticedKeep + time.Second)
+	later := start.Add(perEnqueueKeep + time.Second)
 	h.add(1e9, later, sched.HoldBusy, later)
-	if len(h.m) != 1 {
-		t.Fatalf("%d counted after the old ones went; want 1", len(h.m))
+	if h.m.len() != 1 {
+		t.Fatalf("%d counted after the old ones went; want 1", h.m.len())
 	}
-	for i := range 3 * noticedMax {
+	for i := range 3 * perEnqueueMax {
 		h.add(int64(i+1), later, sched.HoldBusy, later)
-		if len(h.m) > noticedMax {
-			t.Fatalf("%d counted, more than %d", len(h.m), noticedMax)
+		if h.m.len() > perEnqueueMax {
+			t.Fatalf("%d counted, more than %d", h.m.len(), perEnqueueMax)
 		}
 	}
 }

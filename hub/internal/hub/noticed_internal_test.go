@@ -34,10 +34,10 @@ func TestNoticeTimes(t *testing.T) {
 func TestNoticeTimesBounded(t *testing.T) {
 	start := time.UnixMilli(1796223600000)
 	var n noticeTimes
-	for i := range noticedMax {
+	for i := range perEnqueueMax {
 		n.add(int64(i+1), start, start)
 	}
-	later := start.Add(noticedKeep + time.Second)
+	later := start.Add(perEnqueueKeep + time.Second)
 	n.add(1e9, later, later)
 	if n.len() != 1 {
 		t.Fatalf("%d remembered after the old ones went; want 1", n.len())
@@ -47,17 +47,17 @@ func TestNoticeTimesBounded(t *testing.T) {
 	}
 
 	var y noticeTimes
-	for i := range noticedMax {
+	for i := range perEnqueueMax {
 		y.add(int64(i+1), start, start)
 	}
 	y.add(1e9, start, start.Add(time.Second)) // all young: cleared
 	if y.len() != 1 {
 		t.Fatalf("%d remembered; want 1 (the set cleared, then the new one)", y.len())
 	}
-	for i := range 3 * noticedMax {
+	for i := range 3 * perEnqueueMax {
 		y.add(int64(i+1), start, start)
-		if y.len() > noticedMax {
-			t.Fatalf("%d remembered, more than %d", y.len(), noticedMax)
+		if y.len() > perEnqueueMax {
+			t.Fatalf("%d remembered, more than %d", y.len(), perEnqueueMax)
 		}
 	}
 }
