@@ -346,8 +346,10 @@ return seq
 // owns (a contest scoreboard, a user's submission list): it stores state
 // (when not nil) as the channel's snapshot state and publishes an event
 // with the channel's next sequence number. body and state must be JSON.
-// The hub pushes contest channels as coalesced snapshots (at most two a
-// second), so for them state must be the whole document.
+// The hub pushes contest channels from the stored state (coalesced, at
+// most four a second, the rows that changed since its last push) and never
+// reads their events' bodies: for them state must be the whole document
+// and the body may be as small as {}.
 func (q *Queue) PublishDoc(ctx context.Context, ch protocol.Channel, kind protocol.EventKind, body, state json.RawMessage) (uint64, error) {
 	if err := ch.Validate(); err != nil || ch.Kind == protocol.ChannelQueue || ch.Kind == protocol.ChannelSubmission {
 		return 0, fmt.Errorf("%w: PublishDoc is for user and contest channels, got %s", ErrInvalidTask, ch)

@@ -568,6 +568,8 @@ func (t *topic) snapshotSubs() []*subscription {
 // goroutine: no Redis calls here).
 func (t *topic) onEvent(payload string) {
 	if t.kind == protocol.ChannelContest {
+		// The event only says the board changed (its body is not the
+		// board): the push reads the stored state.
 		t.scheduleContestPush()
 		return
 	}

@@ -380,6 +380,9 @@ func (s *Service) publishDue(ctx context.Context, id int64) {
 	s.plan.published(id, took.Add(iv))
 }
 
+// boardChanged is the body of a contest channel's scoreboard event.
+var boardChanged = json.RawMessage(`{}`)
+
 // PublishScoreboard publishes a contest's public scoreboard document on
 // its live channel (the document is also the channel's snapshot state).
 //
@@ -405,8 +408,13 @@ func (s *Service) PublishScoreboard(ctx context.Context, contestID int64) error 
 	if err != nil {
 		return fmt.Errorf("judging: scoreboard of %d: %w", contestID, err)
 	}
+	// The event says only that the board changed: the hubs push a
+	// contest's board from the stored state (the rows that changed since
+	// their last push), never from the event. Carrying the board as its
+	// body too sent every publish twice more (to Redis and on to each
+	// hub), hundreds of kilobytes at 3,000 contestants, twice a second.
 	if _, err := s.q.PublishDoc(ctx, protocol.Channel{Kind: protocol.ChannelContest, ID: contestID},
-		protocol.EventScoreboard, b, b); err != nil {
+		protocol.EventScoreboard, boardChanged, b); err != nil {
 		return err
 	}
 	s.published.Inc()

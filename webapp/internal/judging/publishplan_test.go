@@ -2,6 +2,7 @@ package judging
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -163,5 +164,62 @@ func TestPublisherLeadingEdgeAndLock(t *testing.T) {
 	waitSeq(held, 1, "a contest whose lock another node held for 400 ms")
 	if owner, err := rd.Client.Get(ctx, lock).Result(); err != nil || owner != "node-a" {
 		t.Fatalf("published under the lock of %q (%v), want node-a's", owner, err)
+	}
+}
+
+// A publish stores the whole board as the contest channel's state and
+// sends the hubs an event that only says it changed: the hubs read the
+// state, and the board as the event's body too doubled what each publish
+// moved through Redis.
+func TestPublishSendsTheBoardOnce(t *testing.T) {
+	my := testenv.MySQL(t)
+	if _, err := store.Migrate(context.Background(), my.DSN, store.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st := store.New(my.DB)
+	rd := testenv.Redis(t)
+	ctx := context.Background()
+	now := time.Now()
+	id, err := st.CreateContest(ctx, store.Contest{Slug: "once", Title: "once", Rule: "icpc", StartAt: now.Add(-time.Hour),
+		EndAt: now.Add(time.Hour), Registration: store.RegistrationOpen, Visible: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Store: st, Redis: rd.Client, Names: rd.Names, NodeID: "node-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := rd.Client.Subscribe(ctx, rd.Names.Events(string(protocol.ChannelContest), id))
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil { // the subscription's confirmation
+		t.Fatal(err)
+	}
+	if err := s.PublishScoreboard(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	m, err := sub.ReceiveMessage(rctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev protocol.Event
+	if err := json.Unmarshal([]byte(m.Payload), &ev); err != nil {
+		t.Fatalf("event %q: %v", m.Payload, err)
+	}
+	if ev.Kind != protocol.EventScoreboard || ev.Seq != 1 || string(ev.Body) != "{}" {
+		t.Errorf("event %s, want a scoreboard event of seq 1 with body {}", m.Payload)
+	}
+	seq, state, err := s.q.Doc(ctx, protocol.Channel{Kind: protocol.ChannelContest, ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Rule string          `json:"rule"`
+		Full bool            `json:"full"`
+		Rows json.RawMessage `json:"rows"`
+	}
+	if err := json.Unmarshal(state, &doc); err != nil || seq != 1 || doc.Rule != "icpc" || !doc.Full || string(doc.Rows) != "[]" {
+		t.Errorf("state seq %d %s (%v), want seq 1, the whole (empty) icpc board", seq, state, err)
 	}
 }
