@@ -104,12 +104,7 @@ func TestPublishPlan(t *testing.T) {
 // and a contest whose lock another node holds is published when that
 // lock expires (the lock then is this node's), not an interval later.
 func TestPublisherLeadingEdgeAndLock(t *testing.T) {
-	my := testenv.MySQL(t)
-	if _, err := store.Migrate(context.Background(), my.DSN, store.MigrateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	st := store.New(my.DB)
-	rd := testenv.Redis(t)
+	st, rd := storeAndRedis(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	now := time.Now()
 	contest := func(slug string) int64 {
@@ -172,12 +167,7 @@ func TestPublisherLeadingEdgeAndLock(t *testing.T) {
 // state, and the board as the event's body too doubled what each publish
 // moved through Redis.
 func TestPublishSendsTheBoardOnce(t *testing.T) {
-	my := testenv.MySQL(t)
-	if _, err := store.Migrate(context.Background(), my.DSN, store.MigrateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	st := store.New(my.DB)
-	rd := testenv.Redis(t)
+	st, rd := storeAndRedis(t)
 	ctx := context.Background()
 	now := time.Now()
 	id, err := st.CreateContest(ctx, store.Contest{Slug: "once", Title: "once", Rule: "icpc", StartAt: now.Add(-time.Hour),
@@ -222,4 +212,14 @@ func TestPublishSendsTheBoardOnce(t *testing.T) {
 	if err := json.Unmarshal(state, &doc); err != nil || seq != 1 || doc.Rule != "icpc" || !doc.Full || string(doc.Rows) != "[]" {
 		t.Errorf("state seq %d %s (%v), want seq 1, the whole (empty) icpc board", seq, state, err)
 	}
+}
+
+// storeAndRedis starts a real MySQL holding the schema and a real Redis.
+func storeAndRedis(t *testing.T) (*store.Store, *testenv.RedisEnv) {
+	t.Helper()
+	my := testenv.MySQL(t)
+	if _, err := store.Migrate(context.Background(), my.DSN, store.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return store.New(my.DB), testenv.Redis(t)
 }

@@ -97,12 +97,7 @@ func queuedWithoutTasks(t *testing.T, st *store.Store, n int) []int64 {
 // other node's pass does them).
 func TestReconcilerStopsWhenItLosesItsLock(t *testing.T) {
 	const interval = 200 * time.Millisecond // the lease: 3 × interval
-	my := testenv.MySQL(t)
-	if _, err := store.Migrate(context.Background(), my.DSN, store.MigrateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	st := store.New(my.DB)
-	rd := testenv.Redis(t)
+	st, rd := storeAndRedis(t)
 	ctx := context.Background()
 	lockKey := rd.Names.Lock(ReconcilerLock)
 
