@@ -552,11 +552,11 @@ func (c *countingConn) Write(p []byte) (int, error) {
 func TestAMessageIsOneWrite(t *testing.T) {
 	for _, size := range []int{100, 3 << 10, 6 << 10, 12 << 10, wsconn.WriteBuffer - 64, 3 * wsconn.WriteBuffer} {
 		t.Run(strconv.Itoa(size), func(t *testing.T) {
-			ln := &countingListener{Listener: newLocalListener(t)}
 			body := msg(t, protocol.TypeEvict, protocol.Evict{DataHash: strings.Repeat("x", size)})
 			const n = 20
 			ready := make(chan struct{})
 			var before int64
+			var ln *countingListener // the server's, counting (set before it starts)
 			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				c, err := wsconn.Accept(w, r, judgeCfg(), wsconn.AcceptOptions{AnyOrigin: true})
 				if err != nil {
@@ -573,6 +573,7 @@ func TestAMessageIsOneWrite(t *testing.T) {
 				c.CloseNow()
 				c.Wait()
 			}))
+			ln = &countingListener{Listener: srv.Listener}
 			srv.Listener = ln
 			srv.Start()
 			defer srv.Close()
@@ -598,13 +599,4 @@ func TestAMessageIsOneWrite(t *testing.T) {
 			}
 		})
 	}
-}
-
-func newLocalListener(t *testing.T) net.Listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ln
 }
