@@ -71,6 +71,38 @@ const HubResultSlotSeconds = "verdict_hub_result_slot_seconds"
 // measured to the judges.
 const HubQueueWaitSeconds = "verdict_hub_queue_wait_seconds"
 
+// HubBrowsersConnected is the hub's gauge of the browsers connected to
+// it. The contest rehearsal divides the hub's memory by it.
+const HubBrowsersConnected = "verdict_hub_browsers_connected"
+
+// ReadGauges reads a Prometheus text exposition and returns the value of
+// each unlabelled sample among names (a gauge, a counter, an untyped
+// value); a name that is absent is absent from the map.
+func ReadGauges(r io.Reader, names ...string) (map[string]float64, error) {
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
+	out := make(map[string]float64, len(names))
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), " ")
+		if !ok || !want[k] {
+			continue
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return nil, fmt.Errorf("obs: %s: %w", k, err)
+		}
+		out[k] = f
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("obs: reading metrics: %w", err)
+	}
+	return out, nil
+}
+
 // Histogram is one reading of a cumulative Prometheus histogram: Counts[i]
 // observations at most Bounds[i] (s), the last count (one more than the
 // bounds: le="+Inf") all of them; Sum and Count as exposed.

@@ -72,6 +72,41 @@ func TestReadHistogram(t *testing.T) {
 	}
 }
 
+func TestReadGauges(t *testing.T) {
+	text := "# HELP go_goroutines x\n# TYPE go_goroutines gauge\ngo_goroutines 42\n" +
+		"process_resident_memory_bytes 1.2e+08\n" +
+		"go_goroutines_total 7\n" + // a longer name sharing the prefix
+		"verdict_hub_browsers_connected{hub=\"a\"} 3\n" // labelled: not read
+	for _, tc := range []struct {
+		what, text string
+		names      []string
+		want       map[string]float64
+		err        string
+	}{
+		{"two of three", text, []string{"go_goroutines", "process_resident_memory_bytes", HubBrowsersConnected},
+			map[string]float64{"go_goroutines": 42, "process_resident_memory_bytes": 1.2e8}, ""},
+		{"none asked", text, nil, map[string]float64{}, ""},
+		{"bad value", "g abc\n", []string{"g"}, nil, "obs: g"},
+	} {
+		got, err := ReadGauges(strings.NewReader(tc.text), tc.names...)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err %v, want one saying %q", tc.what, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(tc.want) {
+			t.Errorf("%s: %v, %v; want %v", tc.what, got, err, tc.want)
+			continue
+		}
+		for k, v := range tc.want {
+			if got[k] != v {
+				t.Errorf("%s: %s = %v, want %v", tc.what, k, got[k], v)
+			}
+		}
+	}
+}
+
 func TestUpperQuantile(t *testing.T) {
 	h := Histogram{Bounds: []float64{0.01, 0.1, 1}, Counts: []float64{50, 90, 99, 100}, Count: 100}
 	for _, tc := range []struct {

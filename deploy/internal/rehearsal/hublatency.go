@@ -23,6 +23,8 @@ const latencyEvery = 5 * time.Second
 type hubSample struct {
 	at                             time.Time
 	pass, slot, wake, idle, notice obs.Histogram
+	mem                            MemReading
+	memOK                          bool // mem was read
 }
 
 // sampleHubLatency reads the hub's histograms every latencyEvery until
@@ -65,6 +67,7 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 	s.wake, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchWakeSeconds)
 	s.idle, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchIdlePassSeconds)
 	s.notice, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubQueueNoticeSeconds)
+	s.mem, s.memOK = readMem(m, s.at)
 	return s, nil
 }
 

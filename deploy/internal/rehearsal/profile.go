@@ -48,16 +48,38 @@ func (r *run) profiles(ctx context.Context, d time.Duration) []Profile {
 	return out
 }
 
+// heapProfiles takes the heap profiles of the hub and the first web node
+// (what their peak RSS is made of), one after the other.
+func (r *run) heapProfiles(ctx context.Context) []Profile {
+	sc := r.env.Stack.Config()
+	return []Profile{
+		r.profile(ctx, "hub", "127.0.0.1:"+strconv.Itoa(sc.HubPort), 0),
+		r.profile(ctx, "web-1", "127.0.0.1:"+strconv.Itoa(sc.WebPorts[0]), 0),
+	}
+}
+
+// profile takes a CPU profile of d of the process name at addr (this
+// process: ""), or its heap profile when d is 0.
 func (r *run) profile(ctx context.Context, name, addr string, d time.Duration) Profile {
 	p := Profile{Process: name}
 	var body []byte
 	var err error
 	bin := filepath.Join(r.env.Bin, map[bool]string{true: "hub", false: "webapp"}[name == "hub"])
-	if addr == "" {
+	file := "rehearsal-" + name + ".pprof"
+	// Cumulative: which of our functions the time is spent under (the
+	// flat top is the runtime's syscalls and allocator).
+	top := []string{"-top", "-cum", "-nodecount=30"}
+	switch {
+	case addr == "":
 		body, err = selfProfile(ctx, d)
 		bin, _ = os.Executable()
-	} else {
-		body, err = fetchProfile(ctx, addr, d)
+	case d == 0:
+		body, err = fetchProfile(ctx, addr, "heap", 30*time.Second)
+		file = "rehearsal-" + name + "-heap.pprof"
+		// Flat: the allocation sites holding the bytes.
+		top = []string{"-top", "-sample_index=inuse_space", "-nodecount=25"}
+	default:
+		body, err = fetchProfile(ctx, addr, fmt.Sprintf("profile?seconds=%d", int(d.Seconds())), d+30*time.Second)
 	}
 	if err != nil {
 		p.Err = err.Error()
@@ -71,14 +93,12 @@ func (r *run) profile(ctx context.Context, name, addr string, d time.Duration) P
 		p.Err = err.Error()
 		return p
 	}
-	p.File = filepath.Join(dir, "rehearsal-"+name+".pprof")
+	p.File = filepath.Join(dir, file)
 	if err := os.WriteFile(p.File, body, 0o644); err != nil {
 		p.Err = err.Error()
 		return p
 	}
-	// Cumulative: which of our functions the time is spent under (the
-	// flat top is the runtime's syscalls and allocator).
-	cmd := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-cum", "-nodecount=30", bin, p.File)
+	cmd := exec.CommandContext(ctx, "go", append(append([]string{"tool", "pprof"}, top...), bin, p.File)...)
 	var o bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &o
 	if err := cmd.Run(); err != nil {
@@ -93,14 +113,15 @@ func (r *run) profile(ctx context.Context, name, addr string, d time.Duration) P
 	return p
 }
 
-// fetchProfile reads a CPU profile of d from a component's pprof endpoint.
-func fetchProfile(ctx context.Context, addr string, d time.Duration) ([]byte, error) {
-	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds()))
+// fetchProfile reads the profile at /debug/pprof/path from a component,
+// waiting at most timeout.
+func fetchProfile(ctx context.Context, addr, path string, timeout time.Duration) ([]byte, error) {
+	url := fmt.Sprintf("http://%s/debug/pprof/%s", addr, path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := (&http.Client{Timeout: d + 30*time.Second}).Do(req)
+	resp, err := (&http.Client{Timeout: timeout}).Do(req)
 	if err != nil {
 		return nil, err
 	}

@@ -156,6 +156,24 @@ func TestShortRehearsal(t *testing.T) {
 	if rep.BoardsChecked != s.Contestants {
 		t.Errorf("%d boards checked, want every contestant's", rep.BoardsChecked)
 	}
+	// The hub's memory was read through the contest, with its browsers,
+	// and the rush's heap profiles were taken.
+	most := 0.0
+	for _, m := range rep.HubMemory {
+		most = max(most, m.Browsers)
+	}
+	if len(rep.HubMemory) < 3 || most < float64(s.Contestants)/2 || !strings.Contains(md, "## The hub's memory") {
+		t.Errorf("the hub's memory: %d readings, at most %v browsers; the report has it: %v", len(rep.HubMemory), most,
+			strings.Contains(md, "## The hub's memory"))
+	}
+	for _, p := range rep.HeapProfiles {
+		if p.Err != "" || !strings.Contains(strings.Join(p.Top, "\n"), "inuse_space") {
+			t.Errorf("heap profile of %s: %s %q", p.Process, p.Err, p.Top)
+		}
+	}
+	if len(rep.HeapProfiles) != 2 {
+		t.Errorf("%d heap profiles, want the hub's and web-1's", len(rep.HeapProfiles))
+	}
 	if t.Failed() {
 		t.Log(tail(stackOut.String(), 8000))
 	}

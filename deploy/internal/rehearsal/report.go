@@ -81,6 +81,11 @@ type Report struct {
 	Faults, Staff []string
 	Profiles      []Profile
 	ProfileFor    time.Duration // how long each profile ran
+	// HeapProfiles are the hub's and a web node's heaps (in use, by
+	// allocation site) when the CPU profiles end.
+	HeapProfiles []Profile
+	// HubMemory is the hub's memory read every latencyEvery.
+	HubMemory []MemReading
 	// Digests are MariaDB's statements that took it the most time over
 	// the whole run (its performance_schema); DigestErr says why there
 	// are none.
@@ -651,6 +656,7 @@ func (rep *Report) Markdown() string {
 		}
 	}
 
+	writeMemory(&b, rep)
 	writePools(&b, rep)
 	writeTCP(&b, rep)
 	writeDigests(&b, rep)
@@ -660,6 +666,16 @@ func (rep *Report) Markdown() string {
 		for _, p := range rep.Profiles {
 			if p.Err != "" {
 				fmt.Fprintf(&b, "%s: no profile (%s)\n\n", p.Process, p.Err)
+				continue
+			}
+			fmt.Fprintf(&b, "%s (`%s`):\n\n```\n%s\n```\n\n", p.Process, p.File, strings.Join(p.Top, "\n"))
+		}
+	}
+	if len(rep.HeapProfiles) > 0 {
+		b.WriteString("\n## What the heap held after the rush's profiles (in use, by allocation site)\n\n")
+		for _, p := range rep.HeapProfiles {
+			if p.Err != "" {
+				fmt.Fprintf(&b, "%s: no heap profile (%s)\n\n", p.Process, p.Err)
 				continue
 			}
 			fmt.Fprintf(&b, "%s (`%s`):\n\n```\n%s\n```\n\n", p.Process, p.File, strings.Join(p.Top, "\n"))

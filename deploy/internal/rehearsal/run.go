@@ -291,6 +291,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		side.Go(func() {
 			if sleepUntil(cctx, rush) {
 				rep.Profiles = r.profiles(cctx, rep.ProfileFor)
+				rep.HeapProfiles = r.heapProfiles(cctx)
 			}
 		})
 	}
@@ -304,6 +305,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	close(stopSampling)
 	side.Wait()
+	for _, h := range r.hubSamples {
+		if h.memOK {
+			rep.HubMemory = append(rep.HubMemory, h.mem)
+		}
+	}
 	time.Sleep(3 * time.Second) // the unfrozen board reaches the browsers
 	r.logf("staff done; reading the processes and checking")
 	rep.After, rep.AfterAt = r.procStats(), time.Now()

@@ -76,7 +76,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		judges: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "verdict_hub_judges_connected", Help: "Judges connected to this hub."}),
 		browsers: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "verdict_hub_browsers_connected", Help: "Browsers connected to this hub."}),
+			Name: obs.HubBrowsersConnected, Help: "Browsers connected to this hub."}),
 		droppedClients: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_dropped_clients_total", Help: "Browser connections closed by the hub, by reason."}, []string{"reason"}),
 		overloaded: prometheus.NewGauge(prometheus.GaugeOpts{
