@@ -435,37 +435,46 @@ func (r *run) dispatched(judge string, id int64, at time.Time, p *judgePool) {
 }
 
 // resultSent marks the cell a result changes, so sampled browsers measure
-// how long it takes to show. Rejudges and frozen results are not
-// measured (the public board does not show them until the end). A
-// rejudge's result before the freeze marks its cell changed unmeasured:
-// the change it makes would otherwise be measured from the cell's latest
-// first attempt, one whose result changed nothing visible (a compile
-// error) an hour of contest earlier: the 642 s maximum of every 10×
-// run of 2026-12-05.
+// how long it takes to show. A result of a submission made in the
+// freeze is not marked (the public board shows it pending until the
+// end); one of a submission made before the freeze is, whenever it comes
+// (the frozen board shows it). A rejudge's result marks its cell changed
+// unmeasured: the change it makes would otherwise be measured from the
+// cell's latest first attempt, one whose result changed nothing visible
+// (a compile error, an attempt after the solve) an hour of contest
+// earlier: the 642 s maximum of every 10× run of 2026-12-05. Until
+// 2026-12-06 the freeze was decided by the result's time, so a rejudge's
+// result after the freeze (the reserve spreads a rejudge's results to
+// the end) marked nothing, and the change it made on the frozen board
+// was measured that way: the 637 s maximum of the 05:30 run.
 func (r *run) resultSent(id int64, attempt int, at time.Time) {
-	if !r.freezeAt.IsZero() && !at.Before(r.freezeAt) {
-		return
-	}
-	if attempt != 1 {
-		r.subsMu.Lock()
-		s, ok := r.subs[id]
-		r.subsMu.Unlock()
-		if ok {
-			r.stale.add(cellKey{s.user, s.label}, time.Time{})
-		}
-		return
-	}
 	r.subsMu.Lock()
 	s, ok := r.subs[id]
-	if !ok {
+	if !ok && attempt == 1 {
 		e := r.early[id]
 		e.result = at
 		r.early[id] = e
 	}
 	r.subsMu.Unlock()
 	if ok {
-		r.stale.add(cellKey{s.user, s.label}, at)
+		r.markResult(s, attempt, at)
 	}
+}
+
+// markResult marks the cell of submission s changed by its attempt's
+// result, sent at at (resultSent).
+func (r *run) markResult(s submitted, attempt int, at time.Time) {
+	made := s.created
+	if made.IsZero() {
+		made = s.acked
+	}
+	if !r.freezeAt.IsZero() && !made.Before(r.freezeAt) {
+		return
+	}
+	if attempt != 1 {
+		at = time.Time{}
+	}
+	r.stale.add(cellKey{s.user, s.label}, at)
 }
 
 // earlyEvent is what a judge reported for a submission before its POST's
@@ -484,6 +493,6 @@ func (r *run) registerSub(id int64, s submitted) {
 	delete(r.early, id)
 	r.subsMu.Unlock()
 	if early && !e.result.IsZero() {
-		r.stale.add(cellKey{s.user, s.label}, e.result)
+		r.markResult(s, 1, e.result)
 	}
 }

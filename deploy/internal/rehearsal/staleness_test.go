@@ -87,3 +87,59 @@ func TestStalenessMeasure(t *testing.T) {
 		})
 	}
 }
+
+// A result marks its cell by when its submission was made, as the public
+// board decides what the freeze hides: a rejudge's result unmeasured, a
+// first attempt's from its sending, nothing for a submission made in the
+// freeze; a result that beat its POST's answer is marked when the answer
+// comes.
+func TestResultSentMarks(t *testing.T) {
+	freeze := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
+	before, after := freeze.Add(-time.Second), freeze.Add(time.Second)
+	for _, tc := range []struct {
+		name       string
+		created    time.Time // zero: the answer had none (acked then)
+		acked      time.Time
+		attempt    int
+		sent       time.Time
+		early      bool // the result came before the POST's answer
+		wantSeq    int
+		wantZeroAt bool
+	}{
+		{"first attempt before the freeze", before, before, 1, before, false, 1, false},
+		{"first attempt's result after the freeze, made before", before, before, 1, after, false, 1, false},
+		{"made in the freeze", after, after, 1, after.Add(time.Second), false, 0, false},
+		{"rejudge before the freeze", before, before, 2, before, false, 1, true},
+		{"rejudge's result after the freeze (the 637 s artefact)", before, before, 2, after, false, 1, true},
+		{"rejudge of a submission made in the freeze", after, after, 2, after, false, 0, false},
+		{"early result, made before the freeze", before, before, 1, before, true, 1, false},
+		{"early result, made in the freeze", after, after, 1, after, true, 0, false},
+		{"no created_at: acked decides", time.Time{}, before, 1, after, false, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &run{stale: &results{m: map[cellKey]mark{}}, subs: map[int64]submitted{}, early: map[int64]earlyEvent{}, freezeAt: freeze}
+			s := submitted{user: 7, label: "B", created: tc.created, acked: tc.acked}
+			if tc.early {
+				r.resultSent(1, tc.attempt, tc.sent)
+				if seq, _ := r.stale.latest(cellKey{7, "B"}); seq != 0 {
+					t.Fatalf("marked before the answer came")
+				}
+				r.registerSub(1, s)
+			} else {
+				r.registerSub(1, s)
+				r.resultSent(1, tc.attempt, tc.sent)
+			}
+			seq, at := r.stale.latest(cellKey{7, "B"})
+			if seq != tc.wantSeq || (seq > 0 && at.IsZero() != tc.wantZeroAt) || (seq > 0 && !tc.wantZeroAt && !at.Equal(tc.sent)) {
+				t.Errorf("marked %d at %v; want %d (unmeasured: %v)", seq, at, tc.wantSeq, tc.wantZeroAt)
+			}
+		})
+	}
+	// Without a freeze every result marks.
+	r := &run{stale: &results{m: map[cellKey]mark{}}, subs: map[int64]submitted{}, early: map[int64]earlyEvent{}}
+	r.registerSub(1, submitted{user: 7, label: "B", created: after})
+	r.resultSent(1, 1, after)
+	if seq, _ := r.stale.latest(cellKey{7, "B"}); seq != 1 {
+		t.Errorf("no freeze: marked %d, want 1", seq)
+	}
+}
