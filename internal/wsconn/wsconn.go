@@ -1,13 +1,11 @@
 package wsconn
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -34,17 +32,6 @@ const (
 	DefaultWriteTimeout = 10 * time.Second
 	DefaultQueue        = 256
 )
-
-// WriteBuffer is the size of an accepted connection's write buffer: a
-// message up to about this size goes out in one write. net/http hands a
-// hijacked connection a 4 KiB writer, and the WebSocket library writes a
-// frame's header into it, then its payload: a payload that does not fit
-// beside the header flushes part of it first, so every message above
-// 4 KiB took two writes, two wake-ups of the peer (nginx), and, on its
-// other side, two more. A scoreboard delta of a busy contest minute is
-// 4–10 KiB (a row of six problems is about 400 bytes) and goes to every
-// browser of the contest; 16 KiB a connection is 48 MiB at 3,000.
-const WriteBuffer = 16 << 10
 
 // MaxCloseReason is the longest close reason a close frame holds, in bytes
 // (RFC 6455: 125 bytes of payload, two of them the code).
@@ -108,6 +95,9 @@ type Conn struct {
 	closing atomic.Bool
 	started atomic.Bool
 	wg      sync.WaitGroup // the pumps (Added only by Start)
+	// g gathers each message into one write (accepted connections; nil:
+	// dialled ones).
+	g *gatherer
 }
 
 // New wraps an open WebSocket. base gives the connection's context its
@@ -158,7 +148,8 @@ type AcceptOptions struct {
 // error wrapping ErrSubprotocol.
 func Accept(w http.ResponseWriter, r *http.Request, cfg Config, opts AcceptOptions) (*Conn, error) {
 	sub := cfg.Link.Subprotocol()
-	ws, err := websocket.Accept(bigWriter{w}, r, &websocket.AcceptOptions{
+	h := &hijacker{ResponseWriter: w}
+	ws, err := websocket.Accept(h, r, &websocket.AcceptOptions{
 		Subprotocols:       []string{sub},
 		OriginPatterns:     opts.OriginPatterns,
 		InsecureSkipVerify: opts.AnyOrigin,
@@ -167,33 +158,13 @@ func Accept(w http.ResponseWriter, r *http.Request, cfg Config, opts AcceptOptio
 		return nil, fmt.Errorf("wsconn: accept: %w", err)
 	}
 	c := New(r.Context(), ws, cfg)
+	c.g = h.g
 	if ws.Subprotocol() != sub {
 		c.Close(protocol.CloseUnsupportedVersion, "subprotocol "+sub+" required")
 		c.Wait()
 		return nil, fmt.Errorf("%w: client did not offer %s", ErrSubprotocol, sub)
 	}
 	return c, nil
-}
-
-// bigWriter hands the WebSocket library a hijacked connection whose
-// writer holds WriteBuffer bytes (see there).
-type bigWriter struct {
-	http.ResponseWriter
-}
-
-// Hijack takes the connection over (through http.ResponseController, so
-// a wrapped ResponseWriter's Unwrap is followed) and replaces its empty
-// 4 KiB writer. A writer that still holds bytes is kept: they must go
-// out first, and in order.
-func (w bigWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	if brw.Writer.Buffered() == 0 && brw.Writer.Size() < WriteBuffer {
-		brw.Writer = bufio.NewWriterSize(conn, WriteBuffer)
-	}
-	return conn, brw, nil
 }
 
 // DialOptions are the client side's handshake options.
@@ -274,11 +245,23 @@ func (c *Conn) Send(b []byte) bool {
 func (c *Conn) Write(ctx context.Context, b []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.WriteTimeout)
 	defer cancel()
-	if err := c.ws.Write(ctx, websocket.MessageText, b); err != nil {
+	if err := c.write(ctx, b); err != nil {
 		c.CloseNow()
 		return fmt.Errorf("wsconn: write: %w", err)
 	}
 	return nil
+}
+
+// write writes one message, gathered into one write on an accepted
+// connection, by ctx.
+func (c *Conn) write(ctx context.Context, b []byte) error {
+	c.g.begin()
+	err := c.ws.Write(ctx, websocket.MessageText, b)
+	dl, _ := ctx.Deadline()
+	if gerr := c.g.end(dl, err != nil); err == nil {
+		err = gerr
+	}
+	return err
 }
 
 func (c *Conn) writer() {
@@ -290,7 +273,7 @@ func (c *Conn) writer() {
 			return
 		case b := <-c.send:
 			ctx, cancel := context.WithTimeout(context.Background(), c.cfg.WriteTimeout)
-			err := c.ws.Write(ctx, websocket.MessageText, b)
+			err := c.write(ctx, b)
 			cancel()
 			if err != nil {
 				c.drop(DropWriteFailed, c.cfg.WriteFailCode, "write failed")

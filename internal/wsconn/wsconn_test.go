@@ -1,6 +1,7 @@
 package wsconn_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/base64"
@@ -545,58 +546,133 @@ func (c *countingConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// A message of up to WriteBuffer goes out in one write: a scoreboard
-// delta of 4–10 KiB to thousands of browsers took two each with the
-// hijacked connection's 4 KiB writer (and twice the peer's reads), and
-// larger ones still arrive whole.
+// A message of up to WriteBuffer goes out in one write, written at once
+// or queued: a scoreboard delta of 4–10 KiB to thousands of browsers took
+// two each with the hijacked connection's 4 KiB writer (and twice the
+// peer's reads), and larger ones still arrive whole (their head and the
+// rest: one writev on a TCP socket, two writes on this counting one).
 func TestAMessageIsOneWrite(t *testing.T) {
-	for _, size := range []int{100, 3 << 10, 6 << 10, 12 << 10, wsconn.WriteBuffer - 64, 3 * wsconn.WriteBuffer} {
-		t.Run(strconv.Itoa(size), func(t *testing.T) {
-			body := msg(t, protocol.TypeEvict, protocol.Evict{DataHash: strings.Repeat("x", size)})
-			const n = 20
-			ready := make(chan struct{})
-			var before int64
-			var ln *countingListener // the server's, counting (set before it starts)
-			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				c, err := wsconn.Accept(w, r, judgeCfg(), wsconn.AcceptOptions{AnyOrigin: true})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				before = ln.writes.Load() // the handshake's
-				close(ready)
-				for range n {
-					if err := c.Write(context.Background(), body); err != nil {
+	for _, queued := range []bool{false, true} {
+		for _, size := range []int{100, 3 << 10, 6 << 10, 12 << 10, wsconn.WriteBuffer - 64, 3 * wsconn.WriteBuffer} {
+			t.Run(fmt.Sprintf("queued=%v/%d", queued, size), func(t *testing.T) {
+				body := msg(t, protocol.TypeEvict, protocol.Evict{DataHash: strings.Repeat("x", size)})
+				const n = 20
+				ready, read := make(chan struct{}), make(chan struct{})
+				var before int64
+				var ln *countingListener // the server's, counting (set before it starts)
+				srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					c, err := wsconn.Accept(w, r, judgeCfg(), wsconn.AcceptOptions{AnyOrigin: true})
+					if err != nil {
 						t.Error(err)
+						return
+					}
+					before = ln.writes.Load() // the handshake's
+					close(ready)
+					if queued {
+						c.Start()
+					}
+					for range n {
+						if queued {
+							c.Send(body)
+						} else if err := c.Write(context.Background(), body); err != nil {
+							t.Error(err)
+						}
+					}
+					<-read
+					c.CloseNow()
+					c.Wait()
+				}))
+				ln = &countingListener{Listener: srv.Listener}
+				srv.Listener = ln
+				srv.Start()
+				defer srv.Close()
+				done := sync.OnceFunc(func() { close(read) }) // the handler may end
+				defer done()
+				ws := rawDial(t, "ws"+strings.TrimPrefix(srv.URL, "http"), protocol.LinkJudge.Subprotocol())
+				defer ws.CloseNow()
+				ws.SetReadLimit(1 << 20)
+				for i := range n {
+					_, got, err := ws.Read(context.Background())
+					if err != nil {
+						t.Fatalf("message %d: %v", i, err)
+					}
+					if !bytes.Equal(got, body) {
+						t.Fatalf("message %d: %d bytes, want the %d sent", i, len(got), len(body))
 					}
 				}
-				c.CloseNow()
-				c.Wait()
-			}))
-			ln = &countingListener{Listener: srv.Listener}
-			srv.Listener = ln
-			srv.Start()
-			defer srv.Close()
-			ws := rawDial(t, "ws"+strings.TrimPrefix(srv.URL, "http"), protocol.LinkJudge.Subprotocol())
-			ws.SetReadLimit(1 << 20)
-			for i := range n {
-				_, got, err := ws.Read(context.Background())
-				if err != nil {
-					t.Fatalf("message %d: %v", i, err)
+				<-ready
+				writes := ln.writes.Load() - before
+				done()
+				want := int64(n)
+				if len(body) > wsconn.WriteBuffer {
+					want = 2 * n
 				}
-				if len(got) != len(body) {
-					t.Fatalf("message %d: %d bytes, want %d", i, len(got), len(body))
+				if writes != want {
+					t.Errorf("%d messages of %d bytes took %d writes, want %d", n, len(body), writes, want)
 				}
+			})
+		}
+	}
+}
+
+// Pings (written by another goroutine, while messages are gathered) and
+// messages of every size keep their bytes and their order.
+func TestGatheredMessagesWithPings(t *testing.T) {
+	const n = 300
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		bodies[i] = msg(t, protocol.TypeEvict, protocol.Evict{DataHash: strings.Repeat(string(rune('a'+i%26)), 1+(i*997)%(3*wsconn.WriteBuffer))})
+	}
+	read := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cfg := judgeCfg()
+		cfg.PingInterval = time.Millisecond
+		c, err := wsconn.Accept(w, r, cfg, wsconn.AcceptOptions{AnyOrigin: true})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		c.Start()
+		go func() { _ = c.ReadLoop(c.Context(), func(protocol.Envelope) error { return nil }) }() // reads the pongs
+		for i, b := range bodies {
+			if i%3 == 0 {
+				if err := c.Write(context.Background(), b); err != nil {
+					t.Error(err)
+				}
+			} else if !c.Send(b) {
+				t.Error("queue full")
 			}
-			<-ready
-			writes := ln.writes.Load() - before
-			want := int64(n)
-			if len(body) > wsconn.WriteBuffer {
-				want = 2 * n // the payload beyond the buffer goes out directly
+			if i%50 == 0 {
+				time.Sleep(5 * time.Millisecond) // pings in between
 			}
-			if writes != want {
-				t.Errorf("%d messages of %d bytes took %d writes, want %d", n, len(body), writes, want)
-			}
-		})
+		}
+		<-read
+		c.CloseNow()
+		c.Wait()
+	}))
+	defer srv.Close()
+	defer close(read)
+	ws := rawDial(t, "ws"+strings.TrimPrefix(srv.URL, "http"), protocol.LinkJudge.Subprotocol())
+	defer ws.CloseNow()
+	ws.SetReadLimit(1 << 20)
+	got := make([][]byte, 0, n)
+	for len(got) < n {
+		_, b, err := ws.Read(context.Background()) // answers the pings
+		if err != nil {
+			t.Fatalf("after %d messages: %v", len(got), err)
+		}
+		got = append(got, b)
+	}
+	// Write and Send race for the socket: each one's messages keep their
+	// order, and every message arrives whole, once.
+	seen := map[string]int{}
+	for _, b := range got {
+		seen[string(b)]++
+	}
+	for i, b := range bodies {
+		if seen[string(b)] == 0 {
+			t.Fatalf("message %d (%d bytes) missing or corrupted", i, len(b))
+		}
+		seen[string(b)]--
 	}
 }
