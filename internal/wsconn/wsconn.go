@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/verdict-oj/verdict/internal/periodic"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/truncate"
 )
@@ -94,7 +95,8 @@ type Conn struct {
 	once    sync.Once
 	closing atomic.Bool
 	started atomic.Bool
-	wg      sync.WaitGroup // the pumps (Added only by Start)
+	wg      sync.WaitGroup // the writer (Added only by Start)
+	pings   atomic.Pointer[periodic.Task]
 	// g gathers each message into one write (accepted connections; nil:
 	// dialled ones).
 	g *gatherer
@@ -220,7 +222,7 @@ func (c *Conn) Start() {
 	}
 	c.wg.Go(c.writer)
 	if c.cfg.PingInterval > 0 {
-		c.wg.Go(c.pinger)
+		c.pings.Store(periodic.Every(c.cfg.PingInterval, c.ping))
 	}
 }
 
@@ -283,23 +285,20 @@ func (c *Conn) writer() {
 	}
 }
 
-func (c *Conn) pinger() {
-	t := time.NewTicker(c.cfg.PingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.done:
-			return
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(c.ctx, c.cfg.WriteTimeout)
-			err := c.ws.Ping(ctx)
-			cancel()
-			if err != nil {
-				c.drop(DropPingFailed, protocol.CloseGoingAway, "ping failed")
-				return
-			}
-		}
+// ping is one ping of the pings task (no goroutine waits between them);
+// false ends the task.
+func (c *Conn) ping() bool {
+	if c.closing.Load() {
+		return false
 	}
+	ctx, cancel := context.WithTimeout(c.ctx, c.cfg.WriteTimeout)
+	err := c.ws.Ping(ctx)
+	cancel()
+	if err != nil {
+		c.drop(DropPingFailed, protocol.CloseGoingAway, "ping failed")
+		return false
+	}
+	return true
 }
 
 // drop closes the connection on its own account.
@@ -358,6 +357,7 @@ func (c *Conn) CloseNow() {
 // started and finished); any number of goroutines may wait.
 func (c *Conn) Wait() {
 	<-c.closed
+	c.pings.Load().Stop()
 	c.wg.Wait()
 }
 

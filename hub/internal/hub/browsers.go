@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/periodic"
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/rkeys"
@@ -53,7 +54,7 @@ func readSession(ctx context.Context, c redis.UniversalClient, n rkeys.Names, co
 // A Redis failure is not an ending: the caller decides (err).
 func (c *browserConn) checkSession() (bool, error) {
 	if c.cookie == "" {
-		return true, nil // a visitor: no session to end
+		return true, nil // a visitor: no session to end (not checked)
 	}
 	s, err := readSession(c.ctx, c.h.cfg.Redis, c.h.n, c.cookie)
 	if errors.Is(err, session.ErrNotFound) || (err == nil && s != c.sess) {
@@ -125,21 +126,16 @@ func (c *browserConn) enqueue(b []byte) { c.conn.Send(b) }
 
 func (c *browserConn) close(code protocol.CloseCode, reason string) { c.conn.Close(code, reason) }
 
-// sessionCheck re-reads the session every SessionCheck until the
-// connection closes or the session ended. (Pings are the Conn's.)
-func (c *browserConn) sessionCheck() {
-	check := time.NewTicker(c.h.cfg.SessionCheck)
-	defer check.Stop()
-	for {
-		select {
-		case <-c.conn.Done():
-			return
-		case <-check.C:
-			if ok, err := c.checkSession(); !ok && err == nil {
-				return
-			}
-		}
+// sessionCheck is one re-reading of the session, every SessionCheck (a
+// periodic task: no goroutine waits in between) until the connection
+// closes or the session ended; false ends the task. (Pings are the
+// Conn's.)
+func (c *browserConn) sessionCheck() bool {
+	if c.conn.Closing() {
+		return false
 	}
+	ok, err := c.checkSession()
+	return ok || err != nil
 }
 
 func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
@@ -202,13 +198,15 @@ func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
 	h.browsers[c] = struct{}{}
 	h.m.browsers.Set(float64(len(h.browsers)))
 	h.mu.Unlock()
-	var wg sync.WaitGroup
 	conn.Start()
-	wg.Go(c.sessionCheck)
+	var checks *periodic.Task // a visitor has no session to end
+	if cookie != "" {
+		checks = periodic.Every(h.cfg.SessionCheck, c.sessionCheck)
+	}
 	c.reader()
 	c.close(protocol.CloseNormal, "")
 	conn.Wait()
-	wg.Wait()
+	checks.Stop()
 	c.unsubscribeAll()
 	h.mu.Lock()
 	delete(h.browsers, c)
