@@ -661,26 +661,8 @@ func (rep *Report) Markdown() string {
 	writeTCP(&b, rep)
 	writeDigests(&b, rep)
 
-	if len(rep.Profiles) > 0 {
-		fmt.Fprintf(&b, "\n## Where the CPU went in the rush (%.0f s CPU profiles)\n\n", rep.ProfileFor.Seconds())
-		for _, p := range rep.Profiles {
-			if p.Err != "" {
-				fmt.Fprintf(&b, "%s: no profile (%s)\n\n", p.Process, p.Err)
-				continue
-			}
-			fmt.Fprintf(&b, "%s (`%s`):\n\n```\n%s\n```\n\n", p.Process, p.File, strings.Join(p.Top, "\n"))
-		}
-	}
-	if len(rep.HeapProfiles) > 0 {
-		b.WriteString("\n## What the heap held after the rush's profiles (in use, by allocation site)\n\n")
-		for _, p := range rep.HeapProfiles {
-			if p.Err != "" {
-				fmt.Fprintf(&b, "%s: no heap profile (%s)\n\n", p.Process, p.Err)
-				continue
-			}
-			fmt.Fprintf(&b, "%s (`%s`):\n\n```\n%s\n```\n\n", p.Process, p.File, strings.Join(p.Top, "\n"))
-		}
-	}
+	writeProfiles(&b, fmt.Sprintf("Where the CPU went in the rush (%.0f s CPU profiles)", rep.ProfileFor.Seconds()), rep.Profiles)
+	writeProfiles(&b, "What the heap held after the rush's profiles (in use, by allocation site)", rep.HeapProfiles)
 
 	fmt.Fprintf(&b, "\n## Goals\n\n| goal | target | measured | |\n|---|---|---|---|\n")
 	goal := func(name, target, got string, ok bool) {
@@ -703,6 +685,22 @@ func (rep *Report) Markdown() string {
 	goal("submissions lost or doubled", "0", strconv.Itoa(rep.ZeroVerdicts+rep.TwoVerdicts), rep.ZeroVerdicts+rep.TwoVerdicts == 0)
 	goal("contestants logged in", strconv.Itoa(s.Contestants), strconv.Itoa(rep.Logins), rep.Logins == s.Contestants)
 	return b.String()
+}
+
+// writeProfiles writes a section of profiles' tops under title (none:
+// nothing).
+func writeProfiles(b *strings.Builder, title string, ps []Profile) {
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## %s\n\n", title)
+	for _, p := range ps {
+		if p.Err != "" {
+			fmt.Fprintf(b, "%s: no profile (%s)\n\n", p.Process, p.Err)
+			continue
+		}
+		fmt.Fprintf(b, "%s (`%s`):\n\n```\n%s\n```\n\n", p.Process, p.File, strings.Join(p.Top, "\n"))
+	}
 }
 
 func onOff(b bool) string {

@@ -2,6 +2,7 @@ package rehearsal
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,5 +120,18 @@ func TestShedAnswer(t *testing.T) {
 				t.Errorf("shedAnswer(%+v) = %v, want %v", tc.a, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestWriteProfiles(t *testing.T) {
+	var b strings.Builder
+	writeProfiles(&b, "Heaps", nil)
+	if b.Len() != 0 {
+		t.Errorf("no profiles wrote %q", b.String())
+	}
+	writeProfiles(&b, "Heaps", []Profile{{Process: "hub", File: "/tmp/h.pprof", Top: []string{"a", "b"}}, {Process: "web-1", Err: "refused"}})
+	want := "\n## Heaps\n\nhub (`/tmp/h.pprof`):\n\n```\na\nb\n```\n\nweb-1: no profile (refused)\n\n"
+	if b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
 	}
 }
