@@ -23,8 +23,7 @@ const latencyEvery = 5 * time.Second
 type hubSample struct {
 	at                             time.Time
 	pass, slot, wake, idle, notice obs.Histogram
-	mem                            MemReading
-	memOK                          bool // mem was read
+	mem                            MemReading // RSS 0: not read
 }
 
 // sampleHubLatency reads the hub's histograms every latencyEvery until
@@ -67,7 +66,7 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 	s.wake, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchWakeSeconds)
 	s.idle, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchIdlePassSeconds)
 	s.notice, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubQueueNoticeSeconds)
-	s.mem, s.memOK = readMem(m, s.at)
+	s.mem, _ = readMem(m, s.at)
 	return s, nil
 }
 

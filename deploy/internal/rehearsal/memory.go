@@ -30,7 +30,8 @@ var memGauges = []string{
 }
 
 // readMem reads a MemReading from a Prometheus text exposition; ok is
-// false when it has no resident memory (not a Go process's, or cut).
+// false (and RSS 0) when it has no resident memory (not a Go process's,
+// or cut).
 func readMem(text string, at time.Time) (m MemReading, ok bool) {
 	g, err := obs.ReadGauges(strings.NewReader(text), memGauges...)
 	if err != nil || g["process_resident_memory_bytes"] <= 0 {
@@ -44,13 +45,16 @@ func readMem(text string, at time.Time) (m MemReading, ok bool) {
 	}, true
 }
 
+// memMoment is a reading the report shows, with what makes it one.
+type memMoment struct {
+	What string
+	MemReading
+}
+
 // memMoments picks the readings the report shows: the first, the one
 // with the most browsers, the one with the highest RSS and the last, in
 // time order, each once.
-func memMoments(rs []MemReading) []struct {
-	What string
-	MemReading
-} {
+func memMoments(rs []MemReading) []memMoment {
 	if len(rs) == 0 {
 		return nil
 	}
@@ -70,16 +74,10 @@ func memMoments(rs []MemReading) []struct {
 	}{{first, "first reading"}, {most, "most browsers"}, {peak, "highest RSS"}, {last, "last reading"}} {
 		names[x.i] = append(names[x.i], x.what)
 	}
-	var out []struct {
-		What string
-		MemReading
-	}
+	var out []memMoment
 	for i := range rs {
 		if n, ok := names[i]; ok {
-			out = append(out, struct {
-				What string
-				MemReading
-			}{strings.Join(n, ", "), rs[i]})
+			out = append(out, memMoment{strings.Join(n, ", "), rs[i]})
 		}
 	}
 	return out

@@ -306,7 +306,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	close(stopSampling)
 	side.Wait()
 	for _, h := range r.hubSamples {
-		if h.memOK {
+		if h.mem.RSS > 0 {
 			rep.HubMemory = append(rep.HubMemory, h.mem)
 		}
 	}
