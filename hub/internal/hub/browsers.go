@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -138,13 +139,34 @@ func (c *browserConn) sessionCheck() bool {
 	return ok || err != nil
 }
 
+// serveBrowser upgrades a browser's request, reads its session and
+// returns: the connection is served by a goroutine of the hub's own
+// (h.conns, joined by Run), not by net/http's handler goroutine. While a
+// handler runs, net/http keeps the connection's 4 KiB reader and writer,
+// the response's 2 KiB writer and the upgrade request with its headers
+// (about 10 KiB a browser); a hijacked connection needs none of them once
+// the handshake is over, and a browser stays connected for hours.
 func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
 	if h.draining.Load() {
 		http.Error(w, "hub draining", http.StatusServiceUnavailable)
 		return
 	}
 	h.conns.Add(1)
-	defer h.conns.Done()
+	c, checks := h.acceptBrowser(w, r)
+	if c == nil {
+		h.conns.Done()
+		return
+	}
+	go func() {
+		defer h.conns.Done()
+		c.serve(checks)
+	}()
+}
+
+// acceptBrowser does the handshake, reads the session and registers the
+// browser; nil when the browser was refused (its connection is closed).
+// checks is the browser's periodic session check (nil for a visitor).
+func (h *Hub) acceptBrowser(w http.ResponseWriter, r *http.Request) (*browserConn, *periodic.Task) {
 	var c *browserConn
 	conn, err := wsconn.Accept(w, r, wsconn.Config{
 		Link: protocol.LinkLive, ReadLimit: protocol.MaxLiveInbound, Queue: h.cfg.SendQueue,
@@ -165,11 +187,11 @@ func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
 		},
 	}, wsconn.AcceptOptions{OriginPatterns: h.cfg.OriginPatterns})
 	if err != nil {
-		return
+		return nil, nil
 	}
 	var cookie string
 	if ck, err := r.Cookie(SessionCookie); err == nil {
-		cookie = ck.Value
+		cookie = strings.Clone(ck.Value) // not the request's header
 	}
 	// A browser without a session cookie is a visitor: the public
 	// scoreboard updates live for it too (a projector in the hall, a
@@ -186,7 +208,7 @@ func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
 			}
 			conn.Close(code, "no session")
 			conn.Wait()
-			return
+			return nil, nil
 		}
 	}
 	c = &browserConn{
@@ -198,14 +220,26 @@ func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
 	h.browsers[c] = struct{}{}
 	h.m.browsers.Set(float64(len(h.browsers)))
 	h.mu.Unlock()
+	// Draining began after the check above: closeAll may have missed it.
+	if h.draining.Load() {
+		c.close(protocol.CloseHubShutdown, "hub shutting down")
+	}
 	conn.Start()
 	var checks *periodic.Task // a visitor has no session to end
 	if cookie != "" {
 		checks = periodic.Every(h.cfg.SessionCheck, c.sessionCheck)
 	}
+	return c, checks
+}
+
+// serve reads the browser's messages until its connection ends, then
+// stops its session checks (checks: nil for none), ends its subscriptions
+// and unregisters it.
+func (c *browserConn) serve(checks *periodic.Task) {
+	h := c.h
 	c.reader()
 	c.close(protocol.CloseNormal, "")
-	conn.Wait()
+	c.conn.Wait()
 	checks.Stop()
 	c.unsubscribeAll()
 	h.mu.Lock()
