@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -173,6 +174,15 @@ func TestShortRehearsal(t *testing.T) {
 	}
 	if len(rep.HeapProfiles) != 2 {
 		t.Errorf("%d heap profiles, want the hub's and web-1's", len(rep.HeapProfiles))
+	}
+	// Redis's account of its commands: every submission went through a
+	// script (the queue's), so evalsha is there.
+	switch {
+	case rep.Redis == nil:
+		t.Errorf("Redis's command stats not read: %s", rep.RedisErr)
+	case rep.Redis.CPU <= 0 || rep.Redis.NetOut <= 0 || !slices.ContainsFunc(rep.Redis.Commands,
+		func(c RedisCommand) bool { return c.Name == "evalsha" && c.Calls >= int64(rep.Submitted) }):
+		t.Errorf("Redis's command stats: %+v, want evalsha called at least once a submission (%d)", rep.Redis, rep.Submitted)
 	}
 	if t.Failed() {
 		t.Log(tail(stackOut.String(), 8000))

@@ -91,6 +91,10 @@ type Report struct {
 	// are none.
 	Digests   []localsvc.StatementDigest
 	DigestErr string
+	// Redis is Redis's account of its commands since it started (nil:
+	// not read, RedisErr says why).
+	Redis    *RedisStats
+	RedisErr string
 	// Pools are the web nodes' and the hub's connection pool waits.
 	Pools []Pool
 	// TCP is what the kernel's TCP counters counted over the contest
@@ -660,6 +664,7 @@ func (rep *Report) Markdown() string {
 	writePools(&b, rep)
 	writeTCP(&b, rep)
 	writeDigests(&b, rep)
+	writeRedis(&b, rep)
 
 	writeProfiles(&b, fmt.Sprintf("Where the CPU went in the rush (%.0f s CPU profiles)", rep.ProfileFor.Seconds()), rep.Profiles)
 	writeProfiles(&b, "What the heap held after the rush's profiles (in use, by allocation site)", rep.HeapProfiles)

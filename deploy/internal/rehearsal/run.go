@@ -317,6 +317,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if rep.Digests, err = env.Stack.StatementDigests(cctx, 15); err != nil {
 		rep.DigestErr = err.Error()
 	}
+	if rep.Redis, err = r.redisStats(cctx); err != nil {
+		rep.RedisErr = err.Error()
+	}
 	r.check(cctx, rep)
 	r.logf("checks done; replaying the trace in the scheduling simulator")
 	r.simVersusHub(cctx, rep)
