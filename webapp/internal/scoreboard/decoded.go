@@ -1,0 +1,99 @@
+package scoreboard
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// maxDecodedBoards bounds the contests whose fields Views keeps decoded;
+// the least recently read is dropped beyond it.
+const maxDecodedBoards = 8
+
+// decodedBoards keeps, per contest, each views and user field's raw value
+// as Views last read it and what it decoded to: a board is read whole at
+// every publish (twice a second under results), and all but the few
+// cells that changed since are the same bytes as last time. At 3,000
+// contestants the decoding was most of a publish's CPU.
+type decodedBoards struct {
+	mu     sync.Mutex
+	tick   uint64
+	boards map[int64]*decodedBoard
+}
+
+// decodedBoard is one contest's fields. mu is held for a whole read, so
+// two reads of one contest take turns (the map is written in place).
+type decodedBoard struct {
+	mu      sync.Mutex
+	used    uint64
+	fields  map[string]decodedField
+	decodes int // fields decoded (not found the same): for the tests
+	// views and users are how many the last read returned.
+	views, users int
+}
+
+// decodedField is a field's raw value and its decoding (view for a views
+// field, user for a user field).
+type decodedField struct {
+	raw  string
+	view View
+	user User
+}
+
+// board returns contest's fields, locked; the caller unlocks it.
+func (d *decodedBoards) board(contestID int64) *decodedBoard {
+	d.mu.Lock()
+	d.tick++
+	b := d.boards[contestID]
+	if b == nil {
+		if d.boards == nil {
+			d.boards = map[int64]*decodedBoard{}
+		}
+		if len(d.boards) >= maxDecodedBoards {
+			var oldest int64
+			first := true
+			for id, o := range d.boards {
+				if first || o.used < d.boards[oldest].used {
+					oldest, first = id, false
+				}
+			}
+			delete(d.boards, oldest)
+		}
+		b = &decodedBoard{fields: map[string]decodedField{}}
+		d.boards[contestID] = b
+	}
+	b.used = d.tick
+	d.mu.Unlock()
+	b.mu.Lock()
+	return b
+}
+
+// view decodes a views field's raw value, or returns its last decoding
+// if raw is the same.
+func (b *decodedBoard) view(field, raw string) (View, error) {
+	if f, ok := b.fields[field]; ok && f.raw == raw {
+		return f.view, nil
+	}
+	b.decodes++
+	var v View
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		delete(b.fields, field)
+		return View{}, err
+	}
+	b.fields[field] = decodedField{raw: raw, view: v}
+	return v, nil
+}
+
+// user is view for a user field.
+func (b *decodedBoard) user(field, raw string) (User, error) {
+	if f, ok := b.fields[field]; ok && f.raw == raw {
+		return f.user, nil
+	}
+	b.decodes++
+	var u User
+	if err := json.Unmarshal([]byte(raw), &u); err != nil {
+		delete(b.fields, field)
+		return User{}, err
+	}
+	b.fields[field] = decodedField{raw: raw, user: u}
+	return u, nil
+}
