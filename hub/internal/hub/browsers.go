@@ -76,6 +76,7 @@ type browserConn struct {
 	cookie string
 	log    *slog.Logger
 	ctx    context.Context // conn.Context()
+	checks *periodic.Task  // the session's re-reading (nil: a visitor); set before serve
 
 	mu   sync.Mutex
 	subs map[protocol.Channel]*subscription
@@ -152,21 +153,20 @@ func (h *Hub) serveBrowser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.conns.Add(1)
-	c, checks := h.acceptBrowser(w, r)
+	c := h.acceptBrowser(w, r)
 	if c == nil {
 		h.conns.Done()
 		return
 	}
 	go func() {
 		defer h.conns.Done()
-		c.serve(checks)
+		c.serve()
 	}()
 }
 
 // acceptBrowser does the handshake, reads the session and registers the
 // browser; nil when the browser was refused (its connection is closed).
-// checks is the browser's periodic session check (nil for a visitor).
-func (h *Hub) acceptBrowser(w http.ResponseWriter, r *http.Request) (*browserConn, *periodic.Task) {
+func (h *Hub) acceptBrowser(w http.ResponseWriter, r *http.Request) *browserConn {
 	var c *browserConn
 	conn, err := wsconn.Accept(w, r, wsconn.Config{
 		Link: protocol.LinkLive, ReadLimit: protocol.MaxLiveInbound, Queue: h.cfg.SendQueue,
@@ -187,7 +187,7 @@ func (h *Hub) acceptBrowser(w http.ResponseWriter, r *http.Request) (*browserCon
 		},
 	}, wsconn.AcceptOptions{OriginPatterns: h.cfg.OriginPatterns})
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	var cookie string
 	if ck, err := r.Cookie(SessionCookie); err == nil {
@@ -208,7 +208,7 @@ func (h *Hub) acceptBrowser(w http.ResponseWriter, r *http.Request) (*browserCon
 			}
 			conn.Close(code, "no session")
 			conn.Wait()
-			return nil, nil
+			return nil
 		}
 	}
 	c = &browserConn{
@@ -225,22 +225,20 @@ func (h *Hub) acceptBrowser(w http.ResponseWriter, r *http.Request) (*browserCon
 		c.close(protocol.CloseHubShutdown, "hub shutting down")
 	}
 	conn.Start()
-	var checks *periodic.Task // a visitor has no session to end
-	if cookie != "" {
-		checks = periodic.Every(h.cfg.SessionCheck, c.sessionCheck)
+	if cookie != "" { // a visitor has no session to end
+		c.checks = periodic.Every(h.cfg.SessionCheck, c.sessionCheck)
 	}
-	return c, checks
+	return c
 }
 
 // serve reads the browser's messages until its connection ends, then
-// stops its session checks (checks: nil for none), ends its subscriptions
-// and unregisters it.
-func (c *browserConn) serve(checks *periodic.Task) {
+// stops its session checks, ends its subscriptions and unregisters it.
+func (c *browserConn) serve() {
 	h := c.h
 	c.reader()
 	c.close(protocol.CloseNormal, "")
 	c.conn.Wait()
-	checks.Stop()
+	c.checks.Stop()
 	c.unsubscribeAll()
 	h.mu.Lock()
 	delete(h.browsers, c)
