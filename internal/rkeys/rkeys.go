@@ -118,6 +118,14 @@ func (n Names) Scoreboard(contestID int64) string {
 	return n.k("contest", strconv.FormatInt(contestID, 10), "board")
 }
 
+// ScoreboardViews is the hash holding a contest's scoreboard as it is
+// shown (each cell's views, each user's names), apart from the cells'
+// entries in Scoreboard: a publish reads it whole, twice a second under
+// results, without walking the entries (see webapp/internal/scoreboard).
+func (n Names) ScoreboardViews(contestID int64) string {
+	return n.k("contest", strconv.FormatInt(contestID, 10), "board-views")
+}
+
 // ScoreboardPublish is the string key a web node sets (NX, expiring after
 // the publish interval) before it assembles and publishes a contest's
 // board: one node publishes per interval, whichever node consumed the

@@ -15,15 +15,28 @@ import (
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
-// Board is the contests' scoreboards in Redis. Each contest is one hash,
-// rkeys.Scoreboard(contest id), holding per cell "<user>:<problem>":
+// Board is the contests' scoreboards in Redis. Each contest is two
+// hashes: rkeys.Scoreboard(contest id), the cells' entries, holding per
+// cell "<user>:<problem>"
 //
 //	e:<cell>  the cell's entries (JSON array, every value a string)
 //	n:<cell>  the entries' version, bumped on every change
+//
+// and rkeys.ScoreboardViews(contest id), the board as it is shown,
+//
 //	v:<cell>  the cell's views (JSON of View) derived from that version
 //	u:<user>  the user's names (JSON of User)
+//
+// each with
+//
 //	built     set by Rebuild: the board was made from MySQL (Exists), and
-//	          the hash exists even for a contest without a submission
+//	          the hash exists even for a contest without a submission.
+//
+// A publish reads the views hash whole, twice a second under results; with
+// the views among the entries, Redis walked every entry and version to
+// find them (HSCAN with a pattern: 52 % of its CPU in the 2026-12-06 11:41
+// rehearsal). The scripts write both hashes of a contest at once (one slot
+// in a cluster: every key shares the prefix's hash tag).
 //
 // A team's cell (team contests) is "t<team>:<problem>"; teams' names are
 // not kept here (AssembleTeams takes them).
@@ -92,7 +105,9 @@ const (
 )
 
 // viewsAndUsers is the HSCAN pattern of the fieldViews and fieldUser
-// fields (one character apart, TestFieldPrefixes).
+// fields (one character apart, TestFieldPrefixes): Rebuild drops them
+// from the entries' hash of a board made before they had a hash of their
+// own.
 var viewsAndUsers = "[" + fieldViews[:1] + fieldUser[:1] + "]" + fieldViews[1:] + "*"
 
 // luaNames are the names the scripts take from Go.
@@ -100,7 +115,7 @@ var luaNames = map[string]any{
 	"fieldEntries": fieldEntries, "fieldVersion": fieldVersion, "fieldViews": fieldViews, "fieldUser": fieldUser,
 }
 
-// KEYS: board. ARGV: cell, sid, attempt, at ms, verdict, score, user id,
+// KEYS: entries, views. ARGV: cell, sid, attempt, at ms, verdict, score, user id,
 // user json (user id 0: none). Merges the entry by Entry.Supersedes; returns {0} when nothing
 // changed, else {1, version, entries json}.
 var upsertScript = redis.NewScript(redisscript.Expand(`
@@ -126,16 +141,16 @@ else
 end
 local enc = cjson.encode(es)
 redis.call('HSET', KEYS[1], ek, enc)
-if ARGV[7] ~= '0' then redis.call('HSET', KEYS[1], $fieldUser .. ARGV[7], ARGV[8]) end
+if ARGV[7] ~= '0' then redis.call('HSET', KEYS[2], $fieldUser .. ARGV[7], ARGV[8]) end
 local ver = redis.call('HINCRBY', KEYS[1], $fieldVersion .. ARGV[1], 1)
 return {1, ver, enc}
 `, luaNames))
 
-// KEYS: board. ARGV: cell, version, view json. Stores the view only if the
+// KEYS: entries, views. ARGV: cell, version, view json. Stores the view only if the
 // entries are still at that version (a later change stores its own).
 var viewScript = redis.NewScript(redisscript.Expand(`
 if redis.call('HGET', KEYS[1], $fieldVersion .. ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], $fieldViews .. ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[2], $fieldViews .. ARGV[1], ARGV[3])
 return 1
 `, luaNames))
 
@@ -180,7 +195,7 @@ func (b *Board) ApplyCell(ctx context.Context, c Contest, k CellKey, u User, e E
 	}
 	cell := cellName(k)
 	uj, _ := json.Marshal(u)
-	res, err := upsertScript.Run(ctx, b.rdb, []string{b.n.Scoreboard(c.ID)},
+	res, err := upsertScript.Run(ctx, b.rdb, b.keys(c.ID),
 		cell, e.SubmissionID, e.Attempt, e.At.UnixMilli(), e.Verdict,
 		strconv.FormatFloat(e.Score, 'g', -1, 64), u.ID, uj).Slice()
 	if err != nil {
@@ -212,7 +227,7 @@ func (b *Board) storeView(ctx context.Context, c Contest, cell string, ver int64
 		es = append(es, e)
 	}
 	vj, _ := json.Marshal(Derive(c.Params, es))
-	if err := viewScript.Run(ctx, b.rdb, []string{b.n.Scoreboard(c.ID)}, cell, ver, vj).Err(); err != nil {
+	if err := viewScript.Run(ctx, b.rdb, b.keys(c.ID), cell, ver, vj).Err(); err != nil {
 		return fmt.Errorf("scoreboard: store view of contest %d cell %s: %w", c.ID, cell, err)
 	}
 	return nil
@@ -220,7 +235,7 @@ func (b *Board) storeView(ctx context.Context, c Contest, cell string, ver int64
 
 // Views reads every cell's views and the users of a contest's board.
 func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, map[int64]User, error) {
-	key := b.n.Scoreboard(contestID)
+	key := b.n.ScoreboardViews(contestID)
 	dec := b.decoded.board(contestID)
 	defer dec.mu.Unlock()
 	// Sized as the last read was: grown from empty, the maps of a board
@@ -230,8 +245,8 @@ func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, m
 	defer func() { dec.views, dec.users = len(views), len(users) }()
 	var cursor uint64
 	for {
-		// Only views and users cross the wire; entries stay in Redis.
-		kv, next, err := b.rdb.HScan(ctx, key, cursor, viewsAndUsers, 1000).Result()
+		// In batches: Redis serves others between them.
+		kv, next, err := b.rdb.HScan(ctx, key, cursor, "", 1000).Result()
 		if err != nil {
 			return nil, nil, fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
 		}
@@ -308,12 +323,23 @@ func (b *Board) fillUsers(ctx context.Context, key string, views map[CellKey]Vie
 // the board left every other row off it for good (the rehearsal's check,
 // which drops the board while results still flow, saw a "rebuilt" board
 // of 3 rows out of 3,000).
+//
+// Both hashes must have it: a Redis that evicted or lost one of them (a
+// result then recreates it with one cell) holds no whole board, and a
+// board made before the views had a hash of their own is made again.
 func (b *Board) Exists(ctx context.Context, contestID int64) (bool, error) {
-	ok, err := b.rdb.HExists(ctx, b.n.Scoreboard(contestID), fieldBuilt).Result()
-	if err != nil {
+	pipe := b.rdb.Pipeline()
+	entries := pipe.HExists(ctx, b.n.Scoreboard(contestID), fieldBuilt)
+	views := pipe.HExists(ctx, b.n.ScoreboardViews(contestID), fieldBuilt)
+	if _, err := pipe.Exec(ctx); err != nil {
 		return false, fmt.Errorf("scoreboard: contest %d: %w", contestID, err)
 	}
-	return ok, nil
+	return entries.Val() && views.Val(), nil
+}
+
+// keys are the KEYS of the scripts: a contest's entries and views.
+func (b *Board) keys(contestID int64) []string {
+	return []string{b.n.Scoreboard(contestID), b.n.ScoreboardViews(contestID)}
 }
 
 // Rebuild makes a contest's board agree with entries (every submission of
@@ -322,6 +348,35 @@ func (b *Board) Exists(ctx context.Context, contestID int64) (bool, error) {
 // freeze changed). It merges rather than replaces, so results applied
 // concurrently are not lost.
 func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, entries []CellEntry) error {
+	// The users' names first: an entry the board still holds changes
+	// nothing and writes no name, and the views' hash may be the one
+	// that was lost.
+	names := make(map[int64][]byte)
+	for _, ce := range entries {
+		if _, done := names[ce.UserID]; done || ce.TeamID != 0 || ce.UserID == 0 {
+			continue // a team's row is named from MySQL (Team)
+		}
+		u, ok := users[ce.UserID]
+		if !ok {
+			u = User{ID: ce.UserID}
+		}
+		names[ce.UserID], _ = json.Marshal(u)
+	}
+	batch := make([]any, 0, 2*min(len(names), 500))
+	for id, uj := range names {
+		batch = append(batch, fieldUser+strconv.FormatInt(id, 10), string(uj))
+		if len(batch) == cap(batch) {
+			if err := b.rdb.HSet(ctx, b.n.ScoreboardViews(c.ID), batch...).Err(); err != nil {
+				return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if len(batch) > 0 {
+		if err := b.rdb.HSet(ctx, b.n.ScoreboardViews(c.ID), batch...).Err(); err != nil {
+			return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+		}
+	}
 	for _, ce := range entries {
 		u, ok := users[ce.UserID]
 		if !ok {
@@ -357,16 +412,45 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 			break
 		}
 	}
-	if err := b.rdb.HSet(ctx, key, fieldBuilt, 1).Err(); err != nil {
+	if err := b.dropOldViews(ctx, key); err != nil {
 		return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 	}
+	for _, k := range b.keys(c.ID) {
+		if err := b.rdb.HSet(ctx, k, fieldBuilt, 1).Err(); err != nil {
+			return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+		}
+	}
 	return nil
+}
+
+// dropOldViews deletes the views and users that a board made before they
+// had a hash of their own kept in its entries' hash (never read again).
+func (b *Board) dropOldViews(ctx context.Context, key string) error {
+	var cursor uint64
+	for {
+		kv, next, err := b.rdb.HScan(ctx, key, cursor, viewsAndUsers, 1000).Result()
+		if err != nil {
+			return err
+		}
+		if len(kv) > 0 {
+			fields := make([]string, 0, len(kv)/2)
+			for i := 0; i+1 < len(kv); i += 2 {
+				fields = append(fields, kv[i])
+			}
+			if err := b.rdb.HDel(ctx, key, fields...).Err(); err != nil {
+				return err
+			}
+		}
+		if cursor = next; cursor == 0 {
+			return nil
+		}
+	}
 }
 
 // Delete drops a contest's board (tests, or before a rebuild from
 // scratch).
 func (b *Board) Delete(ctx context.Context, contestID int64) error {
-	if err := b.rdb.Del(ctx, b.n.Scoreboard(contestID)).Err(); err != nil {
+	if err := b.rdb.Del(ctx, b.keys(contestID)...).Err(); err != nil {
 		return fmt.Errorf("scoreboard: delete contest %d: %w", contestID, err)
 	}
 	return nil

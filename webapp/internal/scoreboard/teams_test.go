@@ -93,7 +93,7 @@ func TestViewsFillUsersTheScanMissed(t *testing.T) {
 	}
 	delete(users, 5) // as a scan that passed the user's bucket before it was written
 	views[CellKey{TeamID: 9, ProblemID: 100}] = View{}
-	if err := b.fillUsers(ctx, rd.Names.Scoreboard(c.ID), views, users); err != nil {
+	if err := b.fillUsers(ctx, rd.Names.ScoreboardViews(c.ID), views, users); err != nil {
 		t.Fatal(err)
 	}
 	if u := users[5]; u.Username != "solo" || u.DisplayName != "Solo" || len(users) != 1 {

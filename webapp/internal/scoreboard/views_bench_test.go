@@ -3,51 +3,132 @@ package scoreboard
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/testenv"
 )
+
+const benchUsers, benchProblems = 3000, 6
+
+// benchBoard writes a board of benchUsers × benchProblems cells, every one
+// tried, into the views hash key and, with among, each cell's entries and
+// version into it too (the layout before the views had a hash of their
+// own).
+func benchBoard(b *testing.B, rdb *redis.Client, key string, among bool) {
+	ctx := context.Background()
+	fields := make([]any, 0, 8*benchUsers*(benchProblems+1))
+	for u := int64(1); u <= benchUsers; u++ {
+		uj, _ := json.Marshal(User{ID: u, Username: "u" + itoa(u), DisplayName: "Contestant " + itoa(u)})
+		fields = append(fields, fieldUser+itoa(u), string(uj))
+		for p := int64(1); p <= benchProblems; p++ {
+			v := View{Live: CellState{Solved: (u+p)%3 == 0, Attempts: int(1 + u%4), TimeMin: int(u % 300), Penalty: int(u%300 + 20)}}
+			v.Public = v.Live
+			vj, _ := json.Marshal(v)
+			cell := cellName(CellKey{UserID: u, ProblemID: p})
+			fields = append(fields, fieldViews+cell, string(vj))
+			if among {
+				fields = append(fields, fieldEntries+cell, `[{"s":"`+itoa(u*10+p)+`","a":"1","t":"1764990000000","v":"WA","p":"0"},{"s":"`+itoa(u*10+p+1)+`","a":"1","t":"1764990060000","v":"AC","p":"100"}]`,
+					fieldVersion+cell, "3")
+			}
+		}
+	}
+	if err := rdb.HSet(ctx, key, fields...).Err(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// redisUsec is the time Redis spent in command cmd since it started
+// (INFO commandstats), in µs.
+func redisUsec(b *testing.B, rdb *redis.Client, cmd string) float64 {
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(info) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+cmd+":"); ok {
+			for f := range strings.SplitSeq(rest, ",") {
+				if v, ok := strings.CutPrefix(f, "usec="); ok {
+					n, _ := strconv.ParseFloat(v, 64)
+					return n
+				}
+			}
+		}
+	}
+	return 0
+}
 
 // BenchmarkViews reads a board of 3,000 contestants × 6 problems (every
 // cell tried) whole, as each scoreboard publish does: "again" with the
 // fields decoded at the last read kept (a publish under results, where a
 // few cells changed), "fresh" with none (the first read of a node).
-// Compare the two per op.
+// redis-µs/op is Redis's own time in the read's HSCANs.
 func BenchmarkViews(b *testing.B) {
 	rd := testenv.Redis(b)
 	ctx := context.Background()
-	const users, problems = 3000, 6
-	key := rd.Names.Scoreboard(1)
-	fields := make([]any, 0, 2*users*(problems+1))
-	for u := int64(1); u <= users; u++ {
-		uj, _ := json.Marshal(User{ID: u, Username: "u" + itoa(u), DisplayName: "Contestant " + itoa(u)})
-		fields = append(fields, fieldUser+itoa(u), string(uj))
-		for p := int64(1); p <= problems; p++ {
-			v := View{Live: CellState{Solved: (u+p)%3 == 0, Attempts: int(1 + u%4), TimeMin: int(u % 300), Penalty: int(u%300 + 20)}}
-			v.Public = v.Live
-			vj, _ := json.Marshal(v)
-			fields = append(fields, fieldViews+cellName(CellKey{UserID: u, ProblemID: p}), string(vj))
-		}
-	}
-	if err := rd.Client.HSet(ctx, key, fields...).Err(); err != nil {
-		b.Fatal(err)
-	}
+	benchBoard(b, rd.Client, rd.Names.ScoreboardViews(1), false)
 	read := func(b *testing.B, board *Board) {
 		views, us, err := board.Views(ctx, 1)
-		if err != nil || len(views) != users*problems || len(us) != users {
+		if err != nil || len(views) != benchUsers*benchProblems || len(us) != benchUsers {
 			b.Fatalf("%d views, %d users, %v", len(views), len(us), err)
 		}
 	}
-	b.Run("again", func(b *testing.B) {
-		board := New(rd.Client, rd.Names)
-		read(b, board)
-		for b.Loop() {
+	for _, again := range []bool{true, false} {
+		name := map[bool]string{true: "again", false: "fresh"}[again]
+		b.Run(name, func(b *testing.B) {
+			board := New(rd.Client, rd.Names)
 			read(b, board)
-		}
-	})
-	b.Run("fresh", func(b *testing.B) {
-		for b.Loop() {
-			read(b, New(rd.Client, rd.Names))
-		}
-	})
+			before := redisUsec(b, rd.Client, "hscan")
+			for b.Loop() {
+				if !again {
+					board = New(rd.Client, rd.Names)
+				}
+				read(b, board)
+			}
+			b.ReportMetric((redisUsec(b, rd.Client, "hscan")-before)/float64(b.N), "redis-µs/op")
+		})
+	}
+}
+
+// BenchmarkBoardScan is Redis's side of reading the same board's views
+// and users: "apart", the views' hash scanned whole (now); "among", the
+// views and users picked by pattern from among the cells' entries and
+// versions in one hash (before 2026-12-06). redis-µs/op is what Redis
+// spent; ns/op includes the client's decoding of the replies.
+func BenchmarkBoardScan(b *testing.B) {
+	rd := testenv.Redis(b)
+	ctx := context.Background()
+	for _, among := range []bool{false, true} {
+		name := map[bool]string{false: "apart", true: "among"}[among]
+		b.Run(name, func(b *testing.B) {
+			key := rd.Names.ScoreboardViews(map[bool]int64{false: 100, true: 101}[among])
+			benchBoard(b, rd.Client, key, among)
+			match := ""
+			if among {
+				match = viewsAndUsers
+			}
+			before := redisUsec(b, rd.Client, "hscan")
+			for b.Loop() {
+				n := 0
+				var cursor uint64
+				for {
+					kv, next, err := rd.Client.HScan(ctx, key, cursor, match, 1000).Result()
+					if err != nil {
+						b.Fatal(err)
+					}
+					n += len(kv) / 2
+					if cursor = next; cursor == 0 {
+						break
+					}
+				}
+				if n < benchUsers*(benchProblems+1) {
+					b.Fatalf("%d fields", n)
+				}
+			}
+			b.ReportMetric((redisUsec(b, rd.Client, "hscan")-before)/float64(b.N), "redis-µs/op")
+		})
+	}
 }
