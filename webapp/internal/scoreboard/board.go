@@ -363,18 +363,14 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 		names[ce.UserID], _ = json.Marshal(u)
 	}
 	batch := make([]any, 0, 2*min(len(names), 500))
+	n := 0
 	for id, uj := range names {
 		batch = append(batch, fieldUser+strconv.FormatInt(id, 10), string(uj))
-		if len(batch) == cap(batch) {
+		if n++; len(batch) == cap(batch) || n == len(names) {
 			if err := b.rdb.HSet(ctx, b.n.ScoreboardViews(c.ID), batch...).Err(); err != nil {
 				return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 			}
 			batch = batch[:0]
-		}
-	}
-	if len(batch) > 0 {
-		if err := b.rdb.HSet(ctx, b.n.ScoreboardViews(c.ID), batch...).Err(); err != nil {
-			return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 		}
 	}
 	for _, ce := range entries {

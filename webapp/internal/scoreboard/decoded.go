@@ -70,30 +70,35 @@ func (d *decodedBoards) board(contestID int64) *decodedBoard {
 // view decodes a views field's raw value, or returns its last decoding
 // if raw is the same.
 func (b *decodedBoard) view(field, raw string) (View, error) {
-	if f, ok := b.fields[field]; ok && f.raw == raw {
-		return f.view, nil
-	}
-	b.decodes++
-	var v View
-	if err := json.Unmarshal([]byte(raw), &v); err != nil {
-		delete(b.fields, field)
-		return View{}, err
-	}
-	b.fields[field] = decodedField{raw: raw, view: v}
-	return v, nil
+	f, err := b.decode(field, raw, false)
+	return f.view, err
 }
 
 // user is view for a user field.
 func (b *decodedBoard) user(field, raw string) (User, error) {
+	f, err := b.decode(field, raw, true)
+	return f.user, err
+}
+
+// decode returns field's decoding (its user if isUser, else its view),
+// kept from the last read if raw is the same; bad bytes are an error and
+// are not kept.
+func (b *decodedBoard) decode(field, raw string, isUser bool) (decodedField, error) {
 	if f, ok := b.fields[field]; ok && f.raw == raw {
-		return f.user, nil
+		return f, nil
 	}
 	b.decodes++
-	var u User
-	if err := json.Unmarshal([]byte(raw), &u); err != nil {
-		delete(b.fields, field)
-		return User{}, err
+	f := decodedField{raw: raw}
+	var err error
+	if isUser {
+		err = json.Unmarshal([]byte(raw), &f.user)
+	} else {
+		err = json.Unmarshal([]byte(raw), &f.view)
 	}
-	b.fields[field] = decodedField{raw: raw, user: u}
-	return u, nil
+	if err != nil {
+		delete(b.fields, field)
+		return decodedField{}, err
+	}
+	b.fields[field] = f
+	return f, nil
 }
