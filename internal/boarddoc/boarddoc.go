@@ -1,7 +1,5 @@
 package boarddoc
 
-import "maps"
-
 // Doc is the scoreboard document. Rule and Frozen come first, in that
 // order: the web node reads a published board's freeze from its head.
 type Doc struct {
@@ -40,7 +38,8 @@ type DocCell struct {
 	Score      *float64 `json:"score,omitempty"`
 }
 
-// DeltaBody is the body of a scoreboard event that is not the whole board:
+// DeltaBody is the body of a scoreboard event that is not the whole board
+// (the hub writes it as a RawDelta, from the published rows' bytes):
 // its rows replace the rows of the same users (matched by user name, as
 // the browser keys them) and the browser ranks the board again. It has no
 // rule and no full flag, which is how the browser tells it from a whole
@@ -48,62 +47,4 @@ type DocCell struct {
 type DeltaBody struct {
 	Frozen bool  `json:"frozen"`
 	Rows   []Row `json:"rows"`
-}
-
-// Delta returns what changed from prev to next as a delta body, or ok =
-// false when only the whole board can say it: the rule changed, or a
-// contestant left the board (a delta cannot remove a row). A row counts as
-// changed when anything but its rank differs. The freeze is the delta's
-// own flag (the browser takes it from every delta): the board that froze
-// is a delta of no rows but the flag, not the whole board again (at 3,000
-// contestants the whole board to every browser at the freeze was the
-// slowest moment of the 10× rehearsal), and the unfreeze one of the rows
-// it reveals. Changed reports whether a delta says anything.
-func Delta(prev, next Doc) (DeltaBody, bool) {
-	if prev.Rule != next.Rule {
-		return DeltaBody{}, false
-	}
-	old := make(map[string]*Row, len(prev.Rows))
-	for i := range prev.Rows {
-		old[prev.Rows[i].User] = &prev.Rows[i]
-	}
-	seen := 0
-	d := DeltaBody{Frozen: next.Frozen, Rows: []Row{}}
-	for _, r := range next.Rows {
-		o, ok := old[r.User]
-		if ok {
-			seen++
-		}
-		if !ok || !SameRow(*o, r) {
-			d.Rows = append(d.Rows, r)
-		}
-	}
-	if seen != len(old) {
-		return DeltaBody{}, false
-	}
-	return d, true
-}
-
-// Changed reports whether the delta, taken from prev, changes anything the
-// browser shows: a row, or the freeze.
-func (d DeltaBody) Changed(prev Doc) bool { return len(d.Rows) > 0 || d.Frozen != prev.Frozen }
-
-// SameRow reports whether two rows show the same, rank aside.
-func SameRow(a, b Row) bool {
-	return a.User == b.User && a.UserID == b.UserID && a.DisplayName == b.DisplayName &&
-		a.TeamID == b.TeamID && a.Affiliation == b.Affiliation &&
-		a.Solved == b.Solved && a.Penalty == b.Penalty && a.Score == b.Score &&
-		maps.EqualFunc(a.Problems, b.Problems, sameCell)
-}
-
-func sameCell(a, b DocCell) bool {
-	return a.Solved == b.Solved && a.Attempts == b.Attempts && a.Pending == b.Pending && a.FirstBlood == b.FirstBlood &&
-		eqPtr(a.TimeMin, b.TimeMin) && eqPtr(a.Score, b.Score)
-}
-
-func eqPtr[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

@@ -2,6 +2,7 @@ package boarddoc
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -41,14 +42,11 @@ func TestDelta(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, ok := Delta(tc.prev, tc.next)
+			d, ok := Delta(raw(t, tc.prev), raw(t, tc.next))
 			if ok != tc.ok {
 				t.Fatalf("ok = %v, want %v", ok, tc.ok)
 			}
-			var got []string
-			for _, r := range d.Rows {
-				got = append(got, r.User)
-			}
+			got := users(t, d)
 			if !slices.Equal(got, tc.rows) {
 				t.Fatalf("delta rows %v, want %v", got, tc.rows)
 			}
@@ -74,9 +72,10 @@ func TestDeltaChanged(t *testing.T) {
 		{"a row", Doc{Rule: "icpc", Rows: []Row{b}}, Doc{Rule: "icpc", Rows: []Row{a, b}}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, ok := Delta(tc.prev, tc.next)
-			if !ok || d.Frozen != tc.frozen || d.Changed(tc.prev) != tc.changed {
-				t.Fatalf("Delta = %+v, %v; Changed = %v, want frozen %v, changed %v", d, ok, d.Changed(tc.prev), tc.frozen, tc.changed)
+			prev := raw(t, tc.prev)
+			d, ok := Delta(prev, raw(t, tc.next))
+			if !ok || d.Frozen != tc.frozen || d.Changed(prev) != tc.changed {
+				t.Fatalf("Delta = %+v, %v; Changed = %v, want frozen %v, changed %v", d, ok, d.Changed(prev), tc.frozen, tc.changed)
 			}
 		})
 	}
@@ -86,7 +85,8 @@ func TestDeltaChanged(t *testing.T) {
 // "full" for the whole board (frontend/src/scoreboard.ts applyEvent); a
 // delta must carry neither, and must carry rows even when empty.
 func TestDeltaBodyIsNotAWholeBoard(t *testing.T) {
-	b, err := json.Marshal(DeltaBody{Rows: []Row{}})
+	d, _ := Delta(raw(t, Doc{Rule: "icpc"}), raw(t, Doc{Rule: "icpc"}))
+	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,8 @@ func TestDeltaBodyIsNotAWholeBoard(t *testing.T) {
 }
 
 // FuzzDelta: merging a delta into the previous board, the way the browser
-// does, gives the next board (rank aside) whenever Delta says ok.
+// does, gives the next board (rank aside) whenever Delta says ok, and the
+// delta's rows are exactly the rows whose decoded content changed.
 func FuzzDelta(f *testing.F) {
 	f.Add([]byte{1, 2, 3}, []byte{1, 3, 3, 4})
 	f.Fuzz(func(t *testing.T, p, n []byte) {
@@ -115,6 +116,9 @@ func FuzzDelta(f *testing.F) {
 			seen := map[string]bool{}
 			for i, x := range bs {
 				u := string(rune('a' + x%8))
+				if x%8 < 3 {
+					u += `<"é\` // escaped by json.Marshal: the slow way to the user
+				}
 				if seen[u] {
 					continue
 				}
@@ -124,7 +128,7 @@ func FuzzDelta(f *testing.F) {
 			return d
 		}
 		prev, next := mk(p), mk(n)
-		d, ok := Delta(prev, next)
+		d, ok := Delta(raw(t, prev), raw(t, next))
 		if !ok {
 			return
 		}
@@ -132,14 +136,27 @@ func FuzzDelta(f *testing.F) {
 		for _, r := range prev.Rows {
 			merged[r.User] = r
 		}
-		for _, r := range d.Rows {
+		var want []string
+		for _, r := range next.Rows {
+			if o, had := merged[r.User]; !had || !sameRow(o, r) {
+				want = append(want, r.User)
+			}
+		}
+		if got := users(t, d); !slices.Equal(got, want) {
+			t.Fatalf("delta rows %v, want the changed %v", got, want)
+		}
+		for _, b := range d.Rows {
+			var r Row
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
 			merged[r.User] = r
 		}
 		if len(merged) != len(next.Rows) {
 			t.Fatalf("merged %d rows, next has %d", len(merged), len(next.Rows))
 		}
 		for _, r := range next.Rows {
-			if !SameRow(merged[r.User], r) {
+			if !sameRow(merged[r.User], r) {
 				t.Fatalf("row %s: merged %+v, next %+v", r.User, merged[r.User], r)
 			}
 		}
@@ -159,4 +176,53 @@ func TestDocHead(t *testing.T) {
 			t.Errorf("document %s does not start with %s", b, want)
 		}
 	}
+}
+
+// raw is doc as a web node publishes it, read by ParseRaw.
+func raw(t testing.TB, doc Doc) Raw {
+	t.Helper()
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ParseRaw(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// users are the users of a delta's rows, decoded.
+func users(t testing.TB, d RawDelta) []string {
+	t.Helper()
+	var got []string
+	for _, b := range d.Rows {
+		var r Row
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("delta row %s: %v", b, err)
+		}
+		got = append(got, r.User)
+	}
+	return got
+}
+
+// sameRow reports whether two decoded rows show the same, rank aside: what
+// Delta's byte comparison stands for.
+func sameRow(a, b Row) bool {
+	return a.User == b.User && a.UserID == b.UserID && a.DisplayName == b.DisplayName &&
+		a.TeamID == b.TeamID && a.Affiliation == b.Affiliation &&
+		a.Solved == b.Solved && a.Penalty == b.Penalty && a.Score == b.Score &&
+		maps.EqualFunc(a.Problems, b.Problems, sameCell)
+}
+
+func sameCell(a, b DocCell) bool {
+	return a.Solved == b.Solved && a.Attempts == b.Attempts && a.Pending == b.Pending && a.FirstBlood == b.FirstBlood &&
+		eqPtr(a.TimeMin, b.TimeMin) && eqPtr(a.Score, b.Score)
+}
+
+func eqPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }

@@ -18,13 +18,15 @@ import (
 // A push sends only the rows that changed (boarddoc.Delta) as a scoreboard
 // event instead of the whole board: at 3,000 contestants the board is
 // hundreds of kilobytes and every browser of the contest gets every push.
+// The board is kept as boarddoc.ParseRaw read it (its rows' bytes), not
+// decoded: the delta compares the bytes.
 type board struct {
 	ok       bool
 	seq      uint64 // hub-local
 	redisSeq uint64 // the web nodes' sequence of the state it holds
 	raw      json.RawMessage
 	compact  bool // raw is protocol.CompactJSON: checked once, not per subscriber
-	doc      boarddoc.Doc
+	doc      boarddoc.Raw
 }
 
 // contestSnapshot answers a subscribe to a contest channel from the
@@ -53,8 +55,8 @@ func (h *Hub) contestSnapshot(ctx context.Context, ch protocol.Channel) (seq uin
 	if t == nil {
 		return 1, state, false, nil
 	}
-	var doc boarddoc.Doc
-	if err := json.Unmarshal(state, &doc); err != nil {
+	doc, err := boarddoc.ParseRaw(state)
+	if err != nil {
 		return 0, nil, false, fmt.Errorf("hub: scoreboard of %s: %w", ch, err)
 	}
 	compact = protocol.CompactJSON(state)
@@ -75,13 +77,13 @@ func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq u
 	if t.board.ok && rseq == t.board.redisSeq {
 		return nil, 0, false, nil
 	}
-	var doc boarddoc.Doc
-	if err := json.Unmarshal(state, &doc); err != nil {
+	doc, err := boarddoc.ParseRaw(state)
+	if err != nil {
 		return nil, 0, false, fmt.Errorf("hub: scoreboard of %s: %w", t.ch, err)
 	}
 	prev := t.board
 	seq = prev.seq + 1
-	var delta boarddoc.DeltaBody
+	var delta boarddoc.RawDelta
 	ok := false
 	if prev.ok {
 		delta, ok = boarddoc.Delta(prev.doc, doc)
@@ -118,26 +120,11 @@ func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq u
 			if prev.doc.Rule == doc.Rule {
 				reason = "row_left"
 				t.h.log.Info("whole scoreboard pushed: contestants left it", "channel", t.key,
-					"left", rowsLeft(prev.doc, doc), "rows", len(doc.Rows))
+					"left", boarddoc.Left(prev.doc, doc, 3), "rows", len(doc.Rows))
 			}
 		}
 		t.h.m.fullPushes.WithLabelValues(reason).Inc()
 	}
 	t.board = board{ok: true, seq: seq, redisSeq: rseq, raw: state, compact: protocol.CompactJSON(state), doc: doc}
 	return msg, seq, true, nil
-}
-
-// rowsLeft names (up to 3 of) the rows of prev that next does not have.
-func rowsLeft(prev, next boarddoc.Doc) []string {
-	have := make(map[string]bool, len(next.Rows))
-	for _, r := range next.Rows {
-		have[r.User] = true
-	}
-	var left []string
-	for _, r := range prev.Rows {
-		if !have[r.User] && len(left) < 3 {
-			left = append(left, r.User)
-		}
-	}
-	return left
 }
