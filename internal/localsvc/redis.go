@@ -46,6 +46,12 @@ type RedisConfig struct {
 	Nice int
 }
 
+// RedisLatencyThreshold is a local Redis's latency-monitor-threshold: it
+// records each event (a fork, a slow command, a write of its AOF …) that
+// holds its one thread longer (LATENCY LATEST, LATENCY HISTORY), which
+// the contest rehearsal reports. The monitor costs a clock read an event.
+const RedisLatencyThreshold = 20 * time.Millisecond
+
 // DefaultAOFRewriteMin is the AOF size below which a local Redis never
 // rewrites its file: 512 MiB of disk at most between rewrites.
 const DefaultAOFRewriteMin = 512 << 20
@@ -106,6 +112,7 @@ func StartRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
 		"--appendonly", aof,
 		"--appendfsync", "everysec",
 		"--auto-aof-rewrite-min-size", strconv.FormatInt(cfg.AOFRewriteMin, 10),
+		"--latency-monitor-threshold", strconv.FormatInt(RedisLatencyThreshold.Milliseconds(), 10),
 		"--databases", strconv.Itoa(cfg.Databases),
 		"--pidfile", filepath.Join(dir, "redis.pid"),
 	}

@@ -9,6 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/localsvc"
 )
 
 // RedisStats is Redis's own account of its work since it started (INFO
@@ -20,11 +24,32 @@ type RedisStats struct {
 	CPU time.Duration
 	// NetIn and NetOut are the bytes it read from and wrote to clients.
 	NetIn, NetOut int64
+	// Forks is how many times it forked (INFO stats total_forks: AOF
+	// rewrites here, the local stack saves no RDB), LastFork how long its
+	// last fork held its one thread, AOFRewrites the AOF's rewrites, and
+	// DelayedFsyncs the times a write waited for an fsync of the AOF
+	// still running after 2 s (aof_delayed_fsync).
+	Forks, AOFRewrites, DelayedFsyncs int64
+	LastFork                          time.Duration
+	// Stalls are the moments its latency monitor recorded: an event
+	// (a fork, a command, a write of the AOF …) that held its thread
+	// longer than the threshold the local stack sets
+	// (localsvc.RedisLatencyThreshold), at most 160 an event, the latest
+	// kept.
+	Stalls []RedisStall
 	// Commands are the commands that took it the most time, most first.
 	// A script's (EVALSHA) or a transaction's (EXEC) time includes the
 	// commands it ran, and they count on their own lines too: the lines
 	// do not add up.
 	Commands []RedisCommand
+}
+
+// RedisStall is one sample of Redis's latency monitor (LATENCY HISTORY):
+// at most one an event a second, the longest of that second.
+type RedisStall struct {
+	Event   string
+	At      time.Time
+	Latency time.Duration
 }
 
 // RedisCommand is one command's line of INFO commandstats.
@@ -66,6 +91,15 @@ func parseRedisInfo(text string, top int) (RedisStats, error) {
 			s.NetIn, _ = strconv.ParseInt(v, 10, 64)
 		case k == "total_net_output_bytes":
 			s.NetOut, _ = strconv.ParseInt(v, 10, 64)
+		case k == "total_forks":
+			s.Forks, _ = strconv.ParseInt(v, 10, 64)
+		case k == "latest_fork_usec":
+			n, _ := strconv.ParseInt(v, 10, 64)
+			s.LastFork = time.Duration(n) * time.Microsecond
+		case k == "aof_rewrites":
+			s.AOFRewrites, _ = strconv.ParseInt(v, 10, 64)
+		case k == "aof_delayed_fsync":
+			s.DelayedFsyncs, _ = strconv.ParseInt(v, 10, 64)
 		}
 	}
 	if len(s.Commands) == 0 {
@@ -117,8 +151,12 @@ func parseCommandStat(name, v string) (RedisCommand, error) {
 }
 
 // redisStats reads the stack's Redis's account of itself.
-func (r *run) redisStats(ctx context.Context) (*RedisStats, error) {
-	text, err := r.env.RDB.Info(ctx, "server", "cpu", "stats", "commandstats").Result()
+func (r *run) redisStats(ctx context.Context) (*RedisStats, error) { return readRedisStats(ctx, r.env.RDB) }
+
+// readRedisStats reads a Redis's account of itself: INFO, and its latency
+// monitor's events.
+func readRedisStats(ctx context.Context, rdb *redis.Client) (*RedisStats, error) {
+	text, err := rdb.Info(ctx, "server", "cpu", "stats", "persistence", "commandstats").Result()
 	if err != nil {
 		return nil, fmt.Errorf("INFO: %w", err)
 	}
@@ -126,7 +164,63 @@ func (r *run) redisStats(ctx context.Context) (*RedisStats, error) {
 	if err != nil {
 		return nil, err
 	}
+	latest, err := rdb.Do(ctx, "LATENCY", "LATEST").Slice()
+	if err != nil {
+		return nil, fmt.Errorf("LATENCY LATEST: %w", err)
+	}
+	events, err := latencyEvents(latest)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range events {
+		h, err := rdb.Do(ctx, "LATENCY", "HISTORY", ev).Slice()
+		if err != nil {
+			return nil, fmt.Errorf("LATENCY HISTORY %s: %w", ev, err)
+		}
+		st, err := latencyHistory(ev, h)
+		if err != nil {
+			return nil, err
+		}
+		s.Stalls = append(s.Stalls, st...)
+	}
 	return &s, nil
+}
+
+// latencyEvents reads the events' names out of LATENCY LATEST's answer
+// (one array an event: its name, then times and figures).
+func latencyEvents(v []any) ([]string, error) {
+	var names []string
+	for _, e := range v {
+		a, ok := e.([]any)
+		if !ok || len(a) == 0 {
+			return nil, fmt.Errorf("LATENCY LATEST: an entry %v is not an event's array", e)
+		}
+		name, ok := a[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("LATENCY LATEST: an event's name %v is not a string", a[0])
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// latencyHistory reads LATENCY HISTORY's answer for an event: pairs of a
+// Unix time (seconds) and milliseconds.
+func latencyHistory(event string, v []any) ([]RedisStall, error) {
+	var out []RedisStall
+	for _, e := range v {
+		a, ok := e.([]any)
+		if !ok || len(a) < 2 {
+			return nil, fmt.Errorf("LATENCY HISTORY %s: a sample %v is not [time, ms]", event, e)
+		}
+		at, ok1 := a[0].(int64)
+		ms, ok2 := a[1].(int64)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("LATENCY HISTORY %s: a sample %v is not [time, ms]", event, e)
+		}
+		out = append(out, RedisStall{Event: event, At: time.Unix(at, 0), Latency: time.Duration(ms) * time.Millisecond})
+	}
+	return out, nil
 }
 
 // writeRedis is Redis's profile: the commands that took it the most time
@@ -153,5 +247,52 @@ func writeRedis(b *strings.Builder, rep *Report) {
 		}
 		fmt.Fprintf(b, "| `%s` | %d | %.1f | %.1f | %.0f %% | %.0f | %d |\n", strings.ReplaceAll(c.Name, "|", "\\|"),
 			c.Calls, float64(c.Calls)/subs, c.Total.Seconds(), share, mean, c.Failed)
+	}
+	writeRedisStalls(b, rep)
+}
+
+// writeRedisStalls says when Redis's one thread was held: its forks (each
+// copies the page tables of its whole memory while nothing else runs) and
+// what its latency monitor recorded.
+func writeRedisStalls(b *strings.Builder, rep *Report) {
+	s := rep.Redis
+	fmt.Fprintf(b, "\nIt forked %d times (%d rewrites of its append-only file; the local stack saves no snapshot), the last fork holding its thread %.1f ms; a write waited for a late fsync of the file %d times. ",
+		s.Forks, s.AOFRewrites, float64(s.LastFork)/float64(time.Millisecond), s.DelayedFsyncs)
+	if len(s.Stalls) == 0 {
+		fmt.Fprintf(b, "Its latency monitor recorded nothing that held its thread over %d ms.\n", localsvc.RedisLatencyThreshold.Milliseconds())
+		return
+	}
+	type ev struct {
+		n       int
+		max     time.Duration
+		longest []RedisStall
+	}
+	byEvent := map[string]*ev{}
+	var names []string
+	for _, st := range s.Stalls {
+		e := byEvent[st.Event]
+		if e == nil {
+			e = &ev{}
+			byEvent[st.Event] = e
+			names = append(names, st.Event)
+		}
+		e.n++
+		e.max = max(e.max, st.Latency)
+		e.longest = append(e.longest, st)
+	}
+	slices.SortFunc(names, func(x, y string) int {
+		return cmp.Or(cmp.Compare(byEvent[y].max, byEvent[x].max), cmp.Compare(x, y))
+	})
+	fmt.Fprintf(b, "Its latency monitor recorded these events holding its thread over %d ms (at most one a second, its longest; the latest 160 an event), with the five longest of each (contest time):\n\n",
+		localsvc.RedisLatencyThreshold.Milliseconds())
+	b.WriteString("| event | seconds with one | max ms | the longest (contest time: ms) |\n|---|---|---|---|\n")
+	for _, name := range names {
+		e := byEvent[name]
+		slices.SortStableFunc(e.longest, func(x, y RedisStall) int { return cmp.Compare(y.Latency, x.Latency) })
+		var when []string
+		for _, st := range e.longest[:min(5, len(e.longest))] {
+			when = append(when, fmt.Sprintf("%s: %d", contestClock(st.At, rep), st.Latency.Milliseconds()))
+		}
+		fmt.Fprintf(b, "| `%s` | %d | %d | %s |\n", name, e.n, e.max.Milliseconds(), strings.Join(when, ", "))
 	}
 }
