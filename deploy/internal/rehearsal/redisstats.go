@@ -151,7 +151,9 @@ func parseCommandStat(name, v string) (RedisCommand, error) {
 }
 
 // redisStats reads the stack's Redis's account of itself.
-func (r *run) redisStats(ctx context.Context) (*RedisStats, error) { return readRedisStats(ctx, r.env.RDB) }
+func (r *run) redisStats(ctx context.Context) (*RedisStats, error) {
+	return readRedisStats(ctx, r.env.RDB)
+}
 
 // readRedisStats reads a Redis's account of itself: INFO, and its latency
 // monitor's events.
