@@ -349,7 +349,8 @@ return seq
 // The hub pushes contest channels from the stored state (coalesced, at
 // most four a second, the rows that changed since its last push) and never
 // reads their events' bodies: for them state must be the whole document
-// and the body may be as small as {}.
+// and the body may be as small as {}. A state of DocGzipMin bytes or more
+// is stored compressed; Doc and VersionedDoc give back the JSON.
 func (q *Queue) PublishDoc(ctx context.Context, ch protocol.Channel, kind protocol.EventKind, body, state json.RawMessage) (uint64, error) {
 	if err := ch.Validate(); err != nil || ch.Kind == protocol.ChannelQueue || ch.Kind == protocol.ChannelSubmission {
 		return 0, fmt.Errorf("%w: PublishDoc is for user and contest channels, got %s", ErrInvalidTask, ch)
@@ -364,7 +365,7 @@ func (q *Queue) PublishDoc(ctx context.Context, ch protocol.Channel, kind protoc
 	}
 	seq, err := publishDocScript.Run(ctx, q.c,
 		[]string{q.n.LiveState(string(ch.Kind), ch.ID), q.n.Events(string(ch.Kind), ch.ID)},
-		chJSON, string(kind), []byte(body), []byte(state), ttl, newDocTag()).Uint64()
+		chJSON, string(kind), []byte(body), packDoc(state), ttl, newDocTag()).Uint64()
 	if err != nil {
 		return 0, fmt.Errorf("queue: publish %s: %w", ch, err)
 	}
@@ -420,13 +421,24 @@ func (q *Queue) Doc(ctx context.Context, ch protocol.Channel) (uint64, json.RawM
 // VersionedDoc reads a web-node-owned channel's version and state, at one
 // time; state is nil when none was stored.
 func (q *Queue) VersionedDoc(ctx context.Context, ch protocol.Channel) (DocVersion, json.RawMessage, error) {
+	dv, state, _, err := q.VersionedDocGzip(ctx, ch)
+	return dv, state, err
+}
+
+// VersionedDocGzip is VersionedDoc that also returns the gzip stream the
+// state was stored as (nil when stored as it is, DocGzipMin): a web node
+// answers a request that accepts gzip with it, compressing nothing.
+func (q *Queue) VersionedDocGzip(ctx context.Context, ch protocol.Channel) (DocVersion, json.RawMessage, []byte, error) {
 	v, err := q.c.HMGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), liveSeq, liveDocTag, liveDoc).Result()
 	if err != nil {
-		return DocVersion{}, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
+		return DocVersion{}, nil, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
 	}
 	var state json.RawMessage
+	var gz []byte
 	if s, ok := v[2].(string); ok && s != "" {
-		state = json.RawMessage(s)
+		if state, gz, err = unpackDoc(s); err != nil {
+			return DocVersion{}, nil, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
+		}
 	}
-	return docVersion(v[0], v[1]), state, nil
+	return docVersion(v[0], v[1]), state, gz, nil
 }

@@ -1,12 +1,16 @@
 package queue_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -641,4 +645,96 @@ func TestEnsureResultsGroupIdempotent(t *testing.T) {
 	if err != nil || len(groups) != 1 || groups[0].Name != env.Names.ResultsGroup() {
 		t.Fatalf("groups %+v, %v", groups, err)
 	}
+}
+
+// A document of queue.DocGzipMin bytes or more is stored compressed and
+// read back as it was published; a smaller one, and one stored as it is by
+// an earlier version, are read as they are; a stored stream that is not
+// gzip after all is an error naming the channel, not a document.
+func TestPublishDocCompressesLargeDocs(t *testing.T) {
+	q, env := newQueue(t)
+	ctx := context.Background()
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 4}
+	key := env.Names.LiveState(string(ch.Kind), ch.ID)
+	var big strings.Builder
+	big.WriteString(`{"rule":"icpc","rows":[`)
+	for i := range 3000 {
+		if i > 0 {
+			big.WriteByte(',')
+		}
+		fmt.Fprintf(&big, `{"rank":%d,"user":"contestant%04d","solved":%d,"problems":{"A":{"attempts":%d}}}`, i+1, i, i%5, i%3)
+	}
+	big.WriteString(`]}`)
+	for _, tc := range []struct {
+		name       string
+		state      string
+		compressed bool
+	}{
+		{"a board", big.String(), true},
+		{"a small document", `{"rows":[]}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, []byte(`{}`), []byte(tc.state)); err != nil {
+				t.Fatal(err)
+			}
+			stored, err := env.Client.HGet(ctx, key, "state").Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.HasPrefix(stored, "\x1f\x8b"); got != tc.compressed {
+				t.Fatalf("stored compressed %v, want %v (%d bytes of %d)", got, tc.compressed, len(stored), len(tc.state))
+			}
+			if tc.compressed && len(stored) > len(tc.state)/5 {
+				t.Errorf("stored %d bytes of %d", len(stored), len(tc.state))
+			}
+			_, state, gz, err := q.VersionedDocGzip(ctx, ch)
+			if err != nil || string(state) != tc.state {
+				t.Fatalf("VersionedDocGzip: %d bytes, %v; want the %d published", len(state), err, len(tc.state))
+			}
+			if (gz != nil) != tc.compressed || (gz != nil && string(gz) != stored) {
+				t.Fatalf("gzip stream of %d bytes, want the stored one (compressed %v)", len(gz), tc.compressed)
+			}
+			if gz != nil {
+				r, err := gzip.NewReader(bytes.NewReader(gz))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b, err := io.ReadAll(r); err != nil || string(b) != tc.state {
+					t.Fatalf("the stream reads as %d bytes, %v", len(b), err)
+				}
+			}
+			if _, state, err := q.Doc(ctx, ch); err != nil || string(state) != tc.state {
+				t.Fatalf("Doc: %d bytes, %v", len(state), err)
+			}
+		})
+	}
+	// Stored as it is by a version before compression: read as it is.
+	if err := env.Client.HSet(ctx, key, "state", big.String()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, state, gz, err := q.VersionedDocGzip(ctx, ch); err != nil || string(state) != big.String() || gz != nil {
+		t.Fatalf("an uncompressed board: %d bytes, stream %d, %v", len(state), len(gz), err)
+	}
+	// Not gzip after all (cut short): an error, no document.
+	stored := packDocForTest(t, q, env, ch, big.String())
+	if err := env.Client.HSet(ctx, key, "state", stored[:len(stored)/2]).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, state, err := q.Doc(ctx, ch); err == nil || state != nil || !strings.Contains(err.Error(), "contest:4") {
+		t.Fatalf("a broken stream: %d bytes, %v; want an error naming the channel", len(state), err)
+	}
+}
+
+// packDocForTest publishes state and returns it as stored.
+func packDocForTest(t *testing.T, q *queue.Queue, env *testenv.RedisEnv, ch protocol.Channel, state string) string {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := q.PublishDoc(ctx, ch, protocol.EventScoreboard, []byte(`{}`), []byte(state)); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := env.Client.HGet(ctx, env.Names.LiveState(string(ch.Kind), ch.ID), "state").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stored
 }

@@ -133,7 +133,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 			return held, nil
 		}
 	}
-	ver, state, err := s.q.VersionedDoc(ctx, ch)
+	ver, state, gz, err := s.q.VersionedDocGzip(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 		frozen := bytes.Contains(head, []byte(`"frozen":true`))
 		if exists && bytes.HasPrefix(head, []byte(`{"rule":`)) && frozen == wantFrozen {
 			s.boardReads.WithLabelValues("published").Inc()
-			b := &BoardBody{Raw: state, ver: ver, frozen: frozen, gzips: s.boardGzips}
+			b := &BoardBody{Raw: state, ver: ver, frozen: frozen, gz: gz, gzips: s.boardGzips}
 			s.mu.Lock()
 			s.bodies[c.ID] = b
 			s.mu.Unlock()
@@ -162,7 +162,8 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 // and the same compressed with gzip, made once, on the first request that
 // accepts it, for every later one (a 3,000-contestant board is hundreds of
 // kilobytes; compressing it per request cost nginx more CPU than anything
-// else it did in the contest rehearsal).
+// else it did in the contest rehearsal). A published board is stored in
+// Redis compressed (queue.DocGzipMin): that stream is served as it is.
 type BoardBody struct {
 	Raw    json.RawMessage
 	ver    queue.DocVersion // the published document's version (zero: assembled)
@@ -183,6 +184,9 @@ func (s *Service) newBoardBody(raw []byte, err error) (*BoardBody, error) {
 // not on a bytes.Buffer).
 func (b *BoardBody) Gzip() []byte {
 	b.once.Do(func() {
+		if b.gz != nil {
+			return // as it was stored
+		}
 		var buf bytes.Buffer
 		zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 		if err != nil {

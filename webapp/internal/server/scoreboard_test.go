@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/webapp/internal/judging"
 	"github.com/verdict-oj/verdict/webapp/internal/scoreboard"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
@@ -386,6 +389,59 @@ func TestAssembledBoardCompressedOnlyForGzipClients(t *testing.T) {
 	}
 	if n := metricSum(t, je.env, gzips); n != 1 {
 		t.Fatalf("%v boards compressed for one gzip client, want 1", n)
+	}
+}
+
+// A published board of queue.DocGzipMin bytes or more is stored in Redis
+// compressed, and a client that takes gzip gets that stream as it is: the
+// node compresses nothing. A client that does not gets the JSON.
+func TestPublishedBoardServedAsStoredGzip(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	cid := runningContest(t, je)
+	alice := je.student("alice")
+	if r := alice.submit("k", map[string]any{"problem": "a-plus-b", "contest": "c1", "language": "py3", "source": "x"}); r.status != 201 {
+		t.Fatalf("submit: %d %s", r.status, r.raw)
+	}
+	ctx := context.Background()
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: cid}
+	// A first read builds the board in Redis; then a big board is
+	// published (as a contest of many contestants would publish it).
+	if r := alice.do("GET", "/api/contests/c1/scoreboard", nil, "Accept-Encoding", "identity"); r.status != 200 {
+		t.Fatalf("scoreboard: %d %s", r.status, r.raw)
+	}
+	var big strings.Builder
+	big.WriteString(`{"rule":"icpc","frozen":false,"full":true,"rows":[`)
+	for i := range 200 {
+		if i > 0 {
+			big.WriteByte(',')
+		}
+		fmt.Fprintf(&big, `{"rank":%d,"user":"u%03d","user_id":%d,"display_name":"U %d","solved":0,"penalty":0,"score":0,"problems":{}}`, i+1, i, i+1000, i)
+	}
+	big.WriteString(`]}`)
+	if big.Len() < queue.DocGzipMin {
+		t.Fatalf("the board is %d bytes, under %d: the test tests nothing", big.Len(), queue.DocGzipMin)
+	}
+	if _, err := je.q.PublishDoc(ctx, ch, protocol.EventScoreboard, []byte(`{}`), []byte(big.String())); err != nil {
+		t.Fatal(err)
+	}
+	const gzips = "verdict_webapp_scoreboard_gzips_total"
+	before := metricSum(t, je.env, gzips)
+	r := alice.do("GET", "/api/contests/c1/scoreboard", nil, "Accept-Encoding", "gzip")
+	if r.status != 200 || r.header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("gzip client: %d, Content-Encoding %q", r.status, r.header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader([]byte(r.raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || string(b) != big.String() {
+		t.Fatalf("the gzip body reads as %d bytes, %v; want the published %d", len(b), err, big.Len())
+	}
+	if n := metricSum(t, je.env, gzips) - before; n != 0 {
+		t.Fatalf("%v boards compressed; want none, the stored stream served", n)
+	}
+	if r := alice.do("GET", "/api/contests/c1/scoreboard", nil, "Accept-Encoding", "identity"); r.status != 200 || r.raw != big.String()+"\n" {
+		t.Fatalf("identity client: %d, %d bytes; want the published %d", r.status, len(r.raw), big.Len())
 	}
 }
 
