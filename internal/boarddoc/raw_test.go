@@ -3,6 +3,7 @@ package boarddoc
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -156,7 +157,7 @@ func BenchmarkDiff(b *testing.B) {
 func benchDoc(users, problems int) Doc {
 	d := Doc{Rule: "icpc", Full: true}
 	for u := range users {
-		r := row("contestant"+strings.Repeat("x", u%7)+string(rune('a'+u%26))+itoa(u), u+1, u%problems, map[string]DocCell{})
+		r := row("contestant"+strings.Repeat("x", u%7)+string(rune('a'+u%26))+strconv.Itoa(u), u+1, u%problems, map[string]DocCell{})
 		for p := range problems {
 			c := DocCell{Attempts: (u + p) % 4}
 			if c.Attempts > 0 && (u+p)%3 == 0 {
@@ -168,5 +169,3 @@ func benchDoc(users, problems int) Doc {
 	}
 	return d
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

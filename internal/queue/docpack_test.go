@@ -2,6 +2,7 @@ package queue
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 func testBoard(users, problems int) []byte {
 	d := boarddoc.Doc{Rule: "icpc", Full: true}
 	for u := range users {
-		r := boarddoc.Row{Rank: u + 1, User: "contestant" + itoa(u), UserID: int64(u + 100), DisplayName: "Contestant " + itoa(u),
+		r := boarddoc.Row{Rank: u + 1, User: "contestant" + strconv.Itoa(u), UserID: int64(u + 100), DisplayName: "Contestant " + strconv.Itoa(u),
 			Solved: u % problems, Penalty: u * 7 % 500, Problems: map[string]boarddoc.DocCell{}}
 		for p := range problems {
 			c := boarddoc.DocCell{Attempts: (u + p) % 4}
@@ -27,8 +28,6 @@ func testBoard(users, problems int) []byte {
 	b, _ := json.Marshal(d)
 	return b
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestPackDoc(t *testing.T) {
 	small := []byte(`{"rows":[]}`)
