@@ -2,6 +2,7 @@ package obs
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -74,6 +75,23 @@ const HubQueueWaitSeconds = "verdict_hub_queue_wait_seconds"
 // HubBrowsersConnected is the hub's gauge of the browsers connected to
 // it. The contest rehearsal divides the hub's memory by it.
 const HubBrowsersConnected = "verdict_hub_browsers_connected"
+
+// RedisPoolWaits and RedisPoolWaitSeconds count the commands of a
+// process's Redis client that waited for a free pooled connection, and
+// their time waiting (redisconn's pool collector). The contest rehearsal
+// reads them at the end of the run from each process, and every 5 s from
+// the hub, to say when its commands waited.
+const (
+	RedisPoolWaits       = "verdict_redis_pool_waits_total"
+	RedisPoolWaitSeconds = "verdict_redis_pool_wait_seconds_total"
+	RedisPoolSize        = "verdict_redis_pool_size"
+)
+
+// RedisCommandSeconds is a process's histogram of its Redis commands'
+// times as it saw them, labelled by command (redisconn.Instrument): from
+// the call to the reply read, the wait for a pooled connection and for a
+// core included. The contest rehearsal reports which commands were slow.
+const RedisCommandSeconds = "verdict_redis_command_seconds"
 
 // ReadGauges reads a Prometheus text exposition and returns the value of
 // each unlabelled sample among names (a gauge, a counter, an untyped
@@ -209,4 +227,126 @@ func HistogramMean(r io.Reader, name string) (mean float64, n int64, err error) 
 		return 0, 0, nil
 	}
 	return h.Mean(), int64(h.Count), nil
+}
+
+// ReadHistograms reads a Prometheus text exposition and returns the
+// histogram name's series by the value of their label (the series'
+// other labels are ignored: series that differ only in them merge, which
+// a histogram labelled by label alone never has); a histogram that is
+// absent reads as an empty map. Each series is checked as ReadHistogram
+// checks its one.
+func ReadHistograms(r io.Reader, name, label string) (map[string]Histogram, error) {
+	out := map[string]Histogram{}
+	inf := map[string]bool{} // le="+Inf" read for the series
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name+"_") {
+			continue
+		}
+		suffix, rest, ok := strings.Cut(line[len(name)+1:], "{")
+		if !ok || (suffix != "bucket" && suffix != "sum" && suffix != "count") {
+			continue
+		}
+		labels, value, err := splitLabels(rest)
+		if err != nil {
+			return nil, fmt.Errorf("obs: %s_%s: %w", name, suffix, err)
+		}
+		key, ok := labels[label]
+		if !ok {
+			continue
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			return nil, fmt.Errorf("obs: %s_%s{%s=%q}: %w", name, suffix, label, key, err)
+		}
+		h := out[key]
+		switch suffix {
+		case "sum":
+			h.Sum = f
+		case "count":
+			h.Count = f
+		case "bucket":
+			le, ok := labels["le"]
+			if !ok {
+				return nil, fmt.Errorf("obs: %s_bucket{%s=%q}: no le", name, label, key)
+			}
+			if inf[key] {
+				return nil, fmt.Errorf("obs: %s_bucket{%s=%q}: le=%q after le=\"+Inf\"", name, label, key, le)
+			}
+			inf[key] = le == "+Inf"
+			if !inf[key] {
+				b, err := strconv.ParseFloat(le, 64)
+				if err == nil && math.IsNaN(b) {
+					err = errors.New("NaN")
+				}
+				if err != nil {
+					return nil, fmt.Errorf("obs: %s_bucket{%s=%q} le: %w", name, label, key, err)
+				}
+				if n := len(h.Bounds); n > 0 && b <= h.Bounds[n-1] {
+					return nil, fmt.Errorf("obs: %s_bucket{%s=%q}: le %v not above %v", name, label, key, b, h.Bounds[n-1])
+				}
+				h.Bounds = append(h.Bounds, b)
+			}
+			h.Counts = append(h.Counts, f)
+		}
+		out[key] = h
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("obs: reading metrics: %w", err)
+	}
+	for key, h := range out {
+		if len(h.Counts) > 0 && len(h.Counts) != len(h.Bounds)+1 {
+			return nil, fmt.Errorf("obs: %s{%s=%q}: %d buckets for %d bounds (no le=\"+Inf\")", name, label, key, len(h.Counts), len(h.Bounds))
+		}
+	}
+	return out, nil
+}
+
+// splitLabels reads `a="x",b="y"} value` (a sample's labels after its
+// opening brace) into the labels, unescaped (\\, \" and \n), and the rest
+// after the closing brace.
+func splitLabels(s string) (map[string]string, string, error) {
+	labels := map[string]string{}
+	for {
+		s = strings.TrimLeft(s, " ")
+		if strings.HasPrefix(s, "}") {
+			return labels, s[1:], nil
+		}
+		eq := strings.IndexByte(s, '=')
+		if eq <= 0 || len(s) < eq+2 || s[eq+1] != '"' {
+			return nil, "", fmt.Errorf("bad label at %q", s)
+		}
+		key := strings.TrimSpace(s[:eq])
+		var v strings.Builder
+		i := eq + 2
+		for ; i < len(s) && s[i] != '"'; i++ {
+			c := s[i]
+			if c == '\\' {
+				if i++; i == len(s) {
+					break
+				}
+				switch s[i] {
+				case 'n':
+					c = '\n'
+				case '\\', '"':
+					c = s[i]
+				default:
+					return nil, "", fmt.Errorf("bad escape \\%c in label %s", s[i], key)
+				}
+			}
+			v.WriteByte(c)
+		}
+		if i >= len(s) {
+			return nil, "", fmt.Errorf("label %s not closed", key)
+		}
+		labels[key] = v.String()
+		s = strings.TrimLeft(s[i+1:], " ")
+		if strings.HasPrefix(s, ",") {
+			s = s[1:]
+		} else if !strings.HasPrefix(s, "}") {
+			return nil, "", fmt.Errorf("bad label list at %q", s)
+		}
+	}
 }

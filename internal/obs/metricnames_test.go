@@ -128,3 +128,79 @@ func TestUpperQuantile(t *testing.T) {
 		}
 	}
 }
+
+func TestReadHistograms(t *testing.T) {
+	const name = "h"
+	two := "# TYPE h histogram\n" +
+		"h_bucket{command=\"get\",le=\"0.001\"} 3\nh_bucket{command=\"get\",le=\"+Inf\"} 4\nh_sum{command=\"get\"} 0.5\nh_count{command=\"get\"} 4\n" +
+		"h_bucket{command=\"script:a \\\"q\\\" \\\\ b\\n\",le=\"0.001\"} 0\nh_bucket{command=\"script:a \\\"q\\\" \\\\ b\\n\",le=\"+Inf\"} 1\n" +
+		"h_sum{command=\"script:a \\\"q\\\" \\\\ b\\n\"} 2\nh_count{command=\"script:a \\\"q\\\" \\\\ b\\n\"} 1\n" +
+		"h_total{command=\"get\"} 9\nhx_sum{command=\"get\"} 9\nh_sum 7\n"
+	for _, tc := range []struct {
+		what, text string
+		want       map[string]Histogram
+		err        string
+	}{
+		{"two series, one with escapes", two, map[string]Histogram{
+			"get":                   {Bounds: []float64{0.001}, Counts: []float64{3, 4}, Sum: 0.5, Count: 4},
+			"script:a \"q\" \\ b\n": {Bounds: []float64{0.001}, Counts: []float64{0, 1}, Sum: 2, Count: 1},
+		}, ""},
+		{"other labels, spaces and a trailing comma", "h_bucket{ x=\"1\", command=\"c\" , le=\"+Inf\",} 2\nh_count{command=\"c\",} 2\n",
+			map[string]Histogram{"c": {Counts: []float64{2}, Count: 2}}, ""},
+		{"series without the label", "h_sum{other=\"x\"} 1\n", map[string]Histogram{}, ""},
+		{"absent", "other_sum 1\n", map[string]Histogram{}, ""},
+		{"no +Inf", "h_bucket{command=\"c\",le=\"1\"} 3\n", nil, `{command="c"}: 1 buckets for 1 bounds`},
+		{"+Inf not last", "h_bucket{command=\"c\",le=\"+Inf\"} 3\nh_bucket{command=\"c\",le=\"1\"} 3\n", nil, `le="1" after le="+Inf"`},
+		{"bounds out of order", "h_bucket{command=\"c\",le=\"1\"} 3\nh_bucket{command=\"c\",le=\"0.5\"} 3\n", nil, "le 0.5 not above 1"},
+		{"a bucket without le", "h_bucket{command=\"c\"} 3\n", nil, "no le"},
+		{"bad value", "h_sum{command=\"c\"} x\n", nil, `h_sum{command="c"}`},
+		{"bad bound", "h_bucket{command=\"c\",le=\"y\"} 1\n", nil, "le:"},
+		{"a NaN bound", "h_bucket{command=\"c\",le=\"NaN\"} 1\n", nil, "le: NaN"},
+		{"an unclosed value", "h_sum{command=\"c} 1\n", nil, "not closed"},
+		{"a bad escape", "h_sum{command=\"\\t\"} 1\n", nil, "bad escape"},
+		{"no quotes", "h_sum{command=c} 1\n", nil, "bad label"},
+		{"no comma", "h_sum{command=\"c\" le=\"1\"} 1\n", nil, "bad label list"},
+	} {
+		got, err := ReadHistograms(strings.NewReader(tc.text), name, "command")
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err %v, want one saying %q", tc.what, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(tc.want) {
+			t.Errorf("%s: %+v, %v; want %+v", tc.what, got, err, tc.want)
+			continue
+		}
+		for k, w := range tc.want {
+			g := got[k]
+			if !slices.Equal(g.Bounds, w.Bounds) || !slices.Equal(g.Counts, w.Counts) || g.Sum != w.Sum || g.Count != w.Count {
+				t.Errorf("%s: %q: %+v; want %+v", tc.what, k, g, w)
+			}
+		}
+	}
+}
+
+// FuzzReadHistograms: any input reads without a panic, and what reads is
+// a set of well-formed histograms.
+func FuzzReadHistograms(f *testing.F) {
+	f.Add("h_bucket{command=\"get\",le=\"0.001\"} 3\nh_bucket{command=\"get\",le=\"+Inf\"} 4\nh_sum{command=\"get\"} 0.5\n")
+	f.Add("h_sum{command=\"a\\\\\\\"b\\n\",} 1\n")
+	f.Add("h_bucket{ command = \"x\" , le=\"1\"} 1")
+	f.Fuzz(func(t *testing.T, text string) {
+		hs, err := ReadHistograms(strings.NewReader(text), "h", "command")
+		if err != nil {
+			return
+		}
+		for k, h := range hs {
+			if len(h.Counts) > 0 && len(h.Counts) != len(h.Bounds)+1 {
+				t.Fatalf("%q: %d counts for %d bounds", k, len(h.Counts), len(h.Bounds))
+			}
+			for i := 1; i < len(h.Bounds); i++ {
+				if !(h.Bounds[i] > h.Bounds[i-1]) {
+					t.Fatalf("%q: bounds %v not rising", k, h.Bounds)
+				}
+			}
+		}
+	})
+}

@@ -47,7 +47,7 @@ type CustomRunUpdate struct {
 // KEYS: run, task, user state, user channel. ARGV: guard, attempt, owner,
 // state json, ttl s, user state ttl s (the live TTL: the user channel's
 // state also holds the user's submissions). Returns 1 when published.
-var publishCustomScript = redis.NewScript(lua(`
+var publishCustomScript = redisscript.Named("queue.publishCustom", redis.NewScript(lua(`
 if ARGV[1] ~= '0' then
   local t = redis.call('HMGET', KEYS[2], $taskAttempt, $taskState)
   if t[1] ~= ARGV[2] or t[2] ~= $stateLeased then return 0 end
@@ -61,7 +61,7 @@ redis.call('EXPIRE', KEYS[3], tonumber(ARGV[6]))
 redis.call('PUBLISH', KEYS[4], '{"channel":{"kind":"user","id":' .. ARGV[3] ..
   '},"seq":' .. useq .. ',"kind":"custom_run","body":' .. ARGV[4] .. '}')
 return 1
-`))
+`)))
 
 // PublishCustomRun stores a custom run's state and sends it to its
 // owner's user channel, unless the guard does not hold or nothing changed.
@@ -86,7 +86,7 @@ func (q *Queue) PublishCustomRun(ctx context.Context, u CustomRunUpdate) error {
 // KEYS: task, leases, run, user state, user channel, completions. ARGV:
 // sub, attempt, judge, state json, ttl s, window ms, user state ttl s.
 // Returns 1, or 0 when the judge does not hold the attempt.
-var completeCustomScript = redisscript.New(lua(`
+var completeCustomScript = redisscript.Named("queue.completeCustom", redisscript.New(lua(`
 local t = redis.call('HMGET', KEYS[1], $taskAttempt, $taskState, $taskJudge, $taskUser)
 if t[1] ~= ARGV[2] or t[2] ~= $stateLeased or t[3] ~= ARGV[3] then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -106,7 +106,7 @@ local now = now_ms()
 redis.call('ZADD', KEYS[6], now, ARGV[1] .. ':' .. ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]))
 return 1
-`))
+`)))
 
 // CustomRunStateOf is a custom run's final state built from a judge's
 // result.

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/redisscript"
 )
 
 // Feedbacks reads the feedback rules kept with the live states of
@@ -42,13 +43,13 @@ func (q *Queue) Feedbacks(ctx context.Context, ids []int64) (map[int64]protocol.
 
 // KEYS: a submission's live state. ARGV: feedback json. Sets the rule of
 // a state that exists (a gone state stays gone).
-var setFeedbackScript = redis.NewScript(lua(`
+var setFeedbackScript = redisscript.Named("queue.setFeedback", redis.NewScript(lua(`
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('HSET', KEYS[1], $liveFeedback, ARGV[1])
   return 1
 end
 return 0
-`))
+`)))
 
 // SetFeedbacks replaces the feedback rules kept with the live states of
 // the given submissions (a contest's policy or end changed): the hub

@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/redisscript"
 )
 
 // ErrNoState: the channel has no live state in Redis (never enqueued here,
@@ -77,7 +78,7 @@ type SubmissionUpdate struct {
 // ttl s, owner, feedback json (or empty), contest, then per case its
 // index, its json and its short json (index, verdict, score).
 // Returns {published 0|1, seq}.
-var publishSubmissionScript = redis.NewScript(lua(`
+var publishSubmissionScript = redisscript.Named("queue.publishSubmission", redis.NewScript(lua(`
 local guard = ARGV[1]
 if guard ~= '0' then
   local t = redis.call('HMGET', KEYS[3], $taskAttempt, $taskState)
@@ -170,7 +171,7 @@ if cur[2] ~= ARGV[5] then
 end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
 return {published, seq}
-`))
+`)))
 
 // PublishSubmission applies u to the submission's live state and publishes
 // what changed: an EventCases with the cases not seen before, and an
@@ -332,7 +333,7 @@ func (q *Queue) UserState(ctx context.Context, userID int64) (uint64, protocol.U
 
 // KEYS: state, channel. ARGV: channel json, event kind, body, state, ttl s,
 // tag.
-var publishDocScript = redis.NewScript(lua(`
+var publishDocScript = redisscript.Named("queue.publishDoc", redis.NewScript(lua(`
 local seq = redis.call('HINCRBY', KEYS[1], $liveSeq, 1)
 redis.call('HSET', KEYS[1], $liveDocTag, ARGV[6])
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], $liveDoc, ARGV[4]) end
@@ -340,7 +341,7 @@ if tonumber(ARGV[5]) > 0 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5])) e
 redis.call('PUBLISH', KEYS[2], '{"channel":' .. ARGV[1] .. ',"seq":' .. seq ..
   ',"kind":' .. cjson.encode(ARGV[2]) .. ',"body":' .. ARGV[3] .. '}')
 return seq
-`))
+`)))
 
 // PublishDoc publishes one event on a channel whose document a web node
 // owns (a contest scoreboard, a user's submission list): it stores state

@@ -152,7 +152,7 @@ func score(p protocol.Priority, at time.Time) int64 {
 // empty), live ttl s, 1 to set the live state's owner, contest and
 // feedback (a submission; 0: a custom run). Returns 1 when enqueued, 0
 // when a same or later attempt exists.
-var enqueueScript = redisscript.New(lua(`
+var enqueueScript = redisscript.Named("queue.enqueue", redisscript.New(lua(`
 local cur = redis.call('HGET', KEYS[1], $taskAttempt)
 local a = tonumber(ARGV[2])
 if cur and tonumber(cur) >= a then return 0 end
@@ -173,7 +173,7 @@ end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 redis.call('PUBLISH', KEYS[4], ARGV[1] .. ' ' .. string.format('%d', now))
 return 1
-`))
+`)))
 
 // EnqueueNotice reads which submission's enqueue a QueueChanged notice
 // announces and when that enqueue was made (the queue's clock, Redis's
@@ -269,7 +269,7 @@ type Queued struct {
 
 // KEYS: queue. ARGV: limit, task key prefix. Returns flat triples
 // {sub, attempt, payload, user, contest, enq_ms}.
-var peekScript = redis.NewScript(lua(`
+var peekScript = redisscript.Named("queue.peek", redis.NewScript(lua(`
 local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 local out = {}
 for _, id in ipairs(ids) do
@@ -284,7 +284,7 @@ for _, id in ipairs(ids) do
   end
 end
 return out
-`))
+`)))
 
 // taskPrefix is the task key of submission "" minus the id, for scripts
 // that derive task keys from queue members.
@@ -323,7 +323,7 @@ func (q *Queue) Peek(ctx context.Context, limit int) ([]Queued, error) {
 // KEYS: queue, leases. ARGV: lease ms, task key prefix, then (sub,
 // attempt, judge) triples. Returns the Redis time in ms followed by one
 // flag per triple: 1 leased, 0 no longer queued under that attempt.
-var leaseScript = redisscript.New(lua(`
+var leaseScript = redisscript.Named("queue.lease", redisscript.New(lua(`
 local now = now_ms()
 local deadline = now + tonumber(ARGV[1])
 local out = {now}
@@ -339,7 +339,7 @@ for i = 3, #ARGV, 3 do
   table.insert(out, ok)
 end
 return out
-`))
+`)))
 
 // LeaseRequest asks for one task's lease for a judge.
 type LeaseRequest struct {
@@ -395,7 +395,7 @@ func (q *Queue) LeaseMany(ctx context.Context, reqs []LeaseRequest, d time.Durat
 
 // KEYS: leases. ARGV: judge, lease ms, task key prefix, then sub, attempt
 // pairs. Returns flat {sub, attempt, user, contest} of renewed leases.
-var renewScript = redisscript.New(lua(`
+var renewScript = redisscript.Named("queue.renew", redisscript.New(lua(`
 local now = now_ms()
 local deadline = now + tonumber(ARGV[2])
 local out = {}
@@ -410,7 +410,7 @@ for i = 4, #ARGV, 2 do
   end
 end
 return out
-`))
+`)))
 
 // Held is a lease a judge still holds, as Renew reports it.
 type Held struct {
@@ -448,7 +448,7 @@ func (q *Queue) Renew(ctx context.Context, judge string, refs []protocol.TaskRef
 }
 
 // KEYS: task, queue, leases, changed. ARGV: sub, attempt, judge.
-var releaseScript = redis.NewScript(lua(`
+var releaseScript = redisscript.Named("queue.release", redis.NewScript(lua(`
 local t = redis.call('HMGET', KEYS[1], $taskAttempt, $taskState, $taskJudge, $taskScore)
 if t[1] ~= ARGV[2] or t[2] ~= $stateLeased or t[3] ~= ARGV[3] then return 0 end
 redis.call('ZREM', KEYS[3], ARGV[1])
@@ -456,7 +456,7 @@ redis.call('HSET', KEYS[1], $taskState, $stateQueued, $taskJudge, '')
 redis.call('ZADD', KEYS[2], t[4], ARGV[1])
 redis.call('PUBLISH', KEYS[4], ARGV[1])
 return 1
-`))
+`)))
 
 // Release puts a task judge holds back at its place in the queue under the
 // same attempt (the judge rejected it, or it could not be pushed). It
@@ -493,7 +493,7 @@ const (
 
 // KEYS: task, leases, results, completions. ARGV: sub, attempt, judge,
 // verdict, result json, done ttl s, maxlen, window ms.
-var completeScript = redisscript.New(lua(`
+var completeScript = redisscript.Named("queue.complete", redisscript.New(lua(`
 local t = redis.call('HMGET', KEYS[1], $taskAttempt, $taskState, $taskJudge)
 if t[1] ~= ARGV[2] or t[2] ~= $stateLeased or t[3] ~= ARGV[3] then return false end
 redis.call('ZREM', KEYS[2], ARGV[1])
@@ -506,7 +506,7 @@ local now = now_ms()
 redis.call('ZADD', KEYS[4], now, ARGV[1] .. ':' .. ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[8]))
 return id
-`))
+`)))
 
 // Complete appends judge's final result to the results stream and ends its
 // lease, atomically, and returns the stream entry id. If judge no longer
@@ -612,7 +612,7 @@ func completion(c *redis.Cmd, judge string, r protocol.Result) (string, error) {
 // KEYS: leases. ARGV: task key prefix, limit. Returns flat {sub, attempt,
 // base, state, judge} per lease past its deadline ("" for a field the
 // record lacks).
-var dueScript = redisscript.New(lua(`
+var dueScript = redisscript.Named("queue.due", redisscript.New(lua(`
 local now = now_ms()
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
@@ -622,7 +622,7 @@ for _, id in ipairs(due) do
   for j = 1, 4 do table.insert(out, t[j] or '') end
 end
 return out
-`))
+`)))
 
 // reapArgs is how many ARGV reapScript takes per lease.
 const reapArgs = 8
@@ -634,7 +634,7 @@ const reapArgs = 8
 // result "": no results stream entry, a custom run).
 // Returns flat {sub, attempt, outcome, judge, user} per expired lease;
 // attempt is the new attempt for "requeued", the failed one for "failed".
-var reapScript = redisscript.New(lua(`
+var reapScript = redisscript.Named("queue.reap", redisscript.New(lua(`
 local now = now_ms()
 local out = {}
 local requeued = 0
@@ -675,7 +675,7 @@ for i = 5, #ARGV, $reapArgs do
 end
 if requeued > 0 then redis.call('PUBLISH', KEYS[4], 'reap') end
 return out
-`))
+`)))
 
 // Expired is a lease Reap found past its deadline.
 type Expired struct {

@@ -15,4 +15,8 @@
 //     The cluster then gives failover and one address book, not sharding of
 //     Verdict's data; a prefix that already holds a tag is kept as it is.
 //     Every component of one installation must use the same settings.
+//
+// Instrument exports what a client made its callers wait: its pool's
+// waits for a free connection (PoolCollector) and each command's time
+// from the call to the reply, by command and by script name.
 package redisconn

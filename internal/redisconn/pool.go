@@ -3,6 +3,8 @@ package redisconn
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/obs"
 )
 
 // PoolCollector exports a client's connection pool as metrics, read at
@@ -16,15 +18,15 @@ func PoolCollector(c redis.UniversalClient) prometheus.Collector {
 type poolCollector struct{ c redis.UniversalClient }
 
 var (
-	poolWaits = prometheus.NewDesc("verdict_redis_pool_waits_total",
+	poolWaits = prometheus.NewDesc(obs.RedisPoolWaits,
 		"Commands that waited for a free connection of the Redis pool.", nil, nil)
-	poolWaitSeconds = prometheus.NewDesc("verdict_redis_pool_wait_seconds_total",
+	poolWaitSeconds = prometheus.NewDesc(obs.RedisPoolWaitSeconds,
 		"Time commands spent waiting for a free connection of the Redis pool.", nil, nil)
 	poolTimeouts = prometheus.NewDesc("verdict_redis_pool_timeouts_total",
 		"Waits for a connection of the Redis pool that timed out.", nil, nil)
 	poolConns = prometheus.NewDesc("verdict_redis_pool_connections",
 		"Connections of the Redis pool, by state (idle or in use; pub/sub connections apart).", []string{"state"}, nil)
-	poolSize = prometheus.NewDesc("verdict_redis_pool_size",
+	poolSize = prometheus.NewDesc(obs.RedisPoolSize,
 		"The most connections the Redis pool opens (--redis-pool).", nil, nil)
 )
 

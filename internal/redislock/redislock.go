@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/verdict-oj/verdict/internal/redisscript"
 )
 
 // ErrConfig is wrapped by New for a missing client, key or holder or a
@@ -43,21 +45,21 @@ func (l *Lock) Key() string { return l.key }
 
 // holdScript takes the lease when free or renews it (a full TTL again)
 // when the holder has it. KEYS: lease. ARGV: holder, ttl ms. 1: held now.
-var holdScript = redis.NewScript(`
+var holdScript = redisscript.Named("redislock.hold", redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if cur == false or cur == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 1
 end
 return 0
-`)
+`))
 
 // releaseScript deletes the lease if the holder has it. KEYS: lease.
 // ARGV: holder. 1: released.
-var releaseScript = redis.NewScript(`
+var releaseScript = redisscript.Named("redislock.release", redis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
-`)
+`))
 
 // Hold takes the lease if it is free, renews it for a full TTL if this
 // holder has it, and reports whether this holder holds it now. Call it at

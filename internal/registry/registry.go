@@ -50,7 +50,7 @@ const (
 // registerScript adds or renews ARGV[1] with expiry Redis-now + ARGV[2] ms
 // and publishes ARGV[3] on KEYS[2] when the member was absent or already
 // expired (a join, as the edge sees it). Returns 1 on a join.
-var registerScript = redisscript.New(`
+var registerScript = redisscript.Named("registry.register", redisscript.New(`
 local now = now_ms()
 local old = redis.call('ZSCORE', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
@@ -59,26 +59,26 @@ if (not old) or tonumber(old) <= now then
   return 1
 end
 return 0
-`)
+`))
 
 // deregisterScript removes ARGV[1] and publishes ARGV[2] when it was there.
-var deregisterScript = redis.NewScript(`
+var deregisterScript = redisscript.Named("registry.deregister", redis.NewScript(`
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
   redis.call('PUBLISH', KEYS[2], ARGV[2])
   return 1
 end
 return 0
-`)
+`))
 
 // liveScript returns the members whose expiry is after Redis-now, after
 // deleting those expired more than ARGV[1] ms ago. Second value: how many
 // were pruned.
-var liveScript = redisscript.New(`
+var liveScript = redisscript.Named("registry.live", redisscript.New(`
 local now = now_ms()
 local pruned = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[1])))
 local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
 return {live, pruned}
-`)
+`))
 
 // Config configures a Registrar.
 type Config struct {

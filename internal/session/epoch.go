@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/redisscript"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
@@ -20,12 +21,12 @@ const publishTries = 5
 
 // swapEpochScript sets KEYS[1] to ARGV[2] if it still holds ARGV[1] (""
 // for a missing key).
-var swapEpochScript = redis.NewScript(`
+var swapEpochScript = redisscript.Named("session.swapEpoch", redis.NewScript(`
 local cur = redis.call('GET', KEYS[1]) or ''
 if cur ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1
-`)
+`))
 
 // PublishEpoch copies a user's session epoch into Redis (rkeys UserEpoch)
 // for the hubs, reading it from truth (MySQL) after it has read the copy

@@ -61,8 +61,8 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	}
 	defer rdb.Close()
 	ob.Logger.Info("redis", "target", o.Redis.String())
-	if err := ob.Registry.Register(redisconn.PoolCollector(rdb)); err != nil {
-		return fmt.Errorf("register the redis pool's metrics: %w", err)
+	if err := redisconn.Instrument(rdb, ob.Registry); err != nil {
+		return err
 	}
 	policy, err := o.SchedPolicy()
 	if err != nil {

@@ -88,8 +88,8 @@ func Run(ctx context.Context, o config.Options, ob *obs.Obs) error {
 	}
 	ob.Logger.Info("redis", "target", o.Redis.String())
 	defer rdb.Close()
-	if err := ob.Registry.Register(redisconn.PoolCollector(rdb)); err != nil {
-		return fmt.Errorf("register the redis pool's metrics: %w", err)
+	if err := redisconn.Instrument(rdb, ob.Registry); err != nil {
+		return err
 	}
 	proxies, err := trustedProxies(o.TrustedProxies) // serve only: empty otherwise
 	if err != nil {

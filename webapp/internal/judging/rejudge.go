@@ -17,6 +17,7 @@ import (
 
 	"github.com/verdict-oj/verdict/internal/obs"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/redisscript"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
@@ -224,7 +225,7 @@ type RejudgeStarted struct {
 // writes nothing; else it claims it and, given KEYS[2] (a job's hash),
 // writes the job's fields (ARGV[3...]) with the same lifetime, in the
 // same step: a claimed job always exists. Returns "" for a new claim.
-var claimScript = redis.NewScript(`
+var claimScript = redisscript.Named("judging.claim", redis.NewScript(`
 local prior = redis.call('GET', KEYS[1])
 if prior then return prior end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
@@ -233,7 +234,7 @@ if KEYS[2] then
   redis.call('EXPIRE', KEYS[2], ARGV[2])
 end
 return ''
-`)
+`))
 
 // claimRejudge runs claimScript: "" when (userID, key) is new and now
 // names value (and the job hash jobKey, if any, holds fields), else the

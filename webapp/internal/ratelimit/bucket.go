@@ -38,7 +38,7 @@ func GCRA(tat, now time.Time, interval time.Duration, burst int) (ok bool, next 
 
 // takeScript: KEYS the subject's key; ARGV now (ms, 0: TIME), interval
 // ms, burst. Returns {conforms, wait ms}.
-var takeScript = redisscript.New(luaNow + `
+var takeScript = redisscript.Named("ratelimit.take", redisscript.New(luaNow+`
 local interval, burst = tonumber(ARGV[2]), tonumber(ARGV[3])
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
 if tat < now then tat = now end
@@ -47,7 +47,7 @@ local over = nxt - now - burst * interval
 if over > 0 then return {0, over} end
 redis.call('SET', KEYS[1], nxt, 'PX', math.max(1, nxt - now))
 return {1, 0}
-`)
+`))
 
 // Take counts one event of subject against b if it conforms; otherwise it
 // reports how long until one would.

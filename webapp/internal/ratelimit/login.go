@@ -147,7 +147,7 @@ end
 // policies (free, base, max, window in ms) of account-address, account and
 // address, device TTL, address TTL. Returns {admitted, wait ms, limit,
 // known device, usual address, mask of the counters it incremented}.
-var attemptScript = redisscript.New(luaNow + `
+var attemptScript = redisscript.Named("ratelimit.attempt", redisscript.New(luaNow+`
 local function pol(i)
   return {free = tonumber(ARGV[i]), base = tonumber(ARGV[i+1]), maxd = tonumber(ARGV[i+2]), window = tonumber(ARGV[i+3])}
 end
@@ -203,7 +203,7 @@ for i, c in ipairs(checks) do
   mask = mask + c[4]
 end
 return {1, 0, '', known, usual, mask}
-`)
+`))
 
 // luaUndo takes back the counters of mask (ARGV[2] address, ARGV[3]
 // device); clear: the per-pair ones are deleted rather than decremented.
@@ -229,17 +229,17 @@ end
 // refundScript: the attempt's password was never checked (the node was
 // busy, MySQL failed). KEYS as attemptScript; ARGV now, address, device,
 // mask.
-var refundScript = redisscript.New(luaNow + luaUndo + `
+var refundScript = redisscript.Named("ratelimit.refund", redisscript.New(luaNow+luaUndo+`
 undo(false)
 return 1
-`)
+`))
 
 // succeedScript: the password was right. The pair's backoff is forgotten;
 // the shared counters (account, address) take the attempt back. With
 // record, the device (ARGV[6]) and the address become known. KEYS as
 // attemptScript; ARGV now, address, device, mask, record, device to
 // record, device TTL, max devices, address TTL, max addresses (ms).
-var succeedScript = redisscript.New(luaNow + luaUndo + `
+var succeedScript = redisscript.Named("ratelimit.succeed", redisscript.New(luaNow+luaUndo+`
 undo(true)
 if ARGV[5] == '1' then
   local function remember(key, member, ttl, cap)
@@ -253,7 +253,7 @@ if ARGV[5] == '1' then
   remember(KEYS[4], addr, tonumber(ARGV[9]), tonumber(ARGV[10]))
 end
 return 1
-`)
+`))
 
 // Attempt admits a password check by k, counting it as a failure, or
 // refuses it with a *BlockedError (errors.Is ErrBlocked) naming the limit

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/redisscript"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
 
@@ -39,13 +40,13 @@ func (l *Limiter) WithClock(now func() time.Time) *Limiter {
 
 // hitScript increments the counter and starts the window on the first hit.
 // Returns the count and the window's remaining milliseconds.
-var hitScript = redis.NewScript(`
+var hitScript = redisscript.Named("ratelimit.hit", redis.NewScript(`
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {n, ttl}
-`)
+`))
 
 // Blocked reports whether subject has used up rule's window, and if so how
 // long until it may try again.

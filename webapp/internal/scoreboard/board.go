@@ -118,7 +118,7 @@ var luaNames = map[string]any{
 // KEYS: entries, views. ARGV: cell, sid, attempt, at ms, verdict, score, user id,
 // user json (user id 0: none). Merges the entry by Entry.Supersedes; returns {0} when nothing
 // changed, else {1, version, entries json}.
-var upsertScript = redis.NewScript(redisscript.Expand(`
+var upsertScript = redisscript.Named("scoreboard.upsert", redis.NewScript(redisscript.Expand(`
 local ek = $fieldEntries .. ARGV[1]
 local raw = redis.call('HGET', KEYS[1], ek)
 local es = {}
@@ -144,15 +144,15 @@ redis.call('HSET', KEYS[1], ek, enc)
 if ARGV[7] ~= '0' then redis.call('HSET', KEYS[2], $fieldUser .. ARGV[7], ARGV[8]) end
 local ver = redis.call('HINCRBY', KEYS[1], $fieldVersion .. ARGV[1], 1)
 return {1, ver, enc}
-`, luaNames))
+`, luaNames)))
 
 // KEYS: entries, views. ARGV: cell, version, view json. Stores the view only if the
 // entries are still at that version (a later change stores its own).
-var viewScript = redis.NewScript(redisscript.Expand(`
+var viewScript = redisscript.Named("scoreboard.view", redis.NewScript(redisscript.Expand(`
 if redis.call('HGET', KEYS[1], $fieldVersion .. ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[2], $fieldViews .. ARGV[1], ARGV[3])
 return 1
-`, luaNames))
+`, luaNames)))
 
 // cellName is "<user>:<problem>", or "t<team>:<problem>" for a team's.
 func cellName(k CellKey) string {
