@@ -24,6 +24,11 @@ type hubSample struct {
 	at                             time.Time
 	pass, slot, wake, idle, notice obs.Histogram
 	mem                            MemReading // RSS 0: not read
+	// poolWaits and poolWaitSec are the hub's Redis pool's waits so far,
+	// cmds its Redis commands' times so far by label (empty from a hub
+	// without them).
+	poolWaits, poolWaitSec float64
+	cmds                   map[string]obs.Histogram
 }
 
 // sampleHubLatency reads the hub's histograms every latencyEvery until
@@ -67,6 +72,10 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 	s.idle, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchIdlePassSeconds)
 	s.notice, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubQueueNoticeSeconds)
 	s.mem, _ = readMem(m, s.at)
+	if g, err := obs.ReadGauges(strings.NewReader(m), obs.RedisPoolWaits, obs.RedisPoolWaitSeconds); err == nil {
+		s.poolWaits, s.poolWaitSec = g[obs.RedisPoolWaits], g[obs.RedisPoolWaitSeconds]
+	}
+	s.cmds, _ = obs.ReadHistograms(strings.NewReader(m), obs.RedisCommandSeconds, "command")
 	return s, nil
 }
 

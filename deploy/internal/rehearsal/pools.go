@@ -6,10 +6,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/verdict-oj/verdict/internal/obs"
 )
 
 // Pool is what one process's connection pools made its work wait for,
@@ -22,8 +25,16 @@ type Pool struct {
 	RedisWaitSec float64
 	SQLWaits     float64 // the requests' MySQL pool (web nodes)
 	SQLWaitSec   float64
-	Err          string
+	// Commands are the process's Redis commands that took it the most
+	// time over the run, as it timed them (none from a process without
+	// obs.RedisCommandSeconds).
+	Commands    []CommandTime
+	CommandsErr string
+	Err         string
 }
+
+// commandsKept is how many of a process's Redis commands the report lists.
+const commandsKept = 8
 
 // pools reads the web nodes' and the hub's pool metrics.
 func (r *run) pools(ctx context.Context) []Pool {
@@ -43,8 +54,13 @@ func readPool(ctx context.Context, process string, port int) Pool {
 		return p
 	}
 	v := metricValues(strings.NewReader(text))
-	p.RedisSize = int(v["verdict_redis_pool_size"])
-	p.RedisWaits, p.RedisWaitSec = v["verdict_redis_pool_waits_total"], v["verdict_redis_pool_wait_seconds_total"]
+	p.RedisSize = int(v[obs.RedisPoolSize])
+	p.RedisWaits, p.RedisWaitSec = v[obs.RedisPoolWaits], v[obs.RedisPoolWaitSeconds]
+	if cmds, err := obs.ReadHistograms(strings.NewReader(text), obs.RedisCommandSeconds, "command"); err == nil {
+		p.Commands = commandTimes(nil, cmds, commandsKept)
+	} else {
+		p.CommandsErr = err.Error()
+	}
 	p.SQLWaits = v[`go_sql_wait_count_total{db_name="verdict"}`]
 	p.SQLWaitSec = v[`go_sql_wait_duration_seconds_total{db_name="verdict"}`]
 	return p
@@ -115,5 +131,56 @@ func writePools(b *strings.Builder, rep *Report) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %.0f | %.1f | %.1f | %.0f | %.1f |\n", p.Process,
 			cmp.Or(strconv.Itoa(p.RedisSize), "?"), p.RedisWaits, p.RedisWaitSec, mean, p.SQLWaits, p.SQLWaitSec)
+	}
+}
+
+// writePoolWindows says when the hub's commands waited for its Redis pool
+// and which commands took its time then; writeCommandTimes lists each
+// process's slowest Redis commands over the run.
+func writePoolWindows(b *strings.Builder, rep *Report) {
+	if rep.PoolWindowsRead == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nThe hub's pool waits by when (its /metrics read every %s): %d of %d windows had one.", latencyEvery, rep.PoolWindowsWaited, rep.PoolWindowsRead)
+	if len(rep.PoolWindows) == 0 {
+		b.WriteString("\n")
+		return
+	}
+	fmt.Fprintf(b, " The %d with the most waiting, with the dispatcher's mean wait for a core then (a wake that found it idle → its pass: how starved the hub was) and the Redis commands that took the hub the most time then (calls, mean ms as the hub timed them, the pool's wait included):\n\n", len(rep.PoolWindows))
+	b.WriteString("| from (contest time) | waits | waited s | mean wait ms | dispatcher's wait for a core ms | browsers | the commands that took the most time |\n|---|---|---|---|---|---|---|\n")
+	for _, w := range rep.PoolWindows {
+		wake := "–"
+		if w.WakeMs >= 0 {
+			wake = fmt.Sprintf("%.0f", w.WakeMs)
+		}
+		fmt.Fprintf(b, "| %s | %.0f | %.1f | %.0f | %s | %.0f | %s |\n", contestClock(w.From, rep), w.Waits, w.WaitSec,
+			1000*w.WaitSec/w.Waits, wake, w.Browsers, fmtCommands(w.Top))
+	}
+}
+
+func writeCommandTimes(b *strings.Builder, rep *Report) {
+	any := false
+	for _, p := range rep.Pools {
+		any = any || len(p.Commands) > 0 || p.CommandsErr != ""
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintf(b, "\n## Redis commands as each process timed them (whole run)\n\n")
+	fmt.Fprintf(b, "From the call to the reply read (`%s`): the wait for a pooled connection, for a core and for Redis all count, which is what the caller waited; a script by its name, a pipeline or transaction by the commands in it, a blocking read with its block. The %d that took each process the most time, with calls per acknowledged submission (%d); p99 is the histogram's bucket bound:\n\n", obs.RedisCommandSeconds, commandsKept, rep.Submitted)
+	b.WriteString("| process | command | calls | per submission | total s | mean ms | p99 ≤ ms | over 100 ms |\n|---|---|---|---|---|---|---|---|\n")
+	subs := float64(max(rep.Submitted, 1))
+	for _, p := range rep.Pools {
+		if p.CommandsErr != "" {
+			fmt.Fprintf(b, "| %s | %s | | | | | | |\n", p.Process, p.CommandsErr)
+			continue
+		}
+		for _, c := range p.Commands {
+			p99 := fmt.Sprintf("> %.0f", 1000*c.LastBound)
+			if !math.IsInf(c.P99, 1) {
+				p99 = fmt.Sprintf("%.1f", 1000*c.P99)
+			}
+			fmt.Fprintf(b, "| %s | `%s` | %.0f | %.1f | %.1f | %.2f | %s | %.0f |\n", p.Process, c.Command, c.Calls, c.Calls/subs, c.Sec, 1000*c.Sec/c.Calls, p99, c.Over100ms)
+		}
 	}
 }

@@ -97,6 +97,11 @@ type Report struct {
 	RedisErr string
 	// Pools are the web nodes' and the hub's connection pool waits.
 	Pools []Pool
+	// PoolWindows are the hub's windows (of PoolWindowsRead read) with
+	// the most waiting for its Redis pool, of PoolWindowsWaited that had
+	// a wait.
+	PoolWindows                        []PoolWindow
+	PoolWindowsRead, PoolWindowsWaited int
 	// TCP is what the kernel's TCP counters counted over the contest
 	// (tcpstats.go); nil: not sampled.
 	TCP *TCPReport
@@ -662,6 +667,8 @@ func (rep *Report) Markdown() string {
 
 	writeMemory(&b, rep)
 	writePools(&b, rep)
+	writePoolWindows(&b, rep)
+	writeCommandTimes(&b, rep)
 	writeTCP(&b, rep)
 	writeDigests(&b, rep)
 	writeRedis(&b, rep)

@@ -305,6 +305,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	close(stopSampling)
 	side.Wait()
+	rep.PoolWindows, rep.PoolWindowsRead, rep.PoolWindowsWaited = poolWindows(r.hubSamples)
 	for _, h := range r.hubSamples {
 		if h.mem.RSS > 0 {
 			rep.HubMemory = append(rep.HubMemory, h.mem)
