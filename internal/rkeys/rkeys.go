@@ -126,6 +126,14 @@ func (n Names) ScoreboardViews(contestID int64) string {
 	return n.k("contest", strconv.FormatInt(contestID, 10), "board-views")
 }
 
+// ScoreboardChanges is the sorted set of a contest's ScoreboardViews
+// fields by the change that wrote each last (its seq, a counter in the
+// views hash): a publish reads the fields changed since its last read
+// instead of the whole hash (see webapp/internal/scoreboard).
+func (n Names) ScoreboardChanges(contestID int64) string {
+	return n.k("contest", strconv.FormatInt(contestID, 10), "board-changes")
+}
+
 // ScoreboardPublish is the string key a web node sets (NX, expiring after
 // the publish interval) before it assembles and publishes a contest's
 // board: one node publishes per interval, whichever node consumed the

@@ -22,6 +22,7 @@ func TestNames(t *testing.T) {
 		{"results", def.Results(), "verdict:results"},
 		{"scoreboard", def.Scoreboard(3), "verdict:contest:3:board"},
 		{"scoreboard views", def.ScoreboardViews(3), "verdict:contest:3:board-views"},
+		{"scoreboard changes", def.ScoreboardChanges(3), "verdict:contest:3:board-changes"},
 		{"events", custom.Events("submission", 9), "t42:events:submission:9"},
 		{"lock", def.Lock("migrate"), "verdict:lock:migrate"},
 		{"ratelimit", def.RateLimit("login", "1.2.3.4"), "verdict:ratelimit:login:1.2.3.4"},

@@ -296,7 +296,7 @@ func (e *Env) checkBoardRebuilds(ctx context.Context, r *Result, c *Client, what
 		r.fail("contest id: %v", err)
 		return
 	}
-	if err := e.RDB.Del(ctx, e.Names.Scoreboard(cid), e.Names.ScoreboardViews(cid)).Err(); err != nil {
+	if err := e.RDB.Del(ctx, e.Names.Scoreboard(cid), e.Names.ScoreboardViews(cid), e.Names.ScoreboardChanges(cid)).Err(); err != nil {
 		r.fail("drop the board: %v", err)
 		return
 	}

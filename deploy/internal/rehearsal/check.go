@@ -301,7 +301,7 @@ func (r *run) checkBoards(ctx context.Context, rep *Report) {
 		rep.check(false, "read the scoreboard", err.Error())
 		return
 	}
-	if err := r.env.RDB.Del(ctx, r.env.Names.Scoreboard(r.contestID), r.env.Names.ScoreboardViews(r.contestID)).Err(); err != nil {
+	if err := r.env.RDB.Del(ctx, r.env.Names.Scoreboard(r.contestID), r.env.Names.ScoreboardViews(r.contestID), r.env.Names.ScoreboardChanges(r.contestID)).Err(); err != nil {
 		rep.check(false, "drop the board in Redis", err.Error())
 		return
 	}

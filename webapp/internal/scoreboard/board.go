@@ -1,10 +1,12 @@
 package scoreboard
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -32,11 +34,16 @@ import (
 //	built     set by Rebuild: the board was made from MySQL (Exists), and
 //	          the hash exists even for a contest without a submission.
 //
-// A publish reads the views hash whole, twice a second under results; with
+// A publish reads the views hash, twice a second under results; with
 // the views among the entries, Redis walked every entry and version to
 // find them (HSCAN with a pattern: 52 % of its CPU in the 2026-12-06 11:41
-// rehearsal). The scripts write both hashes of a contest at once (one slot
-// in a cluster: every key shares the prefix's hash tag).
+// rehearsal). Read whole apart from the entries, it was still 27 % of
+// Redis's CPU (19:11 run), so a node now reads only the fields changed
+// since its last read: each write of a view or a user bumps the views
+// hash's seq and files the field under it in rkeys.ScoreboardChanges, a
+// sorted set with one member per field (it grows with the board, not with
+// the changes). The scripts write the three keys of a contest at once
+// (one slot in a cluster: every key shares the prefix's hash tag).
 //
 // A team's cell (team contests) is "t<team>:<problem>"; teams' names are
 // not kept here (AssembleTeams takes them).
@@ -50,6 +57,10 @@ type Board struct {
 	n   rkeys.Names
 	// decoded are the fields Views read last, decoded (decoded.go).
 	decoded decodedBoards
+	// fullReadEvery and maxChanges replace the constants (tests); 0:
+	// the constant.
+	fullReadEvery time.Duration
+	maxChanges    int
 }
 
 // New returns a Board.
@@ -102,6 +113,13 @@ const (
 	// contest without submissions exists too, and is not rebuilt from
 	// MySQL on every read until the first submission.
 	fieldBuilt = "built"
+	// fieldSeq and fieldGen are the views hash's change counter and its
+	// generation (Redis's TIME when the counter started, so a counter
+	// that started again, the hash lost and made anew, is told apart).
+	// Every write of a view or a user bumps the counter and files the
+	// field under it in rkeys.ScoreboardChanges (luaChanged).
+	fieldSeq = "seq"
+	fieldGen = "gen"
 )
 
 // viewsAndUsers is the HSCAN pattern of the fieldViews and fieldUser
@@ -113,12 +131,27 @@ var viewsAndUsers = "[" + fieldViews[:1] + fieldUser[:1] + "]" + fieldViews[1:] 
 // luaNames are the names the scripts take from Go.
 var luaNames = map[string]any{
 	"fieldEntries": fieldEntries, "fieldVersion": fieldVersion, "fieldViews": fieldViews, "fieldUser": fieldUser,
+	"fieldSeq": fieldSeq, "fieldGen": fieldGen,
 }
+
+// luaChanged is the scripts' changed(field): it files a views hash field
+// (KEYS[2]) just written under the next change number, in the changes set
+// (KEYS[3]), starting a generation with the counter.
+const luaChanged = `
+local function next_change()
+  local s = redis.call('HINCRBY', KEYS[2], $fieldSeq, 1)
+  if s == 1 then
+    local t = redis.call('TIME')
+    redis.call('HSET', KEYS[2], $fieldGen, t[1] .. '.' .. t[2])
+  end
+  return s
+end
+`
 
 // KEYS: entries, views. ARGV: cell, sid, attempt, at ms, verdict, score, user id,
 // user json (user id 0: none). Merges the entry by Entry.Supersedes; returns {0} when nothing
 // changed, else {1, version, entries json}.
-var upsertScript = redisscript.Named("scoreboard.upsert", redis.NewScript(redisscript.Expand(`
+var upsertScript = redisscript.Named("scoreboard.upsert", redis.NewScript(redisscript.Expand(luaChanged+`
 local ek = $fieldEntries .. ARGV[1]
 local raw = redis.call('HGET', KEYS[1], ek)
 local es = {}
@@ -141,17 +174,62 @@ else
 end
 local enc = cjson.encode(es)
 redis.call('HSET', KEYS[1], ek, enc)
-if ARGV[7] ~= '0' then redis.call('HSET', KEYS[2], $fieldUser .. ARGV[7], ARGV[8]) end
+if ARGV[7] ~= '0' then
+  local uf = $fieldUser .. ARGV[7]
+  if redis.call('HGET', KEYS[2], uf) ~= ARGV[8] then
+    redis.call('HSET', KEYS[2], uf, ARGV[8])
+    redis.call('ZADD', KEYS[3], next_change(), uf)
+  end
+end
 local ver = redis.call('HINCRBY', KEYS[1], $fieldVersion .. ARGV[1], 1)
 return {1, ver, enc}
 `, luaNames)))
 
 // KEYS: entries, views. ARGV: cell, version, view json. Stores the view only if the
 // entries are still at that version (a later change stores its own).
-var viewScript = redisscript.Named("scoreboard.view", redis.NewScript(redisscript.Expand(`
+var viewScript = redisscript.Named("scoreboard.view", redis.NewScript(redisscript.Expand(luaChanged+`
 if redis.call('HGET', KEYS[1], $fieldVersion .. ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[2], $fieldViews .. ARGV[1], ARGV[3])
+local vf = $fieldViews .. ARGV[1]
+if redis.call('HGET', KEYS[2], vf) == ARGV[3] then return 1 end
+redis.call('HSET', KEYS[2], vf, ARGV[3])
+redis.call('ZADD', KEYS[3], next_change(), vf)
 return 1
+`, luaNames)))
+
+// KEYS: entries, views, changes. ARGV: field, value pairs (users). Writes
+// them as one change.
+var usersScript = redisscript.Named("scoreboard.users", redis.NewScript(redisscript.Expand(luaChanged+`
+local s = nil
+for i = 1, #ARGV, 2 do
+  if redis.call('HGET', KEYS[2], ARGV[i]) ~= ARGV[i + 1] then
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+    s = s or next_change()
+    redis.call('ZADD', KEYS[3], s, ARGV[i])
+  end
+end
+return 1
+`, luaNames)))
+
+// KEYS: views, changes. ARGV: the change read last, the most fields to
+// return. Returns {generation, change now, n, field, value, ...}: the n
+// fields changed after the one read last with their values (nil: gone),
+// or n = -1 when more than the most changed (read the hash whole).
+var changesScript = redisscript.Named("scoreboard.changes", redis.NewScript(redisscript.Expand(`
+local hv = redis.call('HMGET', KEYS[1], $fieldGen, $fieldSeq)
+local gen, seq = hv[1] or '', tonumber(hv[2] or '0')
+local since, most = tonumber(ARGV[1]), tonumber(ARGV[2])
+if since >= seq then return {gen, seq, 0} end
+local fs = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. since, seq, 'LIMIT', 0, most + 1)
+if #fs > most then return {gen, seq, -1} end
+local out = {gen, seq, #fs}
+if #fs > 0 then
+  local vs = redis.call('HMGET', KEYS[1], unpack(fs))
+  for i, f in ipairs(fs) do
+    out[#out + 1] = f
+    out[#out + 1] = vs[i]
+  end
+end
+return out
 `, luaNames)))
 
 // cellName is "<user>:<problem>", or "t<team>:<problem>" for a team's.
@@ -234,21 +312,90 @@ func (b *Board) storeView(ctx context.Context, c Contest, cell string, ver int64
 }
 
 // Views reads every cell's views and the users of a contest's board.
+// The maps are the caller's. A board read before is read again by its
+// changes since (changesScript), the whole hash only when the changes
+// cannot say it: the first read, a new generation (the hash lost and made
+// anew), more than maxChanges changed, or fullReadEvery passed since the
+// last whole read (a writer that files no change, an earlier release in
+// a rolling upgrade, is caught up then).
 func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, map[int64]User, error) {
-	key := b.n.ScoreboardViews(contestID)
 	dec := b.decoded.board(contestID)
 	defer dec.mu.Unlock()
+	if dec.read && time.Since(dec.fullAt) < b.fullEvery() {
+		ok, err := b.readChanges(ctx, contestID, dec)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			return maps.Clone(dec.viewMap), maps.Clone(dec.userMap), nil
+		}
+	}
+	if err := b.readWhole(ctx, contestID, dec); err != nil {
+		return nil, nil, err
+	}
+	return maps.Clone(dec.viewMap), maps.Clone(dec.userMap), nil
+}
+
+// maxChanges is the most changed fields a read applies; beyond them the
+// hash is read whole (a rebuild rewrote the board).
+const maxChanges = 2000
+
+// fullReadEvery is how often Views reads the hash whole anyway.
+const fullReadEvery = 30 * time.Second
+
+func (b *Board) fullEvery() time.Duration { return cmp.Or(b.fullReadEvery, fullReadEvery) }
+
+// readChanges applies to dec the fields changed since its last read; false
+// when the changes cannot say the board (read it whole).
+func (b *Board) readChanges(ctx context.Context, contestID int64, dec *decodedBoard) (bool, error) {
+	keys := []string{b.n.ScoreboardViews(contestID), b.n.ScoreboardChanges(contestID)}
+	res, err := changesScript.Run(ctx, b.rdb, keys, dec.seq, cmp.Or(b.maxChanges, maxChanges)).Slice()
+	if err != nil {
+		return false, fmt.Errorf("scoreboard: read contest %d's changes: %w", contestID, err)
+	}
+	if len(res) < 3 {
+		return false, fmt.Errorf("scoreboard: read contest %d's changes: %d values", contestID, len(res))
+	}
+	gen, _ := res[0].(string)
+	seq, _ := res[1].(int64)
+	n, _ := res[2].(int64)
+	if gen != dec.gen || seq < dec.seq || n < 0 || len(res) != 3+2*int(n) {
+		return false, nil
+	}
+	for i := 3; i+1 < len(res); i += 2 {
+		f, _ := res[i].(string)
+		raw, present := res[i+1].(string)
+		if err := dec.apply(f, raw, present); err != nil {
+			return false, fmt.Errorf("scoreboard: contest %d: %w", contestID, err)
+		}
+	}
+	dec.seq = seq
+	dec.changeReads++
+	return true, nil
+}
+
+// readWhole reads the views hash whole into dec.
+func (b *Board) readWhole(ctx context.Context, contestID int64, dec *decodedBoard) error {
+	key := b.n.ScoreboardViews(contestID)
+	// The counter before the scan: a change during it is read again by
+	// the next read of changes, which applies it the same way.
+	hv, err := b.rdb.HMGet(ctx, key, fieldGen, fieldSeq).Result()
+	if err != nil {
+		return fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
+	}
+	gen, _ := hv[0].(string)
+	seqText, _ := hv[1].(string)
+	seq, _ := strconv.ParseInt(seqText, 10, 64)
 	// Sized as the last read was: grown from empty, the maps of a board
 	// of 3,000 contestants took a third of a read's CPU.
-	views := make(map[CellKey]View, dec.views)
-	users := make(map[int64]User, dec.users)
-	defer func() { dec.views, dec.users = len(views), len(users) }()
+	views := make(map[CellKey]View, len(dec.viewMap))
+	users := make(map[int64]User, len(dec.userMap))
 	var cursor uint64
 	for {
 		// In batches: Redis serves others between them.
 		kv, next, err := b.rdb.HScan(ctx, key, cursor, "", 1000).Result()
 		if err != nil {
-			return nil, nil, fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
+			return fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
 		}
 		for i := 0; i+1 < len(kv); i += 2 {
 			f, v := kv[i], kv[i+1]
@@ -260,7 +407,7 @@ func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, m
 				}
 				vw, err := dec.view(f, v)
 				if err != nil {
-					return nil, nil, fmt.Errorf("scoreboard: contest %d cell %s: %w", contestID, f, err)
+					return fmt.Errorf("scoreboard: contest %d cell %s: %w", contestID, f, err)
 				}
 				views[k] = vw
 			case strings.HasPrefix(f, fieldUser):
@@ -274,9 +421,12 @@ func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, m
 		}
 	}
 	if err := b.fillUsers(ctx, key, views, users); err != nil {
-		return nil, nil, fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
+		return fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
 	}
-	return views, users, nil
+	dec.viewMap, dec.userMap = views, users
+	dec.gen, dec.seq, dec.read, dec.fullAt = gen, seq, true, time.Now()
+	dec.wholeReads++
+	return nil
 }
 
 // fillUsers reads the users of views that the scan did not return. A
@@ -337,9 +487,10 @@ func (b *Board) Exists(ctx context.Context, contestID int64) (bool, error) {
 	return entries.Val() && views.Val(), nil
 }
 
-// keys are the KEYS of the scripts: a contest's entries and views.
+// keys are the KEYS of the scripts: a contest's entries, views and
+// views' changes.
 func (b *Board) keys(contestID int64) []string {
-	return []string{b.n.Scoreboard(contestID), b.n.ScoreboardViews(contestID)}
+	return []string{b.n.Scoreboard(contestID), b.n.ScoreboardViews(contestID), b.n.ScoreboardChanges(contestID)}
 }
 
 // Rebuild makes a contest's board agree with entries (every submission of
@@ -367,7 +518,7 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 	for id, uj := range names {
 		batch = append(batch, fieldUser+strconv.FormatInt(id, 10), string(uj))
 		if n++; len(batch) == cap(batch) || n == len(names) {
-			if err := b.rdb.HSet(ctx, b.n.ScoreboardViews(c.ID), batch...).Err(); err != nil {
+			if err := usersScript.Run(ctx, b.rdb, b.keys(c.ID), batch...).Err(); err != nil {
 				return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 			}
 			batch = batch[:0]
@@ -411,7 +562,7 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 	if err := b.dropOldViews(ctx, key); err != nil {
 		return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 	}
-	for _, k := range b.keys(c.ID) {
+	for _, k := range []string{b.n.Scoreboard(c.ID), b.n.ScoreboardViews(c.ID)} {
 		if err := b.rdb.HSet(ctx, k, fieldBuilt, 1).Err(); err != nil {
 			return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 		}

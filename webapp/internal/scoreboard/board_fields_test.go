@@ -11,13 +11,15 @@ import (
 // users' fields and no other.
 func TestFieldPrefixes(t *testing.T) {
 	prefixes := []string{fieldEntries, fieldVersion, fieldViews, fieldUser}
-	for _, p := range prefixes {
-		if strings.HasPrefix(fieldBuilt, p) {
-			t.Errorf("the built mark %q has a cell's prefix %q", fieldBuilt, p)
+	for _, mark := range []string{fieldBuilt, fieldSeq, fieldGen} {
+		for _, p := range prefixes {
+			if strings.HasPrefix(mark, p) {
+				t.Errorf("the mark %q has a cell's prefix %q", mark, p)
+			}
 		}
-	}
-	if ok, _ := path.Match(viewsAndUsers, fieldBuilt); ok {
-		t.Errorf("pattern %q matches the built mark %q", viewsAndUsers, fieldBuilt)
+		if ok, _ := path.Match(viewsAndUsers, mark); ok {
+			t.Errorf("pattern %q matches the mark %q", viewsAndUsers, mark)
+		}
 	}
 	for i, p := range prefixes {
 		for _, q := range prefixes[i+1:] {

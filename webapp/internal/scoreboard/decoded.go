@@ -2,7 +2,11 @@ package scoreboard
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 )
 
 // maxDecodedBoards bounds the contests whose fields Views keeps decoded;
@@ -27,8 +31,17 @@ type decodedBoard struct {
 	used    uint64
 	fields  map[string]decodedField
 	decodes int // fields decoded (not found the same): for the tests
-	// views and users are how many the last read returned.
-	views, users int
+	// viewMap and userMap are the board as read last (Views hands out
+	// copies), as of change seq of generation gen; read once read whole,
+	// last at fullAt.
+	viewMap map[CellKey]View
+	userMap map[int64]User
+	gen     string
+	seq     int64
+	read    bool
+	fullAt  time.Time
+	// wholeReads and changeReads count the reads of each kind (tests).
+	wholeReads, changeReads int
 }
 
 // decodedField is a field's raw value and its decoding (view for a views
@@ -101,4 +114,40 @@ func (b *decodedBoard) decode(field, raw string, isUser bool) (decodedField, err
 	}
 	b.fields[field] = f
 	return f, nil
+}
+
+// apply sets one field of the views hash that changed since the last
+// read: a cell's view or a user's names, decoded (or kept, the same
+// bytes), or dropped when it is gone (!present). A user whose names do
+// not decode is left as it was, as a whole read leaves it out.
+func (b *decodedBoard) apply(field, raw string, present bool) error {
+	switch {
+	case strings.HasPrefix(field, fieldViews):
+		k, ok := parseCell(field[len(fieldViews):])
+		if !ok {
+			return nil
+		}
+		if !present {
+			delete(b.viewMap, k)
+			delete(b.fields, field)
+			return nil
+		}
+		v, err := b.view(field, raw)
+		if err != nil {
+			return fmt.Errorf("cell %s: %w", field, err)
+		}
+		b.viewMap[k] = v
+	case strings.HasPrefix(field, fieldUser):
+		if !present {
+			if id, err := strconv.ParseInt(field[len(fieldUser):], 10, 64); err == nil {
+				delete(b.userMap, id)
+			}
+			delete(b.fields, field)
+			return nil
+		}
+		if u, err := b.user(field, raw); err == nil {
+			b.userMap[u.ID] = u
+		}
+	}
+	return nil
 }

@@ -53,7 +53,7 @@ func TestBoardLayout(t *testing.T) {
 		t.Fatalf("views %+v", want)
 	}
 	// The views are in their own hash, none among the entries.
-	if n, err := rd.Client.HLen(ctx, views).Result(); err != nil || n != 2+2+1 { // 2 cells, 2 users, built
+	if n, err := rd.Client.HLen(ctx, views).Result(); err != nil || n != 2+2+1+2 { // 2 cells, 2 users, built, seq and gen
 		t.Fatalf("views hash: %d fields, %v", n, err)
 	}
 	if old, err := rd.Client.HKeys(ctx, entries).Result(); err != nil || len(old) != 2+2+1 { // 2 cells' entries and versions, built
