@@ -72,3 +72,57 @@ func unpackDoc(stored string) (json.RawMessage, []byte, error) {
 	}
 	return out.Bytes(), gz, nil
 }
+
+// StoredDoc is a published document as Redis holds it: JSON as it is, or
+// the gzip stream PublishDoc stored (DocGzipMin). A reader that serves the
+// stream to gzip clients need not decompress it: JSON does, once, when
+// asked; Head reads only the first bytes.
+type StoredDoc struct {
+	raw  json.RawMessage // stored as it is
+	gz   []byte          // stored compressed
+	once sync.Once
+	json json.RawMessage
+	err  error
+}
+
+// Empty reports whether nothing was stored.
+func (d *StoredDoc) Empty() bool { return d == nil || (len(d.raw) == 0 && len(d.gz) == 0) }
+
+// Gzip is the stored gzip stream; nil when the document was stored as it
+// is.
+func (d *StoredDoc) Gzip() []byte { return d.gz }
+
+// JSON is the document, decompressed on the first call.
+func (d *StoredDoc) JSON() (json.RawMessage, error) {
+	if d.gz == nil {
+		return d.raw, nil
+	}
+	d.once.Do(func() { d.json, _, d.err = unpackDoc(string(d.gz)) })
+	return d.json, d.err
+}
+
+// Head is the document's first n bytes (fewer if it is shorter),
+// decompressing only those.
+func (d *StoredDoc) Head(n int) ([]byte, error) {
+	if d.gz == nil {
+		return d.raw[:min(n, len(d.raw))], nil
+	}
+	r, err := gzip.NewReader(bytes.NewReader(d.gz))
+	if err != nil {
+		return nil, fmt.Errorf("stored document: %w", err)
+	}
+	head := make([]byte, n)
+	k, err := io.ReadFull(r, head)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("stored document: %w", err)
+	}
+	return head[:k], nil
+}
+
+// storedDoc wraps a stored value.
+func storedDoc(stored string) *StoredDoc {
+	if strings.HasPrefix(stored, gzipMagic) {
+		return &StoredDoc{gz: []byte(stored)}
+	}
+	return &StoredDoc{raw: json.RawMessage(stored)}
+}

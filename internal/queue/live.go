@@ -422,24 +422,27 @@ func (q *Queue) Doc(ctx context.Context, ch protocol.Channel) (uint64, json.RawM
 // VersionedDoc reads a web-node-owned channel's version and state, at one
 // time; state is nil when none was stored.
 func (q *Queue) VersionedDoc(ctx context.Context, ch protocol.Channel) (DocVersion, json.RawMessage, error) {
-	dv, state, _, err := q.VersionedDocGzip(ctx, ch)
-	return dv, state, err
+	dv, d, err := q.VersionedDocStored(ctx, ch)
+	if err != nil || d.Empty() {
+		return dv, nil, err
+	}
+	state, err := d.JSON()
+	if err != nil {
+		return DocVersion{}, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
+	}
+	return dv, state, nil
 }
 
-// VersionedDocGzip is VersionedDoc that also returns the gzip stream the
-// state was stored as (nil when stored as it is, DocGzipMin): a web node
-// answers a request that accepts gzip with it, compressing nothing.
-func (q *Queue) VersionedDocGzip(ctx context.Context, ch protocol.Channel) (DocVersion, json.RawMessage, []byte, error) {
+// VersionedDocStored is VersionedDoc with the document as it is stored,
+// not decompressed (StoredDoc; empty when none was stored): a web node
+// answers a request that accepts gzip with the stored stream, and reads
+// only the document's head to check it, decompressing it whole for the
+// rest only when one asks.
+func (q *Queue) VersionedDocStored(ctx context.Context, ch protocol.Channel) (DocVersion, *StoredDoc, error) {
 	v, err := q.c.HMGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), liveSeq, liveDocTag, liveDoc).Result()
 	if err != nil {
-		return DocVersion{}, nil, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
+		return DocVersion{}, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
 	}
-	var state json.RawMessage
-	var gz []byte
-	if s, ok := v[2].(string); ok && s != "" {
-		if state, gz, err = unpackDoc(s); err != nil {
-			return DocVersion{}, nil, nil, fmt.Errorf("queue: state of %s: %w", ch, err)
-		}
-	}
-	return docVersion(v[0], v[1]), state, gz, nil
+	s, _ := v[2].(string)
+	return docVersion(v[0], v[1]), storedDoc(s), nil
 }

@@ -687,10 +687,22 @@ func TestPublishDocCompressesLargeDocs(t *testing.T) {
 			if tc.compressed && len(stored) > len(tc.state)/5 {
 				t.Errorf("stored %d bytes of %d", len(stored), len(tc.state))
 			}
-			_, state, gz, err := q.VersionedDocGzip(ctx, ch)
-			if err != nil || string(state) != tc.state {
-				t.Fatalf("VersionedDocGzip: %d bytes, %v; want the %d published", len(state), err, len(tc.state))
+			_, d, err := q.VersionedDocStored(ctx, ch)
+			if err != nil {
+				t.Fatal(err)
 			}
+			head, err := d.Head(10)
+			if err != nil || string(head) != tc.state[:10] {
+				t.Fatalf("the stored document's head: %q, %v; want %q", head, err, tc.state[:10])
+			}
+			state, err := d.JSON()
+			if err != nil || string(state) != tc.state {
+				t.Fatalf("VersionedDocStored: %d bytes, %v; want the %d published", len(state), err, len(tc.state))
+			}
+			if again, _ := d.JSON(); &again[0] != &state[0] {
+				t.Error("the document decompressed twice")
+			}
+			gz := d.Gzip()
 			if (gz != nil) != tc.compressed || (gz != nil && string(gz) != stored) {
 				t.Fatalf("gzip stream of %d bytes, want the stored one (compressed %v)", len(gz), tc.compressed)
 			}
@@ -712,8 +724,12 @@ func TestPublishDocCompressesLargeDocs(t *testing.T) {
 	if err := env.Client.HSet(ctx, key, "state", big.String()).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if _, state, gz, err := q.VersionedDocGzip(ctx, ch); err != nil || string(state) != big.String() || gz != nil {
-		t.Fatalf("an uncompressed board: %d bytes, stream %d, %v", len(state), len(gz), err)
+	if _, d, err := q.VersionedDocStored(ctx, ch); err != nil || d.Gzip() != nil {
+		t.Fatalf("an uncompressed board: %v, %v", d, err)
+	} else if state, err := d.JSON(); err != nil || string(state) != big.String() {
+		t.Fatalf("an uncompressed board: %d bytes, %v", len(state), err)
+	} else if head, err := d.Head(1 << 30); err != nil || string(head) != big.String() {
+		t.Fatalf("an uncompressed board's head of more than it holds: %d bytes, %v", len(head), err)
 	}
 	// Not gzip after all (cut short): an error, no document.
 	stored := packDocForTest(t, q, env, ch, big.String())
@@ -722,6 +738,30 @@ func TestPublishDocCompressesLargeDocs(t *testing.T) {
 	}
 	if _, state, err := q.Doc(ctx, ch); err == nil || state != nil || !strings.Contains(err.Error(), "contest:4") {
 		t.Fatalf("a broken stream: %d bytes, %v; want an error naming the channel", len(state), err)
+	}
+	// Its head reads (the cut is far from it); the whole does not.
+	if _, d, err := q.VersionedDocStored(ctx, ch); err != nil {
+		t.Fatal(err)
+	} else if head, err := d.Head(8); err != nil || string(head) != big.String()[:8] {
+		t.Fatalf("a broken stream's head: %q, %v", head, err)
+	} else if _, err := d.JSON(); err == nil {
+		t.Fatal("a broken stream read whole without an error")
+	}
+	// Not even a gzip header: Head says so too.
+	if err := env.Client.HSet(ctx, key, "state", "\x1f\x8bxx").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, d, err := q.VersionedDocStored(ctx, ch); err != nil {
+		t.Fatal(err)
+	} else if _, err := d.Head(8); err == nil {
+		t.Fatal("a stream without a header: its head read without an error")
+	}
+	// Nothing stored.
+	if err := env.Client.Del(ctx, key).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, d, err := q.VersionedDocStored(ctx, ch); err != nil || !d.Empty() {
+		t.Fatalf("nothing stored: %v, %v", d, err)
 	}
 }
 

@@ -164,8 +164,10 @@ type Service struct {
 	// board's assembly in flight per contest (rebuildShared,
 	// assembleShared).
 	rebuilding, assembling map[int64]*flight
-	kick                   chan struct{}
-	warmKick               chan struct{}
+	// reading is the read of a newly published board, per contest.
+	reading  map[int64]*flight
+	kick     chan struct{}
+	warmKick chan struct{}
 
 	results   *prometheus.CounterVec
 	requeued  prometheus.Counter
@@ -246,7 +248,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{
 		cfg: cfg, st: cfg.Store, rst: cfg.ResultStore, rdb: cfg.Redis, n: cfg.Names, q: cfg.Queue,
 		log: cfg.Logger.With("component", "judging"), board: scoreboard.New(cfg.Redis, cfg.Names),
-		plan: newPublishPlan(), contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, bodies: map[int64]*BoardBody{}, rebuilding: map[int64]*flight{}, assembling: map[int64]*flight{}, kick: make(chan struct{}, 1),
+		plan: newPublishPlan(), contests: map[int64]cachedContest{}, parts: map[int64]cachedParticipants{}, bodies: map[int64]*BoardBody{}, rebuilding: map[int64]*flight{}, assembling: map[int64]*flight{}, reading: map[int64]*flight{}, kick: make(chan struct{}, 1),
 		warmKick: make(chan struct{}, 1),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_webapp_results_total",

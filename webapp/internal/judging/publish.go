@@ -133,29 +133,52 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 			return held, nil
 		}
 	}
-	ver, state, gz, err := s.q.VersionedDocGzip(ctx, ch)
+	// One read of a new version for every request that finds the held
+	// one stale (share): each did it on its own, the stored board
+	// decompressed, before.
+	b, err := s.share(ctx, s.reading, c.ID, "published board", ReadPublishedTimeout, func(ctx context.Context) (*BoardBody, error) {
+		return s.readPublished(ctx, ch, c.ID)
+	})
 	if err != nil {
 		return nil, err
 	}
-	if state != nil {
-		exists, err := s.board.Exists(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		// The freeze is in the document's head (boarddoc.Doc: rule, then
-		// frozen): no need to parse hundreds of kilobytes to read it.
-		head := state[:min(len(state), 64)]
-		frozen := bytes.Contains(head, []byte(`"frozen":true`))
-		if exists && bytes.HasPrefix(head, []byte(`{"rule":`)) && frozen == wantFrozen {
-			s.boardReads.WithLabelValues("published").Inc()
-			b := &BoardBody{Raw: state, ver: ver, frozen: frozen, gz: gz, gzips: s.boardGzips}
-			s.mu.Lock()
-			s.bodies[c.ID] = b
-			s.mu.Unlock()
-			return b, nil
-		}
+	if b != nil && b.frozen == wantFrozen {
+		s.boardReads.WithLabelValues("published").Inc()
+		s.mu.Lock()
+		s.bodies[c.ID] = b
+		s.mu.Unlock()
+		return b, nil
 	}
 	return s.assembleShared(ctx, c)
+}
+
+// ReadPublishedTimeout bounds the shared read of a newly published board.
+const ReadPublishedTimeout = 5 * time.Second
+
+// readPublished reads the board published on ch, as stored: nil when
+// there is none, the board is missing from Redis (it is then rebuilt and
+// assembled), or it is not a board. Only its head is decompressed, for
+// the freeze: a request that takes gzip is answered with the stored
+// stream.
+func (s *Service) readPublished(ctx context.Context, ch protocol.Channel, contestID int64) (*BoardBody, error) {
+	ver, stored, err := s.q.VersionedDocStored(ctx, ch)
+	if err != nil || stored.Empty() {
+		return nil, err
+	}
+	exists, err := s.board.Exists(ctx, contestID)
+	if err != nil || !exists {
+		return nil, err
+	}
+	// The freeze is in the document's head (boarddoc.Doc: rule, then
+	// frozen): no need to read hundreds of kilobytes to find it.
+	head, err := stored.Head(64)
+	if err != nil {
+		return nil, fmt.Errorf("judging: published board of contest %d: %w", contestID, err)
+	}
+	if !bytes.HasPrefix(head, []byte(`{"rule":`)) {
+		return nil, nil
+	}
+	return &BoardBody{stored: stored, ver: ver, frozen: bytes.Contains(head, []byte(`"frozen":true`)), gz: stored.Gzip(), gzips: s.boardGzips}, nil
 }
 
 // BoardBody is a public scoreboard as a web node serves it: the document,
@@ -165,7 +188,10 @@ func (s *Service) PublicBoard(ctx context.Context, c *store.Contest) (*BoardBody
 // else it did in the contest rehearsal). A published board is stored in
 // Redis compressed (queue.DocGzipMin): that stream is served as it is.
 type BoardBody struct {
-	Raw    json.RawMessage
+	raw    json.RawMessage  // assembled, or read from stored
+	stored *queue.StoredDoc // published (nil: assembled)
+	rawErr error
+	rawOne sync.Once
 	ver    queue.DocVersion // the published document's version (zero: assembled)
 	frozen bool
 	once   sync.Once
@@ -177,7 +203,18 @@ func (s *Service) newBoardBody(raw []byte, err error) (*BoardBody, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &BoardBody{Raw: raw, gzips: s.boardGzips}, nil
+	return &BoardBody{raw: raw, gzips: s.boardGzips}, nil
+}
+
+// JSON is the board's document: a published board stored compressed is
+// decompressed on the first call (a client that does not take gzip).
+func (b *BoardBody) JSON() (json.RawMessage, error) {
+	b.rawOne.Do(func() {
+		if b.stored != nil {
+			b.raw, b.rawErr = b.stored.JSON()
+		}
+	})
+	return b.raw, b.rawErr
 }
 
 // Gzip returns Raw compressed (nil if compression failed, which it does
@@ -187,12 +224,16 @@ func (b *BoardBody) Gzip() []byte {
 		if b.gz != nil {
 			return // as it was stored
 		}
+		raw, err := b.JSON()
+		if err != nil {
+			return
+		}
 		var buf bytes.Buffer
 		zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 		if err != nil {
 			return
 		}
-		if _, err := zw.Write(b.Raw); err != nil {
+		if _, err := zw.Write(raw); err != nil {
 			return
 		}
 		if zw.Close() == nil {

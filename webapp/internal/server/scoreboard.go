@@ -69,7 +69,11 @@ func (s *Server) handleScoreboard(w http.ResponseWriter, r *http.Request) error 
 				return nil
 			}
 		}
-		writeRawJSON(w, http.StatusOK, b.Raw)
+		raw, err := b.JSON()
+		if err != nil {
+			return unavailableErr(err)
+		}
+		writeRawJSON(w, http.StatusOK, raw)
 		return nil
 	}
 	doc, err := s.judging.Scoreboard(r.Context(), c, false)

@@ -445,6 +445,67 @@ func TestPublishedBoardServedAsStoredGzip(t *testing.T) {
 	}
 }
 
+// Readers that find a new board published read it once for all of them,
+// and none decompresses it to serve a client that takes gzip.
+func TestNewPublishedBoardReadOnceForItsReaders(t *testing.T) {
+	je := newJudgeEnv(t, nil)
+	ctx := context.Background()
+	cid, c := solvedContest(t, je)
+	if _, err := je.srv.judging.PublicBoard(ctx, &c); err != nil { // builds the board in Redis
+		t.Fatal(err)
+	}
+	var big strings.Builder
+	big.WriteString(`{"rule":"icpc","frozen":false,"full":true,"rows":[`)
+	for i := range 300 {
+		if i > 0 {
+			big.WriteByte(',')
+		}
+		fmt.Fprintf(&big, `{"rank":%d,"user":"u%03d","user_id":%d,"display_name":"U %d","solved":0,"penalty":0,"score":0,"problems":{}}`, i+1, i, i+1000, i)
+	}
+	big.WriteString(`]}`)
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: cid}
+	if _, err := je.q.PublishDoc(ctx, ch, protocol.EventScoreboard, []byte(`{}`), []byte(big.String())); err != nil {
+		t.Fatal(err)
+	}
+	slow := &slowKeyHook{key: je.names.LiveState(string(protocol.ChannelContest), cid), d: 200 * time.Millisecond, cmds: []string{"hmget"}}
+	je.rdb.AddHook(slow)
+	slow.on.Store(true)
+	const readers = 8
+	got := make([]*judging.BoardBody, readers)
+	var wg sync.WaitGroup
+	for i := range readers {
+		wg.Go(func() {
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			b, err := je.srv.judging.PublicBoard(rctx, &c)
+			if err != nil {
+				t.Errorf("reader %d: %v", i, err)
+			}
+			got[i] = b
+		})
+	}
+	wg.Wait()
+	slow.on.Store(false)
+	if n := slow.n.Load(); n != 1 {
+		t.Errorf("%d reads of the published board for %d readers at once, want 1", n, readers)
+	}
+	for i, b := range got {
+		if b == nil || b != got[0] {
+			t.Fatalf("reader %d got board %p, reader 0 %p", i, b, got[0])
+		}
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(got[0].Gzip()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || string(b) != big.String() {
+		t.Fatalf("the stored stream reads as %d bytes, %v", len(b), err)
+	}
+	if raw, err := got[0].JSON(); err != nil || string(raw) != big.String() {
+		t.Fatalf("the board decompressed: %d bytes, %v", len(raw), err)
+	}
+}
+
 // metricWith is the value of a counter's series whose label has value.
 func metricWith(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
 	t.Helper()
@@ -493,7 +554,12 @@ func TestPublicBoardAssembledOnceForItsReaders(t *testing.T) {
 				t.Errorf("reader %d: %v", i, err)
 				return
 			}
-			bodies[i] = string(b.Raw)
+			raw, err := b.JSON()
+			if err != nil {
+				t.Errorf("reader %d: %v", i, err)
+				return
+			}
+			bodies[i] = string(raw)
 		})
 	}
 	wg.Wait()
@@ -744,6 +810,7 @@ type slowKeyHook struct {
 	d    time.Duration
 	on   atomic.Bool
 	cmds []string
+	n    atomic.Int64 // commands slowed
 }
 
 func (h *slowKeyHook) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -758,6 +825,7 @@ func (h *slowKeyHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		}
 		if h.on.Load() && slices.Contains(cmds, cmd.Name()) &&
 			slices.ContainsFunc(cmd.Args(), func(a any) bool { s, ok := a.(string); return ok && s == h.key }) {
+			h.n.Add(1)
 			time.Sleep(h.d)
 		}
 		return next(ctx, cmd)
