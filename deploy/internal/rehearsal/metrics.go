@@ -44,12 +44,15 @@ type window struct {
 // Metrics collects latencies by class and failures by endpoint and status
 // from every contestant goroutine.
 type Metrics struct {
-	mu       sync.Mutex
-	lat      map[string]*bench.Recorder    // from the due time (open loop)
-	own      map[string]*bench.Recorder    // from the last try's send: the request's own time
-	split    map[string]*[3]bench.Recorder // own time split (reqTrace.parts)
-	dialled  map[string]int                // requests that needed a new connection
-	slow     map[int64]int                 // requests over SlowRequest open loop, by real second
+	mu      sync.Mutex
+	lat     map[string]*bench.Recorder    // from the due time (open loop)
+	own     map[string]*bench.Recorder    // from the last try's send: the request's own time
+	split   map[string]*[3]bench.Recorder // own time split (reqTrace.parts)
+	dialled map[string]int                // requests that needed a new connection
+	slow    map[int64]int                 // requests over SlowRequest open loop, by real second
+	// timed are the open-loop latencies of the classes in timedClasses by
+	// the timedEvery of real time they were due in (its Unix second).
+	timed    map[string]map[int64]*bench.Recorder
 	fails    map[Failure]int
 	provoked map[Failure]int
 	shed     map[Failure]int // answered 429/503 with Retry-After and retried, as a browser does
@@ -59,7 +62,11 @@ type Metrics struct {
 func newMetrics() *Metrics {
 	m := &Metrics{lat: map[string]*bench.Recorder{}, own: map[string]*bench.Recorder{}, slow: map[int64]int{},
 		split: map[string]*[3]bench.Recorder{}, dialled: map[string]int{},
-		fails: map[Failure]int{}, provoked: map[Failure]int{}, shed: map[Failure]int{}}
+		fails: map[Failure]int{}, provoked: map[Failure]int{}, shed: map[Failure]int{},
+		timed: map[string]map[int64]*bench.Recorder{}}
+	for _, c := range timedClasses {
+		m.timed[c] = map[int64]*bench.Recorder{}
+	}
 	for _, c := range classOrder {
 		m.lat[c], m.own[c], m.split[c] = &bench.Recorder{}, &bench.Recorder{}, &[3]bench.Recorder{}
 	}
@@ -122,6 +129,52 @@ func (m *Metrics) ok(class string, due, sent time.Time) {
 		m.slow[due.Unix()]++
 		m.mu.Unlock()
 	}
+	if byWindow, ok := m.timed[class]; ok {
+		w := due.Truncate(timedEvery).Unix()
+		m.mu.Lock()
+		rec := byWindow[w]
+		if rec == nil {
+			rec = &bench.Recorder{}
+			byWindow[w] = rec
+		}
+		m.mu.Unlock()
+		rec.Add(now.Sub(due))
+	}
+}
+
+// timedClasses are the classes whose latencies the report gives by the
+// timedEvery of real time they were due in: the login window's, whose
+// tails the run-wide figures do not place.
+var timedClasses = []string{ClassLogin, ClassRegister}
+
+// timedEvery is the span of real time of one row of those timelines.
+const timedEvery = 30 * time.Second
+
+// TimedSummary is one class's latencies due in one timedEvery of real
+// time from At.
+type TimedSummary struct {
+	Class string
+	At    time.Time
+	bench.Summary
+}
+
+// timeline is the timed classes' latencies by window, in class and time
+// order.
+func (m *Metrics) timeline() []TimedSummary {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []TimedSummary
+	for _, c := range timedClasses {
+		var at []int64
+		for w := range m.timed[c] {
+			at = append(at, w)
+		}
+		slices.Sort(at)
+		for _, w := range at {
+			out = append(out, TimedSummary{Class: c, At: time.Unix(w, 0), Summary: m.timed[c][w].Summary()})
+		}
+	}
+	return out
 }
 
 // provoke marks [from, from+d) as the aftermath of a fault: failures in it

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,6 +96,9 @@ type Report struct {
 	// not read, RedisErr says why).
 	Redis    *RedisStats
 	RedisErr string
+	// Timeline is the login window's classes' latencies by timedEvery of
+	// real time.
+	Timeline []TimedSummary
 	// Pools are the web nodes' and the hub's connection pool waits.
 	Pools []Pool
 	// PoolWindows are the hub's windows (of PoolWindowsRead read) with
@@ -189,6 +193,7 @@ func (r *run) report(rep *Report) {
 	rep.Latency, rep.OwnLatency = r.m.summaries()
 	rep.Split = r.m.splits()
 	rep.Slowest, rep.SlowTotal = r.m.slowest(8)
+	rep.Timeline = r.m.timeline()
 	for i := range r.parts {
 		rep.OverheadParts[i] = r.parts[i].Summary()
 	}
@@ -443,6 +448,7 @@ func (rep *Report) Markdown() string {
 
 	fmt.Fprintf(&b, "## Logins\n\n%d of %d contestants logged in; %d answers asked the browser to retry later; the last login finished %v after the first was due.\n\n",
 		rep.Logins, s.Contestants, rep.LoginRetries, rep.LoginSpan.Round(100*time.Millisecond))
+	writeTimeline(&b, rep)
 
 	fmt.Fprintf(&b, "## Latency, open loop from the due time (ms)\n\n| class | n | p50 | p99 | max |\n|---|---|---|---|---|\n")
 	for _, l := range rep.Latency {
@@ -779,4 +785,44 @@ func writeDigests(b *strings.Builder, rep *Report) {
 		fmt.Fprintf(b, "| `%s` | %d | %.1f | %.1f | %.2f | %.1f |\n", strings.ReplaceAll(trim(strings.Join(strings.Fields(d.Text), " "), 110), "|", "\\|"),
 			d.Count, float64(d.Count)/float64(subs), d.Total.Seconds(), mean, rows)
 	}
+}
+
+// writeTimeline is the login window's latencies by timedEvery of real
+// time, a class to a column pair.
+func writeTimeline(b *strings.Builder, rep *Report) {
+	if len(rep.Timeline) == 0 {
+		return
+	}
+	type cell struct {
+		n        int
+		p50, p99 time.Duration
+	}
+	rows := map[int64]map[string]cell{}
+	var at []int64
+	for _, t := range rep.Timeline {
+		w := t.At.Unix()
+		if rows[w] == nil {
+			rows[w] = map[string]cell{}
+			at = append(at, w)
+		}
+		rows[w][t.Class] = cell{t.N, t.P50, t.P99}
+	}
+	slices.Sort(at)
+	fmt.Fprintf(b, "By the %v of real time they were due in (open loop, ms):\n\n| due from (contest time) |", timedEvery)
+	for _, c := range timedClasses {
+		fmt.Fprintf(b, " %s n | %s p50 | %s p99 |", c, c, c)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|---|---|", len(timedClasses)) + "\n")
+	for _, w := range at {
+		fmt.Fprintf(b, "| %s |", contestClock(time.Unix(w, 0), rep))
+		for _, c := range timedClasses {
+			if x, ok := rows[w][c]; ok {
+				fmt.Fprintf(b, " %d | %s | %s |", x.n, msf(x.p50), msf(x.p99))
+			} else {
+				b.WriteString(" 0 | – | – |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 }
