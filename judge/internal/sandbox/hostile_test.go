@@ -362,14 +362,14 @@ int main(void){ int p[2]; pipe(p);
 	}
 }
 
-// TestHostile runs each hostile program, checks its classification, then
-// checks that a normal program right after is measured exactly, that the
-// judge's helpers on the host survived, and that nothing of the run is left.
 // startSlack is how much later than the judge's clock the program may
 // start on a loaded machine: its reported wall falls short of the limit
 // by as much.
 const startSlack = 50 * time.Millisecond
 
+// TestHostile runs each hostile program, checks its classification, then
+// checks that a normal program right after is measured exactly, that the
+// judge's helpers on the host survived, and that nothing of the run is left.
 func TestHostile(t *testing.T) {
 	ctx := context.Background()
 	normalDir := workDir(t)
