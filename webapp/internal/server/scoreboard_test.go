@@ -409,15 +409,7 @@ func TestPublishedBoardServedAsStoredGzip(t *testing.T) {
 	if r := alice.do("GET", "/api/contests/c1/scoreboard", nil, "Accept-Encoding", "identity"); r.status != 200 {
 		t.Fatalf("scoreboard: %d %s", r.status, r.raw)
 	}
-	var big strings.Builder
-	big.WriteString(`{"rule":"icpc","frozen":false,"full":true,"rows":[`)
-	for i := range 200 {
-		if i > 0 {
-			big.WriteByte(',')
-		}
-		fmt.Fprintf(&big, `{"rank":%d,"user":"u%03d","user_id":%d,"display_name":"U %d","solved":0,"penalty":0,"score":0,"problems":{}}`, i+1, i, i+1000, i)
-	}
-	big.WriteString(`]}`)
+	big := bigBoardDoc(200)
 	if big.Len() < queue.DocGzipMin {
 		t.Fatalf("the board is %d bytes, under %d: the test tests nothing", big.Len(), queue.DocGzipMin)
 	}
@@ -454,15 +446,7 @@ func TestNewPublishedBoardReadOnceForItsReaders(t *testing.T) {
 	if _, err := je.srv.judging.PublicBoard(ctx, &c); err != nil { // builds the board in Redis
 		t.Fatal(err)
 	}
-	var big strings.Builder
-	big.WriteString(`{"rule":"icpc","frozen":false,"full":true,"rows":[`)
-	for i := range 300 {
-		if i > 0 {
-			big.WriteByte(',')
-		}
-		fmt.Fprintf(&big, `{"rank":%d,"user":"u%03d","user_id":%d,"display_name":"U %d","solved":0,"penalty":0,"score":0,"problems":{}}`, i+1, i, i+1000, i)
-	}
-	big.WriteString(`]}`)
+	big := bigBoardDoc(300)
 	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: cid}
 	if _, err := je.q.PublishDoc(ctx, ch, protocol.EventScoreboard, []byte(`{}`), []byte(big.String())); err != nil {
 		t.Fatal(err)
@@ -504,6 +488,21 @@ func TestNewPublishedBoardReadOnceForItsReaders(t *testing.T) {
 	if raw, err := got[0].JSON(); err != nil || string(raw) != big.String() {
 		t.Fatalf("the board decompressed: %d bytes, %v", len(raw), err)
 	}
+}
+
+// bigBoardDoc is a published board of rows contestants, as a contest of
+// many would publish it (over queue.DocGzipMin from 100 rows).
+func bigBoardDoc(rows int) *strings.Builder {
+	var big strings.Builder
+	big.WriteString(`{"rule":"icpc","frozen":false,"full":true,"rows":[`)
+	for i := range rows {
+		if i > 0 {
+			big.WriteByte(',')
+		}
+		fmt.Fprintf(&big, `{"rank":%d,"user":"u%03d","user_id":%d,"display_name":"U %d","solved":0,"penalty":0,"score":0,"problems":{}}`, i+1, i, i+1000, i)
+	}
+	big.WriteString(`]}`)
+	return &big
 }
 
 // metricWith is the value of a counter's series whose label has value.
