@@ -455,20 +455,7 @@ func TestNewPublishedBoardReadOnceForItsReaders(t *testing.T) {
 	je.rdb.AddHook(slow)
 	slow.on.Store(true)
 	const readers = 8
-	got := make([]*judging.BoardBody, readers)
-	var wg sync.WaitGroup
-	for i := range readers {
-		wg.Go(func() {
-			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			b, err := je.srv.judging.PublicBoard(rctx, &c)
-			if err != nil {
-				t.Errorf("reader %d: %v", i, err)
-			}
-			got[i] = b
-		})
-	}
-	wg.Wait()
+	got := publicBoardsAtOnce(t, je, &c, readers)
 	slow.on.Store(false)
 	if n := slow.n.Load(); n != 1 {
 		t.Errorf("%d reads of the published board for %d readers at once, want 1", n, readers)
@@ -488,6 +475,28 @@ func TestNewPublishedBoardReadOnceForItsReaders(t *testing.T) {
 	if raw, err := got[0].JSON(); err != nil || string(raw) != big.String() {
 		t.Fatalf("the board decompressed: %d bytes, %v", len(raw), err)
 	}
+}
+
+// publicBoardsAtOnce has readers read c's public board at once, each on
+// a deadline of its own, and returns what each got (nil: an error, which
+// fails the test).
+func publicBoardsAtOnce(t *testing.T, je *judgeEnv, c *store.Contest, readers int) []*judging.BoardBody {
+	t.Helper()
+	got := make([]*judging.BoardBody, readers)
+	var wg sync.WaitGroup
+	for i := range readers {
+		wg.Go(func() {
+			rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			b, err := je.srv.judging.PublicBoard(rctx, c)
+			if err != nil {
+				t.Errorf("reader %d: %v", i, err)
+			}
+			got[i] = b
+		})
+	}
+	wg.Wait()
+	return got
 }
 
 // bigBoardDoc is a published board of rows contestants, as a contest of
@@ -534,7 +543,6 @@ func metricWith(t *testing.T, reg *prometheus.Registry, name, label, value strin
 // their deadlines together.
 func TestPublicBoardAssembledOnceForItsReaders(t *testing.T) {
 	je := newJudgeEnv(t, nil)
-	ctx := context.Background()
 	cid, c := solvedContest(t, je)
 	const reads = "verdict_webapp_scoreboard_reads_total"
 	before := metricWith(t, je.srv.cfg.Obs.Registry, reads, "from", "assembled")
@@ -543,25 +551,17 @@ func TestPublicBoardAssembledOnceForItsReaders(t *testing.T) {
 	slow.on.Store(true)
 	const readers = 8
 	bodies := make([]string, readers)
-	var wg sync.WaitGroup
-	for i := range readers {
-		wg.Go(func() {
-			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			b, err := je.srv.judging.PublicBoard(rctx, &c)
-			if err != nil {
-				t.Errorf("reader %d: %v", i, err)
-				return
-			}
-			raw, err := b.JSON()
-			if err != nil {
-				t.Errorf("reader %d: %v", i, err)
-				return
-			}
-			bodies[i] = string(raw)
-		})
+	for i, b := range publicBoardsAtOnce(t, je, &c, readers) {
+		if b == nil {
+			continue
+		}
+		raw, err := b.JSON()
+		if err != nil {
+			t.Errorf("reader %d: %v", i, err)
+			continue
+		}
+		bodies[i] = string(raw)
 	}
-	wg.Wait()
 	slow.on.Store(false)
 	if n := metricWith(t, je.srv.cfg.Obs.Registry, reads, "from", "assembled") - before; n != 1 {
 		t.Fatalf("%v assemblies for %d readers at once, want 1", n, readers)
