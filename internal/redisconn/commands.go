@@ -30,8 +30,8 @@ var CommandBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 
 // "script:NAME" for a script named by redisscript.Named (EVALSHA's hash
 // says nothing), and for a pipeline "pipeline:" or "multi:" with its
 // commands' distinct labels. Labels come from the code's call sites, not
-// from data: their number is bounded. A blocking command (XREADGROUP with
-// BLOCK) counts its block.
+// from data: their number is bounded. A read sent with BLOCK counts its
+// block, and its label ends in BlockSuffix.
 func Instrument(c redis.UniversalClient, reg prometheus.Registerer) error {
 	if err := reg.Register(PoolCollector(c)); err != nil {
 		return fmt.Errorf("redisconn: register the pool's metrics: %w", err)
@@ -72,8 +72,9 @@ func (t commandTimer) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 }
 
 // CommandLabel is cmd's label in the commands' histogram: its name in
-// lower case, or "script:NAME" for EVAL or EVALSHA of a script
-// redisscript.Named named.
+// lower case, "script:NAME" for EVAL or EVALSHA of a script
+// redisscript.Named named, or "xreadgroup:block" (BlockSuffix) for an
+// XREAD or XREADGROUP sent with BLOCK.
 func CommandLabel(cmd redis.Cmder) string {
 	name := cmd.Name()
 	switch name {
@@ -93,9 +94,26 @@ func CommandLabel(cmd redis.Cmder) string {
 		if n := redisscript.NameOf(s); n != "" {
 			return "script:" + n
 		}
+	case "xread", "xreadgroup":
+		// Its time is mostly its block, not a wait: said in the label
+		// (BlockSuffix), so that it is not read as one. The options come
+		// before STREAMS; the streams' names and IDs after it.
+		for _, a := range cmd.Args()[1:] {
+			s, _ := a.(string)
+			if strings.EqualFold(s, "streams") {
+				break
+			}
+			if strings.EqualFold(s, "block") {
+				return name + BlockSuffix
+			}
+		}
 	}
 	return name
 }
+
+// BlockSuffix ends the label of a read sent with BLOCK ("xreadgroup:block"):
+// its time counts the block, the server's wait for data to arrive.
+const BlockSuffix = ":block"
 
 // maxPipelineLabels is how many distinct commands a pipeline's label names.
 const maxPipelineLabels = 3

@@ -35,6 +35,10 @@ func TestCommandLabels(t *testing.T) {
 		{"an unnamed script", cmd("evalsha", unnamed.Hash(), 0), "evalsha"},
 		{"an evalsha without its hash", cmd("evalsha"), "evalsha"},
 		{"an evalsha whose hash is not a string", cmd("evalsha", 42, 0), "evalsha"},
+		{"a read that blocks", cmd("xreadgroup", "group", "g", "c", "count", 10, "block", 0, "streams", "s", ">"), "xreadgroup:block"},
+		{"an XREAD that blocks, BLOCK in capitals", cmd("XREAD", "BLOCK", 100, "STREAMS", "s", "$"), "xread:block"},
+		{"a read that does not block", cmd("xreadgroup", "group", "g", "c", "count", 10, "streams", "s", ">"), "xreadgroup"},
+		{"a read of a stream named block", cmd("xread", "streams", "block", "0"), "xread"},
 		{"no arguments", cmd(), ""},
 	} {
 		if got := redisconn.CommandLabel(tc.cmd); got != tc.want {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/redisconn"
 )
 
 // Pool is what one process's connection pools made its work wait for,
@@ -167,7 +168,7 @@ func writeCommandTimes(b *strings.Builder, rep *Report) {
 		return
 	}
 	fmt.Fprintf(b, "\n## Redis commands as each process timed them (whole run)\n\n")
-	fmt.Fprintf(b, "From the call to the reply read (`%s`): the wait for a pooled connection, for a core and for Redis all count, which is what the caller waited; a script by its name, a pipeline or transaction by the commands in it, a blocking read with its block. The %d that took each process the most time, with calls per acknowledged submission (%d); p99 is the histogram's bucket bound:\n\n", obs.RedisCommandSeconds, commandsKept, rep.Submitted)
+	fmt.Fprintf(b, "From the call to the reply read (`%s`): the wait for a pooled connection, for a core and for Redis all count, which is what the caller waited; a script by its name, a pipeline or transaction by the commands in it. The %d that took each process the most time, then its reads sent with BLOCK (`%s`: their time is mostly the block, the wait for data to arrive, not a wait for a reply), with calls per acknowledged submission (%d); p99 is the histogram's bucket bound:\n\n", obs.RedisCommandSeconds, commandsKept, redisconn.BlockSuffix, rep.Submitted)
 	b.WriteString("| process | command | calls | per submission | total s | mean ms | p99 ≤ ms | over 100 ms |\n|---|---|---|---|---|---|---|---|\n")
 	subs := float64(max(rep.Submitted, 1))
 	for _, p := range rep.Pools {

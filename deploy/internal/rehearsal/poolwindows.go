@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/verdict-oj/verdict/internal/obs"
+	"github.com/verdict-oj/verdict/internal/redisconn"
 )
 
 // PoolWindow is what the hub's commands waited for a free connection of
@@ -73,7 +74,11 @@ func poolWindows(samples []hubSample) (kept []PoolWindow, windows, waited int) {
 
 // commandTimes is what each label of the commands' histograms counted
 // from reading a to reading b (a nil: from zero; a label whose count went
-// down: from zero), the n that took the most time first (n ≤ 0: all).
+// down: from zero), the n that took the most time first (n ≤ 0: all),
+// then every read sent with BLOCK (redisconn.BlockSuffix), also the most
+// time first: its time is mostly its block, which no caller waits for
+// as it waits for a reply, so it neither leads the list nor takes a
+// place among the n.
 func commandTimes(a, b map[string]obs.Histogram, n int) []CommandTime {
 	var out []CommandTime
 	for label, hb := range b {
@@ -101,13 +106,23 @@ func commandTimes(a, b map[string]obs.Histogram, n int) []CommandTime {
 		}
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(x, y CommandTime) int {
+	byTime := func(x, y CommandTime) int {
 		return cmp.Or(cmp.Compare(y.Sec, x.Sec), strings.Compare(x.Command, y.Command))
+	}
+	var blocked []CommandTime
+	out = slices.DeleteFunc(out, func(c CommandTime) bool {
+		if strings.HasSuffix(c.Command, redisconn.BlockSuffix) {
+			blocked = append(blocked, c)
+			return true
+		}
+		return false
 	})
+	slices.SortFunc(out, byTime)
+	slices.SortFunc(blocked, byTime)
 	if n > 0 && len(out) > n {
 		out = out[:n]
 	}
-	return out
+	return append(out, blocked...)
 }
 
 // fmtCommands writes command times as "label: calls, mean ms" joined.

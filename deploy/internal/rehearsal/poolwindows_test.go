@@ -22,6 +22,8 @@ func TestCommandTimes(t *testing.T) {
 		"hgetall":               hist(0, 0, 3, 3),          // new: 3 calls, 3 s, all over 100 ms
 		"idle":                  hist(2, 2, 2, 0.001),      // none in the span
 		"restarted":             {Bounds: []float64{0.01, 0.1}, Counts: []float64{1, 1, 1}, Sum: 0.5, Count: 1},
+		"xreadgroup:block":      hist(0, 0, 40, 60), // the most time, all of it a block: listed last
+		"xread:block":           hist(0, 0, 1, 0.1),
 	}
 	a["idle"] = hist(2, 2, 2, 0.001)
 	a["restarted"] = hist(9, 9, 9, 9) // went down: counted from zero
@@ -31,6 +33,8 @@ func TestCommandTimes(t *testing.T) {
 		{Command: "script:queue.complete", Calls: 4, Sec: 1, Over100ms: 2, P99: math.Inf(1)},
 		{Command: "restarted", Calls: 1, Sec: 0.5, Over100ms: 0, P99: 0.01},
 		{Command: "get", Calls: 100, Sec: 0.2, Over100ms: 0, P99: 0.01},
+		{Command: "xreadgroup:block", Calls: 40, Sec: 60, Over100ms: 40, P99: math.Inf(1)},
+		{Command: "xread:block", Calls: 1, Sec: 0.1, Over100ms: 1, P99: math.Inf(1)},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v, want %+v", got, want)
@@ -41,10 +45,12 @@ func TestCommandTimes(t *testing.T) {
 			t.Errorf("%d: %+v, want %+v", i, g, w)
 		}
 	}
-	if top := commandTimes(a, b, 2); len(top) != 2 || top[0].Command != "hgetall" {
+	// The blocking reads take no place among the top 2; they follow them.
+	if top := commandTimes(a, b, 2); len(top) != 4 || top[0].Command != "hgetall" || top[1].Command != "script:queue.complete" ||
+		top[2].Command != "xreadgroup:block" || top[3].Command != "xread:block" {
 		t.Errorf("top 2: %+v", top)
 	}
-	if all := commandTimes(nil, b, 0); len(all) != 5 || all[0].Calls != 3 {
+	if all := commandTimes(nil, b, 0); len(all) != 7 || all[0].Calls != 3 {
 		t.Errorf("from zero: %+v", all)
 	}
 }
