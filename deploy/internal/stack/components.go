@@ -31,6 +31,7 @@ func (s *Stack) components() ([]component, error) {
 	hubEnv := serviceEnv(env, os.Getenv("GOGC"))
 	var out []component
 
+	hashSlots := strconv.Itoa(webHashSlots(len(affinity()), len(s.cfg.WebPorts)))
 	for i, port := range s.cfg.WebPorts {
 		c := component{
 			name: "web-" + strconv.Itoa(i+1),
@@ -38,6 +39,7 @@ func (s *Stack) components() ([]component, error) {
 				"--listen", addr(port),
 				"--redis", s.RedisAddr(),
 				"--blob-dir", filepath.Join(s.cfg.Dir, "blobs"),
+				"--hash-slots", hashSlots,
 			},
 			// The DSN holds the MySQL password: in the environment, never
 			// on the command line (which every local user can read).
@@ -196,6 +198,16 @@ func judgeCPUs(i, judges int, cpus []int) string {
 	}
 	slices.Reverse(out)
 	return strings.Join(out, ",")
+}
+
+// webHashSlots is the --hash-slots of each of webNodes web nodes sharing
+// cpus cores: a share of the cores, at least one. A node's default is its
+// GOMAXPROCS, right for a node with the machine to itself; nodes sharing
+// one would together run more hashes than there are cores, which only
+// makes each hash slower, and in a login storm bcrypt would hold every
+// core, while the pages, submissions and results queue behind it.
+func webHashSlots(cpus, webNodes int) int {
+	return max(1, cpus/max(webNodes, 1))
 }
 
 // affinity lists the CPUs this process may run on.

@@ -301,3 +301,13 @@ func TestJudgeCPUs(t *testing.T) {
 		t.Error("no CPUs")
 	}
 }
+
+func TestWebHashSlots(t *testing.T) {
+	for _, tc := range []struct{ cpus, webNodes, want int }{
+		{2, 2, 1}, {2, 1, 2}, {8, 2, 4}, {8, 3, 2}, {2, 3, 1}, {1, 2, 1}, {4, 0, 4},
+	} {
+		if got := webHashSlots(tc.cpus, tc.webNodes); got != tc.want {
+			t.Errorf("webHashSlots(%d cores, %d nodes) = %d, want %d", tc.cpus, tc.webNodes, got, tc.want)
+		}
+	}
+}
