@@ -188,10 +188,8 @@ func (s *Service) readPublished(ctx context.Context, ch protocol.Channel, contes
 // else it did in the contest rehearsal). A published board is stored in
 // Redis compressed (queue.DocGzipMin): that stream is served as it is.
 type BoardBody struct {
-	raw    json.RawMessage  // assembled, or read from stored
+	raw    json.RawMessage  // assembled (a published board: stored)
 	stored *queue.StoredDoc // published (nil: assembled)
-	rawErr error
-	rawOne sync.Once
 	ver    queue.DocVersion // the published document's version (zero: assembled)
 	frozen bool
 	once   sync.Once
@@ -209,12 +207,10 @@ func (s *Service) newBoardBody(raw []byte, err error) (*BoardBody, error) {
 // JSON is the board's document: a published board stored compressed is
 // decompressed on the first call (a client that does not take gzip).
 func (b *BoardBody) JSON() (json.RawMessage, error) {
-	b.rawOne.Do(func() {
-		if b.stored != nil {
-			b.raw, b.rawErr = b.stored.JSON()
-		}
-	})
-	return b.raw, b.rawErr
+	if b.stored != nil {
+		return b.stored.JSON() // decompressed once, by the StoredDoc
+	}
+	return b.raw, nil
 }
 
 // Gzip returns Raw compressed (nil if compression failed, which it does
