@@ -1,17 +1,14 @@
 package localsvc
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -116,16 +113,10 @@ func TestRedisOnATakenPort(t *testing.T) {
 	}
 }
 
-// niceOf reads a process's niceness (/proc/PID/stat, field 19).
+// niceOf reads a process's niceness.
 func niceOf(t *testing.T, pid int) int {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The command name (field 2) may hold spaces: count from its ")".
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
-	n, err := strconv.Atoi(f[16])
+	n, err := Niceness(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,18 +184,18 @@ func TestRedisAOFRewriteMin(t *testing.T) {
 func TestNiced(t *testing.T) {
 	argv := []string{"/usr/bin/redis-server", "--port", "1"}
 	for _, n := range []int{0, 5} {
-		if got := niced(n, argv); !slices.Equal(got, argv) {
-			t.Errorf("niced(%d) = %v, want argv unchanged", n, got)
+		if got := Niced(n, argv); !slices.Equal(got, argv) {
+			t.Errorf("Niced(%d) = %v, want argv unchanged", n, got)
 		}
 	}
-	got := niced(-10, argv)
+	got := Niced(-10, argv)
 	if os.Geteuid() != 0 {
 		if !slices.Equal(got, argv) {
-			t.Errorf("niced(-10) without root = %v, want argv unchanged", got)
+			t.Errorf("Niced(-10) without root = %v, want argv unchanged", got)
 		}
 		return
 	}
 	if len(got) != len(argv)+3 || filepath.Base(got[0]) != "nice" || got[1] != "-n" || got[2] != "-10" || !slices.Equal(got[3:], argv) {
-		t.Errorf("niced(-10) = %v", got)
+		t.Errorf("Niced(-10) = %v", got)
 	}
 }

@@ -1,6 +1,7 @@
 package localsvc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -53,10 +55,12 @@ func StartProcessFiles(name string, out io.Writer, dir string, env []string, fil
 	return p, nil
 }
 
-// niced returns argv run by nice(1) at adjustment n when n is negative
+// Niced returns argv run by nice(1) at adjustment n when n is negative
 // and this process may raise priorities (root), argv itself otherwise
-// (MariaDBConfig.Nice, RedisConfig.Nice).
-func niced(n int, argv []string) []string {
+// (RedisConfig.Nice, and the local stack's processes that the others wait
+// on). nice(1) execs argv: the process it starts is argv's own, pid and
+// all.
+func Niced(n int, argv []string) []string {
 	if n >= 0 || os.Geteuid() != 0 {
 		return argv
 	}
@@ -65,6 +69,28 @@ func niced(n int, argv []string) []string {
 		return argv
 	}
 	return append([]string{bin, "-n", strconv.Itoa(n)}, argv...)
+}
+
+// Niceness reads a process's niceness (/proc/PID/stat, field 19).
+func Niceness(pid int) (int, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, fmt.Errorf("localsvc: niceness: %w", err)
+	}
+	// The command name (field 2) may hold spaces: count from its ")".
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 > len(b) {
+		return 0, fmt.Errorf("localsvc: niceness of %d: malformed stat %q", pid, b)
+	}
+	f := strings.Fields(string(b[i+2:]))
+	if len(f) < 17 {
+		return 0, fmt.Errorf("localsvc: niceness of %d: stat has %d fields after the name", pid, len(f))
+	}
+	n, err := strconv.Atoi(f[16])
+	if err != nil {
+		return 0, fmt.Errorf("localsvc: niceness of %d: %w", pid, err)
+	}
+	return n, nil
 }
 
 // Pid returns the process id.

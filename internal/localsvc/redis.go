@@ -117,7 +117,7 @@ func StartRedis(ctx context.Context, cfg RedisConfig) (*Redis, error) {
 		"--pidfile", filepath.Join(dir, "redis.pid"),
 	}
 	bind := &BindWatch{}
-	r.proc, err = StartProcess("redis", io.MultiWriter(cfg.Log, bind), dir, nil, niced(cfg.Nice, append(argv, cfg.Args...))...)
+	r.proc, err = StartProcess("redis", io.MultiWriter(cfg.Log, bind), dir, nil, Niced(cfg.Nice, append(argv, cfg.Args...))...)
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,10 @@ type component struct {
 	// component says that it is taken, the stack starts it again on
 	// another.
 	ownPort *int
+	// nice, when negative, is the niceness adjustment the component is
+	// started with (localsvc.Niced; as root only): ahead of the other
+	// processes of the machine, for one they all wait on (EdgeNice).
+	nice int
 }
 
 // handover is a port the stack binds for a component and the flag that
@@ -130,7 +134,7 @@ func (s *supervised) spawn() (*localsvc.Proc, error) {
 		files = append(files, f)
 		argv = append(argv, h.flag, strconv.Itoa(3+i))
 	}
-	return localsvc.StartProcessFiles(s.c.name, s.out, s.dir, s.c.env, files, argv...)
+	return localsvc.StartProcessFiles(s.c.name, s.out, s.dir, s.c.env, files, localsvc.Niced(s.c.nice, argv)...)
 }
 
 // release closes the listeners held for a start that never came.

@@ -87,6 +87,7 @@ func (s *Stack) components() ([]component, error) {
 		env:       env,
 		ready:     "http://" + addr(s.cfg.AdminPort) + "/readyz",
 		listeners: []handover{{"--admin-fd", s.cfg.AdminPort}},
+		nice:      EdgeNice,
 	}
 	if s.httpChosen {
 		// nginx binds its port itself.

@@ -25,6 +25,19 @@ import (
 // nodes and the run did worse.
 const RedisNice = -10
 
+// EdgeNice is the niceness adjustment the stack starts the edge with
+// (as root only), and so nginx, which the edge starts: its master and
+// workers inherit it. Every browser's request and every judge's
+// connection passes through nginx's few single-threaded workers, twice
+// (in, and the answer out), and a worker runnable but queued behind the
+// web nodes, the hub, MariaDB and the load generator holds every one of
+// its connections meanwhile; nginx itself needs little CPU. In the 40×
+// rehearsal of 2026-12-07 (2 cores, 3,000 contestants, one run each, the
+// machine overloaded in both) nginx waited 677 s for a core at the
+// others' niceness and 265 s ahead of them, and the stack acknowledged
+// 16,227 submissions instead of 11,734 (docs/rehearsal.md).
+const EdgeNice = -10
+
 // ServiceGOGC is the garbage collector's target (GOGC) the stack gives the
 // hub when neither its Config.Env nor its own environment sets one. Go's
 // default, 100, collects each time the heap doubles. In the contest

@@ -6,10 +6,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/verdict-oj/verdict/internal/localsvc"
 )
 
 // built is the bin directory every test of this binary runs its stacks
@@ -103,6 +106,7 @@ func TestFullStack(t *testing.T) {
 	})
 	s, stop := startStack(t, cfg)
 	checkPortsNotStolen(t, s, thief, 3)
+	checkEdgeNice(t, s)
 	if !strings.Contains(out.String(), "port taken; starting again on another") {
 		t.Error("the stack did not say that it started the edge again on another port")
 	}
@@ -155,4 +159,57 @@ func TestFullStack(t *testing.T) {
 	if code := getJSON(t, s2.URL()+"api/problems", nil); code != http.StatusOK {
 		t.Errorf("after restart GET /api/problems = %d", code)
 	}
+}
+
+// checkEdgeNice: the edge, and nginx's master and workers with it, run
+// EdgeNice ahead of this process as root (at its niceness otherwise), and
+// the web nodes and the hub at this process's.
+func checkEdgeNice(t *testing.T, s *Stack) {
+	t.Helper()
+	self := niceOf(t, os.Getpid())
+	want := self
+	if os.Geteuid() == 0 {
+		want = max(self+EdgeNice, -20)
+	}
+	pids := s.Pids()
+	b, err := os.ReadFile(filepath.Join(s.Dir(), "nginx", "nginx.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	master := strings.TrimSpace(string(b))
+	b, err = os.ReadFile("/proc/" + master + "/task/" + master + "/children")
+	if err != nil {
+		t.Fatal(err)
+	}
+	workers := strings.Fields(string(b))
+	if len(workers) == 0 {
+		t.Fatalf("nginx's master %s has no workers", master)
+	}
+	edge := []int{pids["edge"]}
+	for _, p := range append([]string{master}, workers...) {
+		pid, err := strconv.Atoi(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edge = append(edge, pid)
+	}
+	for _, pid := range edge {
+		if got := niceOf(t, pid); got != want {
+			t.Errorf("process %d of the edge runs at niceness %d, this process at %d: want %d", pid, got, self, want)
+		}
+	}
+	for _, name := range []string{"web-1", "hub"} {
+		if got := niceOf(t, pids[name]); got != self {
+			t.Errorf("%s runs at niceness %d, want this process's %d", name, got, self)
+		}
+	}
+}
+
+func niceOf(t *testing.T, pid int) int {
+	t.Helper()
+	n, err := localsvc.Niceness(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
