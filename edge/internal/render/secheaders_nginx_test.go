@@ -7,14 +7,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/verdict-oj/verdict/edge/internal/render"
 	"github.com/verdict-oj/verdict/internal/httpsec"
+	"github.com/verdict-oj/verdict/internal/reqstart"
 )
 
 // secureNode is a web node (and hub) that sets the security headers as the
 // real ones do (internal/httpsec) and echoes the X-Forwarded-Proto nginx
-// sent it.
+// sent it, and its X-Request-Start.
 func secureNode(t *testing.T) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -26,6 +28,7 @@ func secureNode(t *testing.T) *httptest.Server {
 		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("X-Seen-Proto", r.Header.Get("X-Forwarded-Proto"))
+		w.Header().Set("X-Seen-Request-Start", r.Header.Get(reqstart.Header))
 		w.Header().Set(upstreamHeader, "1")
 		if strings.HasSuffix(r.URL.Path, "/fail") {
 			w.WriteHeader(http.StatusForbidden)
@@ -119,6 +122,20 @@ func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
 		t.Errorf("the web node was told X-Forwarded-Proto %q, want http", got)
 	}
 	wantHeaders(t, "X-Forwarded-Proto https from a client", response{res.StatusCode, res.Header, ""}, false)
+
+	// nginx stamps when it passed the request on, in place of a client's
+	// own stamp (here one a web node would shed at once).
+	req, _ = http.NewRequest("GET", base+"/api/problems", nil)
+	req.Header.Set(reqstart.Header, reqstart.Format(time.Now().Add(-30*time.Second)))
+	res, err = c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	seen := res.Header.Get("X-Seen-Request-Start")
+	if d, ok := reqstart.Waited(seen, time.Now()); !ok || d > 5*time.Second {
+		t.Errorf("the web node was told %s %q (waited %v, believable %v), want nginx's own stamp", reqstart.Header, seen, d, ok)
+	}
 }
 
 // TestSecurityHeadersHSTSBehindTLSProxy: behind a trusted TLS-terminating

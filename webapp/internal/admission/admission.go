@@ -44,6 +44,9 @@ const (
 	LineFull Reason = "line_full"
 	// Waited: no slot came free within MaxWait.
 	Waited Reason = "waited"
+	// Queued: the request had already waited MaxWait before it reached
+	// the gate (EnterQueued), and no slot was free.
+	Queued Reason = "queued"
 )
 
 // Config configures New.
@@ -118,17 +121,31 @@ func (g *Gate) Config() Config { return g.cfg }
 // slot's release (call it exactly once, when the request is done), or a
 // *ShedError, or ctx's error when ctx ended first (the client left).
 func (g *Gate) Enter(ctx context.Context) (release func(), err error) {
+	return g.EnterQueued(ctx, 0)
+}
+
+// EnterQueued is Enter for a request that already waited queued before it
+// reached the gate (in a proxy's connection, in the server's backlog of
+// requests not yet read): its wait counts against MaxWait. A free slot is
+// taken whatever the wait, since the node has room for it now; else a
+// request that waited MaxWait already is shed at once (Queued), and one
+// that waited less waits in line only for the rest.
+func (g *Gate) EnterQueued(ctx context.Context, queued time.Duration) (release func(), err error) {
 	select {
 	case g.slots <- struct{}{}:
 		return g.taken(), nil
 	default:
+	}
+	wait := g.cfg.MaxWait - max(queued, 0)
+	if wait <= 0 {
+		return nil, g.shed(Queued, int(g.waiting.Load()))
 	}
 	if n := g.waiting.Add(1); n > int64(g.cfg.MaxLine) {
 		g.waiting.Add(-1)
 		return nil, g.shed(LineFull, int(n-1))
 	}
 	defer g.waiting.Add(-1)
-	t := time.NewTimer(g.cfg.MaxWait)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case g.slots <- struct{}{}:

@@ -82,6 +82,40 @@ func TestGateWaitAndLeave(t *testing.T) {
 	}
 }
 
+// A request's wait before the gate counts against MaxWait: with a slot
+// free it goes in whatever it waited; with none, one that waited MaxWait
+// is shed at once (MaxWait is an hour here: waiting it would time the
+// test out), one that waited less waits in line only for the rest, and a
+// negative wait (a proxy's clock ahead of this one) counts as none.
+func TestGateEnterQueued(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	g, _ := New(Config{Slots: 1, MaxWait: time.Hour, RetryAfter: 3 * time.Second})
+	rel, err := g.EnterQueued(ctx, 2*time.Hour)
+	if err != nil {
+		t.Fatalf("a free slot refused to a request that waited before the gate: %v", err)
+	}
+	defer rel()
+	for _, queued := range []time.Duration{time.Hour, 2 * time.Hour} {
+		_, err := g.EnterQueued(ctx, queued)
+		shed(t, err, Queued)
+	}
+	if g.Waiting() != 0 {
+		t.Fatalf("waiting %d after the shed", g.Waiting())
+	}
+	start := time.Now()
+	_, err = g.EnterQueued(ctx, time.Hour-20*time.Millisecond)
+	shed(t, err, Waited)
+	if d := time.Since(start); d < 20*time.Millisecond {
+		t.Fatalf("shed after %v, before the rest of MaxWait", d)
+	}
+	short, cancelShort := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancelShort()
+	if _, err := g.EnterQueued(short, -time.Hour); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a negative wait: %v, want to wait in line until the client left", err)
+	}
+}
+
 func TestGateBypassTakesAFreeSlot(t *testing.T) {
 	g, _ := New(Config{Slots: 1, MaxWait: time.Millisecond})
 	b := g.Bypass()

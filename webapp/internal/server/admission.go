@@ -8,14 +8,16 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/verdict-oj/verdict/internal/reqstart"
 	"github.com/verdict-oj/verdict/webapp/internal/admission"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
 
 // admit lets an API request in through the node's admission gate
 // (webapp/internal/admission): at most Admission.Slots requests are worked
-// on at once; one more waits in line for at most Admission.MaxWait, and
-// what cannot start in time — or finds the line full — is answered at once
+// on at once; one more waits in line for at most Admission.MaxWait, less
+// what it waited before it got here (upstreamWait), and what cannot start
+// in time — or finds the line full — is answered at once
 // with 503 busy and Retry-After, which the browser honours: the gate's
 // estimate of when a slot will be free for it (whole seconds, 1 to 10 by
 // default, the same in the header and in retry_after_seconds). Let in without
@@ -43,7 +45,7 @@ func (s *Server) admit(next http.Handler) http.Handler {
 			return
 		}
 		start := time.Now()
-		release, err := s.gate.Enter(r.Context())
+		release, err := s.gate.EnterQueued(r.Context(), s.upstreamWait(r, start))
 		s.admitWait.Observe(time.Since(start).Seconds())
 		if err != nil {
 			if se, ok := errors.AsType[*admission.ShedError](err); ok {
@@ -59,6 +61,27 @@ func (s *Server) admit(next http.Handler) http.Handler {
 		defer release()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// upstreamWait is how long a request waited between the edge's nginx and
+// this handler, as the stamp nginx put on it says (internal/reqstart),
+// when a trusted proxy sent it and the stamp is believable; else 0. An
+// overloaded node falls behind before its gate too: in the 40× contest
+// rehearsal of 2026-12-07 (2 cores) nginx timed the web nodes' answers at
+// 12–14 s (p50) while their handlers took 1–4 s, and the browsers, which
+// gave up after 20 s, timed out by the ten thousand; the gate, blind to
+// the wait before it, let each in after up to MaxWait more.
+func (s *Server) upstreamWait(r *http.Request, now time.Time) time.Duration {
+	v := r.Header.Get(reqstart.Header)
+	if v == "" || !s.fromTrustedProxy(r) {
+		return 0
+	}
+	d, ok := reqstart.Waited(v, now)
+	if !ok {
+		return 0
+	}
+	s.upWait.Observe(d.Seconds())
+	return d
 }
 
 // submitting: a submission is what a contest is about, and the per-user
@@ -90,8 +113,13 @@ func exemptFromGate(r *http.Request) bool {
 func (s *Server) admissionMetrics() []prometheus.Collector {
 	s.shed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "verdict_webapp_admission_shed_total",
-		Help: "API requests answered 503 busy with Retry-After by the admission gate, by reason (line_full, waited).",
+		Help: "API requests answered 503 busy with Retry-After by the admission gate, by reason (line_full, waited, queued: waited as long before the gate).",
 	}, []string{"reason"})
+	s.upWait = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "verdict_webapp_upstream_wait_seconds",
+		Help:    "How long API requests that reached the admission gate had waited between the edge's nginx and the handler (its X-Request-Start stamp; the clocks of both machines count).",
+		Buckets: prometheus.ExponentialBuckets(0.0005, 3, 11),
+	})
 	s.admitWait = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "verdict_webapp_admission_wait_seconds",
 		Help:    "How long API requests waited in line for a slot (those let in and those shed).",
@@ -106,7 +134,7 @@ func (s *Server) admissionMetrics() []prometheus.Collector {
 		return nil
 	}
 	g := s.gate
-	return []prometheus.Collector{s.shed, s.admitWait, s.shedRetry,
+	return []prometheus.Collector{s.shed, s.admitWait, s.shedRetry, s.upWait,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "verdict_webapp_admission_in_flight",
 			Help: "API requests being worked on (slots taken).",

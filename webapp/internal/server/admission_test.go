@@ -3,12 +3,14 @@ package server
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/verdict-oj/verdict/internal/reqstart"
 	"github.com/verdict-oj/verdict/webapp/internal/admission"
 	"github.com/verdict-oj/verdict/webapp/internal/store"
 )
@@ -123,5 +125,58 @@ func TestShedRequestReadsNoMySQL(t *testing.T) {
 	if r.status != http.StatusServiceUnavailable || code != CodeBusy {
 		t.Fatalf("behind a full gate with MySQL held: %d %s after %v, want 503 busy (the gate, before any MySQL read)",
 			r.status, r.raw, time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// A request the edge stamped (X-Request-Start) as passed on MaxWait ago or
+// more is shed at once when no slot is free (reason queued), not after
+// waiting MaxWait more in line; a stamp from a peer that is no trusted
+// proxy counts for nothing (the request waits its MaxWait in line).
+func TestAdmissionShedsQueuedUpstream(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		trusted bool
+		want    admission.Reason
+	}{
+		{"from the edge", true, admission.Queued},
+		{"from an untrusted peer", false, admission.Waited},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, func(c *Config) {
+				c.Admission = admission.Config{Slots: 1, MaxWait: 50 * time.Millisecond, RetryAfter: 2 * time.Second}
+				if !tc.trusted {
+					c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+				}
+			})
+			e.user("alice", store.RoleStudent, "alice-password")
+			alice := e.client()
+			if r := alice.login("alice", "alice-password"); r.status != http.StatusOK {
+				t.Fatalf("login: %d %s", r.status, r.raw)
+			}
+			stamp := reqstart.Format(time.Now().Add(-2 * time.Second))
+			if r := alice.do("GET", "/api/problems", nil, reqstart.Header, stamp); r.status != http.StatusOK {
+				t.Fatalf("a free slot, an old stamp: %d %s, want 200 (the node has room now)", r.status, r.raw)
+			}
+			release, err := e.srv.gate.Enter(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			r := alice.do("GET", "/api/problems", nil, reqstart.Header, reqstart.Format(time.Now().Add(-2*time.Second)))
+			code, _ := errCode(r)
+			if r.status != http.StatusServiceUnavailable || code != CodeBusy || r.header.Get("Retry-After") != "2" {
+				t.Fatalf("full gate, an old stamp: %d %v %s, want 503 busy with Retry-After 2", r.status, r.header, r.raw)
+			}
+			for _, reason := range []admission.Reason{admission.Queued, admission.Waited} {
+				var m dto.Metric
+				want := 0.0
+				if reason == tc.want {
+					want = 1
+				}
+				if err := e.srv.shed.WithLabelValues(string(reason)).Write(&m); err != nil || m.GetCounter().GetValue() != want {
+					t.Errorf("shed %s: %v, want %v", reason, m.GetCounter().GetValue(), want)
+				}
+			}
+		})
 	}
 }

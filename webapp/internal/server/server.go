@@ -59,6 +59,7 @@ type Server struct {
 	shed      *prometheus.CounterVec
 	admitWait prometheus.Histogram
 	shedRetry prometheus.Histogram
+	upWait    prometheus.Histogram // admission.go: upstreamWait
 
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
