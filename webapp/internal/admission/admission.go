@@ -47,6 +47,9 @@ const (
 	// Queued: the request had already waited MaxWait before it reached
 	// the gate (EnterQueued), and no slot was free.
 	Queued Reason = "queued"
+	// Stale: the request had already waited MaxQueued before it reached
+	// the gate; shed even with a slot free.
+	Stale Reason = "stale"
 )
 
 // Config configures New.
@@ -70,6 +73,11 @@ type Config struct {
 	// overload. Default DefaultMaxRetryAfter: more and browsers no longer
 	// retry by themselves.
 	MaxRetryAfter time.Duration
+	// MaxQueued: a request that waited this long before it reached the
+	// gate (EnterQueued) is shed even with a slot free: its time is spent
+	// and the node, behind before its gate, would work on it for a client
+	// likely gone. 0: none (the web node sets its request deadline).
+	MaxQueued time.Duration
 }
 
 // Gate admits requests (see the package doc). Safe for concurrent use.
@@ -89,7 +97,7 @@ type Gate struct {
 
 // New checks cfg and returns a Gate.
 func New(cfg Config) (*Gate, error) {
-	if cfg.Slots < 0 || cfg.MaxLine < 0 || cfg.MaxWait < 0 || cfg.RetryAfter < 0 || cfg.MaxRetryAfter < 0 {
+	if cfg.Slots < 0 || cfg.MaxLine < 0 || cfg.MaxWait < 0 || cfg.RetryAfter < 0 || cfg.MaxRetryAfter < 0 || cfg.MaxQueued < 0 {
 		return nil, fmt.Errorf("%w: negative value in %+v", ErrConfig, cfg)
 	}
 	if cfg.Slots == 0 {
@@ -127,10 +135,14 @@ func (g *Gate) Enter(ctx context.Context) (release func(), err error) {
 // EnterQueued is Enter for a request that already waited queued before it
 // reached the gate (in a proxy's connection, in the server's backlog of
 // requests not yet read): its wait counts against MaxWait. A free slot is
-// taken whatever the wait, since the node has room for it now; else a
+// taken whatever the wait (the node has room for it now) short of
+// MaxQueued, past which the request is shed at once (Stale); else a
 // request that waited MaxWait already is shed at once (Queued), and one
 // that waited less waits in line only for the rest.
 func (g *Gate) EnterQueued(ctx context.Context, queued time.Duration) (release func(), err error) {
+	if g.cfg.MaxQueued > 0 && queued >= g.cfg.MaxQueued {
+		return nil, g.shed(Stale, int(g.waiting.Load()))
+	}
 	select {
 	case g.slots <- struct{}{}:
 		return g.taken(), nil

@@ -116,6 +116,27 @@ func TestGateEnterQueued(t *testing.T) {
 	}
 }
 
+// Past MaxQueued a request is shed even with every slot free; short of
+// it, it goes in.
+func TestGateMaxQueued(t *testing.T) {
+	g, _ := New(Config{Slots: 2, MaxWait: time.Hour, RetryAfter: 3 * time.Second, MaxQueued: 5 * time.Second})
+	for _, queued := range []time.Duration{5 * time.Second, time.Minute} {
+		_, err := g.EnterQueued(context.Background(), queued)
+		shed(t, err, Stale)
+	}
+	rel, err := g.EnterQueued(context.Background(), 5*time.Second-time.Millisecond)
+	if err != nil {
+		t.Fatalf("short of MaxQueued with a slot free: %v", err)
+	}
+	rel()
+	if g.InFlight() != 0 || g.Waiting() != 0 {
+		t.Fatalf("in flight %d, waiting %d", g.InFlight(), g.Waiting())
+	}
+	if _, err := New(Config{MaxQueued: -time.Second}); !errors.Is(err, ErrConfig) {
+		t.Fatalf("negative MaxQueued: %v", err)
+	}
+}
+
 func TestGateBypassTakesAFreeSlot(t *testing.T) {
 	g, _ := New(Config{Slots: 1, MaxWait: time.Millisecond})
 	b := g.Bypass()

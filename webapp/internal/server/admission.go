@@ -113,7 +113,7 @@ func exemptFromGate(r *http.Request) bool {
 func (s *Server) admissionMetrics() []prometheus.Collector {
 	s.shed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "verdict_webapp_admission_shed_total",
-		Help: "API requests answered 503 busy with Retry-After by the admission gate, by reason (line_full, waited, queued: waited as long before the gate).",
+		Help: "API requests answered 503 busy with Retry-After by the admission gate, by reason (line_full, waited, queued: waited as long before the gate, stale: waited the request's deadline before it).",
 	}, []string{"reason"})
 	s.upWait = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "verdict_webapp_upstream_wait_seconds",

@@ -130,8 +130,9 @@ func TestShedRequestReadsNoMySQL(t *testing.T) {
 
 // A request the edge stamped (X-Request-Start) as passed on MaxWait ago or
 // more is shed at once when no slot is free (reason queued), not after
-// waiting MaxWait more in line; a stamp from a peer that is no trusted
-// proxy counts for nothing (the request waits its MaxWait in line).
+// waiting MaxWait more in line, and one stamped as passed on its whole
+// deadline ago even with a slot free (reason stale); a stamp from a peer
+// that is no trusted proxy counts for nothing.
 func TestAdmissionShedsQueuedUpstream(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -157,20 +158,28 @@ func TestAdmissionShedsQueuedUpstream(t *testing.T) {
 			if r := alice.do("GET", "/api/problems", nil, reqstart.Header, stamp); r.status != http.StatusOK {
 				t.Fatalf("a free slot, an old stamp: %d %s, want 200 (the node has room now)", r.status, r.raw)
 			}
+			// Stamped before the request's whole deadline: shed even
+			// with a slot free (from the edge only).
+			stale := reqstart.Format(time.Now().Add(-e.srv.cfg.RequestTimeout - time.Second))
+			r := alice.do("GET", "/api/problems", nil, reqstart.Header, stale)
+			if code, _ := errCode(r); tc.trusted && (r.status != http.StatusServiceUnavailable || code != CodeBusy) ||
+				!tc.trusted && r.status != http.StatusOK {
+				t.Fatalf("a free slot, a stamp older than the deadline: %d %s (trusted %v)", r.status, r.raw, tc.trusted)
+			}
 			release, err := e.srv.gate.Enter(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer release()
-			r := alice.do("GET", "/api/problems", nil, reqstart.Header, reqstart.Format(time.Now().Add(-2*time.Second)))
+			r = alice.do("GET", "/api/problems", nil, reqstart.Header, reqstart.Format(time.Now().Add(-2*time.Second)))
 			code, _ := errCode(r)
 			if r.status != http.StatusServiceUnavailable || code != CodeBusy || r.header.Get("Retry-After") != "2" {
 				t.Fatalf("full gate, an old stamp: %d %v %s, want 503 busy with Retry-After 2", r.status, r.header, r.raw)
 			}
-			for _, reason := range []admission.Reason{admission.Queued, admission.Waited} {
+			for _, reason := range []admission.Reason{admission.Queued, admission.Waited, admission.Stale} {
 				var m dto.Metric
 				want := 0.0
-				if reason == tc.want {
+				if reason == tc.want || reason == admission.Stale && tc.trusted {
 					want = 1
 				}
 				if err := e.srv.shed.WithLabelValues(string(reason)).Write(&m); err != nil || m.GetCounter().GetValue() != want {

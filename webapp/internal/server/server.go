@@ -160,7 +160,13 @@ func New(cfg Config) (*Server, error) {
 	// go_sql_wait_duration_seconds_total): a request queued for a
 	// connection shows there, not in any CPU profile.
 	if !cfg.AdmissionOff {
-		if s.gate, err = admission.New(cfg.Admission); err != nil {
+		ac := cfg.Admission
+		if ac.MaxQueued == 0 {
+			// A request whose deadline went by before the gate: the
+			// node would work on it for a client likely gone.
+			ac.MaxQueued = cfg.RequestTimeout
+		}
+		if s.gate, err = admission.New(ac); err != nil {
 			return nil, err
 		}
 	}
