@@ -1,6 +1,7 @@
 package obs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,6 +39,13 @@ type Config struct {
 	Log LogConfig
 	// LogOutput is where logs go. Default os.Stderr.
 	LogOutput io.Writer
+	// LogBuffer, when positive, is how many log records wait for
+	// LogOutput in a buffer written by a goroutine of the Obs's own
+	// (logbuffer.go), so that a slow log sink never holds the code that
+	// logs; a record that finds it full is dropped, counted in
+	// verdict_log_records_dropped_total and noticed in the log. Close
+	// flushes it. 0: every record is written as it is logged.
+	LogBuffer int
 	// Pprof adds Go's profiler (net/http/pprof) under /debug/pprof/ to
 	// Handler: for profiling under load; never reachable from outside.
 	Pprof bool
@@ -61,6 +69,7 @@ type Obs struct {
 	Registry *prometheus.Registry
 
 	component       string
+	logBuf          *logBuffer // nil: Config.LogBuffer 0
 	pprof           bool
 	build           BuildInfo
 	readyTimeout    time.Duration
@@ -89,9 +98,28 @@ func New(cfg Config) (*Obs, error) {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if cfg.LogBuffer < 0 {
+		return nil, fmt.Errorf("%w: log buffer %d", ErrBadConfig, cfg.LogBuffer)
+	}
 	logCfg := cfg.Log
 	logCfg.Component = cfg.Component
-	logger, err := NewLogger(cfg.LogOutput, logCfg)
+	out := cfg.LogOutput
+	var buf *logBuffer
+	if cfg.LogBuffer > 0 {
+		// The notice of dropped records is a record of the same format.
+		if _, err := newHandler(io.Discard, logCfg); err != nil {
+			return nil, err
+		}
+		notice := func(n uint64) []byte {
+			var b bytes.Buffer
+			l, _ := NewLogger(&b, logCfg)
+			l.Warn("log records dropped: the log output was too slow", "dropped", n)
+			return b.Bytes()
+		}
+		buf = newLogBuffer(out, cfg.LogBuffer, notice)
+		out = buf
+	}
+	logger, err := NewLogger(out, logCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +129,7 @@ func New(cfg Config) (*Obs, error) {
 	}
 	o := &Obs{
 		Logger:          logger,
+		logBuf:          buf,
 		Registry:        reg,
 		component:       cfg.Component,
 		pprof:           cfg.Pprof,
@@ -112,6 +141,15 @@ func New(cfg Config) (*Obs, error) {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildInfoGauge(cfg.Component, o.build),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "verdict_log_records_dropped_total",
+			Help: "Log records dropped because the log output was too slow for the log buffer (Config.LogBuffer).",
+		}, func() float64 {
+			if buf == nil {
+				return 0
+			}
+			return float64(buf.dropped.Load())
+		}),
 	} {
 		if err := reg.Register(c); err != nil {
 			if _, dup := errors.AsType[prometheus.AlreadyRegisteredError](err); dup {
@@ -121,6 +159,16 @@ func New(cfg Config) (*Obs, error) {
 		}
 	}
 	return o, nil
+}
+
+// Close writes out the log buffer (Config.LogBuffer), waiting at most 2 s
+// for a stuck output; records logged after it are dropped. Call it last,
+// after the process's final record. Safe to call twice; nothing to do
+// without a buffer.
+func (o *Obs) Close() {
+	if o.logBuf != nil {
+		o.logBuf.Close()
+	}
 }
 
 // Build returns the build information reported by verdict_build_info.

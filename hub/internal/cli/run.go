@@ -51,10 +51,14 @@ func Main(args []string, getenv func(string) string, stderr io.Writer) int {
 // every goroutine has ended. The hub registers only once ready, and keeps
 // retrying (with backoff) when Redis refuses the registration.
 func Run(ctx context.Context, o Options, logOut io.Writer) error {
-	ob, err := obs.New(obs.Config{Component: "hub", Log: obs.LogConfig{Level: o.LogLevel, Format: o.LogFormat}, Pprof: o.Pprof, LogOutput: logOut})
+	// Through a buffer: the judges' results and the browsers' sockets
+	// never wait for a slow log output (obs.Config.LogBuffer).
+	ob, err := obs.New(obs.Config{Component: "hub", Log: obs.LogConfig{Level: o.LogLevel, Format: o.LogFormat}, Pprof: o.Pprof,
+		LogOutput: logOut, LogBuffer: obs.DefaultLogBuffer})
 	if err != nil {
 		return err
 	}
+	defer ob.Close()
 	rdb, err := o.Redis.Client()
 	if err != nil {
 		return err

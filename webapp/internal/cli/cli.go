@@ -46,11 +46,15 @@ func Main(args []string, getenv func(string) string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	ob, err := obs.New(obs.Config{Component: "webapp", Log: obs.LogConfig{Level: o.LogLevel, Format: o.LogFormat}, Pprof: o.Pprof, LogOutput: stderr})
+	// Through a buffer: a request never waits for its access log line
+	// to reach a slow log output (obs.Config.LogBuffer).
+	ob, err := obs.New(obs.Config{Component: "webapp", Log: obs.LogConfig{Level: o.LogLevel, Format: o.LogFormat}, Pprof: o.Pprof,
+		LogOutput: stderr, LogBuffer: obs.DefaultLogBuffer})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	defer ob.Close() // after the last record, below
 	ctx, stop := lifecycle.Signals()
 	defer stop()
 	if err := Run(ctx, o, ob); err != nil {
