@@ -35,7 +35,8 @@ const RedisNice = -10
 // rehearsal of 2026-12-07 (2 cores, 3,000 contestants, one run each, the
 // machine overloaded in both) nginx waited 677 s for a core at the
 // others' niceness and 265 s ahead of them, and the stack acknowledged
-// 16,227 submissions instead of 11,734 (docs/rehearsal.md).
+// 16,227 submissions instead of 11,734 (docs/rehearsal.md); at 10×,
+// below saturation, one run showed neither a gain nor a cost.
 const EdgeNice = -10
 
 // ServiceGOGC is the garbage collector's target (GOGC) the stack gives the

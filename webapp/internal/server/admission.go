@@ -66,11 +66,10 @@ func (s *Server) admit(next http.Handler) http.Handler {
 // upstreamWait is how long a request waited between the edge's nginx and
 // this handler, as the stamp nginx put on it says (internal/reqstart),
 // when a trusted proxy sent it and the stamp is believable; else 0. An
-// overloaded node falls behind before its gate too: in the 40× contest
-// rehearsal of 2026-12-07 (2 cores) nginx timed the web nodes' answers at
-// 12–14 s (p50) while their handlers took 1–4 s, and the browsers, which
-// gave up after 20 s, timed out by the ten thousand; the gate, blind to
-// the wait before it, let each in after up to MaxWait more.
+// overloaded node can fall behind before its gate (in nginx's connection,
+// in its backlog of requests not yet read), which the gate does not see
+// otherwise. (In the 40× contest rehearsal of 2026-12-07 it averaged
+// 80 ms: the 12 s nginx timed there were the access log's blocked pipe.)
 func (s *Server) upstreamWait(r *http.Request, now time.Time) time.Duration {
 	v := r.Header.Get(reqstart.Header)
 	if v == "" || !s.fromTrustedProxy(r) {
