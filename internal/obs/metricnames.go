@@ -87,6 +87,16 @@ const (
 	RedisPoolSize        = "verdict_redis_pool_size"
 )
 
+// HubBrowserReadWaits and HubBrowserReadWaitSeconds count the browsers'
+// Redis reads that waited for a slot of the hub's --browser-reads bound,
+// and their time waiting. The contest rehearsal reads them every 5 s
+// beside the pool's waits: the browsers' storms wait there, not for the
+// pool the judges' work needs.
+const (
+	HubBrowserReadWaits       = "verdict_hub_browser_read_waits_total"
+	HubBrowserReadWaitSeconds = "verdict_hub_browser_read_wait_seconds_total"
+)
+
 // RedisCommandSeconds is a process's histogram of its Redis commands'
 // times as it saw them, labelled by command (redisconn.Instrument): from
 // the call to the reply read, the wait for a pooled connection and for a

@@ -28,6 +28,9 @@ type hubSample struct {
 	// cmds its Redis commands' times so far by label (empty from a hub
 	// without them).
 	poolWaits, poolWaitSec float64
+	// gateWaits and gateWaitSec are its browsers' reads' waits at its
+	// gate so far (--browser-reads; 0 from a hub without it).
+	gateWaits, gateWaitSec float64
 	cmds                   map[string]obs.Histogram
 }
 
@@ -72,8 +75,10 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 	s.idle, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubDispatchIdlePassSeconds)
 	s.notice, _ = obs.ReadHistogram(strings.NewReader(m), obs.HubQueueNoticeSeconds)
 	s.mem, _ = readMem(m, s.at)
-	if g, err := obs.ReadGauges(strings.NewReader(m), obs.RedisPoolWaits, obs.RedisPoolWaitSeconds); err == nil {
+	if g, err := obs.ReadGauges(strings.NewReader(m), obs.RedisPoolWaits, obs.RedisPoolWaitSeconds,
+		obs.HubBrowserReadWaits, obs.HubBrowserReadWaitSeconds); err == nil {
 		s.poolWaits, s.poolWaitSec = g[obs.RedisPoolWaits], g[obs.RedisPoolWaitSeconds]
+		s.gateWaits, s.gateWaitSec = g[obs.HubBrowserReadWaits], g[obs.HubBrowserReadWaitSeconds]
 	}
 	s.cmds, _ = obs.ReadHistograms(strings.NewReader(m), obs.RedisCommandSeconds, "command")
 	return s, nil

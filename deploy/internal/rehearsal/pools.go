@@ -26,6 +26,11 @@ type Pool struct {
 	RedisWaitSec float64
 	SQLWaits     float64 // the requests' MySQL pool (web nodes)
 	SQLWaitSec   float64
+	// BrowserWaits and BrowserWaitSec are the hub's browsers' Redis reads
+	// that waited at its gate (--browser-reads), which keeps them from
+	// taking the pool the judges' work needs (0 from the web nodes).
+	BrowserWaits   float64
+	BrowserWaitSec float64
 	// Commands are the process's Redis commands that took it the most
 	// time over the run, as it timed them (none from a process without
 	// obs.RedisCommandSeconds).
@@ -57,6 +62,7 @@ func readPool(ctx context.Context, process string, port int) Pool {
 	v := metricValues(strings.NewReader(text))
 	p.RedisSize = int(v[obs.RedisPoolSize])
 	p.RedisWaits, p.RedisWaitSec = v[obs.RedisPoolWaits], v[obs.RedisPoolWaitSeconds]
+	p.BrowserWaits, p.BrowserWaitSec = v[obs.HubBrowserReadWaits], v[obs.HubBrowserReadWaitSeconds]
 	if cmds, err := obs.ReadHistograms(strings.NewReader(text), obs.RedisCommandSeconds, "command"); err == nil {
 		p.Commands = commandTimes(nil, cmds, commandsKept)
 	} else {
@@ -133,6 +139,12 @@ func writePools(b *strings.Builder, rep *Report) {
 		fmt.Fprintf(b, "| %s | %s | %.0f | %.1f | %.1f | %.0f | %.1f |\n", p.Process,
 			cmp.Or(strconv.Itoa(p.RedisSize), "?"), p.RedisWaits, p.RedisWaitSec, mean, p.SQLWaits, p.SQLWaitSec)
 	}
+	for _, p := range rep.Pools {
+		if p.BrowserWaits > 0 {
+			fmt.Fprintf(b, "\nThe %s's browsers' Redis reads (session reads, subscription snapshots) waited %.0f times, %.1f s in all (mean %.1f ms), for a slot of its `--browser-reads` gate, which keeps them from taking the connections its judges' work needs.\n",
+				p.Process, p.BrowserWaits, p.BrowserWaitSec, 1000*p.BrowserWaitSec/p.BrowserWaits)
+		}
+	}
 }
 
 // writePoolWindows says when the hub's commands waited for its Redis pool
@@ -148,14 +160,14 @@ func writePoolWindows(b *strings.Builder, rep *Report) {
 		return
 	}
 	fmt.Fprintf(b, " The %d with the most waiting, with the dispatcher's mean wait for a core then (a wake that found it idle → its pass: how starved the hub was) and the Redis commands that took the hub the most time then (calls, mean ms as the hub timed them, the pool's wait included):\n\n", len(rep.PoolWindows))
-	b.WriteString("| from (contest time) | waits | waited s | mean wait ms | dispatcher's wait for a core ms | browsers | the commands that took the most time |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| from (contest time) | waits | waited s | mean wait ms | dispatcher's wait for a core ms | browsers | browsers' reads waited at the gate (s) | the commands that took the most time |\n|---|---|---|---|---|---|---|---|\n")
 	for _, w := range rep.PoolWindows {
 		wake := "–"
 		if w.WakeMs >= 0 {
 			wake = fmt.Sprintf("%.0f", w.WakeMs)
 		}
-		fmt.Fprintf(b, "| %s | %.0f | %.1f | %.0f | %s | %.0f | %s |\n", contestClock(w.From, rep), w.Waits, w.WaitSec,
-			1000*w.WaitSec/w.Waits, wake, w.Browsers, fmtCommands(w.Top))
+		fmt.Fprintf(b, "| %s | %.0f | %.1f | %.0f | %s | %.0f | %.0f (%.1f) | %s |\n", contestClock(w.From, rep), w.Waits, w.WaitSec,
+			1000*w.WaitSec/w.Waits, wake, w.Browsers, w.BrowserWaits, w.BrowserWaitSec, fmtCommands(w.Top))
 	}
 }
 

@@ -36,8 +36,10 @@ no_value
 	}
 
 	var b strings.Builder
-	writePools(&b, &Report{Pools: []Pool{{Process: "web-1", RedisSize: 128, RedisWaits: 4, RedisWaitSec: 2, SQLWaits: 3, SQLWaitSec: 1}, {Process: "hub", Err: "down"}}})
-	for _, s := range []string{"| web-1 | 128 | 4 | 2.0 | 500.0 | 3 | 1.0 |", "| hub | down |"} {
+	writePools(&b, &Report{Pools: []Pool{{Process: "web-1", RedisSize: 128, RedisWaits: 4, RedisWaitSec: 2, SQLWaits: 3, SQLWaitSec: 1},
+		{Process: "hub", RedisSize: 64, BrowserWaits: 200, BrowserWaitSec: 3}, {Process: "hub-2", Err: "down"}}})
+	for _, s := range []string{"| web-1 | 128 | 4 | 2.0 | 500.0 | 3 | 1.0 |", "| hub-2 | down |",
+		"The hub's browsers' Redis reads (session reads, subscription snapshots) waited 200 times, 3.0 s in all (mean 15.0 ms)"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("the table lacks %q:\n%s", s, b.String())
 		}

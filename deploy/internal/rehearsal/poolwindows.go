@@ -21,6 +21,9 @@ type PoolWindow struct {
 	// wakes found it idle): how starved the hub was; -1 without a wake.
 	WakeMs   float64
 	Browsers float64
+	// BrowserWaits and BrowserWaitSec are the browsers' reads that waited
+	// at the hub's gate (--browser-reads) in the window.
+	BrowserWaits, BrowserWaitSec float64
 	// Top are the Redis commands that took the hub the most time in the
 	// window (their times as the hub saw them, pool waits included).
 	Top []CommandTime
@@ -61,7 +64,8 @@ func poolWindows(samples []hubSample) (kept []PoolWindow, windows, waited int) {
 			continue
 		}
 		w := PoolWindow{From: a.at, To: b.at, Waits: b.poolWaits - a.poolWaits,
-			WaitSec: max(0, b.poolWaitSec-a.poolWaitSec), WakeMs: -1, Browsers: b.mem.Browsers}
+			WaitSec: max(0, b.poolWaitSec-a.poolWaitSec), WakeMs: -1, Browsers: b.mem.Browsers,
+			BrowserWaits: max(0, b.gateWaits-a.gateWaits), BrowserWaitSec: max(0, b.gateWaitSec-a.gateWaitSec)}
 		if n := b.wake.Count - a.wake.Count; n > 0 {
 			w.WakeMs = max(0, (b.wake.Sum-a.wake.Sum)/n*1000)
 		}

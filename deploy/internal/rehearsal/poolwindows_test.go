@@ -65,7 +65,7 @@ func TestPoolWindows(t *testing.T) {
 			cmds: map[string]obs.Histogram{"get": hist(0, 2, 2, 0.4)}},
 		{at: at(2), poolWaits: 2, poolWaitSec: 0.4, wake: wake(30, 0.12), // no wait
 			cmds: map[string]obs.Histogram{"get": hist(0, 2, 2, 0.4)}},
-		{at: at(3), poolWaits: 12, poolWaitSec: 3.4, wake: wake(30, 0.12), // no wake
+		{at: at(3), poolWaits: 12, poolWaitSec: 3.4, wake: wake(30, 0.12), gateWaits: 40, gateWaitSec: 8, // no wake
 			cmds: map[string]obs.Histogram{"get": hist(0, 4, 8, 3.2), "script:queue.complete": hist(0, 0, 1, 0.1)}},
 		{at: at(4), poolWaits: 1, poolWaitSec: 0.05, wake: wake(1, 0.002)}, // restarted
 	}
@@ -102,8 +102,8 @@ func TestPoolWindows(t *testing.T) {
 	writeCommandTimes(&b, rep)
 	for _, s := range []string{
 		"3 of 4 windows had one",
-		"| 50s | 10 | 3.0 | 300 | – | 0 | `get`: 6, 466.7 ms; `script:queue.complete`: 1, 100.0 ms |",
-		"| -20s | 2 | 0.4 | 200 | 10 | 3000 | `get`: 2, 200.0 ms |",
+		"| 50s | 10 | 3.0 | 300 | – | 0 | 40 (8.0) | `get`: 6, 466.7 ms; `script:queue.complete`: 1, 100.0 ms |",
+		"| -20s | 2 | 0.4 | 200 | 10 | 3000 | 0 (0.0) | `get`: 2, 200.0 ms |",
 		"| hub | `get` | 8 | 0.1 | 3.2 | 400.00 | > 100 | 4 |",
 		"| web-1 | bad metrics |",
 	} {

@@ -64,8 +64,10 @@ type Options struct {
 	Reserve     float64
 	MaxAttempts int
 	SendQueue   int
-	Coalesce    time.Duration
-	Origins     []string
+	// BrowserReads is --browser-reads (0: half of --redis-pool).
+	BrowserReads int
+	Coalesce     time.Duration
+	Origins      []string
 	// WarmBefore: judges prefetch a contest's test data from this long
 	// before its start; 0 turns warming off.
 	WarmBefore   time.Duration
@@ -131,6 +133,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	set.Float64(&o.Reserve, "dispatch-reserve", sched.DefaultReserveShare, "share of the judges' slots that rejudges leave free for contest, practice and custom-run work; 0: none")
 	num(&o.MaxAttempts, "max-attempts", queue.DefaultMaxAttempts, "attempts whose lease may expire before a system error")
 	num(&o.SendQueue, "send-queue", hub.DefaultSendQueue, "messages that may wait for one browser before it is dropped as a slow consumer")
+	num(&o.BrowserReads, "browser-reads", 0, "most browsers' Redis reads (session reads, subscription snapshots) in flight at once; the rest of --redis-pool stays for the judges' messages and the dispatcher (verdict_hub_browser_read_waits_total); 0: half of --redis-pool")
 	dur(&o.Coalesce, "coalesce", hub.DefaultCoalesce, "minimum time between two scoreboard pushes of one contest")
 	dur(&o.WarmBefore, "warm-before", warmplan.DefaultBefore, "judges prefetch a contest's test data from this long before it starts until it ends; 0: off")
 	dur(&o.WarmInterval, "warm-interval", hub.DefaultWarmInterval, "how often the warm plan is read and judges' prefetches topped up")
@@ -185,6 +188,10 @@ func (o *Options) check() error {
 	}
 	if o.Heartbeat < 10*time.Millisecond || o.MissedHeartbeats < 1 || o.MaxAttempts < 1 || o.SendQueue < 1 || o.LocalQueue < 0 {
 		return fmt.Errorf("%w: --heartbeat >= 10ms, --missed-heartbeats, --max-attempts and --send-queue >= 1, --local-queue >= 0", ErrUsage)
+	}
+	if o.BrowserReads < 0 || (o.Redis.PoolSize > 0 && o.BrowserReads >= o.Redis.PoolSize) {
+		return fmt.Errorf("%w: --browser-reads %d: want 0 (half the pool) up to --redis-pool - 1 (%d): the judges' work needs connections of its own",
+			ErrUsage, o.BrowserReads, o.Redis.PoolSize-1)
 	}
 	if o.Lease != 0 && o.Lease <= o.Heartbeat {
 		return fmt.Errorf("%w: --lease %v must exceed --heartbeat %v", ErrUsage, o.Lease, o.Heartbeat)

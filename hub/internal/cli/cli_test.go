@@ -64,6 +64,11 @@ func TestParse(t *testing.T) {
 		{"reserve 0 is none", []string{"--dispatch-reserve", "0"}, nil, func(o Options) bool { return o.HubReserve() < 0 }, false},
 		{"negative reserve", []string{"--dispatch-reserve", "-0.1"}, nil, nil, true},
 		{"reserve of every slot", []string{"--dispatch-reserve", "1"}, nil, nil, true},
+		{"browser reads by default", nil, nil, func(o Options) bool { return o.BrowserReads == 0 }, false},
+		{"browser reads by env", nil, map[string]string{"VERDICT_HUB_BROWSER_READS": "40"}, func(o Options) bool { return o.BrowserReads == 40 }, false},
+		{"browser reads of the whole pool", []string{"--browser-reads", "64"}, nil, nil, true},
+		{"browser reads beyond a smaller pool", []string{"--redis-pool", "8", "--browser-reads", "8"}, nil, nil, true},
+		{"negative browser reads", []string{"--browser-reads", "-1"}, nil, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -76,7 +76,7 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 		Redis: rdb, Names: o.Names(), Policy: policy,
 		HeartbeatInterval: o.Heartbeat, MissedHeartbeats: o.MissedHeartbeats, LeaseTimeout: o.Lease,
 		ReapInterval: o.Reap, DispatchInterval: o.Dispatch, Reserve: o.HubReserve(), MaxAttempts: o.MaxAttempts,
-		SendQueue: o.SendQueue, Coalesce: o.Coalesce, OriginPatterns: o.Origins,
+		SendQueue: o.SendQueue, BrowserReads: o.BrowserReads, Coalesce: o.Coalesce, OriginPatterns: o.Origins,
 		WarmBefore: o.HubWarmBefore(), WarmInterval: o.WarmInterval,
 		Logger: ob.Logger, Metrics: ob.Registry,
 	})

@@ -57,7 +57,11 @@ func (c *browserConn) checkSession() (bool, error) {
 	if c.cookie == "" {
 		return true, nil // a visitor: no session to end (not checked)
 	}
-	s, err := readSession(c.ctx, c.h.cfg.Redis, c.h.n, c.cookie)
+	var s Session
+	err := c.h.reads.do(c.ctx, func() (err error) {
+		s, err = readSession(c.ctx, c.h.cfg.Redis, c.h.n, c.cookie)
+		return err
+	})
 	if errors.Is(err, session.ErrNotFound) || (err == nil && s != c.sess) {
 		c.close(protocol.CloseSessionExpired, "session ended")
 		return false, nil
@@ -200,7 +204,10 @@ func (h *Hub) acceptBrowser(w http.ResponseWriter, r *http.Request) *browserConn
 	// whose session ended learns it and sends its user to log in.
 	var sess Session
 	if cookie != "" {
-		sess, err = readSession(r.Context(), h.cfg.Redis, h.n, cookie)
+		err = h.reads.do(r.Context(), func() (err error) {
+			sess, err = readSession(r.Context(), h.cfg.Redis, h.n, cookie)
+			return err
+		})
 		if err != nil {
 			code := protocol.CloseBadToken
 			if !errors.Is(err, session.ErrNotFound) {
@@ -361,7 +368,13 @@ func (c *browserConn) subscribe(id string, ch protocol.Channel) {
 		return
 	}
 	for try := 0; ; try++ {
-		seq, state, compact, err := c.h.snapshot(c.ctx, ch, c)
+		var seq uint64
+		var state json.RawMessage
+		var compact bool
+		err := c.h.reads.do(c.ctx, func() (err error) {
+			seq, state, compact, err = c.h.snapshot(c.ctx, ch, c)
+			return err
+		})
 		if err != nil || try == 3 {
 			c.forget(s)
 			c.h.removeSub(s)

@@ -36,6 +36,7 @@ const (
 	DefaultSessionCheck     = time.Minute
 	DefaultETAWindow        = 2 * time.Minute
 	DefaultWarmInterval     = 5 * time.Second
+	DefaultBrowserReads     = 32
 )
 
 // Config configures New. Zero fields take the documented defaults.
@@ -120,6 +121,15 @@ type Config struct {
 	// SessionCheck is how often a browser's session is re-read; a session
 	// that ended closes the connection (CloseSessionExpired). Default 1m.
 	SessionCheck time.Duration
+	// BrowserReads is the most browsers' Redis reads in flight at once
+	// (their session reads on connecting and re-checking, their
+	// subscriptions' snapshots): each holds a pooled connection for its
+	// round trip, and the rest of Redis's pool stays for the judges'
+	// messages, the dispatcher and the board pushes, so that a storm of
+	// browsers cannot hold up a lease's renewal until it expires. A read
+	// beyond them waits for a free one. Default: half the Redis client's
+	// pool (at least 1), DefaultBrowserReads when the client does not say.
+	BrowserReads int
 	// OriginPatterns are extra allowed browser origins (host patterns, see
 	// websocket.AcceptOptions); the request's own host is always allowed.
 	OriginPatterns []string
@@ -168,6 +178,12 @@ func (c *Config) defaults() error {
 	c.MaxSubscriptions = cmp.Or(max(c.MaxSubscriptions, 0), DefaultMaxSubscriptions)
 	c.PingInterval = cmp.Or(max(c.PingInterval, 0), DefaultPingInterval)
 	c.SessionCheck = cmp.Or(max(c.SessionCheck, 0), DefaultSessionCheck)
+	if c.BrowserReads <= 0 {
+		c.BrowserReads = DefaultBrowserReads
+		if p := poolSize(c.Redis); p > 0 {
+			c.BrowserReads = max(p/2, 1)
+		}
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -38,6 +38,9 @@ type Hub struct {
 	// 3,000-contestant rehearsal at 10× (2026-12-05 17:41), longer than
 	// the dispatch wait it starts.
 	ps, ctl *pubsub
+	// reads bounds the browsers' Redis reads in flight
+	// (Config.BrowserReads): the judges' work keeps the rest of the pool.
+	reads *readGate
 
 	runCtx   context.Context
 	timers   timers // delayed work (coalesced scoreboard pushes): stopped by Run
@@ -96,6 +99,7 @@ func New(cfg Config) (*Hub, error) {
 		warmKick: make(chan struct{}, 1), warmRead: make(chan struct{}, 1),
 		judges: map[string]*judgeConn{}, browsers: map[*browserConn]struct{}{}, topics: map[string]*topic{},
 	}
+	h.reads = newReadGate(cfg.BrowserReads, m)
 	h.ps = newPubSub(cfg.Redis, h.log, h.onMessage)
 	h.ctl = newPubSub(cfg.Redis, h.log, h.onMessage)
 	h.timers.init()

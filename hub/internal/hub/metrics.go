@@ -38,6 +38,9 @@ type metrics struct {
 	reserveHolds      prometheus.Counter
 	holds             *prometheus.CounterVec
 	reserve           prometheus.Gauge
+
+	browserReadWaits       prometheus.Counter
+	browserReadWaitSeconds prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -107,10 +110,15 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: obs.HubDispatchHolds, Help: "Tasks the dispatch passes held, by reason (busy: every judge that could run it full; no_judge: none runs it; affinity: a judge free, the policy waiting for one holding its test data; reserve: a rejudge held for the reserve), each counted once per pass that held it."}, []string{"reason"}),
 		reserve: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: obs.HubDispatchReserve, Help: "The share of the judges' slots rejudges leave free for contest, practice and custom-run work (--dispatch-reserve; 0: none)."}),
+		browserReadWaits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: obs.HubBrowserReadWaits, Help: "Browsers' Redis reads (session reads, subscription snapshots) that waited for one of the --browser-reads slots."}),
+		browserReadWaitSeconds: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: obs.HubBrowserReadWaitSeconds, Help: "Time browsers' Redis reads waited for one of the --browser-reads slots."}),
 	}
 	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.idlePassSeconds, m.wakeSeconds, m.noticeSeconds, m.judgeMessageWait, m.resultSlot, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes, m.fullPushes,
-		m.boardReadFailures, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports, m.reserveHolds, m.holds, m.reserve} {
+		m.boardReadFailures, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports, m.reserveHolds, m.holds, m.reserve,
+		m.browserReadWaits, m.browserReadWaitSeconds} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("hub: register metrics: %w", err)
 		}
