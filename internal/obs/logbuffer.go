@@ -20,8 +20,9 @@ const logFlushTimeout = 2 * time.Second
 // through a bounded buffer, so that a slow sink never holds the code that
 // logs: a pipe whose reader is short of CPU, a terminal paused with
 // Ctrl-S, a busy journald. A record that finds the buffer full is dropped
-// and counted; before the next record it writes, the goroutine writes
-// notice(n) for the n dropped since the last notice.
+// and counted; before the next record it writes, and once more when it
+// ends, the goroutine writes notice(n) for the n dropped since the last
+// notice.
 //
 // In the 40× contest rehearsal of 2026-12-07 (2 cores) the web nodes
 // wrote their access log to the stack's supervisor through a pipe; the
@@ -69,11 +70,20 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 func (b *logBuffer) run() {
 	defer close(b.done)
 	for p := range b.ch {
-		if d := b.dropped.Load(); d > b.reported {
-			_, _ = b.w.Write(b.notice(d - b.reported))
-			b.reported = d
-		}
+		b.noticeDrops()
 		_, _ = b.w.Write(p)
+	}
+	// Closed and drained: the records dropped since the last one taken
+	// (logged after Close, or beside the last take) have no record after
+	// them to be noticed before.
+	b.noticeDrops()
+}
+
+// noticeDrops writes the notice of the records dropped since the last.
+func (b *logBuffer) noticeDrops() {
+	if d := b.dropped.Load(); d > b.reported {
+		_, _ = b.w.Write(b.notice(d - b.reported))
+		b.reported = d
 	}
 }
 

@@ -30,6 +30,53 @@ func (w *stuckWriter) String() string {
 	return w.buf.String()
 }
 
+// gateWriter signals each Write on entered and holds it until release is
+// closed.
+type gateWriter struct {
+	entered chan struct{}
+	stuckWriter
+}
+
+func (w *gateWriter) Write(p []byte) (int, error) {
+	w.entered <- struct{}{}
+	return w.stuckWriter.Write(p)
+}
+
+// A record dropped after the last one the buffer took (here one logged
+// after Close while the last record was being written) has no record
+// after it to be noticed before: the notice comes at the end.
+func TestLogBufferNoticesTheLastDrops(t *testing.T) {
+	out := &gateWriter{entered: make(chan struct{}, 8), stuckWriter: stuckWriter{release: make(chan struct{})}}
+	o, err := New(Config{Component: "hub", LogOutput: out, LogBuffer: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Logger.Info("last")
+	<-out.entered // taken from the buffer, being written
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		o.Close()
+	}()
+	for {
+		o.logBuf.mu.RLock()
+		c := o.logBuf.closed
+		o.logBuf.mu.RUnlock()
+		if c {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	o.Logger.Info("too late") // dropped, counted
+	close(out.release)
+	<-closed
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"msg":"last"`) ||
+		!strings.Contains(lines[1], `"msg":"log records dropped: the log output was too slow"`) || !strings.Contains(lines[1], `"dropped":1`) {
+		t.Fatalf("the log, want the last record then a notice of 1 dropped:\n%s", out.String())
+	}
+}
+
 // A log output that does not take what it is given never holds the code
 // that logs: the records beyond the buffer are dropped and counted, and
 // once the output moves again the drop is noticed in the log (a record
