@@ -10,5 +10,10 @@
 // What the hub keeps in memory (which judge holds what, who subscribed to
 // what) is rebuilt from judges' heartbeats and browsers' resubscriptions
 // after a restart, so a hub can be killed at any moment and several hubs can
-// run side by side. See docs/hub.md.
+// run side by side.
+//
+// The browsers' Redis reads (sessions, subscription snapshots) share the
+// hub's one Redis pool with its judges' work only up to a bound
+// (Config.BrowserReads, readGate), so that a storm of browsers cannot
+// hold up a lease's renewal until it expires. See docs/hub.md.
 package hub
