@@ -72,26 +72,27 @@ func (d *stallDialer) holdFor(b []byte) chan struct{} {
 	return nil
 }
 
-// stallConn is one pooled connection: go-redis writes a command and then
-// reads its reply, on one goroutine at a time.
+// stallConn is one connection: a pooled one writes a command and then
+// reads its reply; a pub/sub one reads and writes on two goroutines.
 type stallConn struct {
 	net.Conn
 	d    *stallDialer
-	hold chan struct{}
+	hold atomic.Pointer[chan struct{}]
 }
 
 func (c *stallConn) Write(b []byte) (int, error) {
-	c.hold = c.d.holdFor(b)
+	if h := c.d.holdFor(b); h != nil {
+		c.hold.Store(&h)
+	}
 	return c.Conn.Write(b)
 }
 
 // Read waits for the release, deadline or not: a held reply holds its
 // pooled connection.
 func (c *stallConn) Read(b []byte) (int, error) {
-	if h := c.hold; h != nil {
-		c.hold = nil
+	if h := c.hold.Swap(nil); h != nil {
 		c.d.stalled.Add(1)
-		<-h
+		<-*h
 		c.d.stalled.Add(-1)
 	}
 	return c.Conn.Read(b)
