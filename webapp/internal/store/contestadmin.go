@@ -106,6 +106,12 @@ func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error)
 	return nil
 }
 
+// inTxRetried is inTx run again as retrying says. fn must start from
+// scratch each time (reset what it accumulates).
+func (s *Store) inTxRetried(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) error {
+	return retrying(ctx, func() error { return s.inTx(ctx, op, fn) })
+}
+
 // Clarification is a row of clarifications joined with the asker's name
 // and the problem's label in its contest.
 type Clarification struct {

@@ -392,12 +392,26 @@ func (o ApplyOutcome) String() string {
 // rows and keeps problem_solves in step. It returns the row as it is after
 // the call (when not Missing).
 func (s *Store) ApplyResult(ctx context.Context, w ResultWrite) (ApplyOutcome, Submission, error) {
+	var (
+		o   ApplyOutcome
+		sub Submission
+	)
+	err := retrying(ctx, func() (err error) {
+		o, sub, err = s.applyResult(ctx, w)
+		return err
+	})
+	return o, sub, err
+}
+
+// retrying runs a transaction (fn) again, up to four times in all, while
+// MySQL rolls it back for a deadlock or a lock wait timeout and ctx lasts.
+func retrying(ctx context.Context, fn func() error) error {
 	for try := 1; ; try++ {
-		o, sub, err := s.applyResult(ctx, w)
-		if try < 4 && retryable(err) {
+		err := fn()
+		if try < 4 && retryable(err) && ctx.Err() == nil {
 			continue
 		}
-		return o, sub, err
+		return err
 	}
 }
 

@@ -67,54 +67,42 @@ type ImportResult struct {
 // that contest, in the same transaction. When any row fails (a taken
 // e-mail, say) it returns the per-line errors and ErrImportRejected,
 // having written nothing.
+//
+// Imports run side by side (one admin per web node, or two admins at
+// once) without deadlocking on each other's new users: which users exist
+// is read once without locks, a new user is inserted straight away (an
+// insert takes no gap lock, as a locking read of a missing username does,
+// and two such gap locks then deadlock both inserts), and only an existing
+// user's row is locked. A deadlock that remains (two imports updating the
+// same users in different orders) runs the transaction again.
 func (s *Store) ImportUsers(ctx context.Context, users []ImportUser, contestID int64) (res ImportResult, lineErrs []ImportLineError, err error) {
-	err = s.inTx(ctx, "store import users", func(tx *sqlx.Tx) error {
+	names := make([]string, len(users))
+	for i, u := range users {
+		names[i] = u.Username
+	}
+	err = s.inTxRetried(ctx, "store import users", func(tx *sqlx.Tx) error {
+		res, lineErrs = ImportResult{}, nil
+		known, err := existingUsernames(ctx, tx, names)
+		if err != nil {
+			return err
+		}
 		ids := make([]int64, 0, len(users))
 		for _, u := range users {
-			var cur struct {
-				ID   int64  `db:"id"`
-				Role string `db:"role"`
-			}
-			err := tx.GetContext(ctx, &cur, "SELECT id, role FROM users WHERE username = ? FOR UPDATE", u.Username)
-			id := cur.ID
-			// A new password or a new role ends the user's sessions.
-			bump := 0
-			if err == nil && (u.PasswordHash != "" || u.Role != cur.Role) {
-				bump = 1
-			}
+			id, created, ended, err := importUser(ctx, tx, u, known[u.Username])
 			switch {
-			case errors.Is(err, sql.ErrNoRows):
-				if u.PasswordHash == "" {
-					lineErrs = append(lineErrs, ImportLineError{Line: u.Line, Field: "password", Message: "a new user needs a password"})
-					continue
-				}
-				var r sql.Result
-				r, err = tx.ExecContext(ctx, `INSERT INTO users (username, display_name, email, role, password_hash)
-					VALUES (?, ?, ?, ?, ?)`, u.Username, u.DisplayName, u.Email, u.Role, u.PasswordHash)
-				if err == nil {
-					res.Created++
-					id, err = r.LastInsertId()
-				}
-			case err != nil:
-				return err
-			case u.PasswordHash == "":
-				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, session_epoch = session_epoch + ? WHERE id = ?",
-					u.DisplayName, u.Email, u.Role, bump, id)
-				if err == nil {
-					res.Updated++
-				}
-			default:
-				_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, password_hash = ?, session_epoch = session_epoch + ? WHERE id = ?",
-					u.DisplayName, u.Email, u.Role, u.PasswordHash, bump, id)
-				if err == nil {
-					res.Updated++
-				}
-			}
-			if err == nil {
+			case err == nil:
 				ids = append(ids, id)
-				if bump == 1 {
+				if created {
+					res.Created++
+				} else {
+					res.Updated++
+				}
+				if ended {
 					res.Ended = append(res.Ended, id)
 				}
+				continue
+			case errors.Is(err, errNeedsPassword):
+				lineErrs = append(lineErrs, ImportLineError{Line: u.Line, Field: "password", Message: "a new user needs a password"})
 				continue
 			}
 			// A unique violation fails only its statement; the transaction
@@ -144,4 +132,86 @@ func (s *Store) ImportUsers(ctx context.Context, users []ImportUser, contestID i
 		return ImportResult{}, lineErrs, err
 	}
 	return res, nil, nil
+}
+
+// errNeedsPassword: a row for a user who does not exist has no password.
+var errNeedsPassword = errors.New("store: a new user needs a password")
+
+// existingUsernames reads which of names are users, without locking: the
+// transaction's first read, so a user created after it is met as a
+// duplicate on insert (importUser then updates it).
+func existingUsernames(ctx context.Context, tx *sqlx.Tx, names []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(names))
+	for start := 0; start < len(names); start += 1000 {
+		q, args, err := sqlxIn("SELECT username FROM users WHERE username IN (?)", names[start:min(start+1000, len(names))])
+		if err != nil {
+			return nil, err
+		}
+		var got []string
+		if err := tx.SelectContext(ctx, &got, q, args...); err != nil {
+			return nil, err
+		}
+		for _, n := range got {
+			out[n] = true
+		}
+	}
+	return out, nil
+}
+
+// importUser writes one row: inserts a user not known to exist, or locks
+// and updates an existing one. It says whether it created the user and
+// whether it ended the user's sessions (a new password or a new role).
+func importUser(ctx context.Context, tx *sqlx.Tx, u ImportUser, exists bool) (id int64, created, ended bool, err error) {
+	if !exists && u.PasswordHash != "" {
+		id, err := insertImportedUser(ctx, tx, u)
+		var dup *DuplicateError
+		if err == nil || !errors.As(mapErr("", err), &dup) || dup.Key != "uk_users_username" {
+			return id, err == nil, false, err
+		}
+		// Created by another import since the first read: update it.
+	}
+	return updateImportedUser(ctx, tx, u)
+}
+
+func insertImportedUser(ctx context.Context, tx *sqlx.Tx, u ImportUser) (int64, error) {
+	r, err := tx.ExecContext(ctx, `INSERT INTO users (username, display_name, email, role, password_hash)
+		VALUES (?, ?, ?, ?, ?)`, u.Username, u.DisplayName, u.Email, u.Role, u.PasswordHash)
+	if err != nil {
+		return 0, err
+	}
+	return r.LastInsertId()
+}
+
+// updateImportedUser locks an existing user's row and updates it; a user
+// that does not exist is errNeedsPassword when the row has none, and
+// otherwise inserted.
+func updateImportedUser(ctx context.Context, tx *sqlx.Tx, u ImportUser) (id int64, created, ended bool, err error) {
+	var cur struct {
+		ID   int64  `db:"id"`
+		Role string `db:"role"`
+	}
+	err = tx.GetContext(ctx, &cur, "SELECT id, role FROM users WHERE username = ? FOR UPDATE", u.Username)
+	if errors.Is(err, sql.ErrNoRows) {
+		if u.PasswordHash == "" {
+			return 0, false, false, errNeedsPassword
+		}
+		id, err = insertImportedUser(ctx, tx, u)
+		return id, err == nil, false, err
+	}
+	if err != nil {
+		return 0, false, false, err
+	}
+	// A new password or a new role ends the user's sessions.
+	bump := 0
+	if u.PasswordHash != "" || u.Role != cur.Role {
+		bump = 1
+	}
+	if u.PasswordHash == "" {
+		_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, session_epoch = session_epoch + ? WHERE id = ?",
+			u.DisplayName, u.Email, u.Role, bump, cur.ID)
+	} else {
+		_, err = tx.ExecContext(ctx, "UPDATE users SET display_name = ?, email = ?, role = ?, password_hash = ?, session_epoch = session_epoch + ? WHERE id = ?",
+			u.DisplayName, u.Email, u.Role, u.PasswordHash, bump, cur.ID)
+	}
+	return cur.ID, false, bump == 1, err
 }
