@@ -111,7 +111,8 @@ func TestNoCancelForAnAttemptWhoseResultIsIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lo, hi := float64(late.Milliseconds()), float64((late+time.Since(sentAt)).Milliseconds()+1); ack.SlotMs < lo || ack.SlotMs > hi {
+	// The stamp is in whole milliseconds, floored: up to 1 ms early.
+	if lo, hi := float64(late.Milliseconds()), float64(late+time.Since(sentAt))/1e6+1; ack.SlotMs < lo || ack.SlotMs > hi {
 		t.Errorf("the ack's slot_ms = %v, want the result's way from its sending to its slot free, in [%v, %v]", ack.SlotMs, lo, hi)
 	}
 	// The same result again (a resend: the ack crossed it) is stale and
