@@ -44,7 +44,19 @@ func (p *poolCollector) Collect(ch chan<- prometheus.Metric) {
 	idle := float64(s.IdleConns)
 	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, idle, "idle")
 	ch <- prometheus.MustNewConstMetric(poolConns, prometheus.GaugeValue, max(0, float64(s.TotalConns)-idle), "in_use")
-	if c, ok := p.c.(*redis.Client); ok {
-		ch <- prometheus.MustNewConstMetric(poolSize, prometheus.GaugeValue, float64(c.Options().PoolSize))
+	if n := PoolSize(p.c); n > 0 {
+		ch <- prometheus.MustNewConstMetric(poolSize, prometheus.GaugeValue, float64(n))
 	}
+}
+
+// PoolSize is the most connections c's pool opens (per server, for a
+// cluster), 0 when c's type does not say.
+func PoolSize(c redis.UniversalClient) int {
+	switch c := c.(type) {
+	case *redis.Client:
+		return c.Options().PoolSize
+	case *redis.ClusterClient:
+		return c.Options().PoolSize
+	}
+	return 0
 }

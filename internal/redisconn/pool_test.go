@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/testenv"
@@ -61,3 +62,22 @@ func TestPoolCollectorCountsWaits(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { testenv.Main(m) }
+
+// PoolSize reads the pool size of a client of each mode, 0 for a client
+// type that does not say.
+func TestPoolSize(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		c    redis.UniversalClient
+		want int
+	}{
+		{"single", redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", PoolSize: 7}), 7},
+		{"cluster", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}, PoolSize: 9}), 9},
+		{"ring", redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}, PoolSize: 5}), 0},
+	} {
+		t.Cleanup(func() { c.c.Close() })
+		if got := redisconn.PoolSize(c.c); got != c.want {
+			t.Errorf("%s: PoolSize = %d, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 )
 
 // readGate bounds the browsers' Redis reads in flight (Config.BrowserReads):
@@ -47,16 +46,4 @@ func (g *readGate) do(ctx context.Context, fn func() error) error {
 	}
 	defer func() { <-g.slots }()
 	return fn()
-}
-
-// poolSize is the connection pool size of a go-redis client, 0 when the
-// client's type does not say.
-func poolSize(c redis.UniversalClient) int {
-	switch c := c.(type) {
-	case *redis.Client:
-		return c.Options().PoolSize
-	case *redis.ClusterClient:
-		return c.Options().PoolSize
-	}
-	return 0
 }

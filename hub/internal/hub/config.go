@@ -15,6 +15,7 @@ import (
 
 	"github.com/verdict-oj/verdict/hub/internal/sched"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 	"github.com/verdict-oj/verdict/internal/warmplan"
 )
@@ -180,7 +181,7 @@ func (c *Config) defaults() error {
 	c.SessionCheck = cmp.Or(max(c.SessionCheck, 0), DefaultSessionCheck)
 	if c.BrowserReads <= 0 {
 		c.BrowserReads = DefaultBrowserReads
-		if p := poolSize(c.Redis); p > 0 {
+		if p := redisconn.PoolSize(c.Redis); p > 0 {
 			c.BrowserReads = max(p/2, 1)
 		}
 	}
