@@ -19,10 +19,14 @@ type Task struct {
 // Every runs fn every d (the first run d from now), each run d after the
 // previous one ended, until fn returns false or Stop is called. fn must
 // not call Stop (Stop joins it); returning false is its way to stop.
-func Every(d time.Duration, fn func() bool) *Task {
+func Every(d time.Duration, fn func() bool) *Task { return EveryFrom(d, d, fn) }
+
+// EveryFrom is Every with the first run first from now: tasks started
+// together (a mass reconnect) with first spread run apart from then on.
+func EveryFrom(first, d time.Duration, fn func() bool) *Task {
 	t := &Task{every: d, fn: fn}
 	t.mu.Lock()
-	t.t = time.AfterFunc(d, t.run)
+	t.t = time.AfterFunc(first, t.run)
 	t.mu.Unlock()
 	return t
 }

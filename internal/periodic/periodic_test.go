@@ -71,3 +71,22 @@ func TestStopBeforeTheFirstRun(t *testing.T) {
 	var none *Task
 	none.Stop()
 }
+
+// EveryFrom runs first after its own delay, then every d after the run
+// before it ended.
+func TestEveryFromFirstApart(t *testing.T) {
+	start := time.Now()
+	runs := make(chan time.Duration, 2)
+	task := EveryFrom(10*time.Millisecond, 300*time.Millisecond, func() bool {
+		runs <- time.Since(start)
+		return len(runs) < 2
+	})
+	defer task.Stop()
+	first, second := <-runs, <-runs
+	if first < 10*time.Millisecond || first >= 300*time.Millisecond {
+		t.Fatalf("first run after %v, want from 10 ms and well before 300 ms", first)
+	}
+	if second-first < 300*time.Millisecond {
+		t.Fatalf("second run %v after the first, want at least 300 ms", second-first)
+	}
+}

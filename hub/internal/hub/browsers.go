@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"sync"
@@ -132,6 +133,16 @@ func (c *browserConn) enqueue(b []byte) { c.conn.Send(b) }
 
 func (c *browserConn) close(code protocol.CloseCode, reason string) { c.conn.Close(code, reason) }
 
+// firstSessionCheck is when a browser's first session check runs after it
+// connected: at a random point of the second half of every (a session
+// that ends is still noticed within every). Browsers that connected
+// together (a hub restart, a room's mass reconnect) so check apart, and
+// stay apart, each every after its last; checked all at every, they came
+// in a storm each minute and queued at the browsers' gate.
+func firstSessionCheck(every time.Duration) time.Duration {
+	return every/2 + rand.N(every/2+1)
+}
+
 // sessionCheck is one re-reading of the session, every SessionCheck (a
 // periodic task: no goroutine waits in between) until the connection
 // closes or the session ended; false ends the task. (Pings are the
@@ -233,7 +244,7 @@ func (h *Hub) acceptBrowser(w http.ResponseWriter, r *http.Request) *browserConn
 	}
 	conn.Start()
 	if cookie != "" { // a visitor has no session to end
-		c.checks = periodic.Every(h.cfg.SessionCheck, c.sessionCheck)
+		c.checks = periodic.EveryFrom(firstSessionCheck(h.cfg.SessionCheck), h.cfg.SessionCheck, c.sessionCheck)
 	}
 	return c
 }
