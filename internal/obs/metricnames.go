@@ -97,6 +97,15 @@ const (
 	HubBrowserReadWaitSeconds = "verdict_hub_browser_read_wait_seconds_total"
 )
 
+// HubPolicyOverheadSeconds (by placement: warm or cold) and
+// HubPolicyFetchSeconds are what the hub's policy has learnt so far of
+// what a download costs (sched.CostEstimates): the rehearsal reads them
+// into its trace beside what the simulator's replay learns.
+const (
+	HubPolicyOverheadSeconds = "verdict_hub_policy_overhead_seconds"
+	HubPolicyFetchSeconds    = "verdict_hub_policy_fetch_seconds"
+)
+
 // RedisCommandSeconds is a process's histogram of its Redis commands'
 // times as it saw them, labelled by command (redisconn.Instrument): from
 // the call to the reply read, the wait for a pooled connection and for a

@@ -44,8 +44,20 @@ type Comparison struct {
 	// Holds sets the holds of the two sides' dispatch passes side by
 	// side: why each waited while it waited.
 	Holds HoldComparison `json:"holds,omitzero"`
+	// Learnt sets what the replay's policy had learnt of what downloads
+	// cost beside what the hub's had (Trace.Learnt), at each of the
+	// trace's times: the same policy, learning from each side's own
+	// results. Empty: the trace has none, or the policy learns nothing.
+	Learnt []LearntPair `json:"learnt,omitempty"`
 	// Dispatches is every task's two dispatches, in trace order.
 	Dispatches []Dispatch `json:"dispatches,omitempty"`
+}
+
+// LearntPair is the hub's and the simulator's estimates at Hub.AtMs
+// (Sim.AtMs is the same).
+type LearntPair struct {
+	Hub Learnt `json:"hub"`
+	Sim Learnt `json:"sim"`
 }
 
 // SlowWaitMs is where HoldComparison.Slow starts: the hub's waits at

@@ -47,7 +47,9 @@
 //     are ≥ 0 and strictly increasing; a window's pass_hist, result_hist,
 //     wake_hist and idle_hist, where
 //     present, have bounds_ms strictly
-//     increasing in (0, 60000] and counts ≥ 0, one more than the bounds.
+//     increasing in (0, 60000] and counts ≥ 0, one more than the bounds;
+//   - the learnt estimates' at_ms are ≥ 0 and strictly increasing, their
+//     warm_ms, cold_ms and fetch_ms in [0, 60000].
 //
 // Tasks need not be sorted by at_ms (readers sort them).
 //

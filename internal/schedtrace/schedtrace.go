@@ -54,8 +54,15 @@ type Trace struct {
 	// takes that instead); before the first window, and when there is
 	// none, PassMs and ResultMs hold.
 	Latency []LatencyWindow `json:"latency,omitempty"`
-	Judges  []Judge         `json:"judges"`
-	Tasks   []Task          `json:"tasks"`
+	// Learnt is what the hub's policy had learnt of what downloads cost,
+	// read as the run went (the hub's verdict_hub_policy_* metrics, at
+	// each window of the recording), in time order. The replay reads its
+	// own policy's at the same times (Comparison.Learnt). Empty: not
+	// recorded (a trace from before 2026-12-07, or a policy that learns
+	// nothing).
+	Learnt []Learnt `json:"learnt,omitempty"`
+	Judges []Judge  `json:"judges"`
+	Tasks  []Task   `json:"tasks"`
 	// Background is judge work the run had beside Tasks and that is not
 	// compared: later attempts (a rejudge), each with when it was enqueued
 	// (the queue's own time, as for Tasks), its priority and its work.
@@ -63,6 +70,19 @@ type Trace struct {
 	// Tasks only. Their submission ids may repeat Tasks' (the same
 	// submission judged again).
 	Background []Task `json:"background,omitempty"`
+}
+
+// Learnt is what a policy had learnt by AtMs of what a download costs
+// (sched.CostEstimates), ms: the mean overhead (dispatch → result, less
+// the run) of tasks placed on a judge that held their data (WarmMs) and
+// on one that lacked it (ColdMs), and the download cost it ranks judges
+// by, the mean over the problems it has seen downloaded (FetchMs). 0: not
+// learnt yet.
+type Learnt struct {
+	AtMs    int64   `json:"at_ms"`
+	WarmMs  float64 `json:"warm_ms,omitempty"`
+	ColdMs  float64 `json:"cold_ms,omitempty"`
+	FetchMs float64 `json:"fetch_ms,omitempty"`
 }
 
 // LatencyWindow is the hub's mean dispatch pass latency and judge message
@@ -297,6 +317,21 @@ func (t Trace) Validate() error {
 			errs = append(errs, w.NoticeHist.problems(fmt.Sprintf("latency[%d].notice_hist", i))...)
 		}
 	}
+	for i, l := range t.Learnt {
+		if l.AtMs < 0 {
+			bad("learnt[%d].at_ms: negative", i)
+		} else if i > 0 && l.AtMs <= t.Learnt[i-1].AtMs {
+			bad("learnt[%d].at_ms: %d not after learnt[%d]'s %d", i, l.AtMs, i-1, t.Learnt[i-1].AtMs)
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"warm_ms", l.WarmMs}, {"cold_ms", l.ColdMs}, {"fetch_ms", l.FetchMs}} {
+			if f.v < 0 || math.IsNaN(f.v) || f.v > MaxLatencyMs {
+				bad("learnt[%d].%s: %v not in [0, %d]", i, f.name, f.v, MaxLatencyMs)
+			}
+		}
+	}
 	byID := map[string][]int{}
 	for i, j := range t.Judges {
 		switch {
@@ -480,7 +515,8 @@ func Write(w io.Writer, t Trace) error {
 		PassMs   float64         `json:"pass_ms,omitempty"`
 		ResultMs float64         `json:"result_ms,omitempty"`
 		Latency  []LatencyWindow `json:"latency,omitempty"`
-	}{t.Start, t.Policy, t.Reserve, t.PassMs, t.ResultMs, t.Latency})
+		Learnt   []Learnt        `json:"learnt,omitempty"`
+	}{t.Start, t.Policy, t.Reserve, t.PassMs, t.ResultMs, t.Latency, t.Learnt})
 	if err != nil {
 		return fmt.Errorf("schedtrace: write: %w", err)
 	}

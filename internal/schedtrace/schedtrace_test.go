@@ -60,11 +60,14 @@ func TestRoundTrip(t *testing.T) {
 	windows.PassMs, windows.ResultMs = 30, 110
 	windows.Latency = []LatencyWindow{{AtMs: 0, PassMs: 2.5, ResultMs: 0}, {AtMs: 5000, PassMs: 1700, ResultMs: 950.25,
 		PassHist: &Hist{BoundsMs: []float64{0.5, 250, 1000}, Counts: []int64{3, 0, 1, 2}}, ResultHist: &Hist{BoundsMs: []float64{10}, Counts: []int64{7, 1}}}}
+	learnt := sample()
+	learnt.Learnt = []Learnt{{AtMs: 0}, {AtMs: 5000, WarmMs: 12.5, ColdMs: 80, FetchMs: 61.25}}
 	for _, tc := range []struct {
 		name string
 		tr   Trace
 	}{
 		{"sample", sample()},
+		{"learnt", learnt},
 		{"no tasks", noTasks},
 		{"zone", local},
 		{"latency windows", windows},
@@ -157,6 +160,11 @@ func TestValidate(t *testing.T) {
 			t.Latency = []LatencyWindow{{NoticeMs: 0.8, NoticeHist: &Hist{BoundsMs: []float64{1, 5}, Counts: []int64{4, 1, 0}}}}
 		}, ""},
 		{"window notices NaN", func(t *Trace) { t.Latency = []LatencyWindow{{NoticeMs: math.NaN()}} }, "latency[0].notice_ms: NaN not in"},
+		{"learnt at a negative time", func(t *Trace) { t.Learnt = []Learnt{{AtMs: -1}} }, "learnt[0].at_ms: negative"},
+		{"learnt out of order", func(t *Trace) { t.Learnt = []Learnt{{AtMs: 5}, {AtMs: 5}} }, "learnt[1].at_ms: 5 not after learnt[0]'s 5"},
+		{"learnt warm negative", func(t *Trace) { t.Learnt = []Learnt{{WarmMs: -1}} }, "learnt[0].warm_ms: -1 not in"},
+		{"learnt cold NaN", func(t *Trace) { t.Learnt = []Learnt{{ColdMs: math.NaN()}} }, "learnt[0].cold_ms: NaN not in"},
+		{"learnt fetch beyond the bound", func(t *Trace) { t.Learnt = []Learnt{{FetchMs: MaxLatencyMs + 1}} }, "learnt[0].fetch_ms: 60001 not in"},
 		{"window notice histogram short", func(t *Trace) {
 			t.Latency = []LatencyWindow{{NoticeHist: &Hist{BoundsMs: []float64{1}, Counts: []int64{2}}}}
 		}, "latency[0].notice_hist.counts: 1 for 1 bounds"},

@@ -32,7 +32,22 @@ type hubSample struct {
 	// gate so far (--browser-reads; 0 from a hub without it).
 	gateWaits, gateWaitSec float64
 	cmds                   map[string]obs.Histogram
+	// learnt is what the hub's policy had learnt of what downloads cost
+	// (its verdict_hub_policy_* gauges; AtMs unset), learnt.ok false when
+	// it exported none.
+	learnt learntReading
 }
+
+type learntReading struct {
+	schedtrace.Learnt
+	ok bool
+}
+
+// The hub's learnt overheads, as their series are named in its metrics.
+var (
+	learntWarmSeries = obs.HubPolicyOverheadSeconds + `{placement="warm"}`
+	learntColdSeries = obs.HubPolicyOverheadSeconds + `{placement="cold"}`
+)
 
 // sampleHubLatency reads the hub's histograms every latencyEvery until
 // stop or ctx is done, so that the scheduling simulator's replay can take
@@ -81,7 +96,32 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 		s.gateWaits, s.gateWaitSec = g[obs.HubBrowserReadWaits], g[obs.HubBrowserReadWaitSeconds]
 	}
 	s.cmds, _ = obs.ReadHistograms(strings.NewReader(m), obs.RedisCommandSeconds, "command")
+	if g, err := obs.ReadGauges(strings.NewReader(m), learntWarmSeries, learntColdSeries, obs.HubPolicyFetchSeconds); err == nil && len(g) > 0 {
+		ms := func(v float64) float64 { return min(schedtrace.MaxLatencyMs, max(0, v*1000)) }
+		s.learnt = learntReading{schedtrace.Learnt{WarmMs: ms(g[learntWarmSeries]), ColdMs: ms(g[learntColdSeries]),
+			FetchMs: ms(g[obs.HubPolicyFetchSeconds])}, true}
+	}
 	return s, nil
+}
+
+// learntSeries is what the hub's policy had learnt at each reading that
+// said (the trace's Learnt): at its time since start (0 for the readings
+// before it, of which the last is kept), in time order.
+func learntSeries(samples []hubSample, start time.Time) []schedtrace.Learnt {
+	var out []schedtrace.Learnt
+	for _, s := range samples {
+		if !s.learnt.ok {
+			continue
+		}
+		l := s.learnt.Learnt
+		l.AtMs = max(0, s.at.Sub(start).Milliseconds())
+		if n := len(out); n > 0 && l.AtMs <= out[n-1].AtMs {
+			out[n-1] = l
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // latencyWindows turns readings of the hub's cumulative histograms into a

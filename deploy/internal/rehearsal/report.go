@@ -614,6 +614,7 @@ func (rep *Report) Markdown() string {
 				row(w, fmt.Sprintf("%v (%v)", from, time.Duration(float64(from)*c.Compress).Round(time.Minute)))
 			}
 		}
+		writeLearnt(&b, x.Learnt, schedtrace.WindowMs, c.Compress)
 		if rep.JudgeMsgs > 0 {
 			fmt.Fprintf(&b, "\nThe hub handled the judges' %d messages (progress, results, heartbeats) %.1f ms on average after reading them. ",
 				rep.JudgeMsgs, rep.JudgeMsgWaitMs)

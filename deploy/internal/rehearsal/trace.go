@@ -217,6 +217,7 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 	}
 	// And both as they varied over the run.
 	tr.Latency = latencyWindows(r.hubSamples, r.start, tr.PassMs, tr.ResultMs)
+	tr.Learnt = learntSeries(r.hubSamples, r.start)
 	for _, j := range tr.Judges {
 		if j.JoinMs == 0 {
 			rep.StartJudges++

@@ -99,6 +99,11 @@ func New(cfg Config) (*Hub, error) {
 		warmKick: make(chan struct{}, 1), warmRead: make(chan struct{}, 1),
 		judges: map[string]*judgeConn{}, browsers: map[*browserConn]struct{}{}, topics: map[string]*topic{},
 	}
+	if e, ok := cfg.Policy.(sched.Estimator); ok {
+		if err := cfg.Metrics.Register(policyCollector{mu: &h.policyMu, policy: e}); err != nil {
+			return nil, fmt.Errorf("hub: register metrics: %w", err)
+		}
+	}
 	h.reads = newReadGate(cfg.BrowserReads, m)
 	h.ps = newPubSub(cfg.Redis, h.log, h.onMessage)
 	h.ctl = newPubSub(cfg.Redis, h.log, h.onMessage)
@@ -382,7 +387,8 @@ func (h *Hub) onJudgeConnected(payload string) {
 }
 
 // observe reports the end of a placement to a policy that learns from
-// outcomes (the default policy learns judge speeds from run times).
+// outcomes (the default policy learns judge speeds from run times, and
+// what downloads cost: policyCollector exports it).
 func (h *Hub) observe(o sched.Outcome) {
 	obs, ok := h.cfg.Policy.(sched.Observer)
 	if !ok {

@@ -375,6 +375,60 @@ func TestPolicyLearnsOutcomes(t *testing.T) {
 	}
 }
 
+// TestPolicyCostExported: what the default policy has learnt of what
+// downloads cost is in the hub's metrics (the rehearsal reads it into its
+// trace beside the simulator's): nothing before a result, then the cold
+// placement's overhead (the judge lacked the data), the warm ones' (it
+// held it after judging the first) and the fetch. A policy that learns
+// nothing exports nothing.
+func TestPolicyCostExported(t *testing.T) {
+	series := func(th *testHub) map[string]bool {
+		mfs, err := th.reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, mf := range mfs {
+			for _, m := range mf.GetMetric() {
+				name := mf.GetName()
+				for _, l := range m.GetLabel() {
+					name += "/" + l.GetValue()
+				}
+				out[name] = true
+			}
+		}
+		return out
+	}
+	learnt := []string{obs.HubPolicyOverheadSeconds + "/warm", obs.HubPolicyOverheadSeconds + "/cold", obs.HubPolicyFetchSeconds}
+	env := testenv.Redis(t)
+	th := startHub(t, env, nil)
+	for _, name := range learnt {
+		if series(th)[name] {
+			t.Fatalf("%s exported before any result", name)
+		}
+	}
+	j := newFakeJudge(t, env, "j", 1, func() string { return th.url("/judge") }, 5*time.Millisecond)
+	j.start()
+	eventually(t, 5*time.Second, "judge ready", func() bool { return j.current() != nil })
+	j.waitDispatchable(env)
+	for id := range int64(3) {
+		enqueue(t, th.h.Queue(), newTask(id+1, 4, 7))
+		waitResults(t, env, int(id+1), 10*time.Second)
+	}
+	eventually(t, 5*time.Second, "the learnt costs exported", func() bool {
+		got := series(th)
+		return got[learnt[0]] && got[learnt[1]] && got[learnt[2]]
+	})
+
+	env2 := testenv.Redis(t)
+	other := startHub(t, env2, func(c *hub.Config) { c.Policy = &recordingPolicy{} })
+	for name := range series(other) {
+		if strings.HasPrefix(name, "verdict_hub_policy_") {
+			t.Fatalf("a policy that learns nothing exported %s", name)
+		}
+	}
+}
+
 func TestHubRestartMidRun(t *testing.T) {
 	env := testenv.Redis(t)
 	var mu sync.Mutex

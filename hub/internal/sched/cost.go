@@ -168,3 +168,44 @@ func (m *costModel) wait(j *Judge, s, work float64) float64 {
 	ahead := max(j.Assigned-j.SlotCount(), 0) + 1
 	return float64(ahead) * mean / float64(j.SlotCount())
 }
+
+// CostEstimates is what the default policy has learnt, so far, of what a
+// download costs (for comparing the hub's learning with the simulator's on
+// the same trace).
+type CostEstimates struct {
+	// Warm and Cold are the mean overheads (latency − run) of results
+	// placed on a judge that held the task's data and on one that lacked
+	// it, and WarmN and ColdN how many results each learnt from (0: no
+	// estimate).
+	Warm, Cold   time.Duration
+	WarmN, ColdN int
+	// Fetch is the download cost the policy ranks judges by, the mean
+	// over the problems whose downloads it has seen (cold − warm, each
+	// problem's own), and Problems how many those are (0: the global
+	// Cold − Warm, or the prior, is used for every problem).
+	Fetch    time.Duration
+	Problems int
+}
+
+func (m *costModel) estimates() CostEstimates {
+	e := CostEstimates{WarmN: m.warm.n, ColdN: m.cold.n}
+	if m.warm.n > 0 {
+		e.Warm = seconds(m.warm.v)
+	}
+	if m.cold.n > 0 {
+		e.Cold = seconds(m.cold.v)
+	}
+	sum := 0.0
+	for _, p := range m.problems {
+		if p.fetch.n > 0 {
+			e.Problems++
+			sum += math.Max(0, p.fetch.v-m.warm.v)
+		}
+	}
+	if e.Problems > 0 {
+		e.Fetch = seconds(sum / float64(e.Problems))
+	}
+	return e
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -24,6 +24,9 @@ func TestCostModelLearnsWorkAndFetch(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newCostModel()
+			if e := m.estimates(); e != (CostEstimates{}) {
+				t.Fatalf("estimates before any result: %+v", e)
+			}
 			if got := m.fetch(Task{ProblemID: 1}, time.Second); got != tc.noResult {
 				t.Fatalf("prior fetch %v, want %v", got, tc.noResult)
 			}
@@ -46,6 +49,12 @@ func TestCostModelLearnsWorkAndFetch(t *testing.T) {
 			}
 			if got := m.work(Task{ProblemID: 1}, time.Second); math.Abs(got-tc.wantWork) > 1e-6 {
 				t.Fatalf("work %v, want %v", got, tc.wantWork)
+			}
+			e := m.estimates()
+			near := func(d time.Duration, s float64) bool { return math.Abs(d.Seconds()-s) < 1e-6 }
+			if !near(e.Warm, tc.warmOver.Seconds()) || !near(e.Cold, tc.coldOver.Seconds()) || !near(e.Fetch, tc.wantFetch) ||
+				e.WarmN != 20 || e.ColdN != 20 || e.Problems != 1 {
+				t.Fatalf("estimates %+v, want warm %v, cold %v (20 each), fetch %v s over 1 problem", e, tc.warmOver, tc.coldOver, tc.wantFetch)
 			}
 			if len(m.placements) != 0 {
 				t.Fatalf("%d placements kept after their results", len(m.placements))

@@ -463,6 +463,16 @@ func (b *Bounded) Observe(_ time.Time, o Outcome) {
 	b.cost.observe(o, s)
 }
 
+// Estimates is what the policy has learnt so far of what downloads cost.
+func (b *Bounded) Estimates() CostEstimates { return b.cost.estimates() }
+
+// Estimator is implemented by policies that learn what downloads cost
+// (the default policy): the hub exports it, the simulator's replay sets
+// it beside the hub's.
+type Estimator interface {
+	Estimates() CostEstimates
+}
+
 // Speed is the speed the policy assumes for j: the caller's Judge.Speed if
 // set, else its estimate from results, else 1.
 func (b *Bounded) Speed(j *Judge) float64 {

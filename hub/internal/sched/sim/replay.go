@@ -253,8 +253,30 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	if err != nil {
 		return ReplayResult{}, fmt.Errorf("sim: replay: %w", err)
 	}
+	// What the policy has learnt, read at the times the hub's was.
+	learnt := make([]schedtrace.Learnt, len(tr.Learnt))
+	probed := make([]bool, len(tr.Learnt))
+	var est sched.Estimator
+	learns := false
+	if len(s.hubs) == 1 { // the hub's policy is one; several hubs' would be several
+		est, learns = s.hubs[0].policy.(sched.Estimator)
+	}
+	if learns {
+		for i, l := range tr.Learnt {
+			s.eng.schedule(event{t: float64(l.AtMs) / 1000, kind: evFunc, fn: func() {
+				learnt[i], probed[i] = learntAt(l.AtMs, est.Estimates()), true
+			}})
+		}
+	}
 	if len(trace.Jobs) > 0 {
 		s.run()
+	}
+	if learns {
+		for i, l := range tr.Learnt {
+			if !probed[i] { // after the replay's end: as it ended
+				learnt[i] = learntAt(l.AtMs, est.Estimates())
+			}
+		}
 	}
 	c := &s.cfg // with the defaults filled in
 	res := ReplayResult{Policy: policy, Tasks: len(tr.Tasks), Background: len(tr.Background), Requeues: s.res.Requeues, Lost: s.res.Lost,
@@ -341,6 +363,11 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		}
 		res.Dispatches[i] = d
 	}
+	if learns {
+		for i, l := range tr.Learnt {
+			res.Learnt = append(res.Learnt, schedtrace.LearntPair{Hub: l, Sim: learnt[i]})
+		}
+	}
 	res.All = replayRow("all", all.hub, all.sim)
 	res.Placed, res.Delivery = waitStats(placed), waitStats(delivery)
 	res.Windows = replayWindows(res.Dispatches)
@@ -351,6 +378,12 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		res.Classes = append(res.Classes, replayRow(name, byClass[k].hub, byClass[k].sim))
 	}
 	return res, nil
+}
+
+// learntAt is a policy's estimates as the trace holds them.
+func learntAt(atMs int64, e sched.CostEstimates) schedtrace.Learnt {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return schedtrace.Learnt{AtMs: atMs, WarmMs: ms(e.Warm), ColdMs: ms(e.Cold), FetchMs: ms(e.Fetch)}
 }
 
 // replayWindows is the comparison of the tasks enqueued in each

@@ -1278,3 +1278,44 @@ func TestReplayHolds(t *testing.T) {
 		t.Errorf("holds %+v told for a trace without them", r.Holds)
 	}
 }
+
+// The replay reads what its policy has learnt of what downloads cost at
+// the times the trace's hub was read, and sets the two side by side. One
+// slot, two tasks of one problem, a 500 ms download: the first fetches
+// the data (overhead 500 ms, done at 600 ms), the second finds it.
+func TestReplayLearnt(t *testing.T) {
+	tr := steadyTrace(2, 0, 100, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	for k := range tr.Tasks {
+		tr.Tasks[k].DataHash = "h1"
+	}
+	tr.Learnt = []schedtrace.Learnt{{AtMs: 0}, {AtMs: 650, ColdMs: 9, FetchMs: 7}, {AtMs: 60000, WarmMs: 1, ColdMs: 9, FetchMs: 8}}
+	fixed := ReplayDownload(func(string) time.Duration { return 500 * time.Millisecond })
+	r, err := Replay(tr, "", fixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Learnt) != 3 {
+		t.Fatalf("learnt: %+v", r.Learnt)
+	}
+	for i, p := range r.Learnt {
+		if p.Hub != tr.Learnt[i] || p.Sim.AtMs != tr.Learnt[i].AtMs {
+			t.Fatalf("[%d] = %+v, want the hub's %+v beside the replay's at the same time", i, p, tr.Learnt[i])
+		}
+	}
+	if s := r.Learnt[0].Sim; s != (schedtrace.Learnt{}) {
+		t.Fatalf("at 0 the replay had learnt %+v, want nothing", s)
+	}
+	// At 650 ms the first result (cold) is in, the second (warm) not.
+	if s := r.Learnt[1].Sim; math.Abs(s.ColdMs-500) > 1 || s.WarmMs != 0 || math.Abs(s.FetchMs-500) > 1 {
+		t.Fatalf("at 650 ms: %+v, want cold and fetch 500 ms, no warm", s)
+	}
+	// After the end (read as the replay ended): both in; the warm
+	// placement's overhead is none.
+	if s := r.Learnt[2].Sim; math.Abs(s.ColdMs-500) > 1 || s.WarmMs > 1 || math.Abs(s.FetchMs-500) > 1 {
+		t.Fatalf("at the end: %+v, want cold and fetch 500 ms, warm 0", s)
+	}
+	// A policy that learns nothing: no pairs.
+	if r, err = Replay(tr, "least_conn", fixed); err != nil || len(r.Learnt) != 0 {
+		t.Fatalf("least_conn: %+v, %v", r.Learnt, err)
+	}
+}

@@ -1,0 +1,42 @@
+package rehearsal
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/verdict-oj/verdict/internal/schedtrace"
+)
+
+// writeLearnt sets out what the hub's policy and the replay's had learnt
+// of what downloads cost, as the run went: the last reading of each
+// every ms of the run (contest time in brackets, compress: the
+// compression), then the means over all readings. Nothing when there is
+// no reading.
+func writeLearnt(b *strings.Builder, pairs []schedtrace.LearntPair, every int64, compress float64) {
+	if len(pairs) == 0 || every <= 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nWhat the policy had learnt of what a download costs, on each side from its own results (ms): the mean overhead, dispatch → result less the run, of tasks placed on a judge that held their data (warm) and on one that lacked it (cold), and the download cost the policy ranks judges by and weighs an affinity hold against (fetch: cold − warm, each problem's own, the mean over the problems seen downloaded). The last reading of every %v (the hub's metrics, read every %v; the replay's policy at the same times):\n\n",
+		time.Duration(every)*time.Millisecond, latencyEvery)
+	b.WriteString("| at | hub warm / cold / fetch | sim warm / cold / fetch | fetch hub − sim |\n|---|---|---|---|\n")
+	var hubFetch, simFetch float64
+	for i, p := range pairs {
+		hubFetch += p.Hub.FetchMs
+		simFetch += p.Sim.FetchMs
+		last := i == len(pairs)-1
+		if !last && pairs[i+1].Hub.AtMs/every == p.Hub.AtMs/every {
+			continue // not the window's last reading
+		}
+		at := time.Duration(p.Hub.AtMs) * time.Millisecond
+		fmt.Fprintf(b, "| %v (%v) | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %+.0f |\n", at.Round(time.Second),
+			time.Duration(float64(at)*compress).Round(time.Minute),
+			p.Hub.WarmMs, p.Hub.ColdMs, p.Hub.FetchMs, p.Sim.WarmMs, p.Sim.ColdMs, p.Sim.FetchMs, p.Hub.FetchMs-p.Sim.FetchMs)
+	}
+	n := float64(len(pairs))
+	fmt.Fprintf(b, "\nOver all %d readings the hub's fetch was %.0f ms on average, the simulator's %.0f ms", len(pairs), hubFetch/n, simFetch/n)
+	if simFetch > 0 {
+		fmt.Fprintf(b, " (the hub's %.2f× the simulator's)", hubFetch/simFetch)
+	}
+	b.WriteString(". A larger fetch makes a free judge without the data look dearer, so the policy holds more tasks for a busy judge with it, and longer.\n")
+}

@@ -1,0 +1,48 @@
+package hub
+
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/verdict-oj/verdict/hub/internal/sched"
+	"github.com/verdict-oj/verdict/internal/obs"
+)
+
+// policyCollector exports what the dispatch policy has learnt of what
+// downloads cost (sched.Estimator), read at each scrape under the lock
+// that serialises the policy. A policy that learns nothing exports
+// nothing; an overhead not learnt yet is absent.
+type policyCollector struct {
+	mu     *sync.Mutex
+	policy sched.Estimator
+}
+
+var (
+	policyOverhead = prometheus.NewDesc(obs.HubPolicyOverheadSeconds,
+		"The dispatch policy's learnt mean overhead (dispatch → result, less the run) of the tasks it placed, by placement: warm (the judge held the test data) or cold (it lacked it). Absent until learnt.",
+		[]string{"placement"}, nil)
+	policyFetch = prometheus.NewDesc(obs.HubPolicyFetchSeconds,
+		"The download cost the dispatch policy ranks judges by (cold − warm overhead, each problem's own), the mean over the problems it has seen downloaded. Absent until learnt.",
+		nil, nil)
+)
+
+func (c policyCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- policyOverhead
+	ch <- policyFetch
+}
+
+func (c policyCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	e := c.policy.Estimates()
+	c.mu.Unlock()
+	if e.WarmN > 0 {
+		ch <- prometheus.MustNewConstMetric(policyOverhead, prometheus.GaugeValue, e.Warm.Seconds(), "warm")
+	}
+	if e.ColdN > 0 {
+		ch <- prometheus.MustNewConstMetric(policyOverhead, prometheus.GaugeValue, e.Cold.Seconds(), "cold")
+	}
+	if e.Problems > 0 {
+		ch <- prometheus.MustNewConstMetric(policyFetch, prometheus.GaugeValue, e.Fetch.Seconds())
+	}
+}
