@@ -20,23 +20,48 @@ func writeLearnt(b *strings.Builder, pairs []schedtrace.LearntPair, every int64,
 	fmt.Fprintf(b, "\nWhat the policy had learnt of what a download costs, on each side from its own results (ms): the mean overhead, dispatch → result less the run, of tasks placed on a judge that held their data (warm) and on one that lacked it (cold), and the download cost the policy ranks judges by and weighs an affinity hold against (fetch: cold − warm, each problem's own, the mean over the problems seen downloaded). The last reading of every %v (the hub's metrics, read every %v; the replay's policy at the same times):\n\n",
 		time.Duration(every)*time.Millisecond, latencyEvery)
 	b.WriteString("| at | hub warm / cold / fetch | sim warm / cold / fetch | fetch hub − sim |\n|---|---|---|---|\n")
-	var hubFetch, simFetch float64
+	// 0: not learnt (no result of that kind yet).
+	cell := func(v float64) string {
+		if v == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f", v)
+	}
+	var hubFetch, simFetch, hubWarm, simWarm float64
+	var fetched, warmN int
 	for i, p := range pairs {
 		hubFetch += p.Hub.FetchMs
 		simFetch += p.Sim.FetchMs
+		if p.Hub.FetchMs > 0 || p.Sim.FetchMs > 0 {
+			fetched++
+		}
+		if p.Hub.WarmMs > 0 && p.Sim.WarmMs > 0 {
+			hubWarm += p.Hub.WarmMs
+			simWarm += p.Sim.WarmMs
+			warmN++
+		}
 		last := i == len(pairs)-1
 		if !last && pairs[i+1].Hub.AtMs/every == p.Hub.AtMs/every {
 			continue // not the window's last reading
 		}
 		at := time.Duration(p.Hub.AtMs) * time.Millisecond
-		fmt.Fprintf(b, "| %v (%v) | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %+.0f |\n", at.Round(time.Second),
+		fmt.Fprintf(b, "| %v (%v) | %s / %s / %s | %s / %s / %s | %+.0f |\n", at.Round(time.Second),
 			time.Duration(float64(at)*compress).Round(time.Minute),
-			p.Hub.WarmMs, p.Hub.ColdMs, p.Hub.FetchMs, p.Sim.WarmMs, p.Sim.ColdMs, p.Sim.FetchMs, p.Hub.FetchMs-p.Sim.FetchMs)
+			cell(p.Hub.WarmMs), cell(p.Hub.ColdMs), cell(p.Hub.FetchMs), cell(p.Sim.WarmMs), cell(p.Sim.ColdMs), cell(p.Sim.FetchMs),
+			p.Hub.FetchMs-p.Sim.FetchMs)
 	}
 	n := float64(len(pairs))
-	fmt.Fprintf(b, "\nOver all %d readings the hub's fetch was %.0f ms on average, the simulator's %.0f ms", len(pairs), hubFetch/n, simFetch/n)
-	if simFetch > 0 {
-		fmt.Fprintf(b, " (the hub's %.2f× the simulator's)", hubFetch/simFetch)
+	if fetched == 0 {
+		fmt.Fprintf(b, "\nNeither side placed a task on a judge that lacked its data, so neither learnt a download cost: both ranked judges by the policy's prior (`FetchPrior`) throughout, and what they learnt of downloads cannot explain a gap between them.")
+	} else {
+		fmt.Fprintf(b, "\nOver all %d readings the hub's fetch was %.0f ms on average, the simulator's %.0f ms", len(pairs), hubFetch/n, simFetch/n)
+		if simFetch > 0 {
+			fmt.Fprintf(b, " (the hub's %.2f× the simulator's)", hubFetch/simFetch)
+		}
+		b.WriteString(". A larger fetch makes a free judge without the data look dearer, so the policy holds more tasks for a busy judge with it, and longer.")
 	}
-	b.WriteString(". A larger fetch makes a free judge without the data look dearer, so the policy holds more tasks for a busy judge with it, and longer.\n")
+	if warmN > 0 {
+		fmt.Fprintf(b, " The warm overhead, where both had one, was %.0f ms on the hub's side and %.0f ms on the simulator's on average over %d readings; the policy uses it only to take from the cold one.", hubWarm/float64(warmN), simWarm/float64(warmN), warmN)
+	}
+	b.WriteString("\n")
 }

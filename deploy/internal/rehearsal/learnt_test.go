@@ -61,6 +61,16 @@ func TestWriteLearnt(t *testing.T) {
 			t.Errorf("%q is not its window's last reading:\n%s", not, out)
 		}
 	}
+	// Nothing cold on either side: nothing learnt of downloads, said so.
+	b.Reset()
+	writeLearnt(&b, []schedtrace.LearntPair{{Hub: schedtrace.Learnt{AtMs: 0}}, {Hub: schedtrace.Learnt{AtMs: 5000, WarmMs: 340}, Sim: schedtrace.Learnt{AtMs: 5000, WarmMs: 30}}}, 30000, 40)
+	out = b.String()
+	for _, want := range []string{"| 5s (3m0s) | 340 / – / – | 30 / – / – | +0 |", "Neither side placed a task on a judge that lacked its data",
+		"The warm overhead, where both had one, was 340 ms on the hub's side and 30 ms on the simulator's on average over 1 readings"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
 	b.Reset()
 	writeLearnt(&b, nil, 30000, 40)
 	if b.Len() != 0 {
