@@ -99,11 +99,15 @@ const (
 
 // HubPolicyOverheadSeconds (by placement: warm or cold) and
 // HubPolicyFetchSeconds are what the hub's policy has learnt so far of
-// what a download costs (sched.CostEstimates): the rehearsal reads them
+// what a download costs, HubPolicySpeed of its judges' speeds
+// (sched.CostEstimates): the rehearsal reads them
 // into its trace beside what the simulator's replay learns.
 const (
 	HubPolicyOverheadSeconds = "verdict_hub_policy_overhead_seconds"
 	HubPolicyFetchSeconds    = "verdict_hub_policy_fetch_seconds"
+	// HubPolicySpeed (by bound: lowest or highest) is the range of the
+	// judges' speeds the policy assumes.
+	HubPolicySpeed = "verdict_hub_policy_speed"
 )
 
 // RedisCommandSeconds is a process's histogram of its Redis commands'

@@ -49,7 +49,8 @@
 //     present, have bounds_ms strictly
 //     increasing in (0, 60000] and counts ≥ 0, one more than the bounds;
 //   - the learnt estimates' at_ms are ≥ 0 and strictly increasing, their
-//     warm_ms, cold_ms and fetch_ms in [0, 60000].
+//     warm_ms, cold_ms and fetch_ms in [0, 60000], and 0 ≤ speed_lo ≤
+//     speed_hi ≤ 1e6.
 //
 // Tasks need not be sorted by at_ms (readers sort them).
 //

@@ -83,6 +83,11 @@ type Learnt struct {
 	WarmMs  float64 `json:"warm_ms,omitempty"`
 	ColdMs  float64 `json:"cold_ms,omitempty"`
 	FetchMs float64 `json:"fetch_ms,omitempty"`
+	// SpeedLo and SpeedHi are the lowest and highest speed the policy
+	// assumed for the judges it had learnt one for (1: the mean judge);
+	// 0: none learnt yet.
+	SpeedLo float64 `json:"speed_lo,omitempty"`
+	SpeedHi float64 `json:"speed_hi,omitempty"`
 }
 
 // LatencyWindow is the hub's mean dispatch pass latency and judge message
@@ -330,6 +335,9 @@ func (t Trace) Validate() error {
 			if f.v < 0 || math.IsNaN(f.v) || f.v > MaxLatencyMs {
 				bad("learnt[%d].%s: %v not in [0, %d]", i, f.name, f.v, MaxLatencyMs)
 			}
+		}
+		if !(l.SpeedLo >= 0 && l.SpeedLo <= l.SpeedHi && l.SpeedHi <= 1e6) {
+			bad("learnt[%d].speed_lo, speed_hi: %v, %v not 0 ≤ lo ≤ hi ≤ 1e6", i, l.SpeedLo, l.SpeedHi)
 		}
 	}
 	byID := map[string][]int{}

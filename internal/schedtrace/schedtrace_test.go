@@ -61,7 +61,7 @@ func TestRoundTrip(t *testing.T) {
 	windows.Latency = []LatencyWindow{{AtMs: 0, PassMs: 2.5, ResultMs: 0}, {AtMs: 5000, PassMs: 1700, ResultMs: 950.25,
 		PassHist: &Hist{BoundsMs: []float64{0.5, 250, 1000}, Counts: []int64{3, 0, 1, 2}}, ResultHist: &Hist{BoundsMs: []float64{10}, Counts: []int64{7, 1}}}}
 	learnt := sample()
-	learnt.Learnt = []Learnt{{AtMs: 0}, {AtMs: 5000, WarmMs: 12.5, ColdMs: 80, FetchMs: 61.25}}
+	learnt.Learnt = []Learnt{{AtMs: 0}, {AtMs: 5000, WarmMs: 12.5, ColdMs: 80, FetchMs: 61.25, SpeedLo: 0.875, SpeedHi: 1.125}}
 	for _, tc := range []struct {
 		name string
 		tr   Trace
@@ -165,6 +165,8 @@ func TestValidate(t *testing.T) {
 		{"learnt warm negative", func(t *Trace) { t.Learnt = []Learnt{{WarmMs: -1}} }, "learnt[0].warm_ms: -1 not in"},
 		{"learnt cold NaN", func(t *Trace) { t.Learnt = []Learnt{{ColdMs: math.NaN()}} }, "learnt[0].cold_ms: NaN not in"},
 		{"learnt fetch beyond the bound", func(t *Trace) { t.Learnt = []Learnt{{FetchMs: MaxLatencyMs + 1}} }, "learnt[0].fetch_ms: 60001 not in"},
+		{"learnt speeds out of order", func(t *Trace) { t.Learnt = []Learnt{{SpeedLo: 1.2, SpeedHi: 0.9}} }, "learnt[0].speed_lo, speed_hi: 1.2, 0.9 not"},
+		{"learnt speed negative", func(t *Trace) { t.Learnt = []Learnt{{SpeedLo: -1, SpeedHi: 1}} }, "learnt[0].speed_lo, speed_hi: -1, 1 not"},
 		{"window notice histogram short", func(t *Trace) {
 			t.Latency = []LatencyWindow{{NoticeHist: &Hist{BoundsMs: []float64{1}, Counts: []int64{2}}}}
 		}, "latency[0].notice_hist.counts: 1 for 1 bounds"},

@@ -47,6 +47,8 @@ type learntReading struct {
 var (
 	learntWarmSeries = obs.HubPolicyOverheadSeconds + `{placement="warm"}`
 	learntColdSeries = obs.HubPolicyOverheadSeconds + `{placement="cold"}`
+	learntSpeedLo    = obs.HubPolicySpeed + `{bound="lowest"}`
+	learntSpeedHi    = obs.HubPolicySpeed + `{bound="highest"}`
 )
 
 // sampleHubLatency reads the hub's histograms every latencyEvery until
@@ -96,10 +98,14 @@ func (r *run) readHubSample(ctx context.Context) (hubSample, error) {
 		s.gateWaits, s.gateWaitSec = g[obs.HubBrowserReadWaits], g[obs.HubBrowserReadWaitSeconds]
 	}
 	s.cmds, _ = obs.ReadHistograms(strings.NewReader(m), obs.RedisCommandSeconds, "command")
-	if g, err := obs.ReadGauges(strings.NewReader(m), learntWarmSeries, learntColdSeries, obs.HubPolicyFetchSeconds); err == nil && len(g) > 0 {
+	if g, err := obs.ReadGauges(strings.NewReader(m), learntWarmSeries, learntColdSeries, obs.HubPolicyFetchSeconds,
+		learntSpeedLo, learntSpeedHi); err == nil && len(g) > 0 {
 		ms := func(v float64) float64 { return min(schedtrace.MaxLatencyMs, max(0, v*1000)) }
 		s.learnt = learntReading{schedtrace.Learnt{WarmMs: ms(g[learntWarmSeries]), ColdMs: ms(g[learntColdSeries]),
 			FetchMs: ms(g[obs.HubPolicyFetchSeconds])}, true}
+		if lo, hi := g[learntSpeedLo], g[learntSpeedHi]; lo >= 0 && lo <= hi && hi <= 1e6 {
+			s.learnt.SpeedLo, s.learnt.SpeedHi = lo, hi
+		}
 	}
 	return s, nil
 }

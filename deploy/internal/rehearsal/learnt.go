@@ -9,7 +9,7 @@ import (
 )
 
 // writeLearnt sets out what the hub's policy and the replay's had learnt
-// of what downloads cost, as the run went: the last reading of each
+// of what downloads cost and of the judges' speeds, as the run went: the last reading of each
 // every ms of the run (contest time in brackets, compress: the
 // compression), then the means over all readings. Nothing when there is
 // no reading.
@@ -19,7 +19,13 @@ func writeLearnt(b *strings.Builder, pairs []schedtrace.LearntPair, every int64,
 	}
 	fmt.Fprintf(b, "\nWhat the policy had learnt of what a download costs, on each side from its own results (ms): the mean overhead, dispatch → result less the run, of tasks placed on a judge that held their data (warm) and on one that lacked it (cold), and the download cost the policy ranks judges by and weighs an affinity hold against (fetch: cold − warm, each problem's own, the mean over the problems seen downloaded). The last reading of every %v (the hub's metrics, read every %v; the replay's policy at the same times):\n\n",
 		time.Duration(every)*time.Millisecond, latencyEvery)
-	b.WriteString("| at | hub warm / cold / fetch | sim warm / cold / fetch | fetch hub − sim |\n|---|---|---|---|\n")
+	b.WriteString("| at | hub warm / cold / fetch | sim warm / cold / fetch | fetch hub − sim | speeds hub | speeds sim |\n|---|---|---|---|---|---|\n")
+	speeds := func(l schedtrace.Learnt) string {
+		if l.SpeedHi == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f–%.2f", l.SpeedLo, l.SpeedHi)
+	}
 	// 0: not learnt (no result of that kind yet).
 	cell := func(v float64) string {
 		if v == 0 {
@@ -28,8 +34,14 @@ func writeLearnt(b *strings.Builder, pairs []schedtrace.LearntPair, every int64,
 		return fmt.Sprintf("%.0f", v)
 	}
 	var hubFetch, simFetch, hubWarm, simWarm float64
-	var fetched, warmN int
+	var fetched, warmN, spreadN int
+	var hubSpread, simSpread float64 // highest ÷ lowest speed
 	for i, p := range pairs {
+		if p.Hub.SpeedLo > 0 && p.Sim.SpeedLo > 0 {
+			hubSpread += p.Hub.SpeedHi / p.Hub.SpeedLo
+			simSpread += p.Sim.SpeedHi / p.Sim.SpeedLo
+			spreadN++
+		}
 		hubFetch += p.Hub.FetchMs
 		simFetch += p.Sim.FetchMs
 		if p.Hub.FetchMs > 0 || p.Sim.FetchMs > 0 {
@@ -45,10 +57,10 @@ func writeLearnt(b *strings.Builder, pairs []schedtrace.LearntPair, every int64,
 			continue // not the window's last reading
 		}
 		at := time.Duration(p.Hub.AtMs) * time.Millisecond
-		fmt.Fprintf(b, "| %v (%v) | %s / %s / %s | %s / %s / %s | %+.0f |\n", at.Round(time.Second),
+		fmt.Fprintf(b, "| %v (%v) | %s / %s / %s | %s / %s / %s | %+.0f | %s | %s |\n", at.Round(time.Second),
 			time.Duration(float64(at)*compress).Round(time.Minute),
 			cell(p.Hub.WarmMs), cell(p.Hub.ColdMs), cell(p.Hub.FetchMs), cell(p.Sim.WarmMs), cell(p.Sim.ColdMs), cell(p.Sim.FetchMs),
-			p.Hub.FetchMs-p.Sim.FetchMs)
+			p.Hub.FetchMs-p.Sim.FetchMs, speeds(p.Hub), speeds(p.Sim))
 	}
 	n := float64(len(pairs))
 	if fetched == 0 {
@@ -62,6 +74,10 @@ func writeLearnt(b *strings.Builder, pairs []schedtrace.LearntPair, every int64,
 	}
 	if warmN > 0 {
 		fmt.Fprintf(b, " The warm overhead, where both had one, was %.0f ms on the hub's side and %.0f ms on the simulator's on average over %d readings; the policy uses it only to take from the cold one.", hubWarm/float64(warmN), simWarm/float64(warmN), warmN)
+	}
+	if spreadN > 0 {
+		fmt.Fprintf(b, " The judges' speeds as the policy took them (the table's last columns: the lowest and the highest, 1 the mean judge) spread by %.3f× on the hub's side and %.3f× on the simulator's (highest ÷ lowest, the mean over %d readings): with every judge holding a task's data, the policy holds the task for a busy judge only when it takes that judge to be faster than the free ones, so the wider the spread, the more such holds.",
+			hubSpread/float64(spreadN), simSpread/float64(spreadN), spreadN)
 	}
 	b.WriteString("\n")
 }

@@ -48,8 +48,8 @@ func TestWriteLearnt(t *testing.T) {
 	writeLearnt(&b, []schedtrace.LearntPair{pair(0, 0, 0), pair(5000, 90, 30), pair(30000, 120, 60), pair(35000, 150, 90)}, 30000, 40)
 	out := b.String()
 	for _, want := range []string{
-		"| 5s (3m0s) | 20 / 110 / 90 | 10 / 40 / 30 | +60 |",
-		"| 35s (23m0s) | 20 / 170 / 150 | 10 / 100 / 90 | +60 |",
+		"| 5s (3m0s) | 20 / 110 / 90 | 10 / 40 / 30 | +60 | – | – |",
+		"| 35s (23m0s) | 20 / 170 / 150 | 10 / 100 / 90 | +60 | – | – |",
 		"Over all 4 readings the hub's fetch was 90 ms on average, the simulator's 45 ms (the hub's 2.00× the simulator's)",
 	} {
 		if !strings.Contains(out, want) {
@@ -63,10 +63,12 @@ func TestWriteLearnt(t *testing.T) {
 	}
 	// Nothing cold on either side: nothing learnt of downloads, said so.
 	b.Reset()
-	writeLearnt(&b, []schedtrace.LearntPair{{Hub: schedtrace.Learnt{AtMs: 0}}, {Hub: schedtrace.Learnt{AtMs: 5000, WarmMs: 340}, Sim: schedtrace.Learnt{AtMs: 5000, WarmMs: 30}}}, 30000, 40)
+	writeLearnt(&b, []schedtrace.LearntPair{{Hub: schedtrace.Learnt{AtMs: 0}}, {Hub: schedtrace.Learnt{AtMs: 5000, WarmMs: 340, SpeedLo: 0.8, SpeedHi: 1.2},
+		Sim: schedtrace.Learnt{AtMs: 5000, WarmMs: 30, SpeedLo: 0.9, SpeedHi: 1.08}}}, 30000, 40)
 	out = b.String()
-	for _, want := range []string{"| 5s (3m0s) | 340 / – / – | 30 / – / – | +0 |", "Neither side placed a task on a judge that lacked its data",
-		"The warm overhead, where both had one, was 340 ms on the hub's side and 30 ms on the simulator's on average over 1 readings"} {
+	for _, want := range []string{"| 5s (3m0s) | 340 / – / – | 30 / – / – | +0 | 0.80–1.20 | 0.90–1.08 |", "Neither side placed a task on a judge that lacked its data",
+		"The warm overhead, where both had one, was 340 ms on the hub's side and 30 ms on the simulator's on average over 1 readings",
+		"spread by 1.500× on the hub's side and 1.200× on the simulator's (highest ÷ lowest, the mean over 1 readings)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}

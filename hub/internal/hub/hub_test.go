@@ -379,7 +379,8 @@ func TestPolicyLearnsOutcomes(t *testing.T) {
 // downloads cost is in the hub's metrics (the rehearsal reads it into its
 // trace beside the simulator's): nothing before a result, then the cold
 // placement's overhead (the judge lacked the data), the warm ones' (it
-// held it after judging the first) and the fetch. A policy that learns
+// held it after judging the first), the fetch and the judges' speeds
+// (one judge: its own). A policy that learns
 // nothing exports nothing.
 func TestPolicyCostExported(t *testing.T) {
 	series := func(th *testHub) map[string]bool {
@@ -399,7 +400,8 @@ func TestPolicyCostExported(t *testing.T) {
 		}
 		return out
 	}
-	learnt := []string{obs.HubPolicyOverheadSeconds + "/warm", obs.HubPolicyOverheadSeconds + "/cold", obs.HubPolicyFetchSeconds}
+	learnt := []string{obs.HubPolicyOverheadSeconds + "/warm", obs.HubPolicyOverheadSeconds + "/cold", obs.HubPolicyFetchSeconds,
+		obs.HubPolicySpeed + "/lowest", obs.HubPolicySpeed + "/highest"}
 	env := testenv.Redis(t)
 	th := startHub(t, env, nil)
 	for _, name := range learnt {
@@ -411,13 +413,18 @@ func TestPolicyCostExported(t *testing.T) {
 	j.start()
 	eventually(t, 5*time.Second, "judge ready", func() bool { return j.current() != nil })
 	j.waitDispatchable(env)
-	for id := range int64(3) {
+	for id := range int64(6) { // a problem's first 3 results teach its work, the next the judge's speed
 		enqueue(t, th.h.Queue(), newTask(id+1, 4, 7))
 		waitResults(t, env, int(id+1), 10*time.Second)
 	}
 	eventually(t, 5*time.Second, "the learnt costs exported", func() bool {
 		got := series(th)
-		return got[learnt[0]] && got[learnt[1]] && got[learnt[2]]
+		for _, name := range learnt {
+			if !got[name] {
+				return false
+			}
+		}
+		return true
 	})
 
 	env2 := testenv.Redis(t)

@@ -10,7 +10,7 @@ import (
 )
 
 // policyCollector exports what the dispatch policy has learnt of what
-// downloads cost (sched.Estimator), read at each scrape under the lock
+// downloads cost and of its judges' speeds (sched.Estimator), read at each scrape under the lock
 // that serialises the policy. A policy that learns nothing exports
 // nothing; an overhead not learnt yet is absent.
 type policyCollector struct {
@@ -25,11 +25,15 @@ var (
 	policyFetch = prometheus.NewDesc(obs.HubPolicyFetchSeconds,
 		"The download cost the dispatch policy ranks judges by (cold − warm overhead, each problem's own), the mean over the problems it has seen downloaded. Absent until learnt.",
 		nil, nil)
+	policySpeed = prometheus.NewDesc(obs.HubPolicySpeed,
+		"The range of the judges' speeds the dispatch policy assumes (1: the mean judge), by bound: lowest or highest, over the judges it has learnt a speed for. Absent until learnt.",
+		[]string{"bound"}, nil)
 )
 
 func (c policyCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- policyOverhead
 	ch <- policyFetch
+	ch <- policySpeed
 }
 
 func (c policyCollector) Collect(ch chan<- prometheus.Metric) {
@@ -44,5 +48,9 @@ func (c policyCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if e.Problems > 0 {
 		ch <- prometheus.MustNewConstMetric(policyFetch, prometheus.GaugeValue, e.Fetch.Seconds())
+	}
+	if e.SpeedHi > 0 {
+		ch <- prometheus.MustNewConstMetric(policySpeed, prometheus.GaugeValue, e.SpeedLo, "lowest")
+		ch <- prometheus.MustNewConstMetric(policySpeed, prometheus.GaugeValue, e.SpeedHi, "highest")
 	}
 }

@@ -185,6 +185,12 @@ type CostEstimates struct {
 	// Cold − Warm, or the prior, is used for every problem).
 	Fetch    time.Duration
 	Problems int
+	// SpeedLo and SpeedHi are the lowest and highest speed the policy
+	// assumes for the judges it has learnt one for (1: the mean judge);
+	// 0 while it has none. With every judge holding a task's data, the
+	// policy holds the task for a busy judge only when it takes that
+	// judge to be faster than the free ones.
+	SpeedLo, SpeedHi float64
 }
 
 func (m *costModel) estimates() CostEstimates {

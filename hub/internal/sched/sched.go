@@ -463,8 +463,15 @@ func (b *Bounded) Observe(_ time.Time, o Outcome) {
 	b.cost.observe(o, s)
 }
 
-// Estimates is what the policy has learnt so far of what downloads cost.
-func (b *Bounded) Estimates() CostEstimates { return b.cost.estimates() }
+// Estimates is what the policy has learnt so far of what downloads cost,
+// and the range of the judges' speeds it assumes.
+func (b *Bounded) Estimates() CostEstimates {
+	e := b.cost.estimates()
+	if b.speed != nil {
+		e.SpeedLo, e.SpeedHi = b.speed.Range()
+	}
+	return e
+}
 
 // Estimator is implemented by policies that learn what downloads cost
 // (the default policy): the hub exports it, the simulator's replay sets

@@ -239,6 +239,22 @@ func (m *SpeedMeter) Speed(judge string) float64 {
 	return math.Exp(math.Max(-3, math.Min(3, m.shrink(s.n)*(s.logSpeed-m.mid))))
 }
 
+// Range is the lowest and highest speed Speed gives the judges with an
+// estimate (MinSamples results or more); 0 and 0 while none has one.
+func (m *SpeedMeter) Range() (lo, hi float64) {
+	for id, s := range m.judges {
+		if s.n < m.MinSamples {
+			continue
+		}
+		v := m.Speed(id)
+		if lo == 0 || v < lo {
+			lo = v
+		}
+		hi = max(hi, v)
+	}
+	return lo, hi
+}
+
 // shrink is the weight n/(n+k) of a judge's estimate after n results,
 // k = σ²/Spread² (see SpeedMeter).
 func (m *SpeedMeter) shrink(n int) float64 {

@@ -51,7 +51,18 @@ func TestSpeedMeterLearnsRelativeSpeeds(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := NewSpeedMeter(0)
+			if lo, hi := m.Range(); lo != 0 || hi != 0 {
+				t.Fatalf("Range before any result = %v, %v; want 0, 0", lo, hi)
+			}
 			feed(m, rand.New(rand.NewPCG(1, 2)), tc.speeds, ids, 20000, tc.outliers)
+			// Range spans the judges' speeds as Speed gives them.
+			lo, hi := math.Inf(1), 0.0
+			for _, x := range ids {
+				lo, hi = min(lo, m.Speed(x)), max(hi, m.Speed(x))
+			}
+			if gotLo, gotHi := m.Range(); gotLo != lo || gotHi != hi {
+				t.Errorf("Range = %v, %v; want %v, %v", gotLo, gotHi, lo, hi)
+			}
 			for _, x := range ids {
 				for _, y := range ids {
 					want := tc.speeds[x] / tc.speeds[y]

@@ -383,7 +383,7 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 // learntAt is a policy's estimates as the trace holds them.
 func learntAt(atMs int64, e sched.CostEstimates) schedtrace.Learnt {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return schedtrace.Learnt{AtMs: atMs, WarmMs: ms(e.Warm), ColdMs: ms(e.Cold), FetchMs: ms(e.Fetch)}
+	return schedtrace.Learnt{AtMs: atMs, WarmMs: ms(e.Warm), ColdMs: ms(e.Cold), FetchMs: ms(e.Fetch), SpeedLo: e.SpeedLo, SpeedHi: e.SpeedHi}
 }
 
 // replayWindows is the comparison of the tasks enqueued in each
