@@ -206,6 +206,7 @@ type firstAttempt struct {
 	dataHash  string
 	language  string
 	work      time.Duration // at speed 1
+	compile   time.Duration // the part of work spent compiling, at speed 1
 	started   time.Time     // a slot of the first judge pushed it took it
 	result    time.Time     // the first attempt's result left the judge
 	resultOn  string        // from this judge
@@ -272,6 +273,7 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 		p.works[t.SubmissionID] = t.Work
 		if f := p.first[t.SubmissionID]; f != nil && t.Attempt == 1 {
 			f.work = time.Duration(float64(t.Work) * p.r.cfg.Speed)
+			f.compile = time.Duration(float64(t.Compile) * p.r.cfg.Speed)
 			// Its slot's time on the judge ends when the result was
 			// stamped sent: the hub counts its way from there.
 			f.result = cmp.Or(t.Sent, ev.At)
@@ -279,6 +281,7 @@ func (p *judgePool) onEvent(ev simjudge.Event) {
 		}
 		if f := p.later[protocol.TaskRef{SubmissionID: t.SubmissionID, Attempt: t.Attempt}]; f != nil && t.Attempt > 1 {
 			f.work = time.Duration(float64(t.Work) * p.r.cfg.Speed)
+			f.compile = time.Duration(float64(t.Compile) * p.r.cfg.Speed)
 		}
 		p.mu.Unlock()
 		p.r.resultSent(t.SubmissionID, t.Attempt, ev.At)

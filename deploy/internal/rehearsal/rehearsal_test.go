@@ -145,6 +145,16 @@ func TestShortRehearsal(t *testing.T) {
 			t.Errorf("the replay kept a reserve of %v (want the hub's default, 0.125); the report says so: %v", m.Reserve,
 				strings.Contains(md, "`--dispatch-reserve`"))
 		}
+		// What the hub's policy learnt reached the trace, and the replay
+		// set its own beside it. Both learn the compile (300 ms on the
+		// simulated judges) as overhead, not as run time: a result's
+		// case times leave it out in the hub, and the trace's compile_ms
+		// in the replay.
+		if n := len(rep.Replay.Learnt); n == 0 || !strings.Contains(md, "What the policy had learnt") {
+			t.Errorf("%d learnt readings side by side; the report has them: %v", n, strings.Contains(md, "What the policy had learnt"))
+		} else if last := rep.Replay.Learnt[n-1]; last.Hub.WarmMs < 290 || last.Sim.WarmMs < 290 {
+			t.Errorf("the warm overheads learnt: hub %v ms, replay %v ms; want each at least the 300 ms compile", last.Hub.WarmMs, last.Sim.WarmMs)
+		}
 		if rep.Replay.Placed.Count != rep.Replay.Recorded || rep.Replay.Delivery.Count != rep.Replay.Recorded {
 			t.Errorf("the hub's wait split for %d and %d of %d recorded dispatches, want all", rep.Replay.Placed.Count,
 				rep.Replay.Delivery.Count, rep.Replay.Recorded)

@@ -66,7 +66,8 @@ func (r *run) trace() schedtrace.Trace {
 			at, prio = cmp.Or(f.enqueued, p.rejudgeAt), protocol.PriorityRejudge
 		}
 		tr.Background = append(tr.Background, schedtrace.Task{SubmissionID: ref.SubmissionID, AtMs: ms(at), ProblemID: f.problemID,
-			DataHash: f.dataHash, Language: f.language, Priority: int(prio), WorkMs: max(1, f.work.Milliseconds())})
+			DataHash: f.dataHash, Language: f.language, Priority: int(prio), WorkMs: max(1, f.work.Milliseconds()),
+			CompileMs: compileMs(f.work, f.compile)})
 	}
 	p.mu.Unlock()
 	slices.SortFunc(tr.Background, func(a, b schedtrace.Task) int {
@@ -115,7 +116,7 @@ func (r *run) trace() schedtrace.Trace {
 		}
 		tr.Tasks = append(tr.Tasks, schedtrace.Task{
 			SubmissionID: id, AtMs: ms(at), ProblemID: f.problemID, DataHash: f.dataHash, Language: f.language,
-			Priority: int(protocol.PriorityContest), WorkMs: max(1, f.work.Milliseconds()),
+			Priority: int(protocol.PriorityContest), WorkMs: max(1, f.work.Milliseconds()), CompileMs: compileMs(f.work, f.compile),
 			DispatchMs: ms(f.pushed), JudgeID: f.judge, HeldMs: held, PlacedMs: placed, NoticedMs: noticed, SlotMs: slot, Holds: holds,
 		})
 	}
@@ -284,4 +285,12 @@ func (r *run) replay(ctx context.Context, path string, seeds int) ([]schedtrace.
 		cs = append(cs, c)
 	}
 	return cs, nil
+}
+
+// compileMs is the part of a task's work spent compiling, ms, within the
+// work as the trace holds it: the replay leaves it out of the run time
+// its policy learns from, as the hub's does (a result's case times leave
+// the compile out).
+func compileMs(work, compile time.Duration) int64 {
+	return min(compile.Milliseconds(), max(1, work.Milliseconds()))
 }

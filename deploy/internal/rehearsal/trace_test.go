@@ -25,7 +25,7 @@ func TestTraceBackground(t *testing.T) {
 		wantAt   int64 // ms; -1: not in the trace
 		wantPrio protocol.Priority
 	}{
-		{"rejudge, enqueued by the job later", firstAttempt{pushed: at(250), enqueued: at(249.5), work: time.Second}, 2, 249500, protocol.PriorityRejudge},
+		{"rejudge, enqueued by the job later", firstAttempt{pushed: at(250), enqueued: at(249.5), work: time.Second, compile: 300 * time.Millisecond}, 2, 249500, protocol.PriorityRejudge},
 		{"rejudge from a hub that sends no enqueue", firstAttempt{pushed: at(250), work: time.Second}, 2, 180000, protocol.PriorityRejudge},
 		{"requeue before the rejudge", firstAttempt{pushed: at(90), enqueued: at(88), work: time.Second}, 2, 88000, protocol.PriorityContest},
 		{"requeue from a hub that sends no enqueue", firstAttempt{pushed: at(90), work: time.Second}, 2, 90000, protocol.PriorityContest},
@@ -48,7 +48,8 @@ func TestTraceBackground(t *testing.T) {
 			if len(tr.Background) != 1 {
 				t.Fatalf("background %+v, want one task", tr.Background)
 			}
-			if b := tr.Background[0]; b.AtMs != tc.wantAt || b.Priority != int(tc.wantPrio) || b.SubmissionID != 7 || b.WorkMs != 1000 {
+			if b := tr.Background[0]; b.AtMs != tc.wantAt || b.Priority != int(tc.wantPrio) || b.SubmissionID != 7 || b.WorkMs != 1000 ||
+				b.CompileMs != tc.later.compile.Milliseconds() {
 				t.Errorf("background task %+v, want at_ms %d, priority %d, work 1000 ms", b, tc.wantAt, tc.wantPrio)
 			}
 		})
@@ -71,7 +72,7 @@ func TestTraceFirstAttempts(t *testing.T) {
 		wantHolds   *schedtrace.Holds
 	}{
 		{"judged where pushed", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), noticed: at(9.004), work: time.Second,
-			started: at(10.1), result: at(11.4), resultOn: "a", slotMs: 412.5}, 1300, 412.5, 9004, nil},
+			compile: 300 * time.Millisecond, started: at(10.1), result: at(11.4), resultOn: "a", slotMs: 412.5}, 1300, 412.5, 9004, nil},
 		{"judged where pushed, no ack yet", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
 			started: at(10.1), result: at(11.4), resultOn: "a"}, 1300, 0, 0, nil},
 		{"judged by another judge", firstAttempt{judge: "a", pushed: at(10), enqueued: at(9), work: time.Second,
@@ -91,6 +92,11 @@ func TestTraceFirstAttempts(t *testing.T) {
 			}
 			if k := tr.Tasks[0]; k.HeldMs != tc.wantHeld || k.SlotMs != tc.wantSlot || k.AtMs != 9000 || k.DispatchMs != 10000 || k.NoticedMs != tc.wantNoticed {
 				t.Errorf("task %+v, want held_ms %d, slot_ms %v, noticed_ms %d, at_ms 9000, dispatch_ms 10000", k, tc.wantHeld, tc.wantSlot, tc.wantNoticed)
+			}
+			// The compile, part of the work: the replay leaves it out of
+			// the run its policy learns, as the hub does.
+			if k := tr.Tasks[0]; k.CompileMs != tc.first.compile.Milliseconds() || k.WorkMs != 1000 {
+				t.Errorf("task compile_ms %d of work_ms %d, want %d of 1000", k.CompileMs, k.WorkMs, tc.first.compile.Milliseconds())
 			}
 			if k := tr.Tasks[0]; !reflect.DeepEqual(k.Holds, tc.wantHolds) {
 				t.Errorf("holds %+v, want %+v", k.Holds, tc.wantHolds)

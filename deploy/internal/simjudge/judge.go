@@ -390,7 +390,7 @@ func (j *Judge) worker() {
 		j.mu.Unlock()
 		j.note(EventStarted, t.TaskRef, "", func(r *TaskRecord, _ *counters) { r.Started = time.Now() })
 		log := j.log.With(obs.SubmissionID(t.SubmissionID), obs.Attempt(t.Attempt))
-		res, work, err := j.judge(t, log)
+		res, work, compile, err := j.judge(t, log)
 		j.mu.Lock()
 		j.running--
 		if cur := j.tasks[t.SubmissionID]; cur == t {
@@ -412,7 +412,7 @@ func (j *Judge) worker() {
 			log.Debug("judged", "verdict", res.Verdict, "score", res.Score, "cases", len(res.Cases), "work", work)
 			j.note(EventFinished, t.TaskRef, "", func(r *TaskRecord, c *counters) {
 				c.judged++
-				r.Finished, r.Work = time.Now(), work
+				r.Finished, r.Work, r.Compile = time.Now(), work, compile
 				r.Verdict, r.Score, r.Cases = res.Verdict, res.Score, len(res.Cases)
 			})
 			j.kickFlush()
@@ -433,34 +433,34 @@ func (e *rejectError) Error() string { return fmt.Sprintf("reject %s: %v", e.rea
 // progress "judging", every case's time with its progress batched like
 // the agent's (the first finished case of a batch starts a
 // ProgressBatchInterval timer; the rest goes out before the result). It
-// returns the result and the time slept. An error means no result: the
-// task was cancelled, or must go back to the hub (*rejectError).
-func (j *Judge) judge(t *task, log *slog.Logger) (protocol.Result, time.Duration, error) {
+// returns the result, the time slept and the part of it compiling. An
+// error means no result: the task was cancelled, or must go back to the
+// hub (*rejectError).
+func (j *Judge) judge(t *task, log *slog.Logger) (res protocol.Result, work, compile time.Duration, err error) {
 	ctx := t.ctx
-	res := protocol.Result{TaskRef: t.TaskRef, JudgeID: j.cfg.ID, Cases: []protocol.CaseResult{}}
+	res = protocol.Result{TaskRef: t.TaskRef, JudgeID: j.cfg.ID, Cases: []protocol.CaseResult{}}
 	pg := &batch{j: j, ref: t.TaskRef}
 	defer pg.stop()
 	pg.status(protocol.VerdictCompiling)
 	man, err := j.data.get(ctx, t.ProblemID, t.TestData.Hash, t.TestData.URL)
 	switch {
 	case ctx.Err() != nil:
-		return res, 0, ctx.Err()
+		return res, 0, 0, ctx.Err()
 	case errors.Is(err, ErrDownload):
-		return res, 0, &rejectError{protocol.RejectData, err}
+		return res, 0, 0, &rejectError{protocol.RejectData, err}
 	case err != nil: // hash mismatch, invalid package: retrying will not help
 		log.Error("system error", "err", err)
 		res.Verdict, res.CompileMessage = protocol.VerdictSE, truncate.Marked(fmt.Sprintf("test data %s: %v", t.TestData.Hash, err), protocol.MaxCompileMessage)
-		return res, 0, nil
+		return res, 0, 0, nil
 	}
 	plan := j.model.Plan(t.Task, man)
-	var work time.Duration
 	if err := pg.sleep(ctx, plan.Compile); err != nil {
-		return res, work, err
+		return res, work, compile, err
 	}
-	work += plan.Compile
+	work, compile = plan.Compile, plan.Compile
 	if len(plan.Cases) == 0 {
 		res.Verdict, res.Score, res.CompileMessage = plan.Verdict, plan.Score, plan.CompileMessage
-		return res, work, nil
+		return res, work, compile, nil
 	}
 	pg.status(protocol.VerdictJudging)
 	for _, c := range plan.Cases {
@@ -469,14 +469,14 @@ func (j *Judge) judge(t *task, log *slog.Logger) (protocol.Result, time.Duration
 			continue
 		}
 		if err := pg.sleep(ctx, c.Time); err != nil {
-			return res, work, err
+			return res, work, compile, err
 		}
 		work += c.Time
 		res.Cases = append(res.Cases, c.Result)
 		pg.add(c.Result)
 	}
 	res.Verdict, res.Score = plan.Verdict, plan.Score
-	return res, work, nil
+	return res, work, compile, nil
 }
 
 // batch is the progress of one task: finished cases wait at most

@@ -216,6 +216,12 @@ func TestAgainstStack(t *testing.T) {
 			if r.Verdict != tt.verdict || r.Score != tt.score || !r.Acked || r.Sends < 1 || r.Work <= 0 || r.SlotMs <= 0 {
 				t.Errorf("record %+v", r)
 			}
+			// Its compile is the model's at the judge's speed (1 or 2),
+			// part of the work (all of a CE's).
+			if c := DefaultCompileTime; (r.Compile != c && r.Compile != c/2) || r.Work < r.Compile ||
+				(tt.verdict == protocol.VerdictCE) != (r.Work == r.Compile) {
+				t.Errorf("compile %v of work %v, want %v or %v (all of it for a CE)", r.Compile, r.Work, c, c/2)
+			}
 			if r.Received.After(r.Accepted) || r.Accepted.After(r.Started) || r.Started.After(r.Finished) || r.Finished.After(r.AckedAt) {
 				t.Errorf("times out of order: %+v", r)
 			}

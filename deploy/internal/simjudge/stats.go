@@ -73,8 +73,10 @@ type TaskRecord struct {
 	Held *protocol.Held
 	// Started: a slot took it; Finished: its simulated work ended.
 	Started, Finished time.Time
-	// Work is the simulated work slept: compile plus every case run.
-	Work time.Duration
+	// Work is the simulated work slept: compile plus every case run;
+	// Compile the part of it spent compiling (the result's case times,
+	// which the hub learns run times from, leave it out).
+	Work, Compile time.Duration
 	// Verdict and Score of the result sent; Cases its case count.
 	Verdict protocol.Verdict
 	Score   float64

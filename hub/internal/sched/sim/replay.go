@@ -195,7 +195,10 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		if t.PlacedMs > 0 && t.DispatchMs > t.PlacedMs {
 			push = float64(t.DispatchMs-t.PlacedMs) / 1000
 		}
-		job := Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size, Hold: hold, Push: push,
+		// The compile, where recorded, is left out of the run time the
+		// policy learns from, as a result's case times leave it out in
+		// the hub (reportedRun).
+		job := Job{ID: n, Arrival: float64(t.AtMs) / 1000, Problem: p, Size: size, Compile: float64(t.CompileMs) / 1000, Hold: hold, Push: push,
 			Result: t.SlotMs / 1000,
 			Meta:   &TaskMeta{SubmissionID: t.SubmissionID, ProblemID: t.ProblemID, Language: t.Language, Priority: t.Priority}}
 		// The enqueue's notice, as late as it reached the hub for this

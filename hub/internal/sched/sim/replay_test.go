@@ -1319,3 +1319,30 @@ func TestReplayLearnt(t *testing.T) {
 		t.Fatalf("least_conn: %+v, %v", r.Learnt, err)
 	}
 }
+
+// A task's recorded compile is left out of the run its result reports, as
+// a result's case times leave it out in the hub: the policy learns the
+// compile as overhead, not as run time (the rehearsal's hub learnt runs
+// without it; until 2026-12-07 the replay's learnt them with it).
+func TestReplayLeavesTheCompileOutOfTheRun(t *testing.T) {
+	tr := steadyTrace(2, 1000, 400, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1, Warm: []string{"h1"}})
+	for k := range tr.Tasks {
+		tr.Tasks[k].DataHash = "h1"
+	}
+	tr.Learnt = []schedtrace.Learnt{{AtMs: 60000}}
+	for _, tc := range []struct {
+		compile int64
+		warm    float64 // ms: the overhead learnt
+	}{{0, 0}, {300, 300}} {
+		for k := range tr.Tasks {
+			tr.Tasks[k].CompileMs = tc.compile
+		}
+		r, err := Replay(tr, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Learnt) != 1 || math.Abs(r.Learnt[0].Sim.WarmMs-tc.warm) > 1 {
+			t.Fatalf("compile %d ms: learnt %+v, want a warm overhead of %v ms", tc.compile, r.Learnt, tc.warm)
+		}
+	}
+}

@@ -916,6 +916,26 @@ the enqueue on a loaded machine, which started the replay's clock late.
    so), 1,784 busy, and 2,690 by no pass at all, 1,978 of those because their notice reached the hub 40 ms
    or more late; on that VM the hub lay within the simulator's seed range on both figures (mean gap
    −11 … +49 %, p99 −14 … +50 %).
+12. *What each side learnt.* Since 2026-12-07 the hub exports what its policy has learnt
+   (` + "`" + `sched.CostEstimates` + "`" + `: the warm and cold overheads, the download cost it ranks by, the range of the
+   judges' speeds it assumes; ` + "`" + `verdict_hub_policy_*` + "`" + `), the rehearsal records it every 5 s (the trace's
+   ` + "`" + `learnt` + "`" + `), and the replay reads its own policy's at the same times (` + "`" + `Comparison.Learnt` + "`" + `, a table in the
+   rehearsal's report). The lead it was built to test — that the hub holds more tasks for affinity, and
+   longer, because it learns a dearer download — is refuted: in the 40× rehearsal of 12-07 08:18 neither
+   side placed a task on a judge without its data (every judge is warmed before the start), so both ranked
+   by the 1 s prior (` + "`" + `FetchPrior` + "`" + `) throughout, while the hub still held more tasks for affinity (1,192
+   against 1,033) and longer (210 against 131 ms from the first hold to the placement). With every judge
+   holding the data such a hold means the policy took a busy judge to be faster than the free ones. The
+   08:50 run recorded the speeds: its 22 judges all run at speed 1, and the hub took them to range from
+   about 0.70 to 1.5 (highest ÷ lowest 2.07 on average over the run), the replay from 0.86 to 1.3 (1.54).
+   The difference was the replay's: the hub learns a run time from a result's case times, which leave the
+   compile out (300 ms on every simulated judge), while the replay learnt from the task's whole work,
+   compile included, which damps each run's relative noise and so the spread of the speeds fitted to it.
+   The same compile is the difference between the warm overheads the two learnt (the hub's 340–440 ms,
+   the replay's 30–110 ms). Since then the rehearsal records each task's compile (` + "`" + `compile_ms` + "`" + `, which
+   ` + "`" + `export-trace` + "`" + ` always did) and the replay leaves it out of the run its policy learns from, as the hub
+   does (` + "`" + `TestReplayLeavesTheCompileOutOfTheRun` + "`" + `; the short rehearsal checks that both learn the compile
+   as overhead).
 `
 
 const docAblation = `
