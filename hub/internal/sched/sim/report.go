@@ -936,6 +936,17 @@ the enqueue on a loaded machine, which started the replay's clock late.
    ` + "`" + `export-trace` + "`" + ` always did) and the replay leaves it out of the run its policy learns from, as the hub
    does (` + "`" + `TestReplayLeavesTheCompileOutOfTheRun` + "`" + `; the short rehearsal checks that both learn the compile
    as overhead).
+   Replayed again with each task's compile (the 08:50 trace with ` + "`" + `compile_ms` + "`" + ` set to the simulated judges'
+   300 ms), the replay's speeds spread 2.01× (the hub's 2.07×), and its affinity holds lasted 150 ms on
+   average from the first hold to the placement (the hub's 175 ms; 97 ms without the compile) for 1,085
+   tasks (the hub's 1,109). The overall gap did not narrow: mean +4.5 … +21.6 %, p99 +5.8 … +23.2 % over
+   seeds 1–10 (without the compile +3.0 … +19.9 % and +5.6 … +22.9 %), the hub below the replay's range
+   on both. At 40× the affinity holds are too few to move it; what does — the replay waits longer than the
+   hub in the rush and shorter in the flash (the rehearsal's table by 30 s windows) — is not settled.
+   The rehearsal of 12-07 09:16, the first with the compile in its trace, shows the two learning alike:
+   the speeds spread 2.055× in the hub and 2.058× in the replay, the warm overheads 435 and 398 ms, and
+   the affinity holds match (1,139 and 1,122 tasks, 132 and 133 ms from the first hold to the placement);
+   the overall gap stayed (mean +1 … +18 %, p99 +2 … +19 %, seeds 1–10, the hub below the range).
 `
 
 const docAblation = `
