@@ -10,9 +10,9 @@ import (
 )
 
 // policyCollector exports what the dispatch policy has learnt of what
-// downloads cost and of its judges' speeds (sched.Estimator), read at each scrape under the lock
-// that serialises the policy. A policy that learns nothing exports
-// nothing; an overhead not learnt yet is absent.
+// downloads cost and of its judges' speeds (sched.Estimator), read at
+// each scrape under the lock that serialises the policy. A policy that
+// learns nothing exports nothing; what is not learnt yet is absent.
 type policyCollector struct {
 	mu     *sync.Mutex
 	policy sched.Estimator

@@ -170,8 +170,8 @@ func (m *costModel) wait(j *Judge, s, work float64) float64 {
 }
 
 // CostEstimates is what the default policy has learnt, so far, of what a
-// download costs (for comparing the hub's learning with the simulator's on
-// the same trace).
+// download costs and of its judges' speeds (for comparing the hub's
+// learning with the simulator's on the same trace).
 type CostEstimates struct {
 	// Warm and Cold are the mean overheads (latency − run) of results
 	// placed on a judge that held the task's data and on one that lacked

@@ -53,7 +53,11 @@
 // lab's peak_ewma, adaptive and window_swrr); the caller reports each placed task's end: the
 // latency from dispatch and the run time its result reports, or Failed on
 // expiry. A caller that reports nothing leaves the default policy without
-// speed estimates (every judge counts as speed 1), nothing worse.
+// speed estimates (every judge counts as speed 1), nothing worse. The
+// default policy also implements Estimator: what it has learnt so far
+// (CostEstimates: the overheads, the download cost, the judges' speed
+// range), which the hub exports and the simulator's replay sets beside
+// its own.
 //
 // New returns one of the hub's policies by name, for configuration.
 package sched
