@@ -33,15 +33,21 @@ var ErrImportRejected = errors.New("store: import rejected")
 
 // UsersByUsername returns the existing users among names, by username.
 func (s *Store) UsersByUsername(ctx context.Context, names []string) (map[string]User, error) {
+	return usersByUsername(ctx, s.DB, names)
+}
+
+// usersByUsername is UsersByUsername through q (the store's pool, or a
+// transaction: ImportUsers reads in its own, without locks).
+func usersByUsername(ctx context.Context, q sqlx.QueryerContext, names []string) (map[string]User, error) {
 	out := map[string]User{}
 	for start := 0; start < len(names); start += 1000 {
 		chunk := names[start:min(start+1000, len(names))]
-		q, args, err := sqlxIn("SELECT "+userCols+" FROM users WHERE username IN (?)", chunk)
+		query, args, err := sqlxIn("SELECT "+userCols+" FROM users WHERE username IN (?)", chunk)
 		if err != nil {
 			return nil, err
 		}
 		var us []User
-		if err := s.DB.SelectContext(ctx, &us, q, args...); err != nil {
+		if err := sqlx.SelectContext(ctx, q, &us, query, args...); err != nil {
 			return nil, fmt.Errorf("store users by username: %w", err)
 		}
 		for _, u := range us {
@@ -82,13 +88,17 @@ func (s *Store) ImportUsers(ctx context.Context, users []ImportUser, contestID i
 	}
 	err = s.inTxRetried(ctx, "store import users", func(tx *sqlx.Tx) error {
 		res, lineErrs = ImportResult{}, nil
-		known, err := existingUsernames(ctx, tx, names)
+		// Which users exist, read without locks: the transaction's first
+		// read, so a user created after it is met as a duplicate on
+		// insert (importUser then updates it).
+		known, err := usersByUsername(ctx, tx, names)
 		if err != nil {
 			return err
 		}
 		ids := make([]int64, 0, len(users))
 		for _, u := range users {
-			id, created, ended, err := importUser(ctx, tx, u, known[u.Username])
+			_, exists := known[u.Username]
+			id, created, ended, err := importUser(ctx, tx, u, exists)
 			switch {
 			case err == nil:
 				ids = append(ids, id)
@@ -136,27 +146,6 @@ func (s *Store) ImportUsers(ctx context.Context, users []ImportUser, contestID i
 
 // errNeedsPassword: a row for a user who does not exist has no password.
 var errNeedsPassword = errors.New("store: a new user needs a password")
-
-// existingUsernames reads which of names are users, without locking: the
-// transaction's first read, so a user created after it is met as a
-// duplicate on insert (importUser then updates it).
-func existingUsernames(ctx context.Context, tx *sqlx.Tx, names []string) (map[string]bool, error) {
-	out := make(map[string]bool, len(names))
-	for start := 0; start < len(names); start += 1000 {
-		q, args, err := sqlxIn("SELECT username FROM users WHERE username IN (?)", names[start:min(start+1000, len(names))])
-		if err != nil {
-			return nil, err
-		}
-		var got []string
-		if err := tx.SelectContext(ctx, &got, q, args...); err != nil {
-			return nil, err
-		}
-		for _, n := range got {
-			out[n] = true
-		}
-	}
-	return out, nil
-}
 
 // importUser writes one row: inserts a user not known to exist, or locks
 // and updates an existing one. It says whether it created the user and

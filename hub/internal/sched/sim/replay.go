@@ -274,13 +274,6 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	if len(trace.Jobs) > 0 {
 		s.run()
 	}
-	if learns {
-		for i, l := range tr.Learnt {
-			if !probed[i] { // after the replay's end: as it ended
-				learnt[i] = learntAt(l.AtMs, est.Estimates())
-			}
-		}
-	}
 	c := &s.cfg // with the defaults filled in
 	res := ReplayResult{Policy: policy, Tasks: len(tr.Tasks), Background: len(tr.Background), Requeues: s.res.Requeues, Lost: s.res.Lost,
 		Model: ReplayModel{HeartbeatMs: ms(c.Heartbeat), LeaseMs: ms(s.lease), DispatchTickMs: ms(c.DispatchTick),
@@ -368,6 +361,9 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	}
 	if learns {
 		for i, l := range tr.Learnt {
+			if !probed[i] { // after the replay's end: as it ended
+				learnt[i] = learntAt(l.AtMs, est.Estimates())
+			}
 			res.Learnt = append(res.Learnt, schedtrace.LearntPair{Hub: l, Sim: learnt[i]})
 		}
 	}
