@@ -50,7 +50,10 @@
 //     increasing in (0, 60000] and counts ≥ 0, one more than the bounds;
 //   - the learnt estimates' at_ms are ≥ 0 and strictly increasing, their
 //     warm_ms, cold_ms and fetch_ms in [0, 60000], and 0 ≤ speed_lo ≤
-//     speed_hi ≤ 1e6.
+//     speed_hi ≤ 1e6;
+//   - the hub's passes (passes) are in the order they ran: at_us ≥ 0 and
+//     never before the one before, took_us in [0, 60000000] (µs), placed
+//     ≥ 0; passes_lost ≥ 0.
 //
 // Tasks need not be sorted by at_ms (readers sort them).
 //

@@ -70,6 +70,48 @@ type Trace struct {
 	// Tasks only. Their submission ids may repeat Tasks' (the same
 	// submission judged again).
 	Background []Task `json:"background,omitempty"`
+	// Passes is every dispatch pass of the hub, in the order it ran them
+	// (a hub's --pass-log, read as the run went): when each began, how
+	// long it took and how many tasks it placed. The replay takes each of
+	// its own passes' latencies from the hub's pass nearest in time of
+	// the same kind, placing or not, instead of drawing them from the
+	// latency windows' spreads. Empty: not recorded (a trace from before
+	// 2026-12-07).
+	Passes []Pass `json:"passes,omitempty"`
+	// PassesLost is how many of the hub's passes the recorder missed
+	// (its ring overran between two reads): Passes has gaps there.
+	PassesLost int64 `json:"passes_lost,omitempty"`
+}
+
+// Pass is one dispatch pass of the hub: its start (µs since
+// Trace.Start), its start to its end (µs), and how many tasks it placed
+// (0: it placed nothing — an empty queue, no judge ready, no free slot
+// for the head of the queue).
+type Pass struct {
+	AtUs   int64 `json:"at_us"`
+	TookUs int64 `json:"took_us"`
+	Placed int   `json:"placed,omitempty"`
+}
+
+// PassLog is the hub's answer at /debug/passes?after=N (its --pass-log):
+// the passes it still holds with sequence numbers from N on, oldest
+// first.
+type PassLog struct {
+	// Next is the sequence number of the pass after the last one listed:
+	// the after of the next read.
+	Next uint64 `json:"next"`
+	// Lost is how many passes from N on the hub no longer held (its ring
+	// overran since that read).
+	Lost   uint64    `json:"lost,omitempty"`
+	Passes []HubPass `json:"passes"`
+}
+
+// HubPass is one pass as the hub logs it: its start in Unix µs (the
+// hub's clock), its start to its end in µs, and the tasks it placed.
+type HubPass struct {
+	StartUs int64 `json:"start_us"`
+	TookUs  int64 `json:"took_us"`
+	Placed  int   `json:"placed,omitempty"`
 }
 
 // Learnt is what a policy had learnt by AtMs of what a download costs
@@ -470,6 +512,21 @@ func (t Trace) Validate() error {
 			bad("tasks[%d].slot_ms: set without judge_id", i)
 		}
 	}
+	for i, p := range t.Passes {
+		switch {
+		case p.AtUs < 0:
+			bad("passes[%d].at_us: negative", i)
+		case i > 0 && p.AtUs < t.Passes[i-1].AtUs:
+			bad("passes[%d].at_us: %d before passes[%d]'s %d", i, p.AtUs, i-1, t.Passes[i-1].AtUs)
+		case p.TookUs < 0 || p.TookUs > MaxLatencyMs*1000:
+			bad("passes[%d].took_us: %d not in [0, %d]", i, p.TookUs, MaxLatencyMs*1000)
+		case p.Placed < 0:
+			bad("passes[%d].placed: negative", i)
+		}
+	}
+	if t.PassesLost < 0 {
+		bad("passes_lost: negative")
+	}
 	for i, k := range t.Background {
 		switch {
 		case k.SubmissionID <= 0:
@@ -517,14 +574,15 @@ func Write(w io.Writer, t Trace) error {
 	}
 	bw := bufio.NewWriter(w)
 	head, err := json.Marshal(struct {
-		Start    time.Time       `json:"start"`
-		Policy   string          `json:"policy"`
-		Reserve  float64         `json:"reserve,omitempty"`
-		PassMs   float64         `json:"pass_ms,omitempty"`
-		ResultMs float64         `json:"result_ms,omitempty"`
-		Latency  []LatencyWindow `json:"latency,omitempty"`
-		Learnt   []Learnt        `json:"learnt,omitempty"`
-	}{t.Start, t.Policy, t.Reserve, t.PassMs, t.ResultMs, t.Latency, t.Learnt})
+		Start      time.Time       `json:"start"`
+		Policy     string          `json:"policy"`
+		Reserve    float64         `json:"reserve,omitempty"`
+		PassMs     float64         `json:"pass_ms,omitempty"`
+		ResultMs   float64         `json:"result_ms,omitempty"`
+		Latency    []LatencyWindow `json:"latency,omitempty"`
+		Learnt     []Learnt        `json:"learnt,omitempty"`
+		PassesLost int64           `json:"passes_lost,omitempty"`
+	}{t.Start, t.Policy, t.Reserve, t.PassMs, t.ResultMs, t.Latency, t.Learnt, t.PassesLost})
 	if err != nil {
 		return fmt.Errorf("schedtrace: write: %w", err)
 	}
@@ -537,6 +595,11 @@ func Write(w io.Writer, t Trace) error {
 	}
 	if len(t.Background) > 0 {
 		if err := writeList(bw, "background", t.Background); err != nil {
+			return err
+		}
+	}
+	if len(t.Passes) > 0 {
+		if err := writeList(bw, "passes", t.Passes); err != nil {
 			return err
 		}
 	}

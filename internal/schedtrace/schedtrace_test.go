@@ -62,12 +62,16 @@ func TestRoundTrip(t *testing.T) {
 		PassHist: &Hist{BoundsMs: []float64{0.5, 250, 1000}, Counts: []int64{3, 0, 1, 2}}, ResultHist: &Hist{BoundsMs: []float64{10}, Counts: []int64{7, 1}}}}
 	learnt := sample()
 	learnt.Learnt = []Learnt{{AtMs: 0}, {AtMs: 5000, WarmMs: 12.5, ColdMs: 80, FetchMs: 61.25, SpeedLo: 0.875, SpeedHi: 1.125}}
+	passes := sample()
+	passes.Passes = []Pass{{AtUs: 0, TookUs: 1250, Placed: 3}, {AtUs: 1250, TookUs: 80}, {AtUs: 1250, TookUs: 0, Placed: 1}}
+	passes.PassesLost = 7
 	for _, tc := range []struct {
 		name string
 		tr   Trace
 	}{
 		{"sample", sample()},
 		{"learnt", learnt},
+		{"passes", passes},
 		{"no tasks", noTasks},
 		{"zone", local},
 		{"latency windows", windows},
@@ -160,6 +164,12 @@ func TestValidate(t *testing.T) {
 			t.Latency = []LatencyWindow{{NoticeMs: 0.8, NoticeHist: &Hist{BoundsMs: []float64{1, 5}, Counts: []int64{4, 1, 0}}}}
 		}, ""},
 		{"window notices NaN", func(t *Trace) { t.Latency = []LatencyWindow{{NoticeMs: math.NaN()}} }, "latency[0].notice_ms: NaN not in"},
+		{"pass at a negative time", func(t *Trace) { t.Passes = []Pass{{AtUs: -1}} }, "passes[0].at_us: negative"},
+		{"passes out of order", func(t *Trace) { t.Passes = []Pass{{AtUs: 5}, {AtUs: 4}} }, "passes[1].at_us: 4 before passes[0]'s 5"},
+		{"pass took negative", func(t *Trace) { t.Passes = []Pass{{TookUs: -1}} }, "passes[0].took_us: -1 not in [0, 60000000]"},
+		{"pass took beyond the bound", func(t *Trace) { t.Passes = []Pass{{TookUs: MaxLatencyMs*1000 + 1}} }, "passes[0].took_us: 60000001 not in"},
+		{"pass placed negative", func(t *Trace) { t.Passes = []Pass{{Placed: -2}} }, "passes[0].placed: negative"},
+		{"passes lost negative", func(t *Trace) { t.PassesLost = -1 }, "passes_lost: negative"},
 		{"learnt at a negative time", func(t *Trace) { t.Learnt = []Learnt{{AtMs: -1}} }, "learnt[0].at_ms: negative"},
 		{"learnt out of order", func(t *Trace) { t.Learnt = []Learnt{{AtMs: 5}, {AtMs: 5}} }, "learnt[1].at_ms: 5 not after learnt[0]'s 5"},
 		{"learnt warm negative", func(t *Trace) { t.Learnt = []Learnt{{WarmMs: -1}} }, "learnt[0].warm_ms: -1 not in"},

@@ -32,6 +32,10 @@ const envPrefix = "VERDICT_HUB"
 // contest's load (docs/rehearsal.md, issue 13).
 const RedisPool = 64
 
+// MaxPassLog bounds --pass-log: a million passes is 24 MB of ring, an
+// hour of a busy dispatcher's passes.
+const MaxPassLog = 1 << 20
+
 // EnvName is the environment variable of a flag, e.g. VERDICT_HUB_REDIS_DB.
 func EnvName(flagName string) string { return envflag.Name(envPrefix, flagName) }
 
@@ -49,6 +53,9 @@ type Options struct {
 	LogFormat string
 	// Pprof serves Go's profiler at /debug/pprof/ on the listener.
 	Pprof bool
+	// PassLog keeps the dispatcher's last passes and serves them at
+	// /debug/passes on the listener (hub.Config.PassLog); 0: off.
+	PassLog int
 
 	Policy           string
 	LoadFactor       float64
@@ -121,6 +128,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&o.Redis.Prefix, "redis-prefix", rkeys.DefaultPrefix, "prefix of every Redis key and channel name")
 	set.Log(&o.LogLevel, &o.LogFormat)
 	set.Bool(&o.Pprof, "pprof", false, "serve Go's profiler at /debug/pprof/ on the listener (for profiling under load; keep it off the public network)")
+	num(&o.PassLog, "pass-log", 0, fmt.Sprintf("keep the dispatcher's last N passes (start, duration, tasks placed) and serve them as JSON at /debug/passes on the listener (the contest rehearsal's trace; keep it off the public network); 0: off, at most %d", MaxPassLog))
 	str(&o.Policy, "policy", sched.NameDefault, "scheduling policy: "+strings.Join(sched.Names(), " or "))
 	set.Float64(&o.LoadFactor, "load-factor", sched.DefaultLoadFactor, "default policy: bounded-load factor of cache affinity")
 	set.Float64(&o.Overload, "overload", sched.DefaultOverload, "default policy: skip a judge whose load1 exceeds this × its cores (foreign load)")
@@ -172,6 +180,9 @@ func (o *Options) check() error {
 	}
 	if err := o.Redis.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if o.PassLog < 0 || o.PassLog > MaxPassLog {
+		return fmt.Errorf("%w: --pass-log %d: want 0 (off) to %d", ErrUsage, o.PassLog, MaxPassLog)
 	}
 	if o.ListenFD != 0 && o.ListenFD < 3 {
 		return fmt.Errorf("%w: --listen-fd %d: want 3 or above (0: none)", ErrUsage, o.ListenFD)

@@ -69,6 +69,10 @@ func TestParse(t *testing.T) {
 		{"browser reads of the whole pool", []string{"--browser-reads", "64"}, nil, nil, true},
 		{"browser reads beyond a smaller pool", []string{"--redis-pool", "8", "--browser-reads", "8"}, nil, nil, true},
 		{"negative browser reads", []string{"--browser-reads", "-1"}, nil, nil, true},
+		{"no pass log by default", nil, nil, func(o Options) bool { return o.PassLog == 0 }, false},
+		{"pass log by env", nil, map[string]string{"VERDICT_HUB_PASS_LOG": "65536"}, func(o Options) bool { return o.PassLog == 65536 }, false},
+		{"negative pass log", []string{"--pass-log", "-1"}, nil, nil, true},
+		{"pass log beyond the bound", []string{"--pass-log", "1048577"}, nil, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

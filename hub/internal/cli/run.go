@@ -77,7 +77,7 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 		HeartbeatInterval: o.Heartbeat, MissedHeartbeats: o.MissedHeartbeats, LeaseTimeout: o.Lease,
 		ReapInterval: o.Reap, DispatchInterval: o.Dispatch, Reserve: o.HubReserve(), MaxAttempts: o.MaxAttempts,
 		SendQueue: o.SendQueue, BrowserReads: o.BrowserReads, Coalesce: o.Coalesce, OriginPatterns: o.Origins,
-		WarmBefore: o.HubWarmBefore(), WarmInterval: o.WarmInterval,
+		WarmBefore: o.HubWarmBefore(), WarmInterval: o.WarmInterval, PassLog: o.PassLog,
 		Logger: ob.Logger, Metrics: ob.Registry,
 	})
 	if err != nil {
@@ -95,6 +95,9 @@ func Run(ctx context.Context, o Options, logOut io.Writer) error {
 	mux := http.NewServeMux()
 	mux.Handle("/judge", h.Handler())
 	mux.Handle("/ws", h.Handler())
+	if o.PassLog > 0 {
+		mux.Handle("GET /debug/passes", h.PassLogHandler())
+	}
 	mux.Handle("/", ob.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	ob.Logger.Info("hub listening", "addr", ln.Addr().String(), "advertise", o.Advertise, "policy", policy.Name())

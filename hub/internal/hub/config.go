@@ -135,6 +135,13 @@ type Config struct {
 	// websocket.AcceptOptions); the request's own host is always allowed.
 	OriginPatterns []string
 
+	// PassLog is how many of its last dispatch passes the hub keeps (when
+	// each began, how long it took, how many tasks it placed) for
+	// PassLogHandler: the contest rehearsal reads them into its trace, and
+	// the scheduling simulator's replay takes its passes' latencies from
+	// them. 0 (the default): none kept.
+	PassLog int
+
 	// Logger. Default: discard.
 	Logger *slog.Logger
 	// Metrics is where the hub registers its metrics. Default: a new

@@ -33,11 +33,13 @@ func (h *Hub) dispatchLoop(ctx context.Context) {
 				// apart: their Peek holds the dispatcher too, and
 				// whatever wakes it meanwhile waits (the scheduling
 				// simulator's replay holds its dispatcher as long).
+				took := time.Since(start)
 				if placed > 0 {
-					h.m.passSeconds.Observe(time.Since(start).Seconds())
+					h.m.passSeconds.Observe(took.Seconds())
 				} else {
-					h.m.idlePassSeconds.Observe(time.Since(start).Seconds())
+					h.m.idlePassSeconds.Observe(took.Seconds())
 				}
+				h.passes.add(start, took, placed)
 			}
 			if err != nil {
 				if ctx.Err() == nil {

@@ -55,6 +55,8 @@ type Hub struct {
 	wokenAt      atomic.Int64
 	// noticed: when this hub read each enqueue's notice, for the push.
 	noticed noticeTimes
+	// passes: the dispatcher's last passes (Config.PassLog; nil: none).
+	passes *passLog
 	// held: how often each queued enqueue was held and why, for the push
 	// (the dispatcher's own).
 	held   holdTally
@@ -94,7 +96,7 @@ func New(cfg Config) (*Hub, error) {
 	}
 	m.reserve.Set(max(cfg.Reserve, 0))
 	h := &Hub{
-		cfg: cfg, q: q, n: cfg.Names, log: cfg.Logger.With("hub_id", cfg.HubID), m: m,
+		cfg: cfg, q: q, n: cfg.Names, log: cfg.Logger.With("hub_id", cfg.HubID), m: m, passes: newPassLog(cfg.PassLog),
 		wake: make(chan struct{}, 1), notice: make(chan struct{}, 1),
 		warmKick: make(chan struct{}, 1), warmRead: make(chan struct{}, 1),
 		judges: map[string]*judgeConn{}, browsers: map[*browserConn]struct{}{}, topics: map[string]*topic{},
