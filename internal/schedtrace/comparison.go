@@ -49,8 +49,43 @@ type Comparison struct {
 	// trace's times: the same policy, learning from each side's own
 	// results. Empty: the trace has none, or the policy learns nothing.
 	Learnt []LearntPair `json:"learnt,omitempty"`
+	// Passes sets the hub's dispatch passes (Trace.Passes) beside the
+	// replay's, by the WindowMs they began in, in time order. Empty: the
+	// trace has none.
+	Passes []PassWindow `json:"passes,omitempty"`
 	// Dispatches is every task's two dispatches, in trace order.
 	Dispatches []Dispatch `json:"dispatches,omitempty"`
+}
+
+// PassWindow is the two sides' dispatch passes that began in the
+// WindowMs from FromMs.
+type PassWindow struct {
+	FromMs int64     `json:"from_ms"`
+	Hub    PassStats `json:"hub"`
+	Sim    PassStats `json:"sim"`
+}
+
+// PassStats counts one side's passes: those that placed tasks (Placing,
+// placing Tasks in all, TookMs their mean start → end) and those that
+// placed nothing (Idle, IdleMs their mean).
+type PassStats struct {
+	Placing int     `json:"placing"`
+	Tasks   int     `json:"tasks"`
+	TookMs  float64 `json:"took_ms"`
+	Idle    int     `json:"idle"`
+	IdleMs  float64 `json:"idle_ms"`
+}
+
+// Add counts a pass that took tookMs and placed placed tasks.
+func (p *PassStats) Add(tookMs float64, placed int) {
+	if placed > 0 {
+		p.Placing++
+		p.Tasks += placed
+		p.TookMs += (tookMs - p.TookMs) / float64(p.Placing)
+		return
+	}
+	p.Idle++
+	p.IdleMs += (tookMs - p.IdleMs) / float64(p.Idle)
 }
 
 // LearntPair is the hub's and the simulator's estimates at Hub.AtMs
@@ -177,7 +212,13 @@ type ComparisonModel struct {
 	OwnNotices          int     `json:"own_notices,omitempty"`
 	OwnNoticeMeanMs     float64 `json:"own_notice_mean_ms,omitempty"`
 	NoticesAfterPlacing int     `json:"notices_after_placing,omitempty"`
-	Seed                uint64  `json:"seed"`
+	// RecordedPasses is how many of the hub's passes (Trace.Passes) the
+	// replay took its passes' latencies from, each from the one of its
+	// kind nearest in time (0: from the windows); PassesLost how many the
+	// recorder missed (Trace.PassesLost).
+	RecordedPasses int    `json:"recorded_passes,omitempty"`
+	PassesLost     int64  `json:"passes_lost,omitempty"`
+	Seed           uint64 `json:"seed"`
 }
 
 // ComparisonRow is one row of the comparison. A gap is (sim − hub) / hub in

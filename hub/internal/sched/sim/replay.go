@@ -36,6 +36,9 @@ type replayConfig struct {
 	download  func(hash string) time.Duration
 	custom    bool
 	tune      func(*Config)
+	// windowPasses: the passes' latencies from the windows even where the
+	// trace has the hub's passes (ReplayRecordedPasses(false)).
+	windowPasses bool
 }
 
 // ReplaySeed seeds the policy (the policies that draw random numbers) and
@@ -57,6 +60,15 @@ const DefaultReplayPassMoment = 500 * time.Millisecond
 // of length d (Config.PassMoment); 0 draws them pass by pass. Default
 // DefaultReplayPassMoment.
 func ReplayPassMoment(d time.Duration) ReplayOption { return func(c *replayConfig) { c.moment = d } }
+
+// ReplayRecordedPasses, true by default, takes each of the replay's
+// passes' latencies from the hub's pass of its kind nearest in time where
+// the trace has the hub's passes (Trace.Passes, Config.Passes); false
+// draws them from the latency windows as for a trace without them, to
+// compare the two models on one trace.
+func ReplayRecordedPasses(on bool) ReplayOption {
+	return func(c *replayConfig) { c.windowPasses = !on }
+}
 
 // ReplayHeartbeat is the judges' heartbeat interval; it also sets the lease
 // ((3+1) × interval) and the reaper (interval / 2) as the hub derives them.
@@ -239,12 +251,18 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 		ResultLatency: tr.ResultMs / 1000,
 		// And as they varied over the run, where the trace has windows.
 		LatencyWindows: latencyWindows(tr.Latency), PassMoment: rc.moment.Seconds(),
+		// And each pass as long as the hub's nearest in time, where the
+		// trace has them; every pass the replay runs is kept beside them.
+		RecordPasses: len(tr.Passes) > 0,
 		// The hub's reserve of slots its rejudges left free (none in a
 		// trace from before it).
 		Reserve: cmp.Or(tr.Reserve, -1),
 		// Enough to finish everything on the slowest single slot, and an
 		// hour for leases to expire and judges to come back.
 		MaxDrain: 3600 + work/minSpeed}
+	if !rc.windowPasses {
+		cfg.Passes = recordedPasses(tr.Passes)
+	}
 	if v, ok := Ablations()[policy]; ok {
 		cfg.NewPolicy, cfg.OracleSpeed = v.New, v.OracleSpeed
 	}
@@ -281,7 +299,8 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 			PassMs: c.PassLatency * 1000, ResultMs: c.ResultLatency * 1000, LatencyWindows: len(c.LatencyWindows),
 			LatencySpreads: countWindows(c.LatencyWindows, hasSpread), WakeWindows: countWindows(c.LatencyWindows, hasWake),
 			IdleWindows: countWindows(c.LatencyWindows, hasIdle), NoticeWindows: countWindows(c.LatencyWindows, hasNotice), PassMomentMs: ms(c.PassMoment), Holds: holds.n, HoldMeanMs: holds.mean,
-			OwnSlotTimes: slots.n, OwnSlotMeanMs: slots.mean, OwnNotices: notices.n, OwnNoticeMeanMs: notices.mean, NoticesAfterPlacing: early}}
+			OwnSlotTimes: slots.n, OwnSlotMeanMs: slots.mean, OwnNotices: notices.n, OwnNoticeMeanMs: notices.mean, NoticesAfterPlacing: early,
+			RecordedPasses: len(c.Passes), PassesLost: tr.PassesLost}}
 	if rc.custom {
 		res.Model.Download = "custom"
 	}
@@ -370,6 +389,9 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	res.All = replayRow("all", all.hub, all.sim)
 	res.Placed, res.Delivery = waitStats(placed), waitStats(delivery)
 	res.Windows = replayWindows(res.Dispatches)
+	if len(tr.Passes) > 0 {
+		res.Passes = passWindows(tr.Passes, s.ran)
+	}
 	for i, id := range ids {
 		res.Judges = append(res.Judges, replayRow(id, byID[i].hub, byID[i].sim))
 	}
@@ -410,6 +432,41 @@ func replayWindows(ds []ReplayDispatch) []ReplayRow {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// recordedPasses is a trace's passes as the simulator takes them (s).
+func recordedPasses(ps []schedtrace.Pass) []RecordedPass {
+	out := make([]RecordedPass, len(ps))
+	for i, p := range ps {
+		out[i] = RecordedPass{At: float64(p.AtUs) / 1e6, Took: float64(p.TookUs) / 1e6, Placed: p.Placed}
+	}
+	return out
+}
+
+// passWindows sets the hub's passes (the trace's) beside the replay's,
+// by the schedtrace.WindowMs they began in, in time order.
+func passWindows(hub []schedtrace.Pass, sim []RecordedPass) []schedtrace.PassWindow {
+	by := map[int64]*schedtrace.PassWindow{}
+	at := func(ms int64) *schedtrace.PassWindow {
+		k := ms / schedtrace.WindowMs
+		w := by[k]
+		if w == nil {
+			w = &schedtrace.PassWindow{FromMs: k * schedtrace.WindowMs}
+			by[k] = w
+		}
+		return w
+	}
+	for _, p := range hub {
+		at(p.AtUs/1000).Hub.Add(float64(p.TookUs)/1000, p.Placed)
+	}
+	for _, p := range sim {
+		at(int64(p.At*1000)).Sim.Add(p.Took*1000, p.Placed)
+	}
+	out := make([]schedtrace.PassWindow, 0, len(by))
+	for _, k := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, *by[k])
+	}
+	return out
 }
 
 func ms(s float64) int64 { return int64(math.Round(s * 1000)) }
@@ -554,8 +611,11 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 	if m.IdleWindows > 0 {
 		lat += fmt.Sprintf(", passes that placed nothing held the dispatcher as long as the hub's over %d windows", m.IdleWindows)
 	}
-	if m.PassMomentMs > 0 && m.LatencySpreads > 0 {
+	if m.PassMomentMs > 0 && m.LatencySpreads > 0 && m.RecordedPasses == 0 {
 		lat += fmt.Sprintf(", the passes of each %d ms drawn alike", m.PassMomentMs)
+	}
+	if m.RecordedPasses > 0 {
+		lat += fmt.Sprintf(", each pass as long as the hub's of its kind (placing, or placing nothing) nearest in time, of %d recorded (%d missed)", m.RecordedPasses, m.PassesLost)
 	}
 	if m.Holds > 0 {
 		lat += fmt.Sprintf(", %d tasks' slots held %.1f ms on average after their work (the judge's own time, as recorded)", m.Holds, m.HoldMeanMs)

@@ -1346,3 +1346,83 @@ func TestReplayLeavesTheCompileOutOfTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayRecordedPasses: where the trace has the hub's own passes, each
+// of the replay's passes takes as long as the hub's pass of its kind that
+// began nearest in time, not the windows' (which ReplayRecordedPasses(false)
+// takes again); the replay's passes are set beside the hub's by window.
+func TestReplayRecordedPasses(t *testing.T) {
+	// Ten tasks of 50 ms at once on one slot: task k waits the k passes
+	// and works before it. The hub's placing passes took 20 ms near the
+	// start and 1 ms ten seconds on; its windows say 3 ms. The judge's
+	// connection at 0 wakes the dispatcher on an empty queue: a pass that
+	// places nothing, 0.7 ms as the hub's nearest such pass (none in the
+	// windows), which every task waits for.
+	tr := steadyTrace(10, 0, 50, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	tr.Latency = []schedtrace.LatencyWindow{{PassMs: 3}}
+	tr.Passes = []schedtrace.Pass{{AtUs: 0, TookUs: 20000, Placed: 1}, {AtUs: 100, TookUs: 700}, {AtUs: 10_000_000, TookUs: 1000, Placed: 4},
+		{AtUs: 40_000_000, TookUs: 300}}
+	tr.PassesLost = 2
+	for _, tc := range []struct {
+		name           string
+		opts           []ReplayOption
+		passMs, idleMs float64
+		recorded       int
+	}{
+		{"the hub's passes", nil, 20, 0.7, 4},
+		{"the windows'", []ReplayOption{ReplayRecordedPasses(false)}, 3, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Replay(tr, "", append(slices.Clone(quiet), tc.opts...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Model.RecordedPasses != tc.recorded || r.Model.PassesLost != 2 {
+				t.Errorf("model: %d recorded passes, %d lost; want %d and 2", r.Model.RecordedPasses, r.Model.PassesLost, tc.recorded)
+			}
+			for id, w := range simWaits(r) {
+				if want := tc.idleMs + float64(id-1)*(50+tc.passMs); math.Abs(w-want) > 1e-3 {
+					t.Errorf("task %d waited %v ms, want %v", id, w, want)
+				}
+			}
+			// The hub's passes by window beside the replay's: its two
+			// windows (0 s and 30 s), the replay's ten placing passes in
+			// the first.
+			if len(r.Passes) != 2 || r.Passes[0].FromMs != 0 || r.Passes[1].FromMs != 30000 {
+				t.Fatalf("pass windows %+v", r.Passes)
+			}
+			hub, sim := r.Passes[0].Hub, r.Passes[0].Sim
+			if hub.Placing != 2 || hub.Tasks != 5 || !near(hub.TookMs, 10.5) || hub.Idle != 1 || !near(hub.IdleMs, 0.7) {
+				t.Errorf("the hub's first window %+v", hub)
+			}
+			if r.Passes[1].Hub.Idle != 1 || r.Passes[1].Sim.Placing != 0 {
+				t.Errorf("the second window %+v", r.Passes[1])
+			}
+			if sim.Placing != 10 || sim.Tasks != 10 || !near(sim.TookMs, tc.passMs) {
+				t.Errorf("the replay's first window %+v: want 10 passes of one task, %v ms each", sim, tc.passMs)
+			}
+		})
+	}
+}
+
+func TestPassTimesNearest(t *testing.T) {
+	p := passTimes{at: []float64{1, 2, 2, 5}, took: []float64{0.1, 0.2, 0.3, 0.5}}
+	for _, tc := range []struct {
+		t, want float64
+	}{
+		{0, 0.1},   // before the first
+		{1.4, 0.1}, // nearer the first
+		{1.5, 0.1}, // a tie: the earlier
+		{1.6, 0.2}, // the first of two at one time
+		{3.5, 0.3}, // a tie between 2 and 5: the earlier (the later of the two at 2)
+		{3.6, 0.5},
+		{9, 0.5}, // after the last
+	} {
+		if got, ok := p.nearest(tc.t); !ok || got != tc.want {
+			t.Errorf("nearest(%v) = %v, %v; want %v", tc.t, got, ok, tc.want)
+		}
+	}
+	if _, ok := (&passTimes{}).nearest(1); ok {
+		t.Error("an empty kind has a nearest pass")
+	}
+}

@@ -143,6 +143,16 @@ type Config struct {
 	// draw per pass (a loaded machine slows the passes of one moment
 	// together). 0: independent draws.
 	PassMoment float64
+	// Passes, where set, are a recorded hub's dispatch passes in the order
+	// they began: a pass that starts at t takes the latency of the
+	// recorded pass of its kind (one that placed tasks, or one that placed
+	// nothing) that began nearest t, instead of LatencyWindows' pass and
+	// idle latencies (the passes as they came; DecisionCost still adds).
+	// A kind with no recorded pass keeps the windows'.
+	Passes []RecordedPass
+	// RecordPasses keeps every pass the simulated hubs run (Passes):
+	// what the replay sets beside the recorded hub's.
+	RecordPasses bool
 	// Reserve is the share of the judges' slots that rejudges (rejudge
 	// priority) leave free for the rest, as the hub's --dispatch-reserve
 	// (sched.Reserve). 0: the hub's default, sched.DefaultReserveShare;
@@ -153,6 +163,33 @@ type Config struct {
 	// its first task, instead of at their first heartbeat (a random phase
 	// within the first interval). Replay sets it.
 	StartConnected bool
+}
+
+// RecordedPass is one dispatch pass: its start (s), its start to its end
+// (s), and the tasks it placed (0: none).
+type RecordedPass struct {
+	At, Took float64
+	Placed   int
+}
+
+// passTimes is one kind of recorded pass (Config.Passes), by start.
+type passTimes struct{ at, took []float64 }
+
+// nearest is the latency of the pass that began nearest t (the earlier on
+// a tie); ok false when there is none.
+func (p *passTimes) nearest(t float64) (float64, bool) {
+	n := len(p.at)
+	if n == 0 {
+		return 0, false
+	}
+	i := sort.SearchFloat64s(p.at, t) // the first at or after t
+	switch {
+	case i == n:
+		i = n - 1
+	case i > 0 && t-p.at[i-1] <= p.at[i]-t:
+		i--
+	}
+	return p.took[i], true
 }
 
 // LatencyWindow is a pass latency and a result latency (s) in force from
@@ -264,9 +301,13 @@ func (c *Config) window(t float64) *LatencyWindow {
 	return &w[i]
 }
 
-// passLatency is the latency of a pass that starts now: the window's
-// mean, or a draw from its spread.
+// passLatency is the latency of a pass that starts now: the recorded
+// placing pass nearest now (Config.Passes), else the window's mean, or a
+// draw from its spread.
 func (s *sim) passLatency() float64 {
+	if d, ok := s.placing.nearest(s.now()); ok {
+		return d
+	}
 	w := s.cfg.window(s.now())
 	switch {
 	case w == nil:
@@ -329,9 +370,13 @@ func (s *sim) windowLatency(of func(*LatencyWindow) (float64, *LatencyDist)) flo
 }
 
 // idleLatency is how long a pass that starts now and places nothing
-// holds the dispatcher: the window's mean, or a draw from its spread; ok
-// false without a window or a recorded idle pass in it.
+// holds the dispatcher: the recorded pass that placed nothing nearest now
+// (Config.Passes), else the window's mean, or a draw from its spread; ok
+// false without either, or a window without an idle pass in it.
 func (s *sim) idleLatency() (d float64, ok bool) {
+	if d, ok := s.idle.nearest(s.now()); ok {
+		return d, true
+	}
 	w := s.cfg.window(s.now())
 	switch {
 	case w == nil || (w.IdleDist == nil && w.Idle <= 0):
@@ -573,6 +618,10 @@ type sim struct {
 	// latRng draws the latency windows' spreads: a stream of its own, so
 	// that a replay without them draws everything else as before.
 	latRng *rand.Rand
+	// placing and idle are Config.Passes by kind; ran is every pass run
+	// (Config.RecordPasses).
+	placing, idle passTimes
+	ran           []RecordedPass
 }
 
 // Run simulates cfg on trace tr and returns the measurements. With
@@ -622,6 +671,13 @@ func newSim(cfg Config, tr *Trace) (*sim, error) {
 	cfg.defaults()
 	s := &sim{cfg: cfg, tr: tr, base: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), fast: fastest(cfg),
 		latRng: rand.New(rand.NewPCG(cfg.Seed, 0x1a7))}
+	for _, p := range cfg.Passes {
+		k := &s.idle
+		if p.Placed > 0 {
+			k = &s.placing
+		}
+		k.at, k.took = append(k.at, p.At), append(k.took, max(0, p.Took))
+	}
 	switch cfg.Policy {
 	case Ideal:
 		s.ideal = true
@@ -965,6 +1021,7 @@ func (s *sim) pass(h *hubState) {
 			lat = s.passLatency()
 		}
 		lat += s.cfg.DecisionCost * float64(r.Asked)
+		s.record(max(lat, 0), len(r.Placed))
 		if lat <= 0 {
 			s.commit(h, h.batch, h.conns, r.Placed, s.now())
 			if !again {
@@ -992,8 +1049,10 @@ func (s *sim) pass(h *hubState) {
 func (s *sim) idlePass(h *hubState) {
 	d, ok := s.idleLatency()
 	if !ok || d <= 0 {
+		s.record(0, 0)
 		return
 	}
+	s.record(d, 0)
 	h.inPass, h.busyUntil = true, s.now()+d
 	s.eng.At(h.busyUntil, func() {
 		h.inPass = false
@@ -1002,6 +1061,14 @@ func (s *sim) idlePass(h *hubState) {
 			s.pass(h)
 		}
 	})
+}
+
+// record keeps a pass that starts now, takes took (s) and places placed,
+// where Config.RecordPasses asks.
+func (s *sim) record(took float64, placed int) {
+	if s.cfg.RecordPasses {
+		s.ran = append(s.ran, RecordedPass{At: s.now(), Took: took, Placed: placed})
+	}
 }
 
 // commit takes the leases of a pass's placements and pushes the tasks: a

@@ -88,6 +88,7 @@ type options struct {
 	replay, policy    string
 	json, tasks       bool
 	heartbeat, moment time.Duration
+	windowPasses      bool
 	download          time.Duration // < 0: the model
 	seed              uint64
 	reserve           float64 // with reserveSet: replaces the trace's
@@ -96,7 +97,7 @@ type options struct {
 
 // replayOnly and gridOnly are the flags of one mode, refused in the other.
 var (
-	replayOnly = []string{"policy", "json", "tasks", "heartbeat", "download", "seed", "pass-moment", "reserve"}
+	replayOnly = []string{"policy", "json", "tasks", "heartbeat", "download", "seed", "pass-moment", "reserve", "window-passes"}
 	gridOnly   = []string{"quick", "seeds", "out", "workers", "scenarios", "policies", "loads", "ablation", "sweeps", "scenario", "show-scenario", "trace", "save", "from", "note"}
 )
 
@@ -127,6 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	download := fs.String("download", "model", `replay: a missing test data download: "model" (the simulator's) or a fixed duration`)
 	fs.Uint64Var(&o.seed, "seed", 1, "replay: policy and heartbeat phase seed")
 	fs.DurationVar(&o.moment, "pass-moment", sim.DefaultReplayPassMoment, "replay: draw the dispatch passes' latencies alike within each moment this long (0: pass by pass)")
+	fs.BoolVar(&o.windowPasses, "window-passes", false, "replay: draw the dispatch passes' latencies from the trace's latency windows even where it has the hub's own passes (the model for a trace without them)")
 	fs.Float64Var(&o.reserve, "reserve", 0, "replay: the share of the judges' slots rejudges leave free, in place of the trace's (the hub's --dispatch-reserve then; 0: none)")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -193,7 +195,7 @@ func runReplay(o options, w io.Writer) error {
 	if o.reserveSet {
 		tr.Reserve = o.reserve
 	}
-	opts := []sim.ReplayOption{sim.ReplaySeed(o.seed), sim.ReplayPassMoment(o.moment)}
+	opts := []sim.ReplayOption{sim.ReplaySeed(o.seed), sim.ReplayPassMoment(o.moment), sim.ReplayRecordedPasses(!o.windowPasses)}
 	if o.heartbeat > 0 {
 		opts = append(opts, sim.ReplayHeartbeat(o.heartbeat))
 	}
