@@ -55,7 +55,9 @@ var (
 // stop or ctx is done, so that the scheduling simulator's replay can take
 // the hub's pass latency and results' slot waits as they varied over the run
 // (the run-wide means hide a hub queued for a core in the rush and idle
-// in between). A failed read is skipped: its window merges into the next.
+// in between), and its passes one by one (readPasses). A failed read is
+// skipped: its window merges into the next, its passes come with the
+// next read.
 func (r *run) sampleHubLatency(ctx context.Context, stop <-chan struct{}) {
 	t := time.NewTicker(latencyEvery)
 	defer t.Stop()
@@ -63,10 +65,13 @@ func (r *run) sampleHubLatency(ctx context.Context, stop <-chan struct{}) {
 		if s, err := r.readHubSample(ctx); err == nil {
 			r.hubSamples = append(r.hubSamples, s)
 		}
+		// And its passes since the last read (the trace's Passes).
+		r.readPasses(ctx, &r.passes)
 		select {
 		case <-ctx.Done():
 			return
 		case <-stop:
+			r.readPasses(ctx, &r.passes) // up to the end
 			return
 		case <-t.C:
 		}

@@ -155,6 +155,21 @@ func TestShortRehearsal(t *testing.T) {
 		} else if last := rep.Replay.Learnt[n-1]; last.Hub.WarmMs < 290 || last.Sim.WarmMs < 290 {
 			t.Errorf("the warm overheads learnt: hub %v ms, replay %v ms; want each at least the 300 ms compile", last.Hub.WarmMs, last.Sim.WarmMs)
 		}
+		// Every dispatch pass of the hub reached the trace (its pass
+		// log), the replay took its passes' latencies from them, and the
+		// report sets both sides' passes by window: the hub's placing
+		// passes placed every first attempt, the rejudge's and the
+		// requeues' tasks too.
+		placed := 0
+		for _, w := range rep.Replay.Passes {
+			placed += w.Hub.Tasks
+		}
+		if m := rep.Replay.Model; m.RecordedPasses == 0 || m.PassesLost != 0 || rep.PassLogErr != "" || placed < rep.Replay.Recorded ||
+			!strings.Contains(md, "The dispatch passes, the hub's (its pass log) beside the replay's") {
+			t.Errorf("the replay took %d of the hub's passes (%d lost, last read's error %q), which placed %d tasks of %d recorded dispatches; the report sets them out: %v",
+				m.RecordedPasses, m.PassesLost, rep.PassLogErr, placed, rep.Replay.Recorded,
+				strings.Contains(md, "The dispatch passes, the hub's (its pass log) beside the replay's"))
+		}
 		if rep.Replay.Placed.Count != rep.Replay.Recorded || rep.Replay.Delivery.Count != rep.Replay.Recorded {
 			t.Errorf("the hub's wait split for %d and %d of %d recorded dispatches, want all", rep.Replay.Placed.Count,
 				rep.Replay.Delivery.Count, rep.Replay.Recorded)

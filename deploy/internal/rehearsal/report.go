@@ -121,6 +121,9 @@ type Report struct {
 	// passes).
 	Passes  int64
 	PassErr string
+	// PassLogErr is why the last read of the hub's pass log (its
+	// /debug/passes, the trace's Passes) failed ("" when it did not).
+	PassLogErr string
 	// JudgeMsgWaitMs is the mean time the hub's JudgeMsgs judge messages
 	// waited, read off the socket, to be handled.
 	JudgeMsgWaitMs float64
@@ -327,9 +330,12 @@ func passLine(rep *Report) string {
 		how := "as slow as the hub's own were, on average,"
 		if k := rep.Replay.Model.LatencySpreads; k > 0 {
 			how = fmt.Sprintf("each drawn from the hub's own histogram of its passes and of its results' ways to their slots (%d windows; the window's mean where it had none; a result whose own way the hub told takes that, below)", k)
-			if m := rep.Replay.Model.PassMomentMs; m > 0 {
+			if m := rep.Replay.Model.PassMomentMs; m > 0 && rep.Replay.Model.RecordedPasses == 0 {
 				how += fmt.Sprintf(", the passes of each %d ms alike (one draw: a loaded machine slows a moment's passes together)", m)
 			}
+		}
+		if k := rep.Replay.Model.RecordedPasses; k > 0 {
+			how += fmt.Sprintf("; but each dispatch pass as long as the hub's own pass of its kind (placing tasks, or placing nothing) that began nearest in time, of the %d it ran (%d missed by the reads of its pass log)", k, rep.Replay.Model.PassesLost)
 		}
 		return fmt.Sprintf("dispatch passes and results' ways to their slots %s over each of %d windows of %v "+
 			"(the hub's means over the run: passes that placed tasks %.2f ms, %d of them; results' slots freed %.2f ms after their judges sent them)",
@@ -613,6 +619,10 @@ func (rep *Report) Markdown() string {
 				from := time.Duration(w.FromMs) * time.Millisecond
 				row(w, fmt.Sprintf("%v (%v)", from, time.Duration(float64(from)*c.Compress).Round(time.Minute)))
 			}
+		}
+		writePassWindows(&b, x.Passes, c.Compress)
+		if rep.PassLogErr != "" {
+			fmt.Fprintf(&b, "\nThe last read of the hub's pass log failed: %s.\n", rep.PassLogErr)
 		}
 		writeLearnt(&b, x.Learnt, schedtrace.WindowMs, c.Compress)
 		if rep.JudgeMsgs > 0 {

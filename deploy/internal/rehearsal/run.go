@@ -122,6 +122,8 @@ type run struct {
 	// hubSamples are the hub's pass and message histograms read every
 	// latencyEvery through the run (sampleHubLatency; read after it ends).
 	hubSamples []hubSample
+	// passes are the hub's dispatch passes, read with hubSamples.
+	passes hubPasses
 
 	contestID int64
 	contest   string
@@ -337,7 +339,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // stackEnv is the environment of the stack's components: the defaults,
 // but for NoWarm.
 func stackEnv(cfg Config) []string {
-	env := []string{"VERDICT_WEBAPP_PPROF=1", "VERDICT_HUB_PPROF=1"}
+	env := []string{"VERDICT_WEBAPP_PPROF=1", "VERDICT_HUB_PPROF=1", "VERDICT_HUB_PASS_LOG=" + strconv.Itoa(passLogSize)}
 	if cfg.NoWarm {
 		env = append(env, "VERDICT_HUB_WARM_BEFORE=0")
 	}

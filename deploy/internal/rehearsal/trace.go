@@ -219,6 +219,11 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 	// And both as they varied over the run.
 	tr.Latency = latencyWindows(r.hubSamples, r.start, tr.PassMs, tr.ResultMs)
 	tr.Learnt = learntSeries(r.hubSamples, r.start)
+	// And every pass the hub ran, one by one.
+	tr.Passes, tr.PassesLost = tracePasses(r.passes.passes, r.start), r.passes.lost
+	if r.passes.err != nil {
+		rep.PassLogErr = r.passes.err.Error()
+	}
 	for _, j := range tr.Judges {
 		if j.JoinMs == 0 {
 			rep.StartJudges++
