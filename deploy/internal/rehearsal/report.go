@@ -567,7 +567,7 @@ func (rep *Report) Markdown() string {
 			if x.Placed.MeanMs > 0 {
 				gap = fmt.Sprintf("%+.0f %%", (x.All.Sim.MeanMs-x.Placed.MeanMs)/x.Placed.MeanMs*100)
 			}
-			fmt.Fprintf(&b, "\nThe hub column split where each push says when the pass that placed it began (%d tasks): enqueue → that pass's start mean %.0f ms, p99 %.0f ms — the hub's own queue, which is what the simulator's wait models and what the table compares (sim mean %.0f ms: %s) — and the pass's start → the push at the judge mean %.0f ms, p99 %.0f ms (the pass, the hub's socket writer, the loopback, the simulated judge reading it), during which the hub counts the slot taken: the replay holds each task's slot for that way or its own pass, whichever is longer (the pass is part of the way).\n",
+			fmt.Fprintf(&b, "\nThe hub column split where each push says when the pass that placed it began (%d tasks): enqueue → that pass's start mean %.0f ms, p99 %.0f ms — the hub's own queue, which is what the simulator's wait models and what the table compares (sim mean %.0f ms: %s) — and the pass's start → the push at the judge mean %.0f ms, p99 %.0f ms (the pass, the hub's socket writer, the loopback, the simulated judge reading it), during which the hub counts the slot taken: the replay holds each task's slot for that way (its own pass is part of it: where the replay's pass ran longer, the work counts from where the push arrived).\n",
 				x.Placed.Count, x.Placed.MeanMs, x.Placed.P99Ms, x.All.Sim.MeanMs, gap, x.Delivery.MeanMs, x.Delivery.P99Ms)
 		}
 		if w := rep.HubWake; w != nil {

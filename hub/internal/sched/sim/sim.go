@@ -476,6 +476,10 @@ type attempt struct {
 
 	dispatched   float64
 	passStart    float64 // the start of the pass that placed it (dispatched: that pass's end)
+	// early is how much earlier than its pass's end the recorded push
+	// reached the judge (Job.Push shorter than the simulator's pass):
+	// the work of an attempt started on delivery counts from then.
+	early float64
 	reason       string  // the policy's Decision.Reason
 	hubAssigned  bool
 	inHB         bool
@@ -1100,6 +1104,10 @@ func (s *sim) place(a *attempt, j *judge, passStart float64) {
 	now := s.now()
 	a.judge = j.idx
 	a.dispatched, a.passStart = now, passStart
+	a.early = 0
+	if p := a.job.job.Push; p > 0 {
+		a.early = max(0, now-passStart-p)
+	}
 	a.hubAssigned, a.inHB = true, false
 	j.hub.assigned++
 	j.hub.since++
@@ -1154,6 +1162,7 @@ func (s *sim) deliver(a *attempt, j *judge) {
 		return
 	}
 	a.phase = phLocal
+	a.early = 0 // it waits for a core: it starts when one frees
 	j.local = append(j.local, a)
 }
 
@@ -1191,14 +1200,27 @@ func (s *sim) start(a *attempt, j *judge) {
 	s.eng.schedule(event{t: it.readyAt, kind: evRunStart, a: a, ver: a.ver})
 }
 
+// runStart starts a's work now, or as far back as the recorded push had
+// reached the judge before the simulator's pass ended (attempt.early):
+// the slot is then taken the recorded way + the work, as in the hub,
+// however long the simulator's own pass took. Work shorter than that
+// ends now, as if it had started its own length ago, before anything
+// else happens now (the pass that follows this one sees its slot free).
 func (s *sim) runStart(a *attempt) {
 	j := s.judges[a.judge]
 	a.phase = phRun
-	a.runStart, a.runEnd = s.now(), 0
-	j.computing++
 	a.rate = j.spec.Speed * j.factor
-	a.rateSince = s.now()
-	s.eng.schedule(event{t: s.now() + a.remaining/a.rate, kind: evComplete, a: a, ver: a.ver})
+	work := a.remaining / a.rate
+	start := s.now() - min(a.early, work)
+	a.early = 0
+	a.runStart, a.runEnd = start, 0
+	j.computing++
+	a.rateSince = start
+	if start+work <= s.now() && s.now() > start {
+		s.complete(a)
+		return
+	}
+	s.eng.schedule(event{t: start + work, kind: evComplete, a: a, ver: a.ver})
 }
 
 func (s *sim) removeRunning(j *judge, a *attempt) {

@@ -193,7 +193,11 @@ type Job struct {
 	// only once the push arrived. The pass itself is part of it: the
 	// simulator's own pass (Config.PassLatency) already kept the slot from
 	// other tasks until the pass's end, so the slot stays taken, after
-	// the work, for the rest of the way only. 0 for generated jobs.
+	// the work, for the rest of the way only; and where the simulator's
+	// pass ran longer than the recorded way, the work counts from where
+	// the push arrived (its start backdated to the pass's start + Push):
+	// the slot is taken Push + the work in all, whatever the simulator's
+	// own pass took. 0 for generated jobs.
 	Push float64
 	// Result, when > 0, is how long this job's result takes from leaving
 	// its judge to freeing its slot at the hub (s), on whichever judge it
