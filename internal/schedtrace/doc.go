@@ -13,7 +13,7 @@
 // puts its enqueue → dispatch waits beside the hub's.
 //
 // The format is one JSON object (Trace); times are integer milliseconds
-// since Trace.Start. Write and Read both validate (Validate), so neither
+// since Trace.Start (the hub's passes' in microseconds). Write and Read both validate (Validate), so neither
 // side ever sees a trace the other could not replay. The rules beyond the
 // field comments:
 //

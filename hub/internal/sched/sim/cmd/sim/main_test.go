@@ -36,7 +36,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "no sweeps", args: []string{"-sweeps=false"}, want: func(o options) bool { return !o.sweeps }},
 		{name: "scenario with replay", args: []string{"-replay", "t.json", "-scenario", "a.json"}, wantErr: "-scenario does not apply to -replay"},
 		{name: "replay", args: []string{"-replay", "t.json"}, want: func(o options) bool {
-			return o.replay == "t.json" && o.policy == "" && !o.json && o.seed == 1 && o.download < 0 && o.heartbeat == 0
+			return o.replay == "t.json" && o.policy == "" && !o.json && o.seed == 1 && o.download < 0 && o.heartbeat == 0 && !o.windowPasses
 		}},
 		{name: "replay with everything", args: []string{"-replay", "t.json", "-policy", "pull", "-json", "-tasks", "-heartbeat", "500ms", "-download", "40ms", "-seed", "9"},
 			want: func(o options) bool {
@@ -49,6 +49,8 @@ func TestParseFlags(t *testing.T) {
 		{name: "negative heartbeat", args: []string{"-replay", "t.json", "-heartbeat", "-1s"}, wantErr: "-heartbeat"},
 		{name: "policy without replay", args: []string{"-policy", "pull"}, wantErr: "-policy does not apply to the grid"},
 		{name: "json without replay", args: []string{"-json"}, wantErr: "-json does not apply to the grid"},
+		{name: "window passes", args: []string{"-replay", "t.json", "-window-passes"}, want: func(o options) bool { return o.windowPasses }},
+		{name: "window passes without replay", args: []string{"-window-passes"}, wantErr: "-window-passes does not apply to the grid"},
 		{name: "grid flag with replay", args: []string{"-replay", "t.json", "-quick"}, wantErr: "-quick does not apply to -replay"},
 		{name: "tasks without json", args: []string{"-replay", "t.json", "-tasks"}, wantErr: "-tasks needs -json"},
 		{name: "empty replay", args: []string{"-replay", ""}, wantErr: "empty file name"},
