@@ -474,13 +474,13 @@ type attempt struct {
 	rate, rateSince, remaining float64
 	runStart, runEnd           float64 // the work's start and end (runEnd: 0 until it ended)
 
-	dispatched   float64
-	passStart    float64 // the start of the pass that placed it (dispatched: that pass's end)
+	dispatched float64
+	passStart  float64 // the start of the pass that placed it (dispatched: that pass's end)
 	// early is how much earlier than its pass's end the recorded push
 	// reached the judge (Job.Push shorter than the simulator's pass):
 	// the work of an attempt started on delivery counts from then.
-	early float64
-	reason       string  // the policy's Decision.Reason
+	early        float64
+	reason       string // the policy's Decision.Reason
 	hubAssigned  bool
 	inHB         bool
 	leaseActive  bool
