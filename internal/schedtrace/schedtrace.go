@@ -95,7 +95,7 @@ type Pass struct {
 
 // PassLog is the hub's answer at /debug/passes?after=N (its --pass-log):
 // the passes it still holds with sequence numbers from N on, oldest
-// first.
+// first, at most PassLogPage of them (a full page: read on from Next).
 type PassLog struct {
 	// Next is the sequence number of the pass after the last one listed:
 	// the after of the next read.
@@ -105,6 +105,9 @@ type PassLog struct {
 	Lost   uint64    `json:"lost,omitempty"`
 	Passes []HubPass `json:"passes"`
 }
+
+// PassLogPage is the most passes one PassLog lists.
+const PassLogPage = 20000
 
 // HubPass is one pass as the hub logs it: its start in Unix µs (the
 // hub's clock), its start to its end in µs, and the tasks it placed.

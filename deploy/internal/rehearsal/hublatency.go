@@ -55,7 +55,7 @@ var (
 // stop or ctx is done, so that the scheduling simulator's replay can take
 // the hub's pass latency and results' slot waits as they varied over the run
 // (the run-wide means hide a hub queued for a core in the rush and idle
-// in between), and its passes one by one (readPasses). A failed read is
+// in between), and its passes one by one (hubPasses.read). A failed read is
 // skipped: its window merges into the next, its passes come with the
 // next read.
 func (r *run) sampleHubLatency(ctx context.Context, stop <-chan struct{}) {
@@ -66,12 +66,12 @@ func (r *run) sampleHubLatency(ctx context.Context, stop <-chan struct{}) {
 			r.hubSamples = append(r.hubSamples, s)
 		}
 		// And its passes since the last read (the trace's Passes).
-		r.readPasses(ctx, &r.passes)
+		r.passes.read(ctx, r.env.Stack.Config().HubPort)
 		select {
 		case <-ctx.Done():
 			return
 		case <-stop:
-			r.readPasses(ctx, &r.passes) // up to the end
+			r.passes.read(ctx, r.env.Stack.Config().HubPort) // up to the end
 			return
 		case <-t.C:
 		}

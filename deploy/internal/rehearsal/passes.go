@@ -28,12 +28,12 @@ type hubPasses struct {
 	err    error // the last read's, nil once one succeeded after it
 }
 
-// readPasses reads the hub's passes since the last read (every page of
-// them) into p. A hub that restarted (its sequence went back) is read
-// from its start again.
-func (r *run) readPasses(ctx context.Context, p *hubPasses) {
+// read reads the hub's passes since the last read (page after
+// page while they come full) into p. A hub that restarted (its sequence
+// went back) is read from its start again.
+func (p *hubPasses) read(ctx context.Context, port int) {
 	for {
-		pl, err := fetchPasses(ctx, r.env.Stack.Config().HubPort, p.next)
+		pl, err := fetchPasses(ctx, port, p.next)
 		if err != nil {
 			p.err = err
 			return
@@ -46,8 +46,8 @@ func (r *run) readPasses(ctx context.Context, p *hubPasses) {
 		p.passes = append(p.passes, pl.Passes...)
 		p.lost += int64(pl.Lost)
 		p.next = pl.Next
-		if len(pl.Passes) == 0 {
-			return
+		if len(pl.Passes) < schedtrace.PassLogPage {
+			return // the rest comes with the next read
 		}
 	}
 }

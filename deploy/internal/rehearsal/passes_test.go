@@ -1,8 +1,14 @@
 package rehearsal
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,5 +54,56 @@ func TestWritePassWindows(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("no row %q in\n%s", want, md)
 		}
+	}
+}
+
+// TestReadPassesPages: the reader reads page after page while they come
+// full, starts again from 0 when the hub's sequence went back (a new
+// hub), counts what the hub says it lost, and keeps the last error.
+func TestReadPassesPages(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	answers := map[string]schedtrace.PassLog{
+		"0":     {Next: schedtrace.PassLogPage, Passes: make([]schedtrace.HubPass, schedtrace.PassLogPage)},
+		"20000": {Next: 20003, Lost: 0, Passes: make([]schedtrace.HubPass, 3)},
+		// The next read: the hub restarted (its next went back to 5).
+		"20003": {Next: 5},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		after := r.URL.Query().Get("after")
+		mu.Lock()
+		asked = append(asked, after)
+		mu.Unlock()
+		if r.URL.Path != "/debug/passes" {
+			http.NotFound(w, r)
+			return
+		}
+		if after == "0" && len(asked) > 3 { // the new hub, from its start
+			_ = json.NewEncoder(w).Encode(schedtrace.PassLog{Next: 5, Lost: 2, Passes: make([]schedtrace.HubPass, 3)})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(answers[after])
+	}))
+	defer srv.Close()
+	port, err := strconv.Atoi(srv.URL[strings.LastIndexByte(srv.URL, ':')+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p hubPasses
+	p.read(context.Background(), port)
+	if len(p.passes) != schedtrace.PassLogPage+3 || p.next != 20003 || p.err != nil {
+		t.Fatalf("after the first read: %d passes, next %d, err %v; asked %v", len(p.passes), p.next, p.err, asked)
+	}
+	p.read(context.Background(), port)
+	if len(p.passes) != schedtrace.PassLogPage+6 || p.next != 5 || p.lost != 2 || p.err != nil {
+		t.Fatalf("after the new hub: %d passes, next %d, lost %d, err %v; asked %v", len(p.passes), p.next, p.lost, p.err, asked)
+	}
+	if want := []string{"0", "20000", "20003", "0"}; !reflect.DeepEqual(asked, want) {
+		t.Fatalf("asked %v, want %v", asked, want)
+	}
+	srv.Close()
+	p.read(context.Background(), port)
+	if p.err == nil || len(p.passes) != schedtrace.PassLogPage+6 {
+		t.Fatalf("a hub gone: err %v, %d passes", p.err, len(p.passes))
 	}
 }

@@ -57,12 +57,10 @@ func (l *passLog) after(after uint64, limit int) schedtrace.PassLog {
 	return out
 }
 
-// maxPassPage bounds one /debug/passes answer.
-const maxPassPage = 20000
-
 // PassLogHandler serves GET /debug/passes?after=N: the dispatcher's passes
-// from sequence number N on (schedtrace.PassLog, JSON), at most 20,000 per
-// answer; its next is the N of the following read. 404 when the hub keeps
+// from sequence number N on (schedtrace.PassLog, JSON), at most
+// schedtrace.PassLogPage per answer; its next is the N of the following
+// read. 404 when the hub keeps
 // no log (Config.PassLog 0). For the contest rehearsal's trace: mount it
 // only where the listener is not public.
 func (h *Hub) PassLogHandler() http.Handler {
@@ -83,6 +81,6 @@ func (h *Hub) PassLogHandler() http.Handler {
 			}
 			after = n
 		}
-		_ = json.NewEncoder(w).Encode(h.passes.after(after, maxPassPage))
+		_ = json.NewEncoder(w).Encode(h.passes.after(after, schedtrace.PassLogPage))
 	})
 }
