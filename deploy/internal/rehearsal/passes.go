@@ -3,14 +3,13 @@ package rehearsal
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/verdict-oj/verdict/deploy/internal/harness"
 	"github.com/verdict-oj/verdict/internal/schedtrace"
 )
 
@@ -54,23 +53,9 @@ func (p *hubPasses) read(ctx context.Context, port int) {
 
 // fetchPasses reads one page of the hub's pass log from sequence after.
 func fetchPasses(ctx context.Context, port int, after uint64) (schedtrace.PassLog, error) {
-	ctx, cancel := context.WithTimeout(ctx, latencyEvery)
-	defer cancel()
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/debug/passes?after=" + strconv.FormatUint(after, 10)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return schedtrace.PassLog{}, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return schedtrace.PassLog{}, fmt.Errorf("rehearsal: the hub's passes: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return schedtrace.PassLog{}, fmt.Errorf("rehearsal: the hub's passes: %s", resp.Status)
-	}
 	var pl schedtrace.PassLog
-	if err := json.NewDecoder(resp.Body).Decode(&pl); err != nil {
+	if err := harness.GetJSON(ctx, url, &pl); err != nil {
 		return schedtrace.PassLog{}, fmt.Errorf("rehearsal: the hub's passes: %w", err)
 	}
 	return pl, nil
