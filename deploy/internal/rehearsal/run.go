@@ -1131,39 +1131,56 @@ func (r *run) unfreeze(ctx context.Context) error {
 	}
 }
 
-// faults plays the plan's faults.
+// faults plays the plan's faults, each at its time.
 func (r *run) faults(ctx context.Context) {
-	for _, f := range r.plan.Faults {
-		if !sleepUntil(ctx, r.at(f.At)) {
+	playFaults(ctx, r.plan.Faults, r.at, r.fault)
+}
+
+// playFaults starts do for each fault at at(f.At), each in a goroutine of
+// its own, and returns when every one has returned. A fault with an
+// aftermath (the killed web node started again after faultWebDownFor)
+// holds only itself: the plan's later faults come at their own times
+// (they waited behind the web node's 20 s before, which at 40× put the
+// judge's kill and Redis's restart 13 minutes of contest time late).
+func playFaults(ctx context.Context, faults []Fault, at func(time.Duration) time.Time, do func(context.Context, Fault)) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for _, f := range faults {
+		if !sleepUntil(ctx, at(f.At)) {
 			return
 		}
-		t0 := time.Now()
-		var err error
-		switch f.Kind {
-		case FaultKillWeb:
-			r.m.provoke(f.Kind, t0, faultWebDownFor+10*time.Second)
-			name := "web-" + strconv.Itoa(r.cfg.WebNodes)
-			if err = r.env.Stack.Kill(name); err == nil {
-				r.note(&r.faultLog, "kill -9 %s", name)
-				sleepFor(ctx, faultWebDownFor)
-				err = r.env.Stack.Start(ctx, name)
-				r.note(&r.faultLog, "%s started again after %v", name, time.Since(t0).Round(time.Second))
-			}
-		case FaultKillJudge:
-			r.m.provoke(f.Kind, t0, 15*time.Second)
-			var name string
-			if name, err = r.judges.kill(ctx, 20*time.Second); err == nil {
-				r.note(&r.faultLog, "killed simulated judge %s (no drain, no goodbye); it dials in again after 20 s", name)
-			}
-		case FaultRedis:
-			r.m.provoke(f.Kind, t0, 15*time.Second)
-			if err = r.env.Stack.RestartRedis(ctx); err == nil {
-				r.note(&r.faultLog, "restarted Redis (down %v)", time.Since(t0).Round(time.Millisecond))
-			}
+		wg.Go(func() { do(ctx, f) })
+	}
+}
+
+// fault provokes one fault and marks its window.
+func (r *run) fault(ctx context.Context, f Fault) {
+	t0 := time.Now()
+	var err error
+	switch f.Kind {
+	case FaultKillWeb:
+		r.m.provoke(f.Kind, t0, faultWebDownFor+10*time.Second)
+		name := "web-" + strconv.Itoa(r.cfg.WebNodes)
+		if err = r.env.Stack.Kill(name); err == nil {
+			r.note(&r.faultLog, "kill -9 %s", name)
+			sleepFor(ctx, faultWebDownFor)
+			err = r.env.Stack.Start(ctx, name)
+			r.note(&r.faultLog, "%s started again after %v", name, time.Since(t0).Round(time.Second))
 		}
-		if err != nil && !errors.Is(err, context.Canceled) {
-			r.note(&r.faultLog, "%s failed: %v", f.Kind, err)
+	case FaultKillJudge:
+		r.m.provoke(f.Kind, t0, 15*time.Second)
+		var name string
+		if name, err = r.judges.kill(ctx, 20*time.Second); err == nil {
+			r.note(&r.faultLog, "killed simulated judge %s (no drain, no goodbye); it dials in again after 20 s", name)
 		}
+	case FaultRedis:
+		r.m.provoke(f.Kind, t0, 15*time.Second)
+		if err = r.env.Stack.RestartRedis(ctx); err == nil {
+			r.note(&r.faultLog, "restarted Redis (down %v)", time.Since(t0).Round(time.Millisecond))
+		}
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		r.note(&r.faultLog, "%s failed: %v", f.Kind, err)
 	}
 }
 
