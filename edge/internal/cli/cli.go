@@ -75,7 +75,7 @@ func Parse(args []string, getenv func(string) string, out io.Writer) (Options, e
 	str(&o.PidFile, "pid-file", "", "pid file of an external nginx, with --manage-nginx=false (default <runtime-dir>/nginx.pid)")
 	dur(&o.PollInterval, "poll", time.Second, "registry poll interval (changes announced on pub/sub apply at once)")
 	dur(&o.PruneAfter, "prune-after", 5*time.Second, "stale grace: delete registry members expired longer than this")
-	dur(&o.HoldLast, "hold-last", 60*time.Second, "when every web node or every hub leaves the registry at once, keep routing to the last ones this long (0: not at all)")
+	dur(&o.HoldLast, "hold-last", 60*time.Second, "keep a web node or hub that left the registry in nginx's upstream this long: one that comes back meanwhile (restarted in place, renewals late under load) costs no reload, which would cut every WebSocket (0: drop at once)")
 
 	str(&p.Listen, "listen", "127.0.0.1:8080", "address nginx listens on (ip:port, [ip6]:port or *:port)")
 	fs.BoolVar(&p.ListenReusePort, "listen-reuseport", false, "add reuseport to nginx's listen ["+EnvName("listen-reuseport")+"]")

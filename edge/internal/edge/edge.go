@@ -70,13 +70,17 @@ type Config struct {
 	// PruneAfter: registry members expired longer than this are deleted
 	// from Redis. Default 5s.
 	PruneAfter time.Duration
-	// HoldLast: when the registry suddenly lists no member of a role that
-	// had members, keep routing to the last ones for this long before
-	// emptying the upstream. A hub or web node that misses its renewals
-	// under load (its entry expires while it still serves) then does not
-	// make the edge reload nginx — which would close every WebSocket
-	// through it after WorkerShutdownTimeout — and nginx's max_fails skips
-	// a member that really died. Default 60s; negative: off.
+	// HoldLast: a web node or hub that leaves the registry (its entry
+	// expired, or it deregistered) stays in nginx's upstream this long,
+	// and one that comes back meanwhile costs no reload. A reload closes
+	// every WebSocket through nginx — browsers and judges — after
+	// WorkerShutdownTimeout, and nothing else about a member leaving
+	// needs one: nginx skips a member that refuses its connects (at once)
+	// or times out (max_fails). So a node restarted in place (a crash and
+	// its supervisor, a rolling deploy) or one whose renewals came late
+	// under load cuts no socket; one gone for good leaves the upstream,
+	// with one reload, HoldLast after it left. Default 60s; negative:
+	// off (a member leaves the upstream at once).
 	HoldLast time.Duration
 	// StopGrace is how long a child nginx may take to quit gracefully.
 	// Default Nginx.WorkerShutdownTimeout (10s) + 5s.
@@ -102,8 +106,9 @@ type Edge struct {
 	pending  bool   // applied is installed but nginx has not reloaded it yet
 	dropped  string // last logged set of unusable members
 	child    *nginxctl.Child
-	// emptySince: when a role's registry went empty while it had members.
-	emptySince map[rkeys.Role]time.Time
+	// gone: when each member of the applied upstreams left the registry
+	// (HoldLast).
+	gone map[heldMember]time.Time
 
 	mu       sync.Mutex
 	running  bool
@@ -151,7 +156,7 @@ func New(cfg Config) (*Edge, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Edge{cfg: cfg, log: cfg.Logger, m: newMetrics(), emptySince: map[rkeys.Role]time.Time{}}
+	e := &Edge{cfg: cfg, log: cfg.Logger, m: newMetrics(), gone: map[heldMember]time.Time{}}
 	if cfg.Metrics != nil {
 		if err := e.m.register(cfg.Metrics); err != nil {
 			return nil, fmt.Errorf("edge metrics: %w", err)
@@ -441,30 +446,54 @@ func (e *Edge) read(ctx context.Context) (render.Upstreams, error) {
 	return out, nil
 }
 
-// hold applies HoldLast: an empty member list of a role that had members
-// is replaced by the last applied one until HoldLast has passed.
+// heldMember is a member of a role's upstream that left the registry.
+type heldMember struct {
+	role rkeys.Role
+	addr string
+}
+
+// hold applies HoldLast to a role's live members, addrs (sorted): the
+// applied upstream's members that are not among them stay until they
+// have been gone HoldLast. The result is sorted.
 func (e *Edge) hold(role rkeys.Role, addrs []string) []string {
 	last := e.current.Web
 	if role == rkeys.RoleHub {
 		last = e.current.Hub
 	}
-	if len(addrs) > 0 || len(last) == 0 || e.cfg.HoldLast < 0 {
-		delete(e.emptySince, role)
-		return addrs
+	now := time.Now()
+	out := addrs
+	held := 0
+	for _, a := range last {
+		if _, live := slices.BinarySearch(addrs, a); live || e.cfg.HoldLast < 0 {
+			continue
+		}
+		k := heldMember{role, a}
+		since, ok := e.gone[k]
+		if !ok {
+			since = now
+			e.gone[k] = since
+			e.log.Warn("a member left the registry; nginx keeps it in the upstream for a while, and a reload only if it stays away",
+				"role", string(role), "member", a, "hold", e.cfg.HoldLast)
+		}
+		if now.Sub(since) < e.cfg.HoldLast {
+			if held == 0 {
+				out = slices.Clone(addrs)
+			}
+			out = append(out, a)
+			held++
+		}
 	}
-	since, ok := e.emptySince[role]
-	if !ok {
-		since = time.Now()
-		e.emptySince[role] = since
-		e.log.Warn("the registry lists no member of a role that had some; keeping the last ones for a while",
-			"role", string(role), "members", last, "hold", e.cfg.HoldLast)
+	for k := range e.gone {
+		if k.role != role {
+			continue
+		}
+		if _, live := slices.BinarySearch(addrs, k.addr); live || !slices.Contains(last, k.addr) {
+			delete(e.gone, k) // back, or out of the upstream: a later leave starts afresh
+		}
 	}
-	if time.Since(since) < e.cfg.HoldLast {
-		e.m.held.WithLabelValues(string(role)).Set(1)
-		return last
-	}
-	e.m.held.WithLabelValues(string(role)).Set(0)
-	return addrs
+	e.m.held.WithLabelValues(string(role)).Set(float64(held))
+	slices.Sort(out)
+	return out
 }
 
 // resolve turns members into ip:port strings; bad lists what was left out

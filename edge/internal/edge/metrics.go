@@ -39,7 +39,7 @@ func newMetrics() metrics {
 		}),
 		held: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "verdict_edge_upstream_held",
-			Help: "1 while a role's registry is empty and the edge keeps routing to its last members (HoldLast).",
+			Help: "Members of a role that left the registry and stay in the upstream (HoldLast): one that comes back costs no reload.",
 		}, []string{"role"}),
 	}
 }
