@@ -61,6 +61,9 @@ type Hub struct {
 	// (the dispatcher's own).
 	held   holdTally
 	notice chan struct{}
+	// resync asks for fresh snapshots for every browser's channels: the
+	// browsers' pub/sub lost its connection, and events with it (resync.go).
+	resync chan struct{}
 	// warmKick asks the warm loop for a pass (a judge connected or
 	// reported a prefetch); warmRead for a pass on a freshly read plan.
 	warmKick, warmRead chan struct{}
@@ -97,7 +100,7 @@ func New(cfg Config) (*Hub, error) {
 	m.reserve.Set(max(cfg.Reserve, 0))
 	h := &Hub{
 		cfg: cfg, q: q, n: cfg.Names, log: cfg.Logger.With("hub_id", cfg.HubID), m: m, passes: newPassLog(cfg.PassLog),
-		wake: make(chan struct{}, 1), notice: make(chan struct{}, 1),
+		wake: make(chan struct{}, 1), notice: make(chan struct{}, 1), resync: make(chan struct{}, 1),
 		warmKick: make(chan struct{}, 1), warmRead: make(chan struct{}, 1),
 		judges: map[string]*judgeConn{}, browsers: map[*browserConn]struct{}{}, topics: map[string]*topic{},
 	}
@@ -107,8 +110,10 @@ func New(cfg Config) (*Hub, error) {
 		}
 	}
 	h.reads = newReadGate(cfg.BrowserReads, m)
-	h.ps = newPubSub(cfg.Redis, h.log, h.onMessage)
-	h.ctl = newPubSub(cfg.Redis, h.log, h.onMessage)
+	h.ps = newPubSub(cfg.Redis, h.log, h.onMessage, func() { signal(h.resync) })
+	// Control messages lost with a connection: an enqueue's notice (the
+	// dispatcher looks again) and a changed warm plan (read it again).
+	h.ctl = newPubSub(cfg.Redis, h.log, h.onMessage, func() { h.wakeDispatcher(); signal(h.warmRead) })
 	h.timers.init()
 	return h, nil
 }
@@ -183,6 +188,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	wg.Go(func() { h.dispatchLoop(loops) })
 	wg.Go(func() { h.reapLoop(loops) })
 	wg.Go(func() { h.noticeLoop(loops) })
+	wg.Go(func() { h.resyncLoop(loops) })
 	if h.cfg.WarmBefore > 0 {
 		wg.Go(func() { h.warmLoop(loops) })
 	}

@@ -45,6 +45,11 @@ type pubsub struct {
 	pongs   map[string]pongWait
 	nextID  uint64
 	healthy bool
+	// lost: a receive failed, and with the connection went whatever was
+	// published until go-redis subscribed again; recovered is called
+	// (on this goroutine: it must not block) once it has.
+	lost      bool
+	recovered func()
 
 	// beforeSend, when set (tests), runs just before a command is sent.
 	beforeSend func(cmd, channel string)
@@ -61,16 +66,24 @@ type pongWait struct {
 // again) instead of holding it as long as the browser stays.
 const confirmWait = 10 * time.Second
 
-func newPubSub(c redis.UniversalClient, log *slog.Logger, handler func(channel, payload string)) *pubsub {
+// newPubSub returns a pubsub whose messages go to handler. recovered, if
+// not nil, is called on the pub/sub goroutine, without blocking, each time
+// the subscriptions are back after a lost connection.
+func newPubSub(c redis.UniversalClient, log *slog.Logger, handler func(channel, payload string), recovered func()) *pubsub {
 	return &pubsub{
-		ps: c.Subscribe(context.Background()), log: log, handler: handler,
+		ps: c.Subscribe(context.Background()), log: log, handler: handler, recovered: recovered,
 		refs: map[string]int{}, active: map[string]bool{}, pongs: map[string]pongWait{},
 	}
 }
 
 // run reads until ctx is done. go-redis reconnects and resubscribes by
-// itself; messages published while disconnected are lost (browsers notice
-// the gap in sequence numbers and resubscribe).
+// itself, every channel in one SUBSCRIBE; messages published while
+// disconnected are lost. A browser notices a gap in its sequence numbers
+// when the next event comes, but a lost event that was a channel's last
+// (a final verdict) is followed by none: recovered, called at the first
+// confirmation of that SUBSCRIBE (Redis has then done all of it, so a
+// read sent after sees every later message come), lets the hub send
+// fresh snapshots.
 func (p *pubsub) run(ctx context.Context) {
 	stop := context.AfterFunc(ctx, func() { _ = p.ps.Close() })
 	defer stop()
@@ -84,7 +97,7 @@ func (p *pubsub) run(ctx context.Context) {
 			// subscribes again to every channel on the next one. Until a
 			// subscriber's PING answers after that, none is confirmed.
 			p.mu.Lock()
-			p.healthy = false
+			p.healthy, p.lost = false, true
 			clear(p.active)
 			p.mu.Unlock()
 			p.log.Warn("pubsub receive failed", "err", err)
@@ -97,7 +110,14 @@ func (p *pubsub) run(ctx context.Context) {
 		}
 		switch m := msg.(type) {
 		case *redis.Subscription:
-			p.setHealthy(true)
+			p.mu.Lock()
+			p.healthy = true
+			back := p.lost
+			p.lost = false
+			p.mu.Unlock()
+			if back && p.recovered != nil {
+				p.recovered()
+			}
 		case *redis.Message:
 			p.handler(m.Channel, m.Payload)
 		case *redis.Pong:
@@ -114,12 +134,6 @@ func (p *pubsub) run(ctx context.Context) {
 			p.mu.Unlock()
 		}
 	}
-}
-
-func (p *pubsub) setHealthy(ok bool) {
-	p.mu.Lock()
-	p.healthy = ok
-	p.mu.Unlock()
 }
 
 func (p *pubsub) isHealthy() bool {

@@ -21,7 +21,7 @@ func pubsubEnv(t *testing.T) (*pubsub, *redis.Client, chan string) {
 	c := redis.NewClient(env.Options())
 	t.Cleanup(func() { _ = c.Close() })
 	got := make(chan string, 64)
-	p := newPubSub(c, slog.New(slog.DiscardHandler), func(ch, payload string) { got <- ch + " " + payload })
+	p := newPubSub(c, slog.New(slog.DiscardHandler), func(ch, payload string) { got <- ch + " " + payload }, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { p.run(ctx) })

@@ -1,0 +1,130 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/verdict-oj/verdict/internal/protocol"
+)
+
+// resyncWorkers bounds the snapshots a resync reads at once; the reads go
+// through the browsers' gate too (Config.BrowserReads).
+const resyncWorkers = 8
+
+// resyncLoop resyncs the browsers each time the pub/sub connection that
+// carries their channels is back after a loss.
+func (h *Hub) resyncLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.resync:
+		}
+		h.resyncBrowsers(ctx)
+	}
+}
+
+// resyncBrowsers sends every browser's channels what the events lost with
+// the pub/sub connection would have brought: a contest's board is pushed
+// again (the push diffs against the board last pushed), every other
+// subscription gets a fresh snapshot, read as its subscribe's was. Found by
+// the contest rehearsal with faults (2026-12-07): Redis restarted while
+// results came in, the hub published six final verdicts in the moment
+// before its pub/sub had subscribed again, and their owners, whose sockets
+// stayed open and to whom no later event came, never saw them.
+func (h *Hub) resyncBrowsers(ctx context.Context) {
+	h.mu.Lock()
+	topics := make([]*topic, 0, len(h.topics))
+	for _, t := range h.topics {
+		topics = append(topics, t)
+	}
+	h.mu.Unlock()
+	var subs []*subscription
+	for _, t := range topics {
+		switch {
+		case t.kind == protocol.ChannelContest:
+			t.scheduleContestPush()
+			continue
+		case t.kind == protocol.ChannelStatus && t.ch.ID == 0:
+			// The site's channel numbers a student's events itself
+			// (onStatusEvent): a step of its own, so that the snapshot
+			// below is newer than what they have (its state is {}: the
+			// status page reads the list again).
+			t.mu.Lock()
+			t.publicSeq++
+			t.mu.Unlock()
+		}
+		subs = append(subs, t.snapshotSubs()...)
+	}
+	h.m.resyncs.Inc()
+	h.log.Info("pub/sub back after a lost connection: fresh snapshots for the browsers", "topics", len(topics), "subscriptions", len(subs))
+	work := make(chan *subscription)
+	var wg sync.WaitGroup
+	for range min(resyncWorkers, len(subs)) {
+		wg.Go(func() {
+			for s := range work {
+				s.resync()
+			}
+		})
+	}
+	defer wg.Wait()
+	defer close(work)
+	for _, s := range subs {
+		select {
+		case work <- s:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// resync sends the browser a fresh snapshot of the channel if it is newer
+// than what the browser was sent, with the events that come meanwhile
+// held and sent after it, as a subscribe does. A subscription whose
+// subscribe is still reading its snapshot is left alone: that read comes
+// after the loss. Without the snapshot (a failed read, or too many events
+// meanwhile) the held events go out all the same, and the browser, seeing
+// the gap, subscribes again.
+func (s *subscription) resync() {
+	c := s.c
+	s.mu.Lock()
+	if s.pending {
+		s.mu.Unlock()
+		return
+	}
+	s.pending = true
+	s.mu.Unlock()
+	var seq uint64
+	var state json.RawMessage
+	var compact bool
+	err := c.h.reads.do(c.ctx, func() (err error) {
+		seq, state, compact, err = c.h.snapshot(c.ctx, s.ch, c)
+		return err
+	})
+	var b []byte
+	if err == nil {
+		marshal := protocol.MarshalSnapshot
+		if compact {
+			marshal = protocol.MarshalCompactSnapshot
+		}
+		b, err = marshal("", s.ch, seq, state)
+	}
+	if err != nil && c.ctx.Err() == nil {
+		c.h.log.Warn("resync snapshot failed; the browser resubscribes at its next event's gap", "channel", s.key, "err", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil && !s.overflow && seq > s.lastSeq {
+		s.lastSeq = seq
+		c.enqueue(b)
+	}
+	s.pending, s.overflow = false, false
+	for _, e := range s.buf {
+		if e.seq > s.lastSeq {
+			s.lastSeq = e.seq
+			c.enqueue(e.b)
+		}
+	}
+	s.buf = nil
+}
