@@ -190,16 +190,7 @@ func (b *browser) open(ctx context.Context) error {
 		if ch.Kind == protocol.ChannelUser {
 			// After a reconnect, the verdicts missed while the socket
 			// was down, as the submissions page takes them.
-			var st protocol.UserState
-			if err := json.Unmarshal(snap.State, &st); err != nil {
-				b.r.m.fail(Failure{Class: ClassSocket, What: "snapshot user", Code: "undecodable"}, time.Now())
-			}
-			now := time.Now()
-			for _, it := range st.Items {
-				if it.Status.Final() {
-					b.r.verdicts.Done(it.SubmissionID, harness.Final{At: now, Verdict: it.Status})
-				}
-			}
+			b.userSnapshot(snap.State, time.Now())
 		}
 	}
 	b.r.m.ok(ClassSocket, due, due)
@@ -232,6 +223,21 @@ func (b *browser) open(ctx context.Context) error {
 		b.read(rctx, l)
 	}()
 	return nil
+}
+
+// userSnapshot takes the final verdicts of a user channel's snapshot, as
+// the submissions page does.
+func (b *browser) userSnapshot(state json.RawMessage, now time.Time) {
+	var st protocol.UserState
+	if err := json.Unmarshal(state, &st); err != nil {
+		b.r.m.fail(Failure{Class: ClassSocket, What: "snapshot user", Code: "undecodable"}, now)
+		return
+	}
+	for _, it := range st.Items {
+		if it.Status.Final() {
+			b.r.verdicts.Done(it.SubmissionID, harness.Final{At: now, Verdict: it.Status})
+		}
+	}
 }
 
 // close stops the reader and closes the socket.
@@ -327,8 +333,13 @@ func (b *browser) read(ctx context.Context, l *harness.Live) {
 				b.r.m.fail(Failure{Class: ClassSocket, What: "snapshot", Code: "undecodable"}, now)
 				continue
 			}
-			if snap.Channel.Kind == protocol.ChannelContest {
+			switch snap.Channel.Kind {
+			case protocol.ChannelContest:
 				b.apply(snap.State, true, true, now)
+			case protocol.ChannelUser:
+				// Unasked: the hub's pub/sub lost events (a Redis
+				// restart), and this is the whole list again.
+				b.userSnapshot(snap.State, now)
 			}
 		case protocol.TypeError:
 			e, _ := protocol.DecodeData[protocol.Error](env)

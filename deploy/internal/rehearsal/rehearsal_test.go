@@ -14,9 +14,10 @@ import (
 // TestShortRehearsal is the rehearsal make test runs: 200 contestants, 60
 // of them behind one NAT address, a 5-hour contest in 90 seconds with the
 // board frozen for its last minute (a contest's freeze is whole minutes),
-// simulated judges, two web nodes. It asserts correctness only — no
-// unexpected error, none lost or doubled, every verdict as planned and on
-// its owner's socket, every browser's board equal to the one rebuilt from
+// simulated judges, two web nodes, the faults of --faults. It asserts
+// correctness only — no unexpected error (the faults' own failures are
+// provoked), none lost or doubled, every verdict as planned and on its
+// owner's socket, every browser's board equal to the one rebuilt from
 // MySQL — never timings.
 //
 // Until 2026-12-02 it played the contest in 2.5 minutes (120×) with 10
@@ -30,6 +31,14 @@ func TestShortRehearsal(t *testing.T) {
 	s := DefaultShape()
 	s.Contestants, s.NATLab = 200, 60
 	s.PerContestant, s.Reloads = 5, 3.6
+	// With the faults: a web node killed and started again 20 s later, a
+	// judge killed, Redis restarted, all in the last 25 minutes (7.5 s).
+	// Until 2026-12-07 no test played them; the first run found a judge's
+	// kill and Redis's restart played after the end (behind the web
+	// node's 20 s down), every socket cut by the edge's two reloads, and
+	// six verdicts that never reached their owners (the hub's pub/sub
+	// back after Redis's restart without what was published meanwhile).
+	s.Faults = true
 	var progress, stackOut syncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -59,6 +68,16 @@ func TestShortRehearsal(t *testing.T) {
 	}
 	for _, f := range rep.Unexpected {
 		t.Errorf("unexpected failure: %s × %d", f.Failure, f.N)
+	}
+	// Every fault was played, each before the contest's end, and none
+	// failed to be provoked.
+	if len(rep.Faults) != 4 || strings.Contains(strings.Join(rep.Faults, "; "), "failed") {
+		t.Errorf("faults: %q, want the web node killed and started again, the judge killed and Redis restarted", rep.Faults)
+	}
+	for _, f := range rep.Faults {
+		if strings.Contains(f, "contest time 5h") && !strings.Contains(f, "started again") {
+			t.Errorf("a fault played after the contest's end: %s", f)
+		}
 	}
 	for _, f := range rep.Shed {
 		if f.Status == 429 {
