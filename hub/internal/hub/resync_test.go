@@ -3,8 +3,14 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/verdict-oj/verdict/internal/protocol"
 	"github.com/verdict-oj/verdict/internal/queue"
@@ -35,13 +41,10 @@ func TestBrowsersResyncAfterPubSubLoss(t *testing.T) {
 		seqs[ch] = decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
 	}
 
-	// The hub's pub/sub connections dropped (CLIENT KILL returns once they
-	// are closed), and the verdict published before the hub reconnects
-	// (it waits 200 ms after a failed read).
+	// The hub's pub/sub connections dropped, and the verdict published
+	// before the hub reconnects (it waits 200 ms after a failed read).
 	ctx := context.Background()
-	if err := env.Client.Do(ctx, "CLIENT", "KILL", "TYPE", "pubsub").Err(); err != nil {
-		t.Fatal(err)
-	}
+	killPubSub(t, env)
 	if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
 		Status: protocol.VerdictAC, Guard: queue.GuardNone}); err != nil {
 		t.Fatal(err)
@@ -95,15 +98,135 @@ func TestBrowsersResyncAfterPubSubLoss(t *testing.T) {
 	}
 }
 
+// A restarted Redis takes the hub's SUBSCRIBE while it still loads its
+// data, and answers reads LOADING until it is done (1.3 s in the 40×
+// rehearsal with faults, where 66 of the browsers' resync snapshots
+// failed and nine verdicts never reached their owners). The resync waits
+// for Redis to serve reads.
+func TestBrowsersResyncAfterRedisLoads(t *testing.T) {
+	env := testenv.Redis(t)
+	ld := &loadingRedis{}
+	env.Client.AddHook(ld)
+	th := startHub(t, env, nil)
+	q := th.h.Queue()
+	addSession(t, env, "owner", 7, "")
+	enqueue(t, q, newTask(5, 1, 7))
+	b, err := dialBrowser(t, th.url("/ws"), "owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
+	b.subscribe("u", user)
+	seq := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
+
+	killPubSub(t, env)
+	if _, err := q.PublishSubmission(context.Background(), queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
+		Status: protocol.VerdictWA, Guard: queue.GuardNone}); err != nil {
+		t.Fatal(err)
+	}
+	ld.on.Store(true) // before the hub reconnects: it waits 200 ms
+	loaded := time.AfterFunc(1500*time.Millisecond, func() { ld.on.Store(false) })
+	defer loaded.Stop()
+
+	e, err := b.next(10 * time.Second)
+	if err != nil {
+		t.Fatalf("no fresh snapshot once Redis had loaded: %v", err)
+	}
+	snap := decode[protocol.Snapshot](t, e)
+	var st protocol.UserState
+	if e.Type != protocol.TypeSnapshot || snap.Seq <= seq || json.Unmarshal(snap.State, &st) != nil || len(st.Items) != 1 || st.Items[0].Status != protocol.VerdictWA {
+		t.Fatalf("got %s %s, want a snapshot newer than %d with the verdict", e.Type, e.Data, seq)
+	}
+	if ld.refused.Load() == 0 {
+		t.Fatal("no read was refused while loading: the test did not test")
+	}
+}
+
+// loadingRedis answers every data command LOADING while on, as a Redis
+// loading its data does; connection set-up, PING and the pub/sub's
+// commands go through (Redis takes them while loading).
+type loadingRedis struct {
+	on      atomic.Bool
+	refused atomic.Int64
+}
+
+func (l *loadingRedis) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (l *loadingRedis) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if l.on.Load() && l.refuses(cmd) {
+			l.refused.Add(1)
+			err := errors.New("LOADING Redis is loading the dataset in memory")
+			cmd.SetErr(err)
+			return err
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (l *loadingRedis) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if l.on.Load() {
+			for _, c := range cmds {
+				if l.refuses(c) {
+					l.refused.Add(1)
+					err := errors.New("LOADING Redis is loading the dataset in memory")
+					for _, c := range cmds {
+						c.SetErr(err)
+					}
+					return err
+				}
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+func (l *loadingRedis) refuses(cmd redis.Cmder) bool {
+	switch cmd.Name() {
+	case "hello", "select", "client", "ping", "auth", "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "info":
+		return false
+	}
+	return true
+}
+
 // The same for a contest's board: a change published while the pub/sub
 // was away is pushed once it is back.
 func TestBoardPushedAfterPubSubLoss(t *testing.T) {
 	env, _, _, publish, b := boardPushEnv(t)
-	if err := env.Client.Do(context.Background(), "CLIENT", "KILL", "TYPE", "pubsub").Err(); err != nil {
-		t.Fatal(err)
-	}
+	killPubSub(t, env)
 	publish(1)
 	if got := lastBoard(t, b, 3*time.Second); got != 1 {
 		t.Fatalf("the browser's board after the pub/sub came back shows board %d, want 1", got)
+	}
+}
+
+// killPubSub closes the pub/sub connections on the test's database (the
+// hub's: the Redis server is shared with other tests, whose connections
+// stay). CLIENT KILL returns once they are closed.
+func killPubSub(t *testing.T, env *testenv.RedisEnv) {
+	t.Helper()
+	ctx := context.Background()
+	list, err := env.Client.ClientList(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := 0
+	for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
+		f := map[string]string{}
+		for _, kv := range strings.Fields(line) {
+			k, v, _ := strings.Cut(kv, "=")
+			f[k] = v
+		}
+		if f["db"] != strconv.Itoa(env.DB) || !strings.Contains(f["flags"], "P") {
+			continue
+		}
+		if err := env.Client.Do(ctx, "CLIENT", "KILL", "ID", f["id"]).Err(); err != nil {
+			t.Fatal(err)
+		}
+		killed++
+	}
+	if killed == 0 {
+		t.Fatalf("no pub/sub connection on db %d to kill:\n%s", env.DB, list)
 	}
 }
