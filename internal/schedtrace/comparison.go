@@ -34,6 +34,10 @@ type Comparison struct {
 	// Windows is All for the tasks enqueued in each WindowMs of the run
 	// (FromMs its start), in time order: where in the run the two differ.
 	Windows []ComparisonRow `json:"windows,omitempty"`
+	// BeforeFaults is All for the tasks enqueued before the trace's first
+	// fault (Trace.Faults), which the simulator does not model: the part
+	// of the run the two can be held to. Nil: the trace has no fault.
+	BeforeFaults *ComparisonRow `json:"before_faults,omitempty"`
 	// Placed and Delivery split the hub's recorded waits where the trace
 	// has Task.PlacedMs: enqueue → the start of the pass that placed the
 	// task (the hub's own queue: what the simulator's wait models), and

@@ -81,6 +81,19 @@ type Trace struct {
 	// PassesLost is how many of the hub's passes the recorder missed
 	// (its ring overran between two reads): Passes has gaps there.
 	PassesLost int64 `json:"passes_lost,omitempty"`
+	// Faults are what the recording provoked (the rehearsal's --faults: a
+	// web node or a judge killed, Redis restarted), in time order. The
+	// simulator models none of them; its comparison then sets apart the
+	// tasks enqueued before the first (Comparison.BeforeFaults). Empty:
+	// none (or a trace from before 2026-12-07).
+	Faults []Fault `json:"faults,omitempty"`
+}
+
+// Fault is one fault the recording provoked: when (ms since Start) and
+// what.
+type Fault struct {
+	AtMs int64  `json:"at_ms"`
+	Kind string `json:"kind"`
 }
 
 // Pass is one dispatch pass of the hub: its start (µs since
@@ -530,6 +543,16 @@ func (t Trace) Validate() error {
 	if t.PassesLost < 0 {
 		bad("passes_lost: negative")
 	}
+	for i, f := range t.Faults {
+		switch {
+		case f.AtMs < 0:
+			bad("faults[%d].at_ms: negative", i)
+		case i > 0 && f.AtMs < t.Faults[i-1].AtMs:
+			bad("faults[%d].at_ms: %d before faults[%d]'s %d", i, f.AtMs, i-1, t.Faults[i-1].AtMs)
+		case f.Kind == "":
+			bad("faults[%d].kind: empty", i)
+		}
+	}
 	for i, k := range t.Background {
 		switch {
 		case k.SubmissionID <= 0:
@@ -585,7 +608,8 @@ func Write(w io.Writer, t Trace) error {
 		Latency    []LatencyWindow `json:"latency,omitempty"`
 		Learnt     []Learnt        `json:"learnt,omitempty"`
 		PassesLost int64           `json:"passes_lost,omitempty"`
-	}{t.Start, t.Policy, t.Reserve, t.PassMs, t.ResultMs, t.Latency, t.Learnt, t.PassesLost})
+		Faults     []Fault         `json:"faults,omitempty"`
+	}{t.Start, t.Policy, t.Reserve, t.PassMs, t.ResultMs, t.Latency, t.Learnt, t.PassesLost, t.Faults})
 	if err != nil {
 		return fmt.Errorf("schedtrace: write: %w", err)
 	}

@@ -65,6 +65,8 @@ func TestRoundTrip(t *testing.T) {
 	passes := sample()
 	passes.Passes = []Pass{{AtUs: 0, TookUs: 1250, Placed: 3}, {AtUs: 1250, TookUs: 80}, {AtUs: 1250, TookUs: 0, Placed: 1}}
 	passes.PassesLost = 7
+	faults := sample()
+	faults.Faults = []Fault{{AtMs: 60000, Kind: "kill -9 a web node"}, {AtMs: 60000, Kind: "restart Redis"}, {AtMs: 75000, Kind: "kill -9 a judge"}}
 	for _, tc := range []struct {
 		name string
 		tr   Trace
@@ -72,6 +74,7 @@ func TestRoundTrip(t *testing.T) {
 		{"sample", sample()},
 		{"learnt", learnt},
 		{"passes", passes},
+		{"faults", faults},
 		{"no tasks", noTasks},
 		{"zone", local},
 		{"latency windows", windows},
@@ -170,6 +173,9 @@ func TestValidate(t *testing.T) {
 		{"pass took beyond the bound", func(t *Trace) { t.Passes = []Pass{{TookUs: MaxLatencyMs*1000 + 1}} }, "passes[0].took_us: 60000001 not in"},
 		{"pass placed negative", func(t *Trace) { t.Passes = []Pass{{Placed: -2}} }, "passes[0].placed: negative"},
 		{"passes lost negative", func(t *Trace) { t.PassesLost = -1 }, "passes_lost: negative"},
+		{"fault at a negative time", func(t *Trace) { t.Faults = []Fault{{AtMs: -1, Kind: "k"}} }, "faults[0].at_ms: negative"},
+		{"faults out of order", func(t *Trace) { t.Faults = []Fault{{AtMs: 5, Kind: "k"}, {AtMs: 4, Kind: "k"}} }, "faults[1].at_ms: 4 before faults[0]'s 5"},
+		{"fault without a kind", func(t *Trace) { t.Faults = []Fault{{AtMs: 5}} }, "faults[0].kind: empty"},
 		{"learnt at a negative time", func(t *Trace) { t.Learnt = []Learnt{{AtMs: -1}} }, "learnt[0].at_ms: negative"},
 		{"learnt out of order", func(t *Trace) { t.Learnt = []Learnt{{AtMs: 5}, {AtMs: 5}} }, "learnt[1].at_ms: 5 not after learnt[0]'s 5"},
 		{"learnt warm negative", func(t *Trace) { t.Learnt = []Learnt{{WarmMs: -1}} }, "learnt[0].warm_ms: -1 not in"},

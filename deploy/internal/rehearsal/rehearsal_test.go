@@ -139,6 +139,13 @@ func TestShortRehearsal(t *testing.T) {
 			t.Errorf("the overhead's tail: %d above the p99 in %d windows; the report says so: %v", rep.OverheadTailN, len(rep.OverheadTail),
 				strings.Contains(md, "overheads above the p99"))
 		}
+		// The faults, which the simulator does not model, reached the
+		// trace: the comparison sets apart the tasks before the first.
+		if b := rep.Replay.BeforeFaults; len(rep.Faulted) != 3 || b == nil || b.Hub.Count == 0 || b.Hub.Count >= rep.Replay.All.Hub.Count ||
+			!strings.Contains(md, "enqueued before the first fault") {
+			t.Errorf("faults in the trace %v; the comparison before them %+v of %d; the report says so: %v", rep.Faulted, b,
+				rep.Replay.All.Hub.Count, strings.Contains(md, "enqueued before the first fault"))
+		}
 		if rep.Replay.Early != 0 {
 			t.Errorf("%d tasks pushed before their enqueue: the trace's enqueue times are not the server's", rep.Replay.Early)
 		}

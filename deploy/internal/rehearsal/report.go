@@ -113,6 +113,9 @@ type Report struct {
 	// TraceFile (nil when it did not run: ReplayErr says why).
 	Replay               *schedtrace.Comparison
 	TraceFile, ReplayErr string
+	// Faulted are the faults the trace holds (ms since Start), which
+	// the replay does not model.
+	Faulted []schedtrace.Fault
 	// ReplaySpread is the replay's all-judges row over several seeds
 	// (nil with one).
 	ReplaySpread *SeedSpread
@@ -534,25 +537,28 @@ func (rep *Report) Markdown() string {
 			rep.TraceFile, x.Tasks, x.Policy, x.Model.HeartbeatMs, x.Model.DispatchTickMs, x.Model.Download, passLine(rep))
 		fmt.Fprintf(&b, "| judges | tasks (hub / sim) | hub mean | sim mean | hub p99 | sim p99 | gap mean / p99 |\n|---|---|---|---|---|---|---|\n")
 		row := func(r schedtrace.ComparisonRow, name string) {
-			gap := func(p *float64) string {
-				if p == nil {
-					return "–"
-				}
-				return fmt.Sprintf("%+.0f %%", *p)
-			}
 			flag := ""
 			if r.Differs {
 				flag = " **> 10 %**"
 			}
 			fmt.Fprintf(&b, "| %s | %d / %d | %.0f | %.0f | %.0f | %.0f | %s / %s%s |\n", name, r.Hub.Count, r.Sim.Count,
-				r.Hub.MeanMs, r.Sim.MeanMs, r.Hub.P99Ms, r.Sim.P99Ms, gap(r.MeanGapPct), gap(r.P99GapPct), flag)
+				r.Hub.MeanMs, r.Sim.MeanMs, r.Hub.P99Ms, r.Sim.P99Ms, gapPct(r.MeanGapPct), gapPct(r.P99GapPct), flag)
 		}
 		row(x.All, x.All.Name)
 		for _, c := range x.Classes {
 			row(c, c.Name)
 		}
+		var firstFault string
+		if f := x.BeforeFaults; f != nil && len(rep.Faulted) > 0 {
+			firstFault = contestClock(rep.Start.Add(time.Duration(rep.Faulted[0].AtMs)*time.Millisecond), rep)
+			row(*f, "all, enqueued before the first fault ("+firstFault+")")
+		}
 		if sp := rep.ReplaySpread; sp != nil {
 			b.WriteString("\n" + sp.Markdown())
+		}
+		if f := x.BeforeFaults; f != nil && firstFault != "" {
+			fmt.Fprintf(&b, "\nThe faults (from contest time %s: %s) are not in the simulator's model: while Redis restarts and loads its data the hub's dispatcher cannot read the queue nor take a lease, a killed judge's tasks wait for their leases to expire, and the backlog they leave lasts into the windows after. The tasks enqueued before the first fault are the comparison that holds the model to the hub: %d of %d, gap %s on the mean and %s on the p99.\n",
+				firstFault, faultKinds(rep.Faulted), f.Hub.Count, x.All.Hub.Count, gapPct(f.MeanGapPct), gapPct(f.P99GapPct))
 		}
 		if w := rep.HubWait; w != nil {
 			p99 := fmt.Sprintf("at most %.0f ms", w.P99AtMostMs)
@@ -836,4 +842,21 @@ func writeTimeline(b *strings.Builder, rep *Report) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
+}
+
+// gapPct is a comparison's gap, signed, or – when there is none.
+func gapPct(p *float64) string {
+	if p == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%+.0f %%", *p)
+}
+
+// faultKinds lists the faults a trace holds, in order.
+func faultKinds(fs []schedtrace.Fault) string {
+	kinds := make([]string, len(fs))
+	for i, f := range fs {
+		kinds[i] = f.Kind
+	}
+	return strings.Join(kinds, ", ")
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/verdict-oj/verdict/deploy/internal/harness"
 	"github.com/verdict-oj/verdict/deploy/internal/stack"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/schedtrace"
 )
 
 // Config is one rehearsal. Zero fields take the defaults.
@@ -178,6 +179,7 @@ type run struct {
 	goingAway                atomic.Int64 // sockets closed 1001 (an nginx reload's old worker, a hub drain), then reopened
 	loginSpan                atomic.Int64 // ns from the first login due to the last login done
 	faultLog                 []string
+	faultsAt                 []schedtrace.Fault // when each fault began (ms since start), for the trace; under logMu
 	staffLog                 []string
 	logMu                    sync.Mutex
 }
@@ -1156,6 +1158,9 @@ func playFaults(ctx context.Context, faults []Fault, at func(time.Duration) time
 // fault provokes one fault and marks its window.
 func (r *run) fault(ctx context.Context, f Fault) {
 	t0 := time.Now()
+	r.logMu.Lock()
+	r.faultsAt = append(r.faultsAt, schedtrace.Fault{AtMs: max(0, t0.Sub(r.start).Milliseconds()), Kind: string(f.Kind)})
+	r.logMu.Unlock()
 	var err error
 	switch f.Kind {
 	case FaultKillWeb:

@@ -38,6 +38,10 @@ func (r *run) trace() schedtrace.Trace {
 	p := r.judges
 	ms := func(t time.Time) int64 { return max(0, t.Sub(r.start).Milliseconds()) }
 	tr := schedtrace.Trace{Start: r.start}
+	r.logMu.Lock()
+	tr.Faults = slices.Clone(r.faultsAt)
+	r.logMu.Unlock()
+	slices.SortFunc(tr.Faults, func(a, b schedtrace.Fault) int { return cmp.Compare(a.AtMs, b.AtMs) })
 	p.mu.Lock()
 	for _, s := range p.spans {
 		j := schedtrace.Judge{ID: s.id, Slots: s.slots, Speed: s.speed, JoinMs: ms(s.joined), Warm: warmAt(s, r.start)}
@@ -171,6 +175,7 @@ func (r *run) simVersusHub(ctx context.Context, rep *Report) {
 		path = filepath.Join(os.TempDir(), "rehearsal-trace.json")
 	}
 	tr := r.trace()
+	rep.Faulted = tr.Faults
 	// The hub's own dispatch pass latency, so the replay's passes take as
 	// long as the hub's did (the hub's recorded waits include them).
 	if m, err := r.hubMetrics(ctx); err != nil {

@@ -389,6 +389,10 @@ func Replay(tr schedtrace.Trace, policy string, opts ...ReplayOption) (ReplayRes
 	res.All = replayRow("all", all.hub, all.sim)
 	res.Placed, res.Delivery = waitStats(placed), waitStats(delivery)
 	res.Windows = replayWindows(res.Dispatches)
+	if len(tr.Faults) > 0 {
+		r := beforeFaults(res.Dispatches, tr.Faults[0].AtMs)
+		res.BeforeFaults = &r
+	}
 	if len(tr.Passes) > 0 {
 		res.Passes = passWindows(tr.Passes, s.ran)
 	}
@@ -432,6 +436,24 @@ func replayWindows(ds []ReplayDispatch) []ReplayRow {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// beforeFaults is the comparison of the tasks enqueued before atMs, the
+// trace's first fault, which the simulator does not model.
+func beforeFaults(ds []ReplayDispatch, atMs int64) ReplayRow {
+	var hub, sim []float64
+	for _, d := range ds {
+		if d.AtMs >= atMs {
+			continue
+		}
+		if d.HubJudge != "" {
+			hub = append(hub, d.HubWaitMs)
+		}
+		if d.SimJudge != "" {
+			sim = append(sim, d.SimWaitMs)
+		}
+	}
+	return replayRow("before the faults", hub, sim)
 }
 
 // recordedPasses is a trace's passes as the simulator takes them (s).
@@ -589,6 +611,9 @@ func WriteReplayTable(w io.Writer, r ReplayResult) error {
 		}
 	}
 	row(r.All)
+	if r.BeforeFaults != nil {
+		row(*r.BeforeFaults) // the faults the simulator does not model
+	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("sim: replay table: %w", err)
 	}

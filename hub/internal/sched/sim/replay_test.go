@@ -836,6 +836,37 @@ func TestReplayWindows(t *testing.T) {
 	}
 }
 
+// A trace's faults (the rehearsal's --faults), which the simulator does not
+// model, set apart the tasks enqueued before the first: the comparison
+// that holds there. Without faults there is no such row.
+func TestReplayBeforeFaults(t *testing.T) {
+	tr := steadyTrace(4, 1, 10, schedtrace.Judge{ID: "a", Slots: 1, Speed: 1})
+	for k, at := range []int64{0, 1000, 2000, 3000} {
+		tr.Tasks[k].AtMs, tr.Tasks[k].JudgeID, tr.Tasks[k].DispatchMs = at, "a", at+int64(100*(k+1))
+	}
+	r, err := Replay(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.BeforeFaults != nil {
+		t.Fatalf("a row before the faults of a trace without any: %+v", r.BeforeFaults)
+	}
+	tr.Faults = []schedtrace.Fault{{AtMs: 2000, Kind: "restart Redis"}, {AtMs: 2500, Kind: "kill -9 a judge"}}
+	if r, err = Replay(tr, ""); err != nil {
+		t.Fatal(err)
+	}
+	// The first two tasks, enqueued before 2 s: the hub's waits 100 and
+	// 200 ms; the simulator placed each at once on the idle slot.
+	b := r.BeforeFaults
+	if b == nil || b.Hub.Count != 2 || b.Sim.Count != 2 || !near(b.Hub.MeanMs, 150) || b.Sim.MeanMs != 0 || r.All.Hub.Count != 4 {
+		t.Fatalf("before the faults %+v (all %d), want the two tasks before 2 s", b, r.All.Hub.Count)
+	}
+	var out strings.Builder
+	if err := WriteReplayTable(&out, r); err != nil || !strings.Contains(out.String(), "before the faults") {
+		t.Fatalf("the replay's table has no row before the faults: %v\n%s", err, out.String())
+	}
+}
+
 // The tests of pass latency queue their tasks at once on one slot: a
 // task's wait ends when the pass that places it starts (as the hub's
 // placed_ms), and the pass holds the slot from there until it commits.

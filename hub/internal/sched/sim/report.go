@@ -717,6 +717,11 @@ latencies drawn from the hub's histograms): one replay is one draw of them, and 
 its trace with seeds 1 to 10 and reports the range of the simulator's all-judges mean and p99 beside the
 hub's, and whether each hub figure lies within it (on the 10:29 rehearsal of 2026-12-04 the hub's p99
 lay outside, +9 … +17 % over 20 seeds: the model's gap; on the 15:25 one both within; docs/rehearsal.md).
+A trace of a rehearsal with ` + "`" + `--faults` + "`" + ` lists them (` + "`" + `faults` + "`" + `: when, what); the simulator models none (a
+Redis restart stops the hub's dispatcher until Redis serves reads again, a killed judge's tasks wait for
+their leases), so the table adds the row ` + "`" + `before the faults` + "`" + `: the tasks enqueued before the first, the
+part of the run the model can be held to (on 2026-12-07 13:10 at 40×: −41 % / −49 % over all, the whole
+gap in the window of the faults).
 
 **What the replay assumes.** Exactly the trace's arrivals, taken in the hub's queue order (priority, then
 enqueue time), its judges and its service times (work_ms / speed on one slot), through the simulator's
