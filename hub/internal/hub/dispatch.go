@@ -271,6 +271,9 @@ func (h *Hub) onExpired(ctx context.Context, e queue.Expired) {
 	}
 	if _, err := h.q.PublishSubmission(ctx, u); err != nil {
 		log.Warn("publish expiry failed", "err", err)
+		if u.Status.Final() { // the system error: published again (republish.go)
+			h.finals.add([]queue.SubmissionUpdate{u}, time.Now())
+		}
 	}
 }
 

@@ -64,6 +64,9 @@ type Hub struct {
 	// resync asks for fresh snapshots for every browser's channels: the
 	// browsers' pub/sub lost its connection, and events with it (resync.go).
 	resync chan struct{}
+	// finals: final live states whose publish failed, published again
+	// (republish.go).
+	finals unpublished
 	// warmKick asks the warm loop for a pass (a judge connected or
 	// reported a prefetch); warmRead for a pass on a freshly read plan.
 	warmKick, warmRead chan struct{}
@@ -189,6 +192,7 @@ func (h *Hub) Run(ctx context.Context) error {
 	wg.Go(func() { h.reapLoop(loops) })
 	wg.Go(func() { h.noticeLoop(loops) })
 	wg.Go(func() { h.resyncLoop(loops) })
+	wg.Go(func() { h.republishLoop(loops) })
 	if h.cfg.WarmBefore > 0 {
 		wg.Go(func() { h.warmLoop(loops) })
 	}

@@ -758,8 +758,12 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result,
 		})
 	}
 	if len(updates) > 0 {
-		_, err := h.q.PublishSubmissions(ctx, updates)
-		errs = append(errs, err)
+		if _, err := h.q.PublishSubmissions(ctx, updates); err != nil {
+			// Completed and acknowledged: the judge will not send them
+			// again, and no one else publishes a final state.
+			h.finals.add(updates, time.Now())
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

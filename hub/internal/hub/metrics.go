@@ -31,6 +31,7 @@ type metrics struct {
 	fullPushes        *prometheus.CounterVec
 	boardReadFailures prometheus.Counter
 	resyncs           prometheus.Counter
+	republished       *prometheus.CounterVec
 	prefetches        prometheus.Counter
 	judgeConnections  *prometheus.CounterVec
 	cancels           prometheus.Counter
@@ -93,6 +94,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "verdict_hub_scoreboard_pushes_total", Help: "Scoreboard pushes to a contest's browsers, by form: delta (changed rows) or full (the whole board)."}, []string{"form"}),
 		fullPushes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_scoreboard_full_pushes_total", Help: "Whole-board pushes, by why a delta could not say it: first (no board held yet), rule (the rule changed; until 2026-12-05 also rule_or_freeze: the freeze too) or row_left (a contestant left the board)."}, []string{"reason"}),
+		republished: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "verdict_hub_finals_republished_total",
+			Help: "Final live states whose publish failed after their result was completed, by outcome: published (again, later) or dropped (not within the bound; the owner reads the verdict from the web nodes)."}, []string{"outcome"}),
 		resyncs: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "verdict_hub_browser_resyncs_total",
 			Help: "Times the browsers' pub/sub connection came back after a loss and every browser's channels got a fresh snapshot.",
@@ -122,7 +126,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.idlePassSeconds, m.wakeSeconds, m.noticeSeconds, m.judgeMessageWait, m.resultSlot, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes, m.fullPushes,
-		m.boardReadFailures, m.resyncs, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports, m.reserveHolds, m.holds, m.reserve,
+		m.boardReadFailures, m.resyncs, m.republished, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports, m.reserveHolds, m.holds, m.reserve,
 		m.browserReadWaits, m.browserReadWaitSeconds} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("hub: register metrics: %w", err)
