@@ -56,13 +56,16 @@ type Metrics struct {
 	fails    map[Failure]int
 	provoked map[Failure]int
 	shed     map[Failure]int // answered 429/503 with Retry-After and retried, as a browser does
-	windows  []window
+	// seen: when each failure (unexpected or provoked) was first and last
+	// seen, for the report.
+	seen    map[Failure][2]time.Time
+	windows []window
 }
 
 func newMetrics() *Metrics {
 	m := &Metrics{lat: map[string]*bench.Recorder{}, own: map[string]*bench.Recorder{}, slow: map[int64]int{},
 		split: map[string]*[3]bench.Recorder{}, dialled: map[string]int{},
-		fails: map[Failure]int{}, provoked: map[Failure]int{}, shed: map[Failure]int{},
+		fails: map[Failure]int{}, provoked: map[Failure]int{}, shed: map[Failure]int{}, seen: map[Failure][2]time.Time{},
 		timed: map[string]map[int64]*bench.Recorder{}}
 	for _, c := range timedClasses {
 		m.timed[c] = map[int64]*bench.Recorder{}
@@ -189,6 +192,11 @@ func (m *Metrics) provoke(kind FaultKind, from time.Time, d time.Duration) {
 func (m *Metrics) fail(f Failure, at time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if s, ok := m.seen[f]; !ok {
+		m.seen[f] = [2]time.Time{at, at}
+	} else {
+		m.seen[f] = [2]time.Time{minTime(s[0], at), maxTime(s[1], at)}
+	}
 	for _, w := range m.windows {
 		if !at.Before(w.from) && at.Before(w.to) {
 			m.provoked[f]++
@@ -215,6 +223,23 @@ type ClassSummary struct {
 type FailureCount struct {
 	Failure
 	N int
+	// First and Last are when it was first and last seen (zero for the
+	// shed, which are not failures).
+	First, Last time.Time
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func (m *Metrics) summaries() (open, own []ClassSummary) {
@@ -249,10 +274,11 @@ func (m *Metrics) slowest(n int) ([]SlowSecond, int) {
 	return out[:min(n, len(out))], total
 }
 
-func counts(m map[Failure]int) []FailureCount {
+func counts(m map[Failure]int, seen map[Failure][2]time.Time) []FailureCount {
 	var out []FailureCount
 	for f, n := range m {
-		out = append(out, FailureCount{Failure: f, N: n})
+		s := seen[f]
+		out = append(out, FailureCount{Failure: f, N: n, First: s[0], Last: s[1]})
 	}
 	slices.SortFunc(out, func(a, b FailureCount) int {
 		return cmp.Or(-cmp.Compare(a.N, b.N), cmp.Compare(a.Class, b.Class), cmp.Compare(a.What, b.What),
@@ -264,7 +290,7 @@ func counts(m map[Failure]int) []FailureCount {
 func (m *Metrics) failures() (unexpected, provoked, shed []FailureCount) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return counts(m.fails), counts(m.provoked), counts(m.shed)
+	return counts(m.fails, m.seen), counts(m.provoked, m.seen), counts(m.shed, nil)
 }
 
 func (f Failure) String() string {

@@ -440,13 +440,23 @@ func (rep *Report) Markdown() string {
 			fmt.Fprintf(&b, "none\n\n")
 			return
 		}
-		fmt.Fprintf(&b, "| class | request | status | code | count |\n|---|---|---|---|---|\n")
+		seen := !fs[0].First.IsZero()
+		fmt.Fprintf(&b, "| class | request | status | code | count |")
+		if seen {
+			fmt.Fprintf(&b, " first / last seen (contest time) |\n|---|---|---|---|---|---|\n")
+		} else {
+			fmt.Fprintf(&b, "\n|---|---|---|---|---|\n")
+		}
 		for _, f := range fs {
 			st := strconv.Itoa(f.Status)
 			if f.Status == 0 {
 				st = "transport"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", f.Class, f.What, st, strings.ReplaceAll(f.Code, "|", "/"), f.N)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |", f.Class, f.What, st, strings.ReplaceAll(f.Code, "|", "/"), f.N)
+			if seen {
+				fmt.Fprintf(&b, " %s / %s |", contestClock(f.First, rep), contestClock(f.Last, rep))
+			}
+			b.WriteString("\n")
 		}
 		b.WriteString("\n")
 	}
