@@ -2,6 +2,7 @@ package rehearsal
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -37,14 +38,11 @@ func TestPlayFaultsStartsEachAtItsTime(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Fatalf("the faults waited for each other: %v played by the deadline", played)
 	}
-	if len(played) != 3 {
-		t.Fatalf("played %v, want all three", played)
-	}
-	for i, k := range []FaultKind{FaultKillWeb, FaultKillJudge, FaultRedis} {
-		if played[i] != k {
-			t.Errorf("played %v, want them in the plan's order", played)
-			break
-		}
+	// Each in a goroutine of its own: the order they record themselves in
+	// is the scheduler's.
+	slices.Sort(played)
+	if want := []FaultKind{FaultKillJudge, FaultKillWeb, FaultRedis}; !slices.Equal(played, want) {
+		t.Fatalf("played %v, want each of the three once", played)
 	}
 }
 
