@@ -127,6 +127,18 @@ func (s *subscription) deliver(seq uint64, b []byte) {
 	s.c.enqueue(b)
 }
 
+// flushLocked ends the wait for a snapshot: the events held meanwhile go
+// out, those newer than lastSeq, in order. Callers hold s.mu.
+func (s *subscription) flushLocked() {
+	for _, e := range s.buf {
+		if e.seq > s.lastSeq {
+			s.lastSeq = e.seq
+			s.c.enqueue(e.b)
+		}
+	}
+	s.pending, s.overflow, s.buf = false, false, nil
+}
+
 // enqueue queues one message without blocking; a full queue drops the
 // connection as a slow consumer.
 func (c *browserConn) enqueue(b []byte) { c.conn.Send(b) }
@@ -410,14 +422,8 @@ func (c *browserConn) subscribe(id string, ch protocol.Channel) {
 			continue
 		}
 		c.enqueue(b)
-		s.pending, s.lastSeq = false, seq
-		for _, e := range s.buf {
-			if e.seq > s.lastSeq {
-				s.lastSeq = e.seq
-				c.enqueue(e.b)
-			}
-		}
-		s.buf = nil
+		s.lastSeq = seq
+		s.flushLocked()
 		s.mu.Unlock()
 		return
 	}

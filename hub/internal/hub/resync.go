@@ -162,12 +162,5 @@ func (s *subscription) resync() {
 		s.lastSeq = seq
 		c.enqueue(b)
 	}
-	s.pending, s.overflow = false, false
-	for _, e := range s.buf {
-		if e.seq > s.lastSeq {
-			s.lastSeq = e.seq
-			c.enqueue(e.b)
-		}
-	}
-	s.buf = nil
+	s.flushLocked()
 }

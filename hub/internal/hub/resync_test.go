@@ -25,14 +25,8 @@ import (
 // owners, 2026-12-07).
 func TestBrowsersResyncAfterPubSubLoss(t *testing.T) {
 	env := testenv.Redis(t)
-	th := startHub(t, env, nil)
+	th, b := ownerOfSubmission5(t, env)
 	q := th.h.Queue()
-	addSession(t, env, "owner", 7, "")
-	enqueue(t, q, newTask(5, 1, 7))
-	b, err := dialBrowser(t, th.url("/ws"), "owner")
-	if err != nil {
-		t.Fatal(err)
-	}
 	sub := protocol.Channel{Kind: protocol.ChannelSubmission, ID: 5}
 	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
 	seqs := map[protocol.Channel]uint64{}
@@ -105,16 +99,10 @@ func TestBrowsersResyncAfterPubSubLoss(t *testing.T) {
 // for Redis to serve reads.
 func TestBrowsersResyncAfterRedisLoads(t *testing.T) {
 	env := testenv.Redis(t)
-	ld := &loadingRedis{}
+	ld := &refusingRedis{match: whileLoading}
 	env.Client.AddHook(ld)
-	th := startHub(t, env, nil)
+	th, b := ownerOfSubmission5(t, env)
 	q := th.h.Queue()
-	addSession(t, env, "owner", 7, "")
-	enqueue(t, q, newTask(5, 1, 7))
-	b, err := dialBrowser(t, th.url("/ws"), "owner")
-	if err != nil {
-		t.Fatal(err)
-	}
 	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
 	b.subscribe("u", user)
 	seq := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
@@ -140,54 +128,6 @@ func TestBrowsersResyncAfterRedisLoads(t *testing.T) {
 	if ld.refused.Load() == 0 {
 		t.Fatal("no read was refused while loading: the test did not test")
 	}
-}
-
-// loadingRedis answers every data command LOADING while on, as a Redis
-// loading its data does; connection set-up, PING and the pub/sub's
-// commands go through (Redis takes them while loading).
-type loadingRedis struct {
-	on      atomic.Bool
-	refused atomic.Int64
-}
-
-func (l *loadingRedis) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (l *loadingRedis) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if l.on.Load() && l.refuses(cmd) {
-			l.refused.Add(1)
-			err := errors.New("LOADING Redis is loading the dataset in memory")
-			cmd.SetErr(err)
-			return err
-		}
-		return next(ctx, cmd)
-	}
-}
-
-func (l *loadingRedis) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if l.on.Load() {
-			for _, c := range cmds {
-				if l.refuses(c) {
-					l.refused.Add(1)
-					err := errors.New("LOADING Redis is loading the dataset in memory")
-					for _, c := range cmds {
-						c.SetErr(err)
-					}
-					return err
-				}
-			}
-		}
-		return next(ctx, cmds)
-	}
-}
-
-func (l *loadingRedis) refuses(cmd redis.Cmder) bool {
-	switch cmd.Name() {
-	case "hello", "select", "client", "ping", "auth", "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "info":
-		return false
-	}
-	return true
 }
 
 // The same for a contest's board: a change published while the pub/sub
@@ -228,5 +168,74 @@ func killPubSub(t *testing.T, env *testenv.RedisEnv) {
 	}
 	if killed == 0 {
 		t.Fatalf("no pub/sub connection on db %d to kill:\n%s", env.DB, list)
+	}
+}
+
+// ownerOfSubmission5 starts a hub, queues submission 5 of user 7 and
+// connects its owner's browser.
+func ownerOfSubmission5(t *testing.T, env *testenv.RedisEnv) (*testHub, *browser) {
+	t.Helper()
+	th := startHub(t, env, nil)
+	addSession(t, env, "owner", 7, "")
+	enqueue(t, th.h.Queue(), newTask(5, 1, 7))
+	b, err := dialBrowser(t, th.url("/ws"), "owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th, b
+}
+
+// whileLoading is what a Redis loading its data refuses (LOADING): every
+// data command; connection set-up, PING and the pub/sub's commands it
+// takes.
+func whileLoading(cmd redis.Cmder) bool {
+	switch cmd.Name() {
+	case "hello", "select", "client", "ping", "auth", "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "info":
+		return false
+	}
+	return true
+}
+
+// refusingRedis answers, while on, every command match picks LOADING (a
+// pipeline holding one fails whole), as a Redis restarting does.
+type refusingRedis struct {
+	match   func(redis.Cmder) bool
+	on      atomic.Bool
+	refused atomic.Int64
+}
+
+var errLoading = errors.New("LOADING Redis is loading the dataset in memory")
+
+func (r *refusingRedis) refuses(cmd redis.Cmder) bool {
+	if !r.on.Load() || !r.match(cmd) {
+		return false
+	}
+	r.refused.Add(1)
+	return true
+}
+
+func (r *refusingRedis) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (r *refusingRedis) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if r.refuses(cmd) {
+			cmd.SetErr(errLoading)
+			return errLoading
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (r *refusingRedis) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if r.refuses(c) {
+				for _, c := range cmds {
+					c.SetErr(errLoading)
+				}
+				return errLoading
+			}
+		}
+		return next(ctx, cmds)
 	}
 }
