@@ -460,11 +460,14 @@ func (e *Edge) hold(role rkeys.Role, addrs []string) []string {
 	if role == rkeys.RoleHub {
 		last = e.current.Hub
 	}
+	if e.cfg.HoldLast < 0 {
+		return addrs
+	}
 	now := time.Now()
 	out := addrs
 	held := 0
 	for _, a := range last {
-		if _, live := slices.BinarySearch(addrs, a); live || e.cfg.HoldLast < 0 {
+		if _, live := slices.BinarySearch(addrs, a); live {
 			continue
 		}
 		k := heldMember{role, a}
@@ -492,7 +495,9 @@ func (e *Edge) hold(role rkeys.Role, addrs []string) []string {
 		}
 	}
 	e.m.held.WithLabelValues(string(role)).Set(float64(held))
-	slices.Sort(out)
+	if held > 0 {
+		slices.Sort(out)
+	}
 	return out
 }
 

@@ -38,6 +38,12 @@ func (h *Hub) resyncLoop(ctx context.Context) {
 // before its pub/sub had subscribed again, and their owners, whose sockets
 // stayed open and to whom no later event came, never saw them.
 func (h *Hub) resyncBrowsers(ctx context.Context) {
+	// Every read below, the contests' pushes too, once Redis serves them.
+	if waited, ok := h.readable(ctx); !ok {
+		return
+	} else if waited > 0 {
+		h.log.Info("Redis serves reads again", "waited", waited)
+	}
 	h.mu.Lock()
 	topics := make([]*topic, 0, len(h.topics))
 	for _, t := range h.topics {
@@ -63,11 +69,6 @@ func (h *Hub) resyncBrowsers(ctx context.Context) {
 	}
 	h.m.resyncs.Inc()
 	h.log.Info("pub/sub back after a lost connection: fresh snapshots for the browsers", "topics", len(topics), "subscriptions", len(subs))
-	if waited, ok := h.readable(ctx); !ok {
-		return
-	} else if waited > 0 {
-		h.log.Info("Redis serves reads again", "waited", waited)
-	}
 	work := make(chan *subscription)
 	var wg sync.WaitGroup
 	for range min(resyncWorkers, len(subs)) {
