@@ -38,21 +38,77 @@ func (s *Service) RunConsumer(ctx context.Context) {
 		break
 	}
 	lastClaim := time.Time{}
+	// own: this consumer holds entries it failed to write (a Redis
+	// restart, MySQL down): it tries them again after ownRetry, not
+	// ClaimIdle later. Left to the claim, a result whose board update
+	// failed as Redis restarted kept its cell pending for 30–45 s (the
+	// contest rehearsal with faults, 2026-12-07).
+	own := false
 	for ctx.Err() == nil {
+		if own {
+			sleep(ctx, ownRetry)
+			_, err := s.RetryOwn(ctx)
+			own = err != nil
+			if own && ctx.Err() == nil {
+				log.Warn("writing results failed; trying again", obs.Err(err))
+			}
+		}
 		if time.Since(lastClaim) >= s.cfg.ClaimIdle/2 {
 			lastClaim = time.Now()
 			if _, err := s.ClaimStale(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("claiming stale results failed", obs.Err(err))
+				own = true // what it claimed is this consumer's now
 			}
 		}
-		n, err := s.ReadOnce(ctx, s.cfg.ReadBlock)
-		if err != nil && ctx.Err() == nil {
+		if _, err := s.ReadOnce(ctx, s.cfg.ReadBlock); err != nil && ctx.Err() == nil {
 			log.Warn("reading results failed", obs.Err(err))
+			own = true
 			sleep(ctx, time.Second)
-			continue
 		}
-		_ = n
 	}
+}
+
+// ownRetry is how long the consumer waits before it tries again the
+// entries it failed to write.
+const ownRetry = time.Second
+
+// RetryOwn handles again the entries this consumer holds and has not
+// acknowledged (those it failed to write), oldest first, Batch at a time,
+// until it has none or one fails again; it returns how many it
+// acknowledged.
+func (s *Service) RetryOwn(ctx context.Context) (int, error) {
+	acked := 0
+	for {
+		res, err := s.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+			Group: s.n.ResultsGroup(), Consumer: s.cfg.NodeID,
+			Streams: []string{s.n.Results(), "0"}, Count: int64(s.cfg.Batch), Block: -1,
+		}).Result()
+		if errors.Is(err, redis.Nil) {
+			return acked, nil
+		}
+		if err != nil {
+			return acked, fmt.Errorf("judging: read own pending results: %w", err)
+		}
+		n, read, err := s.handleStreams(ctx, res)
+		acked += n
+		if err != nil || read < s.cfg.Batch {
+			return acked, err
+		}
+	}
+}
+
+// handleStreams handles what an XREADGROUP read: it returns how many
+// entries it acknowledged and how many it read.
+func (s *Service) handleStreams(ctx context.Context, res []redis.XStream) (acked, read int, err error) {
+	for _, st := range res {
+		read += len(st.Messages)
+		n, err := s.handle(ctx, st.Messages)
+		acked += n
+		if err != nil {
+			return acked, read, err
+		}
+	}
+	return acked, read, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -83,15 +139,8 @@ func (s *Service) ReadOnce(ctx context.Context, block time.Duration) (int, error
 		}
 		return 0, fmt.Errorf("judging: read results: %w", err)
 	}
-	acked := 0
-	for _, st := range res {
-		n, err := s.handle(ctx, st.Messages)
-		acked += n
-		if err != nil {
-			return acked, err
-		}
-	}
-	return acked, nil
+	acked, _, err := s.handleStreams(ctx, res)
+	return acked, err
 }
 
 // ClaimStale takes over entries pending longer than ClaimIdle with any
