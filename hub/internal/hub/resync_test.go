@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -36,13 +37,14 @@ func TestBrowsersResyncAfterPubSubLoss(t *testing.T) {
 	}
 
 	// The hub's pub/sub connections dropped, and the verdict published
-	// before the hub reconnects (it waits 200 ms after a failed read).
+	// before the hub is subscribed again.
 	ctx := context.Background()
-	killPubSub(t, env)
-	if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
-		Status: protocol.VerdictAC, Guard: queue.GuardNone}); err != nil {
-		t.Fatal(err)
-	}
+	pubSubAway(t, env, func(side *queue.Queue) {
+		if _, err := side.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
+			Status: protocol.VerdictAC, Guard: queue.GuardNone}); err != nil {
+			t.Fatal(err)
+		}
+	})
 
 	// Both channels get a snapshot of their own, unasked (no id), newer
 	// than what the browser had, with the verdict.
@@ -101,18 +103,19 @@ func TestBrowsersResyncAfterRedisLoads(t *testing.T) {
 	env := testenv.Redis(t)
 	ld := &refusingRedis{match: whileLoading}
 	env.Client.AddHook(ld)
-	th, b := ownerOfSubmission5(t, env)
-	q := th.h.Queue()
+	t.Cleanup(func() { ld.on.Store(false) }) // before the database is flushed
+	_, b := ownerOfSubmission5(t, env)
 	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
 	b.subscribe("u", user)
 	seq := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
 
-	killPubSub(t, env)
-	if _, err := q.PublishSubmission(context.Background(), queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
-		Status: protocol.VerdictWA, Guard: queue.GuardNone}); err != nil {
-		t.Fatal(err)
-	}
-	ld.on.Store(true) // before the hub reconnects: it waits 200 ms
+	pubSubAway(t, env, func(side *queue.Queue) {
+		if _, err := side.PublishSubmission(context.Background(), queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
+			Status: protocol.VerdictWA, Guard: queue.GuardNone}); err != nil {
+			t.Fatal(err)
+		}
+		ld.on.Store(true) // before the hub is subscribed again
+	})
 	loaded := time.AfterFunc(1500*time.Millisecond, func() { ld.on.Store(false) })
 	defer loaded.Stop()
 
@@ -133,21 +136,75 @@ func TestBrowsersResyncAfterRedisLoads(t *testing.T) {
 // The same for a contest's board: a change published while the pub/sub
 // was away is pushed once it is back.
 func TestBoardPushedAfterPubSubLoss(t *testing.T) {
-	env, _, _, publish, b := boardPushEnv(t)
-	killPubSub(t, env)
-	publish(1)
+	env, _, _, _, b := boardPushEnv(t)
+	pubSubAway(t, env, func(side *queue.Queue) {
+		ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 3}
+		if _, err := side.PublishDoc(context.Background(), ch, protocol.EventScoreboard, boardJSON(1, "ann", "bob"), boardJSON(1, "ann", "bob")); err != nil {
+			t.Fatal(err)
+		}
+	})
 	if got := lastBoard(t, b, 3*time.Second); got != 1 {
 		t.Fatalf("the browser's board after the pub/sub came back shows board %d, want 1", got)
 	}
 }
 
-// killPubSub closes the pub/sub connections on the test's database (the
-// hub's: the Redis server is shared with other tests, whose connections
-// stay). CLIENT KILL returns once they are closed.
-func killPubSub(t *testing.T, env *testenv.RedisEnv) {
+// pubSubAway closes the hub's pub/sub connections and runs away while
+// they cannot come back, with a queue of its own for its commands.
+// go-redis dials again at once (a publish racing the new SUBSCRIBE reached
+// the hub in clean-clone CI, 2026-12-07, and the test tested nothing):
+// the hub's client's dials wait until away returns.
+func pubSubAway(t *testing.T, env *testenv.RedisEnv, away func(side *queue.Queue)) {
+	t.Helper()
+	opt := *env.Client.Options()
+	side := redis.NewClient(&opt)
+	defer side.Close()
+	q, err := queue.New(queue.Config{Client: side, Names: env.Names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	held := &heldDials{}
+	held.gate.Store(&gate)
+	env.Client.AddHook(held)
+	defer func() {
+		held.gate.Store(nil)
+		close(gate)
+	}()
+	killPubSub(t, env, side)
+	away(q)
+}
+
+// heldDials holds a client's dials while its gate is set.
+type heldDials struct {
+	gate atomic.Pointer[chan struct{}]
+}
+
+func (h *heldDials) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if g := h.gate.Load(); g != nil {
+			select {
+			case <-*g:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return next(ctx, network, addr)
+	}
+}
+
+func (h *heldDials) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+
+func (h *heldDials) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// killPubSub closes, through c, the pub/sub connections on the test's
+// database (the hub's: the Redis server is shared with other tests, whose
+// connections stay). CLIENT KILL returns once they are closed.
+func killPubSub(t *testing.T, env *testenv.RedisEnv, c *redis.Client) {
 	t.Helper()
 	ctx := context.Background()
-	list, err := env.Client.ClientList(ctx).Result()
+	list, err := c.ClientList(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +218,7 @@ func killPubSub(t *testing.T, env *testenv.RedisEnv) {
 		if f["db"] != strconv.Itoa(env.DB) || !strings.Contains(f["flags"], "P") {
 			continue
 		}
-		if err := env.Client.Do(ctx, "CLIENT", "KILL", "ID", f["id"]).Err(); err != nil {
+		if err := c.Do(ctx, "CLIENT", "KILL", "ID", f["id"]).Err(); err != nil {
 			t.Fatal(err)
 		}
 		killed++
