@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -47,6 +48,11 @@ type Options struct {
 	// command beyond them waits for one: PoolCollector counts the waits).
 	// 0: go-redis's default, 10 per CPU.
 	PoolSize int
+	// LoadingWait is how long a command that a restarted Redis refused
+	// while loading its data (LOADING) is tried again, never past the
+	// caller's deadline: a request then waits out the load instead of
+	// failing. 0: DefaultLoadingWait; negative: not tried again.
+	LoadingWait time.Duration
 }
 
 // Mode returns the deployment the options select.
@@ -119,22 +125,32 @@ func hasHashTag(p string) bool {
 }
 
 // Client builds the client for the mode. It does not connect: the first
-// command does (check with Ping).
+// command does (check with Ping). What Redis refuses while it loads its
+// data is tried again (LoadingWait).
 func (o Options) Client() (redis.UniversalClient, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	var c redis.UniversalClient
 	switch o.Mode() {
 	case ModeSentinel:
-		return redis.NewFailoverClient(&redis.FailoverOptions{
+		c = redis.NewFailoverClient(&redis.FailoverOptions{
 			MasterName: o.MasterName, SentinelAddrs: o.addrs(), SentinelPassword: o.Password,
 			Password: o.Password, DB: o.DB, PoolSize: o.PoolSize,
-		}), nil
+		})
 	case ModeCluster:
-		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: o.addrs(), Password: o.Password, PoolSize: o.PoolSize}), nil
+		c = redis.NewClusterClient(&redis.ClusterOptions{Addrs: o.addrs(), Password: o.Password, PoolSize: o.PoolSize})
 	default:
-		return redis.NewClient(&redis.Options{Addr: o.addrs()[0], Password: o.Password, DB: o.DB, PoolSize: o.PoolSize}), nil
+		c = redis.NewClient(&redis.Options{Addr: o.addrs()[0], Password: o.Password, DB: o.DB, PoolSize: o.PoolSize})
 	}
+	wait := o.LoadingWait
+	if wait == 0 {
+		wait = DefaultLoadingWait
+	}
+	if wait > 0 {
+		c.AddHook(loadingRetry{wait: wait})
+	}
+	return c, nil
 }
 
 // String describes the target without the password, for logs.
