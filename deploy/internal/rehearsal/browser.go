@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"strings"
@@ -583,6 +584,9 @@ func (r *results) unseen(b *browser) int {
 // short is an error as a failure table shows it: numbers (ids, ports,
 // addresses) folded to N so that one cause is one row, at most 60 bytes.
 func short(err error) string {
+	if k := transportKind(err.Error()); k != "" {
+		return k
+	}
 	var b strings.Builder
 	digits := false
 	for _, r := range err.Error() {
@@ -601,4 +605,40 @@ func short(err error) string {
 		s = s[:60]
 	}
 	return s
+}
+
+// answerCode is the report's code for an answer: the API's error code, or
+// for no answer (a transport error) what went wrong (transportKind, or the
+// error's start).
+func answerCode(a harness.Answer) string {
+	if a.Status != 0 {
+		return a.Code
+	}
+	if k := transportKind(a.Message); k != "" {
+		return k
+	}
+	return short(errors.New(a.Message))
+}
+
+// transportKind names the cause of a transport error from its text, ""
+// when it is none of those named: the report groups failures by it (an
+// error's text holds its URL and addresses, and the cause at its end,
+// which a cut at 60 characters lost: the 40× runs of 2026-12-07 reported
+// client transport errors without one).
+func transportKind(msg string) string {
+	for _, k := range []struct{ in, kind string }{
+		{"Client.Timeout", "timeout"},
+		{"deadline exceeded", "timeout"},
+		{"i/o timeout", "timeout"},
+		{"connection reset", "connection reset"},
+		{"connection refused", "connection refused"},
+		{"broken pipe", "broken pipe"},
+		{"unexpected EOF", "EOF"},
+		{"EOF", "EOF"},
+	} {
+		if strings.Contains(msg, k.in) {
+			return k.kind
+		}
+	}
+	return ""
 }

@@ -561,7 +561,7 @@ func (r *run) login(ctx context.Context, cl *harness.Client, c *Contestant, pass
 			r.loginSpan.Store(max(r.loginSpan.Load(), int64(time.Since(r.at(-r.cfg.Shape.Arrival)))))
 			return true
 		}
-		f := Failure{Class: ClassLogin, What: "POST /api/session", Status: a.Status, Code: a.Code}
+		f := Failure{Class: ClassLogin, What: "POST /api/session", Status: a.Status, Code: answerCode(a)}
 		if err != nil || !a.Retryable() || try >= 30 || ctx.Err() != nil {
 			if ctx.Err() == nil {
 				r.m.fail(f, time.Now())
@@ -648,7 +648,7 @@ func (r *run) keyed(ctx context.Context, cl *harness.Client, class, method, path
 		if ctx.Err() != nil {
 			return false
 		}
-		f := Failure{Class: class, What: what, Status: a.Status, Code: a.Code}
+		f := Failure{Class: class, What: what, Status: a.Status, Code: answerCode(a)}
 		if !a.Retryable() {
 			f.Code += ": " + trim(a.Message, 60)
 		}
@@ -707,7 +707,7 @@ func (r *run) submit(ctx context.Context, cl *harness.Client, c *Contestant, n i
 			r.lateSubs.Add(1)
 			return 0, false
 		}
-		f := Failure{Class: ClassSubmit, What: "POST /api/submissions", Status: a.Status, Code: a.Code}
+		f := Failure{Class: ClassSubmit, What: "POST /api/submissions", Status: a.Status, Code: answerCode(a)}
 		if !a.Retryable() {
 			f.Code += ": " + trim(a.Message, 60)
 		}
@@ -1042,7 +1042,7 @@ func (r *run) staffDo(ctx context.Context, method, path, key string, safe bool, 
 		if !staffRetries(method, safe, a) || try+1 >= staffTries || ctx.Err() != nil {
 			return &staffError{Method: method, Path: path, Status: a.Status, Code: a.Code, Msg: a.Message}
 		}
-		r.m.retried(Failure{Class: ClassStaff, What: method + " " + staffPath(path), Status: a.Status, Code: a.Code})
+		r.m.retried(Failure{Class: ClassStaff, What: method + " " + staffPath(path), Status: a.Status, Code: answerCode(a)})
 		if !sleepFor(ctx, retryDelay(a, try)) {
 			return ctx.Err()
 		}
