@@ -21,12 +21,13 @@ type Final struct {
 type Verdicts struct {
 	mu    sync.Mutex
 	seen  map[int64]Final
+	last  map[int64]Final // the latest status before the final one (Saw)
 	waits map[int64]chan Final
 }
 
 // NewVerdicts returns an empty Verdicts.
 func NewVerdicts() *Verdicts {
-	return &Verdicts{seen: map[int64]Final{}, waits: map[int64]chan Final{}}
+	return &Verdicts{seen: map[int64]Final{}, last: map[int64]Final{}, waits: map[int64]chan Final{}}
 }
 
 // Done records submission id's final verdict; a later one is ignored.
@@ -41,6 +42,25 @@ func (t *Verdicts) Done(id int64, f Final) {
 		w <- f
 		delete(t.waits, id)
 	}
+}
+
+// Saw records a status of submission id before its final one (queued,
+// judging), for a report of where a verdict that never came stopped; one
+// after the final is ignored.
+func (t *Verdicts) Saw(id int64, f Final) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.seen[id]; !ok {
+		t.last[id] = f
+	}
+}
+
+// Last returns the latest status Saw recorded for submission id.
+func (t *Verdicts) Last(id int64) (Final, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, ok := t.last[id]
+	return f, ok
 }
 
 // Seen returns submission id's final verdict if one came.

@@ -44,3 +44,23 @@ func TestVerdicts(t *testing.T) {
 		t.Fatalf("%d waiters left", n)
 	}
 }
+
+// The statuses before the final one say where a verdict that never came
+// stopped; one after the final is not recorded.
+func TestVerdictsLastStatus(t *testing.T) {
+	tr := NewVerdicts()
+	at := time.Unix(100, 0)
+	if _, ok := tr.Last(4); ok {
+		t.Fatal("a status for a submission never seen")
+	}
+	tr.Saw(4, Final{At: at, Verdict: protocol.VerdictQueued})
+	tr.Saw(4, Final{At: at.Add(time.Second), Verdict: protocol.VerdictJudging})
+	if f, ok := tr.Last(4); !ok || f.Verdict != protocol.VerdictJudging || !f.At.Equal(at.Add(time.Second)) {
+		t.Fatalf("last status %+v, %v; want judging", f, ok)
+	}
+	tr.Done(4, Final{At: at.Add(2 * time.Second), Verdict: protocol.VerdictAC})
+	tr.Saw(4, Final{At: at.Add(3 * time.Second), Verdict: protocol.VerdictJudging}) // a late event
+	if f, _ := tr.Last(4); f.Verdict != protocol.VerdictJudging || !f.At.Equal(at.Add(time.Second)) {
+		t.Fatalf("a status after the final replaced the last one before it: %+v", f)
+	}
+}

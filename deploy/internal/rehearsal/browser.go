@@ -72,6 +72,12 @@ type browser struct {
 	shut     bool // shutdown: no socket is opened any more
 	opens    int  // sockets opened
 	lastOpen time.Time
+	// The user channel as the socket brought it: its last event (seq,
+	// when), and the unasked snapshots (a hub's resync) and the last.
+	userSeq     uint64
+	userEventAt time.Time
+	resyncs     int
+	resyncAt    time.Time
 }
 
 func newBrowser(r *run, c *harness.Client, keep, sample bool) *browser {
@@ -144,11 +150,14 @@ func (b *browser) socketState() string {
 	if b.live == nil {
 		up = "down"
 	}
-	last := "never"
-	if !b.lastOpen.IsZero() {
-		last = b.r.contestTime(b.lastOpen)
+	at := func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return b.r.contestTime(t)
 	}
-	return fmt.Sprintf("socket %s, opened %d times, last at contest time %s", up, b.opens, last)
+	return fmt.Sprintf("socket %s, opened %d times, last at contest time %s; its user channel's last status event seq %d at %s; %d unasked user snapshots, the last at %s",
+		up, b.opens, at(b.lastOpen), b.userSeq, at(b.userEventAt), b.resyncs, at(b.resyncAt))
 }
 
 // open dials and subscribes; the reader runs until close.
@@ -237,6 +246,8 @@ func (b *browser) userSnapshot(state json.RawMessage, now time.Time) {
 	for _, it := range st.Items {
 		if it.Status.Final() {
 			b.r.verdicts.Done(it.SubmissionID, harness.Final{At: now, Verdict: it.Status})
+		} else {
+			b.r.verdicts.Saw(it.SubmissionID, harness.Final{At: now, Verdict: it.Status})
 		}
 	}
 }
@@ -340,6 +351,10 @@ func (b *browser) read(ctx context.Context, l *harness.Live) {
 			case protocol.ChannelUser:
 				// Unasked: the hub's pub/sub lost events (a Redis
 				// restart), and this is the whole list again.
+				b.mu.Lock()
+				b.resyncs++
+				b.resyncAt = now
+				b.mu.Unlock()
 				b.userSnapshot(snap.State, now)
 			}
 		case protocol.TypeError:
@@ -353,9 +368,17 @@ func (b *browser) read(ctx context.Context, l *harness.Live) {
 			}
 			switch {
 			case ev.Channel.Kind == protocol.ChannelUser && ev.Kind == protocol.EventStatus:
+				b.mu.Lock()
+				b.userSeq, b.userEventAt = ev.Seq, now
+				b.mu.Unlock()
 				var st protocol.SubmissionState
-				if json.Unmarshal(ev.Body, &st) == nil && st.Status.Final() {
-					b.r.verdicts.Done(st.SubmissionID, harness.Final{At: now, Verdict: st.Status})
+				if json.Unmarshal(ev.Body, &st) == nil {
+					f := harness.Final{At: now, Verdict: st.Status}
+					if st.Status.Final() {
+						b.r.verdicts.Done(st.SubmissionID, f)
+					} else {
+						b.r.verdicts.Saw(st.SubmissionID, f)
+					}
 				}
 			case ev.Channel.Kind == protocol.ChannelContest && ev.Kind == protocol.EventScoreboard:
 				b.apply(ev.Body, false, true, now)

@@ -278,11 +278,15 @@ func (r *run) ownerSocket(id int64) string {
 	if !ok {
 		return ""
 	}
+	last := "never seen on it"
+	if f, ok := r.verdicts.Last(id); ok {
+		last = fmt.Sprintf("last seen on it %s at contest time %s", f.Verdict, r.contestTime(f.At))
+	}
 	r.browsersMu.Lock()
 	defer r.browsersMu.Unlock()
 	for _, b := range r.browsers {
 		if b.c.User().ID == s.user {
-			return fmt.Sprintf(" (acknowledged at contest time %s; the owner's %s)", r.contestTime(s.acked), b.socketState())
+			return fmt.Sprintf(" (acknowledged at contest time %s, %s; the owner's %s)", r.contestTime(s.acked), last, b.socketState())
 		}
 	}
 	return " (the owner has no browser)"
