@@ -149,8 +149,11 @@ end
 `
 
 // KEYS: entries, views. ARGV: cell, sid, attempt, at ms, verdict, score, user id,
-// user json (user id 0: none). Merges the entry by Entry.Supersedes; returns {0} when nothing
-// changed, else {1, version, entries json}.
+// user json (user id 0: none). Merges the entry by Entry.Supersedes; returns {1, version,
+// entries json}, or {0, version, entries json} when nothing changed (the
+// caller stores the view again: one whose store failed after the merge —
+// a web node killed, Redis restarted between the two — would otherwise
+// never be).
 var upsertScript = redisscript.Named("scoreboard.upsert", redis.NewScript(redisscript.Expand(luaChanged+`
 local ek = $fieldEntries .. ARGV[1]
 local raw = redis.call('HGET', KEYS[1], ek)
@@ -166,7 +169,7 @@ if idx then
   local old = es[idx]
   local oa = tonumber(old.a)
   if not (a > oa or (a == oa and old.v == '' and ARGV[5] ~= '')) then
-    return {0}
+    return {0, tonumber(redis.call('HGET', KEYS[1], $fieldVersion .. ARGV[1]) or '0'), raw}
   end
   es[idx] = new
 else
@@ -187,13 +190,14 @@ return {1, ver, enc}
 
 // KEYS: entries, views. ARGV: cell, version, view json. Stores the view only if the
 // entries are still at that version (a later change stores its own).
+// Returns 0 (a later version), 1 (the view was already that), 2 (stored).
 var viewScript = redisscript.Named("scoreboard.view", redis.NewScript(redisscript.Expand(luaChanged+`
 if redis.call('HGET', KEYS[1], $fieldVersion .. ARGV[1]) ~= ARGV[2] then return 0 end
 local vf = $fieldViews .. ARGV[1]
 if redis.call('HGET', KEYS[2], vf) == ARGV[3] then return 1 end
 redis.call('HSET', KEYS[2], vf, ARGV[3])
 redis.call('ZADD', KEYS[3], next_change(), vf)
-return 1
+return 2
 `, luaNames)))
 
 // KEYS: entries, views, changes. ARGV: field, value pairs (users). Writes
@@ -272,43 +276,63 @@ func (b *Board) ApplyCell(ctx context.Context, c Contest, k CellKey, u User, e E
 		u = User{} // a team's row is named from MySQL (Team)
 	}
 	cell := cellName(k)
+	res, err := b.merge(ctx, c, cell, u, e)
+	if err != nil {
+		return false, err
+	}
+	if len(res) < 3 {
+		return false, nil
+	}
+	changed := res[0] == int64(1)
+	ver, _ := res[1].(int64)
+	raw, _ := res[2].(string)
+	if ver == 0 {
+		return changed, nil
+	}
+	// Unchanged entries get their view stored too: the merge and the
+	// view are two writes, and a view lost between them (the contest
+	// rehearsal with faults, 2026-12-07: a web node killed after the
+	// merge; the result, taken again, changed nothing) left its cell
+	// pending on the board for good.
+	stored, err := b.storeView(ctx, c, cell, ver, raw)
+	return changed || stored, err
+}
+
+// merge merges e into the cell's entries (upsertScript) and returns the
+// script's answer; the view is the caller's to store.
+func (b *Board) merge(ctx context.Context, c Contest, cell string, u User, e Entry) ([]any, error) {
 	uj, _ := json.Marshal(u)
 	res, err := upsertScript.Run(ctx, b.rdb, b.keys(c.ID),
 		cell, e.SubmissionID, e.Attempt, e.At.UnixMilli(), e.Verdict,
 		strconv.FormatFloat(e.Score, 'g', -1, 64), u.ID, uj).Slice()
 	if err != nil {
-		return false, fmt.Errorf("scoreboard: apply %d to contest %d: %w", e.SubmissionID, c.ID, err)
+		return nil, fmt.Errorf("scoreboard: apply %d to contest %d: %w", e.SubmissionID, c.ID, err)
 	}
-	if len(res) < 3 || res[0] == int64(0) {
-		return false, nil
-	}
-	ver, _ := res[1].(int64)
-	raw, _ := res[2].(string)
-	if err := b.storeView(ctx, c, cell, ver, raw); err != nil {
-		return true, err
-	}
-	return true, nil
+	return res, nil
 }
 
-func (b *Board) storeView(ctx context.Context, c Contest, cell string, ver int64, raw string) error {
+// storeView derives the cell's view from its entries at version ver and
+// stores it; it reports whether that changed the stored view.
+func (b *Board) storeView(ctx context.Context, c Contest, cell string, ver int64, raw string) (bool, error) {
 	var ws []wireEntry
 	if err := json.Unmarshal([]byte(raw), &ws); err != nil {
 		// cjson encodes an empty table as {}; a cell always has entries.
-		return fmt.Errorf("scoreboard: contest %d cell %s: %w", c.ID, cell, err)
+		return false, fmt.Errorf("scoreboard: contest %d cell %s: %w", c.ID, cell, err)
 	}
 	es := make([]Entry, 0, len(ws))
 	for _, w := range ws {
 		e, err := w.entry()
 		if err != nil {
-			return err
+			return false, err
 		}
 		es = append(es, e)
 	}
 	vj, _ := json.Marshal(Derive(c.Params, es))
-	if err := viewScript.Run(ctx, b.rdb, b.keys(c.ID), cell, ver, vj).Err(); err != nil {
-		return fmt.Errorf("scoreboard: store view of contest %d cell %s: %w", c.ID, cell, err)
+	n, err := viewScript.Run(ctx, b.rdb, b.keys(c.ID), cell, ver, vj).Int64()
+	if err != nil {
+		return false, fmt.Errorf("scoreboard: store view of contest %d cell %s: %w", c.ID, cell, err)
 	}
-	return nil
+	return n == 2, nil
 }
 
 // Views reads every cell's views and the users of a contest's board.
@@ -551,7 +575,7 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 			if err != nil && !errors.Is(err, redis.Nil) {
 				return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 			}
-			if err := b.storeView(ctx, c, cell, ver, raw); err != nil {
+			if _, err := b.storeView(ctx, c, cell, ver, raw); err != nil {
 				return err
 			}
 		}
