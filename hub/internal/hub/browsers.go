@@ -93,11 +93,14 @@ type subscription struct {
 	ch  protocol.Channel
 	key string
 
-	mu       sync.Mutex
-	pending  bool // snapshot not sent yet: buffer events
-	buf      []buffered
-	overflow bool
-	lastSeq  uint64
+	mu      sync.Mutex
+	pending bool // snapshot not sent yet: buffer events
+	// resyncing: the pub/sub connection came back after a loss and the
+	// resync's snapshot is not sent yet: buffer events (holdForResync).
+	resyncing bool
+	buf       []buffered
+	overflow  bool
+	lastSeq   uint64
 }
 
 type buffered struct {
@@ -112,7 +115,7 @@ const maxPendingEvents = 256
 func (s *subscription) deliver(seq uint64, b []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.pending {
+	if s.pending || s.resyncing {
 		if len(s.buf) >= maxPendingEvents {
 			s.overflow = true
 			return
@@ -136,7 +139,7 @@ func (s *subscription) flushLocked() {
 			s.c.enqueue(e.b)
 		}
 	}
-	s.pending, s.overflow, s.buf = false, false, nil
+	s.pending, s.resyncing, s.overflow, s.buf = false, false, false, nil
 }
 
 // enqueue queues one message without blocking; a full queue drops the

@@ -113,7 +113,10 @@ func New(cfg Config) (*Hub, error) {
 		}
 	}
 	h.reads = newReadGate(cfg.BrowserReads, m)
-	h.ps = newPubSub(cfg.Redis, h.log, h.onMessage, func() { signal(h.resync) })
+	h.ps = newPubSub(cfg.Redis, h.log, h.onMessage, func() {
+		h.holdForResync()
+		signal(h.resync)
+	})
 	// Control messages lost with a connection: an enqueue's notice (the
 	// dispatcher looks again) and a changed warm plan (read it again).
 	h.ctl = newPubSub(cfg.Redis, h.log, h.onMessage, func() { h.wakeDispatcher(); signal(h.warmRead) })

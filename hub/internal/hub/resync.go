@@ -29,6 +29,34 @@ func (h *Hub) resyncLoop(ctx context.Context) {
 	}
 }
 
+// holdForResync has every subscription the resync will send a snapshot
+// hold its events until then. It runs on the pub/sub goroutine as the
+// connection comes back, before any message of the new connection is
+// handled, and does no I/O. An event delivered before the resync read its
+// channel would move the subscription past a lost event's sequence
+// number, and the snapshot, no newer than that, would not be sent: a
+// final verdict lost at a Redis restart, followed on the owner's channel
+// by another submission's event, never reached the owner (the contest
+// rehearsal with faults, 2026-12-07, twice; reproduced by publishing
+// across a Redis restart).
+func (h *Hub) holdForResync() {
+	h.mu.Lock()
+	topics := make([]*topic, 0, len(h.topics))
+	for _, t := range h.topics {
+		if t.kind != protocol.ChannelContest { // boards are pushed again, not snapshotted
+			topics = append(topics, t)
+		}
+	}
+	h.mu.Unlock()
+	for _, t := range topics {
+		for _, s := range t.snapshotSubs() {
+			s.mu.Lock()
+			s.resyncing = true
+			s.mu.Unlock()
+		}
+	}
+}
+
 // resyncBrowsers sends every browser's channels what the events lost with
 // the pub/sub connection would have brought: a contest's board is pushed
 // again (the push diffs against the board last pushed), every other

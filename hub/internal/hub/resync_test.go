@@ -133,6 +133,66 @@ func TestBrowsersResyncAfterRedisLoads(t *testing.T) {
 	}
 }
 
+// An event that comes after the pub/sub is back, before the resync has
+// read its channel, must not move the browser past the event lost with
+// the connection: the snapshot would then be no newer than what the
+// browser was sent, and not sent. The contest rehearsal with faults lost
+// two final verdicts that way (2026-12-07: another submission of the
+// same owner was published as Redis finished loading).
+func TestResyncNotSkippedForALaterEvent(t *testing.T) {
+	env := testenv.Redis(t)
+	ld := &refusingRedis{match: whileLoading}
+	env.Client.AddHook(ld)
+	t.Cleanup(func() { ld.on.Store(false) })
+	_, b := ownerOfSubmission5(t, env)
+	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
+	b.subscribe("u", user)
+	seq := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
+
+	ctx := context.Background()
+	pubSubAway(t, env, func(side *queue.Queue) {
+		if _, err := side.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
+			Status: protocol.VerdictWA, Guard: queue.GuardNone}); err != nil {
+			t.Fatal(err)
+		}
+		ld.on.Store(true) // the resync waits until Redis serves the hub's reads
+	})
+	// The hub's pub/sub is back, its resync waiting: another submission
+	// of the owner is queued.
+	side, q := sideQueue(t, env)
+	ch := env.Names.Events(string(protocol.ChannelUser), 7)
+	eventually(t, 5*time.Second, "the hub subscribed again", func() bool {
+		n, err := side.PubSubNumSub(ctx, ch).Result()
+		return err == nil && n[ch] > 0
+	})
+	if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 6, Attempt: 1, Owner: 7,
+		Status: protocol.VerdictQueued, Guard: queue.GuardNone}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the event is at the hub
+	ld.on.Store(false)
+
+	e, err := b.next(10 * time.Second)
+	if err != nil {
+		t.Fatalf("nothing after the pub/sub came back: %v", err)
+	}
+	if e.Type != protocol.TypeSnapshot {
+		t.Fatalf("got %s %s first, want the resync's snapshot (with the verdict lost with the connection)", e.Type, e.Data)
+	}
+	snap := decode[protocol.Snapshot](t, e)
+	var st protocol.UserState
+	if snap.Seq <= seq || json.Unmarshal(snap.State, &st) != nil {
+		t.Fatalf("snapshot %d %s, want one newer than %d", snap.Seq, snap.State, seq)
+	}
+	verdicts := map[int64]protocol.Verdict{}
+	for _, it := range st.Items {
+		verdicts[it.SubmissionID] = it.Status
+	}
+	if verdicts[5] != protocol.VerdictWA { // (6 has no feedback rule here: left out)
+		t.Fatalf("the snapshot shows %v, want 5 WA", verdicts)
+	}
+}
+
 // The same for a contest's board: a change published while the pub/sub
 // was away is pushed once it is back.
 func TestBoardPushedAfterPubSubLoss(t *testing.T) {
@@ -155,13 +215,7 @@ func TestBoardPushedAfterPubSubLoss(t *testing.T) {
 // the hub's client's dials wait until away returns.
 func pubSubAway(t *testing.T, env *testenv.RedisEnv, away func(side *queue.Queue)) {
 	t.Helper()
-	opt := *env.Client.Options()
-	side := redis.NewClient(&opt)
-	defer side.Close()
-	q, err := queue.New(queue.Config{Client: side, Names: env.Names})
-	if err != nil {
-		t.Fatal(err)
-	}
+	side, q := sideQueue(t, env)
 	gate := make(chan struct{})
 	held := &heldDials{}
 	held.gate.Store(&gate)
@@ -172,6 +226,20 @@ func pubSubAway(t *testing.T, env *testenv.RedisEnv, away func(side *queue.Queue
 	}()
 	killPubSub(t, env, side)
 	away(q)
+}
+
+// sideQueue is a client of the test's database apart from the hub's (no
+// hooks), and a queue on it; closed when the test ends.
+func sideQueue(t *testing.T, env *testenv.RedisEnv) (*redis.Client, *queue.Queue) {
+	t.Helper()
+	opt := *env.Client.Options()
+	side := redis.NewClient(&opt)
+	t.Cleanup(func() { side.Close() })
+	q, err := queue.New(queue.Config{Client: side, Names: env.Names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return side, q
 }
 
 // heldDials holds a client's dials while its gate is set.
