@@ -39,7 +39,11 @@
 //   - Complete appends a judge's result to the results stream and ends the
 //     lease in one step, only if that judge still holds that attempt. A
 //     result of any other attempt is refused (ErrStale) and never reaches
-//     the stream.
+//     the stream. The same judge completing the same attempt again (the
+//     answer to its first completion was lost, as when Redis stops
+//     between the two) is answered as the first time, with the entry's
+//     id and Again set, so that its caller still publishes the final
+//     state; an attempt that ended in a system error stays stale.
 //
 // The scripts store and move JSON built in Go; the names of the hash and
 // stream fields they touch (fields.go, the Field constants) are written

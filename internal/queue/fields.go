@@ -18,6 +18,12 @@ const (
 	taskContest  = "contest"
 	taskProblem  = "problem"
 	taskJudge    = "judge" // the lease's holder; "" while queued
+	// The results stream entry id of the judge's result that completed
+	// the attempt: a judge that sends the same result again (the answer to
+	// its first completion was lost) is answered as the first time. A
+	// system error (every lease expired) does not set it; only Enqueue
+	// moves a done task, and it writes the record anew.
+	taskDoneID = "done_id"
 )
 
 // Values of taskState.
@@ -50,6 +56,7 @@ var luaNames = map[string]any{
 	"taskAttempt": taskAttempt, "taskBase": taskBase, "taskState": taskState, "taskScore": taskScore,
 	"taskEnqueued": taskEnqueued, "taskPayload": taskPayload, "taskUser": taskUser,
 	"taskContest": taskContest, "taskProblem": taskProblem, "taskJudge": taskJudge,
+	"taskDoneID": taskDoneID,
 
 	"stateQueued": stateQueued, "stateLeased": stateLeased, "stateDone": stateDone,
 

@@ -14,8 +14,9 @@ import (
 )
 
 // CompleteMany completes each result as Complete would, in order: a
-// judge's own leases complete, another judge's and a repeat in the same
-// call are stale, an invalid result is refused alone; after Redis forgot
+// judge's own leases complete, another judge's is stale, a repeat in the
+// same call is answered as the first (Again), an invalid result is
+// refused alone; after Redis forgot
 // its scripts (a restart) it loads them again; a dead connection fails
 // the whole call.
 func TestCompleteManyAsCompleteEach(t *testing.T) {
@@ -41,11 +42,17 @@ func TestCompleteManyAsCompleteEach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []error{nil, queue.ErrStale, nil, queue.ErrStale, queue.ErrInvalidTask}
+	want := []error{nil, queue.ErrStale, nil, nil, queue.ErrInvalidTask}
 	for i, c := range done {
 		if (want[i] == nil) != (c.Err == nil) || (want[i] != nil && !errors.Is(c.Err, want[i])) || (c.Err == nil) == (c.ID == "") {
 			t.Errorf("result %d: %+v, want error %v", i, c, want[i])
 		}
+		if c.Again != (i == 3) {
+			t.Errorf("result %d: Again = %v", i, c.Again)
+		}
+	}
+	if done[3].ID != done[2].ID {
+		t.Errorf("the repeat answered entry %s, the first %s", done[3].ID, done[2].ID)
 	}
 	var got []int64
 	for _, e := range results(t, env) {

@@ -492,45 +492,57 @@ const (
 )
 
 // KEYS: task, leases, results, completions. ARGV: sub, attempt, judge,
-// verdict, result json, done ttl s, maxlen, window ms.
+// verdict, result json, done ttl s, maxlen, window ms. Returns {entry id,
+// 0}; {entry id, 1} when judge's result had completed this attempt
+// already (nothing is written); nil when judge does not hold it.
 var completeScript = redisscript.Named("queue.complete", redisscript.New(lua(`
-local t = redis.call('HMGET', KEYS[1], $taskAttempt, $taskState, $taskJudge)
+local t = redis.call('HMGET', KEYS[1], $taskAttempt, $taskState, $taskJudge, $taskDoneID)
+if t[1] == ARGV[2] and t[2] == $stateDone and t[3] == ARGV[3] and t[4] then return {t[4], 1} end
 if t[1] ~= ARGV[2] or t[2] ~= $stateLeased or t[3] ~= ARGV[3] then return false end
 redis.call('ZREM', KEYS[2], ARGV[1])
 local id = redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], '*',
   $FieldSubmissionID, ARGV[1], $FieldAttempt, ARGV[2], $FieldVerdict, ARGV[4],
   $FieldSource, $SourceJudge, $FieldJudgeID, ARGV[3], $FieldResult, ARGV[5])
-redis.call('HSET', KEYS[1], $taskState, $stateDone, $taskPayload, '')
+redis.call('HSET', KEYS[1], $taskState, $stateDone, $taskPayload, '', $taskDoneID, id)
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[6]))
 local now = now_ms()
 redis.call('ZADD', KEYS[4], now, ARGV[1] .. ':' .. ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[8]))
-return id
+return {id, 0}
 `)))
 
 // Complete appends judge's final result to the results stream and ends its
 // lease, atomically, and returns the stream entry id. If judge no longer
 // holds that attempt the result is not appended and ErrStale is returned.
-func (q *Queue) Complete(ctx context.Context, judge string, r protocol.Result) (string, error) {
+// If judge's result completed that attempt already, nothing is appended
+// and the first completion's entry id is returned (Completion.Again).
+func (q *Queue) Complete(ctx context.Context, judge string, r protocol.Result) (Completion, error) {
 	if err := r.Validate(); err != nil {
-		return "", fmt.Errorf("queue: complete %d: %w: %w", r.SubmissionID, ErrInvalidTask, err)
+		return Completion{}, fmt.Errorf("queue: complete %d: %w: %w", r.SubmissionID, ErrInvalidTask, err)
 	}
 	if protocol.IsCustomRun(r.SubmissionID) {
-		return "", q.completeCustom(ctx, judge, r) // custom.go: never on the results stream
+		return Completion{}, q.completeCustom(ctx, judge, r) // custom.go: never on the results stream
 	}
 	call, err := q.completeArgs(judge, r)
 	if err != nil {
-		return "", err
+		return Completion{}, err
 	}
-	return completion(completeScript.Run(ctx, q.c, call.keys, call.args...), judge, r)
+	c := completion(completeScript.Run(ctx, q.c, call.keys, call.args...), judge, r)
+	return c, c.Err
 }
 
 // Completion is one result's outcome in CompleteMany: its results stream
 // entry's id, or why it has none (ErrStale: the judge no longer holds the
 // attempt; ErrInvalidTask).
 type Completion struct {
-	ID  string
-	Err error
+	ID string
+	// Again: this judge's result had completed the attempt already (ID is
+	// that completion's entry; nothing was written). Its sender did not
+	// get the first answer, so its caller may not have published the
+	// final state: publishing it again is safe (the same state changes
+	// nothing). A custom run's repeat is stale: its completion publishes.
+	Again bool
+	Err   error
 }
 
 // CompleteMany completes a judge's results, in their order, as Complete
@@ -567,11 +579,10 @@ func (q *Queue) CompleteMany(ctx context.Context, judge string, rs []protocol.Re
 	}
 	for k, c := range cmds {
 		i := at[k]
-		id, err := completion(c, judge, rs[i])
-		if err != nil && !errors.Is(err, ErrStale) {
+		out[i] = completion(c, judge, rs[i])
+		if err := out[i].Err; err != nil && !errors.Is(err, ErrStale) {
 			return nil, err
 		}
-		out[i] = Completion{ID: id, Err: err}
 	}
 	return out, nil
 }
@@ -590,15 +601,22 @@ func (q *Queue) completeArgs(judge string, r protocol.Result) (scriptCall, error
 }
 
 // completion reads completeScript's answer for r.
-func completion(c *redis.Cmd, judge string, r protocol.Result) (string, error) {
-	id, err := c.Text()
+func completion(c *redis.Cmd, judge string, r protocol.Result) Completion {
+	v, err := c.Slice()
 	if errors.Is(err, redis.Nil) {
-		return "", fmt.Errorf("queue: complete %d attempt %d from %s: %w", r.SubmissionID, r.Attempt, judge, ErrStale)
+		return Completion{Err: fmt.Errorf("queue: complete %d attempt %d from %s: %w", r.SubmissionID, r.Attempt, judge, ErrStale)}
 	}
 	if err != nil {
-		return "", fmt.Errorf("queue: complete %d attempt %d: %w", r.SubmissionID, r.Attempt, err)
+		return Completion{Err: fmt.Errorf("queue: complete %d attempt %d: %w", r.SubmissionID, r.Attempt, err)}
 	}
-	return id, nil
+	if len(v) == 2 {
+		id, _ := v[0].(string)
+		again, ok := v[1].(int64)
+		if id != "" && ok {
+			return Completion{ID: id, Again: again == 1}
+		}
+	}
+	return Completion{Err: fmt.Errorf("queue: complete %d attempt %d: unexpected answer %v", r.SubmissionID, r.Attempt, v)}
 }
 
 // Reap runs in two steps so that the system error result a last expiry

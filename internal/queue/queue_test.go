@@ -209,11 +209,17 @@ func TestLeaseCompleteAndStale(t *testing.T) {
 	if _, err := q.Complete(ctx, "j2", result(9, 1, "j2")); !errors.Is(err, queue.ErrStale) {
 		t.Fatalf("complete from a judge without the lease: %v", err)
 	}
-	if _, err := q.Complete(ctx, "j1", result(9, 1, "j1")); err != nil {
-		t.Fatal(err)
+	first, err := q.Complete(ctx, "j1", result(9, 1, "j1"))
+	if err != nil || first.Again || first.ID == "" {
+		t.Fatalf("complete = %+v, %v", first, err)
 	}
-	if _, err := q.Complete(ctx, "j1", result(9, 1, "j1")); !errors.Is(err, queue.ErrStale) {
-		t.Fatalf("duplicate complete: %v", err)
+	// The judge sends it again (it did not get the answer): answered as
+	// the first time, flagged, and nothing written.
+	if again, err := q.Complete(ctx, "j1", result(9, 1, "j1")); err != nil || !again.Again || again.ID != first.ID {
+		t.Fatalf("repeated complete = %+v, %v, want %+v again", again, err, first)
+	}
+	if _, err := q.Complete(ctx, "j2", result(9, 1, "j2")); !errors.Is(err, queue.ErrStale) {
+		t.Fatalf("complete of a completed attempt from another judge: %v", err)
 	}
 	rs := results(t, env)
 	if len(rs) != 1 || rs[0].SubmissionID != 9 || rs[0].Attempt != 1 || rs[0].Source != queue.SourceJudge ||
@@ -347,6 +353,10 @@ func TestLeaseExpiryRequeuesThenSystemError(t *testing.T) {
 			}
 		} else if e.Requeued || e.Ref != ref(5, 3) {
 			t.Fatalf("third expiry: %+v", e)
+		} else if c, err := q.Complete(ctx, e.Judge, result(5, attempt, e.Judge)); !errors.Is(err, queue.ErrStale) {
+			// The last judge's late result is not a repeat of a
+			// completion: the system error stands.
+			t.Fatalf("late result of the last attempt, after its system error: %+v, %v", c, err)
 		}
 	}
 	rs := results(t, env)
@@ -396,6 +406,72 @@ func TestRejudgeReplacesLeasedAttempt(t *testing.T) {
 	}
 	if len(results(t, env)) != 0 {
 		t.Fatal("stale result reached the stream")
+	}
+}
+
+// A completed attempt's repeat is answered as a repeat only while that
+// attempt is the task's: after a rejudge it is stale, even from the judge
+// that holds the new attempt.
+func TestRepeatedCompletionAfterRejudgeIsStale(t *testing.T) {
+	q, env := newQueue(t)
+	ctx := context.Background()
+	if err := q.Enqueue(ctx, task(3, 1, protocol.PriorityPractice, base)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Lease(ctx, ref(3, 1), "j1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Complete(ctx, "j1", result(3, 1, "j1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Enqueue(ctx, task(3, 2, protocol.PriorityRejudge, base)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Lease(ctx, ref(3, 2), "j1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := q.Complete(ctx, "j1", result(3, 1, "j1")); !errors.Is(err, queue.ErrStale) {
+		t.Fatalf("attempt 1's result again, attempt 2 leased: %+v, %v", c, err)
+	}
+	if c, err := q.Complete(ctx, "j1", result(3, 2, "j1")); err != nil || c.Again {
+		t.Fatalf("attempt 2's result: %+v, %v", c, err)
+	}
+	if c, err := q.Complete(ctx, "j1", result(3, 1, "j1")); !errors.Is(err, queue.ErrStale) {
+		t.Fatalf("attempt 1's result again, attempt 2 completed: %+v, %v", c, err)
+	}
+	if n := len(results(t, env)); n != 2 {
+		t.Fatalf("results stream holds %d entries, want 2", n)
+	}
+
+	// The judge that completed attempt 1 holds the rejudge's attempt 2
+	// until it expires (the last: MaxAttempts 1): its late result is
+	// stale, not a repeat of attempt 1's completion.
+	q1, err := queue.New(queue.Config{Client: env.Client, Names: env.Names, MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q1.Enqueue(ctx, task(4, 1, protocol.PriorityPractice, base)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q1.Lease(ctx, ref(4, 1), "j1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q1.Complete(ctx, "j1", result(4, 1, "j1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := q1.Enqueue(ctx, task(4, 2, protocol.PriorityRejudge, base)); err != nil {
+		t.Fatal(err)
+	}
+	at, err := q1.Lease(ctx, ref(4, 2), "j1", 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Until(at.Add(200 * time.Millisecond)))
+	if exp, err := q1.Reap(ctx, 10); err != nil || len(exp) != 1 || exp[0].Requeued {
+		t.Fatalf("reap: %+v, %v", exp, err)
+	}
+	if c, err := q1.Complete(ctx, "j1", result(4, 2, "j1")); !errors.Is(err, queue.ErrStale) {
+		t.Fatalf("late result of the attempt that ended in a system error: %+v, %v", c, err)
 	}
 }
 

@@ -115,8 +115,8 @@ func TestNoCancelForAnAttemptWhoseResultIsIn(t *testing.T) {
 	if lo, hi := float64(late.Milliseconds()), float64(late+time.Since(sentAt))/1e6+1; ack.SlotMs < lo || ack.SlotMs > hi {
 		t.Errorf("the ack's slot_ms = %v, want the result's way from its sending to its slot free, in [%v, %v]", ack.SlotMs, lo, hi)
 	}
-	// The same result again (a resend: the ack crossed it) is stale and
-	// frees no slot: acknowledged with no slot time.
+	// The same result again (a resend: the ack crossed it) is known as
+	// recorded and frees no slot: acknowledged with no slot time.
 	send(protocol.TypeResult, result)
 	if ack, err := protocol.DecodeData[protocol.ResultAck](next(protocol.TypeResultAck)); err != nil || ack.SlotMs != 0 || ack.TaskRef != task.TaskRef {
 		t.Errorf("the resend's ack = %+v (err %v), want %v with no slot_ms", ack, err, task.TaskRef)

@@ -730,9 +730,16 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result,
 		case done[i].Err != nil:
 			errs = append(errs, done[i].Err) // no ack: the judge resends it
 			continue
+		case done[i].Again:
+			// Recorded by an earlier send whose answer was lost (Redis
+			// stopped): the judge never got its ack, so this hub may
+			// never have published the final state either.
+			h.m.results.WithLabelValues("again").Inc()
+			log.Info("result recorded before: its final state is published again", "verdict", r.Verdict)
+		default:
+			h.m.results.WithLabelValues("recorded").Inc()
+			log.Info("result recorded", "verdict", r.Verdict)
 		}
-		h.m.results.WithLabelValues("recorded").Inc()
-		log.Info("result recorded", "verdict", r.Verdict)
 		j.cancelled[r.TaskRef] = true // finished: not withdrawn when a heartbeat lists it before the ack
 		p := placed[i]
 		if p.hash != "" && r.Verdict != protocol.VerdictSE {
@@ -740,7 +747,7 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result,
 			j.holds[p.hash] = true // it judged with that data
 			h.mu.Unlock()
 		}
-		if !p.at.IsZero() {
+		if !p.at.IsZero() && !done[i].Again {
 			var run time.Duration
 			for _, c := range r.Cases {
 				run += time.Duration(c.WallMs) * time.Millisecond

@@ -425,8 +425,8 @@ func (a *Agent) flusher(ctx context.Context) {
 
 // Resending unacknowledged results: a result sent on the current link is
 // sent again only after resendAfter (the hub failed to record it, e.g.
-// Redis was down); on a new link at once. The hub treats a repeat of a
-// recorded result as stale and acknowledges it.
+// Redis was down); on a new link at once. The hub knows a repeat of a
+// recorded result, acknowledges it and publishes its final state again.
 const (
 	resendAfter = 10 * time.Second
 	resendCheck = 2 * time.Second
