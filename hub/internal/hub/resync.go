@@ -40,21 +40,27 @@ func (h *Hub) resyncLoop(ctx context.Context) {
 // rehearsal with faults, 2026-12-07, twice; reproduced by publishing
 // across a Redis restart).
 func (h *Hub) holdForResync() {
-	h.mu.Lock()
-	topics := make([]*topic, 0, len(h.topics))
-	for _, t := range h.topics {
-		if t.kind != protocol.ChannelContest { // boards are pushed again, not snapshotted
-			topics = append(topics, t)
+	for _, t := range h.topicList() {
+		if t.kind == protocol.ChannelContest {
+			continue // boards are pushed again, not snapshotted
 		}
-	}
-	h.mu.Unlock()
-	for _, t := range topics {
 		for _, s := range t.snapshotSubs() {
 			s.mu.Lock()
 			s.resyncing = true
 			s.mu.Unlock()
 		}
 	}
+}
+
+// topicList is every topic browsers are subscribed to, now.
+func (h *Hub) topicList() []*topic {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	topics := make([]*topic, 0, len(h.topics))
+	for _, t := range h.topics {
+		topics = append(topics, t)
+	}
+	return topics
 }
 
 // resyncBrowsers sends every browser's channels what the events lost with
@@ -72,12 +78,7 @@ func (h *Hub) resyncBrowsers(ctx context.Context) {
 	} else if waited > 100*time.Millisecond {
 		h.log.Info("Redis serves reads again", "waited", waited)
 	}
-	h.mu.Lock()
-	topics := make([]*topic, 0, len(h.topics))
-	for _, t := range h.topics {
-		topics = append(topics, t)
-	}
-	h.mu.Unlock()
+	topics := h.topicList()
 	var subs []*subscription
 	for _, t := range topics {
 		switch {
