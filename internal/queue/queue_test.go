@@ -415,21 +415,7 @@ func TestRejudgeReplacesLeasedAttempt(t *testing.T) {
 func TestRepeatedCompletionAfterRejudgeIsStale(t *testing.T) {
 	q, env := newQueue(t)
 	ctx := context.Background()
-	if err := q.Enqueue(ctx, task(3, 1, protocol.PriorityPractice, base)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q.Lease(ctx, ref(3, 1), "j1", time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q.Complete(ctx, "j1", result(3, 1, "j1")); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Enqueue(ctx, task(3, 2, protocol.PriorityRejudge, base)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q.Lease(ctx, ref(3, 2), "j1", time.Minute); err != nil {
-		t.Fatal(err)
-	}
+	completedThenRejudged(t, q, 3, time.Minute)
 	if c, err := q.Complete(ctx, "j1", result(3, 1, "j1")); !errors.Is(err, queue.ErrStale) {
 		t.Fatalf("attempt 1's result again, attempt 2 leased: %+v, %v", c, err)
 	}
@@ -450,22 +436,7 @@ func TestRepeatedCompletionAfterRejudgeIsStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q1.Enqueue(ctx, task(4, 1, protocol.PriorityPractice, base)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q1.Lease(ctx, ref(4, 1), "j1", time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := q1.Complete(ctx, "j1", result(4, 1, "j1")); err != nil {
-		t.Fatal(err)
-	}
-	if err := q1.Enqueue(ctx, task(4, 2, protocol.PriorityRejudge, base)); err != nil {
-		t.Fatal(err)
-	}
-	at, err := q1.Lease(ctx, ref(4, 2), "j1", 100*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
+	at := completedThenRejudged(t, q1, 4, 100*time.Millisecond)
 	time.Sleep(time.Until(at.Add(200 * time.Millisecond)))
 	if exp, err := q1.Reap(ctx, 10); err != nil || len(exp) != 1 || exp[0].Requeued {
 		t.Fatalf("reap: %+v, %v", exp, err)
@@ -473,6 +444,31 @@ func TestRepeatedCompletionAfterRejudgeIsStale(t *testing.T) {
 	if c, err := q1.Complete(ctx, "j1", result(4, 2, "j1")); !errors.Is(err, queue.ErrStale) {
 		t.Fatalf("late result of the attempt that ended in a system error: %+v, %v", c, err)
 	}
+}
+
+// completedThenRejudged has j1 complete attempt 1 of submission id, then
+// rejudges it and leases attempt 2 to j1 for lease (the lease's start, by
+// Redis's clock).
+func completedThenRejudged(t *testing.T, q *queue.Queue, id int64, lease time.Duration) time.Time {
+	t.Helper()
+	ctx := context.Background()
+	if err := q.Enqueue(ctx, task(id, 1, protocol.PriorityPractice, base)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Lease(ctx, ref(id, 1), "j1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Complete(ctx, "j1", result(id, 1, "j1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Enqueue(ctx, task(id, 2, protocol.PriorityRejudge, base)); err != nil {
+		t.Fatal(err)
+	}
+	at, err := q.Lease(ctx, ref(id, 2), "j1", lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
 }
 
 func TestConcurrentDispatchersNeverLeaseTwice(t *testing.T) {
