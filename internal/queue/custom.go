@@ -48,7 +48,7 @@ type CustomRunUpdate struct {
 // state json, ttl s, user state ttl s (the live TTL: the user channel's
 // state also holds the user's submissions). Returns 1 when published.
 var publishCustomScript = redisscript.Named("queue.publishCustom", redis.NewScript(lua(`
-if ARGV[1] ~= '0' then
+if tonumber(ARGV[1]) ~= $GuardNone then
   local t = redis.call('HMGET', KEYS[2], $taskAttempt, $taskState)
   if t[1] ~= ARGV[2] or t[2] ~= $stateLeased then return 0 end
 end

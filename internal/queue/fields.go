@@ -68,9 +68,14 @@ var luaNames = map[string]any{
 	"FieldSubmissionID": FieldSubmissionID, "FieldAttempt": FieldAttempt, "FieldVerdict": FieldVerdict,
 	"FieldSource": FieldSource, "FieldJudgeID": FieldJudgeID, "FieldResult": FieldResult,
 	"FieldReason": FieldReason, "SourceJudge": SourceJudge, "SourceHub": SourceHub,
-	"VerdictSE": string(protocol.VerdictSE),
+	"VerdictSE": string(protocol.VerdictSE), "VerdictPending": string(protocol.VerdictPending),
+	"VerdictQueued": string(protocol.VerdictQueued), "VerdictCompiling": string(protocol.VerdictCompiling),
+	"VerdictJudging": string(protocol.VerdictJudging),
 
 	"UserStateItems": protocol.UserStateItems, "reapArgs": reapArgs,
+
+	"GuardNone": int(GuardNone), "GuardLeased": int(GuardLeased), "GuardAttempt": int(GuardAttempt),
+	"GuardQueued": int(GuardQueued), "GuardUnfinished": int(GuardUnfinished),
 }
 
 // lua expands a script's $names from luaNames.

@@ -41,6 +41,12 @@ const (
 	// dispatched it and published its verdict, and turned the verdict
 	// back to "queued" on its owner's page; the 2026-12-04 rehearsals).
 	GuardQueued
+	// GuardUnfinished: only while the attempt is the task's current one
+	// and the live state, of that attempt, shows no outcome yet (a judge's
+	// repeat of the result that completed its attempt: the first
+	// completion's answer, and so its publish, may have been lost; what
+	// was published since, the final or a staff override, stands).
+	GuardUnfinished
 )
 
 // SubmissionUpdate is one change of a submission's live state.
@@ -79,14 +85,21 @@ type SubmissionUpdate struct {
 // index, its json and its short json (index, verdict, score).
 // Returns {published 0|1, seq}.
 var publishSubmissionScript = redisscript.Named("queue.publishSubmission", redis.NewScript(lua(`
-local guard = ARGV[1]
-if guard ~= '0' then
+local guard = tonumber(ARGV[1])
+if guard ~= $GuardNone then
   local t = redis.call('HMGET', KEYS[3], $taskAttempt, $taskState)
   if t[1] ~= ARGV[2] then return {0, 0} end
-  if guard == '1' and t[2] ~= $stateLeased then return {0, 0} end
-  if guard == '3' and t[2] ~= $stateQueued then return {0, 0} end
+  if guard == $GuardLeased and t[2] ~= $stateLeased then return {0, 0} end
+  if guard == $GuardQueued and t[2] ~= $stateQueued then return {0, 0} end
 end
 local cur = redis.call('HMGET', KEYS[1], $liveAttempt, $liveHead, $liveOwner, $liveContest)
+if guard == $GuardUnfinished then
+  if cur[1] ~= ARGV[2] or not cur[2] then return {0, 0} end
+  local st = cjson.decode(cur[2]).status
+  if st ~= $VerdictPending and st ~= $VerdictQueued and st ~= $VerdictCompiling and st ~= $VerdictJudging then
+    return {0, 0}
+  end
+end
 local owner = ARGV[7]
 if owner == '0' and cur[3] then owner = cur[3] end
 local contest = ARGV[9]

@@ -537,10 +537,11 @@ func (q *Queue) Complete(ctx context.Context, judge string, r protocol.Result) (
 type Completion struct {
 	ID string
 	// Again: this judge's result had completed the attempt already (ID is
-	// that completion's entry; nothing was written). Its sender did not
-	// get the first answer, so its caller may not have published the
-	// final state: publishing it again is safe (the same state changes
-	// nothing). A custom run's repeat is stale: its completion publishes.
+	// that completion's entry; nothing was written). Its sender may not
+	// have got the first answer, and then its caller never published the
+	// final state: publish it under GuardUnfinished, which leaves a final
+	// published since (or a staff override) alone. A custom run's repeat
+	// is stale: its completion publishes.
 	Again bool
 	Err   error
 }
@@ -549,7 +550,8 @@ type Completion struct {
 // does each, the submissions' in one round trip (a custom run's take one
 // each). The error is Redis's, for the whole call: then any number of the
 // results may have been completed, each whole, and the judge, sent no
-// ack, sends them again (a second completion of one attempt is stale).
+// ack, sends them again (a second completion of one attempt by the same
+// judge is answered as the first, Again).
 func (q *Queue) CompleteMany(ctx context.Context, judge string, rs []protocol.Result) ([]Completion, error) {
 	out := make([]Completion, len(rs))
 	var calls []scriptCall

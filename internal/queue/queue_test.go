@@ -850,3 +850,78 @@ func packDocForTest(t *testing.T, q *queue.Queue, env *testenv.RedisEnv, ch prot
 	}
 	return stored
 }
+
+// GuardUnfinished publishes a judge's repeated final only where its first
+// publish may have been lost: the task's current attempt, whose live state
+// is of that attempt and shows no outcome.
+func TestGuardUnfinished(t *testing.T) {
+	q, env := newQueue(t)
+	ctx := context.Background()
+	final := func(id int64, attempt int) queue.SubmissionUpdate {
+		return queue.SubmissionUpdate{SubmissionID: id, Attempt: attempt, Status: protocol.VerdictAC, Score: 100, Guard: queue.GuardUnfinished}
+	}
+	for i, tc := range []struct {
+		name string
+		// set up submission id, attempt 1 leased (the live state "queued")
+		// and then this.
+		then func(id int64)
+		want bool
+	}{
+		{"no outcome shown", func(int64) {}, true},
+		{"judging", func(id int64) {
+			if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: id, Attempt: 1,
+				Status: protocol.VerdictJudging, Guard: queue.GuardLeased}); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"a final shown", func(id int64) {
+			if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: id, Attempt: 1,
+				Status: protocol.VerdictWA, Guard: queue.GuardNone}); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"no live state (expired)", func(id int64) {
+			if err := env.Client.Del(ctx, env.Names.LiveState("submission", id)).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"live state of another attempt", func(id int64) {
+			if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: id, Attempt: 2,
+				Status: protocol.VerdictQueued, Guard: queue.GuardNone}); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := int64(100 + i)
+			if err := q.Enqueue(ctx, task(id, 1, protocol.PriorityPractice, base)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := q.Lease(ctx, ref(id, 1), "j1", time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			tc.then(id)
+			got, err := q.PublishSubmission(ctx, final(id, 1))
+			if err != nil || got != tc.want {
+				t.Fatalf("published = %v, %v, want %v", got, err, tc.want)
+			}
+			if !tc.want {
+				return
+			}
+			if snap, err := q.Submission(ctx, id); err != nil || snap.State.Status != protocol.VerdictAC {
+				t.Fatalf("live state %+v, %v", snap, err)
+			}
+			// Once the final shows, the same repeat publishes nothing.
+			if got, err := q.PublishSubmission(ctx, final(id, 1)); err != nil || got {
+				t.Fatalf("published again = %v, %v", got, err)
+			}
+		})
+	}
+	// Not the task's current attempt: nothing.
+	if err := q.Enqueue(ctx, task(99, 2, protocol.PriorityPractice, base)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := q.PublishSubmission(ctx, final(99, 1)); err != nil || got {
+		t.Fatalf("an old attempt's final published = %v, %v", got, err)
+	}
+}

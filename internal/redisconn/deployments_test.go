@@ -3,6 +3,7 @@ package redisconn_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -193,12 +194,16 @@ func contract(ctx context.Context, t *testing.T, c redis.UniversalClient, n rkey
 	if err := q.EnsureResultsGroup(ctx); err != nil {
 		t.Fatalf("results group: %v", err)
 	}
-	if _, err := q.Complete(ctx, "judge-a", protocol.Result{TaskRef: ref1, Verdict: protocol.VerdictAC, Score: 100, JudgeID: "judge-a",
-		Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC}}}); err != nil {
+	first, err := q.Complete(ctx, "judge-a", protocol.Result{TaskRef: ref1, Verdict: protocol.VerdictAC, Score: 100, JudgeID: "judge-a",
+		Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC}}})
+	if err != nil {
 		t.Fatalf("complete: %v", err)
 	}
-	if _, err := q.Complete(ctx, "judge-a", protocol.Result{TaskRef: ref1, Verdict: protocol.VerdictAC, JudgeID: "judge-a"}); err == nil {
-		t.Fatal("a second result for the same attempt was accepted")
+	if c, err := q.Complete(ctx, "judge-a", protocol.Result{TaskRef: ref1, Verdict: protocol.VerdictAC, JudgeID: "judge-a"}); err != nil || !c.Again || c.ID != first.ID {
+		t.Fatalf("the judge's repeat = %+v, %v, want %s again", c, err, first.ID)
+	}
+	if _, err := q.Complete(ctx, "judge-b", protocol.Result{TaskRef: ref1, Verdict: protocol.VerdictAC, JudgeID: "judge-b"}); !errors.Is(err, queue.ErrStale) {
+		t.Fatalf("another judge's result for the completed attempt: %v", err)
 	}
 	// Task 2: leased with a lease that expires, reaped back to the queue,
 	// released, leased again and expired twice: a system error.

@@ -10,7 +10,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/hub/internal/hub"
 	"github.com/verdict-oj/verdict/internal/protocol"
+	"github.com/verdict-oj/verdict/internal/queue"
 	"github.com/verdict-oj/verdict/internal/testenv"
 )
 
@@ -21,7 +23,8 @@ import (
 // attempt already: the hub publishes the final state then, for no one
 // else will (the 40× rehearsal with faults of 2026-12-07 17:52 left
 // #23212 "compiling" on its owner's socket so: the repeat was called
-// stale and dropped).
+// stale and dropped). A repeat after the final was published (its ack
+// crossed it) publishes nothing, nor does one after a staff override.
 func TestFinalPublishedForAResultWhoseCompletionAnswerWasLost(t *testing.T) {
 	env := testenv.Redis(t)
 	lost := &lostAnswer{match: func(cmd redis.Cmder) bool {
@@ -38,7 +41,17 @@ func TestFinalPublishedForAResultWhoseCompletionAnswerWasLost(t *testing.T) {
 		return false
 	}}
 	env.Client.AddHook(lost)
-	th, b := ownerOfSubmission5(t, env)
+	// Heartbeats 1 s apart and leases of 20 s: the hand-driven judge sends
+	// one heartbeat, and a slow machine must neither close it for want of
+	// the next nor take its task back.
+	th := startHub(t, env, func(c *hub.Config) { c.HeartbeatInterval, c.LeaseTimeout = time.Second, 20*time.Second })
+	addSession(t, env, "owner", 7, "")
+	q := th.h.Queue()
+	enqueue(t, q, newTask(5, 1, 7))
+	b, err := dialBrowser(t, th.url("/ws"), "owner")
+	if err != nil {
+		t.Fatal(err)
+	}
 	b.subscribe("s", protocol.Channel{Kind: protocol.ChannelSubmission, ID: 5})
 	b.expect(protocol.TypeSnapshot)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -51,6 +64,34 @@ func TestFinalPublishedForAResultWhoseCompletionAnswerWasLost(t *testing.T) {
 	send(protocol.TypeAccept, protocol.Accept{TaskRef: task.TaskRef})
 	result := protocol.Result{TaskRef: task.TaskRef, Verdict: protocol.VerdictAC, Score: 100,
 		Cases: []protocol.CaseResult{{Case: 1, Verdict: protocol.VerdictAC, CPUMs: 5, WallMs: 7}}, JudgeID: "j1"}
+	// repeat sends the result again and reads its ack.
+	repeat := func(why string) {
+		t.Helper()
+		send(protocol.TypeResult, result)
+		if ack, err := protocol.DecodeData[protocol.ResultAck](next(protocol.TypeResultAck)); err != nil || ack.TaskRef != task.TaskRef {
+			t.Fatalf("%s: the ack = %+v (err %v), want %v", why, ack, err, task.TaskRef)
+		}
+	}
+	// status reads the next outcome the browser is sent in a status
+	// event of the submission's channel ("" when none comes within wait).
+	status := func(wait time.Duration) protocol.Verdict {
+		t.Helper()
+		deadline := time.Now().Add(wait)
+		for {
+			e, err := b.next(time.Until(deadline))
+			if err != nil {
+				return ""
+			}
+			if e.Type != protocol.TypeEvent {
+				continue
+			}
+			var st protocol.SubmissionState
+			if ev := decode[protocol.Event](t, e); ev.Channel.Kind == protocol.ChannelSubmission && ev.Kind == protocol.EventStatus &&
+				json.Unmarshal(ev.Body, &st) == nil && st.Status.Final() {
+				return st.Status
+			}
+		}
+	}
 
 	lost.on.Store(true)
 	send(protocol.TypeResult, result)
@@ -59,27 +100,41 @@ func TestFinalPublishedForAResultWhoseCompletionAnswerWasLost(t *testing.T) {
 	if got := results(t, env)[5]; len(got) != 1 {
 		t.Fatalf("the results stream holds %+v for #5, want the completion's one entry", got)
 	}
-	// The judge got no ack: it sends the result again.
-	send(protocol.TypeResult, result)
-	if ack, err := protocol.DecodeData[protocol.ResultAck](next(protocol.TypeResultAck)); err != nil || ack.TaskRef != task.TaskRef {
-		t.Fatalf("the repeat's ack = %+v (err %v), want %v", ack, err, task.TaskRef)
+	repeat("the judge got no ack and sent it again")
+	if got := status(10 * time.Second); got != protocol.VerdictAC {
+		t.Fatalf("the final verdict never reached the owner (%q)", got)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		e, err := b.next(time.Until(deadline))
+
+	// A repeat that must publish nothing: the live state's seq stays. Its
+	// publish would follow its ack within milliseconds (a slower one
+	// would let this pass, never fail).
+	unchanged := func(why string) {
+		t.Helper()
+		before, err := q.Submission(ctx, 5)
 		if err != nil {
-			t.Fatalf("the final verdict never reached the owner: %v", err)
+			t.Fatal(err)
 		}
-		var st protocol.SubmissionState
-		if e.Type == protocol.TypeEvent && json.Unmarshal(decode[protocol.Event](t, e).Body, &st) == nil && st.Status == protocol.VerdictAC {
-			break
+		repeat(why)
+		time.Sleep(300 * time.Millisecond)
+		if after, err := q.Submission(ctx, 5); err != nil || after.Seq != before.Seq || after.State.Status != before.State.Status {
+			t.Errorf("%s: the live state went from %d %s to %+v (%v)", why, before.Seq, before.State.Status, after, err)
 		}
 	}
+	unchanged("sent again, the ack crossing it")
+	if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
+		Status: protocol.VerdictWA, Guard: queue.GuardNone}); err != nil { // as a staff override does
+		t.Fatal(err)
+	}
+	if got := status(5 * time.Second); got != protocol.VerdictWA {
+		t.Fatalf("the override reached the owner as %q", got)
+	}
+	unchanged("sent again after an override")
+
 	if got := results(t, env)[5]; len(got) != 1 {
 		t.Errorf("the results stream holds %d entries for #5, want 1", len(got))
 	}
-	if n := metric(t, th.reg, "verdict_hub_results_total", map[string]string{"outcome": "again"}); n != 1 {
-		t.Errorf("results counted again: %v, want 1", n)
+	if n := metric(t, th.reg, "verdict_hub_results_total", map[string]string{"outcome": "again"}); n != 3 {
+		t.Errorf("results counted again: %v, want 3", n)
 	}
 }
 

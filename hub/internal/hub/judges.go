@@ -670,8 +670,9 @@ func (h *Hub) onProgress(ctx context.Context, j *judgeConn, ps []protocol.Progre
 
 // onResults records a judge's results, in order: their completions in one
 // round trip (a custom run's take one each), then the submissions' live
-// states in another. A result is acknowledged once completed, or found
-// stale; after a Redis error none is, and the judge sends them again.
+// states in another. A result is acknowledged once completed, found
+// completed by an earlier send of it, or found stale; after a Redis error
+// none is, and the judge sends them again.
 //
 // A result frees its slot in the hub's accounting here, once its handler
 // reaches it: behind the judge's messages before it and the round trip of
@@ -731,9 +732,9 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result,
 			errs = append(errs, done[i].Err) // no ack: the judge resends it
 			continue
 		case done[i].Again:
-			// Recorded by an earlier send whose answer was lost (Redis
-			// stopped): the judge never got its ack, so this hub may
-			// never have published the final state either.
+			// Recorded by an earlier send: its ack crossed this one, or
+			// its answer was lost (Redis stopped) and then this hub never
+			// published the final state either.
 			h.m.results.WithLabelValues("again").Inc()
 			log.Info("result recorded before: its final state is published again", "verdict", r.Verdict)
 		default:
@@ -747,7 +748,7 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result,
 			j.holds[p.hash] = true // it judged with that data
 			h.mu.Unlock()
 		}
-		if !p.at.IsZero() && !done[i].Again {
+		if !p.at.IsZero() {
 			var run time.Duration
 			for _, c := range r.Cases {
 				run += time.Duration(c.WallMs) * time.Millisecond
@@ -759,9 +760,13 @@ func (h *Hub) onResults(ctx context.Context, j *judgeConn, rs []protocol.Result,
 		if protocol.IsCustomRun(r.SubmissionID) {
 			continue // Complete stored it and told its owner (queue/custom.go)
 		}
+		guard := queue.GuardAttempt
+		if done[i].Again {
+			guard = queue.GuardUnfinished // not over a final published since, nor an override
+		}
 		updates = append(updates, queue.SubmissionUpdate{
 			SubmissionID: r.SubmissionID, Attempt: r.Attempt, Owner: owners[i], Status: r.Verdict, Score: r.Score,
-			CompileMessage: r.CompileMessage, Cases: r.Cases, Guard: queue.GuardAttempt,
+			CompileMessage: r.CompileMessage, Cases: r.Cases, Guard: guard,
 		})
 	}
 	if len(updates) > 0 {

@@ -77,7 +77,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		leaseExpiries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_lease_expiries_total", Help: "Leases that expired, by outcome (requeued or system_error)."}, []string{"outcome"}),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "verdict_hub_results_total", Help: "Judge results received, by outcome (recorded; again: recorded by an earlier send whose answer was lost; stale)."}, []string{"outcome"}),
+			Name: "verdict_hub_results_total", Help: "Judge results received, by outcome (recorded; again: recorded by an earlier send, its ack crossed or its answer lost; stale)."}, []string{"outcome"}),
 		judges: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "verdict_hub_judges_connected", Help: "Judges connected to this hub."}),
 		browsers: prometheus.NewGauge(prometheus.GaugeOpts{
