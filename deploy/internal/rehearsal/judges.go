@@ -354,6 +354,7 @@ func (p *judgePool) kill(ctx context.Context, downFor time.Duration) (string, er
 	}
 	p.mu.Unlock()
 	if sj.cmd != nil {
+		p.r.ending(simJudges, sj.cmd.Process.Pid)
 		_ = sj.cmd.Process.Kill()
 	} else {
 		sj.j.Kill()

@@ -71,7 +71,13 @@ type Report struct {
 	Dispatch             []JudgeDispatch
 	Before, After        []Proc
 	BeforeAt, AfterAt    time.Time // when Before and After were read
-	Checks               []Check
+	// Gone are the lives of processes the faults ended (web-2, Redis, a
+	// simulated judge), each read just before its end.
+	Gone []Proc
+	// MachineBefore and MachineAfter are the kernel's account of every
+	// core's time (/proc/stat) when Before and After were read.
+	MachineBefore, MachineAfter CPUTimes
+	Checks                      []Check
 	// Unacked submissions were created but their POST's answer never
 	// reached the browser; Notes explain such findings under the checks.
 	Unacked       int
@@ -259,6 +265,85 @@ func (r *run) procStats() []Proc {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// procUse is each process's use over the contest: After less Before for
+// the life that was running at both reads (Proc.Pid equal; a summed entry
+// has Pid 0), plus each of its lives a fault ended (gone, read just before
+// the end; its part before Before taken off when it is Before's), in
+// After's order. Peak RSS is the largest of its lives'.
+func procUse(before, gone, after []Proc) []Proc {
+	at := map[string]Proc{}
+	for _, p := range before {
+		at[p.Name] = p
+	}
+	since := func(p Proc) Proc {
+		if bp, ok := at[p.Name]; ok && bp.Pid == p.Pid {
+			p.CPU = max(0, p.CPU-bp.CPU)
+			p.Waited = max(0, p.Waited-bp.Waited)
+		}
+		return p
+	}
+	out := make([]Proc, 0, len(after))
+	for _, p := range after {
+		u := since(p)
+		for _, g := range gone {
+			if g.Name == p.Name {
+				gu := since(g)
+				u.CPU += gu.CPU
+				u.Waited += gu.Waited
+				u.PeakRSS = max(u.PeakRSS, gu.PeakRSS)
+			}
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// CPUTimes is the kernel's account of every core's time (/proc/stat's
+// "cpu" line).
+type CPUTimes struct {
+	User   time.Duration // user and nice
+	System time.Duration
+	Idle   time.Duration // idle and iowait
+	IRQ    time.Duration // irq and softirq
+	Steal  time.Duration
+}
+
+// Sub is t less u, field by field.
+func (t CPUTimes) Sub(u CPUTimes) CPUTimes {
+	return CPUTimes{User: t.User - u.User, System: t.System - u.System, Idle: t.Idle - u.Idle,
+		IRQ: t.IRQ - u.IRQ, Steal: t.Steal - u.Steal}
+}
+
+// Total is the time accounted, every field summed.
+func (t CPUTimes) Total() time.Duration { return t.User + t.System + t.Idle + t.IRQ + t.Steal }
+
+// parseCPUTimes reads /proc/stat's first line ("cpu  user nice system
+// idle iowait irq softirq steal ...", in USER_HZ ticks, 100 a second).
+func parseCPUTimes(b []byte) (CPUTimes, error) {
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return CPUTimes{}, fmt.Errorf("rehearsal: /proc/stat begins %q, want the cpu line with 8 counters", trim(line, 80))
+	}
+	var n [8]time.Duration
+	for i := range n {
+		v, err := strconv.ParseUint(f[i+1], 10, 63)
+		if err != nil {
+			return CPUTimes{}, fmt.Errorf("rehearsal: /proc/stat's cpu line, counter %d: %w", i+1, err)
+		}
+		n[i] = time.Duration(v) * time.Second / 100 // USER_HZ
+	}
+	return CPUTimes{User: n[0] + n[1], System: n[2], Idle: n[3] + n[4], IRQ: n[5] + n[6], Steal: n[7]}, nil
+}
+
+func readCPUTimes() (CPUTimes, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return CPUTimes{}, err
+	}
+	return parseCPUTimes(b)
 }
 
 // loadGenerator names this process in the process table.
@@ -666,26 +751,17 @@ func (rep *Report) Markdown() string {
 	}
 
 	fmt.Fprintf(&b, "\n## Processes\n\n| process | CPU s during the contest | waited for a core s | CPU ms per contestant | peak RSS MiB | peak RSS KiB per contestant |\n|---|---|---|---|---|---|\n")
-	before := map[string]Proc{}
-	for _, p := range rep.Before {
-		before[p.Name] = p
-	}
 	var stackCPU, genCPU time.Duration
-	for _, p := range rep.After {
-		cpu, waited := p.CPU, p.Waited
-		if bp, ok := before[p.Name]; ok && bp.Pid == p.Pid {
-			cpu -= bp.CPU
-			waited = max(0, waited-bp.Waited)
-		}
+	for _, p := range procUse(rep.Before, rep.Gone, rep.After) {
 		if strings.HasPrefix(p.Name, loadGenerator) || p.Name == simJudges {
-			genCPU += cpu
+			genCPU += p.CPU
 		} else {
-			stackCPU += cpu
+			stackCPU += p.CPU
 		}
-		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2f | %.0f | %.1f |\n", p.Name, cpu.Seconds(), waited.Seconds(),
-			float64(cpu)/float64(time.Millisecond)/float64(s.Contestants), float64(p.PeakRSS)/(1<<20), float64(p.PeakRSS)/1024/float64(s.Contestants))
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2f | %.0f | %.1f |\n", p.Name, p.CPU.Seconds(), p.Waited.Seconds(),
+			float64(p.CPU)/float64(time.Millisecond)/float64(s.Contestants), float64(p.PeakRSS)/(1<<20), float64(p.PeakRSS)/1024/float64(s.Contestants))
 	}
-	b.WriteString("\nA process restarted by a fault counts from its restart only. \"Waited for a core\" is the time its threads were runnable but queued behind others (/proc/PID/task/*/schedstat, the threads alive at the end): on a saturated machine every round trip to a process waits this way.\n")
+	b.WriteString("\nA process a fault ended counts both lives: up to the fault (read just before it) and from its restart. \"Waited for a core\" is the time its threads were runnable but queued behind others (/proc/PID/task/*/schedstat, the threads alive when read): on a saturated machine every round trip to a process waits this way.\n")
 	if wall := rep.AfterAt.Sub(rep.BeforeAt); wall > 0 {
 		avail := wall * time.Duration(runtime.NumCPU())
 		fmt.Fprintf(&b, "\nOver those %s the machine had %.0f CPU s (%d cores): the stack used %.0f s (%.0f %%), the load generator and the simulated judges %.0f s (%.0f %%)",
@@ -695,6 +771,12 @@ func (rep *Report) Markdown() string {
 			b.WriteString(": the machine was saturated, so every latency above includes waiting for a core.\n")
 		} else {
 			b.WriteString(".\n")
+		}
+		if m := rep.MachineAfter.Sub(rep.MachineBefore); m.Total() > 0 {
+			fmt.Fprintf(&b, "\nThe kernel's account of the same time (/proc/stat, every core): user %.0f s, system %.0f s, "+
+				"interrupts %.0f s (irq and softirq: the loopback's packets are received in softirq), "+
+				"idle %.0f s (waiting for I/O included), stolen by the hypervisor %.0f s.\n",
+				m.User.Seconds(), m.System.Seconds(), m.IRQ.Seconds(), m.Idle.Seconds(), m.Steal.Seconds())
 		}
 	}
 

@@ -2,6 +2,7 @@ package rehearsal
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +134,67 @@ func TestWriteProfiles(t *testing.T) {
 	want := "\n## Heaps\n\nhub (`/tmp/h.pprof`):\n\n```\na\nb\n```\n\nweb-1: no profile (refused)\n\n"
 	if b.String() != want {
 		t.Errorf("wrote %q, want %q", b.String(), want)
+	}
+}
+
+// A process a fault ended counts both its lives: before the fault (its
+// part before the contest taken off) and after its restart; a summed
+// entry (the simulated judges) adds a killed member's life whole, its
+// part before the contest being in Before's sum.
+func TestProcUseCountsTheLivesAFaultEnded(t *testing.T) {
+	s := time.Second
+	before := []Proc{
+		{Name: "web-1", Pid: 10, CPU: 5 * s, Waited: 2 * s, PeakRSS: 100},
+		{Name: "web-2", Pid: 11, CPU: 5 * s, Waited: 2 * s, PeakRSS: 100},
+		{Name: "redis", Pid: 12, CPU: 1 * s, PeakRSS: 50},
+		{Name: simJudges, CPU: 22 * s, Waited: 10 * s, PeakRSS: 2200},
+	}
+	gone := []Proc{
+		{Name: "web-2", Pid: 11, CPU: 100 * s, Waited: 40 * s, PeakRSS: 300},
+		{Name: "redis", Pid: 12, CPU: 4 * s, Waited: 1 * s, PeakRSS: 250},
+		{Name: simJudges, Pid: 30, CPU: 3 * s, Waited: 2 * s, PeakRSS: 100},
+	}
+	after := []Proc{
+		{Name: "web-1", Pid: 10, CPU: 205 * s, Waited: 82 * s, PeakRSS: 400},
+		{Name: "web-2", Pid: 21, CPU: 10 * s, Waited: 3 * s, PeakRSS: 120},
+		{Name: "redis", Pid: 22, CPU: 2 * s, PeakRSS: 300},
+		{Name: simJudges, CPU: 90 * s, Waited: 50 * s, PeakRSS: 2300},
+		{Name: "hub", Pid: 40, CPU: 7 * s, Waited: 1 * s, PeakRSS: 10}, // not read before: whole
+	}
+	want := []Proc{
+		{Name: "web-1", Pid: 10, CPU: 200 * s, Waited: 80 * s, PeakRSS: 400},
+		{Name: "web-2", Pid: 21, CPU: 105 * s, Waited: 41 * s, PeakRSS: 300},
+		{Name: "redis", Pid: 22, CPU: 5 * s, Waited: 1 * s, PeakRSS: 300},
+		{Name: simJudges, CPU: 71 * s, Waited: 42 * s, PeakRSS: 2300},
+		{Name: "hub", Pid: 40, CPU: 7 * s, Waited: 1 * s, PeakRSS: 10},
+	}
+	if got := procUse(before, gone, after); !slices.Equal(got, want) {
+		t.Errorf("procUse =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestParseCPUTimes(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     CPUTimes
+		err      bool
+	}{
+		{"a kernel's line", "cpu  4692757 301210 1005553 4138794 14381 0 203192 7824 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n",
+			CPUTimes{User: 49939670 * time.Millisecond, System: 10055530 * time.Millisecond, Idle: 41531750 * time.Millisecond,
+				IRQ: 2031920 * time.Millisecond, Steal: 78240 * time.Millisecond}, false},
+		{"no steal column", "cpu  1 2 3 4 5 6 7\n", CPUTimes{}, true},
+		{"not the cpu line", "cpu0 1 2 3 4 5 6 7 8 0 0\n", CPUTimes{}, true},
+		{"a counter not a number", "cpu  1 2 x 4 5 6 7 8 0 0\n", CPUTimes{}, true},
+		{"empty", "", CPUTimes{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseCPUTimes([]byte(tc.in))
+			if (err != nil) != tc.err || got != tc.want {
+				t.Errorf("parseCPUTimes = %+v, %v; want %+v, error %v", got, err, tc.want, tc.err)
+			}
+		})
+	}
+	if m := (CPUTimes{User: 5 * time.Second, Idle: 3 * time.Second, Steal: time.Second}).Sub(CPUTimes{User: 2 * time.Second}); m.Total() != 7*time.Second || m.User != 3*time.Second {
+		t.Errorf("Sub = %+v", m)
 	}
 }

@@ -181,7 +181,11 @@ type run struct {
 	faultLog                 []string
 	faultsAt                 []schedtrace.Fault // when each fault began (ms since start), for the trace; under logMu
 	staffLog                 []string
-	logMu                    sync.Mutex
+	// gone are the lives the faults ended, each read just before its end
+	// (the report counts a restarted process's CPU before the fault too);
+	// under logMu.
+	gone  []Proc
+	logMu sync.Mutex
 }
 
 // submitted is what the rehearsal remembers of a submission.
@@ -267,6 +271,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer r.judges.stop()
 	rep := &Report{Config: r.cfg, Plan: plan.Totals(), Began: began, Ready: time.Now(), EndAt: r.end, FreezeAt: r.freezeAt}
 	rep.Before, rep.BeforeAt = r.procStats(), time.Now()
+	rep.MachineBefore, _ = readCPUTimes()
 	r.logf("contest %q starts at %s, ends at %s (compression %.0f×: %v of contest in %v)",
 		r.contest, r.start.Format("15:04:05"), r.end.Format("15:04:05"), cfg.Compress, cfg.Shape.Length, r.end.Sub(r.start))
 
@@ -318,6 +323,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	time.Sleep(3 * time.Second) // the unfrozen board reaches the browsers
 	r.logf("staff done; reading the processes and checking")
 	rep.After, rep.AfterAt = r.procStats(), time.Now()
+	rep.MachineAfter, _ = readCPUTimes()
+	r.logMu.Lock()
+	rep.Gone = slices.Clone(r.gone)
+	r.logMu.Unlock()
 	rep.Pools = r.pools(cctx)
 	if rep.Digests, err = env.Stack.StatementDigests(cctx, 15); err != nil {
 		rep.DigestErr = err.Error()
@@ -1166,6 +1175,7 @@ func (r *run) fault(ctx context.Context, f Fault) {
 	case FaultKillWeb:
 		r.m.provoke(f.Kind, t0, faultWebDownFor+10*time.Second)
 		name := "web-" + strconv.Itoa(r.cfg.WebNodes)
+		r.ending(name, r.env.Stack.Pids()[name])
 		if err = r.env.Stack.Kill(name); err == nil {
 			r.note(&r.faultLog, "kill -9 %s", name)
 			sleepFor(ctx, faultWebDownFor)
@@ -1180,6 +1190,7 @@ func (r *run) fault(ctx context.Context, f Fault) {
 		}
 	case FaultRedis:
 		r.m.provoke(f.Kind, t0, 15*time.Second)
+		r.ending("redis", r.env.Stack.Pids()["redis"])
 		if err = r.env.Stack.RestartRedis(ctx); err == nil {
 			r.note(&r.faultLog, "restarted Redis (down %v)", time.Since(t0).Round(time.Millisecond))
 		}
@@ -1187,6 +1198,18 @@ func (r *run) fault(ctx context.Context, f Fault) {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		r.note(&r.faultLog, "%s failed: %v", f.Kind, err)
 	}
+}
+
+// ending reads process pid (name in the process table) just before a
+// fault ends it.
+func (r *run) ending(name string, pid int) {
+	if pid < 1 {
+		return
+	}
+	p := readProc(name, pid)
+	r.logMu.Lock()
+	r.gone = append(r.gone, p)
+	r.logMu.Unlock()
 }
 
 func (r *run) note(log *[]string, format string, args ...any) {
