@@ -862,35 +862,18 @@ func TestGuardUnfinished(t *testing.T) {
 	}
 	for i, tc := range []struct {
 		name string
-		// set up submission id, attempt 1 leased (the live state "queued")
-		// and then this.
-		then func(id int64)
-		want bool
+		// After submission id's attempt 1 is leased (the live state
+		// "queued"): first is published (its SubmissionID set), or the
+		// live state dropped (expired).
+		first   *queue.SubmissionUpdate
+		expired bool
+		want    bool
 	}{
-		{"no outcome shown", func(int64) {}, true},
-		{"judging", func(id int64) {
-			if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: id, Attempt: 1,
-				Status: protocol.VerdictJudging, Guard: queue.GuardLeased}); err != nil {
-				t.Fatal(err)
-			}
-		}, true},
-		{"a final shown", func(id int64) {
-			if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: id, Attempt: 1,
-				Status: protocol.VerdictWA, Guard: queue.GuardNone}); err != nil {
-				t.Fatal(err)
-			}
-		}, false},
-		{"no live state (expired)", func(id int64) {
-			if err := env.Client.Del(ctx, env.Names.LiveState("submission", id)).Err(); err != nil {
-				t.Fatal(err)
-			}
-		}, false},
-		{"live state of another attempt", func(id int64) {
-			if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: id, Attempt: 2,
-				Status: protocol.VerdictQueued, Guard: queue.GuardNone}); err != nil {
-				t.Fatal(err)
-			}
-		}, false},
+		{name: "no outcome shown", want: true},
+		{name: "judging", first: &queue.SubmissionUpdate{Attempt: 1, Status: protocol.VerdictJudging, Guard: queue.GuardLeased}, want: true},
+		{name: "a final shown", first: &queue.SubmissionUpdate{Attempt: 1, Status: protocol.VerdictWA, Guard: queue.GuardNone}},
+		{name: "no live state (expired)", expired: true},
+		{name: "live state of another attempt", first: &queue.SubmissionUpdate{Attempt: 2, Status: protocol.VerdictQueued, Guard: queue.GuardNone}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := int64(100 + i)
@@ -900,7 +883,18 @@ func TestGuardUnfinished(t *testing.T) {
 			if _, err := q.Lease(ctx, ref(id, 1), "j1", time.Minute); err != nil {
 				t.Fatal(err)
 			}
-			tc.then(id)
+			if tc.first != nil {
+				u := *tc.first
+				u.SubmissionID = id
+				if _, err := q.PublishSubmission(ctx, u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.expired {
+				if err := env.Client.Del(ctx, env.Names.LiveState("submission", id)).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
 			got, err := q.PublishSubmission(ctx, final(id, 1))
 			if err != nil || got != tc.want {
 				t.Fatalf("published = %v, %v, want %v", got, err, tc.want)
