@@ -19,4 +19,9 @@
 // Instrument exports what a client made its callers wait: its pool's
 // waits for a free connection (PoolCollector) and each command's time
 // from the call to the reply, by command and by script name.
+//
+// Every client Options.Client builds waits out a restarted Redis's load
+// (loadingRetry). Again and Unreached let a caller repeat work that is
+// safe to repeat when it met no Redis (a connection cut as Redis stopped,
+// none to be had while it restarts): the web node's session read does.
 package redisconn
