@@ -38,6 +38,11 @@ func TestUnreached(t *testing.T) {
 		{"an error Redis answered", errors.New("WRONGTYPE Operation against a key holding the wrong kind of value"), false},
 		{"the pool's timeout", redis.ErrPoolTimeout, false},
 		{"a closed client", redis.ErrClosed, false},
+		{"no such host", &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "redis", IsNotFound: true}}, false},
+		{"out of file descriptors", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", syscall.EMFILE)}, false},
+		{"out of ports", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.EADDRNOTAVAIL)}, false},
+		{"a dial that failed otherwise", &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: network is unreachable")}, true},
+		{"a socket's own option failing", &net.OpError{Op: "set", Net: "tcp", Err: errors.New("setsockopt")}, false},
 	} {
 		if got := redisconn.Unreached(tc.err); got != tc.want {
 			t.Errorf("%s: Unreached(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
@@ -90,6 +95,28 @@ func TestAgain(t *testing.T) {
 			if took < tc.atLeast {
 				t.Errorf("returned after %v, want at least %v", took, tc.atLeast)
 			}
+			if tc.ctxFor > 0 {
+				// Far past the deadline means it was not heeded (a second
+				// of slack for a loaded machine).
+				if took > tc.ctxFor+time.Second {
+					t.Errorf("returned after %v, the caller's deadline %v", took, tc.ctxFor)
+				}
+			}
 		})
+	}
+}
+
+// A caller gone (its context cancelled) is told so, with the last try's
+// error, and no try is made after.
+func TestAgainCallerGone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	err := redisconn.Again(ctx, time.Hour, redisconn.Unreached, func() error {
+		n++
+		cancel()
+		return io.EOF
+	})
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, io.EOF) || n != 1 {
+		t.Errorf("Again = %v after %d tries, want the cancellation and EOF after 1", err, n)
 	}
 }

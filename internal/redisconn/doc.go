@@ -21,7 +21,7 @@
 // from the call to the reply, by command and by script name.
 //
 // Every client Options.Client builds waits out a restarted Redis's load
-// (loadingRetry). Again and Unreached let a caller repeat work that is
+// (loadingRetry), unless Options.LoadingWait is negative. Again and Unreached let a caller repeat work that is
 // safe to repeat when it met no Redis (a connection cut as Redis stopped,
 // none to be had while it restarts): the web node's session read does.
 package redisconn

@@ -61,7 +61,7 @@ func (l loadingRetry) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 // while loading, until it is not refused, wait has passed or ctx's
 // deadline comes (with a pause left for the caller's answer); it returns
 // the last try's answer, or Redis's last refusal if the caller's deadline
-// cut the try short.
+// cut the try short (a try that succeeded is kept).
 func (l loadingRetry) again(ctx context.Context, first error, try func() (error, bool)) error {
 	end := time.Now().Add(l.wait)
 	if d, ok := ctx.Deadline(); ok && d.Add(-loadingMargin).Before(end) {
@@ -82,7 +82,7 @@ func (l loadingRetry) again(ctx context.Context, first error, try func() (error,
 		}
 		next, refused := try()
 		if !refused {
-			if ctx.Err() != nil {
+			if next != nil && ctx.Err() != nil {
 				return err // the deadline, in the try: Redis's refusal says why
 			}
 			return next

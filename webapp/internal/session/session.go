@@ -34,7 +34,12 @@ type Store struct {
 }
 
 // ReadRetry is how long Get tries again a read that met no Redis: a
-// restart's stop takes about a second on the 2-core VM.
+// restart's stop takes about a second on the 2-core VM, and go-redis,
+// once as many dials as its pool's size have failed, dials again only
+// once a second, so a request can see Redis as refused up to a second
+// after it listens again. During a long outage every request with a
+// session waits this long before its 503 (holding its connection, before
+// the admission gate).
 const ReadRetry = 3 * time.Second
 
 // IndexTTLFactor: a user's session index lives this many idle TTLs after
