@@ -47,6 +47,10 @@ const (
 	liveItem     = "s:"      // + submission id: a user channel's latest head of it
 	liveDoc      = "state"   // a web-node-owned channel's document; a custom run's state
 	liveDocTag   = "tag"     // a web-node-owned channel's last publish's random tag (DocVersion)
+	// A web-node-owned channel's document's DocOrder: Gen, Seq, At (ms).
+	liveOrderGen = "ogen"
+	liveOrderSeq = "oseq"
+	liveOrderAt  = "oat"
 )
 
 // luaNames are the names the package's scripts take from Go ($name, see
@@ -63,7 +67,7 @@ var luaNames = map[string]any{
 	"liveSeq": liveSeq, "liveAttempt": liveAttempt, "liveHead": liveHead, "liveOwner": liveOwner,
 	"liveContest": liveContest, "liveFeedback": liveFeedback, "livePrior": livePrior,
 	"liveCase": liveCase, "liveItem": liveItem, "liveDoc": liveDoc,
-	"liveDocTag": liveDocTag,
+	"liveDocTag": liveDocTag, "liveOrderGen": liveOrderGen, "liveOrderSeq": liveOrderSeq, "liveOrderAt": liveOrderAt,
 
 	"FieldSubmissionID": FieldSubmissionID, "FieldAttempt": FieldAttempt, "FieldVerdict": FieldVerdict,
 	"FieldSource": FieldSource, "FieldJudgeID": FieldJudgeID, "FieldResult": FieldResult,

@@ -659,6 +659,48 @@ func TestPublishDoc(t *testing.T) {
 	}
 }
 
+// An ordered document is stored only if the channel holds none of a later
+// order of the same generation: a slow node's older board is not put back
+// over a newer one.
+func TestPublishOrderedDoc(t *testing.T) {
+	q, _ := newQueue(t)
+	ctx := context.Background()
+	ch := protocol.Channel{Kind: protocol.ChannelContest, ID: 3}
+	at := time.Date(2026, 12, 7, 20, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Time { return at.Add(time.Duration(n) * time.Millisecond) }
+	for i, tc := range []struct {
+		name  string
+		order queue.DocOrder
+		want  bool // stored
+	}{
+		{"the first", queue.DocOrder{Gen: "g1", Seq: 10, At: ms(0)}, true},
+		{"a newer board", queue.DocOrder{Gen: "g1", Seq: 12, At: ms(5)}, true},
+		{"an older board, published late", queue.DocOrder{Gen: "g1", Seq: 11, At: ms(9)}, false},
+		{"the same board read later (the freeze came)", queue.DocOrder{Gen: "g1", Seq: 12, At: ms(7)}, true},
+		{"the same board read earlier", queue.DocOrder{Gen: "g1", Seq: 12, At: ms(6)}, false},
+		{"a board made anew (another generation)", queue.DocOrder{Gen: "g2", Seq: 1, At: ms(1)}, true},
+		{"unordered", queue.DocOrder{}, true},
+		{"after the unordered one, the older of its generation still refused", queue.DocOrder{Gen: "g2", Seq: 0, At: ms(0)}, false},
+	} {
+		state := []byte(fmt.Sprintf(`{"v":%d}`, i))
+		_, before, err := q.Doc(ctx, ch)
+		if err != nil && i > 0 {
+			t.Fatal(err)
+		}
+		seq, err := q.PublishOrderedDoc(ctx, ch, protocol.EventScoreboard, []byte(`{}`), state, tc.order)
+		if err != nil || (seq > 0) != tc.want {
+			t.Fatalf("%s: PublishOrderedDoc = %d, %v; want stored %v", tc.name, seq, err, tc.want)
+		}
+		_, got, err := q.Doc(ctx, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool][]byte{true: state, false: before}[tc.want]; string(got) != string(want) {
+			t.Fatalf("%s: the channel holds %s, want %s", tc.name, got, want)
+		}
+	}
+}
+
 // A publish's version is its sequence number and a random tag: after
 // Redis loses its data the sequence starts over and reaches the number a
 // reader holds, the version does not.

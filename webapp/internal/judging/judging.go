@@ -172,6 +172,8 @@ type Service struct {
 	results   *prometheus.CounterVec
 	requeued  prometheus.Counter
 	published prometheus.Counter
+	// staleBoards: board documents not published, a newer one was.
+	staleBoards prometheus.Counter
 	// boardReads counts public scoreboard reads by how they were served.
 	boardReads *prometheus.CounterVec
 	// boardGzips counts public boards compressed (BoardBody.Gzip).
@@ -262,6 +264,10 @@ func New(cfg Config) (*Service, error) {
 			Name: "verdict_webapp_scoreboard_publishes_total",
 			Help: "Scoreboard documents published to the live contest channels.",
 		}),
+		staleBoards: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_webapp_scoreboard_stale_publishes_total",
+			Help: "Scoreboard documents not published because another node had published one made from a newer board state meanwhile.",
+		}),
 		boardReads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_webapp_scoreboard_reads_total",
 			Help: "Public scoreboard reads (GET .../scoreboard), by how they were served: published (the live channel's document) or assembled.",
@@ -276,7 +282,7 @@ func New(cfg Config) (*Service, error) {
 		}),
 	}
 	if cfg.Metrics != nil {
-		for _, c := range []prometheus.Collector{s.results, s.requeued, s.published, s.boardReads, s.boardGzips, s.boardRebuilds} {
+		for _, c := range []prometheus.Collector{s.results, s.requeued, s.published, s.staleBoards, s.boardReads, s.boardGzips, s.boardRebuilds} {
 			if err := cfg.Metrics.Register(c); err != nil {
 				return nil, fmt.Errorf("judging: register metrics: %w", err)
 			}

@@ -27,22 +27,29 @@ import (
 // problem in the contest unregistered are not. A contest whose board is missing
 // from Redis (lost, or never built) is rebuilt from MySQL first.
 func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool) (scoreboard.Doc, error) {
-	views, users, err := s.board.Views(ctx, c.ID)
+	doc, _, err := s.assemble(ctx, c, public)
+	return doc, err
+}
+
+// assemble is Scoreboard, with the Version of the board state the
+// document was assembled from.
+func (s *Service) assemble(ctx context.Context, c *store.Contest, public bool) (scoreboard.Doc, scoreboard.Version, error) {
+	views, users, ver, err := s.board.VersionedViews(ctx, c.ID)
 	if err != nil {
-		return scoreboard.Doc{}, err
+		return scoreboard.Doc{}, ver, err
 	}
 	// Not made from MySQL (never, or Redis lost it and results since
 	// made a few cells): rebuild it, once; results merge into it.
 	exists, err := s.board.Exists(ctx, c.ID)
 	if err != nil {
-		return scoreboard.Doc{}, err
+		return scoreboard.Doc{}, ver, err
 	}
 	if !exists {
 		if err := s.rebuildShared(ctx, c); err != nil {
-			return scoreboard.Doc{}, err
+			return scoreboard.Doc{}, ver, err
 		}
-		if views, users, err = s.board.Views(ctx, c.ID); err != nil {
-			return scoreboard.Doc{}, err
+		if views, users, ver, err = s.board.VersionedViews(ctx, c.ID); err != nil {
+			return scoreboard.Doc{}, ver, err
 		}
 	}
 	// Only registered users are on the board: one who was removed keeps
@@ -55,7 +62,7 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 		// hidden groups'); cells of users (staff testing, submissions
 		// from before it became a team contest) are left off.
 		if teams, err = s.boardTeams(ctx, c, public); err != nil {
-			return scoreboard.Doc{}, err
+			return scoreboard.Doc{}, ver, err
 		}
 		for k := range views {
 			if _, ok := teams[k.TeamID]; !ok || k.TeamID == 0 {
@@ -71,7 +78,7 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 			}
 		})
 		if err != nil {
-			return scoreboard.Doc{}, err
+			return scoreboard.Doc{}, ver, err
 		}
 		for k := range views {
 			if k.TeamID != 0 || !listed[k.UserID] {
@@ -81,14 +88,14 @@ func (s *Service) Scoreboard(ctx context.Context, c *store.Contest, public bool)
 	}
 	cps, err := s.st.ContestProblems(ctx, c.ID)
 	if err != nil {
-		return scoreboard.Doc{}, err
+		return scoreboard.Doc{}, ver, err
 	}
 	labels := make(map[int64]string, len(cps))
 	for _, p := range cps {
 		labels[p.ProblemID] = p.Label
 	}
 	frozen := public && publicFrozen(c, s.cfg.Now())
-	return scoreboard.AssembleTeams(c.Rule, views, users, teams, labels, frozen, frozen), nil
+	return scoreboard.AssembleTeams(c.Rule, views, users, teams, labels, frozen, frozen), ver, nil
 }
 
 // PublicBoard is the public scoreboard of a running or finished contest as
@@ -437,12 +444,19 @@ func (s *Service) PublishScoreboard(ctx context.Context, contestID int64) error 
 	if err != nil {
 		return err
 	}
+	// The document goes out under the version of the board it was made
+	// from: a node slow to assemble (its read older than another node's
+	// publish) does not put an older board back (queue.DocOrder).
 	var doc scoreboard.Doc
+	var ver scoreboard.Version
 	if c.Visible {
-		if doc, err = s.Scoreboard(ctx, &c, true); err != nil {
+		if doc, ver, err = s.assemble(ctx, &c, true); err != nil {
 			return err
 		}
 	} else {
+		if ver, err = s.board.CurrentVersion(ctx, contestID); err != nil {
+			return err
+		}
 		doc = scoreboard.Doc{Rule: c.Rule, Full: true, Rows: []scoreboard.Row{}}
 	}
 	b, err := json.Marshal(doc)
@@ -454,9 +468,15 @@ func (s *Service) PublishScoreboard(ctx context.Context, contestID int64) error 
 	// their last push), never from the event. Carrying the board as its
 	// body too sent every publish twice more (to Redis and on to each
 	// hub), hundreds of kilobytes at 3,000 contestants, twice a second.
-	if _, err := s.q.PublishDoc(ctx, protocol.Channel{Kind: protocol.ChannelContest, ID: contestID},
-		protocol.EventScoreboard, boardChanged, b); err != nil {
+	seq, err := s.q.PublishOrderedDoc(ctx, protocol.Channel{Kind: protocol.ChannelContest, ID: contestID},
+		protocol.EventScoreboard, boardChanged, b, queue.DocOrder{Gen: ver.Gen, Seq: ver.Seq, At: ver.At})
+	if err != nil {
 		return err
+	}
+	if seq == 0 {
+		s.staleBoards.Inc()
+		s.log.Debug("scoreboard not published: a newer one was", "contest_id", contestID, "seq", ver.Seq)
+		return nil
 	}
 	s.published.Inc()
 	return nil

@@ -343,21 +343,39 @@ func (b *Board) storeView(ctx context.Context, c Contest, cell string, ver int64
 // last whole read (a writer that files no change, an earlier release in
 // a rolling upgrade, is caught up then).
 func (b *Board) Views(ctx context.Context, contestID int64) (map[CellKey]View, map[int64]User, error) {
+	views, users, _, err := b.VersionedViews(ctx, contestID)
+	return views, users, err
+}
+
+// Version is the state of a board a read saw: its generation (a board
+// made anew starts one) and its change counter, every change up to which
+// the read holds (a whole read may hold later ones too). Two reads of one
+// generation are ordered by it: a document assembled from the lower one
+// may lack what the other shows.
+type Version struct {
+	Gen string
+	Seq int64
+	At  time.Time // when the read began: orders two reads of one Seq
+}
+
+// VersionedViews is Views with the Version of the state read.
+func (b *Board) VersionedViews(ctx context.Context, contestID int64) (map[CellKey]View, map[int64]User, Version, error) {
+	at := time.Now()
 	dec := b.decoded.board(contestID)
 	defer dec.mu.Unlock()
 	if dec.read && time.Since(dec.fullAt) < b.fullEvery() {
 		ok, err := b.readChanges(ctx, contestID, dec)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, Version{}, err
 		}
 		if ok {
-			return maps.Clone(dec.viewMap), maps.Clone(dec.userMap), nil
+			return maps.Clone(dec.viewMap), maps.Clone(dec.userMap), Version{dec.gen, dec.seq, at}, nil
 		}
 	}
 	if err := b.readWhole(ctx, contestID, dec); err != nil {
-		return nil, nil, err
+		return nil, nil, Version{}, err
 	}
-	return maps.Clone(dec.viewMap), maps.Clone(dec.userMap), nil
+	return maps.Clone(dec.viewMap), maps.Clone(dec.userMap), Version{dec.gen, dec.seq, at}, nil
 }
 
 // maxChanges is the most changed fields a read applies; beyond them the
@@ -488,6 +506,19 @@ func (b *Board) fillUsers(ctx context.Context, key string, views map[CellKey]Vie
 		}
 	}
 	return nil
+}
+
+// CurrentVersion is the board's Version now, read without its views.
+func (b *Board) CurrentVersion(ctx context.Context, contestID int64) (Version, error) {
+	at := time.Now()
+	hv, err := b.rdb.HMGet(ctx, b.n.ScoreboardViews(contestID), fieldGen, fieldSeq).Result()
+	if err != nil {
+		return Version{}, fmt.Errorf("scoreboard: contest %d's version: %w", contestID, err)
+	}
+	gen, _ := hv[0].(string)
+	seqText, _ := hv[1].(string)
+	seq, _ := strconv.ParseInt(seqText, 10, 64)
+	return Version{Gen: gen, Seq: seq, At: at}, nil
 }
 
 // Exists reports whether a contest has a whole board in Redis: one that

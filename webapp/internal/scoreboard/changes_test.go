@@ -123,3 +123,47 @@ func TestViewsByChanges(t *testing.T) {
 		t.Errorf("the whole read: %d cells, want %d", len(got), n+1)
 	}
 }
+
+// A read's Version orders it against other reads of the board: a change
+// between two reads (by changes or whole, on two nodes) gives the later a
+// higher Seq, the same board the same Seq and a later At; CurrentVersion
+// is a read's without the views.
+func TestVersionOrdersReads(t *testing.T) {
+	rd := testenv.Redis(t)
+	ctx := context.Background()
+	node1, node2 := New(rd.Client, rd.Names), New(rd.Client, rd.Names)
+	c := Contest{ID: 5, Params: Params{Rule: RuleICPC, Start: t0, FreezeAt: at(240)}}
+	u := User{ID: 1, Username: "u1", DisplayName: "One"}
+	apply := func(sub int64, verdict string) {
+		t.Helper()
+		if _, err := node1.Apply(ctx, c, u, 1, Entry{SubmissionID: sub, Attempt: 1, At: at(int(sub)), Verdict: verdict}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(b *Board) Version {
+		t.Helper()
+		_, _, v, err := b.VersionedViews(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	apply(1, "WA")
+	v1 := read(node1) // a whole read
+	if v1.Gen == "" || v1.Seq < 1 {
+		t.Fatalf("first read: %+v", v1)
+	}
+	apply(2, "AC")
+	v2 := read(node1)  // by changes
+	v2b := read(node2) // whole, another node
+	if v2.Gen != v1.Gen || v2.Seq <= v1.Seq || v2b.Seq != v2.Seq || !v2b.At.After(v1.At) {
+		t.Fatalf("after a change: node 1 %+v then %+v, node 2 %+v", v1, v2, v2b)
+	}
+	if v := read(node1); v.Seq != v2.Seq || v.At.Before(v2b.At) {
+		t.Fatalf("the same board read again: %+v after %+v", v, v2b)
+	}
+	cur, err := node2.CurrentVersion(ctx, c.ID)
+	if err != nil || cur.Gen != v2.Gen || cur.Seq != v2.Seq {
+		t.Fatalf("CurrentVersion = %+v, %v; want %+v", cur, err, v2)
+	}
+}
