@@ -421,13 +421,11 @@ func (b *Board) readWhole(ctx context.Context, contestID int64, dec *decodedBoar
 	key := b.n.ScoreboardViews(contestID)
 	// The counter before the scan: a change during it is read again by
 	// the next read of changes, which applies it the same way.
-	hv, err := b.rdb.HMGet(ctx, key, fieldGen, fieldSeq).Result()
+	ver, err := b.CurrentVersion(ctx, contestID)
 	if err != nil {
-		return fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
+		return err
 	}
-	gen, _ := hv[0].(string)
-	seqText, _ := hv[1].(string)
-	seq, _ := strconv.ParseInt(seqText, 10, 64)
+	gen, seq := ver.Gen, ver.Seq
 	// Sized as the last read was: grown from empty, the maps of a board
 	// of 3,000 contestants took a third of a read's CPU.
 	views := make(map[CellKey]View, len(dec.viewMap))
@@ -513,7 +511,7 @@ func (b *Board) CurrentVersion(ctx context.Context, contestID int64) (Version, e
 	at := time.Now()
 	hv, err := b.rdb.HMGet(ctx, b.n.ScoreboardViews(contestID), fieldGen, fieldSeq).Result()
 	if err != nil {
-		return Version{}, fmt.Errorf("scoreboard: contest %d's version: %w", contestID, err)
+		return Version{}, fmt.Errorf("scoreboard: read contest %d's version: %w", contestID, err)
 	}
 	gen, _ := hv[0].(string)
 	seqText, _ := hv[1].(string)
