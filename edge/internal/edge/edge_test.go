@@ -504,6 +504,16 @@ func TestEdgeKeepsAMemberThatComesBack(t *testing.T) {
 		s := served(base, 10)
 		return sameKeys(s, "web-a", "web-b"), fmt.Sprint(s)
 	})
+	// Both hubs in the config and its reloads settled, their old workers
+	// gone: a socket dialled before the edge's reload for the second hub
+	// was cut by it 2 s later, and the check below failed (clean-clone
+	// CI, 2026-12-07 21:41).
+	eventually(t, 15*time.Second, "both hubs in a settled config", func() (bool, string) {
+		n := reloadsOK(t, metrics)
+		time.Sleep(p.WorkerShutdownTimeout + 500*time.Millisecond)
+		inConfig, after := metric(t, metrics, "verdict_edge_upstream_servers", "hub"), reloadsOK(t, metrics)
+		return inConfig == 2 && after == n, fmt.Sprintf("hubs %v, reloads %v then %v", inConfig, n, after)
+	})
 
 	var c *websocket.Conn
 	eventually(t, 5*time.Second, "a WebSocket through nginx to a hub", func() (bool, string) {
