@@ -266,4 +266,18 @@ func contract(ctx context.Context, t *testing.T, c redis.UniversalClient, n rkey
 	if err := reg.Deregister(ctx); err != nil {
 		t.Fatalf("deregister: %v", err)
 	}
+
+	// One connection to the server that holds a key (in a cluster, not
+	// any node: another would answer MOVED).
+	board := n.ScoreboardViews(1)
+	if err := c.HSet(ctx, board, "a", "1", "b", "2").Err(); err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]string
+	if err := redisconn.OnOneConn(ctx, c, board, func(cn *redis.Conn) (err error) {
+		fields, err = cn.HGetAll(ctx, board).Result()
+		return err
+	}); err != nil || fmt.Sprint(fields) != "map[a:1 b:2]" {
+		t.Fatalf("OnOneConn: %v, %v", fields, err)
+	}
 }

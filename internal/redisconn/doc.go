@@ -24,4 +24,7 @@
 // (loadingRetry), unless Options.LoadingWait is negative. Again and Unreached let a caller repeat work that is
 // safe to repeat when it met no Redis (a connection cut as Redis stopped,
 // none to be had while it restarts): the web node's session read does.
+// OnOneConn keeps work that means something to one server's instance
+// alone (a scan's pages) on one connection, so a restart fails it rather
+// than letting it go on against a server that came back.
 package redisconn

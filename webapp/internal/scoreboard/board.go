@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/verdict-oj/verdict/internal/redisconn"
 	"github.com/verdict-oj/verdict/internal/redisscript"
 	"github.com/verdict-oj/verdict/internal/rkeys"
 )
@@ -430,13 +431,7 @@ func (b *Board) readWhole(ctx context.Context, contestID int64, dec *decodedBoar
 	// of 3,000 contestants took a third of a read's CPU.
 	views := make(map[CellKey]View, len(dec.viewMap))
 	users := make(map[int64]User, len(dec.userMap))
-	var cursor uint64
-	for {
-		// In batches: Redis serves others between them.
-		kv, next, err := b.rdb.HScan(ctx, key, cursor, "", 1000).Result()
-		if err != nil {
-			return fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
-		}
+	err = b.scan(ctx, key, "", func(kv []string) error {
 		for i := 0; i+1 < len(kv); i += 2 {
 			f, v := kv[i], kv[i+1]
 			switch {
@@ -447,7 +442,7 @@ func (b *Board) readWhole(ctx context.Context, contestID int64, dec *decodedBoar
 				}
 				vw, err := dec.view(f, v)
 				if err != nil {
-					return fmt.Errorf("scoreboard: contest %d cell %s: %w", contestID, f, err)
+					return fmt.Errorf("cell %s: %w", f, err)
 				}
 				views[k] = vw
 			case strings.HasPrefix(f, fieldUser):
@@ -456,9 +451,10 @@ func (b *Board) readWhole(ctx context.Context, contestID int64, dec *decodedBoar
 				}
 			}
 		}
-		if cursor = next; cursor == 0 {
-			break
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
 	}
 	if err := b.fillUsers(ctx, key, views, users); err != nil {
 		return fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
@@ -588,29 +584,25 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 	}
 	// Re-derive every cell, changed or not: Params may differ.
 	key := b.n.Scoreboard(c.ID)
-	var cursor uint64
-	for {
-		kv, next, err := b.rdb.HScan(ctx, key, cursor, fieldEntries+"*", 1000).Result()
-		if err != nil {
-			return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
-		}
+	err := b.scan(ctx, key, fieldEntries+"*", func(kv []string) error {
 		for i := 0; i+1 < len(kv); i += 2 {
 			cell := kv[i][len(fieldEntries):]
 			ver, err := b.rdb.HIncrBy(ctx, key, fieldVersion+cell, 1).Result()
 			if err != nil {
-				return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+				return err
 			}
 			raw, err := b.rdb.HGet(ctx, key, fieldEntries+cell).Result()
 			if err != nil && !errors.Is(err, redis.Nil) {
-				return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+				return err
 			}
 			if _, err := b.storeView(ctx, c, cell, ver, raw); err != nil {
 				return err
 			}
 		}
-		if cursor = next; cursor == 0 {
-			break
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
 	}
 	if err := b.dropOldViews(ctx, key); err != nil {
 		return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
@@ -626,25 +618,44 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 // dropOldViews deletes the views and users that a board made before they
 // had a hash of their own kept in its entries' hash (never read again).
 func (b *Board) dropOldViews(ctx context.Context, key string) error {
-	var cursor uint64
-	for {
-		kv, next, err := b.rdb.HScan(ctx, key, cursor, viewsAndUsers, 1000).Result()
-		if err != nil {
-			return err
-		}
-		if len(kv) > 0 {
-			fields := make([]string, 0, len(kv)/2)
-			for i := 0; i+1 < len(kv); i += 2 {
-				fields = append(fields, kv[i])
-			}
-			if err := b.rdb.HDel(ctx, key, fields...).Err(); err != nil {
-				return err
-			}
-		}
-		if cursor = next; cursor == 0 {
+	return b.scan(ctx, key, viewsAndUsers, func(kv []string) error {
+		if len(kv) == 0 {
 			return nil
 		}
-	}
+		fields := make([]string, 0, len(kv)/2)
+		for i := 0; i+1 < len(kv); i += 2 {
+			fields = append(fields, kv[i])
+		}
+		return b.rdb.HDel(ctx, key, fields...).Err()
+	})
+}
+
+// scanPage is the fields a page of scan asks for (HSCAN's COUNT): in
+// pages, Redis serves others between them.
+const scanPage = 1000
+
+// scan walks the hash key (the fields matching match; "": all) and
+// hands each page's field, value pairs to fn. Its pages are read on one
+// connection (redisconn.OnOneConn): a cursor is a place in one server's
+// table, and pages read with it from a Redis that restarted meanwhile
+// (the client dials again, the loading wait lets it) skip fields. Cut
+// there, the scan fails instead; the caller reads again.
+func (b *Board) scan(ctx context.Context, key, match string, fn func(kv []string) error) error {
+	return redisconn.OnOneConn(ctx, b.rdb, key, func(c *redis.Conn) error {
+		var cursor uint64
+		for {
+			kv, next, err := c.HScan(ctx, key, cursor, match, scanPage).Result()
+			if err != nil {
+				return err
+			}
+			if err := fn(kv); err != nil {
+				return err
+			}
+			if cursor = next; cursor == 0 {
+				return nil
+			}
+		}
+	})
 }
 
 // Delete drops a contest's board (tests, or before a rebuild from
