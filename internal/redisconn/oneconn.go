@@ -32,6 +32,10 @@ func OnOneConn(ctx context.Context, rdb redis.UniversalClient, key string, fn fu
 			return fmt.Errorf("redisconn: the node of %s: %w", key, err)
 		}
 		c = node.Conn()
+		// A node's own client has none of the cluster client's hooks:
+		// give the connection the loading wait (Instrument's command
+		// timer does not see it).
+		c.AddHook(loadingRetry{wait: DefaultLoadingWait})
 	default:
 		return fmt.Errorf("redisconn: %T gives no single connection", rdb)
 	}

@@ -431,30 +431,28 @@ func (b *Board) readWhole(ctx context.Context, contestID int64, dec *decodedBoar
 	// of 3,000 contestants took a third of a read's CPU.
 	views := make(map[CellKey]View, len(dec.viewMap))
 	users := make(map[int64]User, len(dec.userMap))
-	err = b.scan(ctx, key, "", func(kv []string) error {
-		for i := 0; i+1 < len(kv); i += 2 {
-			f, v := kv[i], kv[i+1]
-			switch {
-			case strings.HasPrefix(f, fieldViews):
-				k, ok := parseCell(f[len(fieldViews):])
-				if !ok {
-					continue
-				}
-				vw, err := dec.view(f, v)
-				if err != nil {
-					return fmt.Errorf("cell %s: %w", f, err)
-				}
-				views[k] = vw
-			case strings.HasPrefix(f, fieldUser):
-				if u, err := dec.user(f, v); err == nil {
-					users[u.ID] = u
-				}
-			}
-		}
-		return nil
-	})
+	kv, err := b.scan(ctx, key, "")
 	if err != nil {
 		return fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		f, v := kv[i], kv[i+1]
+		switch {
+		case strings.HasPrefix(f, fieldViews):
+			k, ok := parseCell(f[len(fieldViews):])
+			if !ok {
+				continue
+			}
+			vw, err := dec.view(f, v)
+			if err != nil {
+				return fmt.Errorf("scoreboard: contest %d cell %s: %w", contestID, f, err)
+			}
+			views[k] = vw
+		case strings.HasPrefix(f, fieldUser):
+			if u, err := dec.user(f, v); err == nil {
+				users[u.ID] = u
+			}
+		}
 	}
 	if err := b.fillUsers(ctx, key, views, users); err != nil {
 		return fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
@@ -584,25 +582,23 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 	}
 	// Re-derive every cell, changed or not: Params may differ.
 	key := b.n.Scoreboard(c.ID)
-	err := b.scan(ctx, key, fieldEntries+"*", func(kv []string) error {
-		for i := 0; i+1 < len(kv); i += 2 {
-			cell := kv[i][len(fieldEntries):]
-			ver, err := b.rdb.HIncrBy(ctx, key, fieldVersion+cell, 1).Result()
-			if err != nil {
-				return err
-			}
-			raw, err := b.rdb.HGet(ctx, key, fieldEntries+cell).Result()
-			if err != nil && !errors.Is(err, redis.Nil) {
-				return err
-			}
-			if _, err := b.storeView(ctx, c, cell, ver, raw); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	kv, err := b.scan(ctx, key, fieldEntries+"*")
 	if err != nil {
 		return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		cell := kv[i][len(fieldEntries):]
+		ver, err := b.rdb.HIncrBy(ctx, key, fieldVersion+cell, 1).Result()
+		if err != nil {
+			return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+		}
+		raw, err := b.rdb.HGet(ctx, key, fieldEntries+cell).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
+		}
+		if _, err := b.storeView(ctx, c, cell, ver, raw); err != nil {
+			return err
+		}
 	}
 	if err := b.dropOldViews(ctx, key); err != nil {
 		return fmt.Errorf("scoreboard: rebuild contest %d: %w", c.ID, err)
@@ -618,44 +614,49 @@ func (b *Board) Rebuild(ctx context.Context, c Contest, users map[int64]User, en
 // dropOldViews deletes the views and users that a board made before they
 // had a hash of their own kept in its entries' hash (never read again).
 func (b *Board) dropOldViews(ctx context.Context, key string) error {
-	return b.scan(ctx, key, viewsAndUsers, func(kv []string) error {
-		if len(kv) == 0 {
-			return nil
-		}
-		fields := make([]string, 0, len(kv)/2)
-		for i := 0; i+1 < len(kv); i += 2 {
-			fields = append(fields, kv[i])
-		}
-		return b.rdb.HDel(ctx, key, fields...).Err()
-	})
+	kv, err := b.scan(ctx, key, viewsAndUsers)
+	if err != nil || len(kv) == 0 {
+		return err
+	}
+	fields := make([]string, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		fields = append(fields, kv[i])
+	}
+	return b.rdb.HDel(ctx, key, fields...).Err()
 }
 
 // scanPage is the fields a page of scan asks for (HSCAN's COUNT): in
 // pages, Redis serves others between them.
 const scanPage = 1000
 
-// scan walks the hash key (the fields matching match; "": all) and
-// hands each page's field, value pairs to fn. Its pages are read on one
-// connection (redisconn.OnOneConn): a cursor is a place in one server's
-// table, and pages read with it from a Redis that restarted meanwhile
-// (the client dials again, the loading wait lets it) skip fields. Cut
-// there, the scan fails instead; the caller reads again.
-func (b *Board) scan(ctx context.Context, key, match string, fn func(kv []string) error) error {
-	return redisconn.OnOneConn(ctx, b.rdb, key, func(c *redis.Conn) error {
-		var cursor uint64
-		for {
-			kv, next, err := c.HScan(ctx, key, cursor, match, scanPage).Result()
-			if err != nil {
-				return err
+// scanRetry is how long scan starts again a scan a restart cut.
+const scanRetry = 3 * time.Second
+
+// scan returns the field, value pairs of the hash key (the fields
+// matching match; "": all; a field may come twice), read in pages on one
+// connection (redisconn.OnOneConn). A cursor is a place in one server's
+// table: pages read with it from a Redis that restarted meanwhile (the
+// client dials again, the loading wait lets it) skipped fields. A scan
+// cut so starts again from its first page, for up to scanRetry.
+func (b *Board) scan(ctx context.Context, key, match string) ([]string, error) {
+	var all []string
+	err := redisconn.Again(ctx, scanRetry, redisconn.Unreached, func() error {
+		all = all[:0]
+		return redisconn.OnOneConn(ctx, b.rdb, key, func(c *redis.Conn) error {
+			var cursor uint64
+			for {
+				kv, next, err := c.HScan(ctx, key, cursor, match, scanPage).Result()
+				if err != nil {
+					return err
+				}
+				all = append(all, kv...)
+				if cursor = next; cursor == 0 {
+					return nil
+				}
 			}
-			if err := fn(kv); err != nil {
-				return err
-			}
-			if cursor = next; cursor == 0 {
-				return nil
-			}
-		}
+		})
 	})
+	return all, err
 }
 
 // Delete drops a contest's board (tests, or before a rebuild from
