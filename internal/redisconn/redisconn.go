@@ -204,5 +204,7 @@ func (o *Options) Flags(fs *flag.FlagSet, def string, suffix func(name string) s
 	fs.StringVar(&o.MasterName, "redis-master", "", "Sentinel master name: --redis then lists the Sentinels"+suffix("redis-master"))
 	fs.IntVar(&o.PoolSize, "redis-pool", o.PoolSize, "most connections to Redis per server; a command beyond them waits for one "+
 		"(verdict_redis_pool_waits_total); 0: 10 per CPU"+suffix("redis-pool"))
+	fs.DurationVar(&o.LoadingWait, "redis-loading-wait", o.LoadingWait, "how long a command a restarted Redis refused while "+
+		"loading its data is tried again before it fails; 0: 5s, negative: not tried again"+suffix("redis-loading-wait"))
 	fs.BoolVar(&o.Cluster, "redis-cluster", false, "Redis Cluster even with one seed address (keys get a {prefix} hash tag)"+suffix("redis-cluster"))
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestModeValidateNames(t *testing.T) {
@@ -67,6 +68,8 @@ func TestFlags(t *testing.T) {
 			Options{Addrs: []string{"s:26379"}, MasterName: "mm", DB: 2, Password: "pw"}},
 		{[]string{"--redis-cluster"}, Options{Addrs: []string{"127.0.0.1:6379"}, Cluster: true}},
 		{[]string{"--redis-pool", "64"}, Options{Addrs: []string{"127.0.0.1:6379"}, PoolSize: 64}},
+		{[]string{"--redis-loading-wait", "20s"}, Options{Addrs: []string{"127.0.0.1:6379"}, LoadingWait: 20 * time.Second}},
+		{[]string{"--redis-loading-wait", "-1s"}, Options{Addrs: []string{"127.0.0.1:6379"}, LoadingWait: -time.Second}},
 	}
 	for _, tc := range tests {
 		var o Options
@@ -77,7 +80,8 @@ func TestFlags(t *testing.T) {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
 		if !slices.Equal(o.Addrs, tc.want.Addrs) || o.MasterName != tc.want.MasterName || o.DB != tc.want.DB ||
-			o.Password != tc.want.Password || o.Cluster != tc.want.Cluster {
+			o.Password != tc.want.Password || o.Cluster != tc.want.Cluster || o.PoolSize != tc.want.PoolSize ||
+			o.LoadingWait != tc.want.LoadingWait {
 			t.Errorf("%v: got %+v, want %+v", tc.args, o, tc.want)
 		}
 	}
