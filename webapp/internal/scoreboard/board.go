@@ -426,7 +426,6 @@ func (b *Board) readWhole(ctx context.Context, contestID int64, dec *decodedBoar
 	if err != nil {
 		return err
 	}
-	gen, seq := ver.Gen, ver.Seq
 	// Sized as the last read was: grown from empty, the maps of a board
 	// of 3,000 contestants took a third of a read's CPU.
 	views := make(map[CellKey]View, len(dec.viewMap))
@@ -458,7 +457,7 @@ func (b *Board) readWhole(ctx context.Context, contestID int64, dec *decodedBoar
 		return fmt.Errorf("scoreboard: read contest %d: %w", contestID, err)
 	}
 	dec.viewMap, dec.userMap = views, users
-	dec.gen, dec.seq, dec.read, dec.fullAt = gen, seq, true, time.Now()
+	dec.gen, dec.seq, dec.read, dec.fullAt = ver.Gen, ver.Seq, true, time.Now()
 	dec.wholeReads++
 	return nil
 }
