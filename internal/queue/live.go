@@ -345,6 +345,37 @@ func (q *Queue) UserState(ctx context.Context, userID int64) (uint64, protocol.U
 	return seq, st, nil
 }
 
+// Seqs reads the channels' current sequence numbers, in one round trip
+// (0 for a channel with no live state): a reader that knows what it was
+// sent of a channel learns whether anything was published since without
+// reading the channel's state. Not for the hub-numbered channels (the site's
+// status channel as a student sees it, a contest's pushed board).
+func (q *Queue) Seqs(ctx context.Context, chans []protocol.Channel) ([]uint64, error) {
+	out := make([]uint64, len(chans))
+	if len(chans) == 0 {
+		return out, nil
+	}
+	pipe := q.c.Pipeline()
+	cmds := make([]*redis.StringCmd, len(chans))
+	for i, ch := range chans {
+		cmds[i] = pipe.HGet(ctx, q.n.LiveState(string(ch.Kind), ch.ID), liveSeq)
+	}
+	_, _ = pipe.Exec(ctx) // each command's error is read below
+	for i, c := range cmds {
+		v, err := c.Result()
+		if errors.Is(err, redis.Nil) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("queue: sequence numbers: %w", err)
+		}
+		if out[i], err = strconv.ParseUint(v, 10, 64); err != nil {
+			return nil, fmt.Errorf("queue: sequence number of %s: %w", chans[i], err)
+		}
+	}
+	return out, nil
+}
+
 // KEYS: state, channel. ARGV: channel json, event kind, body, state, ttl s,
 // tag.
 var publishDocScript = redisscript.Named("queue.publishDoc", redis.NewScript(lua(`

@@ -961,3 +961,56 @@ func TestGuardUnfinished(t *testing.T) {
 		t.Fatalf("an old attempt's final published = %v, %v", got, err)
 	}
 }
+
+// Seqs reads each channel's sequence number as its snapshot would: the
+// submission's, its owner's, a document's, 0 for a channel with none; a
+// value that is not a number is an error naming the channel.
+func TestSeqs(t *testing.T) {
+	q, env := newQueue(t)
+	ctx := context.Background()
+	if err := q.Enqueue(ctx, task(5, 1, protocol.PriorityContest, base)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
+		Status: protocol.VerdictWA, Guard: queue.GuardNone}); err != nil {
+		t.Fatal(err)
+	}
+	doc := protocol.Channel{Kind: protocol.ChannelClarifications, ID: 3}
+	for range 3 {
+		if _, err := q.PublishDoc(ctx, doc, protocol.EventClarification, []byte(`{}`), []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub := protocol.Channel{Kind: protocol.ChannelSubmission, ID: 5}
+	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
+	none := protocol.Channel{Kind: protocol.ChannelSubmission, ID: 99}
+	chans := []protocol.Channel{sub, user, doc, none}
+	got, err := q.Seqs(ctx, chans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := q.Submission(ctx, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	useq, _, err := q.UserState(ctx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dseq, _, err := q.Doc(ctx, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint64{s.Seq, useq, dseq, 0}; !slices.Equal(got, want) || dseq != 3 || s.Seq < 2 {
+		t.Fatalf("Seqs(%v) = %v, want %v", chans, got, want)
+	}
+	if got, err := q.Seqs(ctx, nil); err != nil || len(got) != 0 {
+		t.Fatalf("Seqs(nil) = %v, %v", got, err)
+	}
+	if err := env.Client.HSet(ctx, env.Names.LiveState(string(doc.Kind), doc.ID), "seq", "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Seqs(ctx, chans); err == nil || !strings.Contains(err.Error(), doc.String()) {
+		t.Fatalf("Seqs over a bad number: %v, want an error naming %s", err, doc)
+	}
+}

@@ -115,6 +115,13 @@ const maxPendingEvents = 256
 func (s *subscription) deliver(seq uint64, b []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.resyncing && !s.pending && len(s.buf) == 0 && seq == s.lastSeq+1 && s.ch.Kind != protocol.ChannelStatus {
+		// The first event since the pub/sub came back follows what the
+		// browser has: this channel lost nothing, and its event need not
+		// wait for the resync (a status channel's numbers are the hub's
+		// own for a student: see onStatusEvent).
+		s.resyncing = false
+	}
 	if s.pending || s.resyncing {
 		if len(s.buf) >= maxPendingEvents {
 			s.overflow = true

@@ -31,6 +31,7 @@ type metrics struct {
 	fullPushes        *prometheus.CounterVec
 	boardReadFailures prometheus.Counter
 	resyncs           prometheus.Counter
+	resyncSnapshots   prometheus.Counter
 	republished       *prometheus.CounterVec
 	prefetches        prometheus.Counter
 	judgeConnections  *prometheus.CounterVec
@@ -99,7 +100,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Final live states whose publish failed after their result was completed, by outcome: published (again, later) or dropped (not within the bound; the owner reads the verdict from the web nodes)."}, []string{"outcome"}),
 		resyncs: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "verdict_hub_browser_resyncs_total",
-			Help: "Times the browsers' pub/sub connection came back after a loss and every browser's channels got a fresh snapshot.",
+			Help: "Times the browsers' pub/sub connection came back after a loss and the browsers' channels were brought up to date.",
+		}),
+		resyncSnapshots: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "verdict_hub_resync_snapshots_total",
+			Help: "Subscriptions a resync read a fresh snapshot for: those whose channel moved while the pub/sub was away, the site's status channel's, and every one of a batch whose sequence numbers could not be read.",
 		}),
 		boardReadFailures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "verdict_hub_scoreboard_read_failures_total", Help: "Reads of a contest's board for a push that failed (each is read again a coalesce interval later)."}),
@@ -126,7 +131,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.queueLength, m.leased, m.waitSeconds, m.passSeconds, m.idlePassSeconds, m.wakeSeconds, m.noticeSeconds, m.judgeMessageWait, m.resultSlot, m.dispatches, m.leaseExpiries,
 		m.results, m.judges, m.browsers, m.droppedClients, m.overloaded, m.subscriptions, m.broadcasts, m.boardPushes, m.fullPushes,
-		m.boardReadFailures, m.resyncs, m.republished, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports, m.reserveHolds, m.holds, m.reserve,
+		m.boardReadFailures, m.resyncs, m.resyncSnapshots, m.republished, m.prefetches, m.judgeConnections, m.cancels, m.warmPrefetches, m.warmReports, m.reserveHolds, m.holds, m.reserve,
 		m.browserReadWaits, m.browserReadWaitSeconds} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("hub: register metrics: %w", err)
