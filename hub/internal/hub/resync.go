@@ -91,6 +91,7 @@ func (h *Hub) resyncBrowsers(ctx context.Context) {
 	} else if waited > 100*time.Millisecond {
 		h.log.Info("Redis serves reads again", "waited", waited)
 	}
+	start := time.Now()
 	topics := h.topicList()
 	var snap []*subscription // those that need a snapshot
 	var check []*topic       // those whose sequence numbers say
@@ -132,14 +133,19 @@ func (h *Hub) resyncBrowsers(ctx context.Context) {
 			}
 		})
 	}
-	defer wg.Wait()
-	defer close(work)
-	for _, s := range snap {
-		select {
-		case work <- s:
-		case <-ctx.Done():
-			return
+	func() {
+		defer close(work)
+		for _, s := range snap {
+			select {
+			case work <- s:
+			case <-ctx.Done():
+				return
+			}
 		}
+	}()
+	wg.Wait()
+	if ctx.Err() == nil {
+		h.log.Info("browsers resynced", "took", time.Since(start), "snapshots", len(snap))
 	}
 }
 
