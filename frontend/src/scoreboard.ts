@@ -65,12 +65,16 @@ export function fromDoc(doc: unknown, fallbackRule: Rule): Scoreboard {
 /**
  * applyEvent merges the body of a "scoreboard" event. A body with `full:
  * true` (or a `rule`) is the whole board; otherwise its rows replace the rows
- * of the same users and the board is ranked again.
+ * of the same users, the users named in `left` leave the board (a contestant
+ * staff unregistered), and the board is ranked again.
  */
 export function applyEvent(b: Scoreboard, body: unknown): Scoreboard {
-  const d = (body ?? {}) as Partial<Scoreboard> & { full?: boolean };
+  const d = (body ?? {}) as Partial<Scoreboard> & { full?: boolean; left?: unknown };
   if (d.full || d.rule) return fromDoc({ ...d, rule: d.rule ?? b.rule }, b.rule);
   const byUser = new Map(b.rows.map((r) => [String(r.user), r]));
+  if (Array.isArray(d.left)) {
+    for (const u of d.left) byUser.delete(String(u));
+  }
   for (const r of d.rows ?? []) {
     if (!r || r.user === undefined) continue;
     byUser.set(String(r.user), { ...r, problems: r.problems ?? {} });

@@ -73,6 +73,15 @@ describe("applyEvent", () => {
     const next = applyEvent(board, { full: true, rows: [row("z", 0, 0)] });
     expect(next.rows.map((r) => r.user)).toEqual(["z"]);
   });
+  it("removes the users who left and ranks again", () => {
+    const next = applyEvent(board, { frozen: false, rows: [row("c", 0, 0)], left: ["a"] });
+    expect(next.rows.map((r) => [r.user, r.rank])).toEqual([
+      ["b", 1],
+      ["c", 1],
+    ]);
+    expect(board.rows.map((r) => r.user)).toEqual(["a", "b"]); // not mutated
+    expect(applyEvent(board, { rows: [], left: "a" }).rows).toHaveLength(2); // not a list: ignored
+  });
 });
 
 describe("scoreboard rendering", () => {

@@ -41,10 +41,11 @@ type DocCell struct {
 // DeltaBody is the body of a scoreboard event that is not the whole board
 // (the hub writes it as a RawDelta, from the published rows' bytes):
 // its rows replace the rows of the same users (matched by user name, as
-// the browser keys them) and the browser ranks the board again. It has no
-// rule and no full flag, which is how the browser tells it from a whole
-// board.
+// the browser keys them), the rows of the users in Left are removed (they
+// left the board), and the browser ranks the board again. It has no rule
+// and no full flag, which is how the browser tells it from a whole board.
 type DeltaBody struct {
-	Frozen bool  `json:"frozen"`
-	Rows   []Row `json:"rows"`
+	Frozen bool     `json:"frozen"`
+	Rows   []Row    `json:"rows"`
+	Left   []string `json:"left,omitempty"`
 }

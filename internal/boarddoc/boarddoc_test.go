@@ -29,16 +29,18 @@ func TestDelta(t *testing.T) {
 		prev, next Doc
 		ok         bool
 		rows       []string
+		left       []string
 	}{
-		{"nothing changed", doc(false, a, b), doc(false, a, b), true, nil},
-		{"a pending submission", doc(false, a, b), doc(false, a, bPending), true, []string{"bob"}},
-		{"a solve that reranks: only the solver's row, not the rank of the row it passed", doc(false, a, b), doc(false, bSolved, aSecond), true, []string{"bob"}},
-		{"a cell's time changed", doc(false, a, b), doc(false, aLater, b), true, []string{"ann"}},
-		{"a new contestant", doc(false, a, b), doc(false, a, b, c), true, []string{"cat"}},
-		{"a contestant left: whole board", doc(false, a, b), doc(false, a), false, nil},
-		{"the board froze: the flag alone", doc(false, a, b), doc(true, a, b), true, nil},
-		{"the board unfroze: the rows it reveals", doc(true, a, bPending), doc(false, a, bSolved), true, []string{"bob"}},
-		{"the rule changed: whole board", doc(false, a), Doc{Rule: "ioi", Rows: []Row{a}}, false, nil},
+		{"nothing changed", doc(false, a, b), doc(false, a, b), true, nil, nil},
+		{"a pending submission", doc(false, a, b), doc(false, a, bPending), true, []string{"bob"}, nil},
+		{"a solve that reranks: only the solver's row, not the rank of the row it passed", doc(false, a, b), doc(false, bSolved, aSecond), true, []string{"bob"}, nil},
+		{"a cell's time changed", doc(false, a, b), doc(false, aLater, b), true, []string{"ann"}, nil},
+		{"a new contestant", doc(false, a, b), doc(false, a, b, c), true, []string{"cat"}, nil},
+		{"a contestant left: named in left", doc(false, a, b), doc(false, a), true, nil, []string{"bob"}},
+		{"one left, one changed, one came", doc(false, a, b), doc(false, aLater, c), true, []string{"ann", "cat"}, []string{"bob"}},
+		{"the board froze: the flag alone", doc(false, a, b), doc(true, a, b), true, nil, nil},
+		{"the board unfroze: the rows it reveals", doc(true, a, bPending), doc(false, a, bSolved), true, []string{"bob"}, nil},
+		{"the rule changed: whole board", doc(false, a), Doc{Rule: "ioi", Rows: []Row{a}}, false, nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,6 +51,9 @@ func TestDelta(t *testing.T) {
 			got := users(t, d)
 			if !slices.Equal(got, tc.rows) {
 				t.Fatalf("delta rows %v, want %v", got, tc.rows)
+			}
+			if !slices.Equal(d.Left, tc.left) {
+				t.Fatalf("delta left %v, want %v", d.Left, tc.left)
 			}
 		})
 	}
@@ -70,6 +75,7 @@ func TestDeltaChanged(t *testing.T) {
 		{"froze", Doc{Rule: "icpc", Rows: []Row{a, b}}, Doc{Rule: "icpc", Frozen: true, Rows: []Row{a, b}}, true, true},
 		{"unfroze", Doc{Rule: "icpc", Frozen: true, Rows: []Row{a}}, Doc{Rule: "icpc", Rows: []Row{a}}, false, true},
 		{"a row", Doc{Rule: "icpc", Rows: []Row{b}}, Doc{Rule: "icpc", Rows: []Row{a, b}}, false, true},
+		{"a row gone", Doc{Rule: "icpc", Rows: []Row{a, b}}, Doc{Rule: "icpc", Rows: []Row{b}}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prev := raw(t, tc.prev)
@@ -106,8 +112,9 @@ func TestDeltaBodyIsNotAWholeBoard(t *testing.T) {
 }
 
 // FuzzDelta: merging a delta into the previous board, the way the browser
-// does, gives the next board (rank aside) whenever Delta says ok, and the
-// delta's rows are exactly the rows whose decoded content changed.
+// does (its left removed, its rows merged), gives the next board (rank
+// aside) whenever Delta says ok, and the delta's rows are exactly the rows
+// whose decoded content changed.
 func FuzzDelta(f *testing.F) {
 	f.Add([]byte{1, 2, 3}, []byte{1, 3, 3, 4})
 	f.Fuzz(func(t *testing.T, p, n []byte) {
@@ -144,6 +151,12 @@ func FuzzDelta(f *testing.F) {
 		}
 		if got := users(t, d); !slices.Equal(got, want) {
 			t.Fatalf("delta rows %v, want the changed %v", got, want)
+		}
+		for _, u := range d.Left {
+			if _, had := merged[u]; !had {
+				t.Fatalf("left names %q, not on the board", u)
+			}
+			delete(merged, u)
 		}
 		for _, b := range d.Rows {
 			var r Row

@@ -134,17 +134,21 @@ func splitRow(row []byte) (user string, rest []byte, err error) {
 type RawDelta struct {
 	Frozen bool              `json:"frozen"`
 	Rows   []json.RawMessage `json:"rows"`
+	Left   []string          `json:"left,omitempty"`
 }
 
 // Delta returns what changed from prev to next as a delta body, or ok =
-// false when only the whole board can say it: the rule changed, or a
-// contestant left the board (a delta cannot remove a row). A row counts as
-// changed when anything but its rank differs. The freeze is the delta's
-// own flag (the browser takes it from every delta): the board that froze
-// is a delta of no rows but the flag, not the whole board again (at 3,000
-// contestants the whole board to every browser at the freeze was the
-// slowest moment of the 10× rehearsal), and the unfreeze one of the rows
-// it reveals. Changed reports whether a delta says anything.
+// false when only the whole board can say it: the rule changed. A row
+// counts as changed when anything but its rank differs. A contestant whose
+// row the board lost (unregistered by staff, or renamed) is named in the
+// delta's left: until 2026-12-08 a delta could not remove a row, and one
+// contestant leaving sent the whole board to every browser (at 3,000
+// contestants about 85 kB each). The freeze is the delta's own flag (the
+// browser takes it from every delta): the board that froze is a delta of
+// no rows but the flag, not the whole board again (at 3,000 contestants
+// the whole board to every browser at the freeze was the slowest moment of
+// the 10× rehearsal), and the unfreeze one of the rows it reveals. Changed
+// reports whether a delta says anything.
 func Delta(prev, next Raw) (RawDelta, bool) {
 	if prev.Rule != next.Rule {
 		return RawDelta{}, false
@@ -164,22 +168,17 @@ func Delta(prev, next Raw) (RawDelta, bool) {
 		}
 	}
 	if seen != len(prev.index) {
-		return RawDelta{}, false
+		for i, r := range prev.Rows {
+			if _, ok := next.index[r.User]; !ok && prev.index[r.User] == i {
+				d.Left = append(d.Left, r.User)
+			}
+		}
 	}
 	return d, true
 }
 
 // Changed reports whether the delta, taken from prev, changes anything the
-// browser shows: a row, or the freeze.
-func (d RawDelta) Changed(prev Raw) bool { return len(d.Rows) > 0 || d.Frozen != prev.Frozen }
-
-// Left names (up to max of) the users of prev that next does not have.
-func Left(prev, next Raw, max int) []string {
-	var left []string
-	for _, r := range prev.Rows {
-		if _, ok := next.index[r.User]; !ok && len(left) < max {
-			left = append(left, r.User)
-		}
-	}
-	return left
+// browser shows: a row, a row gone, or the freeze.
+func (d RawDelta) Changed(prev Raw) bool {
+	return len(d.Rows) > 0 || len(d.Left) > 0 || d.Frozen != prev.Frozen
 }

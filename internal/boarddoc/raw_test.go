@@ -85,8 +85,9 @@ func TestDeltaOfRowsWrittenOtherwise(t *testing.T) {
 	}
 }
 
-// TestLeft names the users a board lost, up to the count asked for.
-func TestLeft(t *testing.T) {
+// TestDeltaLeft names each user the board lost once, in the order of the
+// board they left, however many rows they had.
+func TestDeltaLeft(t *testing.T) {
 	doc := func(users ...string) Raw {
 		var d Doc
 		for _, u := range users {
@@ -101,11 +102,12 @@ func TestLeft(t *testing.T) {
 		{doc("a", "b"), doc("b", "a", "c"), nil},
 		{doc("a", "b", "c"), doc("b"), []string{"a", "c"}},
 		{doc("#7"), doc("alice"), []string{"#7"}},
-		{doc("a", "b", "c", "d", "e"), doc(), []string{"a", "b", "c"}},
+		{doc("a", "b", "a", "c", "d"), doc(), []string{"b", "a", "c", "d"}},
 	}
 	for _, tc := range tests {
-		if got := Left(tc.prev, tc.next, 3); !slices.Equal(got, tc.want) {
-			t.Errorf("Left = %v, want %v", got, tc.want)
+		d, ok := Delta(tc.prev, tc.next)
+		if !ok || !slices.Equal(d.Left, tc.want) {
+			t.Errorf("Delta = %+v, %v; want left %v", d, ok, tc.want)
 		}
 	}
 }

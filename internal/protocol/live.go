@@ -129,7 +129,8 @@ const (
 	// EventStatus: the submission changed status or got its final verdict.
 	// Body: SubmissionState without cases.
 	EventStatus EventKind = "status"
-	// EventScoreboard: scoreboard rows changed. Body: owned by the webapp.
+	// EventScoreboard: scoreboard rows changed, came or left. Body:
+	// internal/boarddoc (DeltaBody, or the whole board).
 	EventScoreboard EventKind = "scoreboard"
 	// EventClarification: a clarification was asked, answered or announced.
 	// Body: ClarificationChange. On a clarifications channel and, for a

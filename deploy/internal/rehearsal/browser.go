@@ -35,9 +35,10 @@ type row struct {
 }
 
 type boardDoc struct {
-	Frozen bool  `json:"frozen"`
-	Full   bool  `json:"full"`
-	Rows   []row `json:"rows"`
+	Frozen bool     `json:"frozen"`
+	Full   bool     `json:"full"`
+	Rows   []row    `json:"rows"`
+	Left   []string `json:"left"` // a delta's users who left the board
 }
 
 // cellKey names a scoreboard cell.
@@ -448,6 +449,17 @@ func (b *browser) applyLocked(d *boardDoc, replace, measure bool, now time.Time)
 	old := b.board
 	if replace || d.Full || b.board == nil {
 		b.board = map[int64]row{}
+	}
+	if len(d.Left) > 0 {
+		gone := make(map[string]bool, len(d.Left))
+		for _, u := range d.Left {
+			gone[u] = true
+		}
+		for id, rw := range b.board {
+			if gone[rw.User] {
+				delete(b.board, id)
+			}
+		}
 	}
 	for _, rw := range d.Rows {
 		prev, had := old[rw.UserID]

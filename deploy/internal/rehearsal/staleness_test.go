@@ -143,3 +143,20 @@ func TestResultSentMarks(t *testing.T) {
 		t.Errorf("no freeze: marked %d, want 1", seq)
 	}
 }
+
+// A delta's left takes the rows of the users it names off the board (the
+// frontend's applyEvent does the same); the other rows stay.
+func TestBoardDeltaLeft(t *testing.T) {
+	b := &browser{r: &run{}, keep: true}
+	now := time.Date(2026, 12, 8, 2, 0, 0, 0, time.UTC)
+	b.applyDoc(&boardDoc{Full: true, Rows: []row{{UserID: 1, User: "ann"}, {UserID: 2, User: "bob"}, {UserID: 3, User: "cat"}}}, true, false, now)
+	b.applyDoc(&boardDoc{Rows: []row{{UserID: 4, User: "dan"}}, Left: []string{"bob", "eve"}}, false, false, now)
+	var got []int64
+	for id := range b.board {
+		got = append(got, id)
+	}
+	slices.Sort(got)
+	if want := []int64{1, 3, 4}; !slices.Equal(got, want) {
+		t.Fatalf("board holds users %v, want %v", got, want)
+	}
+}

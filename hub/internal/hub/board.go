@@ -71,7 +71,8 @@ func (h *Hub) contestSnapshot(ctx context.Context, ch protocol.Channel) (seq uin
 // nextBoard takes the web nodes' latest state (sequence rseq) and returns
 // the message to push to every subscriber with its hub sequence number:
 // nothing (push false) when the state is the one already pushed, a delta
-// event when some rows changed, the whole board as a snapshot otherwise.
+// event when rows changed, came or left, the whole board as a snapshot
+// otherwise (the first push, a new rule).
 // Called with t.mu held.
 func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq uint64, push bool, err error) {
 	if t.board.ok && rseq == t.board.redisSeq {
@@ -108,6 +109,10 @@ func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq u
 			return nil, 0, false, err
 		}
 		t.h.m.boardPushes.WithLabelValues("delta").Inc()
+		if len(delta.Left) > 0 {
+			t.h.log.Info("scoreboard delta: contestants left the board", "channel", t.key,
+				"left", delta.Left[:min(len(delta.Left), 3)], "count", len(delta.Left), "rows", len(doc.Rows))
+		}
 	default:
 		msg, err = protocol.MarshalSnapshot("", t.ch, seq, state)
 		if err != nil {
@@ -117,11 +122,6 @@ func (t *topic) nextBoard(rseq uint64, state json.RawMessage) (msg []byte, seq u
 		reason := "first"
 		if prev.ok {
 			reason = "rule"
-			if prev.doc.Rule == doc.Rule {
-				reason = "row_left"
-				t.h.log.Info("whole scoreboard pushed: contestants left it", "channel", t.key,
-					"left", boarddoc.Left(prev.doc, doc, 3), "rows", len(doc.Rows))
-			}
 		}
 		t.h.m.fullPushes.WithLabelValues(reason).Inc()
 	}

@@ -843,8 +843,8 @@ func TestScoreboardCoalesced(t *testing.T) {
 	}
 
 	// A second browser subscribing now gets the hub's board with the
-	// hub's number; a contestant leaving the board makes the next push the
-	// whole board, as a snapshot.
+	// hub's number; a contestant leaving the board is a delta naming them
+	// (until 2026-12-08 the whole board to every browser).
 	addSession(t, env, "v", 9, "")
 	b2, err := dialBrowser(t, th.url("/ws"), "v")
 	if err != nil {
@@ -880,10 +880,14 @@ func TestScoreboardCoalesced(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, br := range []*browser{b, b2} {
-		s := decode[protocol.Snapshot](t, br.expect(protocol.TypeSnapshot))
-		if s.Seq != last+1 || !strings.Contains(string(s.State), `"ann"`) || strings.Contains(string(s.State), `"bob"`) {
-			t.Fatalf("after bob left: snapshot seq %d %s", s.Seq, s.State)
+		ev := decode[protocol.Event](t, br.expect(protocol.TypeEvent))
+		var d boarddoc.DeltaBody
+		if err := json.Unmarshal(ev.Body, &d); err != nil || ev.Seq != last+1 || d.Frozen || len(d.Rows) != 0 || !slices.Equal(d.Left, []string{"bob"}) {
+			t.Fatalf("after bob left (and the board unfroze): event seq %d %s, want a delta of bob gone and the flag", ev.Seq, ev.Body)
 		}
+	}
+	if n := metric(t, th.reg, "verdict_hub_scoreboard_full_pushes_total", nil); n != 0 {
+		t.Fatalf("%v whole-board pushes, want none", n)
 	}
 }
 

@@ -94,7 +94,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		boardPushes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_scoreboard_pushes_total", Help: "Scoreboard pushes to a contest's browsers, by form: delta (changed rows) or full (the whole board)."}, []string{"form"}),
 		fullPushes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "verdict_hub_scoreboard_full_pushes_total", Help: "Whole-board pushes, by why a delta could not say it: first (no board held yet), rule (the rule changed; until 2026-12-05 also rule_or_freeze: the freeze too) or row_left (a contestant left the board)."}, []string{"reason"}),
+			Name: "verdict_hub_scoreboard_full_pushes_total", Help: "Whole-board pushes, by why a delta could not say it: first (no board held yet) or rule (the rule changed; until 2026-12-05 also rule_or_freeze: the freeze too; until 2026-12-08 also row_left: a contestant left the board, now a delta's left)."}, []string{"reason"}),
 		republished: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "verdict_hub_finals_republished_total",
 			Help: "Final live states whose publish failed after their result was completed, by outcome: published (again, later) or dropped (not within the bound; the owner reads the verdict from the web nodes)."}, []string{"outcome"}),

@@ -467,7 +467,7 @@ func (b *Board) readWhole(ctx context.Context, contestID int64, dec *decodedBoar
 // cell can come without its user (written just before it, into a bucket
 // the scan had passed). Its row was then named "#id" in one document and
 // by the username in the next, so the hub saw a row leave and pushed the
-// whole board to every browser (a delta cannot remove a row). The user is
+// whole board to every browser (a delta could not remove a row then). The user is
 // always written before the view (upsertScript), so it is there now.
 func (b *Board) fillUsers(ctx context.Context, key string, views map[CellKey]View, users map[int64]User) error {
 	var fields []string
