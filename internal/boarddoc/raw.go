@@ -143,12 +143,12 @@ type RawDelta struct {
 // row the board lost (unregistered by staff, or renamed) is named in the
 // delta's left: until 2026-12-08 a delta could not remove a row, and one
 // contestant leaving sent the whole board to every browser (at 3,000
-// contestants about 85 kB each). The freeze is the delta's own flag (the
-// browser takes it from every delta): the board that froze is a delta of
-// no rows but the flag, not the whole board again (at 3,000 contestants
-// the whole board to every browser at the freeze was the slowest moment of
-// the 10× rehearsal), and the unfreeze one of the rows it reveals. Changed
-// reports whether a delta says anything.
+// contestants about 600 kB each, 1.8 GB in all). The freeze is the
+// delta's own flag (the browser takes it from every delta): the board that
+// froze is a delta of no rows but the flag, not the whole board again (at
+// 3,000 contestants the whole board to every browser at the freeze was
+// the slowest moment of the 10× rehearsal), and the unfreeze one of the
+// rows it reveals. Changed reports whether a delta says anything.
 func Delta(prev, next Raw) (RawDelta, bool) {
 	if prev.Rule != next.Rule {
 		return RawDelta{}, false
