@@ -10,6 +10,12 @@ import (
 	"strings"
 )
 
+// HubDroppedClients is the hub's counter of the browser sockets it closed
+// itself, by reason (slow_consumer: its send queue was full; write_failed:
+// a write failed or ran out its timeout). The contest rehearsal reports
+// it beside the sockets its browsers found reset or cut.
+const HubDroppedClients = "verdict_hub_dropped_clients_total"
+
 // HubDispatchPassSeconds is the hub's histogram of dispatch pass latencies
 // (from a pass's start to its last task handed to a judge's socket, passes
 // that placed tasks). The contest rehearsal reads its mean from the hub's

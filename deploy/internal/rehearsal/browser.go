@@ -622,24 +622,7 @@ func short(err error) string {
 	if k := transportKind(err.Error()); k != "" {
 		return k
 	}
-	var b strings.Builder
-	digits := false
-	for _, r := range err.Error() {
-		if r >= '0' && r <= '9' {
-			if !digits {
-				b.WriteByte('N')
-			}
-			digits = true
-			continue
-		}
-		digits = false
-		b.WriteRune(r)
-	}
-	s := b.String()
-	if len(s) > 60 {
-		s = s[:60]
-	}
-	return s
+	return foldNumbers(err.Error(), 60)
 }
 
 // answerCode is the report's code for an answer: the API's error code, or

@@ -70,3 +70,91 @@ func TestReadAccessLog(t *testing.T) {
 		t.Errorf("scoreboard = %+v: want the two 200s only (max 30 ms, upstream 20 ms)", sb)
 	}
 }
+
+func TestParseErrorLine(t *testing.T) {
+	at := time.Date(2026, 12, 8, 1, 37, 1, 0, time.Local)
+	for _, tc := range []struct {
+		line             string
+		ok               bool
+		level, msg, path string
+	}{
+		{`2026/12/08 01:37:01 [error] 123#123: *4567 recv() failed (104: Connection reset by peer) while proxying upgraded connection, client: 127.2.5.48, server: _, request: "GET /ws HTTP/1.1", upstream: "http://127.0.0.1:4001/ws", host: "127.0.0.1:8080"`,
+			true, "error", "recv() failed (104: Connection reset by peer) while proxying upgraded connection", "/ws"},
+		{`2026/12/08 01:37:01 [error] 123#123: *12 upstream timed out (110: Connection timed out) while reading response header from upstream, client: 127.1.0.1, server: _, request: "GET /api/problems/r-sum?contest=rehearsal HTTP/1.1", upstream: "http://127.0.0.1:4002/api/problems/r-sum?contest=rehearsal"`,
+			true, "error", "upstream timed out (110: Connection timed out) while reading response header from upstream", "/api/problems/r-sum"},
+		{`2026/12/08 01:37:01 [warn] 123#123: 4096 worker_connections are not enough`, true, "warn", "4096 worker_connections are not enough", ""},
+		{`2026/12/08 01:37:01 [notice] 99#99: signal process started`, true, "notice", "signal process started", ""},
+		{`continued line`, false, "", "", ""},
+		{`2026/12/08 01:37:01 no level`, false, "", "", ""},
+		{`2026-12-08T01:37:01 [error] 1#1: other format`, false, "", "", ""},
+	} {
+		gotAt, level, msg, path, ok := ParseErrorLine(tc.line)
+		if ok != tc.ok || level != tc.level || msg != tc.msg || path != tc.path || (ok && !gotAt.Equal(at)) {
+			t.Errorf("ParseErrorLine(%q) = %v %q %q %q %v; want %q %q %q %v", tc.line, gotAt, level, msg, path, ok, tc.level, tc.msg, tc.path, tc.ok)
+		}
+	}
+}
+
+// readErrorLog counts one cause once, whatever its connection, client and
+// submission id, the most frequent first; the report's table shows them
+// in contest time.
+func TestReadErrorLog(t *testing.T) {
+	log := strings.Join([]string{
+		`2026/12/08 01:37:01 [error] 1#1: *10 recv() failed (104: Connection reset by peer) while proxying upgraded connection, client: 127.2.5.48, server: _, request: "GET /ws HTTP/1.1"`,
+		`2026/12/08 01:37:02 [error] 1#1: *11 upstream timed out (110: Connection timed out) while reading response header from upstream, client: 127.2.5.49, server: _, request: "GET /api/submissions/17 HTTP/1.1"`,
+		`2026/12/08 01:37:03 [error] 2#2: *99 recv() failed (104: Connection reset by peer) while proxying upgraded connection, client: 127.2.9.1, server: _, request: "GET /ws HTTP/1.1"`,
+		`2026/12/08 01:37:04 [error] 1#1: *12 upstream timed out (110: Connection timed out) while reading response header from upstream, client: 127.2.5.50, server: _, request: "GET /api/submissions/2031 HTTP/1.1"`,
+		`2026/12/08 01:37:05 [error] 1#1: *13 recv() failed (104: Connection reset by peer) while proxying upgraded connection, client: 127.2.5.48, server: _, request: "GET /ws HTTP/1.1"`,
+		`not a line`,
+	}, "\n")
+	got, err := readErrorLog(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s int) time.Time { return time.Date(2026, 12, 8, 1, 37, s, 0, time.Local) }
+	want := []NginxError{
+		{Level: "error", Message: "recv() failed (N: Connection reset by peer) while proxying upgraded connection", Path: "/ws", N: 3, First: at(1), Last: at(5)},
+		{Level: "error", Message: "upstream timed out (N: Connection timed out) while reading response header from upstream", Path: "/api/submissions/N", N: 2, First: at(2), Last: at(4)},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Level != want[i].Level || got[i].Message != want[i].Message || got[i].Path != want[i].Path || got[i].N != want[i].N ||
+			!got[i].First.Equal(want[i].First) || !got[i].Last.Equal(want[i].Last) {
+			t.Errorf("kind %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+
+	rep := &Report{Start: at(0), NginxErrors: got, HubDrops: map[string]float64{"slow_consumer": 2, "write_failed": 1}}
+	rep.Config.Compress, rep.Config.ArrivalCompress = 40, 4
+	var b strings.Builder
+	writeServerCloses(&b, rep)
+	for _, s := range []string{
+		"the hub closed itself, its send queue full or a write failed (`verdict_hub_dropped_clients_total`, whole run): 3 (slow_consumer 2, write_failed 1)",
+		"| error | recv() failed (N: Connection reset by peer) while proxying upgraded connection | /ws | 3 | 40s / 3m20s |",
+		"5 lines by kind",
+	} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("the report lacks %q:\n%s", s, b.String())
+		}
+	}
+	b.Reset()
+	writeServerCloses(&b, &Report{NginxErrorsErr: "open x: no such file", HubDropsErr: "refused"})
+	if s := b.String(); !strings.Contains(s, "could not be read: refused") || !strings.Contains(s, "nginx's error log could not be read: open x: no such file") {
+		t.Errorf("the failed reads: %s", s)
+	}
+}
+
+func TestDroppedClients(t *testing.T) {
+	vals := metricValues(strings.NewReader(`# HELP verdict_hub_dropped_clients_total x
+verdict_hub_dropped_clients_total{reason="slow_consumer"} 4
+verdict_hub_dropped_clients_total{reason="write_failed"} 1
+verdict_hub_dropped_clients_totals{reason="other"} 9
+verdict_hub_browsers_connected 3000
+`))
+	got := droppedClients(vals)
+	if len(got) != 2 || got["slow_consumer"] != 4 || got["write_failed"] != 1 {
+		t.Fatalf("droppedClients = %v", got)
+	}
+}

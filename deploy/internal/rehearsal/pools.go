@@ -95,6 +95,31 @@ func metricsText(ctx context.Context, port int) (string, error) {
 	return string(b), nil
 }
 
+// hubDrops reads the browser sockets the hub closed itself, by reason;
+// the error's text when its /metrics could not be read.
+func (r *run) hubDrops(ctx context.Context) (map[string]float64, string) {
+	m, err := r.hubMetrics(ctx)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return droppedClients(metricValues(strings.NewReader(m))), ""
+}
+
+// droppedClients picks obs.HubDroppedClients's series out of a metrics
+// read, by reason.
+func droppedClients(vals map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	prefix := obs.HubDroppedClients + `{reason="`
+	for k, v := range vals {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			if reason, _, ok := strings.Cut(rest, `"`); ok {
+				out[reason] = v
+			}
+		}
+	}
+	return out
+}
+
 // metricValues reads a Prometheus text exposition into series (the name
 // with its labels as written) → value; comments and bad lines are skipped.
 func metricValues(r io.Reader) map[string]float64 {

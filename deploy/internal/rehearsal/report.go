@@ -51,6 +51,14 @@ type Report struct {
 	// StackLatencyErr says why there are none.
 	StackLatency    []StackLatency
 	StackLatencyErr string
+	// NginxErrors is nginx's error log (level warn and up) by kind;
+	// NginxErrorsErr says why there is none.
+	NginxErrors    []NginxError
+	NginxErrorsErr string
+	// HubDrops is the browser sockets the hub closed itself, by reason
+	// (its /metrics at the end); HubDropsErr says why there are none.
+	HubDrops    map[string]float64
+	HubDropsErr string
 	// Slowest are the seconds with the most requests over SlowRequest
 	// (open loop), SlowTotal all of those requests.
 	Slowest   []SlowSecond
@@ -216,6 +224,15 @@ func (r *run) report(rep *Report) {
 		f.Close()
 		if err != nil {
 			rep.StackLatencyErr = err.Error()
+		}
+	}
+	if f, err := os.Open(filepath.Join(r.env.Stack.Dir(), "nginx", "error.log")); err != nil {
+		rep.NginxErrorsErr = err.Error()
+	} else {
+		rep.NginxErrors, err = readErrorLog(f)
+		f.Close()
+		if err != nil {
+			rep.NginxErrorsErr = err.Error()
 		}
 	}
 	rep.Unexpected, rep.Provoked, rep.Shed = r.m.failures()
@@ -549,6 +566,7 @@ func (rep *Report) Markdown() string {
 	failTable("Provoked by the faults (within their windows):", rep.Provoked)
 	failTable("Shed with Retry-After and retried by the browser (not failures: the browser got in on a later try; a 503 unavailable is a failure even with Retry-After, since something broke):", rep.Shed)
 	fmt.Fprintf(&b, "\nSockets the server closed with 1001 going away, reopened by the browser (not counted as failures; the hub sends 1001 when a browser does not answer its ping within the write timeout, as a CPU-starved load generator does, and nginx's old workers and a draining hub send it too): %d.\n\n", rep.GoingAway)
+	writeServerCloses(&b, rep)
 
 	fmt.Fprintf(&b, "## Logins\n\n%d of %d contestants logged in; %d answers asked the browser to retry later; the last login finished %v after the first was due.\n\n",
 		rep.Logins, s.Contestants, rep.LoginRetries, rep.LoginSpan.Round(100*time.Millisecond))

@@ -328,6 +328,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Gone = slices.Clone(r.gone)
 	r.logMu.Unlock()
 	rep.Pools = r.pools(cctx)
+	rep.HubDrops, rep.HubDropsErr = r.hubDrops(cctx)
 	if rep.Digests, err = env.Stack.StatementDigests(cctx, 15); err != nil {
 		rep.DigestErr = err.Error()
 	}

@@ -84,7 +84,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		browsers: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: obs.HubBrowsersConnected, Help: "Browsers connected to this hub."}),
 		droppedClients: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "verdict_hub_dropped_clients_total", Help: "Browser connections closed by the hub, by reason."}, []string{"reason"}),
+			Name: obs.HubDroppedClients, Help: "Browser connections closed by the hub, by reason."}, []string{"reason"}),
 		overloaded: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "verdict_hub_overloaded", Help: "1 while the overload notice is up."}),
 		subscriptions: prometheus.NewGauge(prometheus.GaugeOpts{
