@@ -30,21 +30,12 @@ func TestBrowsersResyncAfterPubSubLoss(t *testing.T) {
 	q := th.h.Queue()
 	sub := protocol.Channel{Kind: protocol.ChannelSubmission, ID: 5}
 	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
-	seqs := map[protocol.Channel]uint64{}
-	for _, ch := range []protocol.Channel{sub, user} {
-		b.subscribe(string(ch.Kind), ch)
-		seqs[ch] = decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
-	}
+	seqs := subscribeAll(t, b, sub, user)
 
 	// The hub's pub/sub connections dropped, and the verdict published
 	// before the hub is subscribed again.
 	ctx := context.Background()
-	pubSubAway(t, env, func(side *queue.Queue) {
-		if _, err := side.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
-			Status: protocol.VerdictAC, Guard: queue.GuardNone}); err != nil {
-			t.Fatal(err)
-		}
-	})
+	verdictWhileAway(t, env, 5, protocol.VerdictAC)
 
 	// Both channels get a snapshot of their own, unasked (no id), newer
 	// than what the browser had, with the verdict.
@@ -101,13 +92,10 @@ func TestBrowsersResyncAfterPubSubLoss(t *testing.T) {
 // for Redis to serve reads.
 func TestBrowsersResyncAfterRedisLoads(t *testing.T) {
 	env := testenv.Redis(t)
-	ld := &refusingRedis{match: whileLoading}
-	env.Client.AddHook(ld)
-	t.Cleanup(func() { ld.on.Store(false) }) // before the database is flushed
+	ld := loadingRedis(t, env)
 	_, b := ownerOfSubmission5(t, env)
 	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
-	b.subscribe("u", user)
-	seq := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
+	seq := subscribeAll(t, b, user)[user]
 
 	pubSubAway(t, env, func(side *queue.Queue) {
 		if _, err := side.PublishSubmission(context.Background(), queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
@@ -141,13 +129,10 @@ func TestBrowsersResyncAfterRedisLoads(t *testing.T) {
 // same owner was published as Redis finished loading).
 func TestResyncNotSkippedForALaterEvent(t *testing.T) {
 	env := testenv.Redis(t)
-	ld := &refusingRedis{match: whileLoading}
-	env.Client.AddHook(ld)
-	t.Cleanup(func() { ld.on.Store(false) })
+	ld := loadingRedis(t, env)
 	_, b := ownerOfSubmission5(t, env)
 	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
-	b.subscribe("u", user)
-	seq := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
+	seq := subscribeAll(t, b, user)[user]
 
 	ctx := context.Background()
 	pubSubAway(t, env, func(side *queue.Queue) {
@@ -159,12 +144,7 @@ func TestResyncNotSkippedForALaterEvent(t *testing.T) {
 	})
 	// The hub's pub/sub is back, its resync waiting: another submission
 	// of the owner is queued.
-	side, q := sideQueue(t, env)
-	ch := env.Names.Events(string(protocol.ChannelUser), 7)
-	eventually(t, 5*time.Second, "the hub subscribed again", func() bool {
-		n, err := side.PubSubNumSub(ctx, ch).Result()
-		return err == nil && n[ch] > 0
-	})
+	q := resubscribed(t, env)
 	if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 6, Attempt: 1, Owner: 7,
 		Status: protocol.VerdictQueued, Guard: queue.GuardNone}); err != nil {
 		t.Fatal(err)
@@ -226,6 +206,43 @@ func pubSubAway(t *testing.T, env *testenv.RedisEnv, away func(side *queue.Queue
 	}()
 	killPubSub(t, env, side)
 	away(q)
+}
+
+// subscribeAll subscribes the browser to each channel and returns the
+// sequence number of each one's snapshot.
+func subscribeAll(t *testing.T, b *browser, chans ...protocol.Channel) map[protocol.Channel]uint64 {
+	t.Helper()
+	seqs := map[protocol.Channel]uint64{}
+	for _, ch := range chans {
+		b.subscribe(string(ch.Kind)+strconv.FormatInt(ch.ID, 10), ch)
+		seqs[ch] = decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
+	}
+	return seqs
+}
+
+// verdictWhileAway publishes submission id's verdict (owner 7) while the
+// hub's pub/sub connections are down, before it is subscribed again.
+func verdictWhileAway(t *testing.T, env *testenv.RedisEnv, id int64, v protocol.Verdict) {
+	t.Helper()
+	pubSubAway(t, env, func(side *queue.Queue) {
+		if _, err := side.PublishSubmission(context.Background(), queue.SubmissionUpdate{SubmissionID: id, Attempt: 1, Owner: 7,
+			Status: v, Guard: queue.GuardNone}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// resubscribed waits until the hub is subscribed again to user 7's
+// channel after pubSubAway, and returns a queue apart from the hub's.
+func resubscribed(t *testing.T, env *testenv.RedisEnv) *queue.Queue {
+	t.Helper()
+	side, q := sideQueue(t, env)
+	ch := env.Names.Events(string(protocol.ChannelUser), 7)
+	eventually(t, 5*time.Second, "the hub subscribed again", func() bool {
+		n, err := side.PubSubNumSub(context.Background(), ch).Result()
+		return err == nil && n[ch] > 0
+	})
+	return q
 }
 
 // sideQueue is a client of the test's database apart from the hub's (no
@@ -321,6 +338,15 @@ func whileLoading(cmd redis.Cmder) bool {
 	return true
 }
 
+// loadingRedis is a refusingRedis of what a loading Redis refuses, on the
+// test's client, off when the test ends (before its database is flushed).
+func loadingRedis(t *testing.T, env *testenv.RedisEnv) *refusingRedis {
+	ld := &refusingRedis{match: whileLoading}
+	env.Client.AddHook(ld)
+	t.Cleanup(func() { ld.on.Store(false) })
+	return ld
+}
+
 // refusingRedis answers, while on, every command match picks LOADING (a
 // pipeline holding one fails whole), as a Redis restarting does.
 type refusingRedis struct {
@@ -377,19 +403,10 @@ func TestResyncReadsOnlyTheChannelsThatMoved(t *testing.T) {
 	five := protocol.Channel{Kind: protocol.ChannelSubmission, ID: 5}
 	six := protocol.Channel{Kind: protocol.ChannelSubmission, ID: 6}
 	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
-	seqs := map[protocol.Channel]uint64{}
-	for _, ch := range []protocol.Channel{five, six, user} {
-		b.subscribe(string(ch.Kind)+strconv.FormatInt(ch.ID, 10), ch)
-		seqs[ch] = decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
-	}
+	seqs := subscribeAll(t, b, five, six, user)
 
 	ctx := context.Background()
-	pubSubAway(t, env, func(side *queue.Queue) {
-		if _, err := side.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
-			Status: protocol.VerdictAC, Guard: queue.GuardNone}); err != nil {
-			t.Fatal(err)
-		}
-	})
+	verdictWhileAway(t, env, 5, protocol.VerdictAC)
 	got := map[protocol.Channel]bool{}
 	for len(got) < 2 {
 		e, err := b.next(10 * time.Second)
@@ -432,24 +449,16 @@ func TestResyncReadsOnlyTheChannelsThatMoved(t *testing.T) {
 // reads, and then for the snapshots of the channels that moved).
 func TestResyncHoldsNoEventOfAChannelThatLostNothing(t *testing.T) {
 	env := testenv.Redis(t)
-	ld := &refusingRedis{match: whileLoading}
-	env.Client.AddHook(ld)
-	t.Cleanup(func() { ld.on.Store(false) })
+	ld := loadingRedis(t, env)
 	th, b := ownerOfSubmission5(t, env)
 	user := protocol.Channel{Kind: protocol.ChannelUser, ID: 7}
-	b.subscribe("u", user)
-	seq := decode[protocol.Snapshot](t, b.expect(protocol.TypeSnapshot)).Seq
+	seq := subscribeAll(t, b, user)[user]
 
 	ctx := context.Background()
 	pubSubAway(t, env, func(*queue.Queue) {
 		ld.on.Store(true) // the resync waits until Redis serves the hub's reads
 	})
-	side, q := sideQueue(t, env)
-	ch := env.Names.Events(string(protocol.ChannelUser), 7)
-	eventually(t, 5*time.Second, "the hub subscribed again", func() bool {
-		n, err := side.PubSubNumSub(ctx, ch).Result()
-		return err == nil && n[ch] > 0
-	})
+	q := resubscribed(t, env)
 	if _, err := q.PublishSubmission(ctx, queue.SubmissionUpdate{SubmissionID: 5, Attempt: 1, Owner: 7,
 		Status: protocol.VerdictAC, Guard: queue.GuardNone}); err != nil {
 		t.Fatal(err)
