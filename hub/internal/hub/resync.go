@@ -1,10 +1,8 @@
 package hub
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
-	"slices"
 	"sync"
 	"time"
 
@@ -115,11 +113,16 @@ func (h *Hub) resyncBrowsers(ctx context.Context) {
 		check = append(check, t)
 	}
 	moved, settled := h.settle(ctx, check)
-	snap = append(snap, moved...)
 	// Those holding events first: their owners are waiting.
-	slices.SortStableFunc(snap, func(a, b *subscription) int {
-		return cmp.Compare(b.held(), a.held())
-	})
+	var holding, rest []*subscription
+	for _, s := range moved {
+		if s.holds() {
+			holding = append(holding, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	snap = append(append(holding, snap...), rest...)
 	h.m.resyncs.Inc()
 	h.m.resyncSnapshots.Add(float64(len(snap)))
 	h.log.Info("pub/sub back after a lost connection: fresh snapshots for the browsers' channels that moved",
@@ -217,11 +220,11 @@ func (s *subscription) settle(cur uint64) bool {
 	return true
 }
 
-// held is how many events the subscription holds.
-func (s *subscription) held() int {
+// holds reports whether the subscription holds events.
+func (s *subscription) holds() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.buf)
+	return len(s.buf) > 0
 }
 
 // readable waits until Redis serves reads, and says how long it waited
